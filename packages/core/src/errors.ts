@@ -1,0 +1,275 @@
+/**
+ * Toolwire's errors. Every class has a stable `name` and a static `isInstance` that
+ * works across duplicate copies of this package in `node_modules` (it checks a
+ * `Symbol.for` marker, not the prototype chain).
+ */
+
+const MARKER_PREFIX = 'toolwire.error.';
+
+function markerOf(name: string): symbol {
+  return Symbol.for(MARKER_PREFIX + name);
+}
+
+/** The root of every error Toolwire throws. */
+export class ToolwireError extends Error {
+  /** The class name that `isInstance` checks; each subclass overrides it. */
+  static readonly errorName: string = 'ToolwireError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    // Mark the instance with every class name up the chain so `isInstance` works for
+    // base classes too, even when the checking copy of the package differs.
+    let ctor: unknown = new.target;
+    while (typeof ctor === 'function' && 'errorName' in ctor) {
+      const errorName = (ctor as { errorName: string }).errorName;
+      Object.defineProperty(this, markerOf(errorName), { value: true, enumerable: false });
+      if (ctor === ToolwireError) break;
+      ctor = Object.getPrototypeOf(ctor);
+    }
+    Object.defineProperty(this, 'name', {
+      value: (new.target as unknown as { errorName: string }).errorName,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
+  }
+
+  /** True when `error` is an instance of this class (or a subclass), from any copy of the package. */
+  static isInstance(error: unknown): error is ToolwireError {
+    return this.hasMarker(error, this.errorName);
+  }
+
+  /** For subclasses' `isInstance`: whether `error` carries the marker of class `errorName`. */
+  protected static hasMarker(error: unknown, errorName: string): boolean {
+    return typeof error === 'object' && error !== null && markerOf(errorName) in error;
+  }
+}
+
+/** Argument text that cannot be parsed (unbalanced quotes or brackets). */
+export class InvalidArgumentsError extends ToolwireError {
+  static override readonly errorName = 'InvalidArgumentsError';
+  readonly position: number;
+  readonly text: string;
+  constructor(options: { message: string; position: number; text: string }) {
+    super(options.message);
+    this.position = options.position;
+    this.text = options.text;
+  }
+  static override isInstance(error: unknown): error is InvalidArgumentsError {
+    return this.hasMarker(error, InvalidArgumentsError.errorName);
+  }
+}
+
+/** A tool definition that cannot be used (bad name, non-object schema, schema that does not compile). */
+export class InvalidToolDefinitionError extends ToolwireError {
+  static override readonly errorName = 'InvalidToolDefinitionError';
+  readonly toolName: string;
+  constructor(options: { toolName: string; problem: string; cause?: unknown }) {
+    super(`Tool "${options.toolName}" is invalid: ${options.problem}`, { cause: options.cause });
+    this.toolName = options.toolName;
+  }
+  static override isInstance(error: unknown): error is InvalidToolDefinitionError {
+    return this.hasMarker(error, InvalidToolDefinitionError.errorName);
+  }
+}
+
+/** A tool's configuration is invalid (e.g. a provider tool's options); raised before any request. */
+export class InvalidToolConfigError extends ToolwireError {
+  static override readonly errorName = 'InvalidToolConfigError';
+  readonly toolName: string;
+  constructor(options: { toolName: string; problem: string }) {
+    super(`Tool "${options.toolName}" is misconfigured: ${options.problem}`);
+    this.toolName = options.toolName;
+  }
+  static override isInstance(error: unknown): error is InvalidToolConfigError {
+    return this.hasMarker(error, InvalidToolConfigError.errorName);
+  }
+}
+
+/** A call named a tool that is not available. */
+export class UnknownToolError extends ToolwireError {
+  static override readonly errorName = 'UnknownToolError';
+  readonly toolName: string;
+  readonly availableTools: string[];
+  constructor(options: { toolName: string; availableTools: string[] }) {
+    const list = options.availableTools.length > 0 ? options.availableTools.join(', ') : '(none)';
+    super(`Unknown tool "${options.toolName}". Available tools: ${list}.`);
+    this.toolName = options.toolName;
+    this.availableTools = options.availableTools;
+  }
+  static override isInstance(error: unknown): error is UnknownToolError {
+    return this.hasMarker(error, UnknownToolError.errorName);
+  }
+}
+
+/** A `ProviderTool` was offered to a provider it is not bound to. */
+export class ProviderToolMismatchError extends ToolwireError {
+  static override readonly errorName = 'ProviderToolMismatchError';
+  readonly toolName: string;
+  readonly toolProvider: string;
+  readonly provider: string;
+  constructor(options: { toolName: string; toolProvider: string; provider: string }) {
+    super(
+      `Tool "${options.toolName}" is run by the ${options.toolProvider} provider and cannot be offered to ${options.provider}. ` +
+        `Remove it from this request or use a ${options.toolProvider} model.`,
+    );
+    this.toolName = options.toolName;
+    this.toolProvider = options.toolProvider;
+    this.provider = options.provider;
+  }
+  static override isInstance(error: unknown): error is ProviderToolMismatchError {
+    return this.hasMarker(error, ProviderToolMismatchError.errorName);
+  }
+}
+
+/** A feature this provider or function does not support; the message says which and what to use instead. */
+export class UnsupportedFeatureError extends ToolwireError {
+  static override readonly errorName = 'UnsupportedFeatureError';
+  readonly feature: string;
+  constructor(options: { feature: string; message: string }) {
+    super(options.message);
+    this.feature = options.feature;
+  }
+  static override isInstance(error: unknown): error is UnsupportedFeatureError {
+    return this.hasMarker(error, UnsupportedFeatureError.errorName);
+  }
+}
+
+/** Common data of errors that come from a provider's API. */
+export interface ProviderErrorOptions {
+  provider: string;
+  message: string;
+  status?: number;
+  /** The provider's own error code (`context_length_exceeded`, `usage_limit_reached`, …). */
+  code?: string;
+  /** Whether retrying the same request may succeed. */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/** An error reported by (or while reaching) a model provider. */
+export class ProviderError extends ToolwireError {
+  static override readonly errorName: string = 'ProviderError';
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly code: string | undefined;
+  readonly retryable: boolean;
+  constructor(options: ProviderErrorOptions) {
+    super(options.message, { cause: options.cause });
+    this.provider = options.provider;
+    this.status = options.status;
+    this.code = options.code;
+    this.retryable = options.retryable ?? false;
+  }
+  static override isInstance(error: unknown): error is ProviderError {
+    return this.hasMarker(error, ProviderError.errorName);
+  }
+}
+
+/** 401: the API key or token was rejected. */
+export class AuthenticationError extends ProviderError {
+  static override readonly errorName: string = 'AuthenticationError';
+  static override isInstance(error: unknown): error is AuthenticationError {
+    return this.hasMarker(error, AuthenticationError.errorName);
+  }
+}
+
+/** A sign-in that can no longer be refreshed; the user must sign in again. */
+export class AuthExpiredError extends AuthenticationError {
+  static override readonly errorName = 'AuthExpiredError';
+  static override isInstance(error: unknown): error is AuthExpiredError {
+    return this.hasMarker(error, AuthExpiredError.errorName);
+  }
+}
+
+/** 403: the credentials are valid but not allowed to do this. */
+export class PermissionDeniedError extends ProviderError {
+  static override readonly errorName = 'PermissionDeniedError';
+  static override isInstance(error: unknown): error is PermissionDeniedError {
+    return this.hasMarker(error, PermissionDeniedError.errorName);
+  }
+}
+
+/** 404: the model (or resource) does not exist at this provider. */
+export class ModelNotFoundError extends ProviderError {
+  static override readonly errorName = 'ModelNotFoundError';
+  readonly modelId: string | undefined;
+  constructor(options: ProviderErrorOptions & { modelId?: string }) {
+    super(options);
+    this.modelId = options.modelId;
+  }
+  static override isInstance(error: unknown): error is ModelNotFoundError {
+    return this.hasMarker(error, ModelNotFoundError.errorName);
+  }
+}
+
+/** 429: too many requests. `retryAfterMs` is set when the provider said how long to wait. */
+export class RateLimitError extends ProviderError {
+  static override readonly errorName: string = 'RateLimitError';
+  readonly retryAfterMs: number | undefined;
+  constructor(options: ProviderErrorOptions & { retryAfterMs?: number }) {
+    super({ retryable: true, ...options });
+    this.retryAfterMs = options.retryAfterMs;
+  }
+  static override isInstance(error: unknown): error is RateLimitError {
+    return this.hasMarker(error, RateLimitError.errorName);
+  }
+}
+
+/** A subscription's usage limit was reached; retrying before `resetsAt` will fail again. */
+export class UsageLimitError extends RateLimitError {
+  static override readonly errorName = 'UsageLimitError';
+  readonly resetsAt: Date | undefined;
+  constructor(options: ProviderErrorOptions & { retryAfterMs?: number; resetsAt?: Date }) {
+    super({ ...options, retryable: false });
+    this.resetsAt = options.resetsAt;
+  }
+  static override isInstance(error: unknown): error is UsageLimitError {
+    return this.hasMarker(error, UsageLimitError.errorName);
+  }
+}
+
+/** The conversation is longer than the model's context window. */
+export class ContextLengthExceededError extends ProviderError {
+  static override readonly errorName = 'ContextLengthExceededError';
+  static override isInstance(error: unknown): error is ContextLengthExceededError {
+    return this.hasMarker(error, ContextLengthExceededError.errorName);
+  }
+}
+
+/** 400/422: the provider rejected the request as invalid. */
+export class InvalidRequestError extends ProviderError {
+  static override readonly errorName = 'InvalidRequestError';
+  static override isInstance(error: unknown): error is InvalidRequestError {
+    return this.hasMarker(error, InvalidRequestError.errorName);
+  }
+}
+
+/** 5xx from the provider, after retries. */
+export class ProviderServerError extends ProviderError {
+  static override readonly errorName = 'ProviderServerError';
+  static override isInstance(error: unknown): error is ProviderServerError {
+    return this.hasMarker(error, ProviderServerError.errorName);
+  }
+}
+
+/** The provider could not be reached at all (connection refused, DNS failure). */
+export class ProviderUnavailableError extends ProviderError {
+  static override readonly errorName = 'ProviderUnavailableError';
+  readonly baseURL: string;
+  constructor(options: ProviderErrorOptions & { baseURL: string }) {
+    super({ retryable: true, ...options });
+    this.baseURL = options.baseURL;
+  }
+  static override isInstance(error: unknown): error is ProviderUnavailableError {
+    return this.hasMarker(error, ProviderUnavailableError.errorName);
+  }
+}
+
+/** A stream broke off or carried something that cannot be decoded. */
+export class StreamError extends ProviderError {
+  static override readonly errorName = 'StreamError';
+  static override isInstance(error: unknown): error is StreamError {
+    return this.hasMarker(error, StreamError.errorName);
+  }
+}

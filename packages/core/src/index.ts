@@ -1,0 +1,44 @@
+export type { ChatModel } from './types/chat-model.ts';
+export type { ChatRequest, ResponseFormat, ToolSpec } from './types/chat-request.ts';
+export type { ChatResponse } from './types/chat-response.ts';
+export type { ChatStreamEvent } from './types/chat-stream-event.ts';
+export type { FinishReason } from './types/finish-reason.ts';
+export type { JsonSchema, JsonSchemaTypeName } from './types/json-schema.ts';
+export type {
+  AssistantMessage,
+  Message,
+  SystemMessage,
+  ToolMessage,
+  UserContentPart,
+  UserMessage,
+} from './types/message.ts';
+export type { ProviderMetadata } from './types/provider-metadata.ts';
+export type { ProviderTool, ProviderToolContext } from './types/provider-tool.ts';
+export type { FunctionToolSpec, Tool, ToolExecutionContext, ToolValidationResult } from './types/tool.ts';
+export type { ToolCall } from './types/tool-call.ts';
+export type { ToolChoice } from './types/tool-choice.ts';
+export type { ToolErrorType, ToolResult } from './types/tool-result.ts';
+export type { Usage } from './types/usage.ts';
+export type { Warning } from './types/warning.ts';
+export {
+  AuthenticationError,
+  AuthExpiredError,
+  ContextLengthExceededError,
+  InvalidArgumentsError,
+  InvalidRequestError,
+  InvalidToolConfigError,
+  InvalidToolDefinitionError,
+  ModelNotFoundError,
+  PermissionDeniedError,
+  ProviderError,
+  ProviderServerError,
+  ProviderToolMismatchError,
+  ProviderUnavailableError,
+  RateLimitError,
+  StreamError,
+  ToolwireError,
+  UnknownToolError,
+  UnsupportedFeatureError,
+  UsageLimitError,
+} from './errors.ts';
+export type { ProviderErrorOptions } from './errors.ts';

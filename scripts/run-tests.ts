@@ -1,0 +1,52 @@
+// Runs every package's tests through turbo (continuing past failures so one run shows
+// them all), then prints one closing line for the whole workspace:
+// `tests: N passed, N failed, N skipped`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests?: number;
+  numFailedTestSuites?: number;
+}
+
+const packageDirs = ['packages', 'apps'].flatMap((group) =>
+  existsSync(group)
+    ? readdirSync(group)
+        .map((name) => join(group, name))
+        .filter((dir) => existsSync(join(dir, 'package.json')))
+    : [],
+);
+// A report left from an earlier run must not stand in for this one (turbo restores
+// cached reports itself).
+for (const dir of packageDirs) rmSync(join(dir, '.test-results.json'), { force: true });
+
+const turbo = spawnSync('turbo', ['run', 'test', '--continue', '--concurrency=2', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let brokenSuites = 0;
+const missing: string[] = [];
+for (const dir of packageDirs) {
+  const report = join(dir, '.test-results.json');
+  if (!existsSync(report)) {
+    missing.push(dir);
+    continue;
+  }
+  const data = JSON.parse(readFileSync(report, 'utf8')) as VitestReport;
+  passed += data.numPassedTests;
+  failed += data.numFailedTests;
+  skipped += data.numPendingTests + (data.numTodoTests ?? 0);
+  brokenSuites += data.numFailedTestSuites ?? 0;
+}
+if (missing.length > 0) console.log(`no test report from: ${missing.join(', ')}`);
+if (brokenSuites > 0) console.log(`${brokenSuites} test file(s) failed to run`);
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+const ok = turbo.status === 0 && failed === 0 && brokenSuites === 0 && missing.length === 0 && passed > 0;
+process.exit(ok ? 0 : 1);

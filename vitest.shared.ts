@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Shared vitest settings: tests import workspace packages through the
+ * `@toolwire/source` export condition, so they run against `src/` without a build.
+ */
+export const sharedConfig = defineConfig({
+  resolve: { conditions: ['@toolwire/source', 'import', 'module', 'node', 'default'] },
+  ssr: { resolve: { conditions: ['@toolwire/source', 'import', 'module', 'node', 'default'] } },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    reporters: ['default', ['json', { outputFile: '.test-results.json' }]],
+  },
+});
