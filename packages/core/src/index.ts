@@ -42,3 +42,8 @@ export {
   UsageLimitError,
 } from './errors.ts';
 export type { ProviderErrorOptions } from './errors.ts';
+export { collectStream } from './collect-stream.ts';
+export { generateId } from './generate-id.ts';
+export { parseArguments } from './parse-arguments.ts';
+export type { ParseArgumentsOptions } from './parse-arguments.ts';
+export { isProviderTool, partitionTools } from './provider-tools.ts';

@@ -1,0 +1,89 @@
+import { StreamError } from './errors.ts';
+import type { ChatResponse } from './types/chat-response.ts';
+import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+import type { FinishReason } from './types/finish-reason.ts';
+import type { ToolCall } from './types/tool-call.ts';
+import type { ToolResult } from './types/tool-result.ts';
+import type { Usage } from './types/usage.ts';
+import type { Warning } from './types/warning.ts';
+import type { ProviderMetadata } from './types/provider-metadata.ts';
+
+/**
+ * Consumes a stream of `ChatStreamEvent`s and returns the same `ChatResponse` that
+ * `generate` would. Throws the stream's `error` event, and a `StreamError` when the
+ * stream ends without a `finish` event.
+ *
+ * @example const response = await collectStream(model.stream(request));
+ */
+export async function collectStream(events: AsyncIterable<ChatStreamEvent>): Promise<ChatResponse> {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: ToolCall[] = [];
+  const toolResults: ToolResult[] = [];
+  const warnings: Warning[] = [];
+  let finishReason: FinishReason | undefined;
+  let usage: Usage | undefined;
+  let responseId: string | undefined;
+  let modelId: string | undefined;
+  let providerMetadata: ProviderMetadata | undefined;
+
+  for await (const event of events) {
+    switch (event.type) {
+      case 'text-delta':
+        text += event.delta;
+        break;
+      case 'reasoning-delta':
+        reasoning += event.delta;
+        break;
+      case 'tool-call':
+        toolCalls.push(event.toolCall);
+        break;
+      case 'tool-result':
+        toolResults.push(event.result);
+        break;
+      case 'warning':
+        warnings.push(event.warning);
+        break;
+      case 'finish':
+        finishReason = event.finishReason;
+        usage = event.usage;
+        responseId = event.responseId;
+        modelId = event.modelId;
+        providerMetadata = event.providerMetadata;
+        break;
+      case 'error':
+        throw event.error;
+      case 'tool-call-start':
+      case 'tool-call-delta':
+        break;
+      default: {
+        const unexpected: never = event;
+        throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
+      }
+    }
+  }
+  if (finishReason === undefined) {
+    throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
+  }
+  const response: ChatResponse = {
+    text,
+    toolCalls,
+    toolResults,
+    finishReason,
+    warnings,
+    message: {
+      role: 'assistant',
+      content: text,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(toolResults.length > 0 ? { toolResults } : {}),
+      ...(reasoning !== '' ? { reasoning } : {}),
+      ...(providerMetadata ? { providerMetadata } : {}),
+    },
+  };
+  if (reasoning !== '') response.reasoning = reasoning;
+  if (usage) response.usage = usage;
+  if (responseId !== undefined) response.responseId = responseId;
+  if (modelId !== undefined) response.modelId = modelId;
+  if (providerMetadata) response.providerMetadata = providerMetadata;
+  return response;
+}
