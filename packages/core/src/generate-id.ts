@@ -9,6 +9,6 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 export function generateId(prefix = '', length = 24): string {
   const bytes = randomBytes(length);
   let id = prefix;
-  for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
+  for (const byte of bytes) id += ALPHABET.charAt(byte % ALPHABET.length);
   return id;
 }

@@ -11,8 +11,6 @@ export interface ParseArgumentsOptions {
  * Parses the argument text of a call (what stands between its parentheses) into an
  * object: JSON objects, key=value pairs, positional values (`arg0`, `arg1`, …) and mixes.
  */
-export function parseArguments(raw: string, options?: ParseArgumentsOptions): Record<string, unknown> {
-  void raw;
-  void options;
+export function parseArguments(_raw: string, _options?: ParseArgumentsOptions): Record<string, unknown> {
   throw new UnsupportedFeatureError({ feature: 'parseArguments', message: 'parseArguments is being written.' });
 }

@@ -9,9 +9,7 @@ export interface ExtractOptions {
 }
 
 /** Finds the tool calls a model wrote into its text. */
-export function extractToolCalls(text: string, options?: ExtractOptions): ToolCall[] {
-  void text;
-  void options;
+export function extractToolCalls(_text: string, _options?: ExtractOptions): ToolCall[] {
   throw new UnsupportedFeatureError({ feature: 'extractToolCalls', message: 'extractToolCalls is being written.' });
 }
 
@@ -22,8 +20,6 @@ export interface TextToolCallingOptions {
 }
 
 /** Gives a text-only `ChatModel` tool calling: tools go into the prompt, calls come out of the text. */
-export function withTextToolCalling(model: ChatModel, options?: TextToolCallingOptions): ChatModel {
-  void model;
-  void options;
+export function withTextToolCalling(_model: ChatModel, _options?: TextToolCallingOptions): ChatModel {
   throw new UnsupportedFeatureError({ feature: 'withTextToolCalling', message: 'withTextToolCalling is being written.' });
 }
