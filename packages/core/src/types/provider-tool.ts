@@ -7,6 +7,13 @@ export interface ProviderToolContext {
   provider: string;
   modelId: string;
   signal?: AbortSignal;
+  /**
+   * Annotations the provider attached to the same response's text (OpenAI:
+   * `container_file_citation` and friends, as sent on the wire), so a handler can list
+   * the files a call produced. Provider-executed results are emitted once the response
+   * has completed, so these are complete.
+   */
+  annotations?: readonly unknown[];
 }
 
 /**
@@ -14,6 +21,9 @@ export interface ProviderToolContext {
  * one provider; any other provider rejects it before sending a request.
  */
 export interface ProviderTool<TConfig = Record<string, unknown>> {
+  // OpenAI convention (provider-openai): `config.wireTool` is the object put in the
+  // Responses `tools` array as is (e.g. `{ type: 'code_interpreter', container }`), and
+  // `config.include` lists values for the request's `include` parameter.
   type: 'provider';
   /** The provider that runs it, e.g. `'openai'`. */
   provider: string;
