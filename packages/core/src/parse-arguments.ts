@@ -1,5 +1,5 @@
-import { UnsupportedFeatureError } from './errors.ts';
-import type { JsonSchema } from './types/json-schema.ts';
+import { InvalidArgumentsError } from './errors.ts';
+import type { JsonSchema, JsonSchemaTypeName } from './types/json-schema.ts';
 
 /** Options of `parseArguments`. */
 export interface ParseArgumentsOptions {
@@ -10,7 +10,616 @@ export interface ParseArgumentsOptions {
 /**
  * Parses the argument text of a call (what stands between its parentheses) into an
  * object: JSON objects, key=value pairs, positional values (`arg0`, `arg1`, …) and mixes.
+ * Quoted values stay strings; unquoted `true/false/True/False`, `null/None` and finite
+ * numbers become JSON values; any other unquoted text is kept as the trimmed string.
+ * Throws `InvalidArgumentsError` (with the position) for unbalanced quotes or brackets.
+ *
+ * @example parseArguments('"x", limit=10, zip="02134"') // { arg0: 'x', limit: 10, zip: '02134' }
  */
-export function parseArguments(_raw: string, _options?: ParseArgumentsOptions): Record<string, unknown> {
-  throw new UnsupportedFeatureError({ feature: 'parseArguments', message: 'parseArguments is being written.' });
+export function parseArguments(raw: string, options?: ParseArgumentsOptions): Record<string, unknown> {
+  return new ArgumentParser(raw).parseTop(options?.schema);
+}
+
+// Character codes the scanner compares against.
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const EQUALS = 0x3d;
+const COLON = 0x3a;
+const LPAREN = 0x28;
+const RPAREN = 0x29;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+
+/** Deeper nesting than this is refused rather than risking the call stack. */
+const MAX_DEPTH = 200;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0xfeff;
+}
+
+function isOpener(c: number): boolean {
+  return c === LPAREN || c === LBRACKET || c === LBRACE;
+}
+
+function isCloser(c: number): boolean {
+  return c === RPAREN || c === RBRACKET || c === RBRACE;
+}
+
+function closerOf(c: number): number {
+  return c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE;
+}
+
+function isWordChar(c: number): boolean {
+  return (
+    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c >= 0x80
+  );
+}
+
+/** A character that may stand in an unquoted key (`limit`, `user.name`, `max-items`). */
+function isKeyChar(c: number): boolean {
+  return (
+    !isSpace(c) &&
+    c !== DQUOTE &&
+    c !== SQUOTE &&
+    c !== COMMA &&
+    c !== EQUALS &&
+    c !== COLON &&
+    !isOpener(c) &&
+    !isCloser(c) &&
+    !Number.isNaN(c)
+  );
+}
+
+/** Whether `s` is a plain decimal number: `[+-]digits[.digits][e[+-]digits]` (no hex, no `inf`). */
+function isNumberText(s: string, allowLeadingZero: boolean): boolean {
+  let i = 0;
+  const n = s.length;
+  if (i < n && (s.charCodeAt(i) === 0x2b || s.charCodeAt(i) === 0x2d)) i++;
+  const intStart = i;
+  while (i < n && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+  const intDigits = i - intStart;
+  let fracDigits = 0;
+  if (i < n && s.charCodeAt(i) === 0x2e) {
+    i++;
+    const fracStart = i;
+    while (i < n && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+    fracDigits = i - fracStart;
+  }
+  if (intDigits === 0 && fracDigits === 0) return false;
+  if (!allowLeadingZero && intDigits > 1 && s.charCodeAt(intStart) === 0x30) return false;
+  if (i < n && (s.charCodeAt(i) === 0x65 || s.charCodeAt(i) === 0x45)) {
+    i++;
+    if (i < n && (s.charCodeAt(i) === 0x2b || s.charCodeAt(i) === 0x2d)) i++;
+    const expStart = i;
+    while (i < n && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+    if (i === expStart) return false;
+  }
+  return i === n;
+}
+
+/** The JSON value of an unquoted literal, or `undefined` when the text is not one. */
+function literalOf(raw: string): unknown {
+  switch (raw) {
+    case 'true':
+    case 'True':
+      return true;
+    case 'false':
+    case 'False':
+      return false;
+    case 'null':
+    case 'None':
+      return null;
+    default:
+      break;
+  }
+  if (!isNumberText(raw, false)) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) return undefined;
+  // An integer too large for a double would change on the way in: keep its text.
+  if (Number.isInteger(value) && !Number.isSafeInteger(value) && !/[.eE]/.test(raw)) return undefined;
+  return value;
+}
+
+/** The declared type names of a schema, looking through `anyOf`/`oneOf`; `undefined` when it declares none. */
+function typesOf(schema: JsonSchema | undefined): Set<JsonSchemaTypeName> | undefined {
+  if (schema === undefined || typeof schema !== 'object') return undefined;
+  const types = new Set<JsonSchemaTypeName>();
+  const add = (s: JsonSchema): void => {
+    if (typeof s !== 'object') return;
+    const t = s.type as unknown;
+    if (typeof t === 'string') types.add(normaliseType(t));
+    else if (Array.isArray(t)) for (const name of t) if (typeof name === 'string') types.add(normaliseType(name));
+    for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) add(branch);
+  };
+  add(schema);
+  return types.size > 0 ? types : undefined;
+}
+
+// BFCL-style definitions say "dict", "float", "tuple"…: read them as their JSON Schema names.
+function normaliseType(name: string): JsonSchemaTypeName {
+  switch (name) {
+    case 'dict':
+      return 'object';
+    case 'float':
+      return 'number';
+    case 'int':
+      return 'integer';
+    case 'bool':
+      return 'boolean';
+    case 'tuple':
+    case 'list':
+      return 'array';
+    case 'str':
+      return 'string';
+    default:
+      return name as JsonSchemaTypeName;
+  }
+}
+
+function matchesType(value: unknown, types: Set<JsonSchemaTypeName>): boolean {
+  if (value === null) return types.has('null');
+  switch (typeof value) {
+    case 'string':
+      return types.has('string');
+    case 'boolean':
+      return types.has('boolean');
+    case 'number':
+      return types.has('number') || (types.has('integer') && Number.isInteger(value));
+    case 'object':
+      return Array.isArray(value) ? types.has('array') : types.has('object');
+    default:
+      return false;
+  }
+}
+
+function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
+  if (schema === undefined) return undefined;
+  const props = schema.properties;
+  if (props !== undefined && Object.hasOwn(props, key)) return props[key];
+  const extra = schema.additionalProperties;
+  return typeof extra === 'object' ? extra : undefined;
+}
+
+function itemSchema(schema: JsonSchema | undefined, index: number): JsonSchema | undefined {
+  const items = schema?.items;
+  if (items === undefined) return undefined;
+  return Array.isArray(items) ? items[index] : items;
+}
+
+/** Sets a key without letting `__proto__` reach the prototype. */
+function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+/** A string value in the schema's declared type when that loses nothing (`"5"` → 5 for an integer). */
+function coerceString(s: string, schema: JsonSchema | undefined, depth: number): unknown {
+  const types = typesOf(schema);
+  if (types === undefined || types.has('string')) return s;
+  const t = s.trim();
+  if (types.has('null') && (t === 'null' || t === 'None')) return null;
+  if ((types.has('integer') || types.has('number')) && isNumberText(t, true)) {
+    const n = Number(t);
+    if (Number.isFinite(n) && (types.has('number') || Number.isInteger(n))) return n;
+  }
+  if (types.has('boolean')) {
+    if (t === 'true' || t === 'True') return true;
+    if (t === 'false' || t === 'False') return false;
+  }
+  if ((types.has('object') || types.has('array')) && t !== '' && depth < MAX_DEPTH) {
+    const first = t.charCodeAt(0);
+    if (first === LBRACE || first === LBRACKET || first === LPAREN) {
+      try {
+        const inner = new ArgumentParser(t, depth + 1);
+        const value = inner.parseWholeValue(schema);
+        if (matchesType(value, types)) return value;
+      } catch (error) {
+        if (!InvalidArgumentsError.isInstance(error)) throw error;
+      }
+    }
+  }
+  return s;
+}
+
+/** An unquoted value: its literal, or its text, whichever the schema (if any) asks for. */
+function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: number): unknown {
+  const literal = literalOf(raw);
+  const types = typesOf(schema);
+  if (types === undefined) return literal === undefined ? raw : literal;
+  if (literal !== undefined && matchesType(literal, types)) return literal;
+  if (types.has('string')) return raw;
+  const coerced = coerceString(raw, schema, depth);
+  if (coerced !== raw) return coerced;
+  return literal === undefined ? raw : literal;
+}
+
+/** One-pass recursive-descent parser over the argument text; `pos` only moves forward, except for bounded look-ahead over a key. */
+class ArgumentParser {
+  readonly text: string;
+  readonly depth: number;
+  pos = 0;
+
+  constructor(text: string, depth = 0) {
+    this.text = text;
+    this.depth = depth;
+  }
+
+  parseTop(schema: JsonSchema | undefined): Record<string, unknown> {
+    this.skipSpace();
+    if (this.atEnd()) return {};
+    if (this.peek() === LBRACE) {
+      const start = this.pos;
+      const value = this.parseValue(schema, 0);
+      this.skipSpace();
+      if (this.peek() === COMMA) {
+        this.pos++;
+        this.skipSpace();
+      }
+      if (this.atEnd() && isRecord(value)) return value;
+      this.pos = start;
+    }
+    const result: Record<string, unknown> = {};
+    let positional = 0;
+    while (true) {
+      this.skipSpace();
+      if (this.atEnd()) break;
+      const itemStart = this.pos;
+      const key = this.tryKey();
+      if (key === undefined) {
+        setKey(result, `arg${positional}`, this.parseValue(undefined, 0));
+        positional++;
+      } else {
+        this.skipSpace();
+        if (this.atEnd() || this.peek() === COMMA) {
+          this.fail(`"${key}" has no value after "="`, itemStart, 'give it a value, e.g. `name="text"`, or remove it');
+        }
+        setKey(result, key, this.parseValue(propertySchema(schema, key), 0));
+      }
+      this.skipSpace();
+      if (this.atEnd()) break;
+      const c = this.peek();
+      if (c === COMMA) {
+        this.pos++;
+        continue;
+      }
+      this.failUnexpected(c);
+    }
+    return result;
+  }
+
+  /** Parses text that must be exactly one value (a string coerced to an object or array). */
+  parseWholeValue(schema: JsonSchema | undefined): unknown {
+    this.skipSpace();
+    const value = this.parseValue(schema, 0);
+    this.skipSpace();
+    if (!this.atEnd()) this.failUnexpected(this.peek());
+    return value;
+  }
+
+  /** Reads `key=` / `key:` / `"key":` and returns the key, or rewinds and returns `undefined`. */
+  private tryKey(): string | undefined {
+    const start = this.pos;
+    const c = this.peek();
+    let key: string;
+    if (c === DQUOTE || c === SQUOTE) {
+      key = this.parseString();
+    } else if (isKeyChar(c)) {
+      while (this.pos < this.text.length && isKeyChar(this.peek())) this.pos++;
+      key = this.text.slice(start, this.pos);
+    } else {
+      return undefined;
+    }
+    this.skipSpace();
+    const sep = this.peek();
+    if (sep === EQUALS && this.text.charCodeAt(this.pos + 1) !== EQUALS) {
+      this.pos++;
+      return key;
+    }
+    if (sep === COLON) {
+      // `"q": "x"` is a JSON member; an unquoted `q: "x"` counts only when a value clearly
+      // follows, so `http://x` and `10:30` stay plain text.
+      const next = this.text.charCodeAt(this.pos + 1);
+      if (c === DQUOTE || c === SQUOTE || isSpace(next) || next === DQUOTE || next === SQUOTE || next === LBRACKET || next === LBRACE) {
+        this.pos++;
+        return key;
+      }
+    }
+    this.pos = start;
+    return undefined;
+  }
+
+  private parseValue(schema: JsonSchema | undefined, depth: number): unknown {
+    this.skipSpace();
+    const start = this.pos;
+    const c = this.peek();
+    let value: unknown;
+    if (c === DQUOTE || c === SQUOTE) {
+      value = coerceString(this.parseString(), schema, this.depth + depth);
+    } else if (c === LBRACKET || c === LPAREN) {
+      value = this.parseArray(schema, depth + 1);
+    } else if (c === LBRACE) {
+      value = this.parseObject(schema, depth + 1);
+    } else {
+      return this.parseUnquoted(schema);
+    }
+    this.skipSpace();
+    if (this.atValueEnd()) return value;
+    // Text after a closed string or bracket (`"a" + "b"`, `[1] * 3`): keep the whole value as text.
+    this.pos = start;
+    return this.parseUnquoted(schema);
+  }
+
+  private parseUnquoted(schema: JsonSchema | undefined): unknown {
+    const start = this.pos;
+    this.skipRaw();
+    const raw = this.text.slice(start, this.pos).trim();
+    if (raw === '') {
+      this.fail('a value is missing', start, 'remove the extra comma or give the value');
+    }
+    return classifyUnquoted(raw, schema, this.depth);
+  }
+
+  /** Moves past unquoted text up to a `,` or closing bracket at depth 0, tracking quotes and brackets. */
+  private skipRaw(): void {
+    const text = this.text;
+    const stack: number[] = [];
+    const positions: number[] = [];
+    while (this.pos < text.length) {
+      const c = text.charCodeAt(this.pos);
+      if (c === DQUOTE || (c === SQUOTE && !(this.pos > 0 && isWordChar(text.charCodeAt(this.pos - 1))))) {
+        this.parseString();
+        continue;
+      }
+      if (isOpener(c)) {
+        stack.push(closerOf(c));
+        positions.push(this.pos);
+      } else if (isCloser(c)) {
+        if (stack.length === 0) return;
+        if (stack[stack.length - 1] !== c) this.failMismatch(c, positions[positions.length - 1] ?? this.pos, stack);
+        stack.pop();
+        positions.pop();
+      } else if (c === COMMA && stack.length === 0) {
+        return;
+      }
+      this.pos++;
+    }
+    if (stack.length > 0) this.failUnclosed(positions[positions.length - 1] ?? 0, stack);
+  }
+
+  private parseArray(schema: JsonSchema | undefined, depth: number): unknown[] {
+    const open = this.pos;
+    const closer = closerOf(this.peek());
+    if (this.depth + depth > MAX_DEPTH) this.fail('values are nested too deeply', open, 'flatten the value');
+    this.pos++;
+    const items: unknown[] = [];
+    while (true) {
+      this.skipSpace();
+      if (this.atEnd()) this.failUnclosed(open, [closer]);
+      const c = this.peek();
+      if (c === closer) {
+        this.pos++;
+        return items;
+      }
+      if (c === COMMA) {
+        if (items.length === 0) this.fail('a list starts with a comma', this.pos, 'remove the comma');
+        this.pos++;
+        continue;
+      }
+      if (isCloser(c)) this.failMismatch(c, open, [closer]);
+      items.push(this.parseContainedValue(itemSchema(schema, items.length), depth));
+      this.skipSpace();
+      const after = this.peek();
+      if (after === COMMA) this.pos++;
+      else if (after !== closer && !this.atEnd()) this.failUnexpected(after);
+    }
+  }
+
+  private parseObject(schema: JsonSchema | undefined, depth: number): Record<string, unknown> {
+    const open = this.pos;
+    if (this.depth + depth > MAX_DEPTH) this.fail('values are nested too deeply', open, 'flatten the value');
+    this.pos++;
+    const result: Record<string, unknown> = {};
+    while (true) {
+      this.skipSpace();
+      if (this.atEnd()) this.failUnclosed(open, [RBRACE]);
+      const c = this.peek();
+      if (c === RBRACE) {
+        this.pos++;
+        return result;
+      }
+      if (c === COMMA) {
+        this.pos++;
+        continue;
+      }
+      if (isCloser(c)) this.failMismatch(c, open, [RBRACE]);
+      const keyStart = this.pos;
+      let key: string;
+      if (c === DQUOTE || c === SQUOTE) {
+        key = this.parseString();
+      } else {
+        while (this.pos < this.text.length && isKeyChar(this.peek())) this.pos++;
+        key = this.text.slice(keyStart, this.pos);
+        if (key === '') this.failUnexpected(this.peek());
+      }
+      this.skipSpace();
+      const sep = this.peek();
+      if (sep !== COLON && sep !== EQUALS) {
+        this.fail(`the object key "${key}" is not followed by ":"`, keyStart, 'write objects as {"key": value}');
+      }
+      this.pos++;
+      setKey(result, key, this.parseContainedValue(propertySchema(schema, key), depth));
+      this.skipSpace();
+      const after = this.peek();
+      if (after === COMMA) this.pos++;
+      else if (after !== RBRACE && !this.atEnd()) this.failUnexpected(after);
+    }
+  }
+
+  /** A value inside a list or object. */
+  private parseContainedValue(schema: JsonSchema | undefined, depth: number): unknown {
+    this.skipSpace();
+    const c = this.peek();
+    if (c === DQUOTE || c === SQUOTE || c === LBRACKET || c === LPAREN || c === LBRACE) {
+      const start = this.pos;
+      let value: unknown;
+      if (c === LBRACE) value = this.parseObject(schema, depth + 1);
+      else if (c === LBRACKET || c === LPAREN) value = this.parseArray(schema, depth + 1);
+      else value = coerceString(this.parseString(), schema, this.depth + depth);
+      this.skipSpace();
+      if (this.atValueEnd()) return value;
+      this.pos = start;
+    }
+    return this.parseUnquoted(schema);
+  }
+
+  /** Reads a quoted string at `pos` and decodes its escapes. */
+  private parseString(): string {
+    const text = this.text;
+    const open = this.pos;
+    const quote = text.charCodeAt(open);
+    let out = '';
+    let chunkStart = open + 1;
+    let i = chunkStart;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === quote) {
+        this.pos = i + 1;
+        return out + text.slice(chunkStart, i);
+      }
+      if (c === BACKSLASH) {
+        out += text.slice(chunkStart, i);
+        const [decoded, next] = decodeEscape(text, i);
+        out += decoded;
+        i = next;
+        chunkStart = i;
+        continue;
+      }
+      i++;
+    }
+    const q = quote === DQUOTE ? '"' : "'";
+    return this.fail(`the string opened with ${q} is never closed`, open, `close it with ${q} (escape quotes inside it as \\${q})`);
+  }
+
+  private atEnd(): boolean {
+    return this.pos >= this.text.length;
+  }
+
+  private peek(): number {
+    return this.text.charCodeAt(this.pos);
+  }
+
+  private atValueEnd(): boolean {
+    if (this.atEnd()) return true;
+    const c = this.peek();
+    return c === COMMA || isCloser(c);
+  }
+
+  private skipSpace(): void {
+    while (this.pos < this.text.length && isSpace(this.text.charCodeAt(this.pos))) this.pos++;
+  }
+
+  private failUnexpected(c: number): never {
+    const ch = String.fromCharCode(c);
+    if (isCloser(c)) {
+      return this.fail(`"${ch}" closes nothing`, this.pos, `remove it or add the matching opening bracket`);
+    }
+    return this.fail(`unexpected "${ch}"`, this.pos, 'separate arguments with commas, e.g. `a=1, b="x"`');
+  }
+
+  private failMismatch(c: number, openPos: number, stack: number[]): never {
+    const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
+    return this.fail(
+      `"${String.fromCharCode(c)}" does not match "${this.text.charAt(openPos)}" at position ${openPos}`,
+      this.pos,
+      `close it with "${expected}"`,
+    );
+  }
+
+  private failUnclosed(openPos: number, stack: number[]): never {
+    const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
+    return this.fail(`"${this.text.charAt(openPos)}" is never closed`, openPos, `add the closing "${expected}"`);
+  }
+
+  private fail(problem: string, position: number, hint: string): never {
+    throw new InvalidArgumentsError({
+      message: `Cannot parse the arguments at position ${position}: ${problem}; ${hint}.`,
+      position,
+      text: this.text,
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hexValue(text: string, start: number, length: number): number {
+  if (start + length > text.length) return -1;
+  let value = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = text.charCodeAt(i);
+    let d: number;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
+    else return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+/**
+ * Decodes the escape at `text[i]` (a backslash) and returns the text and the index after it.
+ * Unknown escapes keep their backslash (`C:\dir` stays as written), like Python does.
+ */
+function decodeEscape(text: string, i: number): [string, number] {
+  const c = text.charAt(i + 1);
+  switch (c) {
+    case 'n':
+      return ['\n', i + 2];
+    case 't':
+      return ['\t', i + 2];
+    case 'r':
+      return ['\r', i + 2];
+    case 'b':
+      return ['\b', i + 2];
+    case 'f':
+      return ['\f', i + 2];
+    case 'v':
+      return ['\v', i + 2];
+    case '0':
+      return ['\0', i + 2];
+    case '\\':
+    case '"':
+    case "'":
+    case '/':
+    case '`':
+      return [c, i + 2];
+    case '\n':
+      return ['', i + 2];
+    case 'x': {
+      const v = hexValue(text, i + 2, 2);
+      return v < 0 ? ['\\x', i + 2] : [String.fromCharCode(v), i + 4];
+    }
+    case 'u': {
+      const v = hexValue(text, i + 2, 4);
+      return v < 0 ? ['\\u', i + 2] : [String.fromCharCode(v), i + 6];
+    }
+    case 'U': {
+      const v = hexValue(text, i + 2, 8);
+      return v < 0 || v > 0x10ffff ? ['\\U', i + 2] : [String.fromCodePoint(v), i + 10];
+    }
+    case '':
+      // A backslash at the very end: the string cannot close here, the caller reports it.
+      return ['\\', i + 1];
+    default:
+      return ['\\' + c, i + 2];
+  }
 }

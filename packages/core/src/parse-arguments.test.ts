@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentsError } from './errors.ts';
+import { parseArguments } from './parse-arguments.ts';
+import type { JsonSchema } from './types/json-schema.ts';
+
+function failure(raw: string): InvalidArgumentsError {
+  try {
+    parseArguments(raw);
+  } catch (error) {
+    if (InvalidArgumentsError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error(`expected parseArguments(${JSON.stringify(raw)}) to throw`);
+}
+
+describe('parseArguments forms', () => {
+  it('reads a JSON object', () => {
+    expect(parseArguments('{"q": "x", "limit": 5}')).toEqual({ q: 'x', limit: 5 });
+  });
+
+  it('reads JSON members without braces', () => {
+    expect(parseArguments('"q": "x", "limit": 5')).toEqual({ q: 'x', limit: 5 });
+  });
+
+  it('reads key=value pairs', () => {
+    expect(parseArguments('q="x", limit=10')).toEqual({ q: 'x', limit: 10 });
+  });
+
+  it('numbers positional values arg0, arg1, …', () => {
+    expect(parseArguments('"x", 10')).toEqual({ arg0: 'x', arg1: 10 });
+  });
+
+  it('reads positional values followed by keywords', () => {
+    expect(parseArguments('"x", limit=10')).toEqual({ arg0: 'x', limit: 10 });
+  });
+
+  it('treats an object followed by more arguments as a positional value', () => {
+    expect(parseArguments('{"a": 1}, b=2')).toEqual({ arg0: { a: 1 }, b: 2 });
+  });
+
+  it('returns {} for empty or blank text', () => {
+    expect(parseArguments('')).toEqual({});
+    expect(parseArguments('  \n\t ')).toEqual({});
+  });
+
+  it('ignores whitespace and a trailing comma', () => {
+    expect(parseArguments('\n  q = "x" ,\n  limit = 10 ,\n')).toEqual({ q: 'x', limit: 10 });
+    expect(parseArguments('{"a": 1},')).toEqual({ a: 1 });
+  });
+
+  it('accepts dotted and dashed keys and quoted keys with =', () => {
+    expect(parseArguments('user.name="a", max-items=3, "x y"=1')).toEqual({ 'user.name': 'a', 'max-items': 3, 'x y': 1 });
+  });
+
+  it('accepts an unquoted key with ":" when a value clearly follows', () => {
+    expect(parseArguments('query: "x", limit: 3')).toEqual({ query: 'x', limit: 3 });
+  });
+
+  it('lets the last of duplicate keys win', () => {
+    expect(parseArguments('a=1, a=2')).toEqual({ a: 2 });
+  });
+
+  it('never lets a __proto__ key reach the prototype', () => {
+    const result = parseArguments('__proto__={"polluted": true}');
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.keys(result)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('parseArguments values', () => {
+  it('decodes escapes in double-quoted strings', () => {
+    expect(parseArguments(String.raw`s="a\"b\\c\nd\te\u00e9\x41"`)).toEqual({ s: 'a"b\\c\nd\te\u00e9A' });
+  });
+
+  it('decodes escapes in single-quoted strings', () => {
+    expect(parseArguments(String.raw`s='it\'s "fine"'`)).toEqual({ s: `it's "fine"` });
+  });
+
+  it('decodes surrogate pairs and \\U escapes', () => {
+    expect(parseArguments(String.raw`a="\ud83d\ude00", b="\U0001F600"`)).toEqual({ a: '😀', b: '😀' });
+  });
+
+  it('keeps unknown escapes as written (Windows paths)', () => {
+    expect(parseArguments(String.raw`path="C:\Users\dir\sub"`)).toEqual({ path: String.raw`C:\Users\dir\sub` });
+  });
+
+  it('keeps quoted values as strings', () => {
+    expect(parseArguments('zip="02134", n="5", flag="true", none="None"')).toEqual({
+      zip: '02134',
+      n: '5',
+      flag: 'true',
+      none: 'None',
+    });
+  });
+
+  it('reads true/false/True/False as booleans', () => {
+    expect(parseArguments('a=true, b=false, c=True, d=False')).toEqual({ a: true, b: false, c: true, d: false });
+  });
+
+  it('reads null and None as null', () => {
+    expect(parseArguments('a=null, b=None')).toEqual({ a: null, b: null });
+  });
+
+  it('reads finite numbers: negative, explicit plus, decimals, exponents', () => {
+    expect(parseArguments('a=-3, b=+4, c=2.5, d=1e3, e=.5, f=0, g=-1.5E-2')).toEqual({
+      a: -3,
+      b: 4,
+      c: 2.5,
+      d: 1000,
+      e: 0.5,
+      f: 0,
+      g: -0.015,
+    });
+  });
+
+  it('keeps inf, nan, hex, leading zeros and unsafe integers as text', () => {
+    expect(parseArguments('a=inf, b=nan, c=0x1F, d=02134, e=12345678901234567890')).toEqual({
+      a: 'inf',
+      b: 'nan',
+      c: '0x1F',
+      d: '02134',
+      e: '12345678901234567890',
+    });
+  });
+
+  it('reads lists and tuples as arrays', () => {
+    expect(parseArguments('a=[1, "two", [3]], b=(4, 5), c=[], d=(1,)')).toEqual({
+      a: [1, 'two', [3]],
+      b: [4, 5],
+      c: [],
+      d: [1],
+    });
+  });
+
+  it('reads objects with quoted (or bare) keys', () => {
+    expect(parseArguments(`a={"x": 1, 'y': [true, None]}, b={k: "v"}`)).toEqual({
+      a: { x: 1, y: [true, null] },
+      b: { k: 'v' },
+    });
+  });
+
+  it('keeps other unquoted text as the trimmed string', () => {
+    expect(parseArguments('city=New York, grade=F, n=inf')).toEqual({ city: 'New York', grade: 'F', n: 'inf' });
+  });
+
+  it('reads unquoted words inside lists as strings', () => {
+    expect(parseArguments('cities=[Paris, New York]')).toEqual({ cities: ['Paris', 'New York'] });
+  });
+
+  it("reads an apostrophe inside an unquoted word as text, not a quote", () => {
+    expect(parseArguments("note=don't stop, city=Xi'an")).toEqual({ note: "don't stop", city: "Xi'an" });
+  });
+
+  it('keeps a value with text after a closed string as its whole text', () => {
+    expect(parseArguments('a="x" + "y", b=1')).toEqual({ a: '"x" + "y"', b: 1 });
+  });
+});
+
+describe('parseArguments splitting', () => {
+  it('splits on the first = outside quotes', () => {
+    expect(parseArguments('expr="a=b", eq=x=y')).toEqual({ expr: 'a=b', eq: 'x=y' });
+  });
+
+  it('never splits on commas inside quotes or brackets', () => {
+    expect(parseArguments('s="a, b", t=\'c, d\', l=[1, 2], o={"k": "x, y"}, call=f(1, 2)')).toEqual({
+      s: 'a, b',
+      t: 'c, d',
+      l: [1, 2],
+      o: { k: 'x, y' },
+      call: 'f(1, 2)',
+    });
+  });
+
+  it('keeps brackets and quotes inside strings out of the structure', () => {
+    expect(parseArguments('q=")]}\'", r="([{"')).toEqual({ q: ")]}'", r: '([{' });
+  });
+
+  it('does not treat == as a key separator', () => {
+    expect(parseArguments('x == 5')).toEqual({ arg0: 'x == 5' });
+  });
+
+  it('does not read a URL scheme as a key', () => {
+    expect(parseArguments('http://example.com/a?b=c')).toEqual({ arg0: 'http://example.com/a?b=c' });
+  });
+});
+
+describe('parseArguments with a schema', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      limit: { type: 'integer' },
+      ratio: { type: 'number' },
+      flag: { type: 'boolean' },
+      zip: { type: 'string' },
+      maybe: { type: ['integer', 'null'] },
+      tags: { type: 'array', items: { type: 'integer' } },
+      filter: { type: 'object', properties: { max: { type: 'number' } } },
+    },
+  };
+
+  it('coerces quoted numbers to an integer or number property', () => {
+    expect(parseArguments('limit="5", ratio="2.5"', { schema })).toEqual({ limit: 5, ratio: 2.5 });
+  });
+
+  it('coerces quoted booleans and null when declared', () => {
+    expect(parseArguments('flag="true", maybe="None"', { schema })).toEqual({ flag: true, maybe: null });
+  });
+
+  it('keeps unquoted numbers as their text for a string property', () => {
+    expect(parseArguments('zip=02134', { schema })).toEqual({ zip: '02134' });
+    expect(parseArguments('zip=1e3', { schema })).toEqual({ zip: '1e3' });
+  });
+
+  it('coerces a stringified list or object when the property is an array or object', () => {
+    expect(parseArguments('tags="[1, \'2\', 3]", filter="{\'max\': \'9.5\'}"', { schema })).toEqual({
+      tags: [1, 2, 3],
+      filter: { max: 9.5 },
+    });
+  });
+
+  it('coerces inside arrays and objects', () => {
+    expect(parseArguments('{"tags": ["1", "2"], "filter": {"max": "3"}}', { schema })).toEqual({
+      tags: [1, 2],
+      filter: { max: 3 },
+    });
+  });
+
+  it('leaves values that cannot be coerced losslessly as they are', () => {
+    expect(parseArguments('limit="5.5", flag="yes", tags="not a list", maybe=abc', { schema })).toEqual({
+      limit: '5.5',
+      flag: 'yes',
+      tags: 'not a list',
+      maybe: 'abc',
+    });
+  });
+
+  it('reads BFCL type names (dict, float) as their JSON Schema types', () => {
+    const bfcl = { type: 'dict', properties: { x: { type: 'float' } } } as unknown as JsonSchema;
+    expect(parseArguments('x="1.5"', { schema: bfcl })).toEqual({ x: 1.5 });
+  });
+
+  it('leaves positional values and undeclared keys uncoerced', () => {
+    expect(parseArguments('"5", other="6"', { schema })).toEqual({ arg0: '5', other: '6' });
+  });
+});
+
+describe('parseArguments bad input', () => {
+  it('throws on an unclosed double quote, at the quote', () => {
+    const error = failure('q="abc, limit=5');
+    expect(error.position).toBe(2);
+    expect(error.text).toBe('q="abc, limit=5');
+    expect(error.message).toMatch(/position 2.*never closed/);
+  });
+
+  it('throws on an unclosed single quote', () => {
+    expect(failure("q='abc").position).toBe(2);
+  });
+
+  it('throws on a string whose last character is an escaping backslash', () => {
+    expect(failure('q="abc\\').position).toBe(2);
+  });
+
+  it('throws on an unclosed list, at its bracket', () => {
+    expect(failure('a=1, l=[1, 2').position).toBe(7);
+  });
+
+  it('throws on an unclosed tuple', () => {
+    expect(failure('t=(1, 2').position).toBe(2);
+  });
+
+  it('throws on an unclosed object', () => {
+    expect(failure('{"a": 1').position).toBe(0);
+  });
+
+  it('throws on an unclosed bracket inside unquoted text', () => {
+    expect(failure('x=f(1, 2').position).toBe(3);
+  });
+
+  it('throws on a stray closing bracket', () => {
+    expect(failure('a=1)').position).toBe(3);
+    expect(failure('a=1, ]').position).toBe(5);
+  });
+
+  it('throws on mismatched brackets, at the wrong closer', () => {
+    expect(failure('l=[1, 2)').position).toBe(7);
+    expect(failure('x=f(1]').position).toBe(5);
+  });
+
+  it('throws on a key without a value', () => {
+    expect(failure('a=, b=1').position).toBe(0);
+    expect(failure('a=').position).toBe(0);
+  });
+
+  it('throws on an object key without a colon', () => {
+    expect(failure('{"a" 1}').position).toBe(1);
+  });
+
+  it('throws on values nested too deeply instead of overflowing the stack', () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    expect(failure(deep).message).toMatch(/nested too deeply/);
+  });
+
+  it('throws on a megabyte of unclosed quotes without hanging', () => {
+    expect(failure(`a="${'x'.repeat(1_000_000)}`).position).toBe(2);
+  });
+});
