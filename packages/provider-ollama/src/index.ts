@@ -1,1 +1,5 @@
-export {};
+export { createOllama } from './create-ollama.ts';
+export type { OllamaProvider, OllamaProviderOptions } from './create-ollama.ts';
+export type { OllamaModelInfo } from './list-models.ts';
+export type { OllamaChatSettings, OllamaModelOptions, OllamaThink } from './ollama-chat-settings.ts';
+export { DEFAULT_OLLAMA_HOST } from './ollama-host.ts';

@@ -1,0 +1,45 @@
+import type { ChatModel } from '@toolwire/core';
+import { listModels } from './list-models.ts';
+import type { OllamaModelInfo } from './list-models.ts';
+import type { OllamaChatSettings } from './ollama-chat-settings.ts';
+import { createOllamaChatModel } from './ollama-chat-model.ts';
+import type { OllamaConnection } from './ollama-client.ts';
+import { resolveOllamaHost } from './ollama-host.ts';
+
+/** Options of `createOllama`. */
+export interface OllamaProviderOptions {
+  /** The server, e.g. `http://127.0.0.1:11434` (default: `OLLAMA_HOST`, else that URL). */
+  host?: string;
+  /** Headers sent with every request (e.g. for a proxy in front of Ollama). */
+  headers?: Record<string, string>;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** An Ollama server as a Toolwire provider. */
+export interface OllamaProvider {
+  /** The normalised server URL. */
+  readonly host: string;
+  /** A `ChatModel` for an installed model; tool calling works whether or not the model has native tools. */
+  chat(modelId: string, settings?: OllamaChatSettings): ChatModel;
+  /** The installed models, each marked `nativeTools: true` or `false` (text tool calling). */
+  listModels(): Promise<OllamaModelInfo[]>;
+}
+
+/**
+ * Connects Toolwire to an Ollama server.
+ *
+ * @example
+ * const ollama = createOllama();
+ * const response = await ollama.chat('qwen3:0.6b').generate({ messages, tools: [weather] });
+ */
+export function createOllama(options: OllamaProviderOptions = {}): OllamaProvider {
+  const connection: OllamaConnection = { host: resolveOllamaHost(options.host) };
+  if (options.headers !== undefined) connection.headers = { ...options.headers };
+  if (options.fetch !== undefined) connection.fetch = options.fetch;
+  return {
+    host: connection.host,
+    chat: (modelId, settings = {}) => createOllamaChatModel({ connection, modelId, settings: { ...settings } }),
+    listModels: () => listModels(connection),
+  };
+}

@@ -1,0 +1,94 @@
+import {
+  AuthenticationError,
+  InvalidRequestError,
+  ModelNotFoundError,
+  PermissionDeniedError,
+  ProviderError,
+  ProviderServerError,
+  ProviderUnavailableError,
+  RateLimitError,
+  StreamError,
+  ToolwireError,
+} from '@toolwire/core';
+import { displayHost } from './ollama-host.ts';
+
+/** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
+export const TOOLS_UNSUPPORTED = 'tools_unsupported';
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * Turns what the `ollama` client throws into a core error. Aborts and errors that are
+ * already Toolwire's pass through unchanged; everything else keeps Ollama's own message.
+ * `inStream` marks errors raised while reading a stream that had started.
+ */
+export function mapOllamaError(error: unknown, context: { host: string; modelId: string; inStream?: boolean }): unknown {
+  if (ToolwireError.isInstance(error) || isAbortError(error)) return error;
+  const host = displayHost(context.host);
+  if (isConnectionError(error)) {
+    return new ProviderUnavailableError({
+      provider: 'ollama',
+      baseURL: host,
+      message: `Ollama is not reachable at ${host}. Start it with \`ollama serve\` or set OLLAMA_HOST.`,
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const status = statusOf(error);
+  if (status === undefined) {
+    const options = { provider: 'ollama', message, cause: error };
+    return context.inStream === true ? new StreamError(options) : new ProviderError(options);
+  }
+  const options = { provider: 'ollama', message, status, cause: error };
+  if (status === 404 && message.toLowerCase().includes('not found')) {
+    const model = context.modelId;
+    return new ModelNotFoundError({
+      ...options,
+      modelId: model,
+      message: `Model "${model}" is not available on the Ollama server at ${host}. Pull it with \`ollama pull ${model}\` (Ollama said: ${message}).`,
+    });
+  }
+  if (status === 400 && message.includes('does not support tools')) {
+    return new InvalidRequestError({ ...options, code: TOOLS_UNSUPPORTED });
+  }
+  if (status === 400 || status === 422) return new InvalidRequestError(options);
+  if (status === 401) return new AuthenticationError(options);
+  if (status === 403) return new PermissionDeniedError(options);
+  if (status === 429) return new RateLimitError(options);
+  if (status >= 500) return new ProviderServerError({ ...options, retryable: status >= 502 });
+  return new ProviderError(options);
+}
+
+/** The HTTP status of the client's `ResponseError` (not exported by the client, so duck-typed). */
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('status_code' in error)) return undefined;
+  const status = error.status_code;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/** Node's fetch fails with `TypeError("fetch failed")` whose cause carries the socket error code. */
+function isConnectionError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    const nested = (current as { errors?: unknown }).errors;
+    if (Array.isArray(nested) && nested.some((inner) => isConnectionError(inner))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error instanceof TypeError && error.message === 'fetch failed';
+}

@@ -1,0 +1,62 @@
+import type { ChatResponse, FinishReason, ToolCall, Usage, Warning } from '@toolwire/core';
+import type { OllamaChatChunk } from './ollama-wire.ts';
+
+/**
+ * The finish reason of an Ollama answer. Ollama's `done_reason` is never `tool_calls`,
+ * so a turn with calls is derived from the calls themselves.
+ */
+export function mapFinishReason(doneReason: string | undefined, hasToolCalls: boolean): FinishReason {
+  if (doneReason === 'length') return 'length';
+  if (hasToolCalls) return 'tool-calls';
+  if (doneReason === 'stop' || doneReason === undefined || doneReason === '') return 'stop';
+  return 'other';
+}
+
+/** Token counts of the final chunk, when Ollama sent them. */
+export function mapUsage(chunk: OllamaChatChunk): Usage | undefined {
+  if (chunk.prompt_eval_count === undefined && chunk.eval_count === undefined) return undefined;
+  const inputTokens = chunk.prompt_eval_count ?? 0;
+  const outputTokens = chunk.eval_count ?? 0;
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
+
+/** Adds two usages (a forced call's retry is billed to the same turn). */
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** Builds the core response of one turn. */
+export function buildResponse(options: {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  doneReason: string | undefined;
+  usage: Usage | undefined;
+  modelId: string | undefined;
+  warnings: Warning[];
+}): ChatResponse {
+  const { text, reasoning, toolCalls } = options;
+  const response: ChatResponse = {
+    text,
+    toolCalls,
+    toolResults: [],
+    finishReason: mapFinishReason(options.doneReason, toolCalls.length > 0),
+    warnings: options.warnings,
+    message: {
+      role: 'assistant',
+      content: text,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(reasoning !== '' ? { reasoning } : {}),
+    },
+  };
+  if (reasoning !== '') response.reasoning = reasoning;
+  if (options.usage !== undefined) response.usage = options.usage;
+  if (options.modelId !== undefined) response.modelId = options.modelId;
+  return response;
+}

@@ -1,0 +1,90 @@
+import { Ollama } from 'ollama';
+import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
+import { mapOllamaError } from './map-ollama-error.ts';
+import type { OllamaChatBody, OllamaChatChunk } from './ollama-wire.ts';
+
+/** How to reach one Ollama server; shared by every model of a provider. */
+export interface OllamaConnection {
+  /** Normalised base URL (see `resolveOllamaHost`). */
+  host: string;
+  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What one call adds to the connection. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  headers?: Record<string, string> | undefined;
+  modelId: string;
+}
+
+/**
+ * A client for one call. The client has no per-call signal or headers for non-streamed
+ * requests, so both go in through a `fetch` wrapper; the client is a thin object and
+ * cheap to create.
+ */
+export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}): Ollama {
+  const baseFetch = connection.fetch ?? globalThis.fetch;
+  const signal = call.signal;
+  const wrapped = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    if (signal === undefined) return baseFetch(input, init);
+    const own = init?.signal ?? undefined;
+    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) });
+  };
+  return new Ollama({
+    host: connection.host,
+    fetch: wrapped,
+    headers: { ...connection.headers, ...call.headers },
+  });
+}
+
+// The client's request type lacks fields current servers accept (`think: "max"`, call
+// ids, `tool_call_id`); the body is sent as JSON unchanged.
+function asClientRequest(body: OllamaChatBody): OllamaClientChatRequest {
+  return body as unknown as OllamaClientChatRequest;
+}
+
+/** One non-streamed /api/chat call; errors come out as core errors. */
+export async function chatOnce(connection: OllamaConnection, body: OllamaChatBody, call: CallOptions): Promise<OllamaChatChunk> {
+  const client = createClient(connection, call);
+  try {
+    const response = await client.chat({ ...asClientRequest(body), stream: false });
+    return response;
+  } catch (error) {
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+  }
+}
+
+/**
+ * One streamed /api/chat call: resolves once the server accepted the request (so HTTP
+ * errors reject here), then yields the NDJSON chunks. Leaving the loop early aborts
+ * the request.
+ */
+export async function chatStream(
+  connection: OllamaConnection,
+  body: OllamaChatBody,
+  call: CallOptions,
+): Promise<AsyncIterable<OllamaChatChunk>> {
+  const client = createClient(connection, call);
+  let iterator: AbortableAsyncIterator<OllamaClientChatResponse>;
+  try {
+    iterator = await client.chat({ ...asClientRequest(body), stream: true });
+  } catch (error) {
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+  }
+  return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
+    let finished = false;
+    try {
+      for await (const chunk of iterator) {
+        yield chunk;
+        if (chunk.done) finished = true;
+      }
+      finished = true;
+    } catch (error) {
+      finished = true;
+      throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, inStream: true });
+    } finally {
+      if (!finished) iterator.abort();
+    }
+  })();
+}
