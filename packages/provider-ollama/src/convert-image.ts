@@ -33,18 +33,26 @@ export function imageToBytes(image: string): Uint8Array {
   return Buffer.from(data, 'base64');
 }
 
+/** Padded base64 (what Ollama decodes), line breaks allowed; checked with a plain loop. */
 function isBase64(text: string): boolean {
-  if (text.length === 0) return false;
+  let length = 0;
+  let padding = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) continue;
+    length++;
+    if (c === 61) {
+      padding++;
+      continue;
+    }
+    if (padding > 0) return false; // '=' only at the end
     const ok =
       (c >= 65 && c <= 90) || // A-Z
       (c >= 97 && c <= 122) || // a-z
       (c >= 48 && c <= 57) || // 0-9
-      c === 43 || c === 47 || c === 61 || // + / =
-      c === 45 || c === 95 || // - _ (base64url)
-      c === 10 || c === 13; // line breaks in wrapped base64
+      c === 43 || c === 47 || // + /
+      c === 45 || c === 95; // - _ (base64url)
     if (!ok) return false;
   }
-  return true;
+  return length > 0 && length % 4 === 0 && padding <= 2;
 }

@@ -26,6 +26,8 @@ export interface FakeHttpError {
 /** An installed model. */
 export interface FakeModel {
   capabilities: string[];
+  /** Answer /api/show without `capabilities`, like servers before 0.6.4. */
+  hideCapabilities?: boolean;
   digest?: string;
   /** Answers /api/chat; `index` counts this model's chat calls from 0. */
   reply: (body: ChatBody, index: number) => FakeTurn | FakeHttpError;
@@ -141,7 +143,7 @@ async function handle(
       template: '{{ .Prompt }}',
       details: { parent_model: '', format: 'gguf', family: 'qwen3', families: ['qwen3'], parameter_size: '751.63M', quantization_level: 'Q4_K_M' },
       model_info: { 'general.architecture': 'qwen3' },
-      capabilities: model.capabilities,
+      ...(model.hideCapabilities === true ? {} : { capabilities: model.capabilities }),
       modified_at: '2026-11-01T10:00:00.000000Z',
     });
     return;

@@ -1,0 +1,38 @@
+import type { ProviderError} from '@toolwire/core';
+import { ModelNotFoundError, ProviderUnavailableError, RateLimitError } from '@toolwire/core';
+import { describe, expect, it } from 'vitest';
+import { mapOllamaError } from './map-ollama-error.ts';
+
+const context = { host: 'http://127.0.0.1:11434', modelId: 'qwen3:0.6b' };
+
+function responseError(message: string, status: number): Error {
+  return Object.assign(new Error(message), { name: 'ResponseError', error: message, status_code: status });
+}
+
+describe('mapOllamaError', () => {
+  it('turns a refused connection into the message of the issue', () => {
+    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:11434'), { code: 'ECONNREFUSED' }) });
+    const error = mapOllamaError(refused, context);
+    expect(ProviderUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe('Ollama is not reachable at http://127.0.0.1:11434. Start it with `ollama serve` or set OLLAMA_HOST.');
+  });
+
+  it('never shows credentials of the host', () => {
+    const refused = new TypeError('fetch failed');
+    const error = mapOllamaError(refused, { ...context, host: 'https://me:token123@ollama.example.com:443' });
+    expect((error as Error).message).not.toContain('token123');
+  });
+
+  it('maps status codes and keeps the message', () => {
+    expect(RateLimitError.isInstance(mapOllamaError(responseError('too many requests', 429), context))).toBe(true);
+    const notFound = mapOllamaError(responseError("model 'qwen3:0.6b' not found", 404), context);
+    expect(ModelNotFoundError.isInstance(notFound)).toBe(true);
+    const teapot = mapOllamaError(responseError('odd', 418), context) as ProviderError;
+    expect([teapot.message, teapot.status, teapot.provider]).toEqual(['odd', 418, 'ollama']);
+  });
+
+  it('passes aborts through untouched', () => {
+    const abort = new DOMException('This operation was aborted', 'AbortError');
+    expect(mapOllamaError(abort, context)).toBe(abort);
+  });
+});
