@@ -1,4 +1,4 @@
-export { ContainerExpiredError, InterpreterUnavailableError, UnsupportedUploadError } from './errors.ts';
+export { CodeExecutionError, ContainerExpiredError, InterpreterUnavailableError, UnsupportedUploadError } from './errors.ts';
 export type { CodeInterpreterFile, CodeInterpreterOutput, CodeInterpreterValue } from './code-interpreter-value.ts';
 export type { CodeInterpreterEvent, CodeInterpreterEventHandler } from './events.ts';
 export { MEMORY_LIMITS } from './openai/memory-limit.ts';
@@ -32,3 +32,11 @@ export type {
 } from './openai/openai-containers.ts';
 export { withContainerRecovery, withoutCodeInterpreterCalls } from './openai/container-recovery.ts';
 export type { ContainerRecoveryOptions } from './openai/container-recovery.ts';
+export { localCodeInterpreter } from './local/local-code-interpreter.ts';
+export type {
+  LocalCodeInterpreter,
+  LocalCodeInterpreterArgs,
+  LocalCodeInterpreterOptions,
+  LocalRunOptions,
+} from './local/local-code-interpreter.ts';
+export type { RunCommand, RunCommandOptions, RunCommandResult, SandboxBackend } from './local/sandbox-backend.ts';

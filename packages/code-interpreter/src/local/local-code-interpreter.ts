@@ -1,0 +1,302 @@
+import { tmpdir } from 'node:os';
+import { InvalidToolConfigError } from '@toolwire/core';
+import type { Message, Tool, ToolExecutionContext, ToolResult, ToolValidationResult } from '@toolwire/core';
+import type { JsSandbox } from '@toolwire/sandbox';
+import type { CodeInterpreterValue } from '../code-interpreter-value.ts';
+import { CodeExecutionError, InterpreterUnavailableError } from '../errors.ts';
+import { emitEvent } from '../events.ts';
+import type { CodeInterpreterEventHandler } from '../events.ts';
+import { findPython } from './find-python.ts';
+import { MAX_PYTHON_CODE_BYTES, pythonCommand } from './python-runner.ts';
+import { loadSandboxBackend } from './sandbox-backend.ts';
+import type { SandboxBackend } from './sandbox-backend.ts';
+import { changedFiles, imageOutputs, snapshotWorkDir } from './work-dir-files.ts';
+import { createWorkDirSessions } from './work-dir-sessions.ts';
+
+/** Options of `localCodeInterpreter`. */
+export interface LocalCodeInterpreterOptions {
+  language: 'javascript' | 'python';
+  /** Tool name. Default `'run_python'` / `'run_javascript'`. */
+  name?: string;
+  /** Tool description the model reads; the default says what the sandbox allows. */
+  description?: string;
+  /** Where work directories are created. Default the system temp directory. */
+  root?: string;
+  /** Limit per run. Default 10 000 ms for Python, 5 000 ms for JavaScript. */
+  timeoutMs?: number;
+  /** Memory limit per run. Default 512 MB for Python, 64 MB for JavaScript. */
+  memoryLimitMb?: number;
+  /** Cap on captured stdout and stderr, each. Default 1 MiB. */
+  maxOutputBytes?: number;
+  /** A conversation's work dir is removed after this long without a run. Default 20 minutes, like OpenAI's containers. */
+  idleTimeoutMs?: number;
+  /** The Python interpreter; default the first of /usr/bin/python3, /usr/local/bin/python3, /bin/python3. */
+  pythonPath?: string;
+  /**
+   * Which conversation a call belongs to (one work dir each). Default: the identity of the
+   * conversation's first message, which `runTools` passes along, else one shared session.
+   */
+  conversationKey?: (context: ToolExecutionContext) => string | undefined;
+  /** `'none'` runs Python without bubblewrap: only for code you trust. Default `'bubblewrap'`. */
+  isolation?: 'bubblewrap' | 'none';
+  /** Replaces `@toolwire/sandbox`'s functions (other backends, tests). */
+  sandbox?: Partial<SandboxBackend>;
+  /** Reports each run and removed work dirs. */
+  onEvent?: CodeInterpreterEventHandler;
+}
+
+/** Per-run options of `LocalCodeInterpreter.run`. */
+export interface LocalRunOptions {
+  /** The conversation (work dir) to run in. Default `'default'`. */
+  conversation?: string;
+  /** Put in the returned `ToolResult`. */
+  toolCallId?: string;
+}
+
+/** Arguments of the local interpreter tool. */
+export interface LocalCodeInterpreterArgs {
+  code: string;
+}
+
+/**
+ * A function tool that runs model-written code locally in a sandbox, for providers without
+ * a code interpreter of their own. `execute` resolves with a `CodeInterpreterValue` and
+ * throws `CodeExecutionError` (carrying the same value) when the code fails.
+ */
+export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, CodeInterpreterValue> {
+  /** Runs `code` and returns the full `ToolResult`: `message` is stdout, `success: false` on an exception or timeout. */
+  run(code: string, options?: LocalRunOptions): Promise<ToolResult>;
+  /** Removes every work dir and stops the JavaScript sandbox. */
+  dispose(): Promise<void>;
+}
+
+const DEFAULT_CONVERSATION = 'default';
+
+const DESCRIPTIONS = {
+  python:
+    'Runs Python 3 code in a sandbox without network access and returns what it prints; the value of the last expression is printed, as in a notebook. ' +
+    'Files written to the current directory persist for this conversation and are listed in the result. Variables do not persist between calls. Standard library only.',
+  javascript:
+    'Runs JavaScript in an isolated sandbox and returns what console.log prints and the value of the last expression (awaited if it is a promise). ' +
+    'No filesystem, network or Node.js APIs.',
+} as const;
+
+function positive(value: number | undefined, fallback: number, option: string, toolName: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidToolConfigError({ toolName, problem: `${option} must be a positive number, got ${String(value)}.` });
+  }
+  return value;
+}
+
+function validateArgs(args: unknown): ToolValidationResult<LocalCodeInterpreterArgs> {
+  const code = typeof args === 'object' && args !== null ? (args as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string' || code.trim() === '') {
+    return {
+      success: false,
+      message: 'Pass the code to run as a non-empty string: {"code": "print(1 + 1)"}.',
+      issues: [{ path: 'code', message: 'must be a non-empty string' }],
+    };
+  }
+  return { success: true, value: { code } };
+}
+
+function joinText(...parts: string[]): string {
+  return parts.filter((part) => part !== '').join('\n');
+}
+
+function jsRepr(value: unknown): string {
+  if (value === undefined) return '';
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '[a value that cannot be shown as JSON]';
+  }
+}
+
+/**
+ * A local code interpreter tool: JavaScript in a `@toolwire/sandbox` isolate, or Python
+ * 3 under bubblewrap (no network, a memory limit, a timeout), in a work dir that persists
+ * for the conversation. Results have the shape of OpenAI's code interpreter results
+ * (`containerId: 'local:<id>'`), and, unlike OpenAI, a Python exception is reported as a
+ * failure with the traceback in `stderr`.
+ *
+ * @example
+ * const python = localCodeInterpreter({ language: 'python', timeoutMs: 5000 });
+ * const result = await runTools({ model: ollama('qwen3'), messages, tools: [python] });
+ * await python.dispose();
+ */
+export function localCodeInterpreter(options: LocalCodeInterpreterOptions): LocalCodeInterpreter {
+  const { language } = options;
+  if (language !== 'python' && language !== 'javascript') {
+    throw new InvalidToolConfigError({
+      toolName: options.name ?? 'local_code_interpreter',
+      problem: `language must be 'python' or 'javascript', got ${JSON.stringify(language) ?? String(language)}.`,
+    });
+  }
+  const name = options.name ?? (language === 'python' ? 'run_python' : 'run_javascript');
+  const timeoutMs = positive(options.timeoutMs, language === 'python' ? 10_000 : 5_000, 'timeoutMs', name);
+  const memoryLimitMb = positive(options.memoryLimitMb, language === 'python' ? 512 : 64, 'memoryLimitMb', name);
+  const maxOutputBytes = positive(options.maxOutputBytes, 1024 * 1024, 'maxOutputBytes', name);
+  const idleTimeoutMs = positive(options.idleTimeoutMs, 20 * 60_000, 'idleTimeoutMs', name);
+  const isolation = options.isolation ?? 'bubblewrap';
+  if (isolation !== 'bubblewrap' && isolation !== 'none') {
+    throw new InvalidToolConfigError({ toolName: name, problem: "isolation must be 'bubblewrap' or 'none'." });
+  }
+  const { onEvent } = options;
+  const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent });
+  const conversations = new WeakMap<Message, string>();
+  let conversationCount = 0;
+  let backend: Promise<Partial<SandboxBackend>> | undefined;
+  let python: Promise<string> | undefined;
+  let jsSandbox: JsSandbox | undefined;
+
+  function sandboxBackend(): Promise<Partial<SandboxBackend>> {
+    backend ??= (async () => {
+      const injected = options.sandbox ?? {};
+      if (injected.createJsSandbox !== undefined && injected.runCommand !== undefined) return injected;
+      return { ...(await loadSandboxBackend()), ...injected };
+    })();
+    return backend;
+  }
+
+  function conversationOf(context: ToolExecutionContext): string {
+    if (options.conversationKey !== undefined) return options.conversationKey(context) ?? DEFAULT_CONVERSATION;
+    const first = context.messages?.[0];
+    if (first === undefined) return DEFAULT_CONVERSATION;
+    let key = conversations.get(first);
+    if (key === undefined) {
+      key = `conversation-${++conversationCount}`;
+      conversations.set(first, key);
+    }
+    return key;
+  }
+
+  async function runPython(code: string, dir: string): Promise<Pick<CodeInterpreterValue, 'stdout' | 'stderr' | 'exitCode'> & { timedOut: boolean; truncated: boolean }> {
+    if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
+      return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
+    }
+    const { runCommand } = await sandboxBackend();
+    if (runCommand === undefined) {
+      throw new InterpreterUnavailableError({
+        language,
+        message: 'This version of @toolwire/sandbox has no runCommand, which the Python interpreter needs. Update @toolwire/sandbox.',
+      });
+    }
+    python ??= findPython(options.pythonPath);
+    const interpreter = await python.catch((error: unknown) => {
+      python = undefined;
+      throw error;
+    });
+    const result = await runCommand({
+      command: pythonCommand(interpreter, code, memoryLimitMb),
+      cwd: dir,
+      timeoutMs,
+      maxOutputBytes,
+      env: { PYTHONIOENCODING: 'utf-8', PYTHONUNBUFFERED: '1', MPLBACKEND: 'Agg' },
+      network: false,
+      isolation,
+    });
+    return {
+      stdout: result.stdout,
+      stderr: result.stderr,
+      exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
+      timedOut: result.timedOut,
+      truncated: result.truncated,
+    };
+  }
+
+  async function runJavaScript(code: string): Promise<Pick<CodeInterpreterValue, 'stdout' | 'stderr' | 'exitCode'> & { timedOut: boolean; truncated: boolean }> {
+    const { createJsSandbox } = await sandboxBackend();
+    if (createJsSandbox === undefined) {
+      throw new InterpreterUnavailableError({ language, message: 'This version of @toolwire/sandbox has no createJsSandbox. Update @toolwire/sandbox.' });
+    }
+    jsSandbox ??= createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
+    const result = await jsSandbox.run(code);
+    if (result.ok) {
+      return { stdout: joinText(result.logs.join('\n'), jsRepr(result.value)), stderr: '', exitCode: 0, timedOut: false, truncated: false };
+    }
+    const kind = result.error.kind;
+    return {
+      stdout: result.logs.join('\n'),
+      stderr: `${kind === 'error' ? 'Error' : kind}: ${result.error.message}`,
+      exitCode: 1,
+      timedOut: kind === 'timeout',
+      truncated: kind === 'output-limit',
+    };
+  }
+
+  async function run(code: string, runOptions: LocalRunOptions = {}): Promise<ToolResult> {
+    const conversation = runOptions.conversation ?? DEFAULT_CONVERSATION;
+    const started = performance.now();
+    const workDir = await sessions.acquire(conversation);
+    try {
+      const before = await snapshotWorkDir(workDir.path);
+      const outcome = language === 'python' ? await runPython(code, workDir.path) : await runJavaScript(code);
+      const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
+      const value: CodeInterpreterValue = {
+        code,
+        containerId: workDir.containerId,
+        outputs: [...(outcome.stdout === '' ? [] : [{ type: 'logs' as const, logs: outcome.stdout }]), ...(await imageOutputs(files))],
+        files,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+        exitCode: outcome.exitCode,
+      };
+      const success = outcome.exitCode === 0 && !outcome.timedOut;
+      emitEvent(onEvent, {
+        type: 'local-run',
+        containerId: workDir.containerId,
+        language,
+        success,
+        timedOut: outcome.timedOut,
+        durationMs: Math.round(performance.now() - started),
+      });
+      const notes = joinText(
+        outcome.truncated ? `[output cut at ${maxOutputBytes} bytes]` : '',
+        files.length > 0 ? `[files: ${files.map((f) => f.fileId).join(', ')}]` : '',
+      );
+      const result: ToolResult = {
+        toolCallId: runOptions.toolCallId ?? '',
+        name,
+        success,
+        message: success ? joinText(outcome.stdout, notes) || '(no output)' : joinText(outcome.stdout, outcome.stderr, notes),
+        value,
+      };
+      if (outcome.timedOut) {
+        result.message = joinText(outcome.stdout, `Timed out after ${timeoutMs} ms and was stopped. Make the code faster or do less per call.`, notes);
+        result.error = { type: 'timeout', message: result.message };
+      } else if (!success) {
+        result.error = { type: 'execution_error', message: result.message };
+      }
+      return result;
+    } finally {
+      sessions.release(conversation);
+    }
+  }
+
+  return {
+    type: 'function',
+    name,
+    description: options.description ?? DESCRIPTIONS[language],
+    inputSchema: {
+      type: 'object',
+      properties: { code: { type: 'string', description: language === 'python' ? 'Python 3 source to run.' : 'JavaScript source to run.' } },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    validate: validateArgs,
+    async execute(args, context) {
+      const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId });
+      const value = result.value as CodeInterpreterValue;
+      if (result.success) return value;
+      throw new CodeExecutionError({ kind: result.error?.type === 'timeout' ? 'timeout' : 'error', message: result.message, value });
+    },
+    run,
+    async dispose() {
+      const sandbox = jsSandbox;
+      jsSandbox = undefined;
+      await Promise.all([sessions.dispose(), sandbox?.dispose()]);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { emitEvent } from '../events.ts';
+import type { CodeInterpreterEventHandler } from '../events.ts';
+
+/** One conversation's work directory. */
+export interface WorkDir {
+  /** `local:<id>`, reported as the result's `containerId`. */
+  containerId: string;
+  path: string;
+}
+
+interface Session extends WorkDir {
+  busy: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Options of `createWorkDirSessions`. */
+export interface WorkDirSessionsOptions {
+  /** Parent directory of the work dirs. */
+  root: string;
+  /** Remove a work dir after this long without a run. */
+  idleTimeoutMs: number;
+  onEvent?: CodeInterpreterEventHandler;
+}
+
+/**
+ * Work directories keyed by conversation: created on first use, kept while the
+ * conversation runs code, removed after `idleTimeoutMs` without a run (never during one).
+ */
+export interface WorkDirSessions {
+  /** The work dir of `key`, created if needed; call `release` when the run ends. */
+  acquire(key: string): Promise<WorkDir>;
+  release(key: string): void;
+  /** Removes every work dir now. */
+  dispose(): Promise<void>;
+}
+
+/** Creates the work-dir manager of a local interpreter. */
+export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirSessions {
+  const { root, idleTimeoutMs, onEvent } = options;
+  const sessions = new Map<string, Promise<Session>>();
+
+  async function remove(key: string, reason: 'idle' | 'disposed'): Promise<void> {
+    const pending = sessions.get(key);
+    if (pending === undefined) return;
+    sessions.delete(key);
+    const session = await pending;
+    if (session.timer !== undefined) clearTimeout(session.timer);
+    await rm(session.path, { recursive: true, force: true });
+    emitEvent(onEvent, { type: 'work-dir-removed', containerId: session.containerId, reason });
+  }
+
+  function schedule(key: string, session: Session): void {
+    if (session.timer !== undefined) clearTimeout(session.timer);
+    session.timer = setTimeout(() => {
+      if (session.busy === 0) void remove(key, 'idle');
+    }, idleTimeoutMs);
+    // An idle work dir must not keep the process alive.
+    session.timer.unref();
+  }
+
+  return {
+    async acquire(key) {
+      let pending = sessions.get(key);
+      if (pending === undefined) {
+        pending = (async () => {
+          const path = await mkdtemp(join(root, 'toolwire-ci-'));
+          const id = path.slice(path.lastIndexOf('toolwire-ci-') + 'toolwire-ci-'.length);
+          return { containerId: `local:${id}`, path, busy: 0, timer: undefined };
+        })();
+        sessions.set(key, pending);
+      }
+      const session = await pending;
+      session.busy++;
+      if (session.timer !== undefined) clearTimeout(session.timer);
+      return { containerId: session.containerId, path: session.path };
+    },
+
+    release(key) {
+      void sessions.get(key)?.then((session) => {
+        session.busy = Math.max(0, session.busy - 1);
+        if (session.busy === 0) schedule(key, session);
+      });
+    },
+
+    async dispose() {
+      await Promise.all([...sessions.keys()].map((key) => remove(key, 'disposed')));
+    },
+  };
+}

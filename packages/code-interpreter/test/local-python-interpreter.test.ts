@@ -1,0 +1,180 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidToolConfigError } from '@toolwire/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InterpreterUnavailableError, localCodeInterpreter } from '../src/index.ts';
+import type { CodeInterpreterEvent, CodeInterpreterValue, LocalCodeInterpreter, LocalCodeInterpreterOptions } from '../src/index.ts';
+import { sandboxForTests } from './helpers/sandbox-for-tests.ts';
+
+let root: string;
+const interpreters: LocalCodeInterpreter[] = [];
+
+function python(options: Partial<LocalCodeInterpreterOptions> = {}): LocalCodeInterpreter {
+  const interpreter = localCodeInterpreter({ language: 'python', root, sandbox: sandboxForTests, ...options });
+  interpreters.push(interpreter);
+  return interpreter;
+}
+
+function valueOf(result: { value?: unknown }): CodeInterpreterValue {
+  return result.value as CodeInterpreterValue;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'toolwire-ci-local-'));
+});
+afterEach(async () => {
+  await Promise.all(interpreters.splice(0).map((i) => i.dispose()));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('localCodeInterpreter (python)', () => {
+  it('returns stdout as the message, with the last expression printed like a notebook', async () => {
+    const result = await python().run('print("rolling")\ntotal = sum(range(10))\ntotal * 2', { toolCallId: 'call_1' });
+    expect(result).toMatchObject({ toolCallId: 'call_1', name: 'run_python', success: true, message: 'rolling\n90\n' });
+    const value = valueOf(result);
+    expect(value).toMatchObject({ stdout: 'rolling\n90\n', stderr: '', exitCode: 0, files: [], outputs: [{ type: 'logs', logs: 'rolling\n90\n' }] });
+    expect(value.containerId).toMatch(/^local:/);
+    expect(value.code).toContain('total * 2');
+  });
+
+  it('reports a Python exception as a failure with the traceback in stderr', async () => {
+    const result = await python().run('print("before")\nimport os\nos.path.getsize(missing_name)');
+    expect(result.success).toBe(false);
+    expect(result.error?.type).toBe('execution_error');
+    const value = valueOf(result);
+    expect(value.exitCode).toBe(1);
+    expect(value.stdout).toBe('before\n');
+    expect(value.stderr).toContain('Traceback (most recent call last):');
+    expect(value.stderr).toContain('File "<cell>", line 3');
+    expect(value.stderr).toContain("NameError: name 'missing_name' is not defined");
+    expect(value.stderr).not.toContain('exec(compile');
+    expect(result.message).toContain('NameError');
+  });
+
+  it('reports a syntax error with the line it is on', async () => {
+    const value = valueOf(await python().run('x = 1\ndef broken(:\n    pass'));
+    expect(value.stderr).toContain('line 2');
+    expect(value.stderr).toContain('SyntaxError');
+  });
+
+  it('stops code that runs past the timeout and says so', async () => {
+    const result = await python({ timeoutMs: 1000 }).run('while True:\n    pass');
+    expect(result.success).toBe(false);
+    expect(result.error?.type).toBe('timeout');
+    expect(result.message).toContain('Timed out after 1000 ms');
+  });
+
+  it('lists a file the code wrote, with its path, and keeps it for the next call of the conversation', async () => {
+    const interpreter = python();
+    const first = await interpreter.run('import os\nos.makedirs("out", exist_ok=True)\nopen("out/report.csv", "w").write("a,b\\n1,2\\n")', {
+      conversation: 'c1',
+    });
+    const [file] = valueOf(first).files;
+    expect(file).toMatchObject({ fileId: 'out/report.csv', filename: 'report.csv', bytes: 8, containerId: valueOf(first).containerId });
+    expect(existsSync(file!.path!)).toBe(true);
+    expect(first.message).toContain('[files: out/report.csv]');
+
+    const second = await interpreter.run('open("out/report.csv").read()', { conversation: 'c1' });
+    expect(second.message).toBe("'a,b\\n1,2\\n'\n");
+    expect(valueOf(second).files).toEqual([]);
+    expect(valueOf(second).containerId).toBe(valueOf(first).containerId);
+
+    const other = await interpreter.run('import os\nos.path.exists("out/report.csv")', { conversation: 'c2' });
+    expect(other.message).toBe('False\n');
+    expect(valueOf(other).containerId).not.toBe(valueOf(first).containerId);
+  });
+
+  it('returns a written image as a data-URL image output, as OpenAI does', async () => {
+    // A 1x1 PNG, written without any third-party library.
+    const code = [
+      'import base64',
+      'png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")',
+      'open("plot.png", "wb").write(png)',
+    ].join('\n');
+    const value = valueOf(await python().run(code));
+    expect(value.outputs).toContainEqual({ type: 'image', url: expect.stringMatching(/^data:image\/png;base64,iVBORw0KGgo/) });
+    expect(value.files.map((f) => f.filename)).toEqual(['plot.png']);
+  });
+
+  it('does not follow a symlink the code planted in its work dir', async () => {
+    const value = valueOf(await python().run('import os\nos.symlink("/etc/hostname", "leak.png")\nopen("real.txt", "w").write("x")'));
+    expect(value.files.map((f) => f.fileId)).toEqual(['real.txt']);
+    expect(value.outputs.filter((o) => o.type === 'image')).toEqual([]);
+  });
+
+  it('refuses network access', async () => {
+    let connections = 0;
+    const server = createServer((_req, res) => res.end('reached'));
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await python().run(`import urllib.request\nurllib.request.urlopen("http://127.0.0.1:${port}/", timeout=3).read()`);
+      expect(result.success).toBe(false);
+      expect(valueOf(result).stderr).toMatch(/URLError|ConnectionRefused|Network is unreachable/);
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('caps memory', async () => {
+    const result = await python({ memoryLimitMb: 128 }).run('block = bytearray(512 * 1024 * 1024)');
+    expect(result.success).toBe(false);
+    expect(valueOf(result).stderr).toContain('MemoryError');
+  });
+
+  it('explains how to fix a missing python3', async () => {
+    const error = await python({ pythonPath: '/nonexistent/python3' })
+      .run('1')
+      .catch((e: unknown) => e);
+    expect(InterpreterUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('apt-get install python3');
+    expect((error as Error).message).toContain('pythonPath');
+  });
+
+  it('removes a work dir after the idle time and reports it', async () => {
+    const events: CodeInterpreterEvent[] = [];
+    const interpreter = python({ idleTimeoutMs: 50, onEvent: (e) => events.push(e) });
+    const result = await interpreter.run('open("a.txt", "w").write("x")');
+    const dir = valueOf(result).files[0]!.path!.replace(/\/a\.txt$/, '');
+    await vi.waitFor(() => expect(existsSync(dir)).toBe(false), { timeout: 5000 });
+    expect(events.map((e) => e.type)).toEqual(['local-run', 'work-dir-removed']);
+    expect(events[1]).toMatchObject({ reason: 'idle', containerId: valueOf(result).containerId });
+  });
+
+  it('removes every work dir on dispose', async () => {
+    const interpreter = python();
+    await interpreter.run('1', { conversation: 'a' });
+    await interpreter.run('1', { conversation: 'b' });
+    expect((await readdir(root)).length).toBeGreaterThanOrEqual(2);
+    await interpreter.dispose();
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('validates arguments with a message the model can act on', () => {
+    const tool = python();
+    expect(tool.validate({ code: 'print(1)' })).toEqual({ success: true, value: { code: 'print(1)' } });
+    const invalid = tool.validate({ source: 'print(1)' });
+    if (invalid.success) throw new Error('expected a validation failure');
+    expect(invalid.message).toContain('{"code"');
+  });
+
+  it('is a plain function tool any provider can offer', () => {
+    const tool = python();
+    expect(tool).toMatchObject({ type: 'function', name: 'run_python', inputSchema: { required: ['code'] } });
+    expect(tool.description).toContain('without network access');
+  });
+
+  it('rejects invalid options before running anything', () => {
+    expect(() => localCodeInterpreter({ language: 'ruby' as never })).toThrow(InvalidToolConfigError);
+    expect(() => localCodeInterpreter({ language: 'python', timeoutMs: -1 })).toThrow(/timeoutMs must be a positive number/);
+    expect(() => localCodeInterpreter({ language: 'python', isolation: 'docker' as never })).toThrow(InvalidToolConfigError);
+  });
+});
