@@ -1,0 +1,87 @@
+import OpenAI from 'openai';
+import type { ChatModel } from '@toolwire/core';
+import { listOpenAIModels } from './list-models.ts';
+import type { OpenAIModelInfo } from './list-models.ts';
+import type { OpenAIClientContext } from './openai-client-context.ts';
+import { OpenAIChatModel } from './openai-chat-model.ts';
+import type { OpenAIModelSettings } from './openai-model-settings.ts';
+import { OpenAIResponsesModel } from './openai-responses-model.ts';
+import { withTextToolsSetting } from './text-tools-model.ts';
+
+/** Options of `createOpenAI`. */
+export interface OpenAIProviderOptions {
+  /** Default: `OPENAI_API_KEY`. Compatible local servers that need no key get a placeholder. */
+  apiKey?: string;
+  /** Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
+  baseURL?: string;
+  organization?: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch;
+  /** Retries of 408/409/429/5xx and connection errors (the SDK's; default 2). */
+  maxRetries?: number;
+  /** Per-request timeout in milliseconds (the SDK's default is 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** Models of one OpenAI (or OpenAI-compatible) endpoint. */
+export interface OpenAIProvider {
+  /** A Chat Completions model. */
+  chat(modelId: string, settings?: OpenAIModelSettings): ChatModel;
+  /** A Responses API model (provider tools such as the code interpreter live here). */
+  responses(modelId: string, settings?: OpenAIModelSettings): ChatModel;
+  /** The models the endpoint offers (`GET /models`). */
+  listModels(options?: { signal?: AbortSignal }): Promise<OpenAIModelInfo[]>;
+  /** The base URL requests go to. */
+  readonly baseURL: string;
+}
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+function envValue(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * Creates an OpenAI provider on the official `openai` SDK. Works with api.openai.com and
+ * with servers that speak its API (vLLM, LM Studio, llama.cpp, Ollama's `/v1`).
+ *
+ * @example
+ * const openai = createOpenAI();
+ * const response = await openai.chat('gpt-4.1-mini').generate({ messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
+  const baseURL = (options.baseURL ?? envValue('OPENAI_BASE_URL') ?? OPENAI_BASE_URL).replace(/\/+$/u, '');
+  const isOpenAI = baseURL === OPENAI_BASE_URL;
+  let client: OpenAI | undefined;
+  const context: OpenAIClientContext = {
+    baseURL,
+    isOpenAI,
+    client() {
+      // Created on first use, so a provider can be set up before its key is known.
+      client ??= new OpenAI({
+        // A local compatible server usually needs no key; the SDK insists on one.
+        apiKey: options.apiKey ?? envValue('OPENAI_API_KEY') ?? (isOpenAI ? undefined : 'no-api-key'),
+        baseURL,
+        ...(options.organization !== undefined ? { organization: options.organization } : {}),
+        ...(options.headers !== undefined ? { defaultHeaders: options.headers } : {}),
+        ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      });
+      return client;
+    },
+  };
+  function withSettings(native: ChatModel, settings: OpenAIModelSettings | undefined): ChatModel {
+    const mode = settings?.textTools ?? false;
+    if (mode === false) return native;
+    return withTextToolsSetting(native, { mode, ...(settings?.textToolsFormat !== undefined ? { format: settings.textToolsFormat } : {}) });
+  }
+  return {
+    baseURL,
+    chat: (modelId, settings) => withSettings(new OpenAIChatModel({ modelId, context, ...(settings ? { settings } : {}) }), settings),
+    responses: (modelId, settings) => withSettings(new OpenAIResponsesModel({ modelId, context }), settings),
+    listModels: (listOptions) => listOpenAIModels(context, listOptions),
+  };
+}

@@ -1,0 +1,83 @@
+import { generateId } from '@toolwire/core';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
+import { abortReason, mapOpenAIError } from './map-openai-error.ts';
+import type { OpenAIClientContext } from './openai-client-context.ts';
+import { requestOptions } from './openai-client-context.ts';
+import { buildChatRequest } from './openai-chat-request.ts';
+import { mapChatResponse } from './openai-chat-response.ts';
+import { createChatStreamMapper } from './openai-chat-stream.ts';
+import type { OpenAIModelSettings } from './openai-model-settings.ts';
+
+const newCallId = (): string => generateId('call_');
+
+/** A model behind the Chat Completions API (OpenAI, vLLM, LM Studio, llama.cpp, Ollama's `/v1`). */
+export class OpenAIChatModel implements ChatModel {
+  readonly provider = 'openai';
+  readonly modelId: string;
+  readonly #context: OpenAIClientContext;
+  readonly #settings: OpenAIModelSettings;
+
+  constructor(options: { modelId: string; context: OpenAIClientContext; settings?: OpenAIModelSettings }) {
+    this.modelId = options.modelId;
+    this.#context = options.context;
+    this.#settings = options.settings ?? {};
+  }
+
+  #build(request: ChatRequest, stream: boolean): ReturnType<typeof buildChatRequest> {
+    return buildChatRequest({
+      modelId: this.modelId,
+      request,
+      stream,
+      ...(this.#settings.systemMessageMode !== undefined ? { systemMessageMode: this.#settings.systemMessageMode } : {}),
+      maxTokensParameter: this.#settings.maxTokensParameter ?? (this.#context.isOpenAI ? 'max_completion_tokens' : 'max_tokens'),
+    });
+  }
+
+  #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal };
+  }
+
+  /** One Chat Completions call. */
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const built = this.#build(request, false);
+    let completion;
+    try {
+      completion = await this.#context.client().chat.completions.create({ ...built.body, stream: false }, requestOptions(request));
+    } catch (error) {
+      throw mapOpenAIError(error, this.#errorContext(request));
+    }
+    const response = mapChatResponse(completion, {
+      generateId: newCallId,
+      ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+    });
+    return { ...response, warnings: [...built.warnings, ...response.warnings] };
+  }
+
+  /** One streamed Chat Completions call; throws from the first `next()` when the call cannot start. */
+  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    const built = this.#build(request, true);
+    let chunks;
+    try {
+      chunks = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request));
+    } catch (error) {
+      throw mapOpenAIError(error, this.#errorContext(request));
+    }
+    for (const warning of built.warnings) yield { type: 'warning', warning };
+    const mapper = createChatStreamMapper({
+      generateId: newCallId,
+      ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+    });
+    try {
+      for await (const chunk of chunks) yield* mapper.push(chunk);
+    } catch (error) {
+      yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
+      return;
+    }
+    // The SDK ends an aborted stream quietly; say why it stopped.
+    if (request.signal?.aborted === true) {
+      yield { type: 'error', error: abortReason(request.signal) };
+      return;
+    }
+    yield* mapper.end();
+  }
+}

@@ -1,0 +1,97 @@
+import type { ChatResponse, ToolCall, Warning } from '@toolwire/core';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
+import { mapChatUsage } from './openai-usage.ts';
+import { toToolCall } from './tool-call-arguments.ts';
+
+/** Options of `mapChatResponse`. */
+export interface MapChatResponseOptions {
+  /** `false` keeps only the first call, with a warning. */
+  parallelToolCalls?: boolean;
+  /** Makes ids for calls a server sent without one. */
+  generateId: () => string;
+}
+
+/** Fields compatible servers add to messages and deltas (vLLM, DeepSeek: `reasoning_content`; Ollama: `reasoning`). */
+interface ReasoningFields {
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}
+
+/** The reasoning text a compatible server put beside the content, if any. */
+export function readReasoning(value: object): string | undefined {
+  const fields = value as ReasoningFields;
+  if (typeof fields.reasoning_content === 'string') return fields.reasoning_content;
+  if (typeof fields.reasoning === 'string') return fields.reasoning;
+  return undefined;
+}
+
+/** llama.cpp once sent `arguments` as an object; keep it readable as JSON text. */
+export function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value);
+}
+
+/** Warning for calls dropped because `parallelToolCalls` was `false`. */
+export function droppedCallsWarning(count: number): Warning {
+  return {
+    type: 'other',
+    message: `The model made ${count + 1} tool calls although parallelToolCalls was false; only the first was kept.`,
+  };
+}
+
+/**
+ * Maps a Chat Completions response to core's `ChatResponse` (pure): content, tool calls
+ * with parsed arguments, refusal, reasoning of compatible servers, finish reason, usage.
+ */
+export function mapChatResponse(completion: ChatCompletion, options: MapChatResponseOptions): ChatResponse {
+  const choice = completion.choices[0];
+  const warnings: Warning[] = [];
+  const message = choice?.message;
+  const text = message?.content ?? '';
+  const rawFinish = choice?.finish_reason;
+  const wireCalls = message?.tool_calls ?? [];
+  let toolCalls: ToolCall[] = [];
+  wireCalls.forEach((call, position) => {
+    if (call.type !== 'function') {
+      warnings.push({ type: 'unsupported-tool', toolName: call.custom.name, message: 'Custom tool calls are not supported.' });
+      return;
+    }
+    toolCalls.push(
+      toToolCall({
+        id: call.id === '' ? options.generateId() : call.id,
+        name: call.function.name,
+        rawArguments: argumentsText(call.function.arguments),
+        // Cut off by the token limit: the last call is the one being written.
+        truncated: rawFinish === 'length' && position === wireCalls.length - 1,
+      }),
+    );
+  });
+  if (options.parallelToolCalls === false && toolCalls.length > 1) {
+    warnings.push(droppedCallsWarning(toolCalls.length - 1));
+    toolCalls = toolCalls.slice(0, 1);
+  }
+  const reasoning = message ? readReasoning(message) : undefined;
+  const refusal = message?.refusal ?? undefined;
+  const response: ChatResponse = {
+    text,
+    toolCalls,
+    toolResults: [],
+    finishReason: mapChatFinishReason(rawFinish, toolCalls.length > 0),
+    warnings,
+    message: {
+      role: 'assistant',
+      content: text,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(reasoning !== undefined ? { reasoning } : {}),
+    },
+    responseId: completion.id,
+    modelId: completion.model,
+  };
+  const usage = mapChatUsage(completion.usage);
+  if (usage) response.usage = usage;
+  if (reasoning !== undefined) response.reasoning = reasoning;
+  if (refusal !== undefined) response.refusal = refusal;
+  return response;
+}

@@ -1,0 +1,90 @@
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolResult } from '@toolwire/core';
+import { abortReason, mapOpenAIError } from './map-openai-error.ts';
+import type { OpenAIClientContext } from './openai-client-context.ts';
+import { requestOptions } from './openai-client-context.ts';
+import { buildResponsesRequest } from './openai-responses-request.ts';
+import { mapResponsesResponse } from './openai-responses-response.ts';
+import { createResponsesStreamMapper } from './openai-responses-stream.ts';
+import { resolveProviderToolResult } from './provider-tool-output.ts';
+
+/** A model behind OpenAI's Responses API, with provider tools such as the code interpreter. */
+export class OpenAIResponsesModel implements ChatModel {
+  readonly provider = 'openai';
+  readonly modelId: string;
+  readonly #context: OpenAIClientContext;
+
+  constructor(options: { modelId: string; context: OpenAIClientContext }) {
+    this.modelId = options.modelId;
+    this.#context = options.context;
+  }
+
+  #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal };
+  }
+
+  /** One Responses call; provider-tool results come from each tool's `handleProviderOutput`. */
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const built = buildResponsesRequest({ modelId: this.modelId, request });
+    let wire;
+    try {
+      wire = await this.#context.client().responses.create({ ...built.body, stream: false }, requestOptions(request));
+    } catch (error) {
+      throw mapOpenAIError(error, this.#errorContext(request));
+    }
+    const mapped = mapResponsesResponse(wire, { providerTools: built.providerTools });
+    const toolResults: ToolResult[] = [];
+    for (const output of mapped.providerOutputs) {
+      toolResults.push(
+        await resolveProviderToolResult(output, {
+          modelId: this.modelId,
+          annotations: mapped.annotations,
+          ...(request.signal ? { signal: request.signal } : {}),
+        }),
+      );
+    }
+    const { response } = mapped;
+    return {
+      ...response,
+      toolResults,
+      warnings: [...built.warnings, ...response.warnings],
+      message: { ...response.message, ...(toolResults.length > 0 ? { toolResults } : {}) },
+    };
+  }
+
+  /** One streamed Responses call; throws from the first `next()` when the call cannot start. */
+  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    const built = buildResponsesRequest({ modelId: this.modelId, request });
+    let events;
+    try {
+      events = await this.#context.client().responses.create({ ...built.body, stream: true }, requestOptions(request));
+    } catch (error) {
+      throw mapOpenAIError(error, this.#errorContext(request));
+    }
+    for (const warning of built.warnings) yield { type: 'warning', warning };
+    const mapper = createResponsesStreamMapper({ providerTools: built.providerTools });
+    try {
+      for await (const event of events) {
+        for (const part of mapper.push(event)) {
+          if (part.type !== 'provider-output') {
+            yield part;
+            continue;
+          }
+          const result = await resolveProviderToolResult(part.output, {
+            modelId: this.modelId,
+            annotations: part.annotations,
+            ...(request.signal ? { signal: request.signal } : {}),
+          });
+          yield { type: 'tool-result', result };
+        }
+      }
+    } catch (error) {
+      yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
+      return;
+    }
+    if (request.signal?.aborted === true) {
+      yield { type: 'error', error: abortReason(request.signal) };
+      return;
+    }
+    yield* mapper.end();
+  }
+}
