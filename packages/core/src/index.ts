@@ -47,3 +47,21 @@ export { generateId } from './generate-id.ts';
 export { parseArguments } from './parse-arguments.ts';
 export type { ParseArgumentsOptions } from './parse-arguments.ts';
 export { isProviderTool, partitionTools } from './provider-tools.ts';
+export { defineTool } from './define-tool.ts';
+export type { ToolDefinition } from './define-tool.ts';
+export { ToolRegistry } from './tool-registry.ts';
+export type { ToolRegistryOptions } from './tool-registry.ts';
+export type { RateLimit, TakeResult } from './token-bucket.ts';
+export { executeToolCall } from './execute-tool-call.ts';
+export type { ExecuteToolCallOptions } from './execute-tool-call.ts';
+export { runTools } from './run-tools.ts';
+export { runToolsStream } from './run-tools-stream.ts';
+export type { RunToolsStream } from './run-tools-stream.ts';
+export type {
+  RunToolsEvent,
+  RunToolsOptions,
+  RunToolsResult,
+  RunToolsSettings,
+  RunToolsStep,
+  RunToolsStoppedBy,
+} from './run-tools-types.ts';

@@ -35,6 +35,11 @@ export type ToolValidationResult<TArgs> =
 export interface Tool<TArgs = Record<string, unknown>, TResult = unknown> extends FunctionToolSpec {
   /** Checks (and, for zod schemas, transforms) arguments; messages are written for the model. */
   validate(args: unknown): ToolValidationResult<TArgs>;
-  /** Runs the tool. A tool without `execute` is answered by the caller (a client-side tool). */
-  execute?: (args: TArgs, context: ToolExecutionContext) => TResult | Promise<TResult>;
+  /**
+   * Runs the tool. A tool without `execute` is answered by the caller (a client-side tool).
+   * Declared as a method (bivariant) so a `Tool<{ q: string }>` fits where a
+   * `Tool<unknown>` is expected; `this: void` keeps it safe to pass around unbound.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- `this: void` is the unbound-method remedy
+  execute?(this: void, args: TArgs, context: ToolExecutionContext): TResult | Promise<TResult>;
 }

@@ -1,0 +1,147 @@
+import type { ToolRegistry } from './tool-registry.ts';
+import { toolFailure, toolSuccess } from './tool-results.ts';
+import type { Message } from './types/message.ts';
+import type { ToolCall } from './types/tool-call.ts';
+import type { ToolResult } from './types/tool-result.ts';
+
+/** Options of `executeToolCall`. */
+export interface ExecuteToolCallOptions {
+  /** Where the tool, permissions, rate limits and the concurrency limit come from. */
+  registry: ToolRegistry;
+  /** Who asks (an API key id, a user): checked against permissions and rate limits. */
+  principal?: string;
+  /** Aborting it stops the tool (its `signal` fires) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /**
+   * Time allowed for the call, from the moment `executeToolCall` starts (waiting for a
+   * concurrency slot included). When it runs out, the tool's signal fires and the result
+   * is a `timeout`, even if the tool ignores its signal.
+   */
+  timeoutMs?: number;
+  /** The conversation so far, passed on to the tool's context. */
+  messages?: readonly Message[];
+}
+
+type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: unknown } | { kind: 'stopped' };
+
+/**
+ * Runs one tool call and returns its `ToolResult`. Tool failures never throw: they come
+ * back as results the model can read (`unknown_tool`, `permission_denied`, `rate_limited`,
+ * `validation_error`, `execution_error`, `timeout`, and `unsupported` for provider-executed
+ * calls and tools without `execute`). It rejects only when `signal` aborts.
+ *
+ * A concurrency slot is held until the tool's promise settles, even after a timeout, so
+ * `maxConcurrency` counts tools that really still run.
+ *
+ * @example const result = await executeToolCall(call, { registry, principal: 'key_1', timeoutMs: 10_000 });
+ */
+export async function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
+  const { registry, principal, signal, timeoutMs, messages } = options;
+  signal?.throwIfAborted();
+  const { name } = call;
+
+  if (call.providerExecuted === true) {
+    return toolFailure(call, 'unsupported', `Tool "${name}" is run by the provider; its result comes from the provider.`);
+  }
+  const tool = registry.get(name);
+  if (!tool) {
+    const available = registry.list(principal).map((t) => t.name);
+    const list = available.length > 0 ? available.join(', ') : '(none)';
+    return toolFailure(call, 'unknown_tool', `Unknown tool "${name}". Available tools: ${list}. Call one of these instead.`);
+  }
+  if (!registry.isAllowed(name, principal)) {
+    return toolFailure(call, 'permission_denied', `Tool "${name}" is not allowed for this caller. Answer without it.`);
+  }
+  if (call.invalid) {
+    return toolFailure(
+      call,
+      'validation_error',
+      `The arguments of "${name}" could not be read: ${call.invalid.message}. Send them again as one JSON object that matches the tool's schema.`,
+    );
+  }
+  const validated = tool.validate(call.arguments);
+  if (!validated.success) {
+    return toolFailure(call, 'validation_error', `Invalid arguments for "${name}": ${validated.message}. Fix them and call "${name}" again.`);
+  }
+  if (!tool.execute) {
+    return toolFailure(call, 'unsupported', `Tool "${name}" has no handler here; the client answers this call.`);
+  }
+  const rate = registry.takeRateLimit(name, principal);
+  if (!rate.allowed) {
+    const wait = Number.isFinite(rate.retryAfterMs) ? `wait ${Math.ceil(rate.retryAfterMs / 1000)} s before calling it again` : 'do not call it again';
+    return toolFailure(call, 'rate_limited', `Tool "${name}" was called too often; ${wait}.`);
+  }
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const onCallerAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(new DOMException(`Tool "${name}" timed out after ${timeoutMs} ms.`, 'TimeoutError'));
+        }, timeoutMs);
+  const cleanup = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    signal?.removeEventListener('abort', onCallerAbort);
+  };
+
+  let release: () => void;
+  try {
+    release = await registry.acquireSlot(controller.signal);
+  } catch (error) {
+    cleanup();
+    if (signal?.aborted) throw signal.reason;
+    if (timedOut) {
+      return toolFailure(call, 'timeout', `Tool "${name}" did not get a free slot within ${timeoutMs} ms (too many tools running); try again later.`);
+    }
+    throw error;
+  }
+
+  const context = { toolCallId: call.id, signal: controller.signal, principal, messages };
+  const run = new Promise<unknown>((resolve) => {
+    resolve(tool.execute?.(validated.value, context));
+  });
+  void run.then(release, release);
+  const outcome = await new Promise<Outcome>((resolve) => {
+    run.then(
+      (value) => resolve({ kind: 'returned', value }),
+      (error: unknown) => resolve({ kind: 'threw', error }),
+    );
+    if (controller.signal.aborted) resolve({ kind: 'stopped' });
+    controller.signal.addEventListener('abort', () => resolve({ kind: 'stopped' }), { once: true });
+  });
+  cleanup();
+
+  if (signal?.aborted) throw signal.reason;
+  if (timedOut) {
+    return toolFailure(call, 'timeout', `Tool "${name}" timed out after ${timeoutMs} ms. Try simpler arguments or answer without it.`);
+  }
+  switch (outcome.kind) {
+    case 'returned':
+      return (
+        toolSuccess(call, outcome.value) ??
+        toolFailure(call, 'execution_error', `Tool "${name}" returned a value that cannot be written as JSON.`)
+      );
+    case 'threw':
+      return toolFailure(call, 'execution_error', `Tool "${name}" failed: ${errorText(outcome.error)}`);
+    case 'stopped':
+      return toolFailure(call, 'execution_error', `Tool "${name}" was stopped.`);
+    default: {
+      const unexpected: never = outcome;
+      return unexpected;
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

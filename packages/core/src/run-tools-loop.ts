@@ -1,0 +1,219 @@
+import { executeToolCall } from './execute-tool-call.ts';
+import { isProviderTool } from './provider-tools.ts';
+import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
+import { ToolRegistry } from './tool-registry.ts';
+import { toolFailure } from './tool-results.ts';
+import type { ChatRequest, ToolSpec } from './types/chat-request.ts';
+import type { ChatResponse } from './types/chat-response.ts';
+import type { Message, ToolMessage } from './types/message.ts';
+import type { Tool } from './types/tool.ts';
+import type { ToolCall } from './types/tool-call.ts';
+import type { ToolChoice } from './types/tool-choice.ts';
+import type { ToolResult } from './types/tool-result.ts';
+import type { Usage } from './types/usage.ts';
+
+/** How one step's model call is made: `generate`, or a stream that is passed on. */
+export type CallModel = (request: ChatRequest) => Promise<ChatResponse>;
+
+/** The loop behind `runTools` and `runToolsStream`. */
+export interface ToolLoopInput {
+  options: RunToolsOptions;
+  callModel: CallModel;
+  /** The signal of the whole run (the caller's, maybe combined with the stream's own). */
+  signal: AbortSignal | undefined;
+  /** Told about each result of a call run here, as soon as it is ready. */
+  onToolResult?: (result: ToolResult) => void;
+}
+
+const DEFAULT_MAX_STEPS = 10;
+
+/** Runs model calls and tool calls until an answer, client calls, `maxSteps`, or an abort. */
+export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult> {
+  const { options, callModel, signal, onToolResult } = input;
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new RangeError(`maxSteps must be a whole number >= 1, got ${String(maxSteps)}.`);
+  }
+  const parallel = options.parallelToolCalls ?? true;
+  const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
+  const plan = planTools(tools, options.registry, options.principal);
+  const emit = async (event: RunToolsEvent): Promise<void> => {
+    if (options.onEvent) await options.onEvent(event);
+  };
+
+  const history: Message[] = [...options.messages];
+  const newMessages: Message[] = [];
+  const steps: RunToolsStep[] = [];
+  let usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+  for (let stepNumber = 1; ; stepNumber++) {
+    signal?.throwIfAborted();
+    const request = buildRequest({ options, tools, history, stepNumber, parallel, signal });
+    await emit({ type: 'step-start', stepNumber, request });
+    const response = await callModel(request);
+    signal?.throwIfAborted();
+    if (response.usage) usage = addUsage(usage, response.usage);
+    history.push(response.message);
+    newMessages.push(response.message);
+
+    const local: ToolCall[] = [];
+    const pending: ToolCall[] = [];
+    for (const call of response.toolCalls) {
+      const handledBy = call.providerExecuted === true ? 'provider' : plan.isClientCall(call) ? 'client' : 'local';
+      if (handledBy === 'local') local.push(call);
+      else if (handledBy === 'client') pending.push(call);
+      await emit({ type: 'tool-call', stepNumber, toolCall: call, handledBy });
+    }
+
+    const execute = async (call: ToolCall): Promise<ToolResult> => {
+      const result = await plan.execute(call, { options, signal, history });
+      onToolResult?.(result);
+      await emit({ type: 'tool-result', stepNumber, toolCall: call, result });
+      return result;
+    };
+    const results: ToolResult[] = [];
+    if (parallel) results.push(...(await Promise.all(local.map(execute))));
+    else for (const call of local) results.push(await execute(call));
+    signal?.throwIfAborted();
+
+    for (const [index, call] of local.entries()) {
+      const result = results[index];
+      if (!result) continue;
+      const message: ToolMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.message, result };
+      history.push(message);
+      newMessages.push(message);
+    }
+
+    const step: RunToolsStep = {
+      stepNumber,
+      response,
+      text: response.text,
+      finishReason: response.finishReason,
+      toolCalls: response.toolCalls,
+      toolResults: [...results, ...response.toolResults],
+      pendingToolCalls: pending,
+    };
+    if (response.usage) step.usage = response.usage;
+    steps.push(step);
+    await emit({ type: 'step-finish', step });
+
+    let stoppedBy: RunToolsStoppedBy | undefined;
+    if (pending.length > 0) stoppedBy = 'client-tool-calls';
+    else if (local.length === 0) stoppedBy = 'answer';
+    else if (stepNumber >= maxSteps) stoppedBy = 'max-steps';
+    if (stoppedBy) {
+      return {
+        text: response.text,
+        messages: history,
+        newMessages,
+        steps,
+        finishReason: response.finishReason,
+        stoppedBy,
+        pendingToolCalls: pending,
+        usage,
+      };
+    }
+  }
+}
+
+function buildRequest(input: {
+  options: RunToolsOptions;
+  tools: readonly ToolSpec[];
+  history: readonly Message[];
+  stepNumber: number;
+  parallel: boolean;
+  signal: AbortSignal | undefined;
+}): ChatRequest {
+  const { options, tools, history, stepNumber, parallel, signal } = input;
+  const request: ChatRequest = { ...options.settings, messages: [...history] };
+  if (tools.length > 0) {
+    request.tools = tools;
+    request.parallelToolCalls = parallel;
+  }
+  const toolChoice = stepToolChoice(options.toolChoice, stepNumber);
+  if (toolChoice !== undefined) request.toolChoice = toolChoice;
+  if (signal) request.signal = signal;
+  return request;
+}
+
+/** A forcing choice applies to the first step only; afterwards the model may answer. */
+export function stepToolChoice(choice: ToolChoice | undefined, stepNumber: number): ToolChoice | undefined {
+  if (choice === undefined || stepNumber === 1) return choice;
+  if (typeof choice === 'object') return 'auto';
+  switch (choice) {
+    case 'required':
+      return 'auto';
+    case 'auto':
+    case 'none':
+      return choice;
+    default: {
+      const unexpected: never = choice;
+      return unexpected;
+    }
+  }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
+    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  }
+  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
+    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  }
+  return sum;
+}
+
+interface ToolPlan {
+  /** A call the client answers: its tool has no `execute` (and its arguments pass validation). */
+  isClientCall(call: ToolCall): boolean;
+  execute(
+    call: ToolCall,
+    context: { options: RunToolsOptions; signal: AbortSignal | undefined; history: readonly Message[] },
+  ): Promise<ToolResult>;
+}
+
+function isTool(spec: ToolSpec): spec is Tool<unknown> {
+  return !isProviderTool(spec) && typeof (spec as Partial<Tool<unknown>>).validate === 'function';
+}
+
+function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, principal: string | undefined): ToolPlan {
+  const offered = new Map<string, ToolSpec>();
+  for (const spec of tools) offered.set(spec.name, spec);
+  // Offered tools with handlers that the registry does not hold run through a registry of their own.
+  const direct = new ToolRegistry();
+  for (const spec of tools) {
+    if (isTool(spec) && spec.execute && !registry?.get(spec.name) && !direct.get(spec.name)) direct.register(spec);
+  }
+  const specOf = (name: string): ToolSpec | undefined => registry?.get(name) ?? offered.get(name);
+
+  return {
+    isClientCall(call) {
+      if (call.invalid) return false;
+      const spec = specOf(call.name);
+      if (!spec || isProviderTool(spec)) return false;
+      if (registry?.get(call.name) && !registry.isAllowed(call.name, principal)) return false;
+      if (!isTool(spec)) return true;
+      return !spec.execute && spec.validate(call.arguments).success;
+    },
+    async execute(call, { options, signal, history }) {
+      const owner = registry?.get(call.name) ? registry : direct.get(call.name) ? direct : undefined;
+      const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
+      if (owner) return executeToolCall(call, { registry: owner, ...common });
+      const spec = offered.get(call.name);
+      if (spec && !isProviderTool(spec)) {
+        // A client tool whose call cannot go to the client (unreadable or invalid arguments):
+        // a registry of its own gives the model the validation message.
+        const tool = isTool(spec) ? spec : { ...spec, validate: (args: unknown) => ({ success: true as const, value: args }) };
+        return executeToolCall(call, { registry: new ToolRegistry({ tools: [tool] }), ...common });
+      }
+      const names = [...offered.keys()];
+      const list = names.length > 0 ? names.join(', ') : '(none)';
+      return toolFailure(call, 'unknown_tool', `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`);
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { collectStream } from './collect-stream.ts';
+import { defineTool } from './define-tool.ts';
+import { runToolsStream } from './run-tools-stream.ts';
+import { createScriptedModel } from './testing/scripted-model.ts';
+import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+import type { Message } from './types/message.ts';
+import type { FunctionToolSpec } from './types/tool.ts';
+
+const question: Message[] = [{ role: 'user', content: 'Weather in Paris?' }];
+const weather = defineTool({
+  name: 'get_weather',
+  parameters: z.object({ city: z.string() }),
+  execute: ({ city }) => `${city}: 21°`,
+});
+
+async function drain(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const all: ChatStreamEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+describe('runToolsStream', () => {
+  it('streams the model events of every step with a tool-result between them', async () => {
+    const model = createScriptedModel([
+      { text: 'Checking.', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+      { text: 'It is 21° in Paris.' },
+    ]);
+    const run = runToolsStream({ model, messages: question, tools: [weather] });
+    const events = await drain(run);
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'finish')).toHaveLength(2);
+    const resultIndex = types.indexOf('tool-result');
+    expect(types.indexOf('tool-call')).toBeLessThan(resultIndex);
+    expect(resultIndex).toBeLessThan(types.lastIndexOf('text-delta'));
+    expect(events[resultIndex]).toEqual({
+      type: 'tool-result',
+      result: { toolCallId: 'c1', name: 'get_weather', success: true, message: 'Paris: 21°', value: 'Paris: 21°' },
+    });
+    const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
+    expect(text).toBe('Checking.It is 21° in Paris.');
+    const result = await run.result;
+    expect(result).toMatchObject({ stoppedBy: 'answer', text: 'It is 21° in Paris.' });
+    expect(model.calls.map((c) => c.method)).toEqual(['stream', 'stream']);
+  });
+
+  it('runs without iteration when only the result is awaited', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' }]);
+    const result = await runToolsStream({ model, messages: question, tools: [weather] }).result;
+    expect(result.text).toBe('Cold.');
+    expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('yields a last step that collectStream reads as the final answer', async () => {
+    const model = createScriptedModel([{ text: 'Hi there' }]);
+    const response = await collectStream(runToolsStream({ model, messages: question, tools: [weather] }));
+    expect(response).toMatchObject({ text: 'Hi there', finishReason: 'stop' });
+  });
+
+  it('stops for client tools and exposes the pending calls on result', async () => {
+    const ask: FunctionToolSpec = { type: 'function', name: 'ask_user', inputSchema: { type: 'object' } };
+    const model = createScriptedModel([{ toolCalls: [{ id: 'a1', name: 'ask_user', arguments: { q: 'Which city?' } }] }]);
+    const run = runToolsStream({ model, messages: question, tools: [weather, ask] });
+    const events = await drain(run);
+    expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1);
+    expect(events.some((e) => e.type === 'tool-result')).toBe(false);
+    const result = await run.result;
+    expect(result.stoppedBy).toBe('client-tool-calls');
+    expect(result.pendingToolCalls.map((c) => c.id)).toEqual(['a1']);
+  });
+
+  it('ends with the error event when the model fails mid-stream, and rejects result', async () => {
+    const failure = new Error('connection reset');
+    const model = createScriptedModel([{ events: [{ type: 'text-delta', delta: 'Hel' }, { type: 'error', error: failure }] }]);
+    const run = runToolsStream({ model, messages: question, tools: [weather] });
+    const events = await drain(run);
+    expect(events).toEqual([
+      { type: 'text-delta', delta: 'Hel' },
+      { type: 'error', error: failure },
+    ]);
+    await expect(run.result).rejects.toBe(failure);
+  });
+
+  it('turns a failure of a later step into a final error event', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { error: new Error('rate limited upstream') },
+    ]);
+    const run = runToolsStream({ model, messages: question, tools: [weather] });
+    const events = await drain(run);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { message: 'rate limited upstream' } });
+    await expect(run.result).rejects.toThrow('rate limited upstream');
+  });
+
+  it('rejects the first next() when the model fails before any event', async () => {
+    const model = createScriptedModel([{ error: new Error('bad key') }]);
+    const run = runToolsStream({ model, messages: question, tools: [weather] });
+    await expect(drain(run)).rejects.toThrow('bad key');
+    await expect(run.result).rejects.toThrow('bad key');
+  });
+
+  it('rejects iteration and result with the abort reason when the signal aborts mid-stream', async () => {
+    const controller = new AbortController();
+    const model = createScriptedModel([
+      {
+        events: [
+          { type: 'text-delta', delta: 'a' },
+          { type: 'text-delta', delta: 'b' },
+          { type: 'finish', finishReason: 'stop' },
+        ],
+      },
+    ]);
+    const run = runToolsStream({ model, messages: question, tools: [weather], signal: controller.signal });
+    const seen: ChatStreamEvent[] = [];
+    await expect(
+      (async () => {
+        for await (const event of run) {
+          seen.push(event);
+          controller.abort();
+        }
+      })(),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen[0]).toEqual({ type: 'text-delta', delta: 'a' });
+    await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('aborts the run when the consumer stops reading early', async () => {
+    let toolRan = false;
+    const track = defineTool({
+      name: 'track',
+      parameters: { type: 'object' },
+      execute: () => {
+        toolRan = true;
+        return 'ok';
+      },
+    });
+    const model = createScriptedModel([{ text: 'long text before the call', toolCalls: [{ name: 'track' }] }, { text: 'end' }], { chunkSize: 1 });
+    const run = runToolsStream({ model, messages: question, tools: [track] });
+    for await (const event of run) {
+      if (event.type === 'text-delta') break;
+    }
+    await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
+    expect(toolRan).toBe(false);
+  });
+});

@@ -1,0 +1,138 @@
+import { collectStream } from './collect-stream.ts';
+import { raceAbort } from './abort.ts';
+import { runToolLoop } from './run-tools-loop.ts';
+import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
+import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+
+/** What `runToolsStream` returns: the events of every step, and the run's outcome. */
+export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
+  /** Settles when the run ends, like `runTools`'s promise (it runs whether or not you iterate). */
+  readonly result: Promise<RunToolsResult>;
+}
+
+/**
+ * The streaming form of `runTools` (same options, same stopping rules). Iterating yields
+ * each step's model events as they arrive (a `finish` per step, `finishReason:
+ * 'tool-calls'` for steps that led to tool calls) and a `tool-result` event for every call
+ * run here, as soon as it completes. `result` resolves with the same `RunToolsResult`.
+ *
+ * The run starts when you iterate or read `result`, and events are buffered until you
+ * read them. A model failure after events went out ends the iteration with an `error`
+ * event (and rejects `result`); a failure before any event, or an abort, rejects the
+ * iteration's `next()`. Leaving the loop early (`break`) aborts the run.
+ *
+ * @example
+ * const run = runToolsStream({ model, messages, tools: [getWeather] });
+ * for await (const event of run) if (event.type === 'text-delta') process.stdout.write(event.delta);
+ * const { stoppedBy } = await run.result;
+ */
+export function runToolsStream(options: RunToolsOptions): RunToolsStream {
+  const own = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal;
+  const queue: ChatStreamEvent[] = [];
+  let wake: (() => void) | undefined;
+  let done = false;
+  let failure: { error: unknown } | undefined;
+  let delivered = false;
+  let started: Promise<RunToolsResult> | undefined;
+
+  const push = (event: ChatStreamEvent): void => {
+    queue.push(event);
+    wake?.();
+  };
+
+  const start = (): Promise<RunToolsResult> => {
+    if (started) return started;
+    let sawError = false;
+    started = runToolLoop({
+      options,
+      signal,
+      onToolResult: (result) => push({ type: 'tool-result', result }),
+      callModel: async (request) => {
+        const response = await collectStream(
+          abortable(options.model.stream(request), signal, (event) => {
+            if (event.type === 'error') sawError = true;
+            push(event);
+          }),
+        );
+        return response;
+      },
+    }).then(
+      (result) => {
+        done = true;
+        wake?.();
+        return result;
+      },
+      (error: unknown) => {
+        done = true;
+        // An abort always rejects the iteration; other failures become a final `error`
+        // event once events went out (the ChatModel stream convention).
+        if (signal.aborted || !(delivered || queue.length > 0)) failure = { error };
+        else if (!sawError) queue.push({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+        wake?.();
+        throw error;
+      },
+    );
+    started.catch(noop);
+    return started;
+  };
+
+  return {
+    get result() {
+      return start();
+    },
+    [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
+      void start();
+      return {
+        async next(): Promise<IteratorResult<ChatStreamEvent>> {
+          for (;;) {
+            const event = queue.shift();
+            if (event) {
+              delivered = true;
+              return { value: event, done: false };
+            }
+            if (failure) throw failure.error;
+            if (done) return { value: undefined, done: true };
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+          }
+        },
+        return(): Promise<IteratorResult<ChatStreamEvent>> {
+          if (!done) own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
+          queue.length = 0;
+          return Promise.resolve({ value: undefined, done: true });
+        },
+      };
+    },
+  };
+}
+
+/** Passes a model stream through `onEvent`, and stops waiting on it as soon as `signal` aborts. */
+async function* abortable(
+  events: AsyncIterable<ChatStreamEvent>,
+  signal: AbortSignal,
+  onEvent: (event: ChatStreamEvent) => void,
+): AsyncGenerator<ChatStreamEvent> {
+  const iterator = events[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await raceAbort(iterator.next(), signal);
+      if (next.done === true) {
+        finished = true;
+        return;
+      }
+      onEvent(next.value);
+      yield next.value;
+    }
+  } finally {
+    // Stopped early (abort, or an `error` event ended the step): let the model stream clean up.
+    if (!finished) void iterator.return?.()?.catch(noop);
+  }
+}
+
+function noop(): void {
+  // Rejections are delivered through `result` and the iterator.
+}

@@ -1,0 +1,59 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { JsonSchema } from '../types/json-schema.ts';
+import { ajvIssues } from './ajv-issues.ts';
+import type { ValidationIssue } from './validation-issue.ts';
+
+/** Checks a value against a compiled JSON Schema. */
+export type JsonSchemaValidator = (
+  value: unknown,
+) => { success: true; value: unknown } | { success: false; issues: ValidationIssue[] };
+
+let ajv: Ajv2020 | undefined;
+const cache = new WeakMap<object, JsonSchemaValidator>();
+
+function sharedAjv(): Ajv2020 {
+  // strict: false because tool schemas carry keywords Ajv does not know (`strict`,
+  // vendor extensions); formats are not checked (ajv-formats is not a dependency), and
+  // addUsedSchema: false so two tools with the same `$id` do not collide.
+  ajv ??= new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    validateFormats: false,
+    addUsedSchema: false,
+    useDefaults: true,
+    logger: false,
+  });
+  return ajv;
+}
+
+/**
+ * Compiles a JSON Schema once (cached by schema object) into a validator that applies
+ * `default`s to a copy of the value. Throws Ajv's error when the schema does not compile.
+ */
+export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
+  const cached = cache.get(schema);
+  if (cached) return cached;
+  const instance = sharedAjv();
+  const validate: ValidateFunction = instance.compile(schema);
+  // Ajv keeps every compiled schema in its own cache; ours is weak, so drop Ajv's entry
+  // (the compiled function stays valid) to let per-request tools be collected.
+  instance.removeSchema(schema);
+  const validator: JsonSchemaValidator = (value) => {
+    const copy = structuredCloneJson(value);
+    if (validate(copy)) return { success: true, value: copy };
+    return { success: false, issues: ajvIssues(validate.errors ?? []) };
+  };
+  cache.set(schema, validator);
+  return validator;
+}
+
+function structuredCloneJson(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    // Values with functions cannot be cloned; they also cannot come from a model.
+    return value;
+  }
+}
