@@ -1,0 +1,209 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { FetchDeniedError } from '../errors.ts';
+import { isAllowedDomain, normalizeHost } from './allowed-domains.ts';
+import { isPrivateAddress } from './private-address.ts';
+
+/** Rules for `createGuardedFetch`. */
+export interface GuardedFetchOptions {
+  /** Hosts that may be fetched: exact names or `*.example.com`. Empty: nothing may be fetched. */
+  allowedDomains: readonly string[];
+  /** Allow loopback, private and link-local addresses (default false). */
+  allowPrivateNetwork?: boolean;
+  /** Largest response body accepted, in bytes (default 1 MiB). */
+  maxResponseBytes?: number;
+  /** Deadline for the whole fetch, redirects included (default 10 s). */
+  timeoutMs?: number;
+  /** Redirects followed, each re-checked against the rules (default 5). */
+  maxRedirects?: number;
+  /** Resolves a host name to addresses (default: the system resolver). For tests. */
+  resolve?: (hostname: string) => Promise<string[]>;
+}
+
+/** What the fetched page looked like; the body is text. */
+export interface GuardedResponse {
+  status: number;
+  statusText: string;
+  /** The final URL, after redirects. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Request options a guarded fetch accepts. */
+export interface GuardedRequestInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A fetch that only reaches what its rules allow; rejects with `FetchDeniedError` otherwise. */
+export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<GuardedResponse>;
+
+// Headers the caller may not set: they are ours to decide (framing, target, encoding).
+const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
+
+/**
+ * Creates a fetch that enforces an allow-list: http(s) only, host on `allowedDomains`,
+ * every resolved address public unless `allowPrivateNetwork`, the connection pinned to
+ * the checked address (no DNS rebinding between check and connect), every redirect
+ * re-checked, a response size cap and a timeout. The server's `fetch_url` tool reuses it.
+ * @example
+ * const fetchUrl = createGuardedFetch({ allowedDomains: ['api.example.com', '*.wikipedia.org'] });
+ * const page = await fetchUrl('https://en.wikipedia.org/wiki/Tool');
+ */
+export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
+  const maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const allowPrivate = options.allowPrivateNetwork ?? false;
+  const resolve = options.resolve ?? defaultResolve;
+
+  async function checkedAddress(url: URL): Promise<{ address: string; family: 4 | 6 }> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new FetchDeniedError({ url: url.href, reason: `only http and https are allowed, not ${url.protocol}` });
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new FetchDeniedError({ url: url.href, reason: 'credentials in the URL are not allowed' });
+    }
+    const host = normalizeHost(url.hostname);
+    if (!isAllowedDomain(host, options.allowedDomains)) {
+      throw new FetchDeniedError({
+        url: url.href,
+        reason: `host "${host}" is not on the allow-list (${options.allowedDomains.join(', ') || 'empty'})`,
+      });
+    }
+    const addresses = isIP(host) === 0 ? await resolve(host) : [host];
+    if (addresses.length === 0) throw new FetchDeniedError({ url: url.href, reason: `host "${host}" did not resolve` });
+    if (!allowPrivate) {
+      for (const address of addresses) {
+        if (isPrivateAddress(address)) {
+          throw new FetchDeniedError({
+            url: url.href,
+            reason: `host "${host}" resolves to ${address}, a private, loopback or link-local address`,
+          });
+        }
+      }
+    }
+    const address = addresses[0] as string;
+    return { address, family: isIP(address) === 6 ? 6 : 4 };
+  }
+
+  return async function guardedFetch(input: string, init: GuardedRequestInit = {}): Promise<GuardedResponse> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    let url = parseUrl(input);
+    let method = (init.method ?? 'GET').toUpperCase();
+    let body = init.body;
+    const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+    for (const [name, value] of Object.entries(init.headers ?? {})) {
+      if (!DROPPED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    }
+    for (let redirects = 0; ; redirects++) {
+      const pinned = await checkedAddress(url);
+      const response = await send({ url, method, headers, body, pinned, signal });
+      const location = response.message.headers.location;
+      if (response.message.statusCode !== undefined && isRedirect(response.message.statusCode) && location !== undefined) {
+        response.message.resume();
+        if (redirects >= maxRedirects) {
+          throw new FetchDeniedError({ url: url.href, reason: `more than ${maxRedirects} redirects` });
+        }
+        url = parseUrl(location, url);
+        if (response.message.statusCode !== 307 && response.message.statusCode !== 308) {
+          method = 'GET';
+          body = undefined;
+        }
+        continue;
+      }
+      const text = await readBody(response.message, maxResponseBytes, url.href);
+      return {
+        status: response.message.statusCode ?? 0,
+        statusText: response.message.statusMessage ?? '',
+        url: url.href,
+        headers: flattenHeaders(response.message),
+        body: text,
+      };
+    }
+  };
+}
+
+async function defaultResolve(hostname: string): Promise<string[]> {
+  const results = await dnsLookup(hostname, { all: true, order: 'verbatim' });
+  return results.map((r) => r.address);
+}
+
+function parseUrl(input: string, base?: URL): URL {
+  try {
+    return new URL(input, base);
+  } catch {
+    throw new FetchDeniedError({ url: input.slice(0, 200), reason: 'it is not a valid URL' });
+  }
+}
+
+function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+interface SendOptions {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  pinned: { address: string; family: 4 | 6 };
+  signal: AbortSignal;
+}
+
+function send(options: SendOptions): Promise<{ message: IncomingMessage }> {
+  const { url, pinned } = options;
+  // Connect to the address we checked, whatever the resolver would say now.
+  const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all === true) {
+      callback(null, [{ address: pinned.address, family: pinned.family }]);
+    } else {
+      callback(null, pinned.address, pinned.family);
+    }
+  };
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, {
+      method: options.method,
+      headers: { ...options.headers, 'accept-encoding': 'identity' },
+      lookup,
+      signal: options.signal,
+      agent: false,
+    });
+    req.on('response', (message) => resolvePromise({ message }));
+    req.on('error', (error) => reject(error));
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+function readBody(message: IncomingMessage, maxBytes: number, url: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    message.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        message.destroy();
+        reject(new FetchDeniedError({ url, reason: `the response is larger than ${maxBytes} bytes` }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    message.on('end', () => resolvePromise(Buffer.concat(chunks).toString('utf8')));
+    message.on('error', reject);
+  });
+}
+
+function flattenHeaders(message: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}

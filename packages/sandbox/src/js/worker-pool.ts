@@ -1,0 +1,197 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { SandboxResult } from './sandbox-result.ts';
+import { POOL_KILL_GRACE_MS, WORKER_WALL_GRACE_MS } from './worker-protocol.ts';
+import type { RunRequest, WorkerConfig, WorkerMessage } from './worker-protocol.ts';
+
+/** A run waiting for, or being served by, a worker. */
+interface Job {
+  request: RunRequest;
+  resolve: (result: SandboxResult) => void;
+}
+
+interface Worker {
+  child: ChildProcess;
+  ready: boolean;
+  job: Job | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Set when the pool killed the worker for overrunning its deadline. */
+  killedForTimeout: boolean;
+  stderrTail: string;
+}
+
+// The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
+// stripping), `.js` when run from the build.
+const fromSource = import.meta.url.endsWith('.ts');
+const workerEntry = fileURLToPath(new URL(fromSource ? './js-worker.ts' : './js-worker.js', import.meta.url));
+const MAX_START_FAILURES = 3;
+
+/**
+ * A supervised pool of child processes that hold the isolates. A worker that crashes
+ * (V8 out-of-memory abort) or overruns its deadline is killed and replaced; the run it
+ * served is answered with `crashed` or `timeout`.
+ */
+export class WorkerPool {
+  private readonly workers = new Set<Worker>();
+  private readonly queue: Job[] = [];
+  private readonly size: number;
+  private readonly config: WorkerConfig;
+  private startFailures = 0;
+  private disposed = false;
+
+  constructor(options: { size: number; config: WorkerConfig }) {
+    this.size = options.size;
+    this.config = options.config;
+  }
+
+  /** Queues a run; resolves with its result whatever happens to the worker. */
+  run(request: RunRequest): Promise<SandboxResult> {
+    if (this.disposed) {
+      return Promise.resolve(failure('error', 'This sandbox was disposed; create a new one with createJsSandbox().'));
+    }
+    return new Promise((resolve) => {
+      this.queue.push({ request, resolve });
+      this.dispatch();
+    });
+  }
+
+  /** Starts one worker ahead of demand (used to measure or hide cold starts). */
+  warm(): void {
+    if (this.workers.size === 0) this.spawnWorker();
+  }
+
+  /** Kills every worker; queued and running runs are answered with `crashed`. */
+  dispose(): Promise<void> {
+    this.disposed = true;
+    const exits: Promise<void>[] = [];
+    for (const worker of this.workers) {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) {
+        exits.push(new Promise((resolve) => worker.child.once('exit', () => resolve())));
+        worker.child.ref();
+        worker.child.kill('SIGKILL');
+      }
+    }
+    for (const job of this.queue.splice(0)) job.resolve(failure('crashed', 'The sandbox was disposed before this run started.'));
+    return Promise.all(exits).then(() => undefined);
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const idle = [...this.workers].find((w) => w.ready && w.job === undefined);
+      if (idle !== undefined) {
+        this.assign(idle, this.queue.shift() as Job);
+        continue;
+      }
+      const starting = [...this.workers].filter((w) => !w.ready).length;
+      if (this.workers.size < this.size && starting < this.queue.length) {
+        this.spawnWorker();
+        continue;
+      }
+      break;
+    }
+    this.updateRefs();
+  }
+
+  private assign(worker: Worker, job: Job): void {
+    worker.job = job;
+    const limit = job.request.timeoutMs + WORKER_WALL_GRACE_MS + POOL_KILL_GRACE_MS;
+    worker.timer = setTimeout(() => {
+      worker.killedForTimeout = true;
+      worker.child.kill('SIGKILL');
+    }, limit);
+    worker.child.send(job.request);
+  }
+
+  private spawnWorker(): void {
+    const child = spawn(
+      process.execPath,
+      [
+        '--no-node-snapshot',
+        '--disable-warning=ExperimentalWarning',
+        ...(fromSource ? ['--conditions=@toolwire/source'] : []),
+        workerEntry,
+        JSON.stringify(this.config),
+      ],
+      // No environment: the caller's API keys and tokens never reach the worker.
+      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'json' },
+    );
+    const worker: Worker = { child, ready: false, job: undefined, timer: undefined, killedForTimeout: false, stderrTail: '' };
+    this.workers.add(worker);
+    child.stderr?.setEncoding('utf8');
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
+    child.stderr?.on('data', (chunk: string) => {
+      worker.stderrTail = (worker.stderrTail + chunk).slice(-2000);
+    });
+    child.on('message', (message: WorkerMessage) => this.onMessage(worker, message));
+    child.on('error', () => undefined);
+    child.on('exit', (code, signal) => this.onExit(worker, code, signal));
+  }
+
+  private onMessage(worker: Worker, message: WorkerMessage): void {
+    switch (message.type) {
+      case 'ready':
+        worker.ready = true;
+        this.startFailures = 0;
+        break;
+      case 'result': {
+        const job = worker.job;
+        if (job === undefined || job.request.id !== message.id) return;
+        clearTimeout(worker.timer);
+        worker.job = undefined;
+        job.resolve(message.result);
+        break;
+      }
+      default: {
+        const unknown: never = message;
+        throw new Error(`unknown worker message ${JSON.stringify(unknown)}`);
+      }
+    }
+    this.dispatch();
+  }
+
+  private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
+    this.workers.delete(worker);
+    clearTimeout(worker.timer);
+    const job = worker.job;
+    worker.job = undefined;
+    if (job !== undefined) {
+      job.resolve(
+        worker.killedForTimeout
+          ? failure('timeout', `The code did not finish within ${job.request.timeoutMs} ms; its worker was killed.`)
+          : failure('crashed', `The sandbox worker died (${signal ?? `exit code ${code}`}) while running this code, probably out of memory; it has been replaced.`),
+      );
+    }
+    if (this.disposed) return;
+    if (!worker.ready) {
+      this.startFailures++;
+      if (this.startFailures >= MAX_START_FAILURES) {
+        const detail = worker.stderrTail.trim().split('\n').slice(-3).join(' ');
+        for (const queued of this.queue.splice(0)) {
+          queued.resolve(failure('crashed', `The sandbox worker could not start: ${detail || `exit ${code ?? signal}`}`));
+        }
+        this.startFailures = 0;
+      }
+    }
+    this.dispatch();
+  }
+
+  // Idle workers must not keep the caller's process alive.
+  private updateRefs(): void {
+    for (const worker of this.workers) {
+      const busy = worker.job !== undefined || (!worker.ready && this.queue.length > 0);
+      const channel = worker.child.channel as { ref(): void; unref(): void } | null | undefined;
+      if (busy) {
+        worker.child.ref();
+        channel?.ref();
+      } else {
+        worker.child.unref();
+        channel?.unref();
+      }
+    }
+  }
+}
+
+function failure(kind: 'error' | 'crashed' | 'timeout', message: string): SandboxResult {
+  return { ok: false, error: { kind, message }, logs: [] };
+}

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { sep } from 'node:path';
+import { emitAudit } from '../policy/audit-event.ts';
+import type { AuditHandler } from '../policy/audit-event.ts';
+import { hashArguments } from '../policy/hash-arguments.ts';
+import { SandboxUnavailableError } from '../errors.ts';
+import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
+import { OutputBuffer } from './output-buffer.ts';
+import { createPidsCgroup } from './pids-cgroup.ts';
+import type { PidsCgroup } from './pids-cgroup.ts';
+import { getSandboxSupport } from './sandbox-support.ts';
+
+/** Resource limits of one command (applied with prlimit and a pids cgroup around bubblewrap). */
+export interface CommandLimits {
+  /** Address-space limit in MB (RLIMIT_AS; default 1024). */
+  memoryMb?: number;
+  /** CPU seconds (RLIMIT_CPU; default: the timeout rounded up, plus one). */
+  cpuSeconds?: number;
+  /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
+  fileSizeMb?: number;
+  /** Processes at once (pids cgroup, else RLIMIT_NPROC; default 128). */
+  processes?: number;
+  /** Open files (RLIMIT_NOFILE; default 1024). */
+  openFiles?: number;
+  /** Size of the sandbox's `/tmp` in MB (default 64). */
+  tmpSizeMb?: number;
+}
+
+/** Options of `runCommand`. */
+export interface RunCommandOptions {
+  /** The program and its arguments, passed to execvp; never joined into a shell string. */
+  command: readonly string[];
+  /** Where the command starts. */
+  cwd: string;
+  /** The writable directory (default `cwd`); `cwd` must be inside it. Nothing else is writable. */
+  root?: string;
+  /** Kill the whole process group after this long: TERM, then KILL (default 10 000 ms). */
+  timeoutMs?: number;
+  /** stdout and stderr together are cut at this many bytes (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** Variables added to the cleared environment (which has only PATH, HOME and LANG). */
+  env?: Record<string, string>;
+  /** Give the command network access (default false: a private network namespace). */
+  network?: boolean;
+  /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
+  isolation?: 'bubblewrap' | 'none';
+  limits?: CommandLimits;
+  /** Receives one audit event (never the command's arguments or environment, only a hash). */
+  onAudit?: AuditHandler;
+  /** Tool name for the audit event (default `command`). */
+  auditTool?: string;
+  /** Who asked, for the audit event. */
+  principal?: string;
+}
+
+/** How a command ended. `exitCode` is null when a signal ended it. */
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** Output went past `maxOutputBytes` and the rest was discarded. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+const KILL_GRACE_MS = 500;
+const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+// Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
+// ever travels as positional arguments ("$@"), never as shell text.
+const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
+
+/**
+ * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
+ * no network (by default), process/memory/CPU/file-size limits, a scrubbed environment,
+ * a timeout that kills the whole process group, and an output cap. Throws
+ * `SandboxUnavailableError` where bubblewrap cannot run, unless `isolation: 'none'`.
+ * @example
+ * const result = await runCommand({ command: ['ls', '-la'], cwd: '/srv/workspace' });
+ */
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const command = [...options.command];
+  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
+    throw new TypeError('runCommand: `command` must be a non-empty array of strings without NUL characters.');
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
+  const cwd = realpathSync(options.cwd);
+  const root = realpathSync(options.root ?? options.cwd);
+  if (cwd !== root && !cwd.startsWith(root + sep)) {
+    throw new TypeError(`runCommand: cwd ${cwd} is not inside root ${root}.`);
+  }
+  const isolation = options.isolation ?? 'bubblewrap';
+  const limits = options.limits ?? {};
+  const processes = limits.processes ?? 128;
+  const startedAt = new Date();
+
+  let argv: string[];
+  let cgroup: PidsCgroup | undefined;
+  switch (isolation) {
+    case 'none':
+      argv = command;
+      break;
+    case 'bubblewrap': {
+      const support = getSandboxSupport();
+      if (!support.bubblewrap.ok) throw new SandboxUnavailableError({ missing: 'bubblewrap', detail: support.bubblewrap.problem });
+      if (support.prlimit === undefined) {
+        throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
+      }
+      const bwrapArgs = buildBubblewrapArgs({
+        command,
+        root,
+        cwd,
+        env: options.env ?? {},
+        network: options.network ?? false,
+        tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
+        hostEntries: support.hostEntries,
+        etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
+      });
+      const MB = 1024 * 1024;
+      argv = [
+        support.prlimit,
+        `--as=${(limits.memoryMb ?? 1024) * MB}`,
+        `--cpu=${limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000) + 1}`,
+        `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
+        `--nproc=${processes}`,
+        `--nofile=${limits.openFiles ?? 1024}`,
+        '--core=0',
+        '--',
+        support.bubblewrap.path,
+        ...bwrapArgs,
+      ];
+      if (support.pidsCgroupBase !== undefined) {
+        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
+        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
+      }
+      break;
+    }
+    default: {
+      const unknown: never = isolation;
+      throw new TypeError(`runCommand: unknown isolation ${String(unknown)}.`);
+    }
+  }
+
+  let result: CommandResult;
+  try {
+    result = await spawnAndCollect({
+      argv,
+      cwd: isolation === 'none' ? cwd : '/',
+      env: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+      timeoutMs,
+      maxOutputBytes,
+      cgroup,
+    });
+  } finally {
+    cgroup?.destroy();
+  }
+  emitAudit(options.onAudit, {
+    kind: 'shell',
+    tool: options.auditTool ?? 'command',
+    ...(options.principal === undefined ? {} : { principal: options.principal }),
+    argumentsHash: hashArguments({ command, cwd }),
+    startedAt: startedAt.toISOString(),
+    durationMs: result.durationMs,
+    outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : [])],
+    exitCode: result.exitCode,
+  });
+  return result;
+}
+
+interface SpawnOptions {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  cgroup: PidsCgroup | undefined;
+}
+
+function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
+  const started = performance.now();
+  const output = new OutputBuffer(options.maxOutputBytes);
+  return new Promise((resolve) => {
+    const child = spawn(options.argv[0] as string, options.argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      // Its own process group, so the timeout can kill everything it started.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let timedOut = false;
+    let spawnError: Error | undefined;
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    };
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => {
+        killGroup('SIGKILL');
+        options.cgroup?.destroy();
+      }, KILL_GRACE_MS);
+    }, options.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => output.push('stdout', chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push('stderr', chunk));
+    child.on('error', (error) => {
+      spawnError = error;
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      // Whatever the command left behind in its group goes with it.
+      killGroup('SIGKILL');
+      const stderr = output.text('stderr');
+      resolve({
+        exitCode: spawnError === undefined ? code : 127,
+        signal,
+        stdout: output.text('stdout'),
+        stderr: spawnError === undefined ? stderr : `${stderr}${spawnError.message}\n`,
+        timedOut,
+        truncated: output.truncated,
+        durationMs: performance.now() - started,
+      });
+    });
+  });
+}

@@ -1,0 +1,126 @@
+import { basename } from 'node:path';
+import type { JsonSchema, Tool, ToolExecutionContext } from '@toolwire/core';
+import { SandboxPolicyError } from '../errors.ts';
+import type { AuditHandler } from '../policy/audit-event.ts';
+import { emitAudit } from '../policy/audit-event.ts';
+import type { ExecutionPolicy } from '../policy/execution-policy.ts';
+import { hashArguments } from '../policy/hash-arguments.ts';
+import { runCommand } from '../shell/run-command.ts';
+import type { CommandLimits, CommandResult } from '../shell/run-command.ts';
+import { resolveWorkdir } from './resolve-workdir.ts';
+import { validateObject } from './validate-object.ts';
+
+/** Options of `shellTool`. */
+export interface ShellToolOptions {
+  /** The workspace: the only writable directory; `workdir` must resolve inside it. */
+  root: string;
+  /** Program names (argv[0]'s base name) allowed; default: any not denied. */
+  allowCommands?: string[];
+  /** Program names refused. */
+  denyCommands?: string[];
+  /** Default and maximum timeout per command in ms (default 10 000). */
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  network?: boolean;
+  limits?: CommandLimits;
+  /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
+  isolation?: 'bubblewrap' | 'none';
+  policy?: ExecutionPolicy;
+  onAudit?: AuditHandler;
+}
+
+/** The `shell` tool's arguments, as in OpenAI Codex. */
+export interface ShellToolArgs {
+  command: string[];
+  workdir?: string;
+  timeout_ms?: number;
+  /** Seconds; accepted for models that send it. */
+  timeout?: number;
+}
+
+const SHELL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    command: { type: 'array', items: { type: 'string' }, description: 'The command to execute, as an argv array.' },
+    workdir: { type: 'string', description: 'The working directory to execute the command in.' },
+    timeout_ms: { type: 'number', description: 'The timeout for the command in milliseconds.' },
+    timeout: { type: 'number', description: 'The timeout for the command in seconds.' },
+  },
+  required: ['command'],
+  additionalProperties: false,
+};
+
+/**
+ * The Codex-compatible `shell` tool: runs `command` (an argv array) with `runCommand` in
+ * `workdir`, which must resolve (real path, symlinks followed) inside `root`.
+ * @example
+ * const shell = shellTool({ root: '/srv/workspace', denyCommands: ['curl', 'wget'] });
+ */
+export function shellTool(options: ShellToolOptions): Tool {
+  const maxTimeoutMs = options.timeoutMs ?? 10_000;
+  const deny = new Set(options.denyCommands ?? []);
+  const allow = options.allowCommands === undefined ? undefined : new Set(options.allowCommands);
+
+  function refuse(args: unknown, context: ToolExecutionContext, reason: string, message: string): never {
+    emitAudit(options.onAudit, {
+      kind: 'shell',
+      tool: 'shell',
+      ...(context.principal === undefined ? {} : { principal: context.principal }),
+      argumentsHash: hashArguments(args),
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+      outcome: 'rejected',
+      limitsHit: reason === 'arguments-too-large' ? ['arguments-size'] : reason === 'too-many-concurrent' ? ['concurrency'] : [],
+      reason,
+    });
+    throw new SandboxPolicyError({ reason, message });
+  }
+
+  return {
+    type: 'function',
+    name: 'shell',
+    description: 'Runs a shell command (an argv array, executed with execvp, no shell unless you call one) and returns its output.',
+    inputSchema: SHELL_SCHEMA,
+    validate(args) {
+      const result = validateObject(SHELL_SCHEMA, args);
+      if (!result.success) return result;
+      const command = result.value.command as string[];
+      if (command.length === 0) {
+        return { success: false, message: '"command" must not be empty.', issues: [{ path: 'command', message: 'empty' }] };
+      }
+      return result;
+    },
+    async execute(rawArgs: Record<string, unknown>, context: ToolExecutionContext): Promise<CommandResult> {
+      // `validate` ran first (the tool loop's contract), so the arguments have this shape.
+      const args = rawArgs as unknown as ShellToolArgs;
+      const program = basename(args.command[0] ?? '');
+      if (deny.has(program) || (allow !== undefined && !allow.has(program))) {
+        refuse(args, context, 'command-denied', `The command "${program}" is not allowed here.${allow === undefined ? '' : ` Allowed: ${[...allow].join(', ')}.`}`);
+      }
+      const cwd = resolveWorkdir(options.root, args.workdir);
+      if (cwd === undefined) {
+        refuse(args, context, 'workdir-outside-root', `The workdir "${args.workdir ?? ''}" does not exist inside the workspace ${options.root}; use a directory inside it.`);
+      }
+      const requested = args.timeout_ms ?? (args.timeout === undefined ? undefined : args.timeout * 1000);
+      const timeoutMs = Math.max(1, Math.min(requested ?? maxTimeoutMs, maxTimeoutMs));
+      const run = () =>
+        runCommand({
+          command: args.command,
+          cwd,
+          root: options.root,
+          timeoutMs,
+          ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+          ...(options.network === undefined ? {} : { network: options.network }),
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.isolation === undefined ? {} : { isolation: options.isolation }),
+          ...(options.onAudit === undefined ? {} : { onAudit: options.onAudit }),
+          ...(context.principal === undefined ? {} : { principal: context.principal }),
+          auditTool: 'shell',
+        });
+      if (options.policy === undefined) return run();
+      const outcome = await options.policy.run(args, run);
+      if (!outcome.ok) refuse(args, context, outcome.rejection.reason, outcome.rejection.message);
+      return outcome.value;
+    },
+  };
+}
