@@ -207,6 +207,14 @@ describe('parseArguments with a schema', () => {
     expect(parseArguments('flag="true", maybe="None"', { schema })).toEqual({ flag: true, maybe: null });
   });
 
+  it('keeps an unquoted null as null even for a string property', () => {
+    expect(parseArguments('zip=None', { schema })).toEqual({ zip: null });
+  });
+
+  it('turns an unquoted boolean into its text for a string property', () => {
+    expect(parseArguments('zip=True', { schema })).toEqual({ zip: 'True' });
+  });
+
   it('keeps unquoted numbers as their text for a string property', () => {
     expect(parseArguments('zip=02134', { schema })).toEqual({ zip: '02134' });
     expect(parseArguments('zip=1e3', { schema })).toEqual({ zip: '1e3' });

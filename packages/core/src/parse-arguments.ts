@@ -207,7 +207,7 @@ function coerceString(s: string, schema: JsonSchema | undefined, depth: number):
   if (types.has('null') && (t === 'null' || t === 'None')) return null;
   if ((types.has('integer') || types.has('number')) && isNumberText(t, true)) {
     const n = Number(t);
-    if (Number.isFinite(n) && (types.has('number') || Number.isInteger(n))) return n;
+    if (Number.isFinite(n) && (types.has('number') ? true : Number.isSafeInteger(n))) return n;
   }
   if (types.has('boolean')) {
     if (t === 'true' || t === 'True') return true;
@@ -234,6 +234,8 @@ function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: nu
   const types = typesOf(schema);
   if (types === undefined) return literal === undefined ? raw : literal;
   if (literal !== undefined && matchesType(literal, types)) return literal;
+  // `None` means "no value": it never becomes the string "None".
+  if (literal === null) return null;
   if (types.has('string')) return raw;
   const coerced = coerceString(raw, schema, depth);
   if (coerced !== raw) return coerced;

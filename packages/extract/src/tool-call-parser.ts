@@ -1,0 +1,37 @@
+import { resolveExtractOptions } from './extract-options.ts';
+import type { ExtractOptions } from './extract-options.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { ToolCallScanner } from './tool-call-scanner.ts';
+
+/** The streaming form of `extractToolCalls`: feed chunks, get events. */
+export interface ToolCallParser {
+  /** Scans the next chunk and returns the events it completes. */
+  push(chunk: string): ToolCallParserEvent[];
+  /** Ends the stream: flushes held-back text and reports an unclosed call as `incomplete`. */
+  end(): ToolCallParserEvent[];
+}
+
+/**
+ * Creates a streaming tool-call parser. Text is released as soon as it cannot be the start
+ * of a call; whatever the chunking, the calls equal `extractToolCalls` on the whole text.
+ *
+ * @example
+ * const parser = createToolCallParser({ tools: ['search'] });
+ * for await (const chunk of stream) for (const event of parser.push(chunk)) handle(event);
+ * for (const event of parser.end()) handle(event);
+ */
+export function createToolCallParser(options?: ExtractOptions): ToolCallParser {
+  const scanner = new ToolCallScanner(resolveExtractOptions(options), true);
+  let ended = false;
+  return {
+    push(chunk) {
+      if (ended) throw new Error('The tool-call parser has ended; create a new one for the next stream.');
+      return scanner.push(chunk);
+    },
+    end() {
+      if (ended) return [];
+      ended = true;
+      return scanner.end();
+    },
+  };
+}

@@ -1,0 +1,460 @@
+import { InvalidArgumentsError, parseArguments } from '@toolwire/core';
+import type { JsonSchema, ToolCall } from '@toolwire/core';
+import type { ResolvedExtractOptions } from './extract-options.ts';
+import {
+  endsWithDefinitionKeyword,
+  isNameRunUnit,
+  isSpace,
+  isValidName,
+  isWordUnit,
+  MAX_NAME_LENGTH,
+  NOT_CALL_NAMES,
+} from './identifier.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+const BACKSLASH = 0x5c;
+const LPAREN = 0x28;
+const RPAREN = 0x29;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+
+/** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
+const HISTORY_LENGTH = 32;
+/** Whitespace allowed between `[TOOL_CALLS]` and the name that follows it. */
+const MARKER = '[TOOL_CALLS]';
+/** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
+const MAX_INNER_DEPTH = 4;
+
+type FrameKind = 'call' | 'marker' | 'json';
+type FrameStatus = 'open' | 'closed' | 'mismatch' | 'not-json';
+
+/** A span being scanned that may be a call: `name(…)`, `[TOOL_CALLS]name{…}` or a JSON object. */
+interface Frame {
+  kind: FrameKind;
+  name: string;
+  /** The id announced by `tool-call-start` (call frames only). */
+  id: string | undefined;
+  /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
+  argsOffset: number;
+  /** Frame text received in earlier chunks. */
+  pieces: string[];
+  length: number;
+  /** Expected closing brackets. */
+  stack: number[];
+  quote: number;
+  escaped: boolean;
+  prev: number;
+  /** A JSON frame waits for a quote after `{` (a key) before it counts as JSON. */
+  awaitingQuote: boolean;
+  /** JSON frames: [start, end] offsets of nested objects (end -1 while open), flattened. */
+  inner: number[];
+  /** JSON frames: the `inner` record index of the bracket open at each depth (-1: not recorded). */
+  openRecord: number[];
+  status: FrameStatus;
+}
+
+function newFrame(kind: FrameKind, name: string, argsOffset: number, closer: number, opener: number): Frame {
+  return {
+    kind,
+    name,
+    id: undefined,
+    argsOffset,
+    pieces: [],
+    length: 0,
+    stack: [closer],
+    quote: 0,
+    escaped: false,
+    prev: opener,
+    awaitingQuote: kind === 'json',
+    inner: [],
+    openRecord: [-1, -1],
+    status: 'open',
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON with sorted keys: two spellings of the same arguments give the same key. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function tryParseArguments(text: string, schema: JsonSchema | undefined): Record<string, unknown> | undefined {
+  try {
+    return parseArguments(text, schema === undefined ? undefined : { schema });
+  } catch (error) {
+    if (InvalidArgumentsError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The one scanner behind `extractToolCalls` and `createToolCallParser`. It consumes text
+ * chunk by chunk; every character is examined a bounded number of times (a held-back name
+ * of at most `MAX_NAME_LENGTH` characters is re-read with the next chunk, a closed span is
+ * parsed once), so the cost is linear in the input whatever the chunking.
+ */
+export class ToolCallScanner {
+  /** Calls found so far, de-duplicated, in order of appearance. */
+  readonly calls: ToolCall[] = [];
+  private readonly options: ResolvedExtractOptions;
+  /** Whether to build text and delta events (the batch form only needs the calls). */
+  private readonly withEvents: boolean;
+  private events: ToolCallParserEvent[] = [];
+  private readonly seen = new Set<string>();
+  /** Held-back text at the end of the last chunk: a possible start of a name. */
+  private tail = '';
+  /** The last characters released before `tail`. */
+  private history = '';
+  private frame: Frame | undefined;
+
+  constructor(options: ResolvedExtractOptions, withEvents: boolean) {
+    this.options = options;
+    this.withEvents = withEvents;
+  }
+
+  /** Scans the next chunk; returns the events it completes. */
+  push(chunk: string): ToolCallParserEvent[] {
+    this.events = [];
+    if (chunk.length === 0) return this.events;
+    const frame = this.frame;
+    if (frame === undefined) {
+      const s = this.tail + chunk;
+      this.tail = '';
+      this.scanText(s, 0);
+    } else {
+      const end = this.feed(frame, chunk, 0, frame.length);
+      this.emitDelta(frame, chunk, 0, end);
+      if (end < 0) {
+        frame.pieces.push(chunk);
+        frame.length += chunk.length;
+      } else {
+        this.frame = undefined;
+        this.scanText(chunk, this.finish(frame, chunk, 0, end));
+      }
+    }
+    return this.events;
+  }
+
+  /** Flushes held-back text; an open call becomes an `incomplete` event. */
+  end(): ToolCallParserEvent[] {
+    this.events = [];
+    const frame = this.frame;
+    if (frame !== undefined) {
+      this.frame = undefined;
+      const text = frame.pieces.join('');
+      if (frame.kind === 'json' && frame.awaitingQuote) this.releaseText(text);
+      else if (this.withEvents) this.events.push(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
+    }
+    if (this.tail !== '') {
+      this.releaseText(this.tail);
+      this.tail = '';
+    }
+    return this.events;
+  }
+
+  /** Scans `s` from `from` outside any frame, opening and finishing frames as they come. */
+  private scanText(s: string, from: number): void {
+    let textStart = from;
+    let i = from;
+    let nextParen = this.options.call ? -2 : -1;
+    let nextBrace = this.options.json ? -2 : -1;
+    while (i < s.length) {
+      if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
+      if (nextBrace !== -1 && nextBrace < i) nextBrace = s.indexOf('{', i);
+      if (nextParen === -1 && nextBrace === -1) break;
+      const p = nextParen === -1 ? nextBrace : nextBrace === -1 ? nextParen : Math.min(nextParen, nextBrace);
+      const frameStart = s.charCodeAt(p) === LPAREN ? this.openCall(s, p) : this.openBrace(s, p);
+      if (frameStart < 0) {
+        i = p + 1;
+        continue;
+      }
+      const frame = this.frame;
+      if (frame === undefined) break;
+      this.release(s, textStart, frameStart);
+      if (frame.kind === 'call' && this.withEvents) {
+        frame.id = this.options.id(frame.name, this.calls.length);
+        this.events.push({ type: 'tool-call-start', id: frame.id, name: frame.name });
+      } else if (frame.kind === 'call') {
+        frame.id = '';
+      }
+      const end = this.feed(frame, s, p + 1, -frameStart);
+      this.emitDelta(frame, s, p + 1, end);
+      if (end < 0) {
+        frame.pieces.push(s.slice(frameStart));
+        frame.length = s.length - frameStart;
+        return;
+      }
+      this.frame = undefined;
+      i = this.finish(frame, s, frameStart, end);
+      textStart = i;
+    }
+    // Hold back a trailing name run: the next chunk may continue it with `(` or `{`.
+    let hold = s.length;
+    while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) hold--;
+    if (s.length - hold > MAX_NAME_LENGTH) hold = s.length;
+    this.release(s, textStart, hold);
+    this.tail = s.slice(hold);
+  }
+
+  /** At `(` (position p): opens a call frame when a tool name stands right before it; returns the frame start or -1. */
+  private openCall(s: string, p: number): number {
+    const nameStart = this.nameStartBefore(s, p);
+    if (nameStart < 0) return -1;
+    const name = s.slice(nameStart, p);
+    if (!this.isCallName(name)) return -1;
+    if (endsWithDefinitionKeyword(this.lookBehind(s, nameStart))) return -1;
+    this.frame = newFrame('call', name, name.length + 1, RPAREN, LPAREN);
+    return nameStart;
+  }
+
+  /** At `{` (position p): `[TOOL_CALLS]name{…}`, or a JSON object that may be a call. */
+  private openBrace(s: string, p: number): number {
+    const nameStart = this.nameStartBefore(s, p);
+    if (nameStart >= 0) {
+      const name = s.slice(nameStart, p);
+      const before = this.lookBehind(s, nameStart).trimEnd();
+      if (before.endsWith(MARKER) && isValidName(name) && this.isAllowed(name)) {
+        this.frame = newFrame('marker', name, name.length, RBRACE, LBRACE);
+        return nameStart;
+      }
+    }
+    this.frame = newFrame('json', '', 0, RBRACE, LBRACE);
+    return p;
+  }
+
+  /** Start of the name run that ends right before `p`, or -1 when there is none or it is too long. */
+  private nameStartBefore(s: string, p: number): number {
+    let start = p;
+    while (start > 0 && p - start <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(start - 1))) start--;
+    if (start === p || p - start > MAX_NAME_LENGTH) return -1;
+    // The run continues into released text: it is longer than any name could be.
+    if (start === 0 && this.history.length > 0 && isNameRunUnit(this.history.charCodeAt(this.history.length - 1))) {
+      return -1;
+    }
+    return start;
+  }
+
+  private lookBehind(s: string, position: number): string {
+    return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : this.history + s.slice(0, position);
+  }
+
+  private isCallName(name: string): boolean {
+    if (!isValidName(name)) return false;
+    if (this.options.allowed !== undefined) return this.options.allowed.has(name);
+    return !NOT_CALL_NAMES.has(name);
+  }
+
+  private isAllowed(name: string): boolean {
+    return this.options.allowed === undefined || this.options.allowed.has(name);
+  }
+
+  /**
+   * Advances `frame` over `s` from `from`; `base` maps an index of `s` to a frame offset.
+   * Returns the index of the character that ends the frame (its closing bracket, a
+   * mismatched bracket, or the first non-key character after a JSON `{`), or -1.
+   */
+  private feed(frame: Frame, s: string, from: number, base: number): number {
+    const stack = frame.stack;
+    const json = frame.kind === 'json';
+    let quote = frame.quote;
+    let escaped = frame.escaped;
+    let prev = frame.prev;
+    for (let i = from; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (quote !== 0) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === quote) quote = 0;
+        prev = c;
+        continue;
+      }
+      if (frame.awaitingQuote) {
+        if (isSpace(c)) continue;
+        if (c !== DQUOTE && c !== SQUOTE) {
+          frame.status = 'not-json';
+          return i;
+        }
+        frame.awaitingQuote = false;
+      }
+      if (c === DQUOTE || (c === SQUOTE && !isWordUnit(prev))) {
+        quote = c;
+      } else if (c === LPAREN || c === LBRACKET || c === LBRACE) {
+        stack.push(c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE);
+        if (json && stack.length <= MAX_INNER_DEPTH) {
+          if (c === LBRACE) {
+            frame.openRecord[stack.length] = frame.inner.length / 2;
+            frame.inner.push(base + i, -1);
+          } else {
+            frame.openRecord[stack.length] = -1;
+          }
+        }
+      } else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
+        if (stack[stack.length - 1] !== c) {
+          frame.status = 'mismatch';
+          frame.quote = quote;
+          return i;
+        }
+        if (json && stack.length <= MAX_INNER_DEPTH) {
+          const record = frame.openRecord[stack.length] ?? -1;
+          if (record >= 0) frame.inner[record * 2 + 1] = base + i;
+        }
+        stack.pop();
+        if (stack.length === 0) {
+          frame.status = 'closed';
+          return i;
+        }
+      }
+      prev = c;
+    }
+    frame.quote = quote;
+    frame.escaped = escaped;
+    frame.prev = prev;
+    return -1;
+  }
+
+  /** Reports the argument text a call frame consumed from `s` (up to, not including, its end). */
+  private emitDelta(frame: Frame, s: string, from: number, end: number): void {
+    if (!this.withEvents || frame.kind !== 'call' || frame.id === undefined) return;
+    const to = end < 0 ? s.length : end;
+    if (to > from) this.events.push({ type: 'tool-call-delta', id: frame.id, argumentsText: s.slice(from, to) });
+  }
+
+  /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
+  private finish(frame: Frame, s: string, frameStart: number, end: number): number {
+    if (frame.status === 'not-json') {
+      this.releaseText(frame.pieces.join('') + s.slice(frameStart, end));
+      return end;
+    }
+    const text = frame.pieces.join('') + s.slice(frameStart, end + 1);
+    switch (frame.kind) {
+      case 'call': {
+        const args =
+          frame.status === 'closed'
+            ? tryParseArguments(text.slice(frame.argsOffset, -1), this.schemaOf(frame.name))
+            : undefined;
+        this.settle(frame.name, args, text, frame.id);
+        break;
+      }
+      case 'marker': {
+        const args = frame.status === 'closed' ? tryParseArguments(text.slice(frame.argsOffset), this.schemaOf(frame.name)) : undefined;
+        this.settle(frame.name, args, text, undefined);
+        break;
+      }
+      case 'json':
+        if (frame.status === 'closed') this.finishJson(frame, text);
+        else this.releaseText(text);
+        break;
+      default: {
+        const unknown: never = frame.kind;
+        throw new Error(`unknown frame kind ${String(unknown)}`);
+      }
+    }
+    return end + 1;
+  }
+
+  /** A closed JSON object: a call itself, or a wrapper with call objects inside, or plain text. */
+  private finishJson(frame: Frame, text: string): void {
+    const whole = this.callOfJson(text);
+    if (whole !== undefined) {
+      this.settle(whole.name, whole.args, text, undefined);
+      return;
+    }
+    let released = 0;
+    let skipUntil = 0;
+    const inner = frame.inner;
+    for (let r = 0; r < inner.length; r += 2) {
+      const start = inner[r] ?? 0;
+      const end = inner[r + 1] ?? -1;
+      if (end < 0 || start < skipUntil) continue;
+      const span = text.slice(start, end + 1);
+      const call = this.callOfJson(span);
+      if (call === undefined) continue;
+      this.releaseText(text.slice(released, start));
+      this.settle(call.name, call.args, span, undefined);
+      released = end + 1;
+      skipUntil = end + 1;
+    }
+    this.releaseText(text.slice(released));
+  }
+
+  /** The call a JSON object text describes (`{"name": …, "arguments"|"parameters": …}`), if any. */
+  private callOfJson(text: string): { name: string; args: Record<string, unknown> | undefined } | undefined {
+    const value = tryParseArguments(text, undefined);
+    if (value === undefined) return undefined;
+    const name = value.name ?? value.tool_name;
+    if (typeof name !== 'string' || !isValidName(name) || !this.isAllowed(name)) return undefined;
+    const raw = Object.hasOwn(value, 'arguments') ? value.arguments : Object.hasOwn(value, 'parameters') ? value.parameters : undefined;
+    const schema = this.schemaOf(name);
+    let args: Record<string, unknown> | undefined;
+    if (raw === null) args = {};
+    else if (typeof raw === 'string') args = tryParseArguments(raw, schema);
+    else if (isRecord(raw)) args = schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema);
+    else return undefined;
+    return { name, args };
+  }
+
+  private schemaOf(name: string): JsonSchema | undefined {
+    return this.options.allowed?.get(name);
+  }
+
+  /** Emits a found call (or reports it as discarded: bad arguments, or a repeat of an earlier call). */
+  private settle(name: string, args: Record<string, unknown> | undefined, text: string, startedId: string | undefined): void {
+    if (args === undefined) {
+      if (startedId !== undefined && this.withEvents) {
+        this.events.push({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
+      } else {
+        this.releaseText(text);
+      }
+      return;
+    }
+    const key = `${name}\u0000${canonical(args)}`;
+    if (this.seen.has(key)) {
+      if (this.withEvents) {
+        const id = startedId ?? this.options.id(name, this.calls.length);
+        this.events.push({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
+      }
+      this.remember(text);
+      return;
+    }
+    this.seen.add(key);
+    const id = startedId !== undefined && startedId !== '' ? startedId : this.options.id(name, this.calls.length);
+    const toolCall: ToolCall = { id, name, arguments: args };
+    this.calls.push(toolCall);
+    if (this.withEvents) {
+      if (startedId === undefined) {
+        this.events.push({ type: 'tool-call-start', id, name });
+        this.events.push({ type: 'tool-call-delta', id, argumentsText: JSON.stringify(args) });
+      }
+      this.events.push({ type: 'tool-call', toolCall, text });
+    }
+    this.remember(text);
+  }
+
+  private release(s: string, from: number, to: number): void {
+    if (to > from) this.releaseText(s.slice(from, to));
+  }
+
+  private releaseText(text: string): void {
+    if (text === '') return;
+    if (this.withEvents) this.events.push({ type: 'text', text });
+    this.remember(text);
+  }
+
+  /** Keeps the last characters that went out, for look-behind. */
+  private remember(text: string): void {
+    this.history =
+      text.length >= HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : (this.history + text).slice(-HISTORY_LENGTH);
+  }
+}

@@ -1,0 +1,286 @@
+import { generateId, partitionTools } from '@toolwire/core';
+import type {
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamEvent,
+  FunctionToolSpec,
+  ToolCall,
+  Usage,
+  Warning,
+} from '@toolwire/core';
+import type { ExtractOptions } from './extract-options.ts';
+import { renderToolCall } from './render-tool-call.ts';
+import { renderToolPrompt } from './render-tool-prompt.ts';
+import { toTextMessages } from './text-history.ts';
+import type { TextToolFormat } from './text-tool-format.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+/** Options of `withTextToolCalling`. */
+export interface TextToolCallingOptions {
+  /** How the prompt asks the model to write calls: `name(a=1)` (default) or `<tool_call>{json}</tool_call>`. */
+  format?: TextToolFormat;
+  /** Makes call ids (default: `generateId('call_')`, unique across turns). */
+  id?: (name: string, index: number) => string;
+}
+
+/** What one request needs once tools have moved into the prompt. */
+interface PreparedRequest {
+  inner: ChatRequest;
+  /** Extraction settings; `undefined` when no tool is offered (the output is plain text). */
+  extract: ExtractOptions | undefined;
+  /** `true` (any tool) or the name of the tool the answer must call. */
+  mustCall: true | string | undefined;
+  single: boolean;
+  offered: FunctionToolSpec[];
+  warnings: Warning[];
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+function noCallWarning(mustCall: true | string): Warning {
+  const what = mustCall === true ? 'a tool call was required' : `a call to ${mustCall} was required`;
+  return {
+    type: 'other',
+    message: `The model answered without a tool call although ${what}, even after one corrective retry. Use a model with native tool support, or check the answer yourself.`,
+  };
+}
+
+function droppedWarning(count: number): Warning {
+  return {
+    type: 'unsupported-setting',
+    setting: 'parallelToolCalls',
+    message: `parallelToolCalls is false but the model wrote ${count + 1} calls; only the first was kept.`,
+  };
+}
+
+/**
+ * Gives a text-only `ChatModel` tool calling: the tools go into the system prompt
+ * (`renderToolPrompt`), earlier calls and results become text turns, and calls are parsed
+ * out of the answer (generate and stream). It enforces what such models ignore:
+ * `toolChoice: 'none'` offers no tools; `'required'` or a named tool adds an instruction and,
+ * when the answer has no call, one corrective retry, then a `warning`;
+ * `parallelToolCalls: false` keeps the first call only.
+ *
+ * @example const model = withTextToolCalling(textOnlyModel, { format: 'call' });
+ */
+export function withTextToolCalling(model: ChatModel, options?: TextToolCallingOptions): ChatModel {
+  const format = options?.format ?? 'call';
+  const makeId = options?.id ?? (() => generateId('call_'));
+
+  function prepare(request: ChatRequest): PreparedRequest {
+    const warnings: Warning[] = [];
+    const { functionTools, providerTools } = partitionTools(request.tools, model.provider);
+    for (const tool of providerTools) {
+      warnings.push({
+        type: 'unsupported-tool',
+        toolName: tool.name,
+        message: `"${tool.name}" is run by the provider and cannot be offered to a model through text tools; it was left out.`,
+      });
+    }
+    const choice = request.toolChoice ?? 'auto';
+    let offered = functionTools;
+    if (typeof choice === 'object') {
+      offered = functionTools.filter((tool) => tool.name === choice.name);
+      if (offered.length === 0) {
+        warnings.push({
+          type: 'unsupported-setting',
+          setting: 'toolChoice',
+          message: `toolChoice names "${choice.name}", which is not among the request's tools; no tool was offered.`,
+        });
+      }
+    }
+    const active = choice !== 'none' && offered.length > 0;
+    const single = request.parallelToolCalls === false;
+    const toolPrompt = active
+      ? renderToolPrompt(offered, { format, toolChoice: choice, ...(single ? { parallelToolCalls: false } : {}) })
+      : '';
+    const { tools: _tools, toolChoice: _choice, parallelToolCalls: _parallel, ...rest } = request;
+    return {
+      inner: { ...rest, messages: toTextMessages(request.messages, { format, toolPrompt }) },
+      extract: active ? { tools: offered, id: makeId } : undefined,
+      mustCall: !active || choice === 'auto' ? undefined : choice === 'required' ? true : choice.name,
+      single,
+      offered,
+      warnings,
+    };
+  }
+
+  /** The request for the one corrective retry: the answer so far, then an instruction to call. */
+  function correction(prepared: PreparedRequest, answer: string): ChatRequest {
+    const mustCall = prepared.mustCall;
+    const tool = prepared.offered.find((t) => mustCall === true || t.name === mustCall) ?? prepared.offered[0];
+    const exampleCall = tool === undefined ? '' : `\n${renderToolCall({ name: tool.name, arguments: {} }, format)}`;
+    const instruction =
+      mustCall === true
+        ? `You did not call a tool. Call one of the tools now: reply with only the call, written like:${exampleCall}`
+        : `You did not call ${String(mustCall)}. Call it now: reply with only the call, written like:${exampleCall}`;
+    return {
+      ...prepared.inner,
+      messages: [...prepared.inner.messages, { role: 'assistant', content: answer }, { role: 'user', content: instruction }],
+    };
+  }
+
+  function parseOutput(text: string, prepared: PreparedRequest): { text: string; toolCalls: ToolCall[]; dropped: number } {
+    const parser = createToolCallParser(prepared.extract);
+    let out = '';
+    const toolCalls: ToolCall[] = [];
+    let dropped = 0;
+    for (const event of [...parser.push(text), ...parser.end()]) {
+      switch (event.type) {
+        case 'text':
+        case 'incomplete':
+          out += event.text;
+          break;
+        case 'tool-call-discarded':
+          if (event.reason === 'invalid-arguments') out += event.text;
+          break;
+        case 'tool-call':
+          if (prepared.single && toolCalls.length > 0) dropped++;
+          else toolCalls.push(event.toolCall);
+          break;
+        case 'tool-call-start':
+        case 'tool-call-delta':
+          break;
+        default: {
+          const unknown: never = event;
+          throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);
+        }
+      }
+    }
+    return { text: out.trim(), toolCalls, dropped };
+  }
+
+  async function generate(request: ChatRequest): Promise<ChatResponse> {
+    const prepared = prepare(request);
+    let response = await model.generate(prepared.inner);
+    const warnings = [...prepared.warnings, ...response.warnings];
+    if (prepared.extract === undefined) return { ...response, warnings };
+    let usage = response.usage;
+    let parsed = parseOutput(response.text, prepared);
+    if (prepared.mustCall !== undefined && parsed.toolCalls.length === 0) {
+      const retry = await model.generate(correction(prepared, response.text));
+      usage = addUsage(usage, retry.usage);
+      warnings.push(...retry.warnings);
+      const retried = parseOutput(retry.text, prepared);
+      if (retried.toolCalls.length > 0) {
+        response = retry;
+        parsed = retried;
+      } else {
+        warnings.push(noCallWarning(prepared.mustCall));
+      }
+    }
+    if (parsed.dropped > 0) warnings.push(droppedWarning(parsed.dropped));
+    const hasCalls = parsed.toolCalls.length > 0;
+    const result: ChatResponse = {
+      ...response,
+      text: parsed.text,
+      toolCalls: parsed.toolCalls,
+      finishReason: hasCalls && response.finishReason !== 'length' ? 'tool-calls' : response.finishReason,
+      warnings,
+      message: { ...response.message, content: parsed.text, ...(hasCalls ? { toolCalls: parsed.toolCalls } : {}) },
+    };
+    if (usage !== undefined) result.usage = usage;
+    return result;
+  }
+
+  async function* stream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
+    const prepared = prepare(request);
+    for (const warning of prepared.warnings) yield { type: 'warning', warning };
+    if (prepared.extract === undefined) {
+      yield* model.stream(prepared.inner);
+      return;
+    }
+    let called = 0;
+    let dropped = 0;
+    let usage: Usage | undefined;
+    let finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined;
+    // A call's start and deltas wait until the call is complete: a started call that turns
+    // out not to be one (bad arguments, a repeat) must not leave a dangling start.
+    const pending = new Map<string, ChatStreamEvent[]>();
+    const map = (events: ToolCallParserEvent[]): ChatStreamEvent[] => {
+      const out: ChatStreamEvent[] = [];
+      for (const event of events) {
+        switch (event.type) {
+          case 'text':
+            out.push({ type: 'text-delta', delta: event.text });
+            break;
+          case 'tool-call-start':
+            pending.set(event.id, [{ type: 'tool-call-start', id: event.id, name: event.name }]);
+            break;
+          case 'tool-call-delta':
+            pending.get(event.id)?.push({ type: 'tool-call-delta', id: event.id, argumentsDelta: event.argumentsText });
+            break;
+          case 'tool-call': {
+            const started = pending.get(event.toolCall.id) ?? [];
+            pending.delete(event.toolCall.id);
+            if (prepared.single && called > 0) {
+              dropped++;
+            } else {
+              out.push(...started, { type: 'tool-call', toolCall: event.toolCall });
+              called++;
+            }
+            break;
+          }
+          case 'tool-call-discarded':
+            pending.delete(event.id);
+            if (event.reason === 'invalid-arguments') out.push({ type: 'text-delta', delta: event.text });
+            break;
+          case 'incomplete':
+            if (event.id !== undefined) pending.delete(event.id);
+            out.push({ type: 'text-delta', delta: event.text });
+            break;
+          default: {
+            const unknown: never = event;
+            throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);
+          }
+        }
+      }
+      return out;
+    };
+
+    let attempt = prepared.inner;
+    for (let round = 0; round < 2; round++) {
+      const parser = createToolCallParser(prepared.extract);
+      let answer = '';
+      for await (const event of model.stream(attempt)) {
+        switch (event.type) {
+          case 'text-delta':
+            answer += event.delta;
+            yield* map(parser.push(event.delta));
+            break;
+          case 'finish':
+            finish = event;
+            usage = addUsage(usage, event.usage);
+            break;
+          case 'error':
+            yield* map(parser.end());
+            yield event;
+            return;
+          default:
+            yield event;
+        }
+      }
+      yield* map(parser.end());
+      if (called > 0 || prepared.mustCall === undefined || round === 1) break;
+      attempt = correction(prepared, answer);
+    }
+    if (prepared.mustCall !== undefined && called === 0) yield { type: 'warning', warning: noCallWarning(prepared.mustCall) };
+    if (dropped > 0) yield { type: 'warning', warning: droppedWarning(dropped) };
+    const finishReason = finish?.finishReason ?? 'stop';
+    const last: ChatStreamEvent = { ...(finish ?? { type: 'finish', finishReason }), finishReason: called > 0 && finishReason !== 'length' ? 'tool-calls' : finishReason };
+    if (usage !== undefined) last.usage = usage;
+    yield last;
+  }
+
+  return { provider: model.provider, modelId: model.modelId, generate, stream };
+}
