@@ -16,10 +16,11 @@ function messageOf(value: CodeInterpreterValue): string {
   const lines: string[] = [];
   if (value.stdout !== '') lines.push(value.stdout);
   if (images > 0) lines.push(images === 1 ? '[1 image]' : `[${images} images]`);
-  if (value.files.length > 0) lines.push(`[files: ${value.files.map((f) => f.filename).join(', ')}]`);
   // OpenAI reports a Python exception as a completed call with no output, so say so rather
   // than implying the code worked.
-  return lines.length > 0 ? lines.join('\n') : '(no output; OpenAI does not report Python errors, so the code may have failed)';
+  if (lines.length === 0) lines.push('(no output; OpenAI does not report Python errors, so the code may have failed)');
+  if (value.files.length > 0) lines.push(`[files: ${value.files.map((f) => f.filename).join(', ')}]`);
+  return lines.join('\n');
 }
 
 /**
