@@ -1,1 +1,2 @@
-export {};
+export { createProgram } from './program.ts';
+export { main } from './main.ts';

@@ -1,0 +1,201 @@
+import { createInterface } from 'node:readline/promises';
+import type { Interface } from 'node:readline/promises';
+import { runToolsStream } from '@toolwire/core';
+import type { ChatModel, ChatStreamEvent, Message, ToolSpec } from '@toolwire/core';
+import { CliError } from '../cli-error.ts';
+import { buildCliTools } from '../cli-tools.ts';
+import type { ConfirmCommand } from '../cli-tools.ts';
+import type { CommandContext } from '../context.ts';
+import { resolveChatModel } from '../model-providers.ts';
+import { eprintln, println, startSpinner, style } from '../output.ts';
+import type { Output } from '../output.ts';
+import type { ChatOptions } from '../program.ts';
+import { splitList } from '../program.ts';
+
+/** `toolwire chat`: one prompt, or an interactive session without one. */
+export async function chatCommand(context: CommandContext, prompt: string | undefined, options: ChatOptions): Promise<void> {
+  const model = resolveChatModel(context, options.model);
+  const interactive = prompt === undefined;
+  if (interactive && context.stdin.isTTY !== true && options.json !== true) {
+    // Piped input without a prompt: read it as the prompt.
+    let text = '';
+    context.stdin.setEncoding('utf8');
+    for await (const chunk of context.stdin as AsyncIterable<string>) text += chunk;
+    if (text.trim() === '') throw new CliError('No prompt given.', { hint: 'pass a prompt: toolwire chat "…" --model …' });
+    return chatCommand(context, text.trim(), options);
+  }
+
+  const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: true, historySize: 500 }) : undefined;
+  const confirm: ConfirmCommand | undefined = options.yes === true ? undefined : (argv) => askToRun(context, rl, argv);
+  const tools = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
+  const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
+  const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
+
+  if (rl === undefined) {
+    messages.push({ role: 'user', content: prompt ?? '' });
+    await runTurn(context, turn, messages);
+    return;
+  }
+  await interactiveSession(context, rl, turn, messages);
+}
+
+interface TurnSettings {
+  model: ChatModel;
+  tools: ToolSpec[];
+  maxSteps: number;
+  json: boolean;
+}
+
+async function interactiveSession(context: CommandContext, rl: Interface, turn: TurnSettings, messages: Message[]): Promise<void> {
+  const { output } = context;
+  eprintln(output, style(output, 'dim', `${turn.model.provider}/${turn.model.modelId} · /tools lists tools · /exit quits · Ctrl-C cancels a turn`));
+  let running: AbortController | undefined;
+  // Ctrl-C during a turn cancels that turn; at the prompt it ends the session.
+  rl.on('SIGINT', () => {
+    if (running) running.abort(new Error('cancelled'));
+    else rl.close();
+  });
+  let closed = false;
+  rl.on('close', () => {
+    closed = true;
+  });
+  while (!closed) {
+    let line: string;
+    try {
+      line = (await rl.question(style(output, 'green', '> '))).trim();
+    } catch {
+      break; // readline closed (Ctrl-D or Ctrl-C at the prompt)
+    }
+    if (line === '') continue;
+    if (line === '/exit' || line === '/quit') break;
+    if (line === '/tools') {
+      if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
+      for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', tool.name)}${'description' in tool && tool.description ? `  ${tool.description}` : ''}`);
+      continue;
+    }
+    messages.push({ role: 'user', content: line });
+    running = new AbortController();
+    try {
+      const added = await runTurn(context, turn, messages, running.signal);
+      messages.push(...added);
+    } catch (error) {
+      if (running.signal.aborted) {
+        messages.pop();
+        eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
+      } else {
+        eprintln(output, `${style(output, 'red', 'error:')} ${error instanceof Error ? error.message : String(error)}`);
+        messages.pop();
+      }
+    } finally {
+      running = undefined;
+    }
+  }
+  rl.close();
+}
+
+/** Runs one user turn through the tool loop, printing as it streams; returns the messages it added. */
+async function runTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
+  const { output } = context;
+  const run = runToolsStream({
+    model: turn.model,
+    messages,
+    tools: turn.tools,
+    maxSteps: turn.maxSteps,
+    ...(signal ? { signal } : {}),
+  });
+  let spinner = turn.json ? undefined : startSpinner(output, 'thinking');
+  const toolStarted = new Map<string, number>();
+  let atLineStart = true;
+  try {
+    for await (const event of run) {
+      if (turn.json) {
+        println(output, JSON.stringify(toJsonEvent(event)));
+        continue;
+      }
+      spinner?.stop();
+      spinner = undefined;
+      atLineStart = printEvent(output, event, toolStarted, atLineStart);
+      if (event.type === 'tool-call' && !event.toolCall.providerExecuted) {
+        spinner = startSpinner(output, `running ${event.toolCall.name}`);
+      }
+    }
+    const result = await run.result;
+    if (!turn.json) {
+      if (!atLineStart) println(output);
+      if (result.stoppedBy === 'max-steps') {
+        eprintln(output, style(output, 'yellow', `stopped after ${turn.maxSteps} steps without a final answer (raise --max-steps)`));
+      }
+    }
+    return result.newMessages;
+  } finally {
+    spinner?.stop();
+  }
+}
+
+function printEvent(output: Output, event: ChatStreamEvent, toolStarted: Map<string, number>, atLineStart: boolean): boolean {
+  switch (event.type) {
+    case 'text-delta':
+      output.out.write(event.delta);
+      return event.delta.endsWith('\n') ? true : event.delta === '' ? atLineStart : false;
+    case 'tool-call': {
+      const call = event.toolCall;
+      toolStarted.set(call.id, Date.now());
+      if (!atLineStart) println(output);
+      eprintln(output, `${style(output, 'cyan', '→')} ${style(output, 'bold', call.name)}(${truncate(JSON.stringify(call.arguments), 200)})`);
+      return true;
+    }
+    case 'tool-result': {
+      const { result } = event;
+      const started = toolStarted.get(result.toolCallId);
+      const seconds = started === undefined ? 0 : (Date.now() - started) / 1000;
+      const elapsed = seconds >= 1 ? style(output, 'dim', ` (${seconds.toFixed(1)}s)`) : '';
+      const mark = result.success ? style(output, 'green', '✓') : style(output, 'red', '✗');
+      eprintln(output, `${mark} ${result.name}: ${truncate(result.message.replace(/\s+/g, ' '), 300)}${elapsed}`);
+      return true;
+    }
+    case 'warning':
+      eprintln(output, style(output, 'yellow', `warning: ${event.warning.message}`));
+      return atLineStart;
+    case 'error':
+      eprintln(output, `${style(output, 'red', 'error:')} ${event.error.message}`);
+      return true;
+    case 'reasoning-delta':
+    case 'tool-call-start':
+    case 'tool-call-delta':
+    case 'finish':
+      return atLineStart;
+    default: {
+      const unexpected: never = event;
+      return unexpected;
+    }
+  }
+}
+
+/** Errors become `{ type: 'error', message }` so every line is plain JSON. */
+function toJsonEvent(event: ChatStreamEvent): unknown {
+  if (event.type === 'error') return { type: 'error', message: event.error.message, name: event.error.name };
+  return event;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+async function askToRun(context: CommandContext, rl: Interface | undefined, argv: readonly string[]): Promise<boolean> {
+  const shown = argv.map((a) => (/^[\w./:=@%+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  const question = `${style(context.output, 'yellow', 'run')} ${shown} ${style(context.output, 'dim', '[y/N]')} `;
+  if (rl !== undefined) {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  }
+  if (context.stdin.isTTY !== true) {
+    eprintln(context.output, `refused to run \`${shown}\`: no terminal to confirm on (pass --yes to allow shell commands)`);
+    return false;
+  }
+  const once = createInterface({ input: context.stdin, output: context.output.err, terminal: true });
+  try {
+    return /^y(es)?$/i.test((await once.question(question)).trim());
+  } finally {
+    once.close();
+  }
+}

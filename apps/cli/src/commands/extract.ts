@@ -1,0 +1,48 @@
+import { createToolCallParser, extractToolCalls } from '@toolwire/extract';
+import type { ToolCall } from '@toolwire/core';
+import type { CommandContext } from '../context.ts';
+import { println, style } from '../output.ts';
+import type { ExtractOptions } from '../program.ts';
+import { splitList } from '../program.ts';
+import { openTextInput, readTextInput } from '../read-input.ts';
+import { formatTable } from '../table.ts';
+
+/** `toolwire extract`: prints the tool calls found in a text. */
+export async function extractCommand(context: CommandContext, file: string, options: ExtractOptions): Promise<void> {
+  const tools = splitList(options.tools);
+  const extractOptions = tools.length > 0 ? { tools } : {};
+  const { output } = context;
+
+  if (options.stream === true) {
+    // Incremental: events as the text arrives (JSON lines), or the calls as a table at the end.
+    const parser = createToolCallParser(extractOptions);
+    const calls: ToolCall[] = [];
+    const emit = (events: ReturnType<typeof parser.push>) => {
+      for (const event of events) {
+        if (event.type === 'tool-call') calls.push(event.toolCall);
+        if (options.format === 'json') println(output, JSON.stringify(event));
+      }
+    };
+    for await (const chunk of await openTextInput(context, file)) emit(parser.push(chunk));
+    emit(parser.end());
+    if (options.format === 'table') printCalls(context, calls);
+    return;
+  }
+
+  const calls = extractToolCalls(await readTextInput(context, file), extractOptions);
+  if (options.format === 'json') {
+    for (const call of calls) println(output, JSON.stringify({ id: call.id, name: call.name, arguments: call.arguments }));
+    return;
+  }
+  printCalls(context, calls);
+}
+
+function printCalls(context: CommandContext, calls: readonly ToolCall[]): void {
+  const { output } = context;
+  if (calls.length === 0) {
+    println(output, style(output, 'dim', 'no tool calls found'));
+    return;
+  }
+  const rows = calls.map((call) => [call.id, call.name, JSON.stringify(call.arguments)]);
+  for (const line of formatTable(['id', 'name', 'arguments'], rows)) println(output, line);
+}

@@ -1,0 +1,53 @@
+import type { ChatModel } from '@toolwire/core';
+import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
+import { createOllama } from '@toolwire/provider-ollama';
+import { createOpenAI } from '@toolwire/provider-openai';
+import { CliError } from './cli-error.ts';
+import type { CommandContext } from './context.ts';
+import { parseModelRef } from './program.ts';
+
+/** The providers the CLI routes to, by the prefix of `--model provider/model`. */
+export const PROVIDER_NAMES = ['openai', 'ollama', 'chatgpt'] as const;
+
+/** A provider name. */
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** Whether the environment names an OpenAI(-compatible) endpoint. */
+export function openAIConfigured(env: NodeJS.ProcessEnv): boolean {
+  return nonEmpty(env.OPENAI_API_KEY) || nonEmpty(env.OPENAI_BASE_URL);
+}
+
+function nonEmpty(value: string | undefined): value is string {
+  return value !== undefined && value !== '';
+}
+
+/** The OpenAI provider configured from the environment (the same variables the gateway reads). */
+export function openAIFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createOpenAI> {
+  return createOpenAI({
+    ...(nonEmpty(env.OPENAI_API_KEY) ? { apiKey: env.OPENAI_API_KEY } : {}),
+    ...(nonEmpty(env.OPENAI_BASE_URL) ? { baseURL: env.OPENAI_BASE_URL } : {}),
+  });
+}
+
+/** The Ollama provider configured from the environment (`OLLAMA_HOST`). */
+export function ollamaFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createOllama> {
+  return createOllama(nonEmpty(env.OLLAMA_HOST) ? { host: env.OLLAMA_HOST } : {});
+}
+
+/** Turns `--model provider/model` into a model, with a clear error for what is missing. */
+export function resolveChatModel(context: CommandContext, ref: string): ChatModel {
+  const { provider, modelId } = parseModelRef(ref, PROVIDER_NAMES);
+  switch (provider as ProviderName) {
+    case 'openai':
+      if (!openAIConfigured(context.env)) {
+        throw new CliError('OPENAI_API_KEY is not set.', {
+          hint: 'export OPENAI_API_KEY=sk-… (or OPENAI_BASE_URL for an OpenAI-compatible server)',
+        });
+      }
+      return openAIFromEnv(context.env).chat(modelId);
+    case 'ollama':
+      return ollamaFromEnv(context.env).chat(modelId);
+    case 'chatgpt':
+      return createChatGPT({ logger: { warn: () => undefined } }).chat(modelId);
+  }
+}
