@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import type { ApiKeyConfig } from '../auth/api-key-store.ts';
+import type { ModelProvider } from '../models/model-provider.ts';
+import type { ServerTool } from '../tools/server-tool.ts';
+
+/** The built-in server tools. */
+export type BuiltinToolName = 'get_current_time' | 'calculate' | 'fetch_url';
+
+/** Upstream providers; each present entry adds its routing prefix. */
+export interface ProvidersConfig {
+  /** `openai/<id>`: OpenAI or any Chat Completions server. */
+  openai?: { apiKey?: string; baseURL?: string; models?: string[] };
+  /** `ollama/<id>`: models of an Ollama server (listed from `/api/tags`). */
+  ollama?: { host?: string };
+  /** `chatgpt/<id>`: a ChatGPT sign-in (Codex backend). */
+  chatgpt?: { authFile?: string; models?: string[] };
+  /** `replay/<name>`: recorded conversations replayed offline, name → transcript file. */
+  replay?: { transcripts: Record<string, string> };
+}
+
+/** Server-side tools. */
+export interface ServerToolsConfig {
+  /** Built-ins to offer (default: `get_current_time`, `calculate`, and `fetch_url` when `allowedDomains` is set). */
+  builtins?: BuiltinToolName[];
+  /** A directory of custom tools (`<name>.json` definition + `<name>.js` handler), run in the sandbox. */
+  customToolsPath?: string;
+  /** Domains `fetch_url` and custom tools may reach (`example.com`, `*.example.com`). */
+  allowedDomains?: string[];
+  /** Executions running at once across all requests (default 10). */
+  maxConcurrent?: number;
+  /** Per-execution timeout in ms (default 30 000). */
+  timeoutMs?: number;
+}
+
+/** Request and lifecycle limits. */
+export interface LimitsConfig {
+  /** Largest request body in bytes (default 4 MiB); larger bodies get a 413. */
+  bodyLimitBytes?: number;
+  /** Model calls per client request when server tools run (default 8). */
+  maxSteps?: number;
+  /** On close/SIGTERM, how long open streams may drain before they are cut (default 30 000 ms). */
+  shutdownGraceMs?: number;
+}
+
+/** Everything `createServer` takes. The JSON config file holds the serialisable part. */
+export interface ServerConfig {
+  /** Default 127.0.0.1. Without keys only a loopback address is accepted. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  providers?: ProvidersConfig;
+  /** Client API keys (hashed). None: no authentication, loopback only. */
+  keys?: ApiKeyConfig[];
+  tools?: ServerToolsConfig;
+  limits?: LimitsConfig;
+  /** pino level (default `info`). */
+  logLevel?: string;
+  /** Programmatic: extra or replacement routing prefixes (tests, embedding). They win over `providers`. */
+  modelProviders?: ModelProvider[];
+  /** Programmatic: extra server tools. */
+  extraTools?: ServerTool[];
+  /** Programmatic: the pino logger to use instead of one on stdout. */
+  logger?: Logger;
+}

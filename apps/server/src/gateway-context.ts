@@ -1,0 +1,19 @@
+import type { ApiKeyStore } from './auth/api-key-store.ts';
+import type { RateLimiter } from './auth/rate-limiter.ts';
+import type { ModelRouter } from './models/model-router.ts';
+import type { ServerTool } from './tools/server-tool.ts';
+import type { ToolExecutor } from './tools/tool-executor.ts';
+
+/** What the route handlers share for the lifetime of one server. */
+export interface GatewayContext {
+  router: ModelRouter;
+  keys: ApiKeyStore;
+  rateLimiter: RateLimiter;
+  serverTools: ReadonlyMap<string, ServerTool>;
+  executor: ToolExecutor;
+  maxSteps: number;
+  /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
+  inflight: Set<AbortController>;
+  /** Seconds since the epoch at start (the `created` of listed models). */
+  startedAt: number;
+}

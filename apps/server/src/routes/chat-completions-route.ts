@@ -1,0 +1,171 @@
+import { collectStream, generateId } from '@toolwire/core';
+import type { ChatRequest, ChatStreamEvent, FunctionToolSpec } from '@toolwire/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/api-key-store.ts';
+import type { GatewayContext } from '../gateway-context.ts';
+import { runGatewayLoop } from '../tool-loop.ts';
+import { specOf } from '../tools/server-tool-set.ts';
+import type { ServerTool } from '../tools/server-tool.ts';
+import { toChatCompletion } from '../wire/chat-completion.ts';
+import type { ResponseIdentity } from '../wire/chat-completion.ts';
+import { createChunkMapper } from '../wire/chunk-mapper.ts';
+import { GatewayError } from '../wire/gateway-error.ts';
+import { parseChatRequest } from '../wire/parse-chat-request.ts';
+import type { ParsedChatRequest } from '../wire/parsed-chat-request.ts';
+import { createSseWriter } from '../wire/sse-writer.ts';
+import { toGatewayError } from '../wire/to-gateway-error.ts';
+
+interface PreparedRequest {
+  request: ChatRequest;
+  serverTools: Map<string, ServerTool>;
+}
+
+/** Splits the offered tools into the client's and the server's, checking the key's rights. */
+function prepare(context: GatewayContext, principal: Principal, parsed: ParsedChatRequest): PreparedRequest {
+  const serverTools = new Map<string, ServerTool>();
+  const specs: FunctionToolSpec[] = [];
+  for (const tool of parsed.tools) {
+    const serverTool = context.serverTools.get(tool.name);
+    if (serverTool === undefined) {
+      specs.push(tool);
+      continue;
+    }
+    context.keys.assertTool(principal, tool.name);
+    serverTools.set(tool.name, serverTool);
+    specs.push(specOf(serverTool));
+  }
+  if (parsed.toolChoice !== 'none') {
+    for (const name of principal.alwaysTools) {
+      const serverTool = context.serverTools.get(name);
+      if (serverTool === undefined || serverTools.has(name)) continue;
+      serverTools.set(name, serverTool);
+      specs.push(specOf(serverTool));
+    }
+  }
+  const request: ChatRequest = { messages: parsed.messages };
+  if (specs.length > 0) request.tools = specs;
+  if (parsed.toolChoice !== undefined) request.toolChoice = parsed.toolChoice;
+  if (parsed.parallelToolCalls !== undefined) request.parallelToolCalls = parsed.parallelToolCalls;
+  if (parsed.maxOutputTokens !== undefined) request.maxOutputTokens = parsed.maxOutputTokens;
+  if (parsed.temperature !== undefined) request.temperature = parsed.temperature;
+  if (parsed.topP !== undefined) request.topP = parsed.topP;
+  if (parsed.stop !== undefined) request.stop = parsed.stop;
+  if (parsed.seed !== undefined) request.seed = parsed.seed;
+  if (parsed.responseFormat !== undefined) request.responseFormat = parsed.responseFormat;
+  return { request, serverTools };
+}
+
+/**
+ * `POST /v1/chat/completions`: authenticate, rate-limit, validate, route, run the tool
+ * loop, and answer as a `chat.completion` or an SSE stream of chunks. Everything that can
+ * fail before the first byte is answered as an HTTP error in OpenAI's envelope.
+ */
+export async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const principal = context.keys.authenticate(req.headers.authorization);
+  if (principal.requestsPerMinute !== undefined) {
+    const decision = context.rateLimiter.take(principal.id, principal.requestsPerMinute);
+    if (!decision.allowed) {
+      throw new GatewayError({
+        status: 429,
+        type: 'rate_limit_error',
+        message: `Rate limit reached for the API key '${principal.id}' (${principal.requestsPerMinute} requests per minute). Retry after ${decision.retryAfterSeconds} s.`,
+        code: 'rate_limit_exceeded',
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
+  }
+  const parsed = parseChatRequest(req.body);
+  context.keys.assertModel(principal, parsed.model);
+  const model = context.router.resolve(parsed.model);
+  const { request, serverTools } = prepare(context, principal, parsed);
+
+  const controller = new AbortController();
+  const res = reply.raw;
+  // The response closing before it finished means the client went away: stop upstream and tools.
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
+  };
+  res.once('close', onClose);
+  context.inflight.add(controller);
+  const identity: ResponseIdentity = { id: generateId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: parsed.model };
+  const events = runGatewayLoop({
+    model,
+    request,
+    serverTools,
+    executor: context.executor,
+    principal: principal.id,
+    signal: controller.signal,
+    maxSteps: context.maxSteps,
+    stream: parsed.stream,
+  });
+
+  try {
+    if (!parsed.stream) {
+      const response = await collectStream(events);
+      await reply.header('content-type', 'application/json').send(toChatCompletion(identity, response));
+      return;
+    }
+    await stream(req, reply, { events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
+  } finally {
+    context.inflight.delete(controller);
+    res.off('close', onClose);
+  }
+}
+
+interface StreamOptions {
+  events: AsyncGenerator<ChatStreamEvent>;
+  identity: ResponseIdentity;
+  includeUsage: boolean;
+  signal: AbortSignal;
+}
+
+async function stream(req: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
+  const { events, signal } = options;
+  // Wait for the first event so that a failure to start (bad upstream request, unknown
+  // model) is still an HTTP error the client's SDK maps to the right class.
+  const first = await events.next();
+  if (!first.done && first.value.type === 'error') throw first.value.error;
+
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': req.id,
+  });
+  const writer = createSseWriter(res);
+  const mapper = createChunkMapper({ identity: options.identity, includeUsage: options.includeUsage });
+  const fail = async (error: unknown): Promise<void> => {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
+    else req.log.info({ err: error }, 'stream failed');
+    await writer.write([gatewayError.toEnvelope()]);
+    writer.end();
+  };
+  try {
+    if (first.done) throw new Error('The model stream ended without any event.');
+    let event: ChatStreamEvent = first.value;
+    for (;;) {
+      if (event.type === 'error') {
+        await fail(event.error);
+        return;
+      }
+      if (!(await writer.write(mapper.push(event)))) return;
+      const next = await events.next();
+      if (next.done) break;
+      event = next.value;
+    }
+    if (mapper.finished) writer.done();
+    else await fail(new Error('The model stream ended without a finish event.'));
+  } catch (error) {
+    if (signal.aborted) {
+      req.log.info('client disconnected; upstream request aborted');
+      writer.end();
+      return;
+    }
+    await fail(error);
+  } finally {
+    await events.return(undefined);
+  }
+}

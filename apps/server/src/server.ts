@@ -1,0 +1,208 @@
+import { generateId } from '@toolwire/core';
+import Fastify from 'fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { createApiKeyStore } from './auth/api-key-store.ts';
+import { createRateLimiter } from './auth/rate-limiter.ts';
+import type { ServerConfig } from './config/server-config.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { isLoopbackHost } from './loopback.ts';
+import { createConfiguredProviders } from './models/configured-providers.ts';
+import { createModelRouter } from './models/model-router.ts';
+import { handleChatCompletion } from './routes/chat-completions-route.ts';
+import { loadServerTools } from './tools/load-server-tools.ts';
+import { createToolExecutor } from './tools/tool-executor.ts';
+import { GatewayError } from './wire/gateway-error.ts';
+import { toGatewayError } from './wire/to-gateway-error.ts';
+
+/** A running (or ready to run) gateway. */
+export interface ToolwireServer {
+  /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8787/v1`. */
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** Stops accepting requests, lets open streams finish (up to the grace period), then resolves. */
+  close(): Promise<void>;
+  /** The logger (pino), for the bin's own messages. */
+  readonly logger: Logger;
+}
+
+const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+function createLogger(config: ServerConfig): Logger {
+  return (
+    config.logger ??
+    pino({
+      level: config.logLevel ?? 'info',
+      redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.apiKey'], censor: '[redacted]' },
+    })
+  );
+}
+
+function sendError(reply: FastifyReply, error: GatewayError, requestId: string): void {
+  if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
+  void reply
+    .code(error.status)
+    .header('content-type', 'application/json')
+    .header('x-should-retry', error.retryable ? 'true' : 'false')
+    .header('x-request-id', requestId)
+    .send(error.toEnvelope());
+}
+
+/** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
+function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError({
+        status: 413,
+        type: 'invalid_request_error',
+        message: `The request body is larger than the gateway's limit of ${bodyLimit} bytes. Send fewer or shorter messages.`,
+        code: 'request_too_large',
+        retryable: false,
+      });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError({ status: 415, type: 'invalid_request_error', message: "Send the request body as JSON with 'Content-Type: application/json'.", code: 'unsupported_media_type', retryable: false });
+    default:
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return new GatewayError({ status: error.statusCode, type: 'invalid_request_error', message: error.message, code: null, retryable: false });
+      }
+      return undefined;
+  }
+}
+
+// The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
+function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayContext) {
+  const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => generateId('req_', 16),
+    // Open streams are allowed to drain on close; idle keep-alive sockets are closed.
+    forceCloseConnections: 'idle',
+  });
+
+  // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(
+        new GatewayError({
+          status: 400,
+          type: 'invalid_request_error',
+          message:
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload.)",
+          code: 'invalid_json',
+          retryable: false,
+        }),
+        undefined,
+      );
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, req, reply) => {
+    const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
+    if (gatewayError.status >= 500) req.log.error({ err: error }, 'request failed');
+    else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
+    sendError(reply, gatewayError, req.id);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    sendError(
+      reply,
+      new GatewayError({
+        status: 404,
+        type: 'invalid_request_error',
+        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, GET /v1/models and GET /healthz.`,
+        code: 'unknown_url',
+        retryable: false,
+      }),
+      req.id,
+    );
+  });
+  app.addHook('onSend', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/v1/models', async (req) => {
+    const ctx = context();
+    ctx.keys.authenticate(req.headers.authorization);
+    const { models, failures } = await ctx.router.list();
+    for (const failure of failures) req.log.warn({ provider: failure.provider, err: failure.error }, 'could not list models');
+    return { object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: ctx.startedAt, owned_by: m.ownedBy })) };
+  });
+  app.post('/v1/chat/completions', (req, reply) => handleChatCompletion(context(), req, reply));
+  return app;
+}
+
+/**
+ * Creates the OpenAI-compatible gateway. Nothing is started until `listen`.
+ * @example
+ * const server = createServer({ providers: { ollama: {} } });
+ * const baseURL = await server.listen({ port: 8787 });
+ */
+export function createServer(config: ServerConfig = {}): ToolwireServer {
+  const logger = createLogger(config);
+  const keys = createApiKeyStore(config.keys ?? []);
+  const inflight = new Set<AbortController>();
+  let context: GatewayContext | undefined;
+  const app = buildApp(config, logger, () => {
+    if (context === undefined) throw new Error('The server is not started.');
+    return context;
+  });
+  let listening = false;
+
+  return {
+    logger,
+    async listen(options = {}) {
+      const host = options.host ?? config.host ?? '127.0.0.1';
+      const port = options.port ?? config.port ?? 8787;
+      if (!keys.required && !isLoopbackHost(host)) {
+        throw new Error(
+          `Refusing to listen on ${host} without API keys: anyone who can reach it could use your providers. ` +
+            "Configure 'keys' (or TOOLWIRE_API_KEYS) or listen on 127.0.0.1.",
+        );
+      }
+      const serverTools = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
+      const providers = [...(config.modelProviders ?? [])];
+      for (const provider of createConfiguredProviders(config.providers ?? {})) {
+        if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
+      }
+      context = {
+        router: createModelRouter(providers),
+        keys,
+        rateLimiter: createRateLimiter(),
+        serverTools,
+        executor: createToolExecutor({
+          maxConcurrent: config.tools?.maxConcurrent ?? 10,
+          timeoutMs: config.tools?.timeoutMs ?? 30_000,
+          audit: (event) => logger.info({ audit: event }, 'tool execution'),
+        }),
+        maxSteps: config.limits?.maxSteps ?? 8,
+        inflight,
+        startedAt: Math.floor(Date.now() / 1000),
+      };
+      const address = await app.listen({ port, host });
+      listening = true;
+      if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
+      logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()] }, `Toolwire gateway at ${address}/v1`);
+      return `${address}/v1`;
+    },
+    async close() {
+      if (!listening) return;
+      listening = false;
+      const grace = config.limits?.shutdownGraceMs ?? 30_000;
+      const timer = setTimeout(() => {
+        for (const controller of inflight) controller.abort(new Error('The server is shutting down.'));
+        app.server.closeAllConnections();
+      }, grace);
+      timer.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

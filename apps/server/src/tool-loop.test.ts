@@ -1,0 +1,141 @@
+import { collectStream } from '@toolwire/core';
+import type { ChatStreamEvent } from '@toolwire/core';
+import { createScriptedModel } from '@toolwire/core/testing';
+import { describe, expect, it } from 'vitest';
+import { runGatewayLoop } from './tool-loop.ts';
+import type { ToolAuditEvent } from './tools/audit-event.ts';
+import type { ServerTool } from './tools/server-tool.ts';
+import { createToolExecutor } from './tools/tool-executor.ts';
+
+const add: ServerTool = {
+  name: 'add',
+  description: 'adds',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+  execute: (args) => Promise.resolve({ sum: Number(args.a) + Number(args.b) }),
+};
+
+function setup(steps: Parameters<typeof createScriptedModel>[0], options: { stream?: boolean; maxSteps?: number } = {}) {
+  const model = createScriptedModel(steps);
+  const audit: ToolAuditEvent[] = [];
+  const events = runGatewayLoop({
+    model,
+    request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [{ type: 'function', name: 'add', inputSchema: add.inputSchema }] },
+    serverTools: new Map([['add', add]]),
+    executor: createToolExecutor({ audit: (e) => audit.push(e) }),
+    principal: 'key-1',
+    signal: new AbortController().signal,
+    stream: options.stream ?? true,
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+  });
+  return { model, audit, events };
+}
+
+async function all(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const out: ChatStreamEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+describe('runGatewayLoop', () => {
+  it('runs server tool calls, feeds the results back and returns only the final answer', async () => {
+    const { model, audit, events } = setup([
+      { toolCalls: [{ id: 'call_x', name: 'add', arguments: { a: 1, b: 2 } }], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+      { text: 'It is 3.', usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23 } },
+    ]);
+    const emitted = await all(events);
+    expect(emitted.some((e) => e.type.startsWith('tool-call'))).toBe(false);
+    const response = await collectStream((async function* () { yield* emitted; })());
+    expect(response.text).toBe('It is 3.');
+    expect(response.finishReason).toBe('stop');
+    expect(response.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
+    const second = model.requests[1]?.messages ?? [];
+    expect(second.at(-2)).toMatchObject({ role: 'assistant', toolCalls: [{ id: 'call_x', name: 'add' }] });
+    expect(second.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_x', content: '{"sum":3}' });
+    expect(audit).toEqual([expect.objectContaining({ tool: 'add', principal: 'key-1', outcome: 'success', argumentNames: ['a', 'b'] })]);
+  });
+
+  it('returns calls to client tools with call_ ids and finish reason tool-calls', async () => {
+    const { events } = setup([{ toolCalls: [{ id: 'weird-id', name: 'lookup', arguments: { q: 'x' } }] }]);
+    const response = await collectStream(events);
+    expect(response.finishReason).toBe('tool-calls');
+    expect(response.toolCalls).toHaveLength(1);
+    expect(response.toolCalls[0]?.id).toMatch(/^call_[A-Za-z0-9]{24}$/);
+    expect(response.toolCalls[0]).toMatchObject({ name: 'lookup', arguments: { q: 'x' } });
+  });
+
+  it('keeps call_ ids the provider already gave', async () => {
+    const { events } = setup([{ toolCalls: [{ id: 'call_abc123', name: 'lookup' }] }]);
+    expect((await collectStream(events)).toolCalls[0]?.id).toBe('call_abc123');
+  });
+
+  it('returns only the client calls of a turn that mixes server and client calls, without running the server ones', async () => {
+    const { audit, events } = setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }, { name: 'lookup' }] }]);
+    const response = await collectStream(events);
+    expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
+    expect(audit).toEqual([]);
+  });
+
+  it('stops at maxSteps with the text so far', async () => {
+    const { model, events } = setup(
+      [
+        { text: 'Working.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },
+        { toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] },
+      ],
+      { maxSteps: 2 },
+    );
+    const response = await collectStream(events);
+    expect(model.requests).toHaveLength(2);
+    expect(response.toolCalls).toEqual([]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('separates the text of consecutive steps', async () => {
+    const { events } = setup([{ text: 'Let me add.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'It is 3.' }]);
+    expect((await collectStream(events)).text).toBe('Let me add.\n\nIt is 3.');
+  });
+
+  it('works the same with generate (non-streaming)', async () => {
+    const { model, events } = setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'It is 3.' }], { stream: false });
+    expect((await collectStream(events)).text).toBe('It is 3.');
+    expect(model.calls.map((c) => c.method)).toEqual(['generate', 'generate']);
+  });
+
+  it('relaxes a forced tool choice after the forced call ran, so the model can answer', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'done' }]);
+    const events = runGatewayLoop({
+      model,
+      request: { messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', name: 'add', inputSchema: {} }], toolChoice: { type: 'tool', name: 'add' } },
+      serverTools: new Map([['add', add]]),
+      executor: createToolExecutor({ audit: () => undefined }),
+      principal: 'p',
+      signal: new AbortController().signal,
+      stream: true,
+    });
+    await collectStream(events);
+    expect(model.requests[0]?.toolChoice).toEqual({ type: 'tool', name: 'add' });
+    expect(model.requests[1]?.toolChoice).toBe('auto');
+  });
+
+  it('passes an upstream error event through and stops', async () => {
+    const { events } = setup([{ events: [{ type: 'text-delta', delta: 'par' }, { type: 'error', error: new Error('upstream broke') }] }]);
+    const emitted = await all(events);
+    expect(emitted.at(-1)).toMatchObject({ type: 'error' });
+    expect(emitted.some((e) => e.type === 'finish')).toBe(false);
+  });
+
+  it('reports a failing server tool to the model as an error result instead of failing the request', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'boom' }] }, { text: 'Sorry.' }]);
+    const boom: ServerTool = { name: 'boom', description: '', inputSchema: {}, execute: () => Promise.reject(new Error('no network')) };
+    const events = runGatewayLoop({
+      model,
+      request: { messages: [{ role: 'user', content: 'x' }] },
+      serverTools: new Map([['boom', boom]]),
+      executor: createToolExecutor({ audit: () => undefined }),
+      principal: 'p',
+      signal: new AbortController().signal,
+      stream: true,
+    });
+    expect((await collectStream(events)).text).toBe('Sorry.');
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'no network', result: { success: false, error: { type: 'execution_error' } } });
+  });
+});

@@ -1,0 +1,105 @@
+import type { ChatStreamEvent } from '@toolwire/core';
+import { describe, expect, it } from 'vitest';
+import { createChunkMapper } from './chunk-mapper.ts';
+import type { ChatCompletionChunk } from './openai-wire-types.ts';
+
+const identity = { id: 'chatcmpl-1', created: 1_700_000_000, model: 'openai/gpt-4o' };
+
+function run(events: ChatStreamEvent[], includeUsage = false): ChatCompletionChunk[] {
+  const mapper = createChunkMapper({ identity, includeUsage });
+  return events.flatMap((e) => mapper.push(e));
+}
+
+describe('createChunkMapper', () => {
+  it('sends the role first, then text deltas, then a finish chunk with an empty delta', () => {
+    const chunks = run([
+      { type: 'text-delta', delta: 'Hel' },
+      { type: 'text-delta', delta: 'lo' },
+      { type: 'finish', finishReason: 'stop' },
+    ]);
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '', refusal: null }, { content: 'Hel' }, { content: 'lo' }, {}]);
+    expect(chunks.map((c) => c.choices[0]?.finish_reason)).toEqual([null, null, null, 'stop']);
+  });
+
+  it('shares id, created and model across every chunk', () => {
+    const chunks = run([{ type: 'text-delta', delta: 'x' }, { type: 'finish', finishReason: 'stop' }], true);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'openai/gpt-4o' });
+    }
+  });
+
+  it('opens each call with index, id, type, name and empty arguments, then sends its arguments as one JSON string', () => {
+    const chunks = run([
+      { type: 'tool-call-start', id: 'call_a', name: 'get_weather' },
+      { type: 'tool-call-delta', id: 'call_a', argumentsDelta: 'city="Par' },
+      { type: 'tool-call-delta', id: 'call_a', argumentsDelta: 'is"' },
+      { type: 'tool-call', toolCall: { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+    const deltas = chunks.map((c) => c.choices[0]?.delta);
+    expect(deltas[1]).toEqual({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
+    expect(deltas[2]).toEqual({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] });
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
+  it('never interleaves calls: a call that starts while another is open waits for it to finish', () => {
+    const chunks = run([
+      { type: 'tool-call-start', id: 'a', name: 'one' },
+      { type: 'tool-call-start', id: 'b', name: 'two' },
+      { type: 'tool-call', toolCall: { id: 'b', name: 'two', arguments: { y: 2 } } },
+      { type: 'tool-call', toolCall: { id: 'a', name: 'one', arguments: { x: 1 } } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(calls).toEqual([
+      { index: 0, id: 'a', type: 'function', function: { name: 'one', arguments: '' } },
+      { index: 0, function: { arguments: '{"x":1}' } },
+      { index: 1, id: 'b', type: 'function', function: { name: 'two', arguments: '' } },
+      { index: 1, function: { arguments: '{"y":2}' } },
+    ]);
+  });
+
+  it('sends the name of each call exactly once', () => {
+    const chunks = run([
+      { type: 'tool-call', toolCall: { id: 'a', name: 'one', arguments: {} } },
+      { type: 'tool-call', toolCall: { id: 'b', name: 'two', arguments: {} } },
+      { type: 'finish', finishReason: 'stop' },
+    ]);
+    const names = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).flatMap((t) => (t.function.name === undefined ? [] : [t.function.name]));
+    expect(names).toEqual(['one', 'two']);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
+  it('reports length when the answer was cut, even with calls', () => {
+    const chunks = run([
+      { type: 'tool-call', toolCall: { id: 'a', name: 'one', arguments: {} } },
+      { type: 'finish', finishReason: 'length' },
+    ]);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('length');
+  });
+
+  it('with include_usage, sets usage null on every chunk and sends a usage chunk with no choices last', () => {
+    const chunks = run(
+      [
+        { type: 'text-delta', delta: 'x' },
+        { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 } },
+      ],
+      true,
+    );
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('leaves usage out without include_usage', () => {
+    const chunks = run([{ type: 'finish', finishReason: 'stop' }]);
+    expect(chunks.every((c) => !('usage' in c))).toBe(true);
+  });
+
+  it('produces nothing after the finish chunk', () => {
+    const mapper = createChunkMapper({ identity, includeUsage: false });
+    mapper.push({ type: 'finish', finishReason: 'stop' });
+    expect(mapper.finished).toBe(true);
+    expect(mapper.push({ type: 'text-delta', delta: 'late' })).toEqual([]);
+  });
+});

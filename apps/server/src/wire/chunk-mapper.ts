@@ -1,0 +1,140 @@
+import type { ChatStreamEvent, ToolCall, Usage } from '@toolwire/core';
+import type { ResponseIdentity } from './chat-completion.ts';
+import { toWireFinishReason } from './finish-reason.ts';
+import type { ChatCompletionChunk, WireDelta, WireFinishReason } from './openai-wire-types.ts';
+import { toWireUsage } from './usage.ts';
+
+/** Options of `createChunkMapper`. */
+export interface ChunkMapperOptions {
+  identity: ResponseIdentity;
+  /** `stream_options.include_usage`: a `choices: []` usage chunk follows the finish chunk. */
+  includeUsage: boolean;
+}
+
+/**
+ * Turns core stream events into `chat.completion.chunk` objects in the order strict
+ * clients require: role first; per call one header delta (`index`, `id`, `type`,
+ * `function.name`, `arguments: ""`) and then its arguments, calls never interleaved;
+ * the finish chunk; the usage chunk. `error` events produce nothing here (the caller
+ * writes the error frame).
+ */
+export interface ChunkMapper {
+  push(event: ChatStreamEvent): ChatCompletionChunk[];
+  /** Whether the finish chunk was produced. */
+  readonly finished: boolean;
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  index: number;
+  headerSent: boolean;
+  call?: ToolCall;
+}
+
+/** Creates the stateful event → chunk mapper for one streamed response. */
+export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
+  const { id, created, model } = options.identity;
+  const includeUsage = options.includeUsage;
+  let started = false;
+  let finished = false;
+  let nextIndex = 0;
+  // Calls in the order they started; the first one is the one whose deltas are on the wire.
+  const queue: PendingCall[] = [];
+  const byId = new Map<string, PendingCall>();
+
+  const chunk = (delta: WireDelta, finishReason: WireFinishReason | null = null): ChatCompletionChunk => {
+    const c: ChatCompletionChunk = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    };
+    if (includeUsage) c.usage = null;
+    return c;
+  };
+
+  const header = (p: PendingCall): ChatCompletionChunk => {
+    p.headerSent = true;
+    return chunk({ tool_calls: [{ index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } }] });
+  };
+
+  const argumentsOf = (p: PendingCall): ChatCompletionChunk =>
+    chunk({ tool_calls: [{ index: p.index, function: { arguments: JSON.stringify(p.call?.arguments ?? {}) } }] });
+
+  // Emits every call at the head of the queue that is complete, and the header of the next open one.
+  const drain = (out: ChatCompletionChunk[], force: boolean): void => {
+    while (queue.length > 0) {
+      const head = queue[0];
+      if (head === undefined) break;
+      if (!head.headerSent) out.push(header(head));
+      if (head.call === undefined && !force) return;
+      out.push(argumentsOf(head));
+      queue.shift();
+      byId.delete(head.id);
+    }
+  };
+
+  const startCall = (callId: string, name: string): PendingCall => {
+    const pending: PendingCall = { id: callId, name, index: nextIndex++, headerSent: false };
+    queue.push(pending);
+    byId.set(callId, pending);
+    return pending;
+  };
+
+  let usage: Usage | undefined;
+  return {
+    get finished() {
+      return finished;
+    },
+    push(event) {
+      const out: ChatCompletionChunk[] = [];
+      if (finished) return out;
+      if (!started) {
+        started = true;
+        out.push(chunk({ role: 'assistant', content: '', refusal: null }));
+      }
+      switch (event.type) {
+        case 'text-delta':
+          if (event.delta !== '') out.push(chunk({ content: event.delta }));
+          break;
+        case 'reasoning-delta':
+          if (event.delta !== '') out.push(chunk({ reasoning_content: event.delta }));
+          break;
+        case 'tool-call-start':
+          if (!byId.has(event.id)) startCall(event.id, event.name);
+          drain(out, false);
+          break;
+        case 'tool-call': {
+          const pending = byId.get(event.toolCall.id) ?? startCall(event.toolCall.id, event.toolCall.name);
+          pending.call = event.toolCall;
+          drain(out, false);
+          break;
+        }
+        case 'finish': {
+          drain(out, true);
+          usage = event.usage;
+          out.push(chunk({}, toWireFinishReason(event.finishReason, nextIndex > 0)));
+          if (includeUsage) {
+            out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: toWireUsage(usage) });
+          }
+          finished = true;
+          break;
+        }
+        // Argument fragments are not forwarded: a text-tool provider's raw fragments need
+        // not be JSON, so each call's arguments go out once, complete, as a JSON string.
+        case 'tool-call-delta':
+        case 'tool-result':
+        case 'warning':
+        case 'error':
+          break;
+        default: {
+          const unexpected: never = event;
+          throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
+        }
+      }
+      return out;
+    },
+  };
+}

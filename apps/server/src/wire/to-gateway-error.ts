@@ -1,0 +1,69 @@
+import {
+  AuthenticationError,
+  ContextLengthExceededError,
+  InvalidRequestError,
+  InvalidToolDefinitionError,
+  ModelNotFoundError,
+  PermissionDeniedError,
+  ProviderError,
+  ProviderToolMismatchError,
+  ProviderUnavailableError,
+  RateLimitError,
+  UnsupportedFeatureError,
+} from '@toolwire/core';
+import { GatewayError } from './gateway-error.ts';
+
+/**
+ * Any error from a provider, the tool loop or the gateway → the `GatewayError` the client
+ * sees. Client mistakes stay 4xx (SDKs retry 5xx); upstream credential problems are the
+ * operator's, so they become a non-retryable 502 rather than a 401 the client cannot fix.
+ * Unexpected errors become a 500 without internal details.
+ */
+export function toGatewayError(error: unknown): GatewayError {
+  if (GatewayError.isInstance(error)) return error;
+  if (InvalidRequestError.isInstance(error) || ContextLengthExceededError.isInstance(error)) {
+    const code = ContextLengthExceededError.isInstance(error) ? 'context_length_exceeded' : ((error as InvalidRequestError).code ?? null);
+    return new GatewayError({ status: 400, type: 'invalid_request_error', message: error.message, code, cause: error });
+  }
+  if (ModelNotFoundError.isInstance(error)) {
+    return new GatewayError({ status: 404, type: 'not_found_error', message: error.message, param: 'model', code: 'model_not_found', cause: error });
+  }
+  if (RateLimitError.isInstance(error)) {
+    const seconds = error.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+    const options = { status: 429, type: 'rate_limit_error', message: `The upstream provider is rate limiting: ${error.message}`, code: error.code ?? 'rate_limit_exceeded', retryable: error.retryable, cause: error } as const;
+    return new GatewayError(seconds === undefined ? options : { ...options, retryAfterSeconds: seconds });
+  }
+  if (AuthenticationError.isInstance(error) || PermissionDeniedError.isInstance(error)) {
+    return new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      message: `The ${error.provider} provider rejected the gateway's credentials. The gateway operator must fix its configuration.`,
+      code: 'upstream_authentication_failed',
+      retryable: false,
+      cause: error,
+    });
+  }
+  if (UnsupportedFeatureError.isInstance(error) || ProviderToolMismatchError.isInstance(error) || InvalidToolDefinitionError.isInstance(error)) {
+    return new GatewayError({ status: 400, type: 'invalid_request_error', message: error.message, code: 'unsupported_value', cause: error });
+  }
+  if (ProviderUnavailableError.isInstance(error)) {
+    return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider cannot be reached: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });
+  }
+  if (ProviderError.isInstance(error)) {
+    const status = error.status !== undefined && error.status >= 400 && error.status < 500 ? 400 : 502;
+    return new GatewayError({
+      status,
+      type: status === 400 ? 'invalid_request_error' : 'upstream_error',
+      message: `The ${error.provider} provider failed: ${error.message}`,
+      code: error.code ?? null,
+      retryable: error.retryable,
+      cause: error,
+    });
+  }
+  return new GatewayError({
+    status: 500,
+    type: 'server_error',
+    message: 'The gateway hit an internal error; the server log has the details under this request id.',
+    cause: error,
+  });
+}
