@@ -26,7 +26,7 @@ export class ConcurrencyLimiter {
 
   /** Waits for a slot; resolves with the function that gives it back (call it exactly once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     if (this.#active < this.max) {
       this.#active++;
       return Promise.resolve(this.#releaser());

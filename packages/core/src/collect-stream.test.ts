@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { collectStream } from './collect-stream.ts';
+import { StreamError } from './errors.ts';
+import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+
+async function* from(events: ChatStreamEvent[]): AsyncGenerator<ChatStreamEvent> {
+  for (const event of events) yield await Promise.resolve(event);
+}
+
+describe('collectStream', () => {
+  it('joins text and reasoning deltas and keeps finish data', async () => {
+    const response = await collectStream(
+      from([
+        { type: 'reasoning-delta', delta: 'think ' },
+        { type: 'reasoning-delta', delta: 'hard' },
+        { type: 'text-delta', delta: 'Hel' },
+        { type: 'text-delta', delta: 'lo' },
+        { type: 'warning', warning: { type: 'other', message: 'seed ignored' } },
+        {
+          type: 'finish',
+          finishReason: 'stop',
+          usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+          responseId: 'r1',
+          modelId: 'm1',
+          providerMetadata: { openai: { id: 'x' } },
+        },
+      ]),
+    );
+    expect(response).toEqual({
+      text: 'Hello',
+      reasoning: 'think hard',
+      toolCalls: [],
+      toolResults: [],
+      finishReason: 'stop',
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      warnings: [{ type: 'other', message: 'seed ignored' }],
+      responseId: 'r1',
+      modelId: 'm1',
+      providerMetadata: { openai: { id: 'x' } },
+      message: { role: 'assistant', content: 'Hello', reasoning: 'think hard', providerMetadata: { openai: { id: 'x' } } },
+    });
+  });
+
+  it('takes complete tool calls from tool-call events, not from the deltas', async () => {
+    const call = { id: 'c1', name: 'search', arguments: { q: 'x' } };
+    const result = { toolCallId: 'p1', name: 'code_interpreter', success: true, message: 'ok', providerExecuted: true };
+    const response = await collectStream(
+      from([
+        { type: 'tool-call-start', id: 'c1', name: 'search' },
+        { type: 'tool-call-delta', id: 'c1', argumentsDelta: '{"q":' },
+        { type: 'tool-call-delta', id: 'c1', argumentsDelta: '"x"}' },
+        { type: 'tool-call', toolCall: call },
+        { type: 'tool-result', result },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ]),
+    );
+    expect(response.toolCalls).toEqual([call]);
+    expect(response.toolResults).toEqual([result]);
+    expect(response.message).toEqual({ role: 'assistant', content: '', toolCalls: [call], toolResults: [result] });
+    expect(response).not.toHaveProperty('usage');
+  });
+
+  it("throws the stream's error event", async () => {
+    const error = new Error('socket closed');
+    await expect(collectStream(from([{ type: 'text-delta', delta: 'a' }, { type: 'error', error }]))).rejects.toBe(error);
+  });
+
+  it('throws a StreamError when the stream ends without finish', async () => {
+    const attempt = collectStream(from([{ type: 'text-delta', delta: 'a' }]));
+    await expect(attempt).rejects.toThrow(StreamError);
+    await expect(collectStream(from([]))).rejects.toThrow('The stream ended without a finish event.');
+  });
+});

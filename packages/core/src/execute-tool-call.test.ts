@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool } from './define-tool.ts';
+import { executeToolCall } from './execute-tool-call.ts';
+import { ToolRegistry } from './tool-registry.ts';
+import type { ToolCall } from './types/tool-call.ts';
+
+const add = defineTool({
+  name: 'add',
+  parameters: z.object({ a: z.number(), b: z.number().max(100) }),
+  execute: ({ a, b }) => a + b,
+});
+const remove = defineTool({ name: 'files.delete', parameters: { type: 'object' }, execute: () => 'deleted' });
+
+function call(name: string, args: Record<string, unknown> = {}, extra: Partial<ToolCall> = {}): ToolCall {
+  return { id: 'call_1', name, arguments: args, ...extra };
+}
+
+function never(): Promise<never> {
+  return new Promise(() => {
+    // Settles only if someone aborts it.
+  });
+}
+
+describe('executeToolCall', () => {
+  it('runs the tool with validated arguments and returns its value and a JSON message', async () => {
+    const registry = new ToolRegistry({ tools: [add] });
+    expect(await executeToolCall(call('add', { a: 2, b: 3 }), { registry })).toEqual({
+      toolCallId: 'call_1',
+      name: 'add',
+      success: true,
+      message: '5',
+      value: 5,
+    });
+  });
+
+  it('sends string values as they are and says so when a tool returns nothing', async () => {
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({ name: 'hello', parameters: { type: 'object' }, execute: () => 'hi there' }),
+        defineTool({ name: 'noop', parameters: { type: 'object' }, execute: () => undefined }),
+      ],
+    });
+    expect((await executeToolCall(call('hello'), { registry })).message).toBe('hi there');
+    const noop = await executeToolCall(call('noop'), { registry });
+    expect(noop).toMatchObject({ success: true, message: 'Done (no output).' });
+    expect(noop).not.toHaveProperty('value');
+  });
+
+  it('answers an unknown tool with the tools the caller may use', async () => {
+    const registry = new ToolRegistry({ tools: [add, remove], permissions: { bob: ['add'] } });
+    const result = await executeToolCall(call('ad'), { registry, principal: 'bob' });
+    expect(result).toMatchObject({ success: false, error: { type: 'unknown_tool' } });
+    expect(result.message).toBe('Unknown tool "ad". Available tools: add. Call one of these instead.');
+    expect(result.error?.message).toBe(result.message);
+  });
+
+  it('says "(none)" when no tool is available', async () => {
+    const result = await executeToolCall(call('x'), { registry: new ToolRegistry() });
+    expect(result.message).toBe('Unknown tool "x". Available tools: (none). Call one of these instead.');
+  });
+
+  it('denies a tool the principal may not call, without running it', async () => {
+    let ran = false;
+    const registry = new ToolRegistry({
+      tools: [defineTool({ name: 'wipe', parameters: { type: 'object' }, execute: () => (ran = true) })],
+      permissions: { admin: ['*'] },
+    });
+    const result = await executeToolCall(call('wipe'), { registry, principal: 'guest' });
+    expect(result.error?.type).toBe('permission_denied');
+    expect(result.message).toBe('Tool "wipe" is not allowed for this caller. Answer without it.');
+    expect(ran).toBe(false);
+    expect((await executeToolCall(call('wipe'), { registry, principal: 'admin' })).success).toBe(true);
+  });
+
+  it('returns a validation_error with the schema message for bad arguments', async () => {
+    const registry = new ToolRegistry({ tools: [add] });
+    const result = await executeToolCall(call('add', { a: 1, b: 500 }), { registry });
+    expect(result.error?.type).toBe('validation_error');
+    expect(result.message).toBe('Invalid arguments for "add": b: must be <= 100, got 500. Fix them and call "add" again.');
+  });
+
+  it('returns a validation_error for a call whose argument text could not be parsed', async () => {
+    const registry = new ToolRegistry({ tools: [add] });
+    const result = await executeToolCall(call('add', {}, { invalid: { rawArguments: '{"a": 1,', message: 'unexpected end at 8' } }), {
+      registry,
+    });
+    expect(result.error?.type).toBe('validation_error');
+    expect(result.message).toContain('unexpected end at 8');
+  });
+
+  it('returns execution_error with the thrown message when the tool throws', async () => {
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({
+          name: 'fail',
+          parameters: { type: 'object' },
+          execute: async () => {
+            await Promise.resolve();
+            throw new TypeError('city not found');
+          },
+        }),
+        defineTool({
+          name: 'throw_string',
+          parameters: { type: 'object' },
+          execute: () => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- tools may throw anything
+            throw 'plain string';
+          },
+        }),
+      ],
+    });
+    expect(await executeToolCall(call('fail'), { registry })).toMatchObject({
+      success: false,
+      message: 'Tool "fail" failed: city not found',
+      error: { type: 'execution_error' },
+    });
+    expect((await executeToolCall(call('throw_string'), { registry })).message).toBe('Tool "throw_string" failed: plain string');
+  });
+
+  it('returns execution_error when the value cannot be written as JSON', async () => {
+    const registry = new ToolRegistry({ tools: [defineTool({ name: 'big', parameters: { type: 'object' }, execute: () => ({ n: 1n }) })] });
+    expect((await executeToolCall(call('big'), { registry })).error?.type).toBe('execution_error');
+  });
+
+  it('times out, fires the tool signal, and answers with a timeout result', async () => {
+    let signal: AbortSignal | undefined;
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({
+          name: 'slow',
+          parameters: { type: 'object' },
+          execute: (_args, context) => {
+            signal = context.signal;
+            return never();
+          },
+        }),
+      ],
+    });
+    const result = await executeToolCall(call('slow'), { registry, timeoutMs: 10 });
+    expect(result).toMatchObject({ success: false, error: { type: 'timeout' } });
+    expect(result.message).toBe('Tool "slow" timed out after 10 ms. Try simpler arguments or answer without it.');
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error).name).toBe('TimeoutError');
+  });
+
+  it('passes the call id, principal and messages to the tool', async () => {
+    let seen: unknown;
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({
+          name: 'who',
+          parameters: { type: 'object' },
+          execute: (_args, { toolCallId, principal, messages }) => {
+            seen = { toolCallId, principal, messages };
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    await executeToolCall(call('who'), { registry, principal: 'p1', messages });
+    expect(seen).toEqual({ toolCallId: 'call_1', principal: 'p1', messages });
+  });
+
+  it('rejects with the reason when the caller aborts, and the tool sees the abort', async () => {
+    const controller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({
+          name: 'wait',
+          parameters: { type: 'object' },
+          execute: (_args, context) => {
+            signal = context.signal;
+            return never();
+          },
+        }),
+      ],
+    });
+    const pending = executeToolCall(call('wait'), { registry, signal: controller.signal });
+    await Promise.resolve();
+    const reason = new DOMException('user left', 'AbortError');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('rejects at once for an already aborted signal', async () => {
+    const registry = new ToolRegistry({ tools: [add] });
+    await expect(executeToolCall(call('add', { a: 1, b: 2 }), { registry, signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+  });
+
+  it('never executes provider-executed calls', async () => {
+    let ran = false;
+    const registry = new ToolRegistry({
+      tools: [defineTool({ name: 'code_interpreter', parameters: { type: 'object' }, execute: () => (ran = true) })],
+    });
+    const result = await executeToolCall(call('code_interpreter', {}, { providerExecuted: true }), { registry });
+    expect(result.error?.type).toBe('unsupported');
+    expect(ran).toBe(false);
+  });
+
+  it('does not run a tool without execute (a client-side tool)', async () => {
+    const registry = new ToolRegistry({ tools: [defineTool({ name: 'ask_user', parameters: { type: 'object' } })] });
+    const result = await executeToolCall(call('ask_user'), { registry });
+    expect(result.error?.type).toBe('unsupported');
+    expect(result.message).toBe('Tool "ask_user" has no handler here; the client answers this call.');
+  });
+
+  it('rate-limits per principal and tool and says how long to wait', async () => {
+    let now = 0;
+    const registry = new ToolRegistry({ tools: [add], rateLimits: { add: { capacity: 2, refillPerSecond: 0.5 } }, now: () => now });
+    const args = { a: 1, b: 1 };
+    expect((await executeToolCall(call('add', args), { registry, principal: 'a' })).success).toBe(true);
+    expect((await executeToolCall(call('add', args), { registry, principal: 'a' })).success).toBe(true);
+    const limited = await executeToolCall(call('add', args), { registry, principal: 'a' });
+    expect(limited.error?.type).toBe('rate_limited');
+    expect(limited.message).toBe('Tool "add" was called too often; wait 2 s before calling it again.');
+    // Another principal has a bucket of its own.
+    expect((await executeToolCall(call('add', args), { registry, principal: 'b' })).success).toBe(true);
+    now += 2000;
+    expect((await executeToolCall(call('add', args), { registry, principal: 'a' })).success).toBe(true);
+  });
+
+  it('does not spend rate-limit tokens on calls with invalid arguments', async () => {
+    const registry = new ToolRegistry({ tools: [add], rateLimits: { add: { capacity: 1, refillPerSecond: 0 } }, now: () => 0 });
+    expect((await executeToolCall(call('add', { a: 'x' }), { registry })).error?.type).toBe('validation_error');
+    expect((await executeToolCall(call('add', { a: 1, b: 1 }), { registry })).success).toBe(true);
+    expect((await executeToolCall(call('add', { a: 1, b: 1 }), { registry })).message).toBe(
+      'Tool "add" was called too often; do not call it again.',
+    );
+  });
+
+  it('caps the tools running at once with maxConcurrency', async () => {
+    let running = 0;
+    let peak = 0;
+    const releases: (() => void)[] = [];
+    const registry = new ToolRegistry({
+      maxConcurrency: 2,
+      tools: [
+        defineTool({
+          name: 'job',
+          parameters: { type: 'object' },
+          execute: async () => {
+            running++;
+            peak = Math.max(peak, running);
+            await new Promise<void>((resolve) => releases.push(resolve));
+            running--;
+            return 'done';
+          },
+        }),
+      ],
+    });
+    const calls = Array.from({ length: 5 }, (_, i) => executeToolCall({ id: `c${i}`, name: 'job', arguments: {} }, { registry }));
+    for (let finished = 0; finished < 5; finished++) {
+      await waitFor(() => releases.length > finished);
+      expect(registry.load.active).toBeLessThanOrEqual(2);
+      releases[finished]?.();
+    }
+    const results = await Promise.all(calls);
+    expect(results.every((r) => r.success)).toBe(true);
+    expect(peak).toBe(2);
+    expect(registry.load).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('times out a call that waits too long for a free slot, and keeps the slot held by a tool that ignores its timeout', async () => {
+    const registry = new ToolRegistry({
+      maxConcurrency: 1,
+      tools: [defineTool({ name: 'stuck', parameters: { type: 'object' }, execute: () => never() })],
+    });
+    const first = await executeToolCall(call('stuck'), { registry, timeoutMs: 5 });
+    expect(first.error?.type).toBe('timeout');
+    // The first tool never settles, so it still holds the only slot.
+    expect(registry.load.active).toBe(1);
+    const second = await executeToolCall(call('stuck'), { registry, timeoutMs: 5 });
+    expect(second.error?.type).toBe('timeout');
+    expect(second.message).toMatch(/did not get a free slot within 5 ms/);
+    expect(registry.load.waiting).toBe(0);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  if (!condition()) throw new Error('condition never became true');
+}
