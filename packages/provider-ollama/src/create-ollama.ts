@@ -23,7 +23,7 @@ export interface OllamaProvider {
   /** A `ChatModel` for an installed model; tool calling works whether or not the model has native tools. */
   chat(modelId: string, settings?: OllamaChatSettings): ChatModel;
   /** The installed models, each marked `nativeTools: true` or `false` (text tool calling). */
-  listModels(): Promise<OllamaModelInfo[]>;
+  listModels(options?: { signal?: AbortSignal }): Promise<OllamaModelInfo[]>;
 }
 
 /**
@@ -40,6 +40,6 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
   return {
     host: connection.host,
     chat: (modelId, settings = {}) => createOllamaChatModel({ connection, modelId, settings: { ...settings } }),
-    listModels: () => listModels(connection),
+    listModels: (listOptions) => listModels(connection, listOptions),
   };
 }

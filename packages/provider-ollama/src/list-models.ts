@@ -27,12 +27,14 @@ const LOOKUPS_AT_ONCE = 4;
 
 /**
  * The server's models from `/api/tags`, each with its capabilities from `/api/show`
- * (cached per host and model, refreshed when the model's digest changes).
+ * (cached per host and model, refreshed when the model's digest changes). `signal`
+ * stops waiting; a lookup other callers share still completes and is cached.
  */
-export async function listModels(connection: OllamaConnection): Promise<OllamaModelInfo[]> {
+export async function listModels(connection: OllamaConnection, options: { signal?: AbortSignal } = {}): Promise<OllamaModelInfo[]> {
+  const { signal } = options;
   let listed;
   try {
-    listed = await createClient(connection).list();
+    listed = await createClient(connection, { signal }).list();
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: '(model list)' });
   }
@@ -45,7 +47,7 @@ export async function listModels(connection: OllamaConnection): Promise<OllamaMo
       const model = models[index];
       if (model === undefined) continue;
       const name = model.name || model.model;
-      const entry = await getModelCapabilities(connection, name, model.digest || undefined);
+      const entry = await abortable(getModelCapabilities(connection, name, model.digest || undefined), signal);
       const capabilities = entry.capabilities ?? [];
       const info: OllamaModelInfo = {
         name,
@@ -66,4 +68,18 @@ export async function listModels(connection: OllamaConnection): Promise<OllamaMo
   }
   await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, models.length) }, () => worker()));
   return infos;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
 }

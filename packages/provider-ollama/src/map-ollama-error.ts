@@ -50,7 +50,8 @@ export function mapOllamaError(error: unknown, context: { host: string; modelId:
     return context.inStream === true ? new StreamError(options) : new ProviderError(options);
   }
   const options = { provider: 'ollama', message, status, cause: error };
-  if (status === 404 && message.toLowerCase().includes('not found')) {
+  // Ollama: `model "x" not found, try pulling it first` (chat), `model 'x' not found` (show).
+  if (status === 404 && message.includes('model') && message.includes('not found')) {
     const model = context.modelId;
     return new ModelNotFoundError({
       ...options,

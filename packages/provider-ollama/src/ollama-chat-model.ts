@@ -72,9 +72,12 @@ export function createOllamaChatModel(config: OllamaModelConfig): ChatModel {
       yield* textModel().stream(request);
       return;
     }
-    if (first.done === true) return;
-    yield first.value;
-    yield* { [Symbol.asyncIterator]: () => events };
+    // Closing `events` when the caller stops early aborts the HTTP stream.
+    try {
+      for (let next = first; next.done !== true; next = await events.next()) yield next.value;
+    } finally {
+      await events.return?.(undefined);
+    }
   }
 
   return {

@@ -116,12 +116,25 @@ describe('aborting', () => {
     expect((error as Error).name).toBe('AbortError');
   });
 
-  it('leaving a stream early lets the next request through', async () => {
-    const model = createOllama({ host: server.host }).chat('qwen3:0.6b');
-    for await (const event of model.stream(hi)) {
+  it('leaving a stream early closes the HTTP stream', async () => {
+    server.models.set('endless:1b', { capabilities: ['completion'], reply: () => ({ content: 'on and on', hold: true }) });
+    const abandoned = server.nextAbandonedStream();
+    for await (const event of createOllama({ host: server.host }).chat('endless:1b').stream(hi)) {
       expect(event.type).toBe('text-delta');
       break;
     }
-    expect((await model.generate(hi)).text).toBe('hello');
+    await abandoned; // never resolves (and the test times out) if the request stays open
+  });
+
+  it('aborting the signal mid-stream ends the stream with the abort as its error event', async () => {
+    server.models.set('endless:1b', { capabilities: ['completion'], reply: () => ({ content: 'on and on', hold: true }) });
+    const controller = new AbortController();
+    const events: ChatStreamEvent[] = [];
+    for await (const event of createOllama({ host: server.host }).chat('endless:1b').stream({ ...hi, signal: controller.signal })) {
+      events.push(event);
+      controller.abort();
+    }
+    expect(events[0]?.type).toBe('text-delta');
+    expect(events.at(-1)).toMatchObject({ type: 'error', error: { name: 'AbortError' } });
   });
 });

@@ -15,6 +15,8 @@ export interface FakeTurn {
   streamError?: string;
   /** Streamed: stop after the content without a done chunk (a dropped connection). */
   cutOff?: boolean;
+  /** Streamed: keep the response open after the content until the client goes away. */
+  hold?: boolean;
 }
 
 /** An HTTP error instead of a turn. */
@@ -67,12 +69,14 @@ export interface FakeOllama {
   models: Map<string, FakeModel>;
   requests: RecordedRequest[];
   chatBodies(): ChatBody[];
+  /** Resolves when a client closes a held stream (see `FakeTurn.hold`). */
+  nextAbandonedStream(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Starts a fake Ollama on 127.0.0.1 with a free port. */
 export async function startFakeOllama(models: Record<string, FakeModel> = {}): Promise<FakeOllama> {
-  const state = { models: new Map(Object.entries(models)), requests: [] as RecordedRequest[], calls: new Map<string, number>() };
+  const state: State = { models: new Map(Object.entries(models)), requests: [], calls: new Map(), abandoned: [] };
   const server = createServer((req, res) => {
     void handle(state, req, res).catch((error: unknown) => {
       sendJson(res, 500, { error: String(error) });
@@ -85,6 +89,7 @@ export async function startFakeOllama(models: Record<string, FakeModel> = {}): P
     models: state.models,
     requests: state.requests,
     chatBodies: () => state.requests.filter((r) => r.path === '/api/chat').map((r) => r.body as ChatBody),
+    nextAbandonedStream: () => new Promise<void>((resolve) => state.abandoned.push(resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -107,8 +112,15 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 
 const CREATED_AT = '2026-11-22T14:00:00.000000Z';
 
+interface State {
+  models: Map<string, FakeModel>;
+  requests: RecordedRequest[];
+  calls: Map<string, number>;
+  abandoned: (() => void)[];
+}
+
 async function handle(
-  state: { models: Map<string, FakeModel>; requests: RecordedRequest[]; calls: Map<string, number> },
+  state: State,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -205,6 +217,10 @@ async function handle(
     if (turn.streamError !== undefined) {
       line({ error: turn.streamError });
       res.end();
+      return;
+    }
+    if (turn.hold === true) {
+      res.on('close', () => state.abandoned.shift()?.());
       return;
     }
     if (turn.cutOff === true) {

@@ -49,4 +49,11 @@ describe('listModels', () => {
     expect(shows()).toBe(before + 1);
     expect(models.find((m) => m.name === 'smollm2:360m')?.nativeTools).toBe(true);
   });
+
+  it('stops with the abort when the signal fires', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await createOllama({ host: server.host }).listModels({ signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+  });
 });
