@@ -64,13 +64,16 @@ async function loadToolFile(context: CommandContext, file: string): Promise<Tool
   }
 }
 
-function confirmingShellTool(tool: Tool, confirm: ConfirmCommand | undefined): Tool {
+function confirmingShellTool<TArgs extends { command: readonly string[] }, TResult>(
+  tool: Tool<TArgs, TResult>,
+  confirm: ConfirmCommand | undefined,
+): Tool<TArgs, TResult> {
   const execute = tool.execute;
   if (confirm === undefined || execute === undefined) return tool;
   return {
     ...tool,
     execute: async (args, executionContext) => {
-      const argv = Array.isArray(args.command) ? args.command.map(String) : [];
+      const argv = args.command;
       if (!(await confirm(argv))) throw new Error('The user declined to run this command.');
       return execute(args, executionContext);
     },

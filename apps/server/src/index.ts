@@ -1,8 +1,16 @@
 export { createServer } from './server.ts';
 export type { ToolwireServer } from './server.ts';
 export type { BuiltinToolName, LimitsConfig, ProvidersConfig, ServerConfig, ServerToolsConfig } from './config/server-config.ts';
+export { loadServerConfig, parseEnvKeys, SERVER_USAGE } from './config/load-server-config.ts';
+export type { LoadServerConfigOptions, ServerCommand } from './config/load-server-config.ts';
+export { parseConfigFile } from './config/parse-config-file.ts';
+export { ConfigError } from './config/config-error.ts';
+export { runServerCommand } from './run-server-command.ts';
+export type { RunServerCommandOptions } from './run-server-command.ts';
 export type { ApiKeyConfig } from './auth/api-key-store.ts';
 export { hashApiKey } from './auth/hash-key.ts';
+export { GatewayError } from './wire/gateway-error.ts';
+export type { GatewayErrorType } from './wire/gateway-error.ts';
 export type { ModelProvider } from './models/model-provider.ts';
 export type { ServerTool } from './tools/server-tool.ts';
 export type { ToolAuditEvent } from './tools/audit-event.ts';

@@ -96,6 +96,18 @@ describe('defineTool with a JSON Schema', () => {
     }).not.toThrow();
   });
 
+  it('validates schemas that declare draft-07, keeping the declaration on the wire', () => {
+    const parameters: JsonSchema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { tags: { type: 'array', items: { $ref: '#/definitions/tag' } } },
+      definitions: { tag: { type: 'string', maxLength: 3 } },
+    };
+    const tool = defineTool({ name: 'tagger', parameters });
+    expect(tool.inputSchema).toBe(parameters);
+    expect(messageOf(tool.validate({ tags: ['ok', 'toolong'] }))).toBe('tags[1]: must be at most 3 characters long, got "toolong"');
+  });
+
   it('passes strict through to the tool', () => {
     expect(defineTool({ name: 's', parameters: { type: 'object' }, strict: true }).strict).toBe(true);
   });

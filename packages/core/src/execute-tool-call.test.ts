@@ -286,3 +286,22 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
   if (!condition()) throw new Error('condition never became true');
 }
+
+describe('executeToolCall with a tool whose validation throws', () => {
+  it('answers with an execution_error instead of throwing', async () => {
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({
+          name: 'picky',
+          parameters: z.object({ a: z.string() }).superRefine(() => {
+            throw new Error('refinement bug');
+          }),
+          execute: () => 'never',
+        }),
+      ],
+    });
+    const result = await executeToolCall(call('picky', { a: 'x' }), { registry });
+    expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(result.message).toBe('Tool "picky" could not check its arguments: refinement bug');
+  });
+});

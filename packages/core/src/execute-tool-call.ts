@@ -59,7 +59,13 @@ export async function executeToolCall(call: ToolCall, options: ExecuteToolCallOp
       `The arguments of "${name}" could not be read: ${call.invalid.message}. Send them again as one JSON object that matches the tool's schema.`,
     );
   }
-  const validated = tool.validate(call.arguments);
+  let validated: ReturnType<typeof tool.validate>;
+  try {
+    validated = tool.validate(call.arguments);
+  } catch (error) {
+    // A custom refinement that throws is the tool's bug, not the model's.
+    return toolFailure(call, 'execution_error', `Tool "${name}" could not check its arguments: ${errorText(error)}`);
+  }
   if (!validated.success) {
     return toolFailure(call, 'validation_error', `Invalid arguments for "${name}": ${validated.message}. Fix them and call "${name}" again.`);
   }

@@ -114,7 +114,11 @@ describe('parseArguments values', () => {
     });
   });
 
-  it('keeps inf, nan, hex, leading zeros and unsafe integers as text', () => {
+  it('reads a large integer that a double holds exactly as a number', () => {
+    expect(parseArguments('a=9007199254740992')).toEqual({ a: 9007199254740992 });
+  });
+
+  it('keeps inf, nan, hex, leading zeros and integers a double cannot hold as text', () => {
     expect(parseArguments('a=inf, b=nan, c=0x1F, d=02134, e=12345678901234567890')).toEqual({
       a: 'inf',
       b: 'nan',

@@ -120,7 +120,10 @@ function literalOf(raw: string): unknown {
   const value = Number(raw);
   if (!Number.isFinite(value)) return undefined;
   // An integer too large for a double would change on the way in: keep its text.
-  if (Number.isInteger(value) && !Number.isSafeInteger(value) && !/[.eE]/.test(raw)) return undefined;
+  if (!Number.isSafeInteger(value) && Number.isInteger(value) && !/[.eE]/.test(raw)) {
+    const digits = raw.charCodeAt(0) === 0x2b ? raw.slice(1) : raw;
+    if (String(value) !== digits) return undefined;
+  }
   return value;
 }
 

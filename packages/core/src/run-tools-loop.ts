@@ -65,8 +65,10 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
       await emit({ type: 'tool-call', stepNumber, toolCall: call, handledBy });
     }
 
+    // Tools see the conversation up to this turn; a snapshot, since the history keeps growing.
+    const seen: readonly Message[] = [...history];
     const execute = async (call: ToolCall): Promise<ToolResult> => {
-      const result = await plan.execute(call, { options, signal, history });
+      const result = await plan.execute(call, { options, signal, history: seen });
       onToolResult?.(result);
       await emit({ type: 'tool-result', stepNumber, toolCall: call, result });
       return result;

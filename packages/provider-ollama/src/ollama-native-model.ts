@@ -64,7 +64,12 @@ function retryWarning(forced: readonly FunctionToolSpec[]): Warning {
 }
 
 function failedWarning(forced: readonly FunctionToolSpec[]): Warning {
-  return { type: 'other', message: `The model did not call ${describe(forced)} although toolChoice requires it.` };
+  return {
+    type: 'other',
+    message:
+      `The model did not call ${describe(forced)} although toolChoice requires it, even constrained by a JSON Schema format. ` +
+      'A cut-off answer is the usual cause: raise maxOutputTokens (num_predict).',
+  };
 }
 
 function describe(tools: readonly FunctionToolSpec[]): string {

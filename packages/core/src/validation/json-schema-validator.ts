@@ -36,10 +36,13 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
   const cached = cache.get(schema);
   if (cached) return cached;
   const instance = sharedAjv();
-  const validate: ValidateFunction = instance.compile(schema);
+  // Tool schemas often declare draft-07 (`$schema`), which this Ajv does not load; the
+  // keywords tools use mean the same in 2020-12, so validate them as 2020-12.
+  const { $schema: _declared, ...compilable } = schema;
+  const validate: ValidateFunction = instance.compile(compilable);
   // Ajv keeps every compiled schema in its own cache; ours is weak, so drop Ajv's entry
   // (the compiled function stays valid) to let per-request tools be collected.
-  instance.removeSchema(schema);
+  instance.removeSchema(compilable);
   const validator: JsonSchemaValidator = (value) => {
     const copy = structuredCloneJson(value);
     if (validate(copy)) return { success: true, value: copy };

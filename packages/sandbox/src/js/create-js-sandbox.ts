@@ -104,7 +104,7 @@ export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
           kind: 'js',
           tool: options.auditTool ?? 'js',
           ...(runOptions.principal === undefined ? {} : { principal: runOptions.principal }),
-          argumentsHash: hashArguments({ code, input: runOptions.input }),
+          argumentsHash: hashArguments({ code, input: inputJson }),
           startedAt: startedAt.toISOString(),
           durationMs: Date.now() - startedAt.getTime(),
           outcome: result.ok ? 'ok' : result.error.kind,

@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
-import { createGuardedFetch } from '../fetch/guarded-fetch.ts';
-import type { GuardedFetch } from '../fetch/guarded-fetch.ts';
+// Not guarded-fetch.ts: that pulls in @toolwire/core, which this process does not need.
+import { createFetchGuard } from '../fetch/fetch-guard.ts';
+import type { GuardedFetch } from '../fetch/fetch-guard.ts';
 import { LogCollector } from './log-collector.ts';
 import { SANDBOX_SHIM } from './sandbox-shim.ts';
 import type { SandboxErrorKind, SandboxResult } from './sandbox-result.ts';
@@ -37,12 +38,15 @@ export class IsolateRunner {
 
   constructor(config: WorkerConfig) {
     this.config = config;
-    this.fetch = createGuardedFetch({
-      allowedDomains: config.allowedDomains,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-      timeoutMs: config.fetchTimeoutMs,
-      maxResponseBytes: config.maxResponseBytes,
-    });
+    this.fetch = createFetchGuard(
+      {
+        allowedDomains: config.allowedDomains,
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        timeoutMs: config.fetchTimeoutMs,
+        maxResponseBytes: config.maxResponseBytes,
+      },
+      (url, reason) => new Error(`Fetch of ${url} refused: ${reason}.`),
+    );
     this.isolate = this.newIsolate();
   }
 

@@ -109,7 +109,6 @@ export class WorkerPool {
       [
         '--no-node-snapshot',
         '--disable-warning=ExperimentalWarning',
-        ...(fromSource ? ['--conditions=@toolwire/source'] : []),
         workerEntry,
         JSON.stringify(this.config),
       ],

@@ -6,6 +6,15 @@ export function hashArguments(value: unknown): string {
 }
 
 function canonicalJson(value: unknown): string | undefined {
+  try {
+    return stringifySorted(value);
+  } catch {
+    // Cyclic or otherwise unserializable: hashed as one marker, never a thrown error.
+    return '[unserializable]';
+  }
+}
+
+function stringifySorted(value: unknown): string | undefined {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};

@@ -1,3 +1,4 @@
+import { defineTool } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext } from '@toolwire/core';
 import { SandboxExecutionError, SandboxPolicyError } from '../errors.ts';
 import { createJsSandbox } from '../js/create-js-sandbox.ts';
@@ -6,7 +7,6 @@ import type { AuditHandler } from '../policy/audit-event.ts';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { ExecutionPolicy } from '../policy/execution-policy.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { validateObject } from './validate-object.ts';
 
 /** Options of `sandboxedTool`. */
 export interface SandboxedToolOptions {
@@ -37,21 +37,32 @@ export interface SandboxedToolOptions {
  */
 export function sandboxedTool(options: SandboxedToolOptions): Tool {
   let sandbox = options.sandbox;
-  const inputSchema: JsonSchema = { ...options.parameters, type: 'object' };
   // The source is wrapped, not spliced into other code: it is one parenthesised expression
   // applied to the copied-in arguments.
   const code = `(\n${options.source}\n)(input)`;
-  return {
-    type: 'function',
+  return defineTool<Record<string, unknown>, unknown>({
     name: options.name,
     description: options.description,
-    inputSchema,
-    validate: (args) => validateObject(inputSchema, args),
+    parameters: options.parameters,
     async execute(args: Record<string, unknown>, context: ToolExecutionContext): Promise<unknown> {
-      sandbox ??= createJsSandbox({ ...options.sandboxOptions, onAudit: options.onAudit, auditTool: options.name });
+      sandbox ??= createJsSandbox(options.sandboxOptions);
       const active = sandbox;
       const runOptions = { input: args, ...(context.principal === undefined ? {} : { principal: context.principal }) };
-      const run = () => active.run(code, runOptions);
+      const run = async () => {
+        const startedAt = new Date();
+        const result = await active.run(code, runOptions);
+        emitAudit(options.onAudit, {
+          kind: 'js',
+          tool: options.name,
+          ...(context.principal === undefined ? {} : { principal: context.principal }),
+          argumentsHash: hashArguments(args),
+          startedAt: startedAt.toISOString(),
+          durationMs: Date.now() - startedAt.getTime(),
+          outcome: result.ok ? 'ok' : result.error.kind,
+          limitsHit: result.ok || result.error.kind === 'error' ? [] : [result.error.kind === 'output-limit' ? 'output' : result.error.kind],
+        });
+        return result;
+      };
       let result;
       if (options.policy === undefined) {
         result = await run();
@@ -78,5 +89,5 @@ export function sandboxedTool(options: SandboxedToolOptions): Tool {
       }
       return result.value;
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { defineTool } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext } from '@toolwire/core';
 import { SandboxPolicyError } from '../errors.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
@@ -8,7 +9,6 @@ import { hashArguments } from '../policy/hash-arguments.ts';
 import { runCommand } from '../shell/run-command.ts';
 import type { CommandLimits, CommandResult } from '../shell/run-command.ts';
 import { resolveWorkdir } from './resolve-workdir.ts';
-import { validateObject } from './validate-object.ts';
 
 /** Options of `shellTool`. */
 export interface ShellToolOptions {
@@ -41,7 +41,7 @@ export interface ShellToolArgs {
 const SHELL_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
-    command: { type: 'array', items: { type: 'string' }, description: 'The command to execute, as an argv array.' },
+    command: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'The command to execute, as an argv array.' },
     workdir: { type: 'string', description: 'The working directory to execute the command in.' },
     timeout_ms: { type: 'number', description: 'The timeout for the command in milliseconds.' },
     timeout: { type: 'number', description: 'The timeout for the command in seconds.' },
@@ -56,7 +56,7 @@ const SHELL_SCHEMA: JsonSchema = {
  * @example
  * const shell = shellTool({ root: '/srv/workspace', denyCommands: ['curl', 'wget'] });
  */
-export function shellTool(options: ShellToolOptions): Tool {
+export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, CommandResult> {
   const maxTimeoutMs = options.timeoutMs ?? 10_000;
   const deny = new Set(options.denyCommands ?? []);
   const allow = options.allowCommands === undefined ? undefined : new Set(options.allowCommands);
@@ -76,23 +76,11 @@ export function shellTool(options: ShellToolOptions): Tool {
     throw new SandboxPolicyError({ reason, message });
   }
 
-  return {
-    type: 'function',
+  return defineTool<ShellToolArgs, CommandResult>({
     name: 'shell',
     description: 'Runs a shell command (an argv array, executed with execvp, no shell unless you call one) and returns its output.',
-    inputSchema: SHELL_SCHEMA,
-    validate(args) {
-      const result = validateObject(SHELL_SCHEMA, args);
-      if (!result.success) return result;
-      const command = result.value.command as string[];
-      if (command.length === 0) {
-        return { success: false, message: '"command" must not be empty.', issues: [{ path: 'command', message: 'empty' }] };
-      }
-      return result;
-    },
-    async execute(rawArgs: Record<string, unknown>, context: ToolExecutionContext): Promise<CommandResult> {
-      // `validate` ran first (the tool loop's contract), so the arguments have this shape.
-      const args = rawArgs as unknown as ShellToolArgs;
+    parameters: SHELL_SCHEMA,
+    async execute(args: ShellToolArgs, context: ToolExecutionContext): Promise<CommandResult> {
       const program = basename(args.command[0] ?? '');
       if (deny.has(program) || (allow !== undefined && !allow.has(program))) {
         refuse(args, context, 'command-denied', `The command "${program}" is not allowed here.${allow === undefined ? '' : ` Allowed: ${[...allow].join(', ')}.`}`);
@@ -122,5 +110,5 @@ export function shellTool(options: ShellToolOptions): Tool {
       if (!outcome.ok) refuse(args, context, outcome.rejection.reason, outcome.rejection.message);
       return outcome.value;
     },
-  };
+  });
 }

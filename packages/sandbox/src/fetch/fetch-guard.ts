@@ -4,7 +4,6 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { FetchDeniedError } from '../errors.ts';
 import { isAllowedDomain, normalizeHost } from './allowed-domains.ts';
 import { isPrivateAddress } from './private-address.ts';
 
@@ -41,6 +40,9 @@ export interface GuardedRequestInit {
   body?: string;
 }
 
+/** Builds the error a refused fetch rejects with. */
+export type DenyError = (url: string, reason: string) => Error;
+
 /** A fetch that only reaches what its rules allow; rejects with `FetchDeniedError` otherwise. */
 export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<GuardedResponse>;
 
@@ -48,15 +50,10 @@ export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<G
 const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
 
 /**
- * Creates a fetch that enforces an allow-list: http(s) only, host on `allowedDomains`,
- * every resolved address public unless `allowPrivateNetwork`, the connection pinned to
- * the checked address (no DNS rebinding between check and connect), every redirect
- * re-checked, a response size cap and a timeout. The server's `fetch_url` tool reuses it.
- * @example
- * const fetchUrl = createGuardedFetch({ allowedDomains: ['api.example.com', '*.wikipedia.org'] });
- * const page = await fetchUrl('https://en.wikipedia.org/wiki/Tool');
+ * The guarded fetch (see `createGuardedFetch`) with the refusal error left to the caller:
+ * the worker processes throw plain errors so they need not load `@toolwire/core`.
  */
-export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
+export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError): GuardedFetch {
   const maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRedirects = options.maxRedirects ?? 5;
@@ -65,27 +62,21 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
 
   async function checkedAddress(url: URL): Promise<{ address: string; family: 4 | 6 }> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new FetchDeniedError({ url: url.href, reason: `only http and https are allowed, not ${url.protocol}` });
+      throw deny(url.href, `only http and https are allowed, not ${url.protocol}`);
     }
     if (url.username !== '' || url.password !== '') {
-      throw new FetchDeniedError({ url: url.href, reason: 'credentials in the URL are not allowed' });
+      throw deny(url.href, 'credentials in the URL are not allowed');
     }
     const host = normalizeHost(url.hostname);
     if (!isAllowedDomain(host, options.allowedDomains)) {
-      throw new FetchDeniedError({
-        url: url.href,
-        reason: `host "${host}" is not on the allow-list (${options.allowedDomains.join(', ') || 'empty'})`,
-      });
+      throw deny(url.href, `host "${host}" is not on the allow-list (${options.allowedDomains.join(', ') || 'empty'})`);
     }
     const addresses = isIP(host) === 0 ? await resolve(host) : [host];
-    if (addresses.length === 0) throw new FetchDeniedError({ url: url.href, reason: `host "${host}" did not resolve` });
+    if (addresses.length === 0) throw deny(url.href, `host "${host}" did not resolve`);
     if (!allowPrivate) {
       for (const address of addresses) {
         if (isPrivateAddress(address)) {
-          throw new FetchDeniedError({
-            url: url.href,
-            reason: `host "${host}" resolves to ${address}, a private, loopback or link-local address`,
-          });
+          throw deny(url.href, `host "${host}" resolves to ${address}, a private, loopback or link-local address`);
         }
       }
     }
@@ -95,7 +86,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
 
   return async function guardedFetch(input: string, init: GuardedRequestInit = {}): Promise<GuardedResponse> {
     const signal = AbortSignal.timeout(timeoutMs);
-    let url = parseUrl(input);
+    let url = parseUrl(input, undefined, deny);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
     const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
@@ -109,16 +100,16 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       if (response.message.statusCode !== undefined && isRedirect(response.message.statusCode) && location !== undefined) {
         response.message.resume();
         if (redirects >= maxRedirects) {
-          throw new FetchDeniedError({ url: url.href, reason: `more than ${maxRedirects} redirects` });
+          throw deny(url.href, `more than ${maxRedirects} redirects`);
         }
-        url = parseUrl(location, url);
+        url = parseUrl(location, url, deny);
         if (response.message.statusCode !== 307 && response.message.statusCode !== 308) {
           method = 'GET';
           body = undefined;
         }
         continue;
       }
-      const text = await readBody(response.message, maxResponseBytes, url.href);
+      const text = await readBody(response.message, maxResponseBytes, () => deny(url.href, `the response is larger than ${maxResponseBytes} bytes`));
       return {
         status: response.message.statusCode ?? 0,
         statusText: response.message.statusMessage ?? '',
@@ -135,11 +126,11 @@ async function defaultResolve(hostname: string): Promise<string[]> {
   return results.map((r) => r.address);
 }
 
-function parseUrl(input: string, base?: URL): URL {
+function parseUrl(input: string, base: URL | undefined, deny: DenyError): URL {
   try {
     return new URL(input, base);
   } catch {
-    throw new FetchDeniedError({ url: input.slice(0, 200), reason: 'it is not a valid URL' });
+    throw deny(input.slice(0, 200), 'it is not a valid URL');
   }
 }
 
@@ -182,7 +173,7 @@ function send(options: SendOptions): Promise<{ message: IncomingMessage }> {
   });
 }
 
-function readBody(message: IncomingMessage, maxBytes: number, url: string): Promise<string> {
+function readBody(message: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -190,7 +181,7 @@ function readBody(message: IncomingMessage, maxBytes: number, url: string): Prom
       size += chunk.length;
       if (size > maxBytes) {
         message.destroy();
-        reject(new FetchDeniedError({ url, reason: `the response is larger than ${maxBytes} bytes` }));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);
