@@ -1,0 +1,393 @@
+import { join } from 'node:path';
+
+import { AuthExpiredError, ProviderError } from '@toolwire/core';
+
+import { ChatGPTLoginError, NotSignedInError } from '../chatgpt-errors.ts';
+import { CODEX_CLIENT_ID, DEFAULT_CALLBACK_PORTS, DEFAULT_ISSUER, DEFAULT_SCOPE, PROVIDER_NAME } from '../constants.ts';
+import { consoleLogger } from '../logger.ts';
+import type { ChatGPTLogger } from '../logger.ts';
+import type { ChatGPTAuditEvent, RefreshReason } from './audit-event.ts';
+import type { ChatGPTTokens, StoredSignIn } from './auth-file.ts';
+import { browserLogin } from './browser-login.ts';
+import { deviceLogin } from './device-login.ts';
+import type { DeviceCodePrompt } from './device-login.ts';
+import { readTokenClaims } from './jwt.ts';
+import { refreshTokens, revokeToken } from './oauth-client.ts';
+import type { OAuthEndpoint, TokenResponse } from './oauth-client.ts';
+import { openUrlInBrowser } from './open-url.ts';
+import { createFileTokenStore, createMemoryTokenStore, defaultCodexHome, defaultToolwireAuthPath } from './token-store.ts';
+import type { TokenStore, TokenStoreKind } from './token-store.ts';
+
+/** Where the sign-in lives and how to reach the sign-in server. */
+export interface ChatGPTAuthOptions {
+  /**
+   * `'auto'` (default): Toolwire's own file if it holds a sign-in, else Codex's
+   * `auth.json`, else Toolwire's file (where `login` writes). `'toolwire'` or `'codex'`
+   * use only that file.
+   */
+  store?: 'auto' | 'toolwire' | 'codex';
+  /** Toolwire's token file (default `~/.toolwire/chatgpt-auth.json`). */
+  path?: string;
+  /** Codex's home (default `$CODEX_HOME`, else `~/.codex`); its `auth.json` is read. */
+  codexHome?: string;
+  /**
+   * Refresh Codex's `auth.json` in place (default false). Without it a Codex sign-in is
+   * read-only: it is never refreshed here, because refresh tokens rotate and a refresh
+   * would sign Codex itself out.
+   */
+  codexWriteBack?: boolean;
+  /** Tokens to use instead of a file; refreshed in memory only. */
+  tokens?: Partial<ChatGPTTokens> & { accessToken: string };
+  /** Sign-in server (default `https://auth.openai.com`). */
+  issuer?: string;
+  clientId?: string;
+  fetch?: typeof globalThis.fetch;
+  logger?: ChatGPTLogger;
+  /** Called for sign-in, refresh and sign-out events (no tokens in them). */
+  onAuditEvent?: (event: ChatGPTAuditEvent) => void;
+}
+
+/** What a backend request needs. `accessToken` is a secret: never log it. */
+export interface ChatGPTCredentials {
+  accessToken: string;
+  accountId: string;
+  /** `chatgpt_compute_residency`, sent as `x-openai-internal-codex-residency`. */
+  residency?: string;
+}
+
+/** The state of the sign-in, safe to print: no tokens. */
+export type ChatGPTStatus =
+  | { signedIn: false; store: TokenStoreKind; path?: string; message: string }
+  | {
+      signedIn: true;
+      store: TokenStoreKind;
+      path?: string;
+      /** True for a Codex sign-in used without write-back. */
+      readOnly: boolean;
+      accountId: string;
+      planType?: string;
+      email?: string;
+      /** When the access token expires. */
+      expiresAt?: Date;
+      lastRefresh?: Date;
+      /** True when the next request will refresh first. */
+      needsRefresh: boolean;
+    };
+
+/** Options of `login`. */
+export interface ChatGPTLoginOptions {
+  /** `'browser'` (PKCE with a loopback callback, default) or `'device'` (a code to enter elsewhere). */
+  method?: 'browser' | 'device';
+  /** Opens the sign-in URL (default: the system browser, and the URL is printed through the logger). */
+  openUrl?: (url: string) => void | Promise<void>;
+  /** Shows the device code (default: printed through the logger). */
+  onDeviceCode?: (prompt: DeviceCodePrompt) => void | Promise<void>;
+  /** Callback ports to try (default 1455, then 1457). */
+  ports?: readonly number[];
+  /** Restrict the browser sign-in to one ChatGPT workspace. */
+  allowedWorkspaceId?: string;
+  /** Default 10 minutes (browser) or 15 minutes (device). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What `logout` did. */
+export interface ChatGPTLogoutResult {
+  /** A sign-in was found and deleted. */
+  removed: boolean;
+  /** The sign-in server confirmed the revocation of the refresh token. */
+  revoked: boolean;
+}
+
+/** Keeps one ChatGPT sign-in fresh: loads it, refreshes it (single-flight, across processes), signs in and out. */
+export interface ChatGPTAuth {
+  /** Credentials for the next request, refreshed first when needed. */
+  getCredentials(signal?: AbortSignal): Promise<ChatGPTCredentials>;
+  /** After the backend rejected `rejectedAccessToken` with 401: new credentials, or `AuthExpiredError`. */
+  refreshAfterUnauthorized(rejectedAccessToken: string, signal?: AbortSignal): Promise<ChatGPTCredentials>;
+  status(): Promise<ChatGPTStatus>;
+  login(options?: ChatGPTLoginOptions): Promise<ChatGPTStatus>;
+  logout(signal?: AbortSignal): Promise<ChatGPTLogoutResult>;
+}
+
+const REFRESH_MARGIN_MS = 60_000;
+const STALE_AFTER_MS = 8 * 24 * 60 * 60 * 1000;
+const SIGN_IN = 'sign in with `toolwire login chatgpt`';
+
+/**
+ * Creates the sign-in manager that `createChatGPT`, `login`, `logout` and `whoami` use.
+ *
+ * @example const auth = createChatGPTAuth({ store: 'codex' }); console.log(await auth.status());
+ */
+export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth {
+  const logger = options.logger ?? consoleLogger;
+  const endpoint: OAuthEndpoint = {
+    issuer: options.issuer ?? DEFAULT_ISSUER,
+    clientId: options.clientId ?? CODEX_CLIENT_ID,
+    fetch: options.fetch ?? globalThis.fetch,
+  };
+  const toolwireStore = createFileTokenStore({ path: options.path ?? defaultToolwireAuthPath(), kind: 'toolwire', writable: true });
+  const codexStore = createFileTokenStore({
+    path: join(options.codexHome ?? defaultCodexHome(), 'auth.json'),
+    kind: 'codex',
+    writable: options.codexWriteBack === true,
+  });
+  const memoryStore = options.tokens ? createMemoryTokenStore(memoryTokens(options.tokens)) : undefined;
+
+  let cached: StoredSignIn | undefined;
+  let activeStore: TokenStore | undefined;
+  /** The refresh token whose refresh failed for good, and that failure (not retried). */
+  let permanentFailure: { refreshToken: string; error: Error } | undefined;
+  // Refreshes inside this process run one at a time; the file lock covers other processes.
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const audit = (event: ChatGPTAuditEvent): void => {
+    try {
+      options.onAuditEvent?.(event);
+    } catch {
+      // An audit sink must not break a request.
+    }
+  };
+
+  async function resolveStore(): Promise<{ store: TokenStore; signIn: StoredSignIn | undefined }> {
+    if (memoryStore) return { store: memoryStore, signIn: await memoryStore.load() };
+    if (activeStore) return { store: activeStore, signIn: await activeStore.load() };
+    const mode = options.store ?? 'auto';
+    if (mode === 'codex') return { store: codexStore, signIn: await codexStore.load() };
+    const own = await toolwireStore.load();
+    if (mode === 'toolwire' || own !== undefined) return { store: toolwireStore, signIn: own };
+    const codex = await codexStore.load();
+    return codex !== undefined ? { store: codexStore, signIn: codex } : { store: toolwireStore, signIn: undefined };
+  }
+
+  function notSignedIn(store: TokenStore): NotSignedInError {
+    const where =
+      store.kind === 'memory'
+        ? 'The tokens passed in were removed'
+        : options.store === 'codex'
+          ? `No ChatGPT sign-in in ${store.path ?? 'auth.json'}`
+          : `No ChatGPT sign-in found (looked in ${toolwireStore.path ?? ''} and ${codexStore.path ?? ''})`;
+    return new NotSignedInError({ message: `${where}: ${SIGN_IN}, or run \`codex login\`.` });
+  }
+
+  function refreshReason(signIn: StoredSignIn): RefreshReason | undefined {
+    const now = Date.now();
+    const expiresAt = readTokenClaims(signIn.tokens.accessToken).expiresAt;
+    if (expiresAt !== undefined && expiresAt - now < REFRESH_MARGIN_MS) return 'expired';
+    if (signIn.lastRefresh !== undefined && now - signIn.lastRefresh > STALE_AFTER_MS) return 'stale';
+    return undefined;
+  }
+
+  function credentialsOf(signIn: StoredSignIn): ChatGPTCredentials {
+    const claims = readTokenClaims(signIn.tokens.idToken);
+    const residency = claims.residency ?? readTokenClaims(signIn.tokens.accessToken).residency;
+    return {
+      accessToken: signIn.tokens.accessToken,
+      accountId: signIn.tokens.accountId,
+      ...(residency !== undefined ? { residency } : {}),
+    };
+  }
+
+  function readOnlyExpired(store: TokenStore): AuthExpiredError {
+    return new AuthExpiredError({
+      provider: PROVIDER_NAME,
+      message:
+        `The Codex sign-in in ${store.path ?? 'auth.json'} has expired and is read-only here (refreshing it would sign Codex out). ` +
+        `Run \`codex\` once to refresh it, or ${SIGN_IN}, or pass codexWriteBack: true.`,
+    });
+  }
+
+  async function refresh(store: TokenStore, signIn: StoredSignIn, reason: RefreshReason, signal?: AbortSignal): Promise<StoredSignIn> {
+    const { refreshToken, accountId } = signIn.tokens;
+    if (permanentFailure?.refreshToken === refreshToken) throw permanentFailure.error;
+    if (refreshToken === '') {
+      throw new AuthExpiredError({ provider: PROVIDER_NAME, message: `The ChatGPT access token has expired and there is no refresh token: ${SIGN_IN}.` });
+    }
+    let response: TokenResponse;
+    try {
+      response = await refreshTokens(endpoint, refreshToken, signal);
+    } catch (error) {
+      const permanent = AuthExpiredError.isInstance(error);
+      const code = ProviderError.isInstance(error) ? error.code : undefined;
+      audit({ type: 'refresh-failed', accountId, permanent, store: store.kind, ...(code !== undefined ? { code } : {}) });
+      if (permanent) permanentFailure = { refreshToken, error };
+      throw error;
+    }
+    const next: StoredSignIn = {
+      tokens: {
+        idToken: response.idToken ?? signIn.tokens.idToken,
+        accessToken: response.accessToken ?? signIn.tokens.accessToken,
+        refreshToken: response.refreshToken ?? refreshToken,
+        accountId,
+      },
+      lastRefresh: Date.now(),
+      raw: signIn.raw,
+    };
+    await store.save(next);
+    audit({ type: 'refresh', accountId, reason, store: store.kind });
+    logger.debug?.(`Refreshed the ChatGPT sign-in of account ${accountId} (${reason}).`);
+    return next;
+  }
+
+  /** Loads the sign-in and refreshes it when needed; `rejected` is an access token the backend refused. */
+  async function ensureFresh(rejected: string | undefined, signal?: AbortSignal): Promise<StoredSignIn> {
+    const { store, signIn } = await resolveStore();
+    if (signIn === undefined) throw notSignedIn(store);
+    activeStore = store;
+    const reason: RefreshReason | undefined =
+      rejected !== undefined ? (signIn.tokens.accessToken === rejected ? 'unauthorized' : undefined) : refreshReason(signIn);
+    if (reason === undefined) return signIn;
+    if (!store.writable) {
+      if (reason === 'stale') return signIn;
+      throw readOnlyExpired(store);
+    }
+    return store.withLock(async () => {
+      // Another process may have refreshed while this one waited for the lock.
+      const current = await store.load();
+      if (current === undefined) throw notSignedIn(store);
+      const stillNeeded =
+        rejected !== undefined
+          ? current.tokens.accessToken === rejected
+          : current.tokens.refreshToken === signIn.tokens.refreshToken && refreshReason(current) !== undefined;
+      if (!stillNeeded) {
+        audit({ type: 'refresh-skipped', accountId: current.tokens.accountId, reason, store: store.kind });
+        return current;
+      }
+      return refresh(store, current, reason, signal);
+    }, signal);
+  }
+
+  return {
+    async getCredentials(signal) {
+      if (cached !== undefined && refreshReason(cached) === undefined) return credentialsOf(cached);
+      cached = await exclusive(async () => {
+        if (cached !== undefined && refreshReason(cached) === undefined) return cached;
+        return ensureFresh(undefined, signal);
+      });
+      return credentialsOf(cached);
+    },
+
+    async refreshAfterUnauthorized(rejectedAccessToken, signal) {
+      cached = await exclusive(async () => {
+        if (cached !== undefined && cached.tokens.accessToken !== rejectedAccessToken) return cached;
+        const { store, signIn } = await resolveStore();
+        if (signIn !== undefined && !store.writable) {
+          if (signIn.tokens.accessToken !== rejectedAccessToken) return signIn;
+          throw readOnlyExpired(store);
+        }
+        return ensureFresh(rejectedAccessToken, signal);
+      });
+      return credentialsOf(cached);
+    },
+
+    async status() {
+      const { store, signIn } = await resolveStore();
+      const base = { store: store.kind, ...(store.path !== undefined ? { path: store.path } : {}) };
+      if (signIn === undefined) return { signedIn: false, ...base, message: notSignedIn(store).message };
+      const id = readTokenClaims(signIn.tokens.idToken);
+      const access = readTokenClaims(signIn.tokens.accessToken);
+      const planType = id.planType ?? access.planType;
+      const email = id.email ?? access.email;
+      return {
+        signedIn: true,
+        ...base,
+        readOnly: !store.writable,
+        accountId: signIn.tokens.accountId,
+        ...(planType !== undefined ? { planType } : {}),
+        ...(email !== undefined ? { email } : {}),
+        ...(access.expiresAt !== undefined ? { expiresAt: new Date(access.expiresAt) } : {}),
+        ...(signIn.lastRefresh !== undefined ? { lastRefresh: new Date(signIn.lastRefresh) } : {}),
+        needsRefresh: refreshReason(signIn) !== undefined,
+      };
+    },
+
+    async login(loginOptions = {}) {
+      const method = loginOptions.method ?? 'browser';
+      const store = memoryStore ?? (options.store === 'codex' && codexStore.writable ? codexStore : toolwireStore);
+      const signal = loginOptions.signal;
+      const tokens =
+        method === 'device'
+          ? await deviceLogin({
+              endpoint,
+              timeoutMs: loginOptions.timeoutMs ?? 15 * 60_000,
+              onDeviceCode:
+                loginOptions.onDeviceCode ??
+                ((prompt) => (logger.info ?? logger.warn)(`To sign in to ChatGPT, open ${prompt.verificationUrl} and enter the code ${prompt.userCode}`)),
+              ...(signal ? { signal } : {}),
+            })
+          : await browserLogin({
+              endpoint,
+              ports: loginOptions.ports ?? DEFAULT_CALLBACK_PORTS,
+              scope: DEFAULT_SCOPE,
+              timeoutMs: loginOptions.timeoutMs ?? 10 * 60_000,
+              openUrl:
+                loginOptions.openUrl ??
+                ((url) => {
+                  (logger.info ?? logger.warn)(`Opening the ChatGPT sign-in page. If no browser opens, visit:\n${url}`);
+                  openUrlInBrowser(url);
+                }),
+              ...(loginOptions.allowedWorkspaceId !== undefined ? { allowedWorkspaceId: loginOptions.allowedWorkspaceId } : {}),
+              ...(signal ? { signal } : {}),
+            });
+      const { idToken = '', accessToken, refreshToken } = tokens;
+      if (accessToken === undefined || refreshToken === undefined) {
+        throw new ChatGPTLoginError({
+          reason: 'token_exchange_failed',
+          message: 'The sign-in server answered without an access and a refresh token. Run the sign-in again.',
+        });
+      }
+      const accountId = readTokenClaims(idToken).accountId ?? readTokenClaims(accessToken).accountId;
+      if (accountId === undefined) {
+        throw new ChatGPTLoginError({
+          reason: 'no_account_id',
+          message: 'The sign-in returned no ChatGPT account id (the `https://api.openai.com/auth` claim). Sign in with a ChatGPT Plus, Pro or team account.',
+        });
+      }
+      await store.withLock(async () => {
+        const previous = await store.load().catch(() => undefined);
+        await store.save({ tokens: { idToken, accessToken, refreshToken, accountId }, lastRefresh: Date.now(), raw: previous?.raw ?? {} });
+      }, signal);
+      activeStore = store;
+      cached = undefined;
+      permanentFailure = undefined;
+      audit({ type: 'login', method, accountId, store: store.kind });
+      return this.status();
+    },
+
+    async logout(signal) {
+      const { store, signIn } = await resolveStore();
+      if (signIn === undefined) return { removed: false, revoked: false };
+      if (!store.writable) {
+        throw new AuthExpiredError({
+          provider: PROVIDER_NAME,
+          message: `The active sign-in is Codex's (${store.path ?? 'auth.json'}), which is read-only here: sign out with \`codex logout\`, or pass codexWriteBack: true.`,
+        });
+      }
+      const revoked = signIn.tokens.refreshToken !== '' ? await revokeToken(endpoint, signIn.tokens.refreshToken, signal) : false;
+      const removed = await store.withLock(() => store.remove(), signal);
+      cached = undefined;
+      activeStore = undefined;
+      audit({ type: 'logout', accountId: signIn.tokens.accountId, revoked, store: store.kind });
+      if (!revoked) {
+        logger.warn('The sign-in server did not confirm the revocation of the ChatGPT sign-in; the local copy was deleted anyway.');
+      }
+      return { removed, revoked };
+    },
+  };
+}
+
+function memoryTokens(tokens: Partial<ChatGPTTokens> & { accessToken: string }): ChatGPTTokens {
+  const idToken = tokens.idToken ?? '';
+  const accountId = tokens.accountId ?? readTokenClaims(idToken).accountId ?? readTokenClaims(tokens.accessToken).accountId;
+  if (accountId === undefined) {
+    throw new NotSignedInError({
+      message: 'The tokens passed in carry no ChatGPT account id: pass tokens.accountId, or an id token with the `https://api.openai.com/auth` claim.',
+    });
+  }
+  return { idToken, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? '', accountId };
+}

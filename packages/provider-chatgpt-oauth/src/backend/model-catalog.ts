@@ -1,0 +1,104 @@
+import { isRecord } from '../auth/jwt.ts';
+import type { ChatGPTCredentials } from '../auth/chatgpt-auth.ts';
+import type { ChatGPTLogger } from '../logger.ts';
+import { trimTrailingSlashes } from '../url.ts';
+import { FALLBACK_INSTRUCTIONS } from './fallback-instructions.ts';
+import { backendHeaders } from './request-headers.ts';
+
+/** One model of the account's catalog (`GET {baseURL}/codex/models`). */
+export interface CatalogModel {
+  slug: string;
+  baseInstructions?: string;
+}
+
+/** The instructions to send for a model, and where they came from. */
+export interface ResolvedInstructions {
+  instructions: string;
+  source: 'catalog' | 'fallback';
+}
+
+/** Reads the account's model catalog, cached per account and revalidated by ETag. */
+export interface ModelCatalog {
+  instructionsFor(modelId: string, credentials: ChatGPTCredentials, signal?: AbortSignal): Promise<ResolvedInstructions>;
+  /** The slugs of the last catalog read for the account, if any. */
+  knownModels(accountId: string): readonly string[] | undefined;
+}
+
+interface CacheEntry {
+  etag: string | undefined;
+  models: CatalogModel[];
+  checkedAt: number;
+}
+
+/**
+ * A catalog reader. A failed read falls back to the cached catalog, then to bundled
+ * instructions, so a request never fails because the catalog is unavailable.
+ */
+export function createModelCatalog(options: {
+  baseURL: string;
+  fetch: typeof globalThis.fetch;
+  clientVersion: string;
+  /** How long a catalog is used before it is revalidated (default 5 minutes). */
+  ttlMs?: number;
+  logger: ChatGPTLogger;
+}): ModelCatalog {
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const cache = new Map<string, CacheEntry>();
+  const pending = new Map<string, Promise<CacheEntry | undefined>>();
+
+  async function load(credentials: ChatGPTCredentials, signal?: AbortSignal): Promise<CacheEntry | undefined> {
+    const cached = cache.get(credentials.accountId);
+    if (cached !== undefined && Date.now() - cached.checkedAt < ttlMs) return cached;
+    const url = `${trimTrailingSlashes(options.baseURL)}/codex/models?client_version=${encodeURIComponent(options.clientVersion)}`;
+    const headers = backendHeaders({ credentials, clientVersion: options.clientVersion, accept: 'application/json' });
+    if (cached?.etag !== undefined) headers['if-none-match'] = cached.etag;
+    try {
+      const response = await options.fetch(url, { headers, ...(signal ? { signal } : {}) });
+      if (response.status === 304 && cached !== undefined) {
+        await response.body?.cancel();
+        const refreshed = { ...cached, checkedAt: Date.now() };
+        cache.set(credentials.accountId, refreshed);
+        return refreshed;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        options.logger.debug?.(`The ChatGPT model catalog answered HTTP ${response.status}; using ${cached ? 'the cached catalog' : 'bundled instructions'}.`);
+        return cached;
+      }
+      const entry: CacheEntry = { etag: response.headers.get('etag') ?? undefined, models: parseCatalog(await response.json()), checkedAt: Date.now() };
+      cache.set(credentials.accountId, entry);
+      return entry;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      options.logger.debug?.('The ChatGPT model catalog could not be read; using bundled instructions.');
+      return cached;
+    }
+  }
+
+  return {
+    async instructionsFor(modelId, credentials, signal) {
+      let request = pending.get(credentials.accountId);
+      if (request === undefined) {
+        request = load(credentials, signal).finally(() => pending.delete(credentials.accountId));
+        pending.set(credentials.accountId, request);
+      }
+      const entry = await request;
+      const model = entry?.models.find((candidate) => candidate.slug === modelId);
+      if (model?.baseInstructions !== undefined && model.baseInstructions !== '') return { instructions: model.baseInstructions, source: 'catalog' };
+      return { instructions: FALLBACK_INSTRUCTIONS, source: 'fallback' };
+    },
+    knownModels(accountId) {
+      return cache.get(accountId)?.models.map((model) => model.slug);
+    },
+  };
+}
+
+function parseCatalog(payload: unknown): CatalogModel[] {
+  const list = Array.isArray(payload) ? payload : isRecord(payload) && Array.isArray(payload.models) ? payload.models : [];
+  const models: CatalogModel[] = [];
+  for (const item of list as unknown[]) {
+    if (!isRecord(item) || typeof item.slug !== 'string') continue;
+    models.push({ slug: item.slug, ...(typeof item.base_instructions === 'string' ? { baseInstructions: item.base_instructions } : {}) });
+  }
+  return models;
+}

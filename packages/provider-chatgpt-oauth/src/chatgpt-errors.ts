@@ -1,0 +1,39 @@
+import { AuthenticationError, ToolwireError } from '@toolwire/core';
+import type { ProviderErrorOptions } from '@toolwire/core';
+
+/** Why a sign-in failed. */
+export type ChatGPTLoginFailure =
+  | 'state_mismatch'
+  | 'access_denied'
+  | 'missing_codex_entitlement'
+  | 'token_exchange_failed'
+  | 'no_account_id'
+  | 'device_code_failed'
+  | 'device_code_expired'
+  | 'port_unavailable'
+  | 'timeout'
+  | 'aborted';
+
+/** A sign-in (`login`) that did not complete; the message says what to do. */
+export class ChatGPTLoginError extends ToolwireError {
+  static override readonly errorName = 'ChatGPTLoginError';
+  readonly reason: ChatGPTLoginFailure;
+  constructor(options: { reason: ChatGPTLoginFailure; message: string; cause?: unknown }) {
+    super(options.message, { cause: options.cause });
+    this.reason = options.reason;
+  }
+  static override isInstance(error: unknown): error is ChatGPTLoginError {
+    return this.hasMarker(error, ChatGPTLoginError.errorName);
+  }
+}
+
+/** No ChatGPT sign-in was found (no token file, no Codex sign-in). */
+export class NotSignedInError extends AuthenticationError {
+  static override readonly errorName: string = 'NotSignedInError';
+  constructor(options: Omit<ProviderErrorOptions, 'provider'> & { provider?: string }) {
+    super({ provider: 'chatgpt', ...options });
+  }
+  static override isInstance(error: unknown): error is NotSignedInError {
+    return this.hasMarker(error, NotSignedInError.errorName);
+  }
+}

@@ -1,0 +1,82 @@
+import type { ChatModel } from '@toolwire/core';
+
+import { createChatGPTAuth } from './auth/chatgpt-auth.ts';
+import type { ChatGPTAuth, ChatGPTAuthOptions, ChatGPTStatus } from './auth/chatgpt-auth.ts';
+import { createModelCatalog } from './backend/model-catalog.ts';
+import { createChatGPTChatModel } from './chatgpt-chat-model.ts';
+import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
+import { CODEX_CLIENT_VERSION, DEFAULT_BASE_URL } from './constants.ts';
+import { consoleLogger } from './logger.ts';
+import type { ChatGPTLogger } from './logger.ts';
+
+/** Options of `createChatGPT`. */
+export interface ChatGPTProviderOptions {
+  /** A sign-in manager, or options for one (default: Toolwire's token file, else Codex's `auth.json`). */
+  auth?: ChatGPTAuth | ChatGPTAuthOptions;
+  /** Default `https://chatgpt.com/backend-api`. */
+  baseURL?: string;
+  /** Used for backend requests, and for sign-in requests unless `auth` brings its own. */
+  fetch?: typeof globalThis.fetch;
+  /** The Codex version sent to the model catalog and in the User-Agent. */
+  clientVersion?: string;
+  /** Where warnings go (default `console.warn`). Never receives tokens. */
+  logger?: ChatGPTLogger;
+  /** Retries of 5xx answers and failed connections (default 2). */
+  maxRetries?: number;
+  /** Extra headers on every backend request. */
+  headers?: Record<string, string>;
+  /** How long the model catalog (base instructions) is used before it is revalidated by ETag (default 5 minutes). */
+  catalogTtlMs?: number;
+}
+
+/** A ChatGPT-subscription provider: models and the sign-in behind them. */
+export interface ChatGPTProvider {
+  /** A model of the Codex backend, e.g. `chatgpt.chat('gpt-5.4', { reasoningEffort: 'high' })`. */
+  chat(modelId: string, settings?: ChatGPTChatSettings): ChatModel;
+  /** The sign-in manager the models use. */
+  readonly auth: ChatGPTAuth;
+  /** The sign-in state (account, plan, expiry), without tokens. */
+  whoami(): Promise<ChatGPTStatus>;
+}
+
+/**
+ * Creates the provider. Models call `POST {baseURL}/codex/responses` with the signed-in
+ * account's tokens, refreshed as needed.
+ *
+ * @example
+ * const chatgpt = createChatGPT();
+ * const response = await chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export function createChatGPT(options: ChatGPTProviderOptions = {}): ChatGPTProvider {
+  const logger = options.logger ?? consoleLogger;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const auth = isAuth(options.auth)
+    ? options.auth
+    : createChatGPTAuth({ logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...options.auth });
+  const baseURL = options.baseURL ?? DEFAULT_BASE_URL;
+  const clientVersion = options.clientVersion ?? CODEX_CLIENT_VERSION;
+  const context = {
+    auth,
+    baseURL,
+    fetch: fetchImpl,
+    catalog: createModelCatalog({ baseURL, fetch: fetchImpl, clientVersion, logger, ...(options.catalogTtlMs !== undefined ? { ttlMs: options.catalogTtlMs } : {}) }),
+    clientVersion,
+    logger,
+    maxRetries: options.maxRetries ?? 2,
+    headers: options.headers ?? {},
+    reportedLeftOut: new Set<string>(),
+  };
+  return {
+    auth,
+    chat(modelId, settings = {}) {
+      return createChatGPTChatModel(modelId, settings, context);
+    },
+    whoami() {
+      return auth.status();
+    },
+  };
+}
+
+function isAuth(value: ChatGPTAuth | ChatGPTAuthOptions | undefined): value is ChatGPTAuth {
+  return value !== undefined && 'getCredentials' in value && typeof value.getCredentials === 'function';
+}

@@ -1,0 +1,197 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { AuthExpiredError } from '@toolwire/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { createChatGPTAuth, NotSignedInError } from '../src/index.ts';
+import type { ChatGPTAuditEvent } from '../src/index.ts';
+import { startAuthServer } from './helpers/auth-server.ts';
+import { makeAuthFile, makeTokenSet } from './helpers/jwt.ts';
+import { makeTempDir, recordingLogger } from './helpers/temp-dir.ts';
+
+let auth: Awaited<ReturnType<typeof startAuthServer>>;
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await auth?.close();
+  await temp.cleanup();
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+
+async function writeSignIn(path: string, options: { expiresIn: number; lastRefresh?: Date; extra?: Record<string, unknown> }) {
+  const tokens = makeTokenSet({ expiresIn: options.expiresIn });
+  auth.adopt(tokens);
+  await mkdir(join(path, '..'), { recursive: true });
+  await writeFile(path, JSON.stringify(makeAuthFile(tokens, options.extra, options.lastRefresh)), { mode: 0o600 });
+  return tokens;
+}
+
+describe('token refresh', () => {
+  it('refreshes an expired access token, rewrites the file atomically with mode 0600 and keeps unknown fields', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    const old = await writeSignIn(path, { expiresIn: -30, extra: { agent_identity: { id: 'keep-me' } } });
+    const events: ChatGPTAuditEvent[] = [];
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) });
+
+    const credentials = await manager.getCredentials();
+    expect(credentials.accountId).toBe('acct-1234');
+    expect(credentials.accessToken).not.toBe(old.access_token);
+    expect(auth.refreshCount).toBe(1);
+    const refresh = auth.requests.find((r) => r.path === '/oauth/token')!;
+    expect(JSON.parse(refresh.body)).toEqual({ client_id: 'app_EMoamEEZ73f0CkXaXp7hrann', grant_type: 'refresh_token', refresh_token: old.refresh_token });
+
+    const file = JSON.parse(await readFile(path, 'utf8'));
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+    expect(file.tokens.refresh_token).not.toBe(old.refresh_token);
+    expect(file.agent_identity).toEqual({ id: 'keep-me' });
+    expect(Date.now() - Date.parse(file.last_refresh)).toBeLessThan(60_000);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(events).toEqual([{ type: 'refresh', accountId: 'acct-1234', reason: 'expired', store: 'toolwire' }]);
+
+    // Fresh now: no second refresh.
+    await manager.getCredentials();
+    expect(auth.refreshCount).toBe(1);
+  });
+
+  it('refreshes a token whose last refresh is older than 8 days', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    await writeSignIn(path, { expiresIn: 3600, lastRefresh: new Date(Date.now() - 9 * DAY) });
+    const events: ChatGPTAuditEvent[] = [];
+    await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) }).getCredentials();
+    expect(events).toMatchObject([{ type: 'refresh', reason: 'stale' }]);
+  });
+
+  it('does one refresh for many concurrent requests in one process', async () => {
+    auth = await startAuthServer({ refreshDelayMs: 100 });
+    const path = join(temp.dir, 'auth.json');
+    await writeSignIn(path, { expiresIn: -30 });
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+    const results = await Promise.all(Array.from({ length: 5 }, () => manager.getCredentials()));
+    expect(new Set(results.map((r) => r.accessToken)).size).toBe(1);
+    expect(auth.refreshCount).toBe(1);
+  });
+
+  it('turns a reused refresh token into AuthExpiredError and does not ask the server again', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    const tokens = await writeSignIn(path, { expiresIn: -30 });
+    auth.retire(tokens.refresh_token);
+    const events: ChatGPTAuditEvent[] = [];
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) });
+
+    const error = await manager.getCredentials().catch((e: unknown) => e);
+    expect(AuthExpiredError.isInstance(error)).toBe(true);
+    expect((error as AuthExpiredError).code).toBe('refresh_token_reused');
+    expect((error as Error).message).toContain('sign in again with `toolwire login chatgpt`');
+    await expect(manager.getCredentials()).rejects.toThrow(/toolwire login chatgpt/);
+    expect(auth.refreshCount).toBe(1);
+    expect(events).toEqual([{ type: 'refresh-failed', accountId: 'acct-1234', code: 'refresh_token_reused', permanent: true, store: 'toolwire' }]);
+  });
+
+  it('says how to sign in when there is no sign-in at all', async () => {
+    auth = await startAuthServer();
+    const manager = createChatGPTAuth({ path: join(temp.dir, 'none.json'), codexHome: join(temp.dir, 'no-codex'), issuer: auth.url });
+    const error = await manager.getCredentials().catch((e: unknown) => e);
+    expect(NotSignedInError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('toolwire login chatgpt');
+  });
+
+  it('lets exactly one of several processes sharing the token file refresh it', async () => {
+    auth = await startAuthServer({ refreshDelayMs: 300 });
+    const path = join(temp.dir, 'shared', 'auth.json');
+    await writeSignIn(path, { expiresIn: -30 });
+    const child = join(import.meta.dirname, 'fixtures', 'refresh-child.ts');
+    const run = () =>
+      new Promise<{ ok: boolean; accessToken?: string; message?: string }>((resolve, reject) => {
+        const proc = spawn(process.execPath, ['--conditions=@toolwire/source', child, path, auth.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        proc.on('error', reject);
+        proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}: ${err}`))));
+      });
+    const results = await Promise.all([run(), run(), run()]);
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(auth.refreshCount).toBe(1);
+    const file = JSON.parse(await readFile(path, 'utf8'));
+    expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set([file.tokens.access_token]));
+  });
+});
+
+describe('Codex auth.json', () => {
+  it('is imported when Toolwire has no sign-in of its own, read-only', async () => {
+    auth = await startAuthServer();
+    const codexHome = join(temp.dir, 'codex');
+    const tokens = await writeSignIn(join(codexHome, 'auth.json'), { expiresIn: 3600 });
+    const manager = createChatGPTAuth({ path: join(temp.dir, 'own.json'), codexHome, issuer: auth.url });
+    expect(await manager.getCredentials()).toEqual({ accessToken: tokens.access_token, accountId: 'acct-1234' });
+    expect(await manager.status()).toMatchObject({ signedIn: true, store: 'codex', readOnly: true, path: join(codexHome, 'auth.json') });
+  });
+
+  it('is never refreshed without write-back: an expired Codex sign-in asks the user to run codex', async () => {
+    auth = await startAuthServer();
+    const codexHome = join(temp.dir, 'codex');
+    await writeSignIn(join(codexHome, 'auth.json'), { expiresIn: -30 });
+    const before = await readFile(join(codexHome, 'auth.json'), 'utf8');
+    const manager = createChatGPTAuth({ store: 'codex', codexHome, issuer: auth.url });
+    const error = await manager.getCredentials().catch((e: unknown) => e);
+    expect(AuthExpiredError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('Run `codex` once');
+    expect(auth.refreshCount).toBe(0);
+    expect(await readFile(join(codexHome, 'auth.json'), 'utf8')).toBe(before);
+  });
+
+  it('is refreshed in place with write-back, keeping Codex fields', async () => {
+    auth = await startAuthServer();
+    const codexHome = join(temp.dir, 'codex');
+    await writeSignIn(join(codexHome, 'auth.json'), { expiresIn: -30, extra: { personal_access_token: 'pat-placeholder' } });
+    const manager = createChatGPTAuth({ store: 'codex', codexHome, codexWriteBack: true, issuer: auth.url });
+    const credentials = await manager.getCredentials();
+    const file = JSON.parse(await readFile(join(codexHome, 'auth.json'), 'utf8'));
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+    expect(file.personal_access_token).toBe('pat-placeholder');
+    expect(file.auth_mode).toBe('chatgpt');
+    expect(auth.refreshCount).toBe(1);
+  });
+});
+
+describe('secrets', () => {
+  it('never puts tokens in logs, audit events or error messages', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    const { logger, lines } = recordingLogger();
+    const events: ChatGPTAuditEvent[] = [];
+    const errors: string[] = [];
+    const tokens = await writeSignIn(path, { expiresIn: -30 });
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, logger, onAuditEvent: (e) => events.push(e) });
+    await manager.getCredentials();
+    await manager.status();
+    // A refresh token the server rejects, with an error body that echoes it back.
+    const second = await writeSignIn(join(temp.dir, 'b.json'), { expiresIn: -30 });
+    auth.adopt(makeTokenSet());
+    auth.retire(second.refresh_token);
+    const failing = createChatGPTAuth({ store: 'toolwire', path: join(temp.dir, 'b.json'), issuer: 'http://127.0.0.1:9', logger, onAuditEvent: (e) => events.push(e) });
+    await failing.getCredentials().catch((e: unknown) => errors.push(String(e), JSON.stringify(e)));
+    const unknownToken = createChatGPTAuth({ store: 'toolwire', path: join(temp.dir, 'b.json'), issuer: auth.url, logger, onAuditEvent: (e) => events.push(e) });
+    await writeFile(join(temp.dir, 'b.json'), JSON.stringify(makeAuthFile({ ...second, refresh_token: 'rt_unknown_secret_value_123456' })));
+    await unknownToken.getCredentials().catch((e: unknown) => errors.push(String(e), JSON.stringify(e)));
+    await manager.logout();
+
+    const everything = [...lines, ...events.map((e) => JSON.stringify(e)), ...errors].join('\n');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(events.length).toBeGreaterThan(2);
+    for (const secret of [...auth.issued, tokens.refresh_token, second.refresh_token, 'rt_unknown_secret_value_123456']) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(everything).toContain('[redacted]');
+  });
+});
