@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import { renderToolCall } from './render-tool-call.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+// Prose that cannot contain a call of its own: words, spaces, punctuation, no brackets.
+const WORDS = ['the', 'weather', 'is', 'nice', 'Sure', 'I', 'will', 'check', 'that', 'für', '东京', 'ok', 'then', 'a', 'list'];
+const prose = fc
+  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(' ', '\n', '. ', ', ', '! ', ': ', ' — ')), { maxLength: 12 })
+  .map((parts) => parts.map(([word, sep]) => word + sep).join(''));
+
+const name = fc.stringMatching(/^[a-z_][a-z0-9_]{0,6}(\.[a-z][a-z0-9_]{0,5})?$/).filter((n) => !['if', 'for', 'in', 'or', 'and', 'not', 'new', 'with', 'def', 'fn', 'func', 'fun', 'sub', 'proc'].includes(n));
+const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,6}$/);
+
+const value: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.string({ unit: fc.constantFrom('a', '(', ')', '"', "'", '\\', ',', '{', '}', '[', ']', '=', ' ', '\n'), maxLength: 10 }),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 3 }),
+  ),
+})).value;
+
+const call = fc.record({ name, arguments: fc.dictionary(key, value, { maxKeys: 4 }) });
+
+/** A text with calls embedded between prose, in call syntax or `<tool_call>` JSON. */
+const document = fc
+  .array(fc.tuple(prose, call, fc.constantFrom('call' as const, 'json-tag' as const)), { minLength: 1, maxLength: 5 })
+  .chain((parts) =>
+    prose.map((end) => ({
+      text: parts.map(([before, c, format]) => `${before} ${renderToolCall(c, format)} `).join('') + end,
+      calls: parts.map(([, c]) => c),
+    })),
+  );
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const record = v as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function uniqueCalls(calls: readonly { name: string; arguments: Record<string, unknown> }[]) {
+  const seen = new Set<string>();
+  return calls.filter((c) => {
+    const k = `${c.name}\u0000${canonical(c.arguments)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function stream(text: string, cuts: readonly number[]): ToolCallParserEvent[] {
+  const parser = createToolCallParser();
+  const events: ToolCallParserEvent[] = [];
+  let last = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    events.push(...parser.push(text.slice(last, cut)));
+    last = cut;
+  }
+  events.push(...parser.push(text.slice(last)));
+  events.push(...parser.end());
+  return events;
+}
+
+// Texts that stress the scanner: held-back names, quotes, escapes, brackets, markers, JSON.
+const fragment = fc.constantFrom(
+  'search(',
+  'q="a',
+  '")',
+  "'",
+  '\\',
+  '\\"',
+  ')',
+  '(',
+  '[',
+  ']',
+  '{',
+  '}',
+  '{"name": "f", "arguments": {"a": 1}}',
+  '[TOOL_CALLS]',
+  'g{"x": 1}',
+  'get_time()',
+  ' ',
+  '\n',
+  'def ',
+  'x.y',
+  '=',
+  ',',
+  '<tool_call>',
+  'é',
+  '😀',
+);
+const messy = fc.array(fc.oneof(fragment, prose), { maxLength: 30 }).map((parts) => parts.join(''));
+
+describe('properties', () => {
+  it('finds the calls embedded in random prose, with their arguments, once each', () => {
+    fc.assert(
+      fc.property(document, ({ text, calls }) => {
+        const found = extractToolCalls(text).map((c) => ({ name: c.name, arguments: c.arguments }));
+        expect(found).toEqual(uniqueCalls(calls));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same calls as the batch form for any chunking, and loses or repeats no text', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          document.map((d) => d.text),
+          messy,
+        ),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (text, rawCuts) => {
+          const cuts = rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+          const events = stream(text, cuts);
+          const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []));
+          expect(calls).toEqual(extractToolCalls(text));
+          expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws on arbitrary text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(() => extractToolCalls(text)).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

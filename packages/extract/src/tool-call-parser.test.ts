@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import type { ExtractOptions } from './extract-options.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+function run(chunks: readonly string[], options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(options);
+  const events: ToolCallParserEvent[] = [];
+  for (const chunk of chunks) events.push(...parser.push(chunk));
+  events.push(...parser.end());
+  return events;
+}
+
+/** Everything the events carry as source text, in order: must equal the input. */
+function reassemble(events: readonly ToolCallParserEvent[]): string {
+  return events.map((e) => ('text' in e ? e.text : '')).join('');
+}
+
+function callsOf(events: readonly ToolCallParserEvent[]) {
+  return events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []));
+}
+
+function splitEvery(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  return chunks;
+}
+
+describe('createToolCallParser', () => {
+  it('reports text, then start, deltas and the call, then text', () => {
+    const events = run(['Sure. search(q="x"', ', limit=2) Done.']);
+    expect(events).toEqual([
+      { type: 'text', text: 'Sure. ' },
+      { type: 'tool-call-start', id: 'search_0', name: 'search' },
+      { type: 'tool-call-delta', id: 'search_0', argumentsText: 'q="x"' },
+      { type: 'tool-call-delta', id: 'search_0', argumentsText: ', limit=2' },
+      {
+        type: 'tool-call',
+        toolCall: { id: 'search_0', name: 'search', arguments: { q: 'x', limit: 2 } },
+        text: 'search(q="x", limit=2)',
+      },
+      { type: 'text', text: ' ' },
+      { type: 'text', text: 'Done.' },
+    ]);
+  });
+
+  it('releases text as soon as it cannot start a call, holding back only a possible name', () => {
+    const parser = createToolCallParser({ tools: ['search'] });
+    expect(parser.push('Hello wor')).toEqual([{ type: 'text', text: 'Hello ' }]);
+    expect(parser.push('ld. sea')).toEqual([{ type: 'text', text: 'world. ' }]);
+    expect(parser.push('rch')).toEqual([]);
+    expect(parser.push('ing is fun')).toEqual([{ type: 'text', text: 'searching is ' }]);
+    expect(parser.end()).toEqual([{ type: 'text', text: 'fun' }]);
+  });
+
+  it('holds back an open call and reports it as incomplete at the end instead of guessing', () => {
+    const parser = createToolCallParser();
+    const first = parser.push('Calling search(q="py');
+    expect(first.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: 'Calling ' }]);
+    expect(parser.push('thon", limit=')).not.toContainEqual(expect.objectContaining({ type: 'text' }));
+    expect(parser.end()).toEqual([{ type: 'incomplete', text: 'search(q="python", limit=', id: 'search_0' }]);
+  });
+
+  it('reports a JSON call when its object closes', () => {
+    const events = run(['<tool_call>{"name": "f", ', '"arguments": {"a": 1}}</tool_call>']);
+    expect(events.filter((e) => e.type !== 'text')).toEqual([
+      { type: 'tool-call-start', id: 'f_0', name: 'f' },
+      { type: 'tool-call-delta', id: 'f_0', argumentsText: '{"a":1}' },
+      { type: 'tool-call', toolCall: { id: 'f_0', name: 'f', arguments: { a: 1 } }, text: '{"name": "f", "arguments": {"a": 1}}' },
+    ]);
+  });
+
+  it('discards a started call whose arguments do not parse, with its text', () => {
+    const events = run(['f(a=) and g()']);
+    expect(events).toContainEqual({ type: 'tool-call-discarded', id: 'f_0', text: 'f(a=)', reason: 'invalid-arguments' });
+    expect(callsOf(events)).toEqual([{ id: 'g_0', name: 'g', arguments: {} }]);
+  });
+
+  it('discards a repeated call as a duplicate', () => {
+    const events = run(['f(a=1) f(a = 1)']);
+    expect(callsOf(events)).toHaveLength(1);
+    expect(events).toContainEqual({ type: 'tool-call-discarded', id: 'f_1', text: 'f(a = 1)', reason: 'duplicate' });
+  });
+
+  it('does not report a JSON-looking brace as incomplete when no key followed', () => {
+    expect(run(['a {  '])).toEqual([
+      { type: 'text', text: 'a ' },
+      { type: 'text', text: '{  ' },
+    ]);
+  });
+
+  it('reproduces the input exactly from text events and source spans', () => {
+    const text = 'Hi! f(a=1) f(a=1) g(b=) [TOOL_CALLS]h{"x": 2} {"name": "k", "arguments": {}} {"a": 1} tail(x=';
+    expect(reassemble(run([text]))).toBe(text);
+    expect(reassemble(run(splitEvery(text, 1)))).toBe(text);
+  });
+
+  it('finds the same calls however the text is split: inside names, strings, and right after a backslash', () => {
+    const text = 'First search(q="a \\"quoted\\" (paren)", n=[1, {"k": "}"}]) then {"name": "get_time", "arguments": "{\\"tz\\": \\"UTC\\"}"} ok';
+    const expected = extractToolCalls(text);
+    expect(expected).toHaveLength(2);
+    for (let size = 1; size <= 12; size++) {
+      expect(callsOf(run(splitEvery(text, size)))).toEqual(expected);
+    }
+    const afterBackslash = text.indexOf('\\') + 1;
+    expect(callsOf(run([text.slice(0, afterBackslash), text.slice(afterBackslash)]))).toEqual(expected);
+    const insideName = text.indexOf('search') + 3;
+    expect(callsOf(run([text.slice(0, insideName), text.slice(insideName)]))).toEqual(expected);
+  });
+
+  it('uses the allow-list and tool schemas like the batch form', () => {
+    const tool = { name: 'search', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
+    const events = run(splitEvery('research(n="1") search(n="2")', 3), { tools: [tool] });
+    expect(callsOf(events)).toEqual([{ id: 'search_0', name: 'search', arguments: { n: 2 } }]);
+  });
+
+  it('ignores empty chunks and returns nothing after a second end()', () => {
+    const parser = createToolCallParser();
+    expect(parser.push('')).toEqual([]);
+    parser.push('x');
+    parser.end();
+    expect(parser.end()).toEqual([]);
+  });
+
+  it('refuses chunks after end()', () => {
+    const parser = createToolCallParser();
+    parser.end();
+    expect(() => parser.push('more')).toThrow(/has ended/);
+  });
+
+  it('handles a name longer than any tool name without holding it back forever', () => {
+    const long = 'x'.repeat(500);
+    const parser = createToolCallParser();
+    const events = [...parser.push(long), ...parser.push('(1)'), ...parser.end()];
+    expect(callsOf(events)).toEqual([]);
+    expect(extractToolCalls(`${long}(1)`)).toEqual([]);
+    expect(reassemble(events)).toBe(`${long}(1)`);
+  });
+});
