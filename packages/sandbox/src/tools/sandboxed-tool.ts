@@ -40,7 +40,7 @@ export function sandboxedTool(options: SandboxedToolOptions): Tool {
   // The source is wrapped, not spliced into other code: it is one parenthesised expression
   // applied to the copied-in arguments.
   const code = `(\n${options.source}\n)(input)`;
-  return defineTool<Record<string, unknown>, unknown>({
+  return defineTool({
     name: options.name,
     description: options.description,
     parameters: options.parameters,

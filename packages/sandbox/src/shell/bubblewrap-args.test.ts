@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { buildBubblewrapArgs } from './bubblewrap-args.ts';
+
+const base = {
+  command: ['ls', '-la', '; rm -rf /'],
+  root: '/srv/ws',
+  cwd: '/srv/ws/sub',
+  env: { EXTRA: '1' },
+  network: false,
+  tmpSizeBytes: 1024,
+  hostEntries: [{ path: '/bin', type: 'symlink' as const, target: 'usr/bin' }, { path: '/lib64', type: 'dir' as const }],
+  etcPaths: ['/etc/ssl'],
+};
+
+function pairs(args: string[], flag: string): string[][] {
+  const out: string[][] = [];
+  args.forEach((a, i) => {
+    if (a === flag) out.push(args.slice(i + 1, i + 3));
+  });
+  return out;
+}
+
+describe('buildBubblewrapArgs', () => {
+  it('ends with the command as a literal argv after --', () => {
+    const args = buildBubblewrapArgs(base);
+    expect(args.slice(args.lastIndexOf('--') + 1)).toEqual(['ls', '-la', '; rm -rf /']);
+  });
+
+  it('binds only the root writable and the system read-only, with a cleared environment', () => {
+    const args = buildBubblewrapArgs(base);
+    expect(pairs(args, '--bind')).toEqual([['/srv/ws', '/srv/ws']]);
+    expect(pairs(args, '--ro-bind')).toEqual([['/usr', '/usr'], ['/lib64', '/lib64']]);
+    expect(pairs(args, '--symlink')).toEqual([['usr/bin', '/bin']]);
+    expect(args).toContain('--clearenv');
+    expect(pairs(args, '--setenv').map(([name]) => name)).toEqual(['PATH', 'HOME', 'LANG', 'EXTRA']);
+    expect(args.join(' ')).not.toMatch(/\/root|\/home/);
+    for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session', '--die-with-parent', '--disable-userns']) {
+      expect(args).toContain(flag);
+    }
+    expect(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2)).toEqual(['--cap-drop', 'ALL']);
+  });
+
+  it('unshares the network unless network is on', () => {
+    expect(buildBubblewrapArgs(base)).toContain('--unshare-net');
+    expect(buildBubblewrapArgs({ ...base, network: true })).not.toContain('--unshare-net');
+  });
+});

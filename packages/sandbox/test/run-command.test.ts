@@ -1,0 +1,208 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSandboxSupport, runCommand } from '../src/index.ts';
+import type { AuditEvent } from '../src/index.ts';
+
+let base: string;
+let cwd: string;
+let outside: string;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'toolwire-sbx-'));
+  cwd = join(base, 'work');
+  outside = join(base, 'outside');
+  mkdirSync(cwd);
+  mkdirSync(join(outside, '.ssh'), { recursive: true });
+  writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET-OUTSIDE');
+  writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'PRIVATE-KEY-MATERIAL');
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function hostAlive(): void {
+  const probe = spawnSync('/bin/echo', ['alive'], { encoding: 'utf8' });
+  expect(probe.stdout).toBe('alive\n');
+}
+
+describe('runCommand under bubblewrap', () => {
+  it('runs a command in cwd and returns its output and exit code', async () => {
+    const result = await runCommand({ command: ['sh', '-c', 'echo out; echo err >&2; pwd; exit 3'], cwd });
+    expect(result).toMatchObject({ exitCode: 3, stdout: `out\n${cwd}\n`, stderr: 'err\n', timedOut: false, truncated: false });
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('lets the command write inside cwd only', async () => {
+    const result = await runCommand({
+      command: ['sh', '-c', `echo ok > inside.txt; echo x > ${outside}/planted.txt; echo x > /etc/planted; echo x > /usr/planted; echo x > /planted; echo done`],
+      cwd,
+    });
+    expect(result.stdout).toBe('done\n');
+    expect(readFileSync(join(cwd, 'inside.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(existsSync('/etc/planted')).toBe(false);
+    expect(existsSync('/usr/planted')).toBe(false);
+    expect(result.stderr.split('\n').filter((l) => l.includes('planted')).length).toBe(4);
+    hostAlive();
+  });
+
+  it('cannot read /etc/shadow, ~/.ssh, files outside cwd or the host root home', async () => {
+    const result = await runCommand({
+      command: ['sh', '-c', `cat /etc/shadow; cat ${outside}/secret.txt; cat ${outside}/.ssh/id_ed25519; ls /root/.ssh; ls /home; cat $HOME/.ssh/id_rsa; echo end`],
+      cwd,
+    });
+    expect(result.stdout).toBe('end\n');
+    expect(result.stdout + result.stderr).not.toContain('TOP-SECRET');
+    expect(result.stdout + result.stderr).not.toContain('PRIVATE-KEY');
+    expect(result.stdout + result.stderr).not.toMatch(/root:[^:]*:\d/);
+    hostAlive();
+  });
+
+  it('keeps the caller’s environment out: no OPENAI_API_KEY, not even in /proc/1/environ', async () => {
+    process.env.OPENAI_API_KEY = 'sk-test-must-not-leak';
+    try {
+      const result = await runCommand({
+        command: ['sh', '-c', 'env; for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done'],
+        cwd,
+        env: { EXTRA: 'given' },
+      });
+      expect(result.stdout).not.toContain('sk-test-must-not-leak');
+      expect(result.stdout).not.toContain('OPENAI_API_KEY');
+      const names = result.stdout.split('\n').filter((l) => l.includes('=')).map((l) => l.slice(0, l.indexOf('=')));
+      expect(new Set(names)).toEqual(new Set(['PATH', 'HOME', 'LANG', 'EXTRA', 'PWD']));
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it('runs without capabilities, as an unprivileged uid, with no_new_privs', async () => {
+    const result = await runCommand({ command: ['sh', '-c', 'id -u; grep -E "^(CapEff|NoNewPrivs)" /proc/self/status'], cwd });
+    expect(result.stdout).toMatch(/^1000\n/);
+    expect(result.stdout).toContain('CapEff:\t0000000000000000');
+    expect(result.stdout).toContain('NoNewPrivs:\t1');
+  });
+
+  it('stops a fork bomb at the process limit', async () => {
+    const result = await runCommand({
+      command: ['bash', '-c', 'bomb() { bomb | bomb & }; bomb; sleep 1; echo survived-host'],
+      cwd,
+      timeoutMs: 4000,
+      limits: { processes: 64 },
+    });
+    expect(result.timedOut || result.exitCode !== null).toBe(true);
+    expect(result.stderr).toContain('Resource temporarily unavailable');
+    hostAlive();
+  });
+
+  it('kills `sleep 600` at a 1 s timeout, whole group, TERM-trapping children included', async () => {
+    const marker = `toolwire-sleeper-${process.pid}`;
+    const result = await runCommand({
+      command: ['bash', '-c', `trap "" TERM; (exec -a ${marker} sleep 600) & sleep 600`],
+      cwd,
+      timeoutMs: 1000,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.durationMs).toBeLessThan(10_000);
+    const survivors = spawnSync('pgrep', ['-f', marker], { encoding: 'utf8' });
+    expect(survivors.stdout).toBe('');
+    hostAlive();
+  });
+
+  it('discards output past maxOutputBytes while it streams (1 GB flood)', async () => {
+    const before = process.memoryUsage().rss;
+    const result = await runCommand({ command: ['head', '-c', '1000000000', '/dev/zero'], cwd, timeoutMs: 8000, maxOutputBytes: 1024 * 1024 });
+    expect(result.truncated).toBe(true);
+    expect(result.stdout.length).toBe(1024 * 1024);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    hostAlive();
+  });
+
+  it('caps the size of files the command writes', async () => {
+    const result = await runCommand({ command: ['sh', '-c', 'head -c 50000000 /dev/zero > big.bin; echo $?'], cwd, limits: { fileSizeMb: 4 } });
+    expect(result.stdout).not.toBe('0\n');
+    expect(readFileSync(join(cwd, 'big.bin')).length).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  describe('with the network off', () => {
+    let server: Server;
+    let port: number;
+    let hits = 0;
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        hits++;
+        res.end('reached');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('cannot reach a listener on the host’s 127.0.0.1 with curl or bash /dev/tcp', async () => {
+      const result = await runCommand({
+        command: ['bash', '-c', `curl -sS -m 3 http://127.0.0.1:${port}/; echo "GET / HTTP/1.0" > /dev/tcp/127.0.0.1/${port}; echo end`],
+        cwd,
+      });
+      expect(result.stdout).not.toContain('reached');
+      expect(hits).toBe(0);
+      hostAlive();
+    });
+
+    it('reaches the listener only when network is turned on', async () => {
+      const result = await runCommand({ command: ['curl', '-sS', '-m', '3', `http://127.0.0.1:${port}/`], cwd, network: true });
+      expect(result.stdout).toBe('reached');
+      expect(hits).toBe(1);
+    });
+  });
+
+  it('passes argv literally: "; rm -rf" and "$(…)" are just arguments', async () => {
+    writeFileSync(join(cwd, 'keep.txt'), 'keep');
+    const result = await runCommand({ command: ['echo', '; rm -rf .', '$(rm keep.txt)', '`id`', '&& touch pwned'], cwd });
+    expect(result.stdout).toBe('; rm -rf . $(rm keep.txt) `id` && touch pwned\n');
+    expect(existsSync(join(cwd, 'keep.txt'))).toBe(true);
+    expect(existsSync(join(cwd, 'pwned'))).toBe(false);
+  });
+
+  it('does not follow a symlink out of cwd inside the sandbox', async () => {
+    symlinkSync(join(outside, 'secret.txt'), join(cwd, 'link-to-secret'));
+    const result = await runCommand({ command: ['cat', 'link-to-secret'], cwd });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stdout).not.toContain('TOP-SECRET');
+  });
+
+  it('emits an audit event with a hash of the command, not the command', async () => {
+    const events: AuditEvent[] = [];
+    await runCommand({ command: ['echo', 'token=sk-abc'], cwd, onAudit: (e) => events.push(e), principal: 'key_1' });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: 'shell', tool: 'command', principal: 'key_1', outcome: 'ok', exitCode: 0, limitsHit: [] });
+    expect(events[0]!.argumentsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(events)).not.toContain('sk-abc');
+  });
+
+  it('reports which limits this machine enforces', () => {
+    const support = getSandboxSupport();
+    expect(support.bubblewrap.ok).toBe(true);
+    expect(support.prlimit).toBeDefined();
+  });
+});
+
+describe('runCommand without isolation', () => {
+  it('runs only when asked knowingly, still with a cleared environment and an output cap', async () => {
+    process.env.OPENAI_API_KEY = 'sk-test-none';
+    try {
+      const result = await runCommand({ command: ['sh', '-c', 'env; head -c 5000 /dev/zero'], cwd, isolation: 'none', maxOutputBytes: 1000 });
+      expect(result.stdout).not.toContain('sk-test-none');
+      expect(result.truncated).toBe(true);
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it('reports a missing program as exit code 127', async () => {
+    const result = await runCommand({ command: ['/nonexistent/program'], cwd, isolation: 'none' });
+    expect(result.exitCode).toBe(127);
+  });
+});

@@ -1,0 +1,104 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolRegistry, executeToolCall } from '@toolwire/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutionPolicy, createJsSandbox, sandboxedTool, shellTool, SandboxExecutionError } from '../src/index.ts';
+import type { AuditEvent, JsSandbox } from '../src/index.ts';
+
+const context = { toolCallId: 'call_1', signal: new AbortController().signal, principal: 'user_1' };
+let base: string;
+let root: string;
+let sandbox: JsSandbox;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'toolwire-tools-'));
+  root = join(base, 'root');
+  mkdirSync(join(root, 'sub'), { recursive: true });
+  mkdirSync(join(base, 'outside'));
+  writeFileSync(join(base, 'outside', 'secret.txt'), 'OUTSIDE-SECRET');
+  symlinkSync(join(base, 'outside'), join(root, 'escape-dir'));
+  sandbox = createJsSandbox({ timeoutMs: 500, poolSize: 1 });
+});
+afterAll(async () => {
+  rmSync(base, { recursive: true, force: true });
+  await sandbox.dispose();
+});
+
+describe('shellTool', () => {
+  const tool = () => shellTool({ root, denyCommands: ['curl'], timeoutMs: 5000 });
+
+  it('is named shell and takes Codex’s arguments', () => {
+    const shell = tool();
+    expect(shell.name).toBe('shell');
+    expect(shell.inputSchema.required).toEqual(['command']);
+    expect(shell.validate({ command: ['ls'], workdir: 'sub', timeout_ms: 100 }).success).toBe(true);
+    expect(shell.validate({ command: 'ls -la' }).success).toBe(false);
+    expect(shell.validate({ command: [] }).success).toBe(false);
+  });
+
+  it('runs in workdir inside root with root writable', async () => {
+    const result = (await tool().execute!({ command: ['sh', '-c', 'pwd; echo hi > ../made.txt'], workdir: 'sub' }, context));
+    expect(result.stdout).toBe(`${join(root, 'sub')}\n`);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('refuses a workdir that escapes root by "..", an absolute path or a symlink', async () => {
+    for (const workdir of ['..', '/etc', join(base, 'outside'), 'escape-dir', 'missing']) {
+      await expect(tool().execute!({ command: ['ls'], workdir }, context)).rejects.toThrow(/does not exist inside the workspace/);
+    }
+  });
+
+  it('refuses denied commands and honours an allow-list', async () => {
+    await expect(tool().execute!({ command: ['/usr/bin/curl', 'http://x'] }, context)).rejects.toThrow(/not allowed/);
+    const allowOnly = shellTool({ root, allowCommands: ['echo'] });
+    await expect(allowOnly.execute!({ command: ['ls'] }, context)).rejects.toThrow(/Allowed: echo/);
+    const ok = (await allowOnly.execute!({ command: ['echo', 'x'] }, context));
+    expect(ok.stdout).toBe('x\n');
+  });
+
+  it('accepts timeout in seconds and caps it at the tool’s timeout', async () => {
+    const result = (await tool().execute!({ command: ['sleep', '30'], timeout: 0.5 }, context));
+    expect(result.timedOut).toBe(true);
+    expect(result.durationMs).toBeLessThan(5000);
+  });
+
+  it('becomes a failed tool result, not an exception, through core’s executeToolCall', async () => {
+    const registry = new ToolRegistry({ tools: [tool()] });
+    const result = await executeToolCall({ id: 'c1', name: 'shell', arguments: { command: ['curl', 'x'] } }, { registry });
+    expect(result.success).toBe(false);
+    expect(result.message).toContain('not allowed');
+  });
+});
+
+describe('sandboxedTool', () => {
+  const parameters = { type: 'object' as const, properties: { a: { type: 'number' as const }, b: { type: 'number' as const } }, required: ['a', 'b'] };
+
+  it('runs its source with the validated arguments and returns the value', async () => {
+    const add = sandboxedTool({ name: 'add', description: 'Adds', parameters, source: 'async ({ a, b }) => a + b', sandbox });
+    expect(add.validate({ a: 1 }).success).toBe(false);
+    expect(await add.execute!({ a: 2, b: 3 }, context)).toBe(5);
+  });
+
+  it('throws SandboxExecutionError with the kind when the source fails', async () => {
+    const loop = sandboxedTool({ name: 'loop', description: 'Loops', parameters, source: '() => { for (;;) {} }', sandbox });
+    const error: unknown = await Promise.resolve(loop.execute!({ a: 1, b: 1 }, context)).then(() => undefined, (e: unknown) => e);
+    expect(SandboxExecutionError.isInstance(error)).toBe(true);
+    expect((error as SandboxExecutionError).kind).toBe('timeout');
+  });
+
+  it('refuses oversized arguments and too many concurrent runs through its policy, with an audit event', async () => {
+    const events: AuditEvent[] = [];
+    const policy = createExecutionPolicy({ maxArgumentBytes: 40, maxConcurrent: 1 });
+    const slow = sandboxedTool({
+      name: 'slow', description: 'Waits', parameters: { type: 'object' }, sandbox, policy, onAudit: (e) => events.push(e),
+      source: 'async () => { const t = Date.now(); while (Date.now() - t < 200) {} return "done"; }',
+    });
+    await expect(slow.execute!({ text: 'x'.repeat(100) }, context)).rejects.toThrow(/limit is 40/);
+    const first = slow.execute!({}, context);
+    await expect(slow.execute!({}, context)).rejects.toThrow(/already running/);
+    expect(await first).toBe('done');
+    expect(events.map((e) => e.reason ?? e.outcome)).toEqual(['arguments-too-large', 'too-many-concurrent', 'ok']);
+    expect(events[0]).toMatchObject({ kind: 'js', tool: 'slow', principal: 'user_1', outcome: 'rejected', limitsHit: ['arguments-size'] });
+  });
+});
