@@ -3,7 +3,7 @@
 // src/__fixtures__/SOURCE.md), and the calls come back as core tool calls.
 import { readFileSync } from 'node:fs';
 import { collectStream } from '@toolwire/core';
-import type { FunctionToolSpec, JsonSchema, Message } from '@toolwire/core';
+import type { ChatStreamEvent, FunctionToolSpec, JsonSchema, Message } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOllama } from '../src/index.ts';
 import { startFakeOllama } from './fake-ollama.ts';
@@ -69,6 +69,15 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
+
+/** Adds a model to the fake server that answers with `text` (and `thinking`). */
+function addModel(name: string, model: { capabilities: string[]; hideCapabilities?: boolean; text: string; thinking?: string }): void {
+  server.models.set(name, {
+    capabilities: model.capabilities,
+    ...(model.hideCapabilities === true ? { hideCapabilities: true } : {}),
+    reply: () => ({ content: model.text, ...(model.thinking !== undefined ? { thinking: model.thinking } : {}) }),
+  });
+}
 
 function answer(...texts: string[]): void {
   answers = texts;
@@ -165,5 +174,30 @@ describe('history round trip in text mode', () => {
     expect(sent.every((message) => message.role !== 'tool' && message.tool_calls === undefined)).toBe(true);
     expect(sent.some((message) => message.role === 'assistant' && message.content.includes('calculate_triangle_area('))).toBe(true);
     expect(sent.some((message) => message.content.includes('25'))).toBe(true);
+  });
+});
+
+describe('switching and thinking, end to end', () => {
+  it('an old server without capabilities: the 400 switches to text tools and the corpus call comes back', async () => {
+    const entry = line('multiple_2');
+    addModel('old-server-model:1b', { capabilities: ['completion'], hideCapabilities: true, text: entry.text });
+    server.requests.length = 0;
+    const response = await createOllama({ host: server.host }).chat('old-server-model:1b').generate({ messages: user('Capital of Brazil?'), tools: toolsOf(entry) });
+    expect(response.warnings[0]?.message).toContain('does not support tools; using text tool calling instead');
+    expect(response.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments }))).toEqual(entry.reference);
+    expect(server.chatBodies().map((b) => b.tools?.length ?? 0)).toEqual([entry.functions.length, 0]);
+  });
+
+  it('a thinking model without tools streams its thinking as reasoning and its calls from the text', async () => {
+    const entry = line('live_simple_2-2-0');
+    addModel('thinker:0.8b', { capabilities: ['completion', 'thinking'], text: entry.text, thinking: 'The user wants a comfort ride.' });
+    const events: ChatStreamEvent[] = [];
+    for await (const event of createOllama({ host: server.host }).chat('thinker:0.8b', { think: true }).stream({ messages: user('Get me a ride.'), tools: toolsOf(entry) })) {
+      events.push(event);
+    }
+    expect(events.filter((e) => e.type === 'reasoning-delta').map((e) => e.delta).join('')).toBe('The user wants a comfort ride.');
+    const calls = events.flatMap((e) => (e.type === 'tool-call' ? [{ name: e.toolCall.name, arguments: e.toolCall.arguments }] : []));
+    expect(calls).toEqual(entry.reference);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
   });
 });
