@@ -7,6 +7,7 @@ import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
+import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from './strict-tool-calls.ts';
 
 const newCallId = (): string => generateId('call_');
 
@@ -50,7 +51,8 @@ export class OpenAIChatModel implements ChatModel {
       generateId: newCallId,
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
-    return { ...response, warnings: [...built.warnings, ...response.warnings] };
+    const restored = restoreResponseCalls(response, createStrictCallRestorer(request.tools));
+    return { ...restored, warnings: [...built.warnings, ...response.warnings] };
   }
 
   /** One streamed Chat Completions call; throws from the first `next()` when the call cannot start. */
@@ -67,8 +69,9 @@ export class OpenAIChatModel implements ChatModel {
       generateId: newCallId,
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
+    const restore = createStrictCallRestorer(request.tools);
     try {
-      for await (const chunk of chunks) yield* mapper.push(chunk);
+      for await (const chunk of chunks) for (const event of mapper.push(chunk)) yield restoreEventCall(event, restore);
     } catch (error) {
       yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
       return;
@@ -78,6 +81,6 @@ export class OpenAIChatModel implements ChatModel {
       yield { type: 'error', error: abortReason(request.signal) };
       return;
     }
-    yield* mapper.end();
+    for (const event of mapper.end()) yield restoreEventCall(event, restore);
   }
 }

@@ -6,6 +6,7 @@ import { buildResponsesRequest } from './openai-responses-request.ts';
 import { mapResponsesResponse } from './openai-responses-response.ts';
 import { createResponsesStreamMapper } from './openai-responses-stream.ts';
 import { resolveProviderToolResult } from './provider-tool-output.ts';
+import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from './strict-tool-calls.ts';
 
 /** A model behind OpenAI's Responses API, with provider tools such as the code interpreter. */
 export class OpenAIResponsesModel implements ChatModel {
@@ -31,7 +32,10 @@ export class OpenAIResponsesModel implements ChatModel {
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
-    const mapped = mapResponsesResponse(wire, { providerTools: built.providerTools });
+    const mapped = mapResponsesResponse(wire, {
+      providerTools: built.providerTools,
+      ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+    });
     const toolResults: ToolResult[] = [];
     for (const output of mapped.providerOutputs) {
       toolResults.push(
@@ -42,7 +46,7 @@ export class OpenAIResponsesModel implements ChatModel {
         }),
       );
     }
-    const { response } = mapped;
+    const response = restoreResponseCalls(mapped.response, createStrictCallRestorer(request.tools));
     return {
       ...response,
       toolResults,
@@ -61,12 +65,16 @@ export class OpenAIResponsesModel implements ChatModel {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
     for (const warning of built.warnings) yield { type: 'warning', warning };
-    const mapper = createResponsesStreamMapper({ providerTools: built.providerTools });
+    const mapper = createResponsesStreamMapper({
+      providerTools: built.providerTools,
+      ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+    });
+    const restore = createStrictCallRestorer(request.tools);
     try {
       for await (const event of events) {
         for (const part of mapper.push(event)) {
           if (part.type !== 'provider-output') {
-            yield part;
+            yield restoreEventCall(part, restore);
             continue;
           }
           const result = await resolveProviderToolResult(part.output, {

@@ -80,3 +80,12 @@ describe('mapResponsesFinishReason', () => {
     expect(mapResponsesFinishReason({ status: 'failed', hasClientToolCalls: false })).toBe('error');
   });
 });
+
+describe('mapResponsesResponse with parallelToolCalls: false', () => {
+  it('keeps only the first function call, with a warning', () => {
+    const wire = response('completed', [functionCallItem('call_1', 'f', '{}'), functionCallItem('call_2', 'g', '{}')]);
+    const { response: mapped } = mapResponsesResponse(wire, { providerTools: [], parallelToolCalls: false });
+    expect(mapped.toolCalls.map((call) => call.id)).toEqual(['call_1']);
+    expect(mapped.warnings).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 import type { ChatResponse, FinishReason, ToolCall, Warning } from '@toolwire/core';
 import type { Response } from 'openai/resources/responses/responses';
+import { droppedCallsWarning } from './openai-chat-response.ts';
 import type { ResolvedProviderTool } from './openai-responses-prepare-tools.ts';
 import { mapResponsesUsage } from './openai-usage.ts';
 import { providerCallArguments } from './provider-tool-output.ts';
@@ -47,7 +48,7 @@ export function findProviderTool(providerTools: readonly ResolvedProviderTool[],
  */
 export function mapResponsesResponse(
   wire: Response,
-  options: { providerTools: readonly ResolvedProviderTool[] },
+  options: { providerTools: readonly ResolvedProviderTool[]; /** `false` keeps only the first function call, with a warning. */ parallelToolCalls?: boolean },
 ): MappedResponsesResponse {
   let text = '';
   let refusal = '';
@@ -75,6 +76,7 @@ export function mapResponsesResponse(
         break;
       case 'function_call':
         clientCalls += 1;
+        if (options.parallelToolCalls === false && clientCalls > 1) break;
         toolCalls.push(
           toToolCall({ id: item.call_id, name: item.name, rawArguments: item.arguments, truncated: item.status === 'incomplete' }),
         );
@@ -89,6 +91,7 @@ export function mapResponsesResponse(
       }
     }
   }
+  if (options.parallelToolCalls === false && clientCalls > 1) warnings.push(droppedCallsWarning(clientCalls - 1));
   const openaiMetadata: Record<string, unknown> = { responseId: wire.id };
   if (annotations.length > 0) openaiMetadata['annotations'] = annotations;
   const providerMetadata = { openai: openaiMetadata };

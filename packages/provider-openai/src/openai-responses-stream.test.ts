@@ -115,3 +115,17 @@ describe('createResponsesStreamMapper', () => {
     expect(last?.type === 'error' && StreamError.isInstance(last.error)).toBe(true);
   });
 });
+
+describe('createResponsesStreamMapper with parallelToolCalls: false', () => {
+  it('emits only the first function call, with a warning', () => {
+    const mapper = createResponsesStreamMapper({ providerTools: [], parallelToolCalls: false });
+    const events = functionCallEvents([
+      { callId: 'call_1', name: 'f', fragments: ['{"a":1}'] },
+      { callId: 'call_2', name: 'g', fragments: ['{"b":', '2}'] },
+    ]);
+    const parts = [...events.flatMap((event) => mapper.push(event)), ...mapper.end()];
+    expect(parts.filter((part) => 'id' in part && part.id === 'call_2')).toEqual([]);
+    expect(ofType(parts, 'tool-call').map((part) => part.toolCall.id)).toEqual(['call_1']);
+    expect(ofType(parts, 'warning')).toHaveLength(1);
+  });
+});

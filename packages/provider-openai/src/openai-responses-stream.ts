@@ -2,6 +2,7 @@ import { StreamError } from '@toolwire/core';
 import type { ChatStreamEvent, FinishReason, Usage } from '@toolwire/core';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { mapResponseErrorCode } from './map-openai-error.ts';
+import { droppedCallsWarning } from './openai-chat-response.ts';
 import type { ResolvedProviderTool } from './openai-responses-prepare-tools.ts';
 import { findProviderTool, mapResponsesFinishReason } from './openai-responses-response.ts';
 import { mapResponsesUsage } from './openai-usage.ts';
@@ -34,6 +35,8 @@ interface ItemState {
   item: Record<string, unknown> | undefined;
   /** Code interpreter: the JSON text of `{ code, containerId }` is open after `"code":"`. */
   codeOpen: boolean;
+  /** A function call beyond the first while `parallelToolCalls` is `false`: tracked, never emitted. */
+  hidden: boolean;
   containerId: unknown;
 }
 
@@ -52,7 +55,11 @@ function closeCode(containerId: unknown): string {
  * becomes a provider-executed call; the code interpreter's code streams as deltas whose
  * concatenation is the JSON of `{ code, containerId }`.
  */
-export function createResponsesStreamMapper(options: { providerTools: readonly ResolvedProviderTool[] }): ResponsesStreamMapper {
+export function createResponsesStreamMapper(options: {
+  providerTools: readonly ResolvedProviderTool[];
+  /** `false` keeps only the first function call (its events only), with a warning. */
+  parallelToolCalls?: boolean;
+}): ResponsesStreamMapper {
   const byIndex = new Map<number, ItemState>();
   const items: ItemState[] = [];
   const annotations: unknown[] = [];
@@ -60,6 +67,7 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
   let modelId: string | undefined;
   let refusal = '';
   let terminal = false;
+  let functionCalls = 0;
 
   function find(outputIndex: number, itemId: string | undefined): ItemState | undefined {
     const byOutput = byIndex.get(outputIndex);
@@ -71,9 +79,12 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
     if (raw['type'] === 'function_call') {
       const id = typeof raw['call_id'] === 'string' ? raw['call_id'] : typeof raw['id'] === 'string' ? raw['id'] : '';
       const name = typeof raw['name'] === 'string' ? raw['name'] : '';
-      const state: ItemState = { id, name, args: '', done: false, provider: undefined, item: raw, codeOpen: false, containerId: undefined };
+      functionCalls += 1;
+      const hidden = options.parallelToolCalls === false && functionCalls > 1;
+      const state: ItemState = { id, name, args: '', done: false, provider: undefined, item: raw, codeOpen: false, containerId: undefined, hidden };
       byIndex.set(outputIndex, state);
       items.push(state);
+      if (hidden) return;
       out.push({ type: 'tool-call-start', id, name });
       const initial = typeof raw['arguments'] === 'string' ? raw['arguments'] : '';
       if (initial !== '') {
@@ -85,7 +96,17 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
     const provider = findProviderTool(options.providerTools, raw['type']);
     if (!provider) return;
     const id = typeof raw['id'] === 'string' ? raw['id'] : '';
-    const state: ItemState = { id, name: provider.tool.name, args: '', done: false, provider, item: raw, codeOpen: false, containerId: raw['container_id'] };
+    const state: ItemState = {
+      id,
+      name: provider.tool.name,
+      args: '',
+      done: false,
+      provider,
+      item: raw,
+      codeOpen: false,
+      containerId: raw['container_id'],
+      hidden: false,
+    };
     byIndex.set(outputIndex, state);
     items.push(state);
     out.push({ type: 'tool-call-start', id, name: provider.tool.name, providerExecuted: true });
@@ -101,6 +122,7 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
     if (!state || state.done) return;
     state.done = true;
     state.item = raw;
+    if (state.hidden) return;
     if (!state.provider) {
       const rawArguments = typeof raw['arguments'] === 'string' ? raw['arguments'] : state.args;
       out.push({ type: 'tool-call', toolCall: toToolCall({ id: state.id, name: state.name, rawArguments, truncated: raw['status'] === 'incomplete' }) });
@@ -119,7 +141,7 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
     modelId = response.model;
     const incomplete = response.status === 'incomplete';
     for (const state of items) {
-      if (state.done || state.provider) continue;
+      if (state.done || state.provider || state.hidden) continue;
       // The stream finished without this call's output_item.done (the Codex backend skips it).
       state.done = true;
       out.push({ type: 'tool-call', toolCall: toToolCall({ id: state.id, name: state.name, rawArguments: state.args, truncated: incomplete }) });
@@ -128,6 +150,9 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
       if (state.provider && state.done && state.item) {
         out.push({ type: 'provider-output', output: { toolCallId: state.id, tool: state.provider.tool, item: state.item }, annotations });
       }
+    }
+    if (functionCalls > 1 && options.parallelToolCalls === false) {
+      out.push({ type: 'warning', warning: droppedCallsWarning(functionCalls - 1) });
     }
     const finishReason: FinishReason = mapResponsesFinishReason({
       status: response.status,
@@ -166,7 +191,7 @@ export function createResponsesStreamMapper(options: { providerTools: readonly R
           break;
         case 'response.function_call_arguments.delta': {
           const state = find(event.output_index, event.item_id);
-          if (state && !state.done && event.delta !== '') {
+          if (state && !state.done && !state.hidden && event.delta !== '') {
             state.args += event.delta;
             out.push({ type: 'tool-call-delta', id: state.id, argumentsDelta: event.delta });
           }

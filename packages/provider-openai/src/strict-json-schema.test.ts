@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toStrictJsonSchema } from './strict-json-schema.ts';
+import { removeStrictNulls, toStrictJsonSchema } from './strict-json-schema.ts';
 
 describe('toStrictJsonSchema', () => {
   it('lists every property as required and closes the object', () => {
@@ -51,5 +51,30 @@ describe('toStrictJsonSchema', () => {
     const input = { type: 'object' as const, properties: { a: { type: 'string' as const } } };
     toStrictJsonSchema(input);
     expect(input).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+  });
+});
+
+describe('removeStrictNulls', () => {
+  const original = {
+    type: 'object' as const,
+    properties: {
+      city: { type: 'string' as const },
+      unit: { type: 'string' as const },
+      note: { type: ['string', 'null'] as ('string' | 'null')[] },
+      stops: { type: 'array' as const, items: { type: 'object' as const, properties: { name: { type: 'string' as const }, at: { type: 'string' as const } }, required: ['name'] } },
+    },
+    required: ['city'],
+  };
+
+  it('drops nulls the strict rewrite forced on optional properties', () => {
+    expect(removeStrictNulls({ city: 'Paris', unit: null, note: null, stops: [{ name: 'A', at: null }] }, original)).toEqual({
+      city: 'Paris',
+      note: null,
+      stops: [{ name: 'A' }],
+    });
+  });
+
+  it('keeps nulls of required properties for the validator to judge', () => {
+    expect(removeStrictNulls({ city: null }, original)).toEqual({ city: null });
   });
 });

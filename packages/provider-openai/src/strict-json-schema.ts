@@ -67,3 +67,41 @@ export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
   if (definitions) out.definitions = definitions;
   return out;
 }
+
+function allowsNull(schema: JsonSchema | undefined): boolean {
+  if (!schema) return true;
+  const { type } = schema;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  const unions = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
+  return unions.some((member) => allowsNull(member));
+}
+
+/**
+ * Undoes the nullable rewrite of `toStrictJsonSchema` on a strict call's arguments: a
+ * property that was optional in the original schema and does not allow `null` there is
+ * dropped when the model sent `null` for it (strict mode makes the model send every
+ * property). Recurses into nested objects and arrays; returns a new object.
+ */
+export function removeStrictNulls(value: Record<string, unknown>, original: JsonSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const required = new Set(original.required ?? []);
+  for (const [key, item] of Object.entries(value)) {
+    const property = original.properties?.[key];
+    if (item === null && !required.has(key) && !allowsNull(property)) continue;
+    out[key] = property ? restoreValue(item, property) : item;
+  }
+  return out;
+}
+
+function restoreValue(value: unknown, schema: JsonSchema): unknown {
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (!isSchema(items)) return value;
+    return value.map((entry) => restoreValue(entry, items));
+  }
+  if (typeof value === 'object' && value !== null && isSchema(schema.properties)) {
+    return removeStrictNulls(value as Record<string, unknown>, schema);
+  }
+  return value;
+}

@@ -1,0 +1,29 @@
+import type { ChatResponse, ChatStreamEvent, ToolCall, ToolSpec } from '@toolwire/core';
+import { removeStrictNulls } from './strict-json-schema.ts';
+
+/** Fixes up calls of strict tools (see `removeStrictNulls`); the identity when no tool is strict. */
+export type StrictCallRestorer = (call: ToolCall) => ToolCall;
+
+/** Builds the restorer for a request's tools. */
+export function createStrictCallRestorer(tools: readonly ToolSpec[] | undefined): StrictCallRestorer {
+  const schemas = new Map<string, NonNullable<Extract<ToolSpec, { type: 'function' }>['inputSchema']>>();
+  for (const tool of tools ?? []) if (tool.type === 'function' && tool.strict === true) schemas.set(tool.name, tool.inputSchema);
+  if (schemas.size === 0) return (call) => call;
+  return (call) => {
+    const schema = schemas.get(call.name);
+    if (!schema || call.invalid || call.providerExecuted === true) return call;
+    return { ...call, arguments: removeStrictNulls(call.arguments, schema) };
+  };
+}
+
+/** Applies the restorer to a whole response (its calls and its message). */
+export function restoreResponseCalls(response: ChatResponse, restore: StrictCallRestorer): ChatResponse {
+  if (response.toolCalls.length === 0) return response;
+  const toolCalls = response.toolCalls.map(restore);
+  return { ...response, toolCalls, message: { ...response.message, toolCalls } };
+}
+
+/** Applies the restorer to a stream event. */
+export function restoreEventCall(event: ChatStreamEvent, restore: StrictCallRestorer): ChatStreamEvent {
+  return event.type === 'tool-call' ? { type: 'tool-call', toolCall: restore(event.toolCall) } : event;
+}
