@@ -201,6 +201,7 @@ async function* decodeBody(
       for (const event of events) {
         yield event;
         if (event.type === 'error') return;
+        signal?.throwIfAborted();
       }
       if (decoder.finished) return;
     }

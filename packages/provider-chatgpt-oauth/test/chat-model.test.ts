@@ -22,7 +22,7 @@ afterEach(async () => {
 
 const BASE_INSTRUCTIONS = 'You are Codex, based on GPT-5.4. (catalog copy)';
 
-async function setup(options: { backendAccepts?: 'all' | 'refreshed' | 'none'; catalogTtlMs?: number } = {}) {
+async function setup(options: { backendAccepts?: 'all' | 'refreshed' | 'none'; catalogTtlMs?: number; maxRetries?: number } = {}) {
   const auth = await startAuthServer({ tokens: { accountId: 'acct-1234' } });
   const tokens = makeTokenSet();
   const accepts = options.backendAccepts ?? 'all';
@@ -41,7 +41,7 @@ async function setup(options: { backendAccepts?: 'all' | 'refreshed' | 'none'; c
     auth: { tokens: { accessToken: tokens.access_token, idToken: tokens.id_token, refreshToken: tokens.refresh_token }, issuer: auth.url },
     baseURL: backend.url,
     logger,
-    maxRetries: 0,
+    maxRetries: options.maxRetries ?? 0,
     ...(options.catalogTtlMs !== undefined ? { catalogTtlMs: options.catalogTtlMs } : {}),
   });
   return { auth, backend, chatgpt, tokens, lines };
@@ -302,5 +302,28 @@ describe('backend errors', () => {
 
     backend.reply({ sse: textEvents('partial answer').slice(0, -1) });
     await expect(collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }] }))).rejects.toThrow(/closed before response.completed/);
+  });
+
+  it('retries a 503 before any event was delivered', async () => {
+    const { backend, chatgpt } = await setup({ maxRetries: 1 });
+    backend.reply({ status: 503, json: { error: { code: 'server_is_overloaded', message: 'busy' } } }, { sse: textEvents('second try') });
+    const response = await chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'x' }] });
+    expect(response.text).toBe('second try');
+    expect(backend.requests).toHaveLength(2);
+  });
+
+  it('stops reading when the caller aborts mid-stream', async () => {
+    const { backend, chatgpt } = await setup();
+    backend.reply({ sse: textEvents('a long answer that is cut off by the caller'), chunkSize: 3 });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const read = async () => {
+      for await (const event of chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal })) {
+        seen.push(event.type);
+        if (event.type === 'text-delta') controller.abort();
+      }
+    };
+    await expect(read()).rejects.toThrow();
+    expect(seen).not.toContain('finish');
   });
 });

@@ -96,6 +96,22 @@ describe('token refresh', () => {
     expect(events).toEqual([{ type: 'refresh-failed', accountId: 'acct-1234', code: 'refresh_token_reused', permanent: true, store: 'toolwire' }]);
   });
 
+  it('after a 401 takes tokens another process wrote instead of refreshing, and reports an account switch', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    const first = await writeSignIn(path, { expiresIn: 3600 });
+    const { logger, lines } = recordingLogger();
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, logger });
+    expect((await manager.getCredentials()).accessToken).toBe(first.access_token);
+
+    const other = makeTokenSet({ accountId: 'acct-other' });
+    await writeFile(path, JSON.stringify(makeAuthFile(other, {}, new Date(), 'acct-other')));
+    const credentials = await manager.refreshAfterUnauthorized(first.access_token);
+    expect(credentials).toEqual({ accessToken: other.access_token, accountId: 'acct-other' });
+    expect(auth.refreshCount).toBe(0);
+    expect(lines).toEqual([expect.stringContaining('changed from account acct-1234 to acct-other')]);
+  });
+
   it('says how to sign in when there is no sign-in at all', async () => {
     auth = await startAuthServer();
     const manager = createChatGPTAuth({ path: join(temp.dir, 'none.json'), codexHome: join(temp.dir, 'no-codex'), issuer: auth.url });

@@ -262,18 +262,27 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     }, signal);
   }
 
+  /** Keeps the loaded sign-in; a switch to another account (a new `login` elsewhere) is reported once. */
+  function remember(signIn: StoredSignIn): StoredSignIn {
+    if (cached !== undefined && cached.tokens.accountId !== signIn.tokens.accountId) {
+      logger.warn(`The ChatGPT sign-in changed from account ${cached.tokens.accountId} to ${signIn.tokens.accountId}; requests now use the new account.`);
+    }
+    cached = signIn;
+    return signIn;
+  }
+
   return {
     async getCredentials(signal) {
       if (cached !== undefined && refreshReason(cached) === undefined) return credentialsOf(cached);
-      cached = await exclusive(async () => {
+      const signIn = await exclusive(async () => {
         if (cached !== undefined && refreshReason(cached) === undefined) return cached;
         return ensureFresh(undefined, signal);
       });
-      return credentialsOf(cached);
+      return credentialsOf(remember(signIn));
     },
 
     async refreshAfterUnauthorized(rejectedAccessToken, signal) {
-      cached = await exclusive(async () => {
+      const signIn = await exclusive(async () => {
         if (cached !== undefined && cached.tokens.accessToken !== rejectedAccessToken) return cached;
         const { store, signIn } = await resolveStore();
         if (signIn !== undefined && !store.writable) {
@@ -282,7 +291,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
         }
         return ensureFresh(rejectedAccessToken, signal);
       });
-      return credentialsOf(cached);
+      return credentialsOf(remember(signIn));
     },
 
     async status() {

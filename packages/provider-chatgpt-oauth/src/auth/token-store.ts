@@ -3,6 +3,8 @@ import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promi
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+import { ToolwireError } from '@toolwire/core';
+
 import { parseAuthFile, serializeAuthFile } from './auth-file.ts';
 import type { ChatGPTTokens, StoredSignIn } from './auth-file.ts';
 import { withFileLock } from './file-lock.ts';
@@ -58,7 +60,7 @@ export function createFileTokenStore(options: { path: string; kind: 'toolwire' |
       return parseAuthFile(text);
     },
     async save(signIn) {
-      if (!writable) throw new Error(`The sign-in at ${path} is read-only here; pass codexWriteBack: true to update it.`);
+      if (!writable) throw new ToolwireError(`The sign-in at ${path} is read-only here; pass codexWriteBack: true to update it.`);
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {

@@ -49,7 +49,7 @@ describe('backendError', () => {
     const missing = fail(400, { detail: 'Instructions are required' });
     expect(InvalidRequestError.isInstance(missing)).toBe(true);
     expect(missing.message).toContain('"Instructions are required"');
-    expect(fail(400, { detail: 'Instructions are not valid' }).message).toContain('Drop the `instructions` setting');
+    expect(fail(400, { detail: 'Instructions are not valid' }).message).toContain('Drop a custom `instructions` setting');
     const unsupported = fail(400, { detail: 'Unsupported parameter: max_output_tokens' });
     expect(unsupported.message).toContain('"Unsupported parameter: max_output_tokens"');
     expect(unsupported.message).toContain('Remove that setting');

@@ -153,7 +153,7 @@ function isUnknownModel(detail: string): boolean {
 
 function adviceFor(detail: string, code: string | undefined): string {
   if (detail.startsWith('Instructions are required')) return 'Send instructions (this provider always does; check a custom fetch that rewrites the body).';
-  if (detail.startsWith('Instructions are not valid')) return "Drop the `instructions` setting so the model's own base instructions are sent.";
+  if (detail.startsWith('Instructions are not valid')) return "Drop a custom `instructions` setting so the model's base instructions are sent (put your guidance in a system message instead).";
   if (detail.startsWith('Unsupported parameter')) return 'Remove that setting from the request or the provider options.';
   if (detail.startsWith('Store must be set to false') || detail.startsWith('Stream must be set to true')) {
     return 'Do not override `store` or `stream` in providerOptions.chatgpt.';

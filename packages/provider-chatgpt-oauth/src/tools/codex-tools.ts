@@ -45,7 +45,9 @@ export const UPDATE_PLAN_PARAMETERS: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The descriptions sent with the two tools. */
+/** The description sent with `shell`. */
 export const SHELL_DESCRIPTION = 'Runs a shell command and returns its output.';
+
+/** The description sent with `update_plan`. */
 export const UPDATE_PLAN_DESCRIPTION =
   'Updates the task plan. Provide an optional explanation and a list of plan items, each with a step and status. At most one step can be in_progress at a time.';
