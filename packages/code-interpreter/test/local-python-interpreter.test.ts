@@ -90,6 +90,16 @@ describe('localCodeInterpreter (python)', () => {
     expect(valueOf(other).containerId).not.toBe(valueOf(first).containerId);
   });
 
+  it('runs calls of one conversation one after another, so each lists only its own files', async () => {
+    const interpreter = python();
+    const [a, b] = await Promise.all([
+      interpreter.run('import time\nopen("a.txt", "w").write("a")\ntime.sleep(0.3)', { conversation: 'same' }),
+      interpreter.run('open("b.txt", "w").write("b")', { conversation: 'same' }),
+    ]);
+    expect(valueOf(a).files.map((f) => f.fileId)).toEqual(['a.txt']);
+    expect(valueOf(b).files.map((f) => f.fileId)).toEqual(['b.txt']);
+  });
+
   it('returns a written image as a data-URL image output, as OpenAI does', async () => {
     // A 1x1 PNG, written without any third-party library.
     const code = [

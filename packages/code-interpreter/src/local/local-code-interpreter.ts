@@ -72,6 +72,15 @@ export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, Cod
 
 const DEFAULT_CONVERSATION = 'default';
 
+/** What one run produced, before it becomes a `ToolResult`. */
+interface RunOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  timedOut: boolean;
+  truncated: boolean;
+}
+
 const DESCRIPTIONS = {
   python:
     'Runs Python 3 code in a sandbox without network access and returns what it prints; the value of the last expression is printed, as in a notebook. ' +
@@ -172,7 +181,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     return key;
   }
 
-  async function runPython(code: string, dir: string): Promise<Pick<CodeInterpreterValue, 'stdout' | 'stderr' | 'exitCode'> & { timedOut: boolean; truncated: boolean }> {
+  async function runPython(code: string, dir: string): Promise<RunOutcome> {
     if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
       return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
     }
@@ -206,7 +215,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  async function runJavaScript(code: string): Promise<Pick<CodeInterpreterValue, 'stdout' | 'stderr' | 'exitCode'> & { timedOut: boolean; truncated: boolean }> {
+  async function runJavaScript(code: string): Promise<RunOutcome> {
     const { createJsSandbox } = await sandboxBackend();
     if (createJsSandbox === undefined) {
       throw new InterpreterUnavailableError({ language, message: 'This version of @toolwire/sandbox has no createJsSandbox. Update @toolwire/sandbox.' });

@@ -13,6 +13,10 @@ export interface WorkDir {
 interface Session extends WorkDir {
   busy: number;
   timer: NodeJS.Timeout | undefined;
+  /** Settles when the runs queued so far have released the work dir. */
+  queue: Promise<void>;
+  /** Releases of the runs holding or waiting for the work dir, oldest first. */
+  releases: (() => void)[];
 }
 
 /** Options of `createWorkDirSessions`. */
@@ -27,9 +31,10 @@ export interface WorkDirSessionsOptions {
 /**
  * Work directories keyed by conversation: created on first use, kept while the
  * conversation runs code, removed after `idleTimeoutMs` without a run (never during one).
+ * Runs of one conversation take turns, so each run's list of new files is its own.
  */
 export interface WorkDirSessions {
-  /** The work dir of `key`, created if needed; call `release` when the run ends. */
+  /** The work dir of `key`, created if needed, once earlier runs of `key` released it; call `release` when the run ends. */
   acquire(key: string): Promise<WorkDir>;
   release(key: string): void;
   /** Removes every work dir now. */
@@ -67,18 +72,26 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
         pending = (async () => {
           const path = await mkdtemp(join(root, 'toolwire-ci-'));
           const id = path.slice(path.lastIndexOf('toolwire-ci-') + 'toolwire-ci-'.length);
-          return { containerId: `local:${id}`, path, busy: 0, timer: undefined };
+          return { containerId: `local:${id}`, path, busy: 0, timer: undefined, queue: Promise.resolve(), releases: [] };
         })();
         sessions.set(key, pending);
       }
       const session = await pending;
       session.busy++;
       if (session.timer !== undefined) clearTimeout(session.timer);
+      const previous = session.queue;
+      let release: () => void = () => undefined;
+      session.queue = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      session.releases.push(release);
+      await previous;
       return { containerId: session.containerId, path: session.path };
     },
 
     release(key) {
       void sessions.get(key)?.then((session) => {
+        session.releases.shift()?.();
         session.busy = Math.max(0, session.busy - 1);
         if (session.busy === 0) schedule(key, session);
       });
