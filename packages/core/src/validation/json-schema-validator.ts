@@ -43,8 +43,10 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
   // Ajv keeps every compiled schema in its own cache; ours is weak, so drop Ajv's entry
   // (the compiled function stays valid) to let per-request tools be collected.
   instance.removeSchema(compilable);
+  // Ajv writes defaults into the value it checks: copy the caller's value only when it may.
+  const writesDefaults = hasDefaults(schema);
   const validator: JsonSchemaValidator = (value) => {
-    const copy = structuredCloneJson(value);
+    const copy = writesDefaults ? structuredCloneJson(value) : value;
     if (validate(copy)) return { success: true, value: copy };
     return { success: false, issues: ajvIssues(validate.errors ?? []) };
   };
@@ -59,4 +61,17 @@ function structuredCloneJson(value: unknown): unknown {
     // Values with functions cannot be cloned; they also cannot come from a model.
     return value;
   }
+}
+
+function hasDefaults(schema: unknown): boolean {
+  const pending: unknown[] = [schema];
+  const seen = new Set<unknown>();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node) && 'default' in node) return true;
+    for (const child of Object.values(node)) pending.push(child);
+  }
+  return false;
 }
