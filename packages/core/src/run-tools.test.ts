@@ -334,6 +334,54 @@ describe('runTools', () => {
     expect(toolMessages(result.messages)[0]?.result?.error?.type).toBe('permission_denied');
   });
 
+  it('gives tools the conversation up to the turn that called them', async () => {
+    let seen: readonly Message[] | undefined;
+    const look = defineTool({
+      name: 'look',
+      parameters: { type: 'object' },
+      execute: (_args, { messages }) => {
+        seen = messages;
+        return 'seen';
+      },
+    });
+    const model = createScriptedModel([{ toolCalls: [{ name: 'look' }] }, { text: 'ok' }]);
+    const result = await runTools({ model, messages: question, tools: [look] });
+    expect(seen?.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(result.messages).toHaveLength(4);
+  });
+
+  it("respects the registry's concurrency limit for a turn's parallel calls", async () => {
+    let running = 0;
+    let peak = 0;
+    const job = defineTool({
+      name: 'job',
+      parameters: { type: 'object' },
+      execute: async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setTimeout(resolve, 3));
+        running--;
+        return 'done';
+      },
+    });
+    const registry = new ToolRegistry({ tools: [job], maxConcurrency: 2 });
+    const model = createScriptedModel([{ toolCalls: Array.from({ length: 6 }, () => ({ name: 'job' })) }, { text: 'ok' }]);
+    const result = await runTools({ model, messages: question, registry });
+    expect(peak).toBe(2);
+    expect(toolMessages(result.messages)).toHaveLength(6);
+  });
+
+  it('also runs offered tools that the registry does not hold', async () => {
+    const registry = new ToolRegistry({ tools: [weather] });
+    const echo = defineTool({ name: 'echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text });
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'echo', arguments: { text: 'hi' } }] },
+      { text: 'ok' },
+    ]);
+    const result = await runTools({ model, messages: question, registry, tools: [weather, echo] });
+    expect(toolMessages(result.messages).map((m) => m.content)).toEqual(['{"city":"Oslo","temperature":4}', 'hi']);
+  });
+
   it('surfaces a model error as a rejection', async () => {
     const model = createScriptedModel([{ error: new Error('upstream down') }]);
     await expect(runTools({ model, messages: question, tools: [weather] })).rejects.toThrow('upstream down');
