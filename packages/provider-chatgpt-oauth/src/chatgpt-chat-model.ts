@@ -65,7 +65,8 @@ async function* streamResponse(
   reportLeftOut(dryRun, context);
 
   let credentials = await context.auth.getCredentials(signal);
-  const secrets = (): string[] => [credentials.accessToken];
+  // Every access token this request used, so none of them can leak through an error.
+  const secrets = [credentials.accessToken];
   try {
     const base = settings.instructions !== undefined ? undefined : await context.catalog.instructionsFor(modelId, credentials, signal);
     let prepared = buildRequestBody({ modelId, request, settings, instructions: settings.instructions ?? base?.instructions ?? '', conversationId });
@@ -75,6 +76,7 @@ async function* streamResponse(
     if (response.status === 401) {
       await response.body?.cancel();
       credentials = await context.auth.refreshAfterUnauthorized(credentials.accessToken, signal);
+      secrets.push(credentials.accessToken);
       response = await post(prepared.body);
     }
     if (response.status === 400 && settings.instructions !== undefined) {
@@ -105,17 +107,19 @@ async function* streamResponse(
     });
     yield* decodeBody(response.body, decoder, signal);
   } catch (error) {
-    throw redact(error, secrets());
+    throw redact(error, secrets);
   }
 
   async function post(body: Record<string, unknown>): Promise<Response> {
     const url = `${trimTrailingSlashes(context.baseURL)}/codex/responses`;
-    const headers = {
-      ...context.headers,
-      ...request.headers,
-      ...backendHeaders({ credentials, sessionId: conversationId, clientVersion: context.clientVersion }),
-      'content-type': 'application/json',
-    };
+    // Headers (not an object spread) so that the caller's headers cannot add a second
+    // `Authorization` in another letter case.
+    const headers = new Headers(context.headers);
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+    for (const [name, value] of Object.entries(backendHeaders({ credentials, sessionId: conversationId, clientVersion: context.clientVersion }))) {
+      headers.set(name, value);
+    }
+    headers.set('content-type', 'application/json');
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {

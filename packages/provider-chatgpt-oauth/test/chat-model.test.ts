@@ -110,6 +110,14 @@ describe('createChatGPT().chat()', () => {
     expect(backend.modelRequests[0]!.url).toMatch(/^\/codex\/models\?client_version=\d+\.\d+\.\d+$/);
   });
 
+  it("sends the caller's extra headers but never lets them replace the sign-in", async () => {
+    const { backend, chatgpt, tokens } = await setup();
+    backend.reply({ sse: textEvents('ok') });
+    await chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'x' }], headers: { 'X-Trace': 't-1', Authorization: 'Bearer other' } });
+    expect(backend.requests[0]!.headers['x-trace']).toBe('t-1');
+    expect(backend.requests[0]!.headers.authorization).toBe(`Bearer ${tokens.access_token}`);
+  });
+
   it('revalidates the model catalog by ETag and falls back to bundled instructions for unlisted models', async () => {
     const { backend, chatgpt } = await setup({ catalogTtlMs: 0 });
     backend.reply({ sse: textEvents('a') }, { sse: textEvents('b') }, { sse: textEvents('c') });

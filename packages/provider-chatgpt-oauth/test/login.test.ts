@@ -90,6 +90,20 @@ describe('browser sign-in', () => {
     }
   });
 
+  it('says what to do when every callback port is taken', async () => {
+    auth = await startAuthServer();
+    const [taken] = await freePorts(1);
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+    try {
+      const attempt = login({ store: 'toolwire', path: join(temp.dir, 'a.json'), issuer: auth.url, ports: [taken!], openUrl: browser() });
+      await expect(attempt).rejects.toSatisfy((error: unknown) => ChatGPTLoginError.isInstance(error) && error.reason === 'port_unavailable');
+      await expect(attempt).rejects.toThrow(/--device/);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
   it('rejects a callback whose state does not match, and saves nothing', async () => {
     auth = await startAuthServer();
     const path = join(temp.dir, 'a.json');
@@ -117,6 +131,14 @@ describe('device-code sign-in', () => {
     expect(auth.requests.filter((r) => r.path === '/api/accounts/deviceauth/token')).toHaveLength(3);
     const exchange = auth.requests.find((r) => r.path === '/oauth/token')!;
     expect(new URLSearchParams(exchange.body).get('redirect_uri')).toBe(`${auth.url}/deviceauth/callback`);
+  });
+});
+
+describe('device-code expiry', () => {
+  it('gives up when the code is not entered in time', async () => {
+    auth = await startAuthServer({ devicePendingPolls: 1_000_000 });
+    const attempt = login({ method: 'device', store: 'toolwire', path: join(temp.dir, 'd.json'), issuer: auth.url, timeoutMs: 100, onDeviceCode: () => undefined });
+    await expect(attempt).rejects.toSatisfy((error: unknown) => ChatGPTLoginError.isInstance(error) && error.reason === 'device_code_expired');
   });
 });
 
