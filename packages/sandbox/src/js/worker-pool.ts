@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxResult } from './sandbox-result.ts';
 import { POOL_KILL_GRACE_MS, WORKER_WALL_GRACE_MS } from './worker-protocol.ts';
@@ -26,6 +29,36 @@ interface Worker {
 const fromSource = import.meta.url.endsWith('.ts');
 const workerEntry = fileURLToPath(new URL(fromSource ? './js-worker.ts' : './js-worker.js', import.meta.url));
 const MAX_START_FAILURES = 3;
+
+/**
+ * Node permission-model flags for the workers, a seat belt behind the isolates: the
+ * worker may read only its own package, isolated-vm and its loader, and may not write
+ * files, spawn processes or start threads. Node 24 has no network permission, so the
+ * allow-listed fetch still works. Empty when the paths cannot be found (then the
+ * isolates are the only barrier, as before).
+ */
+function permissionFlags(): string[] {
+  try {
+    const require = createRequire(import.meta.url);
+    const ivmEntry = realpathSync(require.resolve('isolated-vm'));
+    const loader = realpathSync(createRequire(ivmEntry).resolve('node-gyp-build'));
+    const packageDir = fileURLToPath(new URL('../../', import.meta.url));
+    return [
+      '--permission',
+      '--allow-addons',
+      '--disable-warning=SecurityWarning',
+      `--allow-fs-read=${packageDir}`,
+      // The node_modules folder holding isolated-vm: its dependencies resolve from there.
+      `--allow-fs-read=${dirname(dirname(ivmEntry))}/`,
+      `--allow-fs-read=${dirname(loader)}/`,
+      // node-gyp-build checks for it to pick a musl prebuild.
+      '--allow-fs-read=/etc/alpine-release',
+    ];
+  } catch {
+    return [];
+  }
+}
+const workerFlags = permissionFlags();
 
 /**
  * A supervised pool of child processes that hold the isolates. A worker that crashes
@@ -109,6 +142,7 @@ export class WorkerPool {
       [
         '--no-node-snapshot',
         '--disable-warning=ExperimentalWarning',
+        ...workerFlags,
         workerEntry,
         JSON.stringify(this.config),
       ],
@@ -165,7 +199,7 @@ export class WorkerPool {
     if (!worker.ready) {
       this.startFailures++;
       if (this.startFailures >= MAX_START_FAILURES) {
-        const detail = worker.stderrTail.trim().split('\n').slice(-3).join(' ');
+        const detail = worker.stderrTail.trim().split('\n').slice(-12).join(' ');
         for (const queued of this.queue.splice(0)) {
           queued.resolve(failure('crashed', `The sandbox worker could not start: ${detail || `exit ${code ?? signal}`}`));
         }

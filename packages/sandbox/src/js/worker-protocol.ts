@@ -26,4 +26,4 @@ export type WorkerMessage = { type: 'ready' } | { type: 'result'; id: number; re
 /** How long past `timeoutMs` the worker waits before disposing a run's isolate. */
 export const WORKER_WALL_GRACE_MS = 250;
 /** How long past the worker's own deadline the pool waits before killing the worker. */
-export const POOL_KILL_GRACE_MS = 1500;
+export const POOL_KILL_GRACE_MS = 1000;
