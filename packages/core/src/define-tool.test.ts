@@ -146,7 +146,7 @@ describe('defineTool with a zod schema', () => {
       'units: must be one of "metric", "imperial", got "kelvin"',
     );
     expect(messageOf(weather.validate({ city: 5 }))).toBe('city: must be string, got 5');
-    expect(messageOf(weather.validate({ city: '' }))).toBe('city: must be at least 1 characters long, got ""');
+    expect(messageOf(weather.validate({ city: '' }))).toBe('city: must be at least 1 character long, got ""');
   });
 
   it('reports unknown keys of a strict object one by one', () => {

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { describeValue, formatPath, pointerSegments } from './describe-value.ts';
+import { countOf, describeValue, formatPath, pointerSegments } from './describe-value.ts';
 import type { ValidationIssue } from './validation-issue.ts';
 
 /**
@@ -53,13 +53,13 @@ function toIssue(error: ErrorObject): ValidationIssue {
     case 'const':
       return { path: formatPath(segments), message: `must be ${JSON.stringify(param(error, 'allowedValue'))}${got}` };
     case 'minLength':
-      return { path: formatPath(segments), message: `must be at least ${String(param(error, 'limit'))} characters long${got}` };
+      return { path: formatPath(segments), message: `must be at least ${countOf(param(error, 'limit'), 'character')} long${got}` };
     case 'maxLength':
-      return { path: formatPath(segments), message: `must be at most ${String(param(error, 'limit'))} characters long${got}` };
+      return { path: formatPath(segments), message: `must be at most ${countOf(param(error, 'limit'), 'character')} long${got}` };
     case 'minItems':
-      return { path: formatPath(segments), message: `must have at least ${String(param(error, 'limit'))} items` };
+      return { path: formatPath(segments), message: `must have at least ${countOf(param(error, 'limit'), 'item')}` };
     case 'maxItems':
-      return { path: formatPath(segments), message: `must have at most ${String(param(error, 'limit'))} items` };
+      return { path: formatPath(segments), message: `must have at most ${countOf(param(error, 'limit'), 'item')}` };
     case 'pattern':
       return { path: formatPath(segments), message: `must match the pattern ${String(param(error, 'pattern'))}${got}` };
     case 'format':

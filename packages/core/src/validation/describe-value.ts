@@ -44,3 +44,8 @@ function isIndex(segment: string): boolean {
   }
   return true;
 }
+
+/** `1 character`, `3 characters`. */
+export function countOf(limit: unknown, noun: string): string {
+  return `${String(limit)} ${noun}${limit === 1 || limit === 1n ? '' : 's'}`;
+}

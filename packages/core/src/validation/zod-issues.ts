@@ -1,5 +1,5 @@
 import type { core } from 'zod';
-import { describeValue, formatPath } from './describe-value.ts';
+import { countOf, describeValue, formatPath } from './describe-value.ts';
 import type { ValidationIssue } from './validation-issue.ts';
 
 type ZodIssue = core.$ZodIssue;
@@ -43,9 +43,9 @@ function messageOf(issue: ZodIssue): string {
     case 'invalid_union':
       return `does not match any of the allowed shapes${got}`;
     case 'invalid_key':
-      return `has an invalid key: ${issue.message}`;
+      return `is not an allowed key: ${innerMessage(issue.issues, issue.message)}`;
     case 'invalid_element':
-      return `has an invalid element: ${issue.message}`;
+      return `is not an allowed value: ${innerMessage(issue.issues, issue.message)}`;
     case 'unrecognized_keys':
       return 'has properties that are not allowed';
     case 'custom':
@@ -57,13 +57,18 @@ function messageOf(issue: ZodIssue): string {
   }
 }
 
+function innerMessage(issues: readonly ZodIssue[], fallback: string): string {
+  const first = issues[0];
+  return first ? messageOf(first) : fallback;
+}
+
 function bound(origin: string, comparison: string, limit: number | bigint, words: string): string {
   switch (origin) {
     case 'string':
-      return `must be ${words} ${String(limit)} characters long`;
+      return `must be ${words} ${countOf(limit, 'character')} long`;
     case 'array':
     case 'set':
-      return `must have ${words} ${String(limit)} items`;
+      return `must have ${words} ${countOf(limit, 'item')}`;
     default:
       return `must be ${comparison} ${String(limit)}`;
   }
