@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localCodeInterpreter } from '../src/index.ts';
 import type { CodeInterpreterValue } from '../src/index.ts';
-import { sandboxForTests } from './helpers/sandbox-for-tests.ts';
 
 // One interpreter (one isolate worker) for the file keeps the suite light on 2 cores.
-const js = localCodeInterpreter({ language: 'javascript', timeoutMs: 1000, sandbox: sandboxForTests });
+const js = localCodeInterpreter({ language: 'javascript', timeoutMs: 1000 });
 afterAll(() => js.dispose());
 
 function valueOf(result: { value?: unknown }): CodeInterpreterValue {

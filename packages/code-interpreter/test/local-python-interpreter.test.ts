@@ -7,14 +7,21 @@ import { join } from 'node:path';
 import { InvalidToolConfigError } from '@toolwire/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InterpreterUnavailableError, localCodeInterpreter } from '../src/index.ts';
-import type { CodeInterpreterEvent, CodeInterpreterValue, LocalCodeInterpreter, LocalCodeInterpreterOptions } from '../src/index.ts';
-import { sandboxForTests } from './helpers/sandbox-for-tests.ts';
+import type {
+  CodeInterpreterEvent,
+  CodeInterpreterValue,
+  LocalCodeInterpreter,
+  LocalCodeInterpreterOptions,
+  RunCommand,
+  RunCommandOptions,
+} from '../src/index.ts';
+import { SandboxUnavailableError } from '@toolwire/sandbox';
 
 let root: string;
 const interpreters: LocalCodeInterpreter[] = [];
 
 function python(options: Partial<LocalCodeInterpreterOptions> = {}): LocalCodeInterpreter {
-  const interpreter = localCodeInterpreter({ language: 'python', root, sandbox: sandboxForTests, ...options });
+  const interpreter = localCodeInterpreter({ language: 'python', root, ...options });
   interpreters.push(interpreter);
   return interpreter;
 }
@@ -140,6 +147,30 @@ describe('localCodeInterpreter (python)', () => {
     expect(valueOf(result).stderr).toContain('MemoryError');
   });
 
+  it('asks runCommand for no network, bubblewrap, the limits and a cleared environment', async () => {
+    const seen: RunCommandOptions[] = [];
+    const runCommand: RunCommand = async (options) => {
+      seen.push(options);
+      return { exitCode: 0, signal: null, stdout: '2\n', stderr: '', timedOut: false, truncated: false, durationMs: 1 };
+    };
+    const result = await python({ sandbox: { runCommand }, timeoutMs: 1234, memoryLimitMb: 256 }).run('1 + 1');
+    expect(result.message).toBe('2\n');
+    const [options] = seen;
+    expect(options).toMatchObject({ network: false, isolation: 'bubblewrap', timeoutMs: 1234, limits: { memoryMb: 256 } });
+    expect(options!.command[0]).toMatch(/^\/.*python3/);
+    expect(options!.command).toContain('1 + 1');
+    expect(Object.keys(options!.env).sort()).toEqual(['MPLBACKEND', 'PYTHONIOENCODING', 'PYTHONUNBUFFERED']);
+    expect(options!.cwd.startsWith(root)).toBe(true);
+  });
+
+  it('passes on the sandbox error when bubblewrap cannot run', async () => {
+    const unavailable = new SandboxUnavailableError({ missing: 'bubblewrap', detail: 'bwrap was not found' });
+    const error = await python({ sandbox: { runCommand: () => Promise.reject(unavailable) } })
+      .run('1')
+      .catch((e: unknown) => e);
+    expect(error).toBe(unavailable);
+  });
+
   it('explains how to fix a missing python3', async () => {
     const error = await python({ pythonPath: '/nonexistent/python3' })
       .run('1')
@@ -154,8 +185,8 @@ describe('localCodeInterpreter (python)', () => {
     const interpreter = python({ idleTimeoutMs: 50, onEvent: (e) => events.push(e) });
     const result = await interpreter.run('open("a.txt", "w").write("x")');
     const dir = valueOf(result).files[0]!.path!.replace(/\/a\.txt$/, '');
-    await vi.waitFor(() => expect(existsSync(dir)).toBe(false), { timeout: 5000 });
-    expect(events.map((e) => e.type)).toEqual(['local-run', 'work-dir-removed']);
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(['local-run', 'work-dir-removed']), { timeout: 5000 });
+    expect(existsSync(dir)).toBe(false);
     expect(events[1]).toMatchObject({ reason: 'idle', containerId: valueOf(result).containerId });
   });
 

@@ -7,14 +7,13 @@ import { createScriptedModel } from '@toolwire/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localCodeInterpreter } from '../src/index.ts';
 import type { CodeInterpreterValue, LocalCodeInterpreter } from '../src/index.ts';
-import { sandboxForTests } from './helpers/sandbox-for-tests.ts';
 
 let root: string;
 let python: LocalCodeInterpreter;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolwire-ci-run-tools-'));
-  python = localCodeInterpreter({ language: 'python', root, sandbox: sandboxForTests });
+  python = localCodeInterpreter({ language: 'python', root });
 });
 afterAll(async () => {
   await python.dispose();

@@ -3,12 +3,12 @@ import { InvalidToolConfigError } from '@toolwire/core';
 import type { Message, Tool, ToolExecutionContext, ToolResult, ToolValidationResult } from '@toolwire/core';
 import type { JsSandbox } from '@toolwire/sandbox';
 import type { CodeInterpreterValue } from '../code-interpreter-value.ts';
-import { CodeExecutionError, InterpreterUnavailableError } from '../errors.ts';
+import { CodeExecutionError } from '../errors.ts';
 import { emitEvent } from '../events.ts';
 import type { CodeInterpreterEventHandler } from '../events.ts';
 import { findPython } from './find-python.ts';
 import { MAX_PYTHON_CODE_BYTES, pythonCommand } from './python-runner.ts';
-import { loadSandboxBackend } from './sandbox-backend.ts';
+import { defaultSandboxBackend } from './sandbox-backend.ts';
 import type { SandboxBackend } from './sandbox-backend.ts';
 import { changedFiles, imageOutputs, snapshotWorkDir } from './work-dir-files.ts';
 import { createWorkDirSessions } from './work-dir-sessions.ts';
@@ -39,7 +39,7 @@ export interface LocalCodeInterpreterOptions {
   conversationKey?: (context: ToolExecutionContext) => string | undefined;
   /** `'none'` runs Python without bubblewrap: only for code you trust. Default `'bubblewrap'`. */
   isolation?: 'bubblewrap' | 'none';
-  /** Replaces `@toolwire/sandbox`'s functions (other backends, tests). */
+  /** Replaces `@toolwire/sandbox`'s functions (another sandbox, a remote executor). */
   sandbox?: Partial<SandboxBackend>;
   /** Reports each run and removed work dirs. */
   onEvent?: CodeInterpreterEventHandler;
@@ -156,18 +156,12 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
   const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent });
   const conversations = new WeakMap<Message, string>();
   let conversationCount = 0;
-  let backend: Promise<Partial<SandboxBackend>> | undefined;
+  const backend: SandboxBackend = {
+    createJsSandbox: options.sandbox?.createJsSandbox ?? defaultSandboxBackend.createJsSandbox,
+    runCommand: options.sandbox?.runCommand ?? defaultSandboxBackend.runCommand,
+  };
   let python: Promise<string> | undefined;
   let jsSandbox: JsSandbox | undefined;
-
-  function sandboxBackend(): Promise<Partial<SandboxBackend>> {
-    backend ??= (async () => {
-      const injected = options.sandbox ?? {};
-      if (injected.createJsSandbox !== undefined && injected.runCommand !== undefined) return injected;
-      return { ...(await loadSandboxBackend()), ...injected };
-    })();
-    return backend;
-  }
 
   function conversationOf(context: ToolExecutionContext): string {
     if (options.conversationKey !== undefined) return options.conversationKey(context) ?? DEFAULT_CONVERSATION;
@@ -185,19 +179,12 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
       return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
     }
-    const { runCommand } = await sandboxBackend();
-    if (runCommand === undefined) {
-      throw new InterpreterUnavailableError({
-        language,
-        message: 'This version of @toolwire/sandbox has no runCommand, which the Python interpreter needs. Update @toolwire/sandbox.',
-      });
-    }
     python ??= findPython(options.pythonPath);
     const interpreter = await python.catch((error: unknown) => {
       python = undefined;
       throw error;
     });
-    const result = await runCommand({
+    const result = await backend.runCommand({
       command: pythonCommand(interpreter, code, memoryLimitMb),
       cwd: dir,
       timeoutMs,
@@ -205,6 +192,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       env: { PYTHONIOENCODING: 'utf-8', PYTHONUNBUFFERED: '1', MPLBACKEND: 'Agg' },
       network: false,
       isolation,
+      limits: { memoryMb: memoryLimitMb },
     });
     return {
       stdout: result.stdout,
@@ -216,11 +204,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
   }
 
   async function runJavaScript(code: string): Promise<RunOutcome> {
-    const { createJsSandbox } = await sandboxBackend();
-    if (createJsSandbox === undefined) {
-      throw new InterpreterUnavailableError({ language, message: 'This version of @toolwire/sandbox has no createJsSandbox. Update @toolwire/sandbox.' });
-    }
-    jsSandbox ??= createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
+    jsSandbox ??= backend.createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
     const result = await jsSandbox.run(code);
     if (result.ok) {
       return { stdout: joinText(result.logs.join('\n'), jsRepr(result.value)), stderr: '', exitCode: 0, timedOut: false, truncated: false };

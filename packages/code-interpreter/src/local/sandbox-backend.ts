@@ -1,6 +1,7 @@
+import { createJsSandbox, runCommand } from '@toolwire/sandbox';
 import type { JsSandbox, JsSandboxOptions } from '@toolwire/sandbox';
 
-/** Options of `@toolwire/sandbox`'s `runCommand`, as the local interpreter uses them. */
+/** The options of `@toolwire/sandbox`'s `runCommand` that the local interpreter sets. */
 export interface RunCommandOptions {
   /** argv, never joined into a shell string. */
   command: string[];
@@ -11,6 +12,7 @@ export interface RunCommandOptions {
   env: Record<string, string>;
   network: boolean;
   isolation: 'bubblewrap' | 'none';
+  limits: { memoryMb: number };
 }
 
 /** What `runCommand` reports. */
@@ -30,18 +32,11 @@ export type RunCommand = (options: RunCommandOptions) => Promise<RunCommandResul
 /** `@toolwire/sandbox`'s `createJsSandbox`. */
 export type CreateJsSandbox = (options?: JsSandboxOptions) => JsSandbox;
 
-/** The sandbox functions the local interpreter runs code with; injectable for other backends. */
+/** The sandbox functions the local interpreter runs code with; replaceable for other backends. */
 export interface SandboxBackend {
   createJsSandbox: CreateJsSandbox;
   runCommand: RunCommand;
 }
 
-/**
- * Loads the sandbox functions from `@toolwire/sandbox` on first use, so a JavaScript-only
- * interpreter never touches bubblewrap and vice versa. A missing export becomes a function
- * that throws, with the message passed in.
- */
-export async function loadSandboxBackend(): Promise<Partial<SandboxBackend>> {
-  const sandbox = (await import('@toolwire/sandbox')) as Partial<SandboxBackend>;
-  return { createJsSandbox: sandbox.createJsSandbox, runCommand: sandbox.runCommand };
-}
+/** `@toolwire/sandbox`'s functions. */
+export const defaultSandboxBackend: SandboxBackend = { createJsSandbox, runCommand };
