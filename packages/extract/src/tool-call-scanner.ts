@@ -22,6 +22,17 @@ const RBRACKET = 0x5d;
 const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 
+/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 0 other. */
+const CLASS = new Uint8Array(128);
+CLASS[DQUOTE] = 1;
+CLASS[SQUOTE] = 1;
+CLASS[LPAREN] = 2;
+CLASS[LBRACKET] = 2;
+CLASS[LBRACE] = 2;
+CLASS[RPAREN] = 3;
+CLASS[RBRACKET] = 3;
+CLASS[RBRACE] = 3;
+
 /** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Whitespace allowed between `[TOOL_CALLS]` and the name that follows it. */
@@ -80,14 +91,54 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** JSON with sorted keys: two spellings of the same arguments give the same key. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+function collectKeys(value: unknown, keys: Set<string>): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectKeys(item, keys);
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  for (const key of Object.keys(value)) {
+    keys.add(key);
+    collectKeys((value as Record<string, unknown>)[key], keys);
+  }
+}
+
+/**
+ * JSON with sorted keys: two spellings of the same arguments give the same key. A key list
+ * passed to `JSON.stringify` orders the members of every object by that list, so the native
+ * serializer does the work.
+ */
+function canonical(value: Record<string, unknown>): string {
+  const keys = new Set<string>();
+  collectKeys(value, keys);
+  return JSON.stringify(value, [...keys].sort());
+}
+
+/**
+ * The calls seen so far, for de-duplication. Arguments are only reduced to a canonical key
+ * once a second call of the same name appears, so texts whose names are all different pay
+ * nothing; the cost stays linear however many calls repeat a name.
+ */
+class SeenCalls {
+  private readonly firstByName = new Map<string, Record<string, unknown> | undefined>();
+  private readonly keys = new Set<string>();
+
+  /** Records the call; false when an identical one was recorded before. */
+  add(name: string, args: Record<string, unknown>): boolean {
+    if (!this.firstByName.has(name)) {
+      this.firstByName.set(name, args);
+      return true;
+    }
+    const first = this.firstByName.get(name);
+    if (first !== undefined) {
+      this.keys.add(`${name}\u0000${canonical(first)}`);
+      this.firstByName.set(name, undefined);
+    }
+    const key = `${name}\u0000${canonical(args)}`;
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    return true;
+  }
 }
 
 function tryParseArguments(text: string, schema: JsonSchema | undefined): Record<string, unknown> | undefined {
@@ -112,7 +163,7 @@ export class ToolCallScanner {
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
   private events: ToolCallParserEvent[] = [];
-  private readonly seen = new Set<string>();
+  private readonly seen = new SeenCalls();
   /** Held-back text at the end of the last chunk: a possible start of a name. */
   private tail = '';
   /** The last characters released before `tail`. */
@@ -129,6 +180,20 @@ export class ToolCallScanner {
     this.events = [];
     if (chunk.length === 0) return this.events;
     const frame = this.frame;
+    if (frame === undefined && chunk.length === 1) {
+      // One character at a time (token streams): skip the general scan when it cannot matter.
+      const c = chunk.charCodeAt(0);
+      if (isNameRunUnit(c)) {
+        if (this.tail.length < MAX_NAME_LENGTH) {
+          this.tail += chunk;
+          return this.events;
+        }
+      } else if (c !== LPAREN && c !== LBRACE) {
+        this.releaseText(this.tail + chunk);
+        this.tail = '';
+        return this.events;
+      }
+    }
     if (frame === undefined) {
       const s = this.tail + chunk;
       this.tail = '';
@@ -247,7 +312,7 @@ export class ToolCallScanner {
   }
 
   private lookBehind(s: string, position: number): string {
-    return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : this.history + s.slice(0, position);
+    return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : (this.history + s.slice(0, position)).slice(-HISTORY_LENGTH);
   }
 
   private isCallName(name: string): boolean {
@@ -288,9 +353,14 @@ export class ToolCallScanner {
         }
         frame.awaitingQuote = false;
       }
-      if (c === DQUOTE || (c === SQUOTE && !isWordUnit(prev))) {
-        quote = c;
-      } else if (c === LPAREN || c === LBRACKET || c === LBRACE) {
+      const kind = c < 128 ? (CLASS[c] ?? 0) : 0;
+      if (kind === 0) {
+        prev = c;
+        continue;
+      }
+      if (kind === 1) {
+        if (c === DQUOTE || !isWordUnit(prev)) quote = c;
+      } else if (kind === 2) {
         stack.push(c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE);
         if (json && stack.length <= MAX_INNER_DEPTH) {
           if (c === LBRACE) {
@@ -300,7 +370,7 @@ export class ToolCallScanner {
             frame.openRecord[stack.length] = -1;
           }
         }
-      } else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
+      } else {
         if (stack[stack.length - 1] !== c) {
           frame.status = 'mismatch';
           frame.quote = quote;
@@ -419,8 +489,7 @@ export class ToolCallScanner {
       }
       return;
     }
-    const key = `${name}\u0000${canonical(args)}`;
-    if (this.seen.has(key)) {
+    if (!this.seen.add(name, args)) {
       if (this.withEvents) {
         const id = startedId ?? this.options.id(name, this.calls.length);
         this.events.push({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
@@ -428,7 +497,6 @@ export class ToolCallScanner {
       this.remember(text);
       return;
     }
-    this.seen.add(key);
     const id = startedId !== undefined && startedId !== '' ? startedId : this.options.id(name, this.calls.length);
     const toolCall: ToolCall = { id, name, arguments: args };
     this.calls.push(toolCall);
@@ -452,9 +520,13 @@ export class ToolCallScanner {
     this.remember(text);
   }
 
-  /** Keeps the last characters that went out, for look-behind. */
+  /** Keeps the last characters that went out, for look-behind (trimmed now and then, not on every call). */
   private remember(text: string): void {
-    this.history =
-      text.length >= HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : (this.history + text).slice(-HISTORY_LENGTH);
+    if (text.length >= HISTORY_LENGTH) {
+      this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;
+    } else {
+      this.history += text;
+      if (this.history.length > 8 * HISTORY_LENGTH) this.history = this.history.slice(-HISTORY_LENGTH);
+    }
   }
 }

@@ -165,6 +165,20 @@ describe('withTextToolCalling: generate', () => {
     expect(response.toolCalls.map((c) => c.arguments)).toEqual([{ city: 'Oslo' }]);
   });
 
+  it('takes call markers, list brackets and leaked end tokens out of the text', async () => {
+    const inner = fakeTextModel([
+      'Sure.\n[get_weather(city="Paris"), get_time(tz="UTC")]<end_of_turn>\nBack soon, [really].',
+      '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>',
+    ]);
+    const model = withTextToolCalling(inner);
+    const first = await model.generate({ messages: ask, tools: [getWeather, getTime] });
+    expect(first.toolCalls).toHaveLength(2);
+    expect(first.text).toBe('Sure.\nBack soon, [really].');
+    const second = await model.generate({ messages: ask, tools: [getWeather, getTime] });
+    expect(second.toolCalls).toHaveLength(2);
+    expect(second.text).toBe('');
+  });
+
   it('makes unique call ids by default', async () => {
     const inner = fakeTextModel(['get_weather(city="Paris")']);
     const response = await withTextToolCalling(inner).generate({ messages: ask, tools: [getWeather] });
@@ -191,7 +205,7 @@ describe('withTextToolCalling: stream', () => {
     const inner = fakeTextModel(['Checking. get_weather(city="Pa\\"ris") done']);
     const events = await collect(withTextToolCalling(inner, ids).stream({ messages: ask, tools: [getWeather] }));
     const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('');
-    expect(text).toBe('Checking.  done');
+    expect(text).toBe('Checking. done');
     const callEvents = events.filter((e) => e.type.startsWith('tool-call'));
     expect(callEvents[0]).toEqual({ type: 'tool-call-start', id: 'get_weather_0', name: 'get_weather' });
     expect(callEvents.filter((e) => e.type === 'tool-call-delta').map((e) => (e.type === 'tool-call-delta' ? e.argumentsDelta : '')).join('')).toBe(
@@ -209,6 +223,8 @@ describe('withTextToolCalling: stream', () => {
     const streamed = await collectStream(withTextToolCalling(fakeTextModel([answer]), ids).stream({ messages: ask, tools: [getWeather, getTime] }));
     const generated = await withTextToolCalling(fakeTextModel([answer]), ids).generate({ messages: ask, tools: [getWeather, getTime] });
     expect(streamed.toolCalls).toEqual(generated.toolCalls);
+    expect(streamed.text.trim()).toBe(generated.text);
+    expect(generated.text).toBe('Sure.');
     expect(streamed.finishReason).toBe(generated.finishReason);
   });
 

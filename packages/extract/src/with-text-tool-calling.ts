@@ -14,8 +14,7 @@ import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
 import { toTextMessages } from './text-history.ts';
 import type { TextToolFormat } from './text-tool-format.ts';
-import { createToolCallParser } from './tool-call-parser.ts';
-import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { TextToolsDecoder } from './text-tools-decoder.ts';
 
 /** Options of `withTextToolCalling`. */
 export interface TextToolCallingOptions {
@@ -131,33 +130,14 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
   }
 
   function parseOutput(text: string, prepared: PreparedRequest): { text: string; toolCalls: ToolCall[]; dropped: number } {
-    const parser = createToolCallParser(prepared.extract);
+    const decoder = new TextToolsDecoder(prepared.extract ?? {}, prepared.single);
     let out = '';
     const toolCalls: ToolCall[] = [];
-    let dropped = 0;
-    for (const event of [...parser.push(text), ...parser.end()]) {
-      switch (event.type) {
-        case 'text':
-        case 'incomplete':
-          out += event.text;
-          break;
-        case 'tool-call-discarded':
-          if (event.reason === 'invalid-arguments') out += event.text;
-          break;
-        case 'tool-call':
-          if (prepared.single && toolCalls.length > 0) dropped++;
-          else toolCalls.push(event.toolCall);
-          break;
-        case 'tool-call-start':
-        case 'tool-call-delta':
-          break;
-        default: {
-          const unknown: never = event;
-          throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);
-        }
-      }
+    for (const event of [...decoder.push(text), ...decoder.end()]) {
+      if (event.type === 'text-delta') out += event.delta;
+      else if (event.type === 'tool-call') toolCalls.push(event.toolCall);
     }
-    return { text: out.trim(), toolCalls, dropped };
+    return { text: out.trim(), toolCalls, dropped: decoder.dropped };
   }
 
   async function generate(request: ChatRequest): Promise<ChatResponse> {
@@ -204,73 +184,32 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
     let dropped = 0;
     let usage: Usage | undefined;
     let finish: Extract<ChatStreamEvent, { type: 'finish' }> | undefined;
-    // A call's start and deltas wait until the call is complete: a started call that turns
-    // out not to be one (bad arguments, a repeat) must not leave a dangling start.
-    const pending = new Map<string, ChatStreamEvent[]>();
-    const map = (events: ToolCallParserEvent[]): ChatStreamEvent[] => {
-      const out: ChatStreamEvent[] = [];
-      for (const event of events) {
-        switch (event.type) {
-          case 'text':
-            out.push({ type: 'text-delta', delta: event.text });
-            break;
-          case 'tool-call-start':
-            pending.set(event.id, [{ type: 'tool-call-start', id: event.id, name: event.name }]);
-            break;
-          case 'tool-call-delta':
-            pending.get(event.id)?.push({ type: 'tool-call-delta', id: event.id, argumentsDelta: event.argumentsText });
-            break;
-          case 'tool-call': {
-            const started = pending.get(event.toolCall.id) ?? [];
-            pending.delete(event.toolCall.id);
-            if (prepared.single && called > 0) {
-              dropped++;
-            } else {
-              out.push(...started, { type: 'tool-call', toolCall: event.toolCall });
-              called++;
-            }
-            break;
-          }
-          case 'tool-call-discarded':
-            pending.delete(event.id);
-            if (event.reason === 'invalid-arguments') out.push({ type: 'text-delta', delta: event.text });
-            break;
-          case 'incomplete':
-            if (event.id !== undefined) pending.delete(event.id);
-            out.push({ type: 'text-delta', delta: event.text });
-            break;
-          default: {
-            const unknown: never = event;
-            throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);
-          }
-        }
-      }
-      return out;
-    };
 
     let attempt = prepared.inner;
     for (let round = 0; round < 2; round++) {
-      const parser = createToolCallParser(prepared.extract);
+      const decoder = new TextToolsDecoder(prepared.extract, prepared.single && called === 0);
       let answer = '';
       for await (const event of model.stream(attempt)) {
         switch (event.type) {
           case 'text-delta':
             answer += event.delta;
-            yield* map(parser.push(event.delta));
+            yield* decoder.push(event.delta);
             break;
           case 'finish':
             finish = event;
             usage = addUsage(usage, event.usage);
             break;
           case 'error':
-            yield* map(parser.end());
+            yield* decoder.end();
             yield event;
             return;
           default:
             yield event;
         }
       }
-      yield* map(parser.end());
+      yield* decoder.end();
+      called += decoder.called;
+      dropped += decoder.dropped;
       if (called > 0 || prepared.mustCall === undefined || round === 1) break;
       attempt = correction(prepared, answer);
     }

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { CallTextCleaner } from './call-text-cleaner.ts';
+
+/** Runs the cleaner over pieces; `null` marks where a call was taken out. */
+function clean(pieces: readonly (string | null)[]): string {
+  const cleaner = new CallTextCleaner();
+  let out = '';
+  for (const piece of pieces) {
+    if (piece === null) cleaner.call();
+    else out += cleaner.text(piece);
+  }
+  return out + cleaner.end();
+}
+
+describe('CallTextCleaner', () => {
+  it('removes the brackets and commas of a call list', () => {
+    expect(clean(['Sure.\n[', null, ', ', null, ']'])).toBe('Sure.');
+  });
+
+  it('removes call markers and leaked end tokens', () => {
+    expect(clean(['<tool_call>\n', null, '\n</tool_call><end_of_turn>'])).toBe('');
+    expect(clean(['[TOOL_CALLS]', null])).toBe('');
+  });
+
+  it('keeps brackets, commas and markers-lookalikes that frame no call', () => {
+    expect(clean(['A list [1, 2], and <b>bold</b> [TOOL] text.'])).toBe('A list [1, 2], and <b>bold</b> [TOOL] text.');
+  });
+
+  it('keeps the line break between a call and the text after it', () => {
+    expect(clean(['Checking.\n', null, '\nDone.'])).toBe('Checking.\nDone.');
+  });
+
+  it('gives the same result however the text is split', () => {
+    const whole = clean(['Ok <tool_call>', null, '</tool_call> then [x].']);
+    const split = clean(['Ok <to', 'ol_c', 'all>', null, '</tool', '_call> then [', 'x].']);
+    expect(split).toBe(whole);
+    expect(whole).toBe('Ok then [x].');
+  });
+
+  it('releases a held marker prefix at the end when no marker followed', () => {
+    expect(clean(['value <tool'])).toBe('value <tool');
+  });
+});

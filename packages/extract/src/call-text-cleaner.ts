@@ -1,0 +1,113 @@
+// Markers that wrap calls, and end tokens small models leak; the wrapper removes them from
+// the visible text once the calls have been taken out.
+const MARKERS = [
+  '<tool_call>',
+  '</tool_call>',
+  '<function_call>',
+  '</function_call>',
+  '<|python_tag|>',
+  '[TOOL_CALLS]',
+  '<end_of_turn>',
+  '<|eot_id|>',
+  '<|im_end|>',
+];
+
+/** Characters that only frame calls: list brackets, separators and the whitespace between them. */
+function isFraming(c: number): boolean {
+  return c === 0x5b || c === 0x5d || c === 0x2c || c === 0x3b || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Whether `tail` could still grow into a marker. */
+function isMarkerPrefix(tail: string): boolean {
+  return MARKERS.some((marker) => marker.length > tail.length && marker.startsWith(tail));
+}
+
+/**
+ * Cleans the visible text of a text-tools answer, as a stream: removes call markers
+ * (`<tool_call>`, `[TOOL_CALLS]`, leaked end tokens) and the brackets, commas and blank
+ * space that only framed calls (`[f(a=1), g()]` leaves nothing). It holds back only a
+ * possible marker prefix and a run of framing characters, so the result does not depend on
+ * how the text was split.
+ */
+export class CallTextCleaner {
+  private pending = '';
+  private framing = '';
+  private afterCall = false;
+
+  /** Text between calls; returns what can be shown now. */
+  text(text: string): string {
+    const s = this.pending + text;
+    this.pending = '';
+    let kept = '';
+    let from = 0;
+    let i = 0;
+    while (i < s.length) {
+      const c = s.charCodeAt(i);
+      if (c !== 0x3c && c !== 0x5b) {
+        i++;
+        continue;
+      }
+      const marker = MARKERS.find((m) => s.startsWith(m, i));
+      if (marker !== undefined) {
+        kept += s.slice(from, i);
+        i += marker.length;
+        from = i;
+        continue;
+      }
+      if (s.length - i < 16 && isMarkerPrefix(s.slice(i))) {
+        this.pending = s.slice(i);
+        break;
+      }
+      i++;
+    }
+    kept += s.slice(from, this.pending === '' ? s.length : s.length - this.pending.length);
+    return this.filterFraming(kept);
+  }
+
+  /** A call was taken out here: framing held before it goes. */
+  call(): void {
+    this.pending = '';
+    this.framing = '';
+    this.afterCall = true;
+  }
+
+  /** The end of the answer: flushes what was held. */
+  end(): string {
+    const rest = this.pending;
+    this.pending = '';
+    const out = rest === '' ? '' : this.filterFraming(rest);
+    if (this.afterCall) return out;
+    const framing = this.framing;
+    this.framing = '';
+    return out + framing;
+  }
+
+  private filterFraming(text: string): string {
+    let out = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (isFraming(c)) {
+        this.framing += text.charAt(i);
+        continue;
+      }
+      if (this.framing !== '') {
+        // After a call only the line breaks and spaces of the framing survive.
+        out += this.afterCall ? onlySpace(this.framing) : this.framing;
+        this.framing = '';
+      }
+      this.afterCall = false;
+      out += text.charAt(i);
+    }
+    return out;
+  }
+}
+
+function onlySpace(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) if (isSpace(text.charCodeAt(i))) out += text.charAt(i);
+  return out;
+}
