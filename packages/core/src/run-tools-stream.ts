@@ -19,7 +19,8 @@ export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
  * The run starts when you iterate or read `result`, and events are buffered until you
  * read them. A model failure after events went out ends the iteration with an `error`
  * event (and rejects `result`); a failure before any event, or an abort, rejects the
- * iteration's `next()`. Leaving the loop early (`break`) aborts the run.
+ * iteration's `next()`. Leaving the loop early (`break`) aborts the run. Iterate it once:
+ * every iterator reads from the same buffer.
  *
  * @example
  * const run = runToolsStream({ model, messages, tools: [getWeather] });
