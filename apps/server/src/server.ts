@@ -166,7 +166,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       }
       const serverTools = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
       const providers = [...(config.modelProviders ?? [])];
-      for (const provider of createConfiguredProviders(config.providers ?? {})) {
+      for (const provider of await createConfiguredProviders(config.providers ?? {})) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
       }
       context = {

@@ -14,8 +14,11 @@ export interface ProvidersConfig {
   ollama?: { host?: string };
   /** `chatgpt/<id>`: a ChatGPT sign-in (Codex backend). */
   chatgpt?: { authFile?: string; models?: string[] };
-  /** `replay/<name>`: recorded conversations replayed offline, name → transcript file. */
-  replay?: { transcripts: Record<string, string> };
+  /**
+   * `replay/<name>`: recorded conversations (core's `ReplayTranscript` JSON) replayed offline,
+   * name → transcript file. Calls the recording wrote as text are parsed (`textTools`, default true).
+   */
+  replay?: { transcripts: Record<string, string>; textTools?: boolean };
 }
 
 /** Server-side tools. */

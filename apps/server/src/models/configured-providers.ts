@@ -1,10 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { ModelNotFoundError } from '@toolwire/core';
+import type { ChatModel } from '@toolwire/core';
+import { createReplayModel } from '@toolwire/core/testing';
+import { withTextToolCalling } from '@toolwire/extract';
+import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
 import { createOllama } from '@toolwire/provider-ollama';
+import { createOpenAI } from '@toolwire/provider-openai';
+import { ConfigError } from '../config/config-error.ts';
 import type { ProvidersConfig } from '../config/server-config.ts';
 import type { ModelProvider } from './model-provider.ts';
 
-/** The routing prefixes the config file asks for, built on the provider packages. */
-export function createConfiguredProviders(config: ProvidersConfig): ModelProvider[] {
+/** A provider that serves only `models` when the config lists them. */
+function restricted(name: string, models: readonly string[] | undefined, chat: (id: string) => ChatModel): (id: string) => ChatModel {
+  if (models === undefined) return chat;
+  return (id) => {
+    if (!models.includes(id)) {
+      throw new ModelNotFoundError({
+        provider: name,
+        status: 404,
+        modelId: id,
+        message: `The model '${name}/${id}' is not offered by this gateway. Configured: ${models.map((m) => `${name}/${m}`).join(', ')}.`,
+      });
+    }
+    return chat(id);
+  };
+}
+
+async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): Promise<ModelProvider> {
+  const models = new Map<string, ChatModel>();
+  for (const [name, path] of Object.entries(config.transcripts)) {
+    let transcript: unknown;
+    try {
+      transcript = JSON.parse(await readFile(path, 'utf8'));
+    } catch (error) {
+      throw new ConfigError({ setting: `providers.replay.transcripts.${name}`, message: `cannot read the transcript ${path}: ${(error as Error).message}` });
+    }
+    // Recorded models write their calls as text; the wrapper parses them like a live text-only model's.
+    const replay = createReplayModel(transcript as Parameters<typeof createReplayModel>[0], { provider: 'replay', modelId: name });
+    models.set(name, config.textTools === false ? replay : withTextToolCalling(replay));
+  }
+  return {
+    name: 'replay',
+    chat: (id) => {
+      const model = models.get(id);
+      if (model === undefined) {
+        throw new ModelNotFoundError({
+          provider: 'replay',
+          status: 404,
+          modelId: id,
+          message: `No transcript is named '${id}'. Configured: ${[...models.keys()].map((m) => `replay/${m}`).join(', ') || '(none)'}.`,
+        });
+      }
+      return model;
+    },
+    listModels: () => Promise.resolve([...models.keys()]),
+  };
+}
+
+/** The routing prefixes the config asks for, built on the provider packages. */
+export async function createConfiguredProviders(config: ProvidersConfig): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
+  if (config.openai !== undefined) {
+    const { models, apiKey, baseURL } = config.openai;
+    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }) });
+    providers.push({
+      name: 'openai',
+      chat: restricted('openai', models, (id) => openai.chat(id)),
+      listModels: async (signal) => models ?? (await openai.listModels(signal === undefined ? {} : { signal })).map((m) => m.id),
+    });
+  }
   if (config.ollama !== undefined) {
     const ollama = createOllama(config.ollama.host === undefined ? {} : { host: config.ollama.host });
     providers.push({
@@ -13,5 +77,17 @@ export function createConfiguredProviders(config: ProvidersConfig): ModelProvide
       listModels: async () => (await ollama.listModels()).map((m) => m.name),
     });
   }
+  if (config.chatgpt !== undefined) {
+    const { models, authFile } = config.chatgpt;
+    let chatgpt: ReturnType<typeof createChatGPT> | undefined;
+    // Created on first use: reading the sign-in should not stop a gateway that never routes to it.
+    const provider = (): ReturnType<typeof createChatGPT> => (chatgpt ??= createChatGPT(authFile === undefined ? {} : { auth: { path: authFile } }));
+    providers.push({
+      name: 'chatgpt',
+      chat: restricted('chatgpt', models, (id) => provider().chat(id)),
+      listModels: () => Promise.resolve(models ?? []),
+    });
+  }
+  if (config.replay !== undefined) providers.push(await replayProvider(config.replay));
   return providers;
 }

@@ -11,6 +11,7 @@ import {
   RateLimitError,
   UnsupportedFeatureError,
 } from '@toolwire/core';
+import { ReplayMismatchError } from '@toolwire/core/testing';
 import { GatewayError } from './gateway-error.ts';
 
 /**
@@ -45,6 +46,10 @@ export function toGatewayError(error: unknown): GatewayError {
   }
   if (UnsupportedFeatureError.isInstance(error) || ProviderToolMismatchError.isInstance(error) || InvalidToolDefinitionError.isInstance(error)) {
     return new GatewayError({ status: 400, type: 'invalid_request_error', message: error.message, code: 'unsupported_value', cause: error });
+  }
+  if (ReplayMismatchError.isInstance(error)) {
+    // A replayed conversation that left its transcript: the client's request, not the server, differs.
+    return new GatewayError({ status: 400, type: 'invalid_request_error', message: error.message, code: 'replay_mismatch', retryable: false, cause: error });
   }
   if (ProviderUnavailableError.isInstance(error)) {
     return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider cannot be reached: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });

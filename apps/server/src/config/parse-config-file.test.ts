@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../auth/hash-key.ts';
+import { ConfigError } from './config-error.ts';
+import { parseConfigFile } from './parse-config-file.ts';
+
+function settingOf(raw: unknown): string {
+  try {
+    parseConfigFile(raw);
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error.setting;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseConfigFile', () => {
+  it('reads a complete config', () => {
+    const keyHash = hashApiKey('sk-team');
+    const config = parseConfigFile({
+      host: '0.0.0.0',
+      port: 8787,
+      providers: { openai: { baseURL: 'https://api.openai.com/v1', models: ['gpt-4o'] }, ollama: { host: 'http://127.0.0.1:11434' }, replay: { transcripts: { demo: 'demo.json' } } },
+      keys: [{ id: 'team', keyHash, models: ['ollama/*'], tools: ['calculate'], alwaysTools: ['get_current_time'], requestsPerMinute: 60 }],
+      tools: { builtins: ['calculate', 'fetch_url'], customToolsPath: './tools', allowedDomains: ['api.example.com'], maxConcurrent: 4, timeoutMs: 5000 },
+      limits: { bodyLimitBytes: 1_048_576, maxSteps: 5, shutdownGraceMs: 10_000 },
+      logLevel: 'warn',
+    });
+    expect(config.keys?.[0]).toEqual({ id: 'team', keyHash, models: ['ollama/*'], tools: ['calculate'], alwaysTools: ['get_current_time'], requestsPerMinute: 60 });
+    expect(config.tools?.builtins).toEqual(['calculate', 'fetch_url']);
+    expect(config.providers?.replay?.transcripts).toEqual({ demo: 'demo.json' });
+  });
+
+  it('refuses plain keys, pointing at --hash-key', () => {
+    expect(settingOf({ keys: [{ id: 'a', key: 'sk-plain' }] })).toBe('keys[0].key');
+  });
+
+  it('refuses a keyHash that is not sha256 hex', () => {
+    expect(settingOf({ keys: [{ id: 'a', keyHash: 'md5:abc' }] })).toBe('keys[0].keyHash');
+  });
+
+  it('refuses a key without an id, and duplicated ids', () => {
+    const keyHash = hashApiKey('x');
+    expect(settingOf({ keys: [{ keyHash }] })).toBe('keys[0].id');
+    expect(settingOf({ keys: [{ id: 'a', keyHash }, { id: 'a', keyHash }] })).toBe('keys[1].id');
+  });
+
+  it('refuses an OpenAI key in the file', () => {
+    expect(settingOf({ providers: { openai: { apiKey: 'sk-secret' } } })).toBe('providers.openai.apiKey');
+  });
+
+  it('refuses unknown settings, providers and built-ins by name', () => {
+    expect(settingOf({ prot: 1 })).toBe('prot');
+    expect(settingOf({ providers: { anthropic: {} } })).toBe('providers.anthropic');
+    expect(settingOf({ tools: { builtins: ['shell'] } })).toBe('tools.builtins');
+  });
+
+  it('refuses wrong types', () => {
+    expect(settingOf({ port: '80' })).toBe('port');
+    expect(settingOf({ limits: { maxSteps: 0 } })).toBe('limits.maxSteps');
+    expect(settingOf({ tools: { allowedDomains: 'example.com' } })).toBe('tools.allowedDomains');
+  });
+});

@@ -1,0 +1,163 @@
+import type { ApiKeyConfig } from '../auth/api-key-store.ts';
+import { ConfigError } from './config-error.ts';
+import type { BuiltinToolName, ServerConfig } from './server-config.ts';
+
+type Json = Record<string, unknown>;
+
+const BUILTINS: readonly BuiltinToolName[] = ['get_current_time', 'calculate', 'fetch_url'];
+const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'logLevel']);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(setting: string, message: string): never {
+  throw new ConfigError({ setting, message });
+}
+
+function str(value: unknown, setting: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') fail(setting, 'expected a non-empty string.');
+  return value;
+}
+
+function strings(value: unknown, setting: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail(setting, 'expected an array of strings.');
+  return value;
+}
+
+function positive(value: unknown, setting: string, options: { allowZero?: boolean } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const min = options.allowZero === true ? 0 : 1;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) fail(setting, `expected an integer ≥ ${min}.`);
+  return value;
+}
+
+function parseKeys(raw: unknown): ApiKeyConfig[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) fail('keys', 'expected an array of keys.');
+  const ids = new Set<string>();
+  return raw.map((entry: unknown, i): ApiKeyConfig => {
+    const at = `keys[${i}]`;
+    if (!isObject(entry)) fail(at, 'expected an object.');
+    if ('key' in entry) {
+      fail(`${at}.key`, "plain keys are not stored in the config file. Run 'toolwire-server --hash-key <key>' and put the output in 'keyHash'.");
+    }
+    const id = str(entry.id, `${at}.id`) ?? fail(`${at}.id`, 'every key needs an id (used in logs instead of the key).');
+    if (ids.has(id)) fail(`${at}.id`, `the id '${id}' is used twice.`);
+    ids.add(id);
+    const keyHash = str(entry.keyHash, `${at}.keyHash`) ?? fail(`${at}.keyHash`, "missing; run 'toolwire-server --hash-key <key>'.");
+    if (!/^sha256:[0-9a-fA-F]{64}$/.test(keyHash)) fail(`${at}.keyHash`, "expected 'sha256:' followed by 64 hex digits.");
+    const key: ApiKeyConfig = { id, keyHash };
+    const models = strings(entry.models, `${at}.models`);
+    if (models) key.models = models;
+    const tools = strings(entry.tools, `${at}.tools`);
+    if (tools) key.tools = tools;
+    const alwaysTools = strings(entry.alwaysTools, `${at}.alwaysTools`);
+    if (alwaysTools) key.alwaysTools = alwaysTools;
+    const rpm = positive(entry.requestsPerMinute, `${at}.requestsPerMinute`);
+    if (rpm !== undefined) key.requestsPerMinute = rpm;
+    return key;
+  });
+}
+
+/**
+ * Validates the JSON config file's content (see the README for an example) and returns
+ * the matching `ServerConfig`. Throws a `ConfigError` naming the first bad setting.
+ */
+export function parseConfigFile(raw: unknown): ServerConfig {
+  if (!isObject(raw)) fail('config', 'the config file must hold a JSON object.');
+  for (const key of Object.keys(raw)) {
+    if (!TOP_LEVEL.has(key)) fail(key, `unknown setting. Known: ${[...TOP_LEVEL].filter((k) => k !== '$schema').join(', ')}.`);
+  }
+  const config: ServerConfig = {};
+  const host = str(raw.host, 'host');
+  if (host !== undefined) config.host = host;
+  const port = positive(raw.port, 'port', { allowZero: true });
+  if (port !== undefined) config.port = port;
+  const logLevel = str(raw.logLevel, 'logLevel');
+  if (logLevel !== undefined) config.logLevel = logLevel;
+
+  if (raw.providers !== undefined) {
+    const p = raw.providers;
+    if (!isObject(p)) fail('providers', 'expected an object.');
+    config.providers = {};
+    if (p.openai !== undefined) {
+      if (!isObject(p.openai)) fail('providers.openai', 'expected an object.');
+      if ('apiKey' in p.openai) fail('providers.openai.apiKey', 'keep secrets out of the config file; set OPENAI_API_KEY instead.');
+      const openai: NonNullable<ServerConfig['providers']>['openai'] = {};
+      const baseURL = str(p.openai.baseURL, 'providers.openai.baseURL');
+      if (baseURL !== undefined) openai.baseURL = baseURL;
+      const models = strings(p.openai.models, 'providers.openai.models');
+      if (models) openai.models = models;
+      config.providers.openai = openai;
+    }
+    if (p.ollama !== undefined) {
+      if (!isObject(p.ollama)) fail('providers.ollama', 'expected an object.');
+      const hostValue = str(p.ollama.host, 'providers.ollama.host');
+      config.providers.ollama = hostValue === undefined ? {} : { host: hostValue };
+    }
+    if (p.chatgpt !== undefined) {
+      if (!isObject(p.chatgpt)) fail('providers.chatgpt', 'expected an object.');
+      const chatgpt: NonNullable<ServerConfig['providers']>['chatgpt'] = {};
+      const authFile = str(p.chatgpt.authFile, 'providers.chatgpt.authFile');
+      if (authFile !== undefined) chatgpt.authFile = authFile;
+      const models = strings(p.chatgpt.models, 'providers.chatgpt.models');
+      if (models) chatgpt.models = models;
+      config.providers.chatgpt = chatgpt;
+    }
+    if (p.replay !== undefined) {
+      if (!isObject(p.replay) || !isObject(p.replay.transcripts)) fail('providers.replay.transcripts', 'expected an object of name → transcript file.');
+      const transcripts: Record<string, string> = {};
+      for (const [name, file] of Object.entries(p.replay.transcripts)) {
+        transcripts[name] = str(file, `providers.replay.transcripts.${name}`) ?? '';
+      }
+      config.providers.replay = { transcripts };
+      if (p.replay.textTools !== undefined) {
+        if (typeof p.replay.textTools !== 'boolean') fail('providers.replay.textTools', 'expected true or false.');
+        config.providers.replay.textTools = p.replay.textTools;
+      }
+    }
+    for (const key of Object.keys(p)) {
+      if (!['openai', 'ollama', 'chatgpt', 'replay'].includes(key)) fail(`providers.${key}`, 'unknown provider. Known: openai, ollama, chatgpt, replay.');
+    }
+  }
+
+  const keys = parseKeys(raw.keys);
+  if (keys) config.keys = keys;
+
+  if (raw.tools !== undefined) {
+    const t = raw.tools;
+    if (!isObject(t)) fail('tools', 'expected an object.');
+    config.tools = {};
+    const builtins = strings(t.builtins, 'tools.builtins');
+    if (builtins) {
+      for (const name of builtins) {
+        if (!BUILTINS.includes(name as BuiltinToolName)) fail('tools.builtins', `unknown built-in '${name}'. Known: ${BUILTINS.join(', ')}.`);
+      }
+      config.tools.builtins = builtins as BuiltinToolName[];
+    }
+    const customToolsPath = str(t.customToolsPath, 'tools.customToolsPath');
+    if (customToolsPath !== undefined) config.tools.customToolsPath = customToolsPath;
+    const allowedDomains = strings(t.allowedDomains, 'tools.allowedDomains');
+    if (allowedDomains) config.tools.allowedDomains = allowedDomains;
+    const maxConcurrent = positive(t.maxConcurrent, 'tools.maxConcurrent');
+    if (maxConcurrent !== undefined) config.tools.maxConcurrent = maxConcurrent;
+    const timeoutMs = positive(t.timeoutMs, 'tools.timeoutMs');
+    if (timeoutMs !== undefined) config.tools.timeoutMs = timeoutMs;
+  }
+
+  if (raw.limits !== undefined) {
+    const l = raw.limits;
+    if (!isObject(l)) fail('limits', 'expected an object.');
+    config.limits = {};
+    const bodyLimitBytes = positive(l.bodyLimitBytes, 'limits.bodyLimitBytes');
+    if (bodyLimitBytes !== undefined) config.limits.bodyLimitBytes = bodyLimitBytes;
+    const maxSteps = positive(l.maxSteps, 'limits.maxSteps');
+    if (maxSteps !== undefined) config.limits.maxSteps = maxSteps;
+    const shutdownGraceMs = positive(l.shutdownGraceMs, 'limits.shutdownGraceMs', { allowZero: true });
+    if (shutdownGraceMs !== undefined) config.limits.shutdownGraceMs = shutdownGraceMs;
+  }
+  return config;
+}

@@ -1,0 +1,42 @@
+import { AuthenticationError, InvalidRequestError, ModelNotFoundError, ProviderServerError, ProviderUnavailableError, RateLimitError } from '@toolwire/core';
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from './gateway-error.ts';
+import { toGatewayError } from './to-gateway-error.ts';
+
+describe('toGatewayError', () => {
+  it('keeps a provider 400 a 400, so SDKs do not retry it', () => {
+    const error = toGatewayError(new InvalidRequestError({ provider: 'openai', status: 400, message: 'bad', code: 'x' }));
+    expect([error.status, error.code, error.retryable]).toEqual([400, 'x', false]);
+  });
+
+  it('maps a missing upstream model to 404', () => {
+    expect(toGatewayError(new ModelNotFoundError({ provider: 'ollama', status: 404, message: 'no model' })).status).toBe(404);
+  });
+
+  it('maps upstream rate limiting to 429 with Retry-After seconds', () => {
+    const error = toGatewayError(new RateLimitError({ provider: 'openai', status: 429, message: 'slow down', retryAfterMs: 2500 }));
+    expect([error.status, error.retryAfterSeconds]).toEqual([429, 3]);
+  });
+
+  it("turns the upstream's rejection of the gateway's own credentials into a non-retryable 502, not a 401", () => {
+    const error = toGatewayError(new AuthenticationError({ provider: 'openai', status: 401, message: 'bad key' }));
+    expect([error.status, error.code, error.retryable]).toEqual([502, 'upstream_authentication_failed', false]);
+    expect(error.message).not.toContain('bad key');
+  });
+
+  it('maps unreachable and failing upstreams to 503 and 502', () => {
+    expect(toGatewayError(new ProviderUnavailableError({ provider: 'ollama', message: 'ECONNREFUSED', baseURL: 'http://x' })).status).toBe(503);
+    expect(toGatewayError(new ProviderServerError({ provider: 'openai', status: 500, message: 'oops' })).status).toBe(502);
+  });
+
+  it('hides the details of unexpected errors behind a 500', () => {
+    const error = toGatewayError(new Error('secret internal state'));
+    expect(error.status).toBe(500);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it('passes a GatewayError through unchanged', () => {
+    const original = new GatewayError({ status: 403, type: 'permission_error', message: 'no' });
+    expect(toGatewayError(original)).toBe(original);
+  });
+});
