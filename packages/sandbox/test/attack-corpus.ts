@@ -7,6 +7,8 @@ export interface JsAttack {
   name: string;
   code: string;
   expect: 'no_host_access' | 'timeout' | 'memory_limit' | 'error_contained' | 'output_capped';
+  /** A longer limit for bombs that must reach the memory limit before the timeout. */
+  timeoutMs?: number;
 }
 
 const PWN = `(p) => { p.env.SANDBOX_PWNED = '1'; return 'ESCAPED ' + typeof p.pid; }`;
@@ -161,7 +163,7 @@ export const RESOURCE_ATTACKS: JsAttack[] = [
   { name: 'Atomics.wait forever', code: 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)', expect: 'timeout' },
   { name: 'string doubling', code: `let s = 'x'; for (;;) s += s;`, expect: 'memory_limit' },
   { name: 'ArrayBuffer bomb', code: 'const keep = []; for (;;) keep.push(new ArrayBuffer(64 * 1024 * 1024));', expect: 'memory_limit' },
-  { name: 'array of arrays bomb', code: 'const keep = []; for (;;) keep.push(new Array(100000).fill(1.5));', expect: 'memory_limit' },
-  { name: 'Map of small objects (V8 fatal OOM)', code: 'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i });', expect: 'memory_limit' },
+  { name: 'array of arrays bomb', code: 'const keep = []; for (;;) keep.push(new Array(100000).fill(1.5));', expect: 'memory_limit', timeoutMs: 10_000 },
+  { name: 'Map of small objects (V8 fatal OOM)', code: 'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i });', expect: 'memory_limit', timeoutMs: 10_000 },
   { name: 'result larger than the output cap', code: `'x'.repeat(300000)`, expect: 'output_capped' },
 ];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,9 @@ interface Worker {
   ready: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
-  /** Set when the pool killed the worker for overrunning its deadline. */
-  killedForTimeout: boolean;
+  rssWatch: NodeJS.Timeout | undefined;
+  /** Set when the pool killed the worker: for overrunning its deadline, or its memory. */
+  killedFor: 'timeout' | 'memory' | undefined;
   stderrTail: string;
 }
 
@@ -29,6 +30,10 @@ interface Worker {
 const fromSource = import.meta.url.endsWith('.ts');
 const workerEntry = fileURLToPath(new URL(fromSource ? './js-worker.ts' : './js-worker.js', import.meta.url));
 const MAX_START_FAILURES = 3;
+const RSS_POLL_MS = 50;
+const PAGE_SIZE = 4096;
+// What a worker process (Node plus one idle isolate) uses before any code runs, with room.
+const WORKER_BASE_RSS_MB = 192;
 
 /**
  * Node permission-model flags for the workers, a seat belt behind the isolates: the
@@ -70,12 +75,16 @@ export class WorkerPool {
   private readonly queue: Job[] = [];
   private readonly size: number;
   private readonly config: WorkerConfig;
+  private readonly maxRssBytes: number;
   private startFailures = 0;
   private disposed = false;
 
   constructor(options: { size: number; config: WorkerConfig }) {
     this.size = options.size;
     this.config = options.config;
+    // An isolate's limit is "a guideline" (an attacker can use 2-3 times it); past this
+    // the worker is killed even if V8 has not noticed yet.
+    this.maxRssBytes = (WORKER_BASE_RSS_MB + options.config.memoryLimitMb * 4) * 1024 * 1024;
   }
 
   /** Queues a run; resolves with its result whatever happens to the worker. */
@@ -130,9 +139,18 @@ export class WorkerPool {
     worker.job = job;
     const limit = job.request.timeoutMs + WORKER_WALL_GRACE_MS + POOL_KILL_GRACE_MS;
     worker.timer = setTimeout(() => {
-      worker.killedForTimeout = true;
+      worker.killedFor = 'timeout';
       worker.child.kill('SIGKILL');
     }, limit);
+    const pid = worker.child.pid;
+    if (pid !== undefined) {
+      worker.rssWatch = setInterval(() => {
+        if (residentBytes(pid) > this.maxRssBytes) {
+          worker.killedFor = 'memory';
+          worker.child.kill('SIGKILL');
+        }
+      }, RSS_POLL_MS);
+    }
     worker.child.send(job.request);
   }
 
@@ -149,7 +167,7 @@ export class WorkerPool {
       // No environment: the caller's API keys and tokens never reach the worker.
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'json' },
     );
-    const worker: Worker = { child, ready: false, job: undefined, timer: undefined, killedForTimeout: false, stderrTail: '' };
+    const worker: Worker = { child, ready: false, job: undefined, timer: undefined, rssWatch: undefined, killedFor: undefined, stderrTail: '' };
     this.workers.add(worker);
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?: () => void } | null)?.unref?.();
@@ -171,6 +189,7 @@ export class WorkerPool {
         const job = worker.job;
         if (job === undefined || job.request.id !== message.id) return;
         clearTimeout(worker.timer);
+        clearInterval(worker.rssWatch);
         worker.job = undefined;
         job.resolve(message.result);
         break;
@@ -186,14 +205,11 @@ export class WorkerPool {
   private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
     this.workers.delete(worker);
     clearTimeout(worker.timer);
+    clearInterval(worker.rssWatch);
     const job = worker.job;
     worker.job = undefined;
     if (job !== undefined) {
-      job.resolve(
-        worker.killedForTimeout
-          ? failure('timeout', `The code did not finish within ${job.request.timeoutMs} ms; its worker was killed.`)
-          : failure('crashed', `The sandbox worker died (${signal ?? `exit code ${code}`}) while running this code, probably out of memory; it has been replaced.`),
-      );
+      job.resolve(exitFailure(worker.killedFor, job.request.timeoutMs, signal ?? `exit code ${code}`, this.config.memoryLimitMb));
     }
     if (this.disposed) return;
     if (!worker.ready) {
@@ -225,6 +241,31 @@ export class WorkerPool {
   }
 }
 
-function failure(kind: 'error' | 'crashed' | 'timeout', message: string): SandboxResult {
+function exitFailure(killedFor: Worker['killedFor'], timeoutMs: number, how: string, memoryLimitMb: number): SandboxResult {
+  switch (killedFor) {
+    case 'timeout':
+      return failure('timeout', `The code did not finish within ${timeoutMs} ms; its worker was killed.`);
+    case 'memory':
+      return failure('memory', `The code used far more than the ${memoryLimitMb} MB memory limit; its worker was killed.`);
+    case undefined:
+      return failure('crashed', `The sandbox worker died (${how}) while running this code, probably out of memory; it has been replaced.`);
+    default: {
+      const unknown: never = killedFor;
+      return unknown;
+    }
+  }
+}
+
+/** Resident memory of a process in bytes (Linux `/proc`); 0 where it cannot be read. */
+function residentBytes(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ');
+    return Number(fields[1]) * PAGE_SIZE;
+  } catch {
+    return 0;
+  }
+}
+
+function failure(kind: 'error' | 'crashed' | 'timeout' | 'memory', message: string): SandboxResult {
   return { ok: false, error: { kind, message }, logs: [] };
 }
