@@ -78,7 +78,7 @@ console.log(`prose: ${(bytes(prose) / MB).toFixed(1)} MB, ${extractToolCalls(pro
 
 await compare({
   title: '(a) 10 MB of prose with sparse calls',
-  baseline: { name: 'JSON.parse (same content)', bytes: bytes(proseJson), fn: () => JSON.parse(proseJson) },
+  baseline: { name: 'JSON.parse (same content)', bytes: bytes(proseJson), fn: () => JSON.parse(proseJson) as unknown },
   cases: [
     { name: 'extractToolCalls, any name', bytes: bytes(prose), fn: () => extractToolCalls(prose) },
     { name: 'extractToolCalls, allow-list', bytes: bytes(prose), fn: () => extractToolCalls(prose, { tools: ['search_docs'] }) },
@@ -90,7 +90,7 @@ const corpus16 = chunks(corpus, 16);
 const corpus4k = chunks(corpus, 4096);
 await compare({
   title: '(b) the corpus texts concatenated, batch and streaming',
-  baseline: { name: 'JSON.parse (same content)', bytes: bytes(corpusJson), fn: () => JSON.parse(corpusJson) },
+  baseline: { name: 'JSON.parse (same content)', bytes: bytes(corpusJson), fn: () => JSON.parse(corpusJson) as unknown },
   cases: [
     { name: 'extractToolCalls', bytes: bytes(corpus), fn: () => extractToolCalls(corpus) },
     { name: 'streaming, 4 KB chunks', bytes: bytes(corpus), fn: () => stream(corpus4k) },
@@ -101,7 +101,7 @@ await compare({
 
 await compare({
   title: '(c) adversarial input at 1 MB and 2 MB (equal MB/s means linear)',
-  baseline: { name: 'JSON.parse (1 MB as a string)', bytes: bytes(adversarialJson), fn: () => JSON.parse(adversarialJson) },
+  baseline: { name: 'JSON.parse (1 MB as a string)', bytes: bytes(adversarialJson), fn: () => JSON.parse(adversarialJson) as unknown },
   cases: [
     { name: 'a(a(a(… 1 MB', bytes: nested1.length, fn: () => extractToolCalls(nested1) },
     { name: 'a(a(a(… 2 MB', bytes: nested2.length, fn: () => extractToolCalls(nested2) },
