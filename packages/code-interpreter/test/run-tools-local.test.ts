@@ -71,4 +71,16 @@ describe('the local interpreter inside runTools', () => {
     expect(idOf(a)).toBeDefined();
     expect(idOf(a)).not.toBe(idOf(b));
   });
+
+  it('keeps base64 images out of what the model reads, listing the image file instead', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const code = `import base64\nopen("plot.png", "wb").write(base64.b64decode("${png}"))\nprint("plotted")`;
+    const model = createScriptedModel([{ toolCalls: [{ name: 'run_python', arguments: { code } }] }, { text: 'done' }]);
+    const result = await runTools({ model, messages: [{ role: 'user', content: 'plot' }], tools: [python] });
+    const [message] = toolMessages(result.messages);
+    const value = message?.result?.value as CodeInterpreterValue;
+    expect(value.outputs).toEqual([{ type: 'logs', logs: 'plotted\n' }]);
+    expect(value.files.map((f) => f.filename)).toEqual(['plot.png']);
+    expect(message?.content).not.toContain('data:image/png;base64');
+  });
 });

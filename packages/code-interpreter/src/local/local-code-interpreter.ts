@@ -60,8 +60,9 @@ export interface LocalCodeInterpreterArgs {
 
 /**
  * A function tool that runs model-written code locally in a sandbox, for providers without
- * a code interpreter of their own. `execute` resolves with a `CodeInterpreterValue` and
- * throws `CodeExecutionError` (carrying the same value) when the code fails.
+ * a code interpreter of their own. `execute` resolves with a `CodeInterpreterValue` (image
+ * outputs left out: the model reads it as JSON; the images are in `files`) and throws
+ * `CodeExecutionError` (carrying the value) when the code fails.
  */
 export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, CodeInterpreterValue> {
   /** Runs `code` and returns the full `ToolResult`: `message` is stdout, `success: false` on an exception or timeout. */
@@ -281,7 +282,10 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     validate: validateArgs,
     async execute(args, context) {
       const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId });
-      const value = result.value as CodeInterpreterValue;
+      // `runTools` shows the model this value as JSON: leave out the base64 images (they are
+      // in `files`, with their paths) so a plot does not flood the model's context.
+      const full = result.value as CodeInterpreterValue;
+      const value: CodeInterpreterValue = { ...full, outputs: full.outputs.filter((output) => output.type !== 'image') };
       if (result.success) return value;
       throw new CodeExecutionError({ kind: result.error?.type === 'timeout' ? 'timeout' : 'error', message: result.message, value });
     },

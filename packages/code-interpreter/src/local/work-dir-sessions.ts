@@ -59,7 +59,11 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
   function schedule(key: string, session: Session): void {
     if (session.timer !== undefined) clearTimeout(session.timer);
     session.timer = setTimeout(() => {
-      if (session.busy === 0) void remove(key, 'idle');
+      if (session.busy === 0) {
+        remove(key, 'idle').catch(() => {
+          // Already gone or not removable; nothing a timer could do about it.
+        });
+      }
     }, idleTimeoutMs);
     // An idle work dir must not keep the process alive.
     session.timer.unref();
