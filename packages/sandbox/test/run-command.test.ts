@@ -152,8 +152,12 @@ describe('runCommand under bubblewrap', () => {
     });
 
     it('reaches the listener only when network is turned on', async () => {
-      const result = await runCommand({ command: ['curl', '-sS', '-m', '3', `http://127.0.0.1:${port}/`], cwd, network: true });
-      expect(result.stdout).toBe('reached');
+      const result = await runCommand({
+        command: ['bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}; printf 'GET / HTTP/1.0\r\n\r\n' >&3; cat <&3`],
+        cwd,
+        network: true,
+      });
+      expect(result.stdout).toContain('reached');
       expect(hits).toBe(1);
     });
   });
@@ -180,6 +184,11 @@ describe('runCommand under bubblewrap', () => {
     expect(events[0]).toMatchObject({ kind: 'shell', tool: 'command', principal: 'key_1', outcome: 'ok', exitCode: 0, limitsHit: [] });
     expect(events[0]!.argumentsHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(events)).not.toContain('sk-abc');
+  });
+
+  it('refuses "/" as the writable root and a cwd outside root', async () => {
+    await expect(runCommand({ command: ['true'], cwd: '/' })).rejects.toThrow(/cannot be "\/"/);
+    await expect(runCommand({ command: ['true'], cwd: outside, root: cwd })).rejects.toThrow(/not inside root/);
   });
 
   it('reports which limits this machine enforces', () => {

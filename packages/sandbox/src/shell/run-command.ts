@@ -89,6 +89,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const cwd = realpathSync(options.cwd);
   const root = realpathSync(options.root ?? options.cwd);
+  if (root === '/') {
+    throw new TypeError('runCommand: the writable root cannot be "/"; pass a workspace directory as cwd or root.');
+  }
   if (cwd !== root && !cwd.startsWith(root + sep)) {
     throw new TypeError(`runCommand: cwd ${cwd} is not inside root ${root}.`);
   }
