@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { globMatch } from './glob-match.ts';
 
 describe('globMatch', () => {
@@ -27,5 +28,21 @@ describe('globMatch', () => {
 
   it('handles many stars against a long non-matching name', () => {
     expect(globMatch('*a*a*a*a*a*a*a*b', 'a'.repeat(64))).toBe(false);
+  });
+});
+
+describe('globMatch against a reference', () => {
+  it('agrees with an anchored regex translation on random names and patterns', () => {
+    const alphabet = fc.constantFrom('a', 'b', '.', '_');
+    const name = fc.string({ unit: alphabet, maxLength: 12 });
+    const pattern = fc.string({ unit: fc.constantFrom('a', 'b', '.', '_', '*'), maxLength: 8 });
+    fc.assert(
+      fc.property(pattern, name, (p, n) => {
+        // Reference only: the patterns are tiny and generated here, never model output.
+        const escaped = p.replace(/[.]/g, '\\.').replace(/\*/g, '.*');
+        expect(globMatch(p, n)).toBe(new RegExp(`^${escaped}$`, 's').test(n));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { collectStream } from '../collect-stream.ts';
 import type { ChatRequest } from '../types/chat-request.ts';
 import type { ChatStreamEvent } from '../types/chat-stream-event.ts';
@@ -147,5 +148,29 @@ describe('toStreamEvents', () => {
     const response = toChatResponse({ text: 'a😀b' }, 0);
     const deltas = toStreamEvents(response, 2).flatMap((e) => (e.type === 'text-delta' ? [e.delta] : []));
     expect(deltas).toEqual(['a😀', 'b']);
+  });
+});
+
+describe('toStreamEvents and collectStream', () => {
+  it('round-trip any scripted response, whatever the chunk size', async () => {
+    const call = fc.record({
+      id: fc.string({ minLength: 1, maxLength: 8 }),
+      name: fc.string({ minLength: 1, maxLength: 8 }),
+      arguments: fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null))),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ text: fc.string(), reasoning: fc.option(fc.string({ minLength: 1 }), { nil: undefined }), toolCalls: fc.array(call, { maxLength: 3 }) }),
+        fc.integer({ min: 1, max: 20 }),
+        async (scripted, chunkSize) => {
+          const response = toChatResponse(scripted, 0);
+          async function* events(): AsyncGenerator<ChatStreamEvent> {
+            yield* toStreamEvents(response, chunkSize);
+          }
+          expect(await collectStream(events())).toEqual(response);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
