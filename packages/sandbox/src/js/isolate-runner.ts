@@ -59,6 +59,7 @@ export class IsolateRunner {
     this.prepared = prepared;
   }
 
+  /** Runs one request in a fresh context; always resolves, whatever the code does. */
   async run(request: RunRequest): Promise<SandboxResult> {
     const logs = new LogCollector(request.maxOutputBytes);
     let prepared: PreparedContext;

@@ -98,11 +98,6 @@ export class WorkerPool {
     });
   }
 
-  /** Starts one worker ahead of demand (used to measure or hide cold starts). */
-  warm(): void {
-    if (this.workers.size === 0) this.spawnWorker();
-  }
-
   /** Kills every worker; queued and running runs are answered with `crashed`. */
   dispose(): Promise<void> {
     this.disposed = true;
