@@ -121,6 +121,20 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('caps memory (address space) and CPU time', async () => {
+    const memory = await runCommand({
+      command: ['bash', '-c', 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}'],
+      cwd,
+      limits: { memoryMb: 64 },
+    });
+    expect(memory.stdout).not.toBe('200000000\n');
+    const cpu = await runCommand({ command: ['bash', '-c', 'while :; do :; done'], cwd, timeoutMs: 20_000, limits: { cpuSeconds: 1 } });
+    expect(cpu.timedOut).toBe(false);
+    // bubblewrap's init reports a child killed by a signal as exit 128 + signal.
+    expect(['SIGXCPU', 'SIGKILL', 128 + 24, 128 + 9]).toContain(cpu.signal ?? cpu.exitCode);
+    hostAlive();
+  });
+
   it('caps the size of files the command writes', async () => {
     const result = await runCommand({ command: ['sh', '-c', 'head -c 50000000 /dev/zero > big.bin; echo $?'], cwd, limits: { fileSizeMb: 4 } });
     expect(result.stdout).not.toBe('0\n');
