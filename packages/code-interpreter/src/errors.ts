@@ -55,22 +55,3 @@ export class InterpreterUnavailableError extends ToolwireError {
   }
 }
 
-/**
- * Code run by the local interpreter failed (an exception, a non-zero exit, a timeout).
- * `value` holds what the run produced (stdout, stderr with the traceback, files), and the
- * message ends with the error output so the model can fix its code.
- */
-export class CodeExecutionError extends ToolwireError {
-  static override readonly errorName = 'CodeExecutionError';
-  readonly kind: 'error' | 'timeout';
-  /** A `CodeInterpreterValue`. */
-  readonly value: unknown;
-  constructor(options: { kind: 'error' | 'timeout'; message: string; value: unknown }) {
-    super(options.message);
-    this.kind = options.kind;
-    this.value = options.value;
-  }
-  static override isInstance(error: unknown): error is CodeExecutionError {
-    return this.hasMarker(error, CodeExecutionError.errorName);
-  }
-}

@@ -1,4 +1,4 @@
-export { CodeExecutionError, ContainerExpiredError, InterpreterUnavailableError, UnsupportedUploadError } from './errors.ts';
+export { ContainerExpiredError, InterpreterUnavailableError, UnsupportedUploadError } from './errors.ts';
 export type { CodeInterpreterFile, CodeInterpreterOutput, CodeInterpreterValue } from './code-interpreter-value.ts';
 export type { CodeInterpreterEvent, CodeInterpreterEventHandler } from './events.ts';
 export { MEMORY_LIMITS } from './openai/memory-limit.ts';

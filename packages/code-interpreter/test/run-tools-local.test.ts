@@ -60,6 +60,18 @@ describe('the local interpreter inside runTools', () => {
     expect(message?.result?.success).toBe(false);
     expect(message?.result?.error?.type).toBe('execution_error');
     expect(message?.content).toContain('ZeroDivisionError: division by zero');
+    // The failed result keeps the run's value, like `run` does.
+    const value = message?.result?.value as CodeInterpreterValue;
+    expect(value.exitCode).toBe(1);
+    expect(value.stderr).toContain('Traceback');
+  });
+
+  it('gives the model stdout as plain text, not the value as JSON', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'run_python', arguments: { code: 'print(6 * 7)' } }] }, { text: '42' }]);
+    const result = await runTools({ model, messages: [{ role: 'user', content: 'multiply' }], tools: [python] });
+    const [message] = toolMessages(result.messages);
+    expect(message?.content).toBe('42\n');
+    expect((message?.result?.value as CodeInterpreterValue).stdout).toBe('42\n');
   });
 
   it('gives separate conversations separate work dirs', async () => {
@@ -79,8 +91,9 @@ describe('the local interpreter inside runTools', () => {
     const result = await runTools({ model, messages: [{ role: 'user', content: 'plot' }], tools: [python] });
     const [message] = toolMessages(result.messages);
     const value = message?.result?.value as CodeInterpreterValue;
-    expect(value.outputs).toEqual([{ type: 'logs', logs: 'plotted\n' }]);
+    expect(value.outputs.map((o) => o.type)).toEqual(['logs', 'image']);
     expect(value.files.map((f) => f.filename)).toEqual(['plot.png']);
-    expect(message?.content).not.toContain('data:image/png;base64');
+    expect(message?.content).not.toContain('base64');
+    expect(message?.content).toContain('plot.png');
   });
 });

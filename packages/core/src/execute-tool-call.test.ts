@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineTool } from './define-tool.ts';
 import { executeToolCall } from './execute-tool-call.ts';
+import { isToolOutput, toolOutput } from './tool-results.ts';
 import { ToolRegistry } from './tool-registry.ts';
 import type { ToolCall } from './types/tool-call.ts';
 
@@ -303,5 +304,38 @@ describe('executeToolCall with a tool whose validation throws', () => {
     const result = await executeToolCall(call('picky', { a: 'x' }), { registry });
     expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
     expect(result.message).toBe('Tool "picky" could not check its arguments: refinement bug');
+  });
+});
+
+describe('executeToolCall with a tool that returns toolOutput', () => {
+  const call = (name: string): ToolCall => ({ id: 'c1', name, arguments: {} });
+
+  it('uses the message and value the tool chose', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({ name: 'run', parameters: { type: 'object' }, execute: () => toolOutput({ message: 'plain stdout', value: { exitCode: 0 } }) }),
+    );
+    const result = await executeToolCall(call('run'), { registry });
+    expect(result).toEqual({ toolCallId: 'c1', name: 'run', success: true, message: 'plain stdout', value: { exitCode: 0 } });
+  });
+
+  it('reports a failure that keeps its value, with the chosen error type', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'run',
+        parameters: { type: 'object' },
+        execute: () => toolOutput({ message: 'Traceback: boom', value: { exitCode: 1 }, success: false, errorType: 'timeout' }),
+      }),
+    );
+    const result = await executeToolCall(call('run'), { registry });
+    expect(result.success).toBe(false);
+    expect(result.value).toEqual({ exitCode: 1 });
+    expect(result.error).toEqual({ type: 'timeout', message: 'Traceback: boom' });
+  });
+
+  it('is recognised only for values it made', () => {
+    expect(isToolOutput(toolOutput({ message: 'x' }))).toBe(true);
+    expect(isToolOutput({ message: 'x', success: true })).toBe(false);
   });
 });

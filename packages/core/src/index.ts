@@ -65,3 +65,5 @@ export type {
   RunToolsStep,
   RunToolsStoppedBy,
 } from './run-tools-types.ts';
+export { isToolOutput, toolOutput } from './tool-results.ts';
+export type { ToolOutput } from './tool-results.ts';

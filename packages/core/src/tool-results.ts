@@ -6,11 +6,55 @@ export function toolFailure(call: Pick<ToolCall, 'id' | 'name'>, type: ToolError
   return { toolCallId: call.id, name: call.name, success: false, message, error: { type, message } };
 }
 
+const TOOL_OUTPUT = Symbol.for('toolwire.toolOutput');
+
+/** What `toolOutput` returns; `executeToolCall` turns it into the `ToolResult` as given. */
+export interface ToolOutput {
+  readonly [TOOL_OUTPUT]: true;
+  readonly message: string;
+  readonly value?: unknown;
+  readonly success: boolean;
+  readonly errorType: ToolErrorType;
+}
+
 /**
- * A successful `ToolResult`: strings are sent as they are, other values as JSON.
- * Returns `undefined` when the value cannot be written as JSON (a BigInt, a cycle).
+ * Lets a tool's `execute` choose its result: what the model reads (`message`), the
+ * structured `value` for the caller, and whether it failed (a failure keeps its value,
+ * e.g. a script's exit code and stderr). Without it, the returned value becomes the
+ * message (strings as they are, other values as JSON) and a throw becomes a failure.
+ *
+ * @example execute: async ({ code }) => {
+ *   const run = await runPython(code);
+ *   return toolOutput({ message: run.stdout || run.stderr, value: run, success: run.exitCode === 0 });
+ * }
+ */
+export function toolOutput(options: { message: string; value?: unknown; success?: boolean; errorType?: ToolErrorType }): ToolOutput {
+  return {
+    [TOOL_OUTPUT]: true,
+    message: options.message,
+    ...(options.value !== undefined ? { value: options.value } : {}),
+    success: options.success ?? true,
+    errorType: options.errorType ?? 'execution_error',
+  };
+}
+
+/** True for a value made by `toolOutput`. */
+export function isToolOutput(value: unknown): value is ToolOutput {
+  return typeof value === 'object' && value !== null && TOOL_OUTPUT in value;
+}
+
+/**
+ * A `ToolResult` from what `execute` returned: a `toolOutput(…)` as given, strings as they
+ * are, other values as JSON. Returns `undefined` when the value cannot be written as JSON
+ * (a BigInt, a cycle).
  */
 export function toolSuccess(call: Pick<ToolCall, 'id' | 'name'>, value: unknown): ToolResult | undefined {
+  if (isToolOutput(value)) {
+    const result: ToolResult = { toolCallId: call.id, name: call.name, success: value.success, message: value.message };
+    if (value.value !== undefined) result.value = value.value;
+    if (!value.success) result.error = { type: value.errorType, message: value.message };
+    return result;
+  }
   let message: string;
   if (typeof value === 'string') message = value;
   else if (value === undefined) message = 'Done (no output).';

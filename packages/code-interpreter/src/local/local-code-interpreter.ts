@@ -1,9 +1,8 @@
 import { tmpdir } from 'node:os';
-import { InvalidToolConfigError } from '@toolwire/core';
-import type { Message, Tool, ToolExecutionContext, ToolResult, ToolValidationResult } from '@toolwire/core';
+import { InvalidToolConfigError, toolOutput } from '@toolwire/core';
+import type { Message, Tool, ToolExecutionContext, ToolOutput, ToolResult, ToolValidationResult } from '@toolwire/core';
 import type { JsSandbox } from '@toolwire/sandbox';
 import type { CodeInterpreterValue } from '../code-interpreter-value.ts';
-import { CodeExecutionError } from '../errors.ts';
 import { emitEvent } from '../events.ts';
 import type { CodeInterpreterEventHandler } from '../events.ts';
 import { findPython } from './find-python.ts';
@@ -60,11 +59,11 @@ export interface LocalCodeInterpreterArgs {
 
 /**
  * A function tool that runs model-written code locally in a sandbox, for providers without
- * a code interpreter of their own. `execute` resolves with a `CodeInterpreterValue` (image
- * outputs left out: the model reads it as JSON; the images are in `files`) and throws
- * `CodeExecutionError` (carrying the value) when the code fails.
+ * a code interpreter of their own. Through `executeToolCall`/`runTools` its result is the
+ * same as `run`'s: stdout as the message, the `CodeInterpreterValue` as the value, and
+ * `success: false` (value kept) when the code raises or times out.
  */
-export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, CodeInterpreterValue> {
+export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, ToolOutput> {
   /** Runs `code` and returns the full `ToolResult`: `message` is stdout, `success: false` on an exception or timeout. */
   run(code: string, options?: LocalRunOptions): Promise<ToolResult>;
   /** Removes every work dir and stops the JavaScript sandbox. */
@@ -282,12 +281,12 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     validate: validateArgs,
     async execute(args, context) {
       const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId });
-      // `runTools` shows the model this value as JSON: leave out the base64 images (they are
-      // in `files`, with their paths) so a plot does not flood the model's context.
-      const full = result.value as CodeInterpreterValue;
-      const value: CodeInterpreterValue = { ...full, outputs: full.outputs.filter((output) => output.type !== 'image') };
-      if (result.success) return value;
-      throw new CodeExecutionError({ kind: result.error?.type === 'timeout' ? 'timeout' : 'error', message: result.message, value });
+      return toolOutput({
+        message: result.message,
+        value: result.value,
+        success: result.success,
+        ...(result.error ? { errorType: result.error.type } : {}),
+      });
     },
     run,
     async dispose() {
