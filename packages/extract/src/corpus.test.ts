@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import type { ToolCall } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
@@ -58,6 +59,23 @@ describe('the BFCL corpus', () => {
     for (const entry of entries) {
       for (const call of extractToolCalls(entry.text, { tools: entry.tools })) expect(entry.tools).toContain(call.name);
     }
+  });
+
+  it('streams the whole corpus one character at a time to the same calls and the same text', () => {
+    const text = entries.map((e) => e.text).join('\n');
+    const parser = createToolCallParser();
+    const calls: ToolCall[] = [];
+    let reassembled = '';
+    const take = (events: ReturnType<typeof parser.push>) => {
+      for (const event of events) {
+        if (event.type === 'tool-call') calls.push(event.toolCall);
+        if ('text' in event) reassembled += event.text;
+      }
+    };
+    for (const char of text) take(parser.push(char));
+    take(parser.end());
+    expect(calls).toEqual(extractToolCalls(text));
+    expect(reassembled).toBe(text);
   });
 
   it('streams every entry in 7-character chunks to the same calls and the same text', () => {

@@ -6,9 +6,9 @@ import { ToolCallScanner } from './tool-call-scanner.ts';
 /** The streaming form of `extractToolCalls`: feed chunks, get events. */
 export interface ToolCallParser {
   /** Scans the next chunk and returns the events it completes. */
-  push(chunk: string): ToolCallParserEvent[];
+  push(chunk: string): readonly ToolCallParserEvent[];
   /** Ends the stream: flushes held-back text and reports an unclosed call as `incomplete`. */
-  end(): ToolCallParserEvent[];
+  end(): readonly ToolCallParserEvent[];
 }
 
 /**

@@ -33,6 +33,9 @@ CLASS[RPAREN] = 3;
 CLASS[RBRACKET] = 3;
 CLASS[RBRACE] = 3;
 
+/** Returned when a chunk completes nothing (most chunks of a token stream): no allocation. */
+const NO_EVENTS = Object.freeze([]) as unknown as ToolCallParserEvent[];
+
 /** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Whitespace allowed between `[TOOL_CALLS]` and the name that follows it. */
@@ -51,8 +54,8 @@ interface Frame {
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
   argsOffset: number;
-  /** Frame text received in earlier chunks. */
-  pieces: string[];
+  /** Frame text received in earlier chunks (a rope: appended to, flattened once at the end). */
+  received: string;
   length: number;
   /** Expected closing brackets. */
   stack: number[];
@@ -74,7 +77,7 @@ function newFrame(kind: FrameKind, name: string, argsOffset: number, closer: num
     name,
     id: undefined,
     argsOffset,
-    pieces: [],
+    received: '',
     length: 0,
     stack: [closer],
     quote: 0,
@@ -114,29 +117,64 @@ function canonical(value: Record<string, unknown>): string {
   return JSON.stringify(value, [...keys].sort());
 }
 
+function stringHash(s: string): number {
+  const n = s.length;
+  return n === 0 ? 7 : (Math.imul(n, 0x9e3779b1) ^ Math.imul(s.charCodeAt(0), 31) ^ Math.imul(s.charCodeAt(n >> 1), 131) ^ s.charCodeAt(n - 1)) | 0;
+}
+
 /**
- * The calls seen so far, for de-duplication. Arguments are only reduced to a canonical key
- * once a second call of the same name appears, so texts whose names are all different pay
- * nothing; the cost stays linear however many calls repeat a name.
+ * A cheap fingerprint of a value that ignores the order of object keys (members are
+ * combined by addition): equal values always get equal fingerprints, so only calls whose
+ * fingerprints collide need the full canonical comparison.
+ */
+function fingerprint(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return stringHash(value);
+    case 'number':
+      return (Math.imul(value | 0, 0x85ebca6b) ^ ((value * 1e6) | 0)) | 0;
+    case 'boolean':
+      return value ? 0x1234567 : 0x7654321;
+    case 'object': {
+      if (value === null) return 0x0f0f0f0f;
+      if (Array.isArray(value)) {
+        let h = 0x3c6ef372;
+        for (const item of value) h = (Math.imul(h, 31) + fingerprint(item)) | 0;
+        return h;
+      }
+      let h = 0x5bd1e995;
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) h = (h + (Math.imul(stringHash(key), 0x27d4eb2d) ^ fingerprint(record[key]))) | 0;
+      return h;
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The calls seen so far, for de-duplication. A call is reduced to a canonical key only when
+ * its name and fingerprint match an earlier call's, so distinct calls pay little; the cost
+ * stays linear however many calls collide.
  */
 class SeenCalls {
-  private readonly firstByName = new Map<string, Record<string, unknown> | undefined>();
-  private readonly keys = new Set<string>();
+  private readonly buckets = new Map<string, { first: Record<string, unknown> | undefined; keys: Set<string> }>();
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
-    if (!this.firstByName.has(name)) {
-      this.firstByName.set(name, args);
+    const bucketKey = `${name}\u0000${fingerprint(args)}`;
+    const bucket = this.buckets.get(bucketKey);
+    if (bucket === undefined) {
+      this.buckets.set(bucketKey, { first: args, keys: new Set() });
       return true;
     }
-    const first = this.firstByName.get(name);
-    if (first !== undefined) {
-      this.keys.add(`${name}\u0000${canonical(first)}`);
-      this.firstByName.set(name, undefined);
+    if (bucket.first !== undefined) {
+      bucket.keys.add(canonical(bucket.first));
+      bucket.first = undefined;
     }
-    const key = `${name}\u0000${canonical(args)}`;
-    if (this.keys.has(key)) return false;
-    this.keys.add(key);
+    const key = canonical(args);
+    if (bucket.keys.has(key)) return false;
+    bucket.keys.add(key);
     return true;
   }
 }
@@ -162,7 +200,7 @@ export class ToolCallScanner {
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
-  private events: ToolCallParserEvent[] = [];
+  private events: ToolCallParserEvent[] = NO_EVENTS;
   private readonly seen = new SeenCalls();
   /** Held-back text at the end of the last chunk: a possible start of a name. */
   private tail = '';
@@ -176,8 +214,8 @@ export class ToolCallScanner {
   }
 
   /** Scans the next chunk; returns the events it completes. */
-  push(chunk: string): ToolCallParserEvent[] {
-    this.events = [];
+  push(chunk: string): readonly ToolCallParserEvent[] {
+    this.events = NO_EVENTS;
     if (chunk.length === 0) return this.events;
     const frame = this.frame;
     if (frame === undefined && chunk.length === 1) {
@@ -194,6 +232,20 @@ export class ToolCallScanner {
         return this.events;
       }
     }
+    if (frame !== undefined && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
+      // One ordinary character inside an open call: no bracket or quote changes.
+      const c = chunk.charCodeAt(0);
+      const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
+      if (ordinary) {
+        frame.prev = c;
+        frame.received += chunk;
+        frame.length++;
+        if (this.withEvents && frame.kind === 'call' && frame.id !== undefined) {
+          this.emit({ type: 'tool-call-delta', id: frame.id, argumentsText: chunk });
+        }
+        return this.events;
+      }
+    }
     if (frame === undefined) {
       const s = this.tail + chunk;
       this.tail = '';
@@ -202,7 +254,7 @@ export class ToolCallScanner {
       const end = this.feed(frame, chunk, 0, frame.length);
       this.emitDelta(frame, chunk, 0, end);
       if (end < 0) {
-        frame.pieces.push(chunk);
+        frame.received += chunk;
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
@@ -213,14 +265,14 @@ export class ToolCallScanner {
   }
 
   /** Flushes held-back text; an open call becomes an `incomplete` event. */
-  end(): ToolCallParserEvent[] {
-    this.events = [];
+  end(): readonly ToolCallParserEvent[] {
+    this.events = NO_EVENTS;
     const frame = this.frame;
     if (frame !== undefined) {
       this.frame = undefined;
-      const text = frame.pieces.join('');
+      const text = frame.received;
       if (frame.kind === 'json' && frame.awaitingQuote) this.releaseText(text);
-      else if (this.withEvents) this.events.push(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
+      else if (this.withEvents) this.emit(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
     }
     if (this.tail !== '') {
       this.releaseText(this.tail);
@@ -250,14 +302,14 @@ export class ToolCallScanner {
       this.release(s, textStart, frameStart);
       if (frame.kind === 'call' && this.withEvents) {
         frame.id = this.options.id(frame.name, this.calls.length);
-        this.events.push({ type: 'tool-call-start', id: frame.id, name: frame.name });
+        this.emit({ type: 'tool-call-start', id: frame.id, name: frame.name });
       } else if (frame.kind === 'call') {
         frame.id = '';
       }
       const end = this.feed(frame, s, p + 1, -frameStart);
       this.emitDelta(frame, s, p + 1, end);
       if (end < 0) {
-        frame.pieces.push(s.slice(frameStart));
+        frame.received = s.slice(frameStart);
         frame.length = s.length - frameStart;
         return;
       }
@@ -398,16 +450,16 @@ export class ToolCallScanner {
   private emitDelta(frame: Frame, s: string, from: number, end: number): void {
     if (!this.withEvents || frame.kind !== 'call' || frame.id === undefined) return;
     const to = end < 0 ? s.length : end;
-    if (to > from) this.events.push({ type: 'tool-call-delta', id: frame.id, argumentsText: s.slice(from, to) });
+    if (to > from) this.emit({ type: 'tool-call-delta', id: frame.id, argumentsText: s.slice(from, to) });
   }
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
     if (frame.status === 'not-json') {
-      this.releaseText(frame.pieces.join('') + s.slice(frameStart, end));
+      this.releaseText(frame.received + s.slice(frameStart, end));
       return end;
     }
-    const text = frame.pieces.join('') + s.slice(frameStart, end + 1);
+    const text = frame.received + s.slice(frameStart, end + 1);
     switch (frame.kind) {
       case 'call': {
         const args =
@@ -483,7 +535,7 @@ export class ToolCallScanner {
   private settle(name: string, args: Record<string, unknown> | undefined, text: string, startedId: string | undefined): void {
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
-        this.events.push({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
+        this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
       } else {
         this.releaseText(text);
       }
@@ -492,7 +544,7 @@ export class ToolCallScanner {
     if (!this.seen.add(name, args)) {
       if (this.withEvents) {
         const id = startedId ?? this.options.id(name, this.calls.length);
-        this.events.push({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
+        this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
       this.remember(text);
       return;
@@ -502,12 +554,17 @@ export class ToolCallScanner {
     this.calls.push(toolCall);
     if (this.withEvents) {
       if (startedId === undefined) {
-        this.events.push({ type: 'tool-call-start', id, name });
-        this.events.push({ type: 'tool-call-delta', id, argumentsText: JSON.stringify(args) });
+        this.emit({ type: 'tool-call-start', id, name });
+        this.emit({ type: 'tool-call-delta', id, argumentsText: JSON.stringify(args) });
       }
-      this.events.push({ type: 'tool-call', toolCall, text });
+      this.emit({ type: 'tool-call', toolCall, text });
     }
     this.remember(text);
+  }
+
+  private emit(event: ToolCallParserEvent): void {
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push(event);
   }
 
   private release(s: string, from: number, to: number): void {
@@ -516,7 +573,7 @@ export class ToolCallScanner {
 
   private releaseText(text: string): void {
     if (text === '') return;
-    if (this.withEvents) this.events.push({ type: 'text', text });
+    if (this.withEvents) this.emit({ type: 'text', text });
     this.remember(text);
   }
 
