@@ -152,6 +152,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     return context;
   });
   let listening = false;
+  let disposeTools = (): Promise<void> => Promise.resolve();
 
   return {
     logger,
@@ -164,7 +165,9 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
             "Configure 'keys' (or TOOLWIRE_API_KEYS) or listen on 127.0.0.1.",
         );
       }
-      const serverTools = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
+      const loaded = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
+      const serverTools = loaded.tools;
+      disposeTools = () => loaded.dispose();
       const providers = [...(config.modelProviders ?? [])];
       for (const provider of await createConfiguredProviders(config.providers ?? {})) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
@@ -202,6 +205,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         await app.close();
       } finally {
         clearTimeout(timer);
+        await disposeTools();
       }
     },
   };

@@ -1,6 +1,7 @@
 import { createGuardedFetch } from '@toolwire/sandbox';
 import type { Logger } from 'pino';
 import type { ServerToolsConfig } from '../config/server-config.ts';
+import { loadCustomTools } from './custom-tools.ts';
 import { createBuiltinTools } from './server-tool-set.ts';
 import type { ServerTool } from './server-tool.ts';
 
@@ -11,8 +12,14 @@ export interface LoadServerToolsOptions {
   logger: Logger;
 }
 
+/** The loaded server tools by name, and how to release what they hold (the sandbox). */
+export interface LoadedServerTools {
+  tools: Map<string, ServerTool>;
+  dispose(): Promise<void>;
+}
+
 /** The server tools by name: built-ins, custom tools from `customToolsPath`, then extras. */
-export async function loadServerTools(options: LoadServerToolsOptions): Promise<Map<string, ServerTool>> {
+export async function loadServerTools(options: LoadServerToolsOptions): Promise<LoadedServerTools> {
   const domains = options.config.allowedDomains ?? [];
   const fetch = domains.length > 0 ? createGuardedFetch({ allowedDomains: domains }) : undefined;
   const tools = new Map<string, ServerTool>();
@@ -21,7 +28,17 @@ export async function loadServerTools(options: LoadServerToolsOptions): Promise<
     tools.set(tool.name, tool);
   };
   for (const tool of createBuiltinTools(fetch ? { config: options.config, fetch } : { config: options.config })) add(tool);
-  await Promise.resolve();
+  let dispose = (): Promise<void> => Promise.resolve();
+  if (options.config.customToolsPath !== undefined) {
+    const custom = await loadCustomTools({
+      path: options.config.customToolsPath,
+      allowedDomains: domains,
+      timeoutMs: options.config.timeoutMs ?? 30_000,
+      onAudit: (event) => options.logger.info({ audit: event }, 'sandbox execution'),
+    });
+    for (const tool of custom.tools) add(tool);
+    dispose = () => custom.dispose();
+  }
   for (const tool of options.extraTools) add(tool);
-  return tools;
+  return { tools, dispose };
 }

@@ -1,0 +1,1 @@
+({ name }) => ({ greeting: `Hello, ${name}!`, hasRequire: typeof require !== 'undefined', hasProcess: typeof process !== 'undefined' })

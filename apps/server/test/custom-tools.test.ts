@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import type { ToolMessage } from '@toolwire/core';
+import { createScriptedModel } from '@toolwire/core/testing';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolwireServer } from '../src/index.ts';
+import { startGateway } from './helpers/start-gateway.ts';
+
+const customToolsPath = fileURLToPath(new URL('./__fixtures__/custom-tools', import.meta.url));
+
+let server: ToolwireServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function run(call: { name: string; arguments: Record<string, unknown> }): Promise<ToolMessage> {
+  const model = createScriptedModel([{ toolCalls: [call] }, { text: 'done' }]);
+  const started = await startGateway(model, { tools: { customToolsPath, timeoutMs: 5000 } });
+  server = started.server;
+  const openai = new OpenAI({ apiKey: 'unused', baseURL: started.baseURL, maxRetries: 0 });
+  const completion = await openai.chat.completions.create({
+    model: 'test/scripted',
+    messages: [{ role: 'user', content: 'go' }],
+    tools: [{ type: 'function', function: { name: call.name } }],
+  });
+  expect(completion.choices[0]?.message.content).toBe('done');
+  const answer = model.requests[1]?.messages.at(-1);
+  if (answer?.role !== 'tool') throw new Error('expected a tool message');
+  return answer;
+}
+
+describe('custom tools from customToolsPath', () => {
+  it('runs the handler in the sandbox, without host objects', async () => {
+    const answer = await run({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(JSON.parse(answer.content)).toEqual({ greeting: 'Hello, Ada!', hasRequire: false, hasProcess: false });
+  });
+
+  it('validates arguments against the definition before running', async () => {
+    const answer = await run({ name: 'greet', arguments: { name: 42 } });
+    expect(answer.result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+  });
+
+  it('answers require("child_process") with an error result, not a shell', async () => {
+    const answer = await run({ name: 'escape', arguments: {} });
+    expect(answer.result?.success).toBe(false);
+    expect(answer.content).toMatch(/require/);
+  });
+});
