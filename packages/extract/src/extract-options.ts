@@ -34,6 +34,8 @@ export interface ExtractOptions {
 export interface ResolvedExtractOptions {
   /** Allowed names with their schemas; `undefined` means any identifier. */
   allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
+  /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
+  prefixes: ReadonlySet<string> | undefined;
   call: boolean;
   json: boolean;
   id: (name: string, index: number) => string;
@@ -53,9 +55,15 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
       else allowed.set(tool.name, tool.inputSchema);
     }
   }
+  let prefixes: Set<string> | undefined;
+  if (allowed !== undefined) {
+    prefixes = new Set();
+    for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
+  }
   const formats = options?.formats;
   return {
     allowed,
+    prefixes,
     call: formats === undefined || formats.includes('call'),
     json: formats === undefined || formats.includes('json'),
     id: options?.id ?? defaultId,

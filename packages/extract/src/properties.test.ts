@@ -62,8 +62,8 @@ function uniqueCalls(calls: readonly { name: string; arguments: Record<string, u
   });
 }
 
-function stream(text: string, cuts: readonly number[]): ToolCallParserEvent[] {
-  const parser = createToolCallParser();
+function stream(text: string, cuts: readonly number[], tools?: readonly string[]): ToolCallParserEvent[] {
+  const parser = createToolCallParser(tools === undefined ? undefined : { tools });
   const events: ToolCallParserEvent[] = [];
   let last = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -132,6 +132,20 @@ describe('properties', () => {
           expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
         },
       ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives the same calls as the batch form for any chunking with an allow-list', () => {
+    const tools = ['search', 'get_time', 'g', 'x.y', 'f'];
+    fc.assert(
+      fc.property(messy, fc.array(fc.nat(), { maxLength: 20 }), (text, rawCuts) => {
+        const cuts = rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+        const events = stream(text, cuts, tools);
+        const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []));
+        expect(calls).toEqual(extractToolCalls(text, { tools }));
+        expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+      }),
       { numRuns: 500 },
     );
   });

@@ -45,13 +45,23 @@ describe('createToolCallParser', () => {
     ]);
   });
 
-  it('releases text as soon as it cannot start a call, holding back only a possible name', () => {
-    const parser = createToolCallParser({ tools: ['search'] });
+  it('releases text as soon as it cannot start a call, holding back a possible name', () => {
+    const parser = createToolCallParser();
     expect(parser.push('Hello wor')).toEqual([{ type: 'text', text: 'Hello ' }]);
     expect(parser.push('ld. sea')).toEqual([{ type: 'text', text: 'world. ' }]);
     expect(parser.push('rch')).toEqual([]);
     expect(parser.push('ing is fun')).toEqual([{ type: 'text', text: 'searching is ' }]);
     expect(parser.end()).toEqual([{ type: 'text', text: 'fun' }]);
+  });
+
+  it('with an allow-list, holds back only a prefix of an allowed name', () => {
+    const parser = createToolCallParser({ tools: ['search', 'math.sqrt'] });
+    expect(parser.push('Hello wor')).toEqual([{ type: 'text', text: 'Hello wor' }]);
+    expect(parser.push('ld, sea')).toEqual([{ type: 'text', text: 'ld, ' }]);
+    expect(parser.push('rched ')).toEqual([{ type: 'text', text: 'searched ' }]);
+    expect(parser.push('math.s')).toEqual([]);
+    expect(parser.push('qrt(x=4)').map((e) => e.type)).toEqual(['tool-call-start', 'tool-call-delta', 'tool-call']);
+    expect(parser.push('x')).toEqual([{ type: 'text', text: 'x' }]);
   });
 
   it('holds back an open call and reports it as incomplete at the end instead of guessing', () => {

@@ -222,7 +222,7 @@ export class ToolCallScanner {
       // One character at a time (token streams): skip the general scan when it cannot matter.
       const c = chunk.charCodeAt(0);
       if (isNameRunUnit(c)) {
-        if (this.tail.length < MAX_NAME_LENGTH) {
+        if (this.tail.length < MAX_NAME_LENGTH && this.couldBeName(this.tail + chunk)) {
           this.tail += chunk;
           return this.events;
         }
@@ -320,7 +320,7 @@ export class ToolCallScanner {
     // Hold back a trailing name run: the next chunk may continue it with `(` or `{`.
     let hold = s.length;
     while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) hold--;
-    if (s.length - hold > MAX_NAME_LENGTH) hold = s.length;
+    if (s.length - hold > MAX_NAME_LENGTH || (hold < s.length && !this.couldBeName(s.slice(hold)))) hold = s.length;
     this.release(s, textStart, hold);
     this.tail = s.slice(hold);
   }
@@ -365,6 +365,15 @@ export class ToolCallScanner {
 
   private lookBehind(s: string, position: number): string {
     return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : (this.history + s.slice(0, position)).slice(-HISTORY_LENGTH);
+  }
+
+  /**
+   * Whether a held-back run may still grow into a tool name: with an allow-list only a
+   * prefix of an allowed name can (text is released sooner); without one, any run can.
+   */
+  private couldBeName(run: string): boolean {
+    const prefixes = this.options.prefixes;
+    return prefixes === undefined || prefixes.has(run);
   }
 
   private isCallName(name: string): boolean {
