@@ -10,3 +10,4 @@ export { renderToolCall } from './render-tool-call.ts';
 export type { TextToolFormat } from './text-tool-format.ts';
 export { withTextToolCalling } from './with-text-tool-calling.ts';
 export type { TextToolCallingOptions } from './with-text-tool-calling.ts';
+export { ToolCallParserEndedError } from './errors.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import type { ExtractOptions } from './extract-options.ts';
+import { ToolCallParserEndedError } from './errors.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
@@ -136,7 +137,14 @@ describe('createToolCallParser', () => {
   it('refuses chunks after end()', () => {
     const parser = createToolCallParser();
     parser.end();
-    expect(() => parser.push('more')).toThrow(/has ended/);
+    let caught: unknown;
+    try {
+      parser.push('more');
+    } catch (error) {
+      caught = error;
+    }
+    expect(ToolCallParserEndedError.isInstance(caught)).toBe(true);
+    expect((caught as Error).message).toMatch(/create a new parser/);
   });
 
   it('handles a name longer than any tool name without holding it back forever', () => {

@@ -1,3 +1,4 @@
+import { ToolCallParserEndedError } from './errors.ts';
 import { resolveExtractOptions } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
@@ -25,7 +26,7 @@ export function createToolCallParser(options?: ExtractOptions): ToolCallParser {
   let ended = false;
   return {
     push(chunk) {
-      if (ended) throw new Error('The tool-call parser has ended; create a new one for the next stream.');
+      if (ended) throw new ToolCallParserEndedError();
       return scanner.push(chunk);
     },
     end() {

@@ -38,7 +38,7 @@ const NO_EVENTS = Object.freeze([]) as unknown as ToolCallParserEvent[];
 
 /** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
 const HISTORY_LENGTH = 32;
-/** Whitespace allowed between `[TOOL_CALLS]` and the name that follows it. */
+/** Mistral's marker: `[TOOL_CALLS]name{…}` is a call with JSON arguments. */
 const MARKER = '[TOOL_CALLS]';
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
 const MAX_INNER_DEPTH = 4;
@@ -71,19 +71,21 @@ interface Frame {
   status: FrameStatus;
 }
 
-function newFrame(kind: FrameKind, name: string, argsOffset: number, closer: number, opener: number): Frame {
+/** A new frame; call frames open with `(`, marker and JSON frames with `{`. */
+function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }): Frame {
+  const paren = start.kind === 'call';
   return {
-    kind,
-    name,
+    kind: start.kind,
+    name: start.name,
     id: undefined,
-    argsOffset,
+    argsOffset: start.argsOffset,
     received: '',
     length: 0,
-    stack: [closer],
+    stack: [paren ? RPAREN : RBRACE],
     quote: 0,
     escaped: false,
-    prev: opener,
-    awaitingQuote: kind === 'json',
+    prev: paren ? LPAREN : LBRACE,
+    awaitingQuote: start.kind === 'json',
     inner: [],
     openRecord: [-1, -1],
     status: 'open',
@@ -332,7 +334,7 @@ export class ToolCallScanner {
     const name = s.slice(nameStart, p);
     if (!this.isCallName(name)) return -1;
     if (endsWithDefinitionKeyword(this.lookBehind(s, nameStart))) return -1;
-    this.frame = newFrame('call', name, name.length + 1, RPAREN, LPAREN);
+    this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
     return nameStart;
   }
 
@@ -343,11 +345,11 @@ export class ToolCallScanner {
       const name = s.slice(nameStart, p);
       const before = this.lookBehind(s, nameStart).trimEnd();
       if (before.endsWith(MARKER) && isValidName(name) && this.isAllowed(name)) {
-        this.frame = newFrame('marker', name, name.length, RBRACE, LBRACE);
+        this.frame = newFrame({ kind: 'marker', name, argsOffset: name.length });
         return nameStart;
       }
     }
-    this.frame = newFrame('json', '', 0, RBRACE, LBRACE);
+    this.frame = newFrame({ kind: 'json', name: '', argsOffset: 0 });
     return p;
   }
 
