@@ -119,6 +119,18 @@ describe('extractToolCalls: tagged', () => {
     expect(calls('add{"a": 3.5}')).toEqual([]);
   });
 
+  it('keeps a literal </tool_call> inside a JSON string argument (vLLM #45167)', () => {
+    expect(calls('<tool_call>{"name": "echo", "arguments": {"text": "say </tool_call> now"}}</tool_call>')).toEqual([
+      { name: 'echo', arguments: { text: 'say </tool_call> now' } },
+    ]);
+  });
+
+  it('keeps unbalanced braces inside a JSON string argument (vLLM #21544)', () => {
+    expect(calls('<tool_call>{"name": "sh", "arguments": {"cmd": "mkdir -p test/{test1,test2"}}</tool_call>')).toEqual([
+      { name: 'sh', arguments: { cmd: 'mkdir -p test/{test1,test2' } },
+    ]);
+  });
+
   it('reads <|python_tag|>{json}', () => {
     expect(calls('<|python_tag|>{"name": "f", "parameters": {"q": "x"}}')).toEqual([{ name: 'f', arguments: { q: 'x' } }]);
   });
