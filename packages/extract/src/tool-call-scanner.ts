@@ -119,9 +119,13 @@ function canonical(value: Record<string, unknown>): string {
   return JSON.stringify(value, [...keys].sort());
 }
 
+/** A string hash over every character of short strings and 32 evenly spread ones of long strings. */
 function stringHash(s: string): number {
   const n = s.length;
-  return n === 0 ? 7 : (Math.imul(n, 0x9e3779b1) ^ Math.imul(s.charCodeAt(0), 31) ^ Math.imul(s.charCodeAt(n >> 1), 131) ^ s.charCodeAt(n - 1)) | 0;
+  const step = n <= 64 ? 1 : Math.floor(n / 32);
+  let h = Math.imul(n, 0x9e3779b1);
+  for (let i = 0; i < n; i += step) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
 }
 
 /**
