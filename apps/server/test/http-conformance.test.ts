@@ -174,6 +174,35 @@ describe('HTTP conformance', () => {
     expect(upstreamSignal?.aborted).toBe(true);
   });
 
+  it('aborts the upstream request when the client of a non-streaming request disconnects', async () => {
+    let sawAbort!: () => void;
+    const aborted = new Promise<void>((resolve) => (sawAbort = resolve));
+    let started!: () => void;
+    const upstreamStarted = new Promise<void>((resolve) => (started = resolve));
+    const model = {
+      provider: 'test',
+      modelId: 'x',
+      stream: () => {
+        throw new Error('unused');
+      },
+      generate: (request: ChatRequest) =>
+        new Promise<never>((_, reject) => {
+          started();
+          request.signal?.addEventListener('abort', () => {
+            sawAbort();
+            reject(request.signal?.reason as Error);
+          });
+        }),
+    };
+    const { origin } = await gateway(model);
+    const controller = new AbortController();
+    const pending = chat(origin, { model: 'test/x', messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal }).catch(() => 'aborted');
+    await upstreamStarted;
+    controller.abort();
+    await aborted;
+    expect(await pending).toBe('aborted');
+  });
+
   it('lets an open stream finish when the server closes', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

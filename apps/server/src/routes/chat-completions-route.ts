@@ -101,7 +101,17 @@ export async function handleChatCompletion(context: GatewayContext, req: Fastify
 
   try {
     if (!parsed.stream) {
-      const response = await collectStream(events);
+      let response;
+      try {
+        response = await collectStream(events);
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        // The client is gone: nobody to answer, and not a server error.
+        req.log.info('client disconnected; upstream request aborted');
+        reply.hijack();
+        res.destroy();
+        return;
+      }
       await reply.header('content-type', 'application/json').send(toChatCompletion(identity, response));
       return;
     }

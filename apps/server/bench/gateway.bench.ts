@@ -1,0 +1,106 @@
+// The gateway against a bare Node HTTP proxy to the same local upstream (a fake OpenAI
+// server on 127.0.0.1), in one run: added latency p50/p99 over calling the upstream
+// directly, and throughput with 32 requests in flight, for non-streaming and streaming
+// requests. Upstream, proxy and gateway each run in their own process; this one is the
+// client. Aim: p50 added latency under 1 ms, throughput at least 70% of the proxy's.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Agent, request as httpRequest } from 'node:http';
+import { compare, printTable } from '../../../bench/harness.ts';
+import type { CaseResult } from '../../../bench/harness.ts';
+
+const children: ChildProcess[] = [];
+
+async function start(script: string, args: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, ['--conditions=@toolwire/source', new URL(script, import.meta.url).pathname, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  if (child.stdout === null) throw new Error('no stdout');
+  for await (const line of createInterface({ input: child.stdout })) {
+    // Other JSON lines are the child's logs.
+    if (line.startsWith('{"url":')) return (JSON.parse(line) as { url: string }).url;
+  }
+  throw new Error(`${script} exited before printing its URL`);
+}
+
+const upstream = await start('./support/upstream-process.ts');
+const proxyBase = await start('./support/target-process.ts', ['proxy', upstream]);
+const gatewayBase = await start('./support/target-process.ts', ['gateway', upstream]);
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+function post(url: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const body = (model: string, stream: boolean) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] });
+const targets = (stream: boolean) => ({
+  direct: () => post(`${upstream}/v1/chat/completions`, body('gpt-fake', stream)),
+  proxy: () => post(`${proxyBase}/chat/completions`, body('gpt-fake', stream)),
+  gateway: () => post(`${gatewayBase}/chat/completions`, body('openai/gpt-fake', stream)),
+});
+
+async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
+  const deadline = performance.now() + ms;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < deadline) {
+        await fn();
+        done++;
+      }
+    }),
+  );
+  return done / (ms / 1000);
+}
+
+try {
+  for (const stream of [false, true]) {
+    const kind = stream ? 'streaming' : 'non-streaming';
+    const t = targets(stream);
+    // Warm-up: JIT, keep-alive sockets, the SDK client.
+    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway()]);
+    const [direct, viaProxy, viaGateway] = await compare({
+      title: `${kind}: one request at a time (latency)`,
+      baseline: { name: 'upstream direct', fn: t.direct },
+      cases: [
+        { name: 'bare node:http proxy', fn: t.proxy },
+        { name: 'toolwire gateway', fn: t.gateway },
+      ],
+      timeMs: 2000,
+    });
+    if (!direct || !viaProxy || !viaGateway) throw new Error('missing results');
+    const added = (r: CaseResult) => `p50 ${(r.p50Ms - direct.p50Ms).toFixed(3)} ms, p99 ${(r.p99Ms - direct.p99Ms).toFixed(3)} ms`;
+    console.log(`${kind} added latency over the upstream: bare proxy ${added(viaProxy)}; gateway ${added(viaGateway)} (aim: gateway p50 < 1 ms)`);
+
+    const IN_FLIGHT = 32;
+    const proxyRate = await throughput(t.proxy, IN_FLIGHT, 3000);
+    const gatewayRate = await throughput(t.gateway, IN_FLIGHT, 3000);
+    const row = (name: string, rate: number): CaseResult => ({
+      name,
+      opsPerSec: rate,
+      mbPerSec: undefined,
+      meanMs: (1000 * IN_FLIGHT) / rate,
+      p50Ms: Number.NaN,
+      p99Ms: Number.NaN,
+      ratio: rate / proxyRate,
+    });
+    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight (aim: gateway ≥ 0.70x the bare proxy)`, [
+      row('bare node:http proxy', proxyRate),
+      row('toolwire gateway', gatewayRate),
+    ]);
+  }
+} finally {
+  agent.destroy();
+  for (const child of children) child.kill('SIGTERM');
+}
