@@ -62,16 +62,16 @@ const DEFINITION_KEYWORDS = ['def', 'function', 'fn', 'func', 'fun', 'sub', 'pro
 
 /**
  * Whether the text before a name makes it a definition (`def search(`, `function search(`)
- * rather than a call. `before` is the text right before the name (a short look-behind).
+ * rather than a call. Looks only at `before[from, end)`, the text right before the name.
  */
-export function endsWithDefinitionKeyword(before: string): boolean {
-  let end = before.length;
-  while (end > 0 && isSpace(before.charCodeAt(end - 1))) end--;
-  if (end === before.length) return false;
+export function endsWithDefinitionKeyword(before: string, end: number = before.length, from = 0): boolean {
+  let i = end;
+  while (i > from && isSpace(before.charCodeAt(i - 1))) i--;
+  if (i === end) return false;
   for (const keyword of DEFINITION_KEYWORDS) {
-    const start = end - keyword.length;
-    if (start < 0 || before.slice(start, end) !== keyword) continue;
-    if (start === 0 || !isIdentifierUnit(before.charCodeAt(start - 1))) return true;
+    const start = i - keyword.length;
+    if (start < from || !before.startsWith(keyword, start)) continue;
+    if (start === from || !isIdentifierUnit(before.charCodeAt(start - 1))) return true;
   }
   return false;
 }

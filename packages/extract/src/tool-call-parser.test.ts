@@ -120,6 +120,13 @@ describe('createToolCallParser', () => {
     expect(callsOf(run([text.slice(0, insideName), text.slice(insideName)]))).toEqual(expected);
   });
 
+  it('reads a definition keyword the same way whatever the chunking', () => {
+    const text = `def${' '.repeat(40)}search(q=1) def search(q=2) x${' '.repeat(31)}search(q=3)`;
+    const expected = extractToolCalls(text);
+    expect(expected.map((c) => c.arguments)).toEqual([{ q: 1 }, { q: 3 }]);
+    for (const size of [1, 5, 33, 64]) expect(callsOf(run(splitEvery(text, size)))).toEqual(expected);
+  });
+
   it('uses the allow-list and tool schemas like the batch form', () => {
     const tool = { name: 'search', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
     const events = run(splitEvery('research(n="1") search(n="2")', 3), { tools: [tool] });

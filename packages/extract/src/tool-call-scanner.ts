@@ -337,7 +337,12 @@ export class ToolCallScanner {
     if (nameStart < 0) return -1;
     const name = s.slice(nameStart, p);
     if (!this.isCallName(name)) return -1;
-    if (endsWithDefinitionKeyword(this.lookBehind(s, nameStart))) return -1;
+    // The same 32-character window as `lookBehind`, read in place when `s` reaches that far.
+    const definition =
+      nameStart >= HISTORY_LENGTH
+        ? endsWithDefinitionKeyword(s, nameStart, nameStart - HISTORY_LENGTH)
+        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart));
+    if (definition) return -1;
     this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
     return nameStart;
   }
