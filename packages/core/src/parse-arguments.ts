@@ -374,8 +374,9 @@ class ArgumentParser {
   /** Moves past unquoted text up to a `,` or closing bracket at depth 0, tracking quotes and brackets. */
   private skipRaw(): void {
     const text = this.text;
-    const stack: number[] = [];
-    const positions: number[] = [];
+    // Allocated on the first bracket: most unquoted values (numbers, words) have none.
+    let stack: number[] | undefined;
+    let positions: number[] | undefined;
     while (this.pos < text.length) {
       const c = text.charCodeAt(this.pos);
       if (c === DQUOTE || (c === SQUOTE && !(this.pos > 0 && isWordChar(text.charCodeAt(this.pos - 1))))) {
@@ -383,19 +384,21 @@ class ArgumentParser {
         continue;
       }
       if (isOpener(c)) {
+        stack ??= [];
+        positions ??= [];
         stack.push(closerOf(c));
         positions.push(this.pos);
       } else if (isCloser(c)) {
-        if (stack.length === 0) return;
+        if (stack === undefined || positions === undefined || stack.length === 0) return;
         if (stack[stack.length - 1] !== c) this.failMismatch(c, positions[positions.length - 1] ?? this.pos, stack);
         stack.pop();
         positions.pop();
-      } else if (c === COMMA && stack.length === 0) {
+      } else if (c === COMMA && (stack === undefined || stack.length === 0)) {
         return;
       }
       this.pos++;
     }
-    if (stack.length > 0) this.failUnclosed(positions[positions.length - 1] ?? 0, stack);
+    if (stack !== undefined && stack.length > 0) this.failUnclosed(positions?.[positions.length - 1] ?? 0, stack);
   }
 
   private parseArray(schema: JsonSchema | undefined, depth: number): unknown[] {
