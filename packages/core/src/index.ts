@@ -67,3 +67,4 @@ export type {
 } from './run-tools-types.ts';
 export { isToolOutput, toolOutput } from './tool-results.ts';
 export type { ToolOutput } from './tool-results.ts';
+export { addUsage } from './add-usage.ts';

@@ -1,3 +1,4 @@
+import { addUsage } from './add-usage.ts';
 import { executeToolCall } from './execute-tool-call.ts';
 import { isProviderTool } from './provider-tools.ts';
 import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
@@ -52,7 +53,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
     await emit({ type: 'step-start', stepNumber, request });
     const response = await callModel(request);
     signal?.throwIfAborted();
-    if (response.usage) usage = addUsage(usage, response.usage);
+    usage = addUsage(usage, response.usage) ?? usage;
     history.push(response.message);
     newMessages.push(response.message);
 
@@ -153,21 +154,6 @@ export function stepToolChoice(choice: ToolChoice | undefined, stepNumber: numbe
       return unexpected;
     }
   }
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  const sum: Usage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
-    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
-  }
-  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
-    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
-  }
-  return sum;
 }
 
 interface ToolPlan {

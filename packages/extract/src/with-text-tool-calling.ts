@@ -1,4 +1,4 @@
-import { generateId, partitionTools } from '@toolwire/core';
+import { addUsage, generateId, partitionTools } from '@toolwire/core';
 import type {
   ChatModel,
   ChatRequest,
@@ -34,16 +34,6 @@ interface PreparedRequest {
   single: boolean;
   offered: FunctionToolSpec[];
   warnings: Warning[];
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
 }
 
 function noCallWarning(mustCall: true | string): Warning {

@@ -20,17 +20,6 @@ export function mapUsage(chunk: OllamaChatChunk): Usage | undefined {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }
 
-/** Adds two usages (a forced call's retry is billed to the same turn). */
-export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
 /** Builds the core response of one turn. */
 export function buildResponse(options: {
   text: string;

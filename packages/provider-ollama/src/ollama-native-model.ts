@@ -1,7 +1,8 @@
+import { addUsage } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FunctionToolSpec, ToolCall, Usage, Warning } from '@toolwire/core';
 import { buildChatBody } from './build-chat-body.ts';
 import { forcedCallFormat, forcedCallInstruction, parseForcedCall } from './forced-call.ts';
-import { addUsage, buildResponse, mapFinishReason, mapUsage } from './map-response.ts';
+import { buildResponse, mapFinishReason, mapUsage } from './map-response.ts';
 import { fromOllamaToolCalls } from './map-tool-calls.ts';
 import { chatOnce, chatStream } from './ollama-client.ts';
 import type { CallOptions } from './ollama-client.ts';
