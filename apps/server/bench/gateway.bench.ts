@@ -28,6 +28,7 @@ async function start(script: string, args: string[] = []): Promise<string> {
 const upstream = await start('./support/upstream-process.ts');
 const proxyBase = await start('./support/target-process.ts', ['proxy', upstream]);
 const gatewayBase = await start('./support/target-process.ts', ['gateway', upstream]);
+const localBase = await start('./support/target-process.ts', ['gateway-local', upstream]);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 function post(url: string, body: string): Promise<string> {
@@ -48,6 +49,7 @@ const targets = (stream: boolean) => ({
   direct: () => post(`${upstream}/v1/chat/completions`, body('gpt-fake', stream)),
   proxy: () => post(`${proxyBase}/chat/completions`, body('gpt-fake', stream)),
   gateway: () => post(`${gatewayBase}/chat/completions`, body('openai/gpt-fake', stream)),
+  local: () => post(`${localBase}/chat/completions`, body('openai/gpt-fake', stream)),
 });
 
 async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
@@ -69,7 +71,7 @@ try {
     const kind = stream ? 'streaming' : 'non-streaming';
     const t = targets(stream);
     // Warm-up: JIT, keep-alive sockets, the SDK client.
-    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway()]);
+    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway(), t.local()]);
     const [direct, viaProxy, viaGateway] = await compare({
       title: `${kind}: one request at a time (latency)`,
       baseline: { name: 'upstream direct', fn: t.direct },
@@ -86,6 +88,7 @@ try {
     const IN_FLIGHT = 32;
     const proxyRate = await throughput(t.proxy, IN_FLIGHT, 3000);
     const gatewayRate = await throughput(t.gateway, IN_FLIGHT, 3000);
+    const localRate = await throughput(t.local, IN_FLIGHT, 3000);
     const row = (name: string, rate: number): CaseResult => ({
       name,
       opsPerSec: rate,
@@ -98,6 +101,9 @@ try {
     printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight (aim: gateway ≥ 0.70x the bare proxy)`, [
       row('bare node:http proxy', proxyRate),
       row('toolwire gateway', gatewayRate),
+      // Diagnostic: no upstream hop at all, so this is the gateway's own ceiling; the gap to
+      // the row above is the provider's HTTP client (the openai SDK on fetch).
+      row('gateway, in-process model (no upstream)', localRate),
     ]);
   }
 } finally {

@@ -28,6 +28,9 @@ export interface ToolwireServer {
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+const requestIdPrefix = generateId('req_', 8) + '_';
+let nextRequestId = 0;
+
 function createLogger(config: ServerConfig): Logger {
   return (
     config.logger ??
@@ -70,15 +73,23 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError 
 }
 
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayContext) {
+function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayContext, closing: () => boolean) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
     requestIdHeader: 'x-request-id',
-    genReqId: () => generateId('req_', 16),
+    // A per-process random prefix and a counter: unique, and no random bytes per request.
+    genReqId: () => `${requestIdPrefix}${(nextRequestId++).toString(36)}`,
     // Open streams are allowed to drain on close; idle keep-alive sockets are closed.
     forceCloseConnections: 'idle',
+    // Requests arriving while closing get our own 503 in OpenAI's envelope (below).
+    return503OnClosing: false,
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing()) return;
+    void reply.header('connection', 'close');
+    throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
   });
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
@@ -120,12 +131,10 @@ function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayCo
       req.id,
     );
   });
-  app.addHook('onSend', async (req, reply) => {
-    void reply.header('x-request-id', req.id);
-  });
 
   app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/v1/models', async (req) => {
+  app.get('/v1/models', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
     const ctx = context();
     ctx.keys.authenticate(req.headers.authorization);
     const { models, failures } = await ctx.router.list();
@@ -147,11 +156,17 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   const keys = createApiKeyStore(config.keys ?? []);
   const inflight = new Set<AbortController>();
   let context: GatewayContext | undefined;
-  const app = buildApp(config, logger, () => {
-    if (context === undefined) throw new Error('The server is not started.');
-    return context;
-  });
   let listening = false;
+  let closing = false;
+  const app = buildApp(
+    config,
+    logger,
+    () => {
+      if (context === undefined) throw new Error('The server is not started.');
+      return context;
+    },
+    () => closing,
+  );
   let disposeTools = (): Promise<void> => Promise.resolve();
 
   return {
@@ -186,7 +201,13 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
       };
-      const address = await app.listen({ port, host });
+      let address: string;
+      try {
+        address = await app.listen({ port, host });
+      } catch (error) {
+        await disposeTools();
+        throw error;
+      }
       listening = true;
       if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
       logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()] }, `Toolwire gateway at ${address}/v1`);
@@ -195,6 +216,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     async close() {
       if (!listening) return;
       listening = false;
+      closing = true;
       const grace = config.limits?.shutdownGraceMs ?? 30_000;
       const timer = setTimeout(() => {
         for (const controller of inflight) controller.abort(new Error('The server is shutting down.'));

@@ -147,3 +147,25 @@ describe('the gateway against a local Ollama upstream', () => {
     expect(fake.abortedRequests).toBe(1);
   });
 });
+
+describe('an unreachable upstream', () => {
+  for (const kind of ['openai', 'ollama'] as const) {
+    it(`answers 503 in the envelope when the ${kind} upstream refuses connections`, async () => {
+      // A port that was just free: nothing listens there.
+      const fake = await (kind === 'openai' ? startFakeOpenAI : startFakeOllama)(() => ({ text: 'x' }));
+      await fake.close();
+      const server = createServer({
+        logger: pino({ level: 'silent' }),
+        providers: kind === 'openai' ? { openai: { apiKey: 'sk-x', baseURL: `${fake.url}/v1` } } : { ollama: { host: fake.url } },
+      });
+      const baseURL = await server.listen({ port: 0 });
+      closers.push(() => server.close());
+      const res = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: `${kind}/${kind === 'openai' ? 'gpt-fake' : 'native'}`, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: { code: 'upstream_unavailable' } });
+    });
+  }
+});

@@ -1,6 +1,8 @@
 // One measured target in its own process: `proxy` (a bare node:http proxy that forwards
-// bytes) or `gateway` (the Toolwire gateway), both in front of the same upstream.
+// bytes) or `gateway` (the Toolwire gateway), both in front of the same upstream, or
+// `gateway-local` (the gateway with an in-process model, to isolate its own cost).
 import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http';
+import type { ChatModel } from '@toolwire/core';
 import { pino } from 'pino';
 import { createServer } from '../../src/index.ts';
 
@@ -23,6 +25,27 @@ if (kind === 'proxy') {
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/v1` })}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));
+} else if (kind === 'gateway-local') {
+  // The gateway with an in-process model: no upstream hop, so what remains is the gateway's own cost.
+  const text = 'The quick brown fox jumps over the lazy dog. '.repeat(4);
+  const model: ChatModel = {
+    provider: 'local',
+    modelId: 'static',
+    generate: () =>
+      Promise.resolve({ text, toolCalls: [], toolResults: [], finishReason: 'stop', warnings: [], message: { role: 'assistant', content: text }, usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } }),
+    async *stream() {
+      await Promise.resolve();
+      yield { type: 'text-delta', delta: text };
+      yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } };
+    },
+  };
+  const gateway = createServer({
+    logger: pino({ level: 'warn' }),
+    modelProviders: [{ name: 'openai', chat: () => model, listModels: () => Promise.resolve(['gpt-fake']) }],
+  });
+  const url = await gateway.listen({ port: 0 });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  process.on('SIGTERM', () => void gateway.close().then(() => process.exit(0)));
 } else {
   // Logs at warn: per-request info lines would measure the log sink, not the gateway.
   const gateway = createServer({ logger: pino({ level: 'warn' }), providers: { openai: { apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1` } } });

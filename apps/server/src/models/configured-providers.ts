@@ -9,6 +9,7 @@ import { createOpenAI } from '@toolwire/provider-openai';
 import { ConfigError } from '../config/config-error.ts';
 import type { ProvidersConfig } from '../config/server-config.ts';
 import type { ModelProvider } from './model-provider.ts';
+import { createNodeHttpFetch } from './node-http-fetch.ts';
 
 /** A provider that serves only `models` when the config lists them. */
 function restricted(name: string, models: readonly string[] | undefined, chat: (id: string) => ChatModel): (id: string) => ChatModel {
@@ -60,9 +61,10 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
 /** The routing prefixes the config asks for, built on the provider packages. */
 export async function createConfiguredProviders(config: ProvidersConfig): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
+  const upstreamFetch = createNodeHttpFetch();
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
-    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }) });
+    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch });
     providers.push({
       name: 'openai',
       chat: restricted('openai', models, (id) => openai.chat(id)),
@@ -70,7 +72,7 @@ export async function createConfiguredProviders(config: ProvidersConfig): Promis
     });
   }
   if (config.ollama !== undefined) {
-    const ollama = createOllama(config.ollama.host === undefined ? {} : { host: config.ollama.host });
+    const ollama = createOllama({ ...(config.ollama.host === undefined ? {} : { host: config.ollama.host }), fetch: upstreamFetch });
     providers.push({
       name: 'ollama',
       chat: (id) => ollama.chat(id),

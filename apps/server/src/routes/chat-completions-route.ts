@@ -112,7 +112,7 @@ export async function handleChatCompletion(context: GatewayContext, req: Fastify
         res.destroy();
         return;
       }
-      await reply.header('content-type', 'application/json').send(toChatCompletion(identity, response));
+      await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(toChatCompletion(identity, response));
       return;
     }
     await stream(req, reply, { events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
