@@ -22,17 +22,29 @@ export interface ToolCallParser {
  * for (const event of parser.end()) handle(event);
  */
 export function createToolCallParser(options?: ExtractOptions): ToolCallParser {
-  const scanner = new ToolCallScanner(resolveExtractOptions(options), true);
-  let ended = false;
-  return {
-    push(chunk) {
-      if (ended) throw new ToolCallParserEndedError();
-      return scanner.push(chunk);
-    },
-    end() {
-      if (ended) return [];
-      ended = true;
-      return scanner.end();
-    },
-  };
+  return new StreamingToolCallParser(new ToolCallScanner(resolveExtractOptions(options), true));
+}
+
+/**
+ * A class rather than an object of closures: every parser shares the same `push` function,
+ * so the engine can inline it into the caller's loop (a per-byte call in token streams).
+ */
+class StreamingToolCallParser implements ToolCallParser {
+  private readonly scanner: ToolCallScanner;
+  private ended = false;
+
+  constructor(scanner: ToolCallScanner) {
+    this.scanner = scanner;
+  }
+
+  push(chunk: string): readonly ToolCallParserEvent[] {
+    if (this.ended) throw new ToolCallParserEndedError();
+    return this.scanner.push(chunk);
+  }
+
+  end(): readonly ToolCallParserEvent[] {
+    if (this.ended) return [];
+    this.ended = true;
+    return this.scanner.end();
+  }
 }

@@ -33,9 +33,6 @@ CLASS[RPAREN] = 3;
 CLASS[RBRACKET] = 3;
 CLASS[RBRACE] = 3;
 
-/** Returned when a chunk completes nothing (most chunks of a token stream): no allocation. */
-const NO_EVENTS = Object.freeze([]) as unknown as ToolCallParserEvent[];
-
 /** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Mistral's marker: `[TOOL_CALLS]name{…}` is a call with JSON arguments. */
@@ -206,7 +203,11 @@ export class ToolCallScanner {
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
-  private events: ToolCallParserEvent[] = NO_EVENTS;
+  /**
+   * Events of the current `push` or `end`, created by the first one: most chunks of a token
+   * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
+   */
+  private events: ToolCallParserEvent[] | undefined;
   private readonly seen = new SeenCalls();
   /** Held-back text at the end of the last chunk: a possible start of a name. */
   private tail = '';
@@ -221,8 +222,52 @@ export class ToolCallScanner {
 
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
-    this.events = NO_EVENTS;
-    if (chunk.length === 0) return this.events;
+    const frame = this.frame;
+    if (frame !== undefined && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
+      // One ordinary character inside an open span (token streams): no bracket or quote changes.
+      const c = chunk.charCodeAt(0);
+      const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
+      if (ordinary) {
+        frame.prev = c;
+        frame.received += chunk;
+        frame.length++;
+        const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
+        return id === undefined ? [] : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+      }
+    }
+    this.scanChunk(chunk);
+    return this.takeEvents();
+  }
+
+  /** Flushes held-back text; an open call becomes an `incomplete` event. */
+  end(): readonly ToolCallParserEvent[] {
+    const frame = this.frame;
+    if (frame !== undefined) {
+      this.frame = undefined;
+      const text = frame.received;
+      if (frame.kind === 'json' && frame.awaitingQuote) this.releaseText(text);
+      else if (this.withEvents) this.emit(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
+    }
+    if (this.tail !== '') {
+      this.releaseText(this.tail);
+      this.tail = '';
+    }
+    return this.takeEvents();
+  }
+
+  /**
+   * The events emitted since the last call. An empty result is a new (unfrozen) array:
+   * iterating a frozen array takes a slow path in V8, and a shared one could be mutated.
+   */
+  private takeEvents(): ToolCallParserEvent[] {
+    const events = this.events ?? [];
+    this.events = undefined;
+    return events;
+  }
+
+  /** Scans one chunk, emitting into `events`. */
+  private scanChunk(chunk: string): void {
+    if (chunk.length === 0) return;
     const frame = this.frame;
     if (frame === undefined && chunk.length === 1) {
       // One character at a time (token streams): skip the general scan when it cannot matter.
@@ -230,26 +275,12 @@ export class ToolCallScanner {
       if (isNameRunUnit(c)) {
         if (this.tail.length < MAX_NAME_LENGTH && this.couldBeName(this.tail + chunk)) {
           this.tail += chunk;
-          return this.events;
+          return;
         }
       } else if (c !== LPAREN && c !== LBRACE) {
         this.releaseText(this.tail + chunk);
         this.tail = '';
-        return this.events;
-      }
-    }
-    if (frame !== undefined && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
-      // One ordinary character inside an open call: no bracket or quote changes.
-      const c = chunk.charCodeAt(0);
-      const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
-      if (ordinary) {
-        frame.prev = c;
-        frame.received += chunk;
-        frame.length++;
-        if (this.withEvents && frame.kind === 'call' && frame.id !== undefined) {
-          this.emit({ type: 'tool-call-delta', id: frame.id, argumentsText: chunk });
-        }
-        return this.events;
+        return;
       }
     }
     if (frame === undefined) {
@@ -267,24 +298,6 @@ export class ToolCallScanner {
         this.scanText(chunk, this.finish(frame, chunk, 0, end));
       }
     }
-    return this.events;
-  }
-
-  /** Flushes held-back text; an open call becomes an `incomplete` event. */
-  end(): readonly ToolCallParserEvent[] {
-    this.events = NO_EVENTS;
-    const frame = this.frame;
-    if (frame !== undefined) {
-      this.frame = undefined;
-      const text = frame.received;
-      if (frame.kind === 'json' && frame.awaitingQuote) this.releaseText(text);
-      else if (this.withEvents) this.emit(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
-    }
-    if (this.tail !== '') {
-      this.releaseText(this.tail);
-      this.tail = '';
-    }
-    return this.events;
   }
 
   /** Scans `s` from `from` outside any frame, opening and finishing frames as they come. */
@@ -583,8 +596,8 @@ export class ToolCallScanner {
   }
 
   private emit(event: ToolCallParserEvent): void {
-    if (this.events === NO_EVENTS) this.events = [];
-    this.events.push(event);
+    if (this.events === undefined) this.events = [event];
+    else this.events.push(event);
   }
 
   private release(s: string, from: number, to: number): void {
