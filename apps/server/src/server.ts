@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
+import { matchesAny } from './auth/name-pattern.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -136,10 +137,12 @@ function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayCo
   app.get('/v1/models', async (req, reply) => {
     void reply.header('x-request-id', req.id);
     const ctx = context();
-    ctx.keys.authenticate(req.headers.authorization);
+    const principal = ctx.keys.authenticate(req.headers.authorization);
     const { models, failures } = await ctx.router.list();
     for (const failure of failures) req.log.warn({ provider: failure.provider, err: failure.error }, 'could not list models');
-    return { object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: ctx.startedAt, owned_by: m.ownedBy })) };
+    // A key sees only the models it may use.
+    const allowed = principal.models === undefined ? models : models.filter((m) => matchesAny(m.id, principal.models ?? []));
+    return { object: 'list', data: allowed.map((m) => ({ id: m.id, object: 'model', created: ctx.startedAt, owned_by: m.ownedBy })) };
   });
   app.post('/v1/chat/completions', (req, reply) => handleChatCompletion(context(), req, reply));
   return app;

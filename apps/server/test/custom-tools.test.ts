@@ -1,8 +1,13 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolMessage } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
+import { createJsSandbox } from '@toolwire/sandbox';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, loadCustomTool } from '../src/index.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
@@ -45,5 +50,26 @@ describe('custom tools from customToolsPath', () => {
     const answer = await run({ name: 'escape', arguments: {} });
     expect(answer.result?.success).toBe(false);
     expect(answer.content).toMatch(/require/);
+  });
+});
+
+describe('loadCustomTool', () => {
+  it('loads one tool file as a core Tool that runs in the sandbox', async () => {
+    const sandbox = createJsSandbox({ timeoutMs: 5000, poolSize: 1 });
+    try {
+      const tool = await loadCustomTool(join(customToolsPath, 'greet.js'), { sandbox });
+      expect(tool.name).toBe('greet');
+      expect(tool.inputSchema).toMatchObject({ required: ['name'] });
+      await expect(tool.execute?.({ name: 'Bo' }, { toolCallId: 'c', signal: new AbortController().signal })).resolves.toMatchObject({ greeting: 'Hello, Bo!' });
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it('stops the server from starting on a tool file without a definition, naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolwire-tools-'));
+    await writeFile(join(dir, 'broken.js'), 'export function handler() { return 1; }');
+    const broken = createServer({ tools: { customToolsPath: dir }, modelProviders: [] });
+    await expect(broken.listen({ port: 0 })).rejects.toThrow(/broken\.js/);
   });
 });

@@ -174,6 +174,13 @@ describe('the official openai client', () => {
     expect((rate as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
+  it('lists only the models a key may use', async () => {
+    const started = await startGateway(createScriptedModel([]), { keys: [{ id: 'k', keyHash: hashApiKey('sk-k'), models: ['other/*'] }] });
+    server = started.server;
+    const page = await new OpenAI({ apiKey: 'sk-k', baseURL: started.baseURL, maxRetries: 0 }).models.list();
+    expect(page.data).toEqual([]);
+  });
+
   it('gets PermissionDeniedError for a server tool the key may not use', async () => {
     const started = await startGateway(createScriptedModel([]), { keys: [{ id: 'k', keyHash: hashApiKey('sk-k'), tools: ['get_current_time'] }] });
     server = started.server;

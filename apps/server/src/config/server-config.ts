@@ -25,7 +25,7 @@ export interface ProvidersConfig {
 export interface ServerToolsConfig {
   /** Built-ins to offer (default: `get_current_time`, `calculate`, and `fetch_url` when `allowedDomains` is set). */
   builtins?: BuiltinToolName[];
-  /** A directory of custom tools (`<name>.json` definition + `<name>.js` handler), run in the sandbox. */
+  /** A directory of custom tools: each `.js` file exports `definition` and `handler`, run in the sandbox. */
   customToolsPath?: string;
   /** Domains `fetch_url` and custom tools may reach (`example.com`, `*.example.com`). */
   allowedDomains?: string[];

@@ -1,14 +1,67 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Tool } from '@toolwire/core';
+import { basename, join } from 'node:path';
+import type { JsonSchema, Tool } from '@toolwire/core';
 import { createJsSandbox, sandboxedTool } from '@toolwire/sandbox';
 import type { AuditHandler, JsSandbox } from '@toolwire/sandbox';
 import { ConfigError } from '../config/config-error.ts';
+import { toSandboxScript } from './custom-tool-source.ts';
 import type { ServerTool } from './server-tool.ts';
+
+/** Options of `loadCustomTool`. */
+export interface LoadCustomToolOptions {
+  /** The sandbox to run in (default: a new one; call its `dispose()` when done). */
+  sandbox?: JsSandbox;
+  /** Domains the handler's `fetch` may reach (for a new sandbox). */
+  allowedDomains?: readonly string[];
+  /** Per-run limit in ms (for a new sandbox). */
+  timeoutMs?: number;
+  onAudit?: AuditHandler;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Loads one custom tool file, a module that exports `definition` (`{ name, description,
+ * parameters }`) and `handler` (a function of the arguments), as a core `Tool` whose
+ * handler runs in the JavaScript sandbox (isolated-vm, no host objects, `fetch` limited to
+ * the allowed domains). The file is never evaluated in this process: even its definition is
+ * read by running it in the sandbox.
+ * @example const weather = await loadCustomTool('./tools/weather.js', { allowedDomains: ['api.example.com'] });
+ */
+export async function loadCustomTool(path: string, options: LoadCustomToolOptions = {}): Promise<Tool> {
+  const script = toSandboxScript(await readFile(path, 'utf8'));
+  const sandbox =
+    options.sandbox ??
+    createJsSandbox({
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      allowedDomains: [...(options.allowedDomains ?? [])],
+      ...(options.onAudit === undefined ? {} : { onAudit: options.onAudit }),
+      auditTool: basename(path),
+    });
+  const read = await sandbox.run(`${script}\n;definition`);
+  if (!read.ok) throw new Error(`its definition could not be read in the sandbox: ${read.error.message}`);
+  const definition = read.value;
+  if (!isObject(definition) || typeof definition.name !== 'string' || !isObject(definition.parameters)) {
+    throw new Error("'definition' must be { name: string, description: string, parameters: { type: 'object', … } }.");
+  }
+  return sandboxedTool({
+    name: definition.name,
+    description: typeof definition.description === 'string' ? definition.description : '',
+    parameters: definition.parameters,
+    // One expression that evaluates the file's declarations and yields its handler.
+    source: `(() => {\n${script}\n;return handler;\n})()`,
+    sandbox,
+    ...(options.onAudit === undefined ? {} : { onAudit: options.onAudit }),
+  });
+}
 
 /** Options of `loadCustomTools`. */
 export interface LoadCustomToolsOptions {
-  /** The directory: `<name>.json` (definition) beside `<name>.js` (handler source) per tool. */
+  /** The directory; every `*.js` file in it is one tool. */
   path: string;
   /** Domains the handlers' `fetch` may reach. */
   allowedDomains: readonly string[];
@@ -24,14 +77,8 @@ export interface CustomTools {
   dispose(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A core `Tool` (validated arguments, sandboxed execute) as a server tool. */
-function toServerTool(tool: Tool): ServerTool {
+export function toServerTool(tool: Tool): ServerTool {
   const execute = tool.execute;
   if (execute === undefined) throw new Error(`custom tool ${tool.name} has no handler`);
   return {
@@ -46,13 +93,7 @@ function toServerTool(tool: Tool): ServerTool {
   };
 }
 
-/**
- * Loads the custom tools of a directory. Each tool is two files: `weather.json` with
- * `{ "name", "description", "parameters" }` and `weather.js` holding the handler as one
- * function expression (`async ({ city }) => { … }`). Handlers run in the JavaScript
- * sandbox (isolated-vm, no host objects, `fetch` limited to `allowedDomains`); the host
- * never evaluates them.
- */
+/** Loads every tool file of `customToolsPath` into one shared sandbox. */
 export async function loadCustomTools(options: LoadCustomToolsOptions): Promise<CustomTools> {
   let entries: string[];
   try {
@@ -60,40 +101,21 @@ export async function loadCustomTools(options: LoadCustomToolsOptions): Promise<
   } catch (error) {
     throw new ConfigError({ setting: 'tools.customToolsPath', message: `cannot read ${options.path}: ${(error as Error).message}` });
   }
-  const definitions = entries.filter((name) => name.endsWith('.json')).sort();
-  if (definitions.length === 0) return { tools: [], dispose: () => Promise.resolve() };
-
-  let sandbox: JsSandbox | undefined;
-  const shared = (): JsSandbox =>
-    (sandbox ??= createJsSandbox({ timeoutMs: options.timeoutMs, allowedDomains: [...options.allowedDomains], onAudit: options.onAudit, auditTool: 'custom-tool' }));
+  const files = entries.filter((name) => name.endsWith('.js')).sort();
+  if (files.length === 0) return { tools: [], dispose: () => Promise.resolve() };
+  const sandbox = createJsSandbox({ timeoutMs: options.timeoutMs, allowedDomains: [...options.allowedDomains], onAudit: options.onAudit, auditTool: 'custom-tool' });
   const tools: ServerTool[] = [];
-  for (const file of definitions) {
-    const setting = `tools.customToolsPath/${file}`;
-    let definition: unknown;
-    try {
-      definition = JSON.parse(await readFile(join(options.path, file), 'utf8'));
-    } catch (error) {
-      throw new ConfigError({ setting, message: `not valid JSON: ${(error as Error).message}` });
+  try {
+    for (const file of files) {
+      try {
+        tools.push(toServerTool(await loadCustomTool(join(options.path, file), { sandbox, onAudit: options.onAudit })));
+      } catch (error) {
+        throw new ConfigError({ setting: `tools.customToolsPath/${file}`, message: (error as Error).message });
+      }
     }
-    if (!isObject(definition) || typeof definition.name !== 'string' || !isObject(definition.parameters)) {
-      throw new ConfigError({ setting, message: 'expected { "name": string, "description": string, "parameters": { "type": "object", … } }.' });
-    }
-    const handlerFile = `${file.slice(0, -'.json'.length)}.js`;
-    let source: string;
-    try {
-      source = await readFile(join(options.path, handlerFile), 'utf8');
-    } catch {
-      throw new ConfigError({ setting, message: `the handler ${handlerFile} is missing beside it.` });
-    }
-    const tool = sandboxedTool({
-      name: definition.name,
-      description: typeof definition.description === 'string' ? definition.description : '',
-      parameters: definition.parameters,
-      source,
-      sandbox: shared(),
-      onAudit: options.onAudit,
-    });
-    tools.push(toServerTool(tool));
+  } catch (error) {
+    await sandbox.dispose();
+    throw error;
   }
-  return { tools, dispose: () => sandbox?.dispose() ?? Promise.resolve() };
+  return { tools, dispose: () => sandbox.dispose() };
 }

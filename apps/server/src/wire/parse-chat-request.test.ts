@@ -122,6 +122,7 @@ describe('parseChatRequest refuses', () => {
     ["'n' above 1", { model: 'm/x', messages: [user], n: 2 }, { param: 'n', code: 'unsupported_value' }],
     ['audio output', { model: 'm/x', messages: [user], modalities: ['text', 'audio'] }, { param: 'modalities', code: 'unsupported_value' }],
     ['logprobs', { model: 'm/x', messages: [user], logprobs: true }, { param: 'logprobs', code: 'unsupported_value' }],
+    ['web search, by name', { model: 'm/x', messages: [user], web_search_options: {} }, { param: 'web_search_options', code: 'unsupported_value' }],
     ['stream_options without stream', { model: 'm/x', messages: [user], stream_options: { include_usage: true } }, { param: 'stream_options', code: 'invalid_value' }],
     ['a non-boolean stream', { model: 'm/x', messages: [user], stream: 'yes' }, { param: 'stream', code: 'invalid_type' }],
     ['a temperature above 2', { model: 'm/x', messages: [user], temperature: 3 }, { param: 'temperature', code: 'invalid_type' }],

@@ -53,6 +53,9 @@ function rejectUnsupportedFields(body: Json): void {
   if (body.logit_bias !== undefined && body.logit_bias !== null) {
     throw unsupported("'logit_bias'", 'logit_bias', 'Remove it from the request.');
   }
+  if (body.web_search_options !== undefined && body.web_search_options !== null) {
+    throw unsupported('Web search', 'web_search_options', "Remove 'web_search_options', or offer a fetch tool instead.");
+  }
   if (body.prediction !== undefined && body.prediction !== null) {
     throw unsupported('Predicted outputs', 'prediction', "Remove 'prediction' from the request.");
   }
