@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { JsonSchema, Tool } from '@toolwire/core';
+import type { Tool } from '@toolwire/core';
 import { createJsSandbox, sandboxedTool } from '@toolwire/sandbox';
 import type { AuditHandler, JsSandbox } from '@toolwire/sandbox';
 import { ConfigError } from '../config/config-error.ts';
