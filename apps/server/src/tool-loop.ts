@@ -14,6 +14,8 @@ export interface GatewayLoopOptions {
   executor: ToolExecutor;
   principal: string;
   signal: AbortSignal;
+  /** The HTTP request's id, for audit events. */
+  requestId?: string;
   /** Model calls per client request (default 8). */
   maxSteps?: number;
   /** Stream from the model (`true`) or call `generate` (`false`). */
@@ -147,7 +149,7 @@ export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerat
       serverCalls.map((call) => {
         const tool = serverTools.get(call.name);
         if (tool === undefined) throw new Error(`server tool ${call.name} vanished`);
-        return executor.execute({ tool, call, principal, signal });
+        return executor.execute({ tool, call, principal, signal, ...(options.requestId === undefined ? {} : { requestId: options.requestId }) });
       }),
     );
     messages.push({ role: 'assistant', content: stepText, toolCalls: serverCalls });

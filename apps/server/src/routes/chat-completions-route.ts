@@ -95,6 +95,7 @@ export async function handleChatCompletion(context: GatewayContext, req: Fastify
     executor: context.executor,
     principal: principal.id,
     signal: controller.signal,
+    requestId: req.id,
     maxSteps: context.maxSteps,
     stream: parsed.stream,
   });

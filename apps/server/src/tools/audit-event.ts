@@ -5,6 +5,8 @@ export interface ToolAuditEvent {
   toolCallId: string;
   /** The API key id that asked, or `anonymous` on an open loopback server. */
   principal: string;
+  /** The id of the HTTP request that led to the call (`x-request-id`). */
+  requestId?: string;
   outcome: 'success' | 'error' | 'timeout' | 'aborted';
   durationMs: number;
   /** Names of the arguments the model passed. */

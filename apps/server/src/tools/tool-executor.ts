@@ -20,6 +20,8 @@ export interface ExecuteOptions {
   principal: string;
   /** The request's signal: a client that disconnects stops its running tools. */
   signal: AbortSignal;
+  /** For the audit event. */
+  requestId?: string;
 }
 
 /** Runs server tools with a concurrency cap, a timeout and an audit event each. */
@@ -38,9 +40,16 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const slots = createSemaphore(options.maxConcurrent ?? 10);
   return {
-    async execute({ tool, call, principal, signal }) {
+    async execute({ tool, call, principal, signal, requestId }) {
       const queuedAt = performance.now();
-      const base = { type: 'tool-execution', tool: tool.name, toolCallId: call.id, principal, argumentNames: Object.keys(call.arguments) } as const;
+      const base = {
+        type: 'tool-execution',
+        tool: tool.name,
+        toolCallId: call.id,
+        principal,
+        ...(requestId === undefined ? {} : { requestId }),
+        argumentNames: Object.keys(call.arguments),
+      } as const;
       const fail = (type: 'execution_error' | 'timeout' | 'validation_error', message: string): ToolResult => ({
         toolCallId: call.id,
         name: call.name,
