@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from './helpers/fake-upstreams.ts';
+import type { FakeUpstream } from './helpers/fake-upstreams.ts';
+
+const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+
+let upstream: FakeUpstream | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+describe('the toolwire-server bin', () => {
+  it('prints its help', async () => {
+    const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--help'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(out).toContain('Usage: toolwire-server');
+  });
+
+  it('drains an open stream on SIGTERM, then exits 0', async () => {
+    upstream = await startFakeOpenAI(() => ({ slowText: 'abcdefghij', delayMs: 30 }));
+    const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${upstream.url}/v1`, HOST: '127.0.0.1' },
+    });
+    let baseURL: string | undefined;
+    const lines = createInterface({ input: child.stdout });
+    for await (const line of lines) {
+      const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+      if (msg.startsWith('Toolwire gateway at ')) {
+        baseURL = msg.slice('Toolwire gateway at '.length);
+        break;
+      }
+    }
+    expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const res = await fetch(`${baseURL}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    child.kill('SIGTERM');
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).toContain('"j"');
+    expect(code).toBe(0);
+  });
+});
