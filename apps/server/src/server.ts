@@ -11,7 +11,7 @@ import type { GatewayContext } from './gateway-context.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
-import { handleChatCompletion } from './routes/chat-completions-route.ts';
+import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createToolExecutor } from './tools/tool-executor.ts';
 import { GatewayError } from './wire/gateway-error.ts';
@@ -73,8 +73,17 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError 
   }
 }
 
+interface BuildAppOptions {
+  config: ServerConfig;
+  logger: Logger;
+  /** The shared state, available once `listen` has loaded tools and providers. */
+  context: () => GatewayContext;
+  /** True once `close` has begun. */
+  closing: () => boolean;
+}
+
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayContext, closing: () => boolean) {
+function buildApp({ config, logger, context, closing }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
     loggerInstance: logger,
@@ -144,7 +153,7 @@ function buildApp(config: ServerConfig, logger: Logger, context: () => GatewayCo
     const allowed = principal.models === undefined ? models : models.filter((m) => matchesAny(m.id, principal.models ?? []));
     return { object: 'list', data: allowed.map((m) => ({ id: m.id, object: 'model', created: ctx.startedAt, owned_by: m.ownedBy })) };
   });
-  app.post('/v1/chat/completions', (req, reply) => handleChatCompletion(context(), req, reply));
+  app.post('/v1/chat/completions', createChatCompletionsHandler(context));
   return app;
 }
 
@@ -161,15 +170,15 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   let context: GatewayContext | undefined;
   let listening = false;
   let closing = false;
-  const app = buildApp(
+  const app = buildApp({
     config,
     logger,
-    () => {
+    context: () => {
       if (context === undefined) throw new Error('The server is not started.');
       return context;
     },
-    () => closing,
-  );
+    closing: () => closing,
+  });
   let disposeTools = (): Promise<void> => Promise.resolve();
 
   return {

@@ -56,11 +56,15 @@ function prepare(context: GatewayContext, principal: Principal, parsed: ParsedCh
 }
 
 /**
- * `POST /v1/chat/completions`: authenticate, rate-limit, validate, route, run the tool
- * loop, and answer as a `chat.completion` or an SSE stream of chunks. Everything that can
- * fail before the first byte is answered as an HTTP error in OpenAI's envelope.
+ * The `POST /v1/chat/completions` handler: authenticate, rate-limit, validate, route, run
+ * the tool loop, and answer as a `chat.completion` or an SSE stream of chunks. Everything
+ * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
-export async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return (req, reply) => handleChatCompletion(getContext(), req, reply);
+}
+
+async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const principal = context.keys.authenticate(req.headers.authorization);
   if (principal.requestsPerMinute !== undefined) {
     const decision = context.rateLimiter.take(principal.id, principal.requestsPerMinute);
@@ -116,7 +120,7 @@ export async function handleChatCompletion(context: GatewayContext, req: Fastify
       await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(toChatCompletion(identity, response));
       return;
     }
-    await stream(req, reply, { events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
+    await stream({ req, reply, events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
   } finally {
     context.inflight.delete(controller);
     res.off('close', onClose);
@@ -124,14 +128,16 @@ export async function handleChatCompletion(context: GatewayContext, req: Fastify
 }
 
 interface StreamOptions {
+  req: FastifyRequest;
+  reply: FastifyReply;
   events: AsyncGenerator<ChatStreamEvent>;
   identity: ResponseIdentity;
   includeUsage: boolean;
   signal: AbortSignal;
 }
 
-async function stream(req: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
-  const { events, signal } = options;
+async function stream(options: StreamOptions): Promise<void> {
+  const { req, reply, events, signal } = options;
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
   const first = await events.next();
