@@ -273,8 +273,9 @@ export class ToolCallScanner {
       // One character at a time (token streams): skip the general scan when it cannot matter.
       const c = chunk.charCodeAt(0);
       if (isNameRunUnit(c)) {
-        if (this.tail.length < MAX_NAME_LENGTH && this.couldBeName(this.tail + chunk)) {
-          this.tail += chunk;
+        const run = this.tail + chunk;
+        if (run.length <= MAX_NAME_LENGTH && this.couldBeName(run)) {
+          this.tail = run;
           return;
         }
       } else if (c !== LPAREN && c !== LBRACE) {
