@@ -7,7 +7,7 @@ import type { JsonSchema } from '@toolwire/core';
 export function bfclToJsonSchema(schema: unknown): JsonSchema {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return {};
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     switch (key) {
       case 'type':
         if (value === 'dict') out.type = 'object';
@@ -19,7 +19,7 @@ export function bfclToJsonSchema(schema: unknown): JsonSchema {
         break;
       case 'properties':
         if (typeof value === 'object' && value !== null) {
-          out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, bfclToJsonSchema(sub)]));
+          out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, bfclToJsonSchema(sub)]));
         }
         break;
       case 'items':
@@ -29,8 +29,10 @@ export function bfclToJsonSchema(schema: unknown): JsonSchema {
         if (Array.isArray(value)) out.required = value.filter((v): v is string => typeof v === 'string');
         break;
       case 'description':
+        if (typeof value === 'string') out.description = value;
+        break;
       case 'enum':
-        out[key] = value;
+        if (Array.isArray(value)) out.enum = value;
         break;
       default:
         break;

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { defineTool } from '@toolwire/core';
 import type { Tool, ToolSpec } from '@toolwire/core';
 import { localCodeInterpreter } from '@toolwire/code-interpreter';
-import { shellTool } from '@toolwire/sandbox';
+import { createJsSandbox, shellTool } from '@toolwire/sandbox';
+import type { JsSandbox } from '@toolwire/sandbox';
 import { createBuiltinTools, loadCustomTool } from '@toolwire/server';
 import { CliError, CliUsageError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
@@ -23,42 +24,91 @@ export interface CliToolsOptions {
  * The tools `toolwire chat --tools …` offers. Shell commands run in the sandbox under the
  * current directory; custom tool files run in a JavaScript isolate.
  */
-export async function buildCliTools(context: CommandContext, options: CliToolsOptions): Promise<ToolSpec[]> {
+export async function buildCliTools(context: CommandContext, options: CliToolsOptions): Promise<CliTools> {
   const tools: ToolSpec[] = [];
-  for (const name of options.names) {
-    switch (name) {
-      case 'builtin':
-        for (const tool of createBuiltinTools({ config: {} })) {
-          tools.push(
-            defineTool({ name: tool.name, description: tool.description, parameters: tool.inputSchema, execute: tool.execute }),
-          );
-        }
-        break;
-      case 'shell':
-        tools.push(confirmingShellTool(shellTool({ root: context.cwd }), options.confirm));
-        break;
-      case 'code':
-        tools.push(localCodeInterpreter({ language: 'python', root: context.cwd }));
-        break;
-      default:
-        tools.push(await loadToolFile(context, name));
+  const disposers: (() => Promise<void>)[] = [];
+  let sandbox: JsSandbox | undefined;
+  const sharedSandbox = (): JsSandbox => {
+    if (sandbox === undefined) {
+      const created = createJsSandbox();
+      disposers.push(() => created.dispose());
+      sandbox = created;
     }
+    return sandbox;
+  };
+  const dispose = async () => {
+    await Promise.all(disposers.map((d) => d()));
+  };
+  try {
+    for (const name of options.names) {
+      await addToolSet(context, { name, tools, confirm: options.confirm, sharedSandbox, disposers });
+    }
+  } catch (error) {
+    await dispose();
+    throw error;
   }
-  return tools;
+  return { tools, dispose };
 }
 
-async function loadToolFile(context: CommandContext, file: string): Promise<Tool> {
+/** The tools of a chat session, and how to stop the sandboxes behind them. */
+export interface CliTools {
+  tools: ToolSpec[];
+  dispose: () => Promise<void>;
+}
+
+async function addToolSet(
+  context: CommandContext,
+  set: {
+    name: string;
+    tools: ToolSpec[];
+    confirm: ConfirmCommand | undefined;
+    sharedSandbox: () => JsSandbox;
+    disposers: (() => Promise<void>)[];
+  },
+): Promise<void> {
+  const { name, tools } = set;
+  switch (name) {
+    case 'builtin':
+      tools.push(...builtinTools());
+      break;
+    case 'shell':
+      tools.push(confirmingShellTool(shellTool({ root: context.cwd }), set.confirm));
+      break;
+    case 'code': {
+      const interpreter = localCodeInterpreter({ language: 'python' });
+      set.disposers.push(() => interpreter.dispose());
+      tools.push(interpreter);
+      break;
+    }
+    default:
+      tools.push(await loadToolFile(context, name, set.sharedSandbox));
+  }
+}
+
+/** The gateway's built-in tools (`get_current_time`, `calculate`) as core tools with validation. */
+export function builtinTools(): Tool[] {
+  return createBuiltinTools({ config: {} }).map((tool) =>
+    defineTool({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      execute: (args: Record<string, unknown>, context) => tool.execute(args, context),
+    }),
+  );
+}
+
+async function loadToolFile(context: CommandContext, file: string, sandbox: () => JsSandbox): Promise<Tool> {
   if (extname(file) !== '.js') {
     throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
   if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });
   try {
-    return await loadCustomTool(path);
+    return await loadCustomTool(path, { sandbox: sandbox() });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliError(`Cannot load tool file ${basename(file)}: ${reason}`, {
-      hint: 'a tool file exports a definition ({ name, description, parameters }) and a handler',
+      hint: 'a tool file exports `definition` ({ name, description, parameters }) and `handler` (a function of the arguments)',
       cause: error,
     });
   }

@@ -7,4 +7,6 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdin: Readable & { isTTY?: boolean };
+  /** A command that reports its own failure (already printed) sets the exit code here. */
+  exitCode?: number;
 }

@@ -34,7 +34,7 @@ export async function main(argv: readonly string[], io?: Partial<MainIo>): Promi
   const program = createProgram(context);
   try {
     await program.parseAsync([...argv], { from: 'node' });
-    return 0;
+    return context.exitCode ?? 0;
   } catch (error) {
     return reportError(context, error);
   }

@@ -47,7 +47,7 @@ Examples:
     .command('chat')
     .description('chat with a model, running its tool calls (interactive without a prompt)')
     .argument('[prompt]', 'one prompt to answer; omit for an interactive session')
-    .requiredOption('-m, --model <provider/model>', 'the model, e.g. openai/gpt-4.1-mini, ollama/llama3.2:1b, chatgpt/gpt-5')
+    .requiredOption('-m, --model <provider/model>', 'the model, e.g. openai/gpt-4.1-mini, ollama/llama3.2:1b, chatgpt/gpt-5.4')
     .option('-t, --tools <list>', 'comma-separated: builtin, shell, code, or paths to tool files (.js)')
     .option('-s, --system <text>', 'a system prompt')
     .option('--max-steps <n>', 'most model calls per turn', positiveInteger, 10)

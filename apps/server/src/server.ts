@@ -207,7 +207,10 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         executor: createToolExecutor({
           maxConcurrent: config.tools?.maxConcurrent ?? 10,
           timeoutMs: config.tools?.timeoutMs ?? 30_000,
-          audit: (event) => logger.info({ audit: event }, 'tool execution'),
+          audit: (event) => {
+            logger.info({ audit: event }, 'tool execution');
+            config.onToolAudit?.(event);
+          },
         }),
         maxSteps: config.limits?.maxSteps ?? 8,
         inflight,

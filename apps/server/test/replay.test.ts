@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
-import type { ToolwireServer } from '../src/index.ts';
+import type { ToolAuditEvent, ToolwireServer } from '../src/index.ts';
 
 const transcript = fileURLToPath(new URL('./__fixtures__/calculator-demo.json', import.meta.url));
 
@@ -13,8 +13,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function replayGateway(): Promise<OpenAI> {
-  server = createServer({ logger: pino({ level: 'silent' }), providers: { replay: { transcripts: { demo: transcript } } } });
+async function replayGateway(onToolAudit?: (event: ToolAuditEvent) => void): Promise<OpenAI> {
+  server = createServer({
+    logger: pino({ level: 'silent' }),
+    providers: { replay: { transcripts: { demo: transcript } } },
+    ...(onToolAudit ? { onToolAudit } : {}),
+  });
   const baseURL = await server.listen({ port: 0 });
   return new OpenAI({ apiKey: 'unused', baseURL, maxRetries: 0 });
 }
@@ -29,6 +33,18 @@ describe('replay/<name>', () => {
     });
     expect(completion.choices[0]?.message.content).toBe('6 times 7 is 42.');
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
+  });
+
+  it('reports each server-tool execution to onToolAudit', async () => {
+    const events: ToolAuditEvent[] = [];
+    const openai = await replayGateway((event) => events.push(event));
+    await openai.chat.completions.create({
+      model: 'replay/demo',
+      messages: [{ role: 'user', content: 'What is 6 times 7?' }],
+      tools: [{ type: 'function', function: { name: 'calculate' } }],
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'tool-execution', tool: 'calculate', outcome: 'success', principal: 'anonymous' });
   });
 
   it('streams the same conversation', async () => {

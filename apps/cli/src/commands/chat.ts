@@ -27,16 +27,19 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
 
   const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: true, historySize: 500 }) : undefined;
   const confirm: ConfirmCommand | undefined = options.yes === true ? undefined : (argv) => askToRun(context, rl, argv);
-  const tools = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
+  const { tools, dispose } = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
   const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
   const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
-
-  if (rl === undefined) {
-    messages.push({ role: 'user', content: prompt ?? '' });
-    await runTurn(context, turn, messages);
-    return;
+  try {
+    if (rl === undefined) {
+      messages.push({ role: 'user', content: prompt ?? '' });
+      await runTurn(context, turn, messages);
+      return;
+    }
+    await interactiveSession(context, rl, turn, messages);
+  } finally {
+    await dispose();
   }
-  await interactiveSession(context, rl, turn, messages);
 }
 
 interface TurnSettings {

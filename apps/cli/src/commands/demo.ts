@@ -3,12 +3,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { defineTool, executeToolCall, ToolRegistry } from '@toolwire/core';
-import type { Tool, ToolCall } from '@toolwire/core';
+import type { ToolCall } from '@toolwire/core';
 import { extractToolCalls } from '@toolwire/extract';
 import { whoami } from '@toolwire/provider-chatgpt-oauth';
-import { createBuiltinTools, createServer } from '@toolwire/server';
-import type { ServerConfig } from '@toolwire/server';
+import { createServer } from '@toolwire/server';
+import type { ServerConfig, ToolAuditEvent } from '@toolwire/server';
 import { bfclToJsonSchema } from '../bfcl-schema.ts';
+import { builtinTools } from '../cli-tools.ts';
 import type { CommandContext } from '../context.ts';
 import { chatGPTAuthOptions } from './login.ts';
 import { ollamaFromEnv, openAIConfigured } from '../model-providers.ts';
@@ -72,9 +73,7 @@ export async function demoCommand(context: CommandContext): Promise<void> {
   }
   println(output, `  ${style(output, 'green', '✓')} ${valid} of ${found.length} calls match their definitions`);
 
-  const builtins: Tool[] = createBuiltinTools({ config: {} }).map((t) =>
-    defineTool({ name: t.name, description: t.description, parameters: t.inputSchema, execute: t.execute }),
-  );
+  const builtins = builtinTools();
   const registry = new ToolRegistry();
   for (const tool of builtins) registry.register(tool);
   const runnable: ToolCall[] = [];
@@ -103,7 +102,8 @@ export async function demoCommand(context: CommandContext): Promise<void> {
     logLevel: 'silent',
     providers: { ...live?.providers, replay: { transcripts: { demo: replayPath } } },
   };
-  const server = createServer(config);
+  const audits: ToolAuditEvent[] = [];
+  const server = createServer({ ...config, onToolAudit: (event) => audits.push(event) });
   const baseURL = await server.listen({ host: '127.0.0.1', port: 0 });
   try {
     const model = live?.model ?? 'replay/demo';
@@ -114,7 +114,7 @@ export async function demoCommand(context: CommandContext): Promise<void> {
       println(output, `  live provider: ${style(output, 'bold', model)}`);
     }
     println(output, `  gateway at ${baseURL}`);
-    const client = new OpenAI({ apiKey: 'demo', baseURL: `${baseURL}/v1`, maxRetries: 0, timeout: 60_000 });
+    const client = new OpenAI({ apiKey: 'demo', baseURL, maxRetries: 0, timeout: 60_000 });
     const question = 'What time is it in Tokyo right now?';
     println(output, `  ${style(output, 'green', 'user')}  ${question}`);
     const completion = await client.chat.completions.create({
@@ -131,9 +131,16 @@ export async function demoCommand(context: CommandContext): Promise<void> {
         },
       ],
     });
-    const answer = completion.choices[0]?.message.content ?? '';
+    for (const audit of audits) {
+      const mark = audit.outcome === 'success' ? style(output, 'green', '✓') : style(output, 'red', '✗');
+      println(output, `  ${mark} gateway ran ${audit.tool} on the server (${audit.outcome}, ${audit.durationMs.toFixed(1)} ms, audit-logged)`);
+    }
+    const answer = (completion.choices[0]?.message.content ?? '')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .join('\n        ');
     println(output, `  ${style(output, 'cyan', 'model')} ${answer}`);
-    println(output, style(output, 'dim', `  (${completion.id}, finish_reason ${completion.choices[0]?.finish_reason ?? '?'}; the gateway ran get_current_time itself)`));
+    println(output, style(output, 'dim', `  (${completion.id}, finish_reason ${completion.choices[0]?.finish_reason ?? '?'})`));
   } finally {
     await server.close();
   }
@@ -174,7 +181,7 @@ async function findLiveProvider(context: CommandContext): Promise<LiveProvider |
   }
   try {
     const status = await withTimeout(whoami({ ...chatGPTAuthOptions(context), logger: { warn: () => undefined } }), 1500);
-    if (status.signedIn) return { model: 'chatgpt/gpt-5', providers: { chatgpt: {} } };
+    if (status.signedIn) return { model: 'chatgpt/gpt-5.4', providers: { chatgpt: {} } };
   } catch {
     // No ChatGPT sign-in.
   }

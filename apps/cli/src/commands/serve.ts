@@ -1,28 +1,23 @@
-import { createServer, loadServerConfig } from '@toolwire/server';
+import { runServerCommand } from '@toolwire/server';
 import type { CommandContext } from '../context.ts';
-import { eprintln, style } from '../output.ts';
+import { eprintln, println } from '../output.ts';
 import type { ServeOptions } from '../program.ts';
 
-/** `toolwire serve`: the OpenAI-compatible gateway, until SIGINT/SIGTERM (open streams drain first). */
+/**
+ * `toolwire serve`: the gateway's own command (`toolwire-server`), so flags, the config
+ * file, the environment and graceful shutdown behave exactly the same.
+ */
 export async function serveCommand(context: CommandContext, options: ServeOptions): Promise<void> {
-  const config = await loadServerConfig({
+  const argv = [
+    ...(options.port !== undefined ? ['--port', String(options.port)] : []),
+    ...(options.host !== undefined ? ['--host', options.host] : []),
+    ...(options.config !== undefined ? ['--config', options.config] : []),
+  ];
+  const code = await runServerCommand({
+    argv,
     env: context.env,
-    cwd: context.cwd,
-    ...(options.config !== undefined ? { configPath: options.config } : {}),
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.host !== undefined ? { host: options.host } : {}),
+    print: (text) => println(context.output, text),
+    printError: (text) => eprintln(context.output, text),
   });
-  const server = createServer(config);
-  const url = await server.listen({ port: config.port ?? 8787, host: config.host ?? '127.0.0.1' });
-  eprintln(context.output, `${style(context.output, 'green', 'toolwire gateway')} listening on ${url}/v1 (Ctrl-C to stop)`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      eprintln(context.output, 'shutting down: draining open streams…');
-      void server.close().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  if (code !== 0) context.exitCode = code;
 }

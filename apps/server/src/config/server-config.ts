@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
 import type { ModelProvider } from '../models/model-provider.ts';
 import type { ServerTool } from '../tools/server-tool.ts';
+import type { ToolAuditEvent } from '../tools/audit-event.ts';
 
 /** The built-in server tools. */
 export type BuiltinToolName = 'get_current_time' | 'calculate' | 'fetch_url';
@@ -64,4 +65,6 @@ export interface ServerConfig {
   extraTools?: ServerTool[];
   /** Programmatic: the pino logger to use instead of one on stdout. */
   logger?: Logger;
+  /** Programmatic: called with every server-tool execution's audit event (after it is logged). */
+  onToolAudit?: (event: ToolAuditEvent) => void;
 }
