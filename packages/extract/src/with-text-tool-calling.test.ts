@@ -1,4 +1,4 @@
-import { collectStream } from '@toolwire/core';
+import { collectStream, UnknownToolError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FunctionToolSpec, Message, ProviderTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { withTextToolCalling } from './with-text-tool-calling.ts';
@@ -148,6 +148,17 @@ describe('withTextToolCalling: generate', () => {
     expect(prompt).toContain('You must call the tool get_time');
     expect(inner.requests[1]?.messages.at(-1)?.content).toMatch(/^You did not call get_time/);
     expect(response.toolCalls).toEqual([{ id: 'get_time_0', name: 'get_time', arguments: { tz: 'UTC' } }]);
+  });
+
+  it('rejects a named tool that is not among the tools before calling the model', async () => {
+    const inner = fakeTextModel(['get_weather(city="Paris")']);
+    const model = withTextToolCalling(inner, ids);
+    const request: ChatRequest = { messages: ask, tools: [getWeather], toolChoice: { type: 'tool', name: 'get_time' } };
+    const error: unknown = await model.generate(request).catch((e: unknown) => e);
+    expect(UnknownToolError.isInstance(error)).toBe(true);
+    expect((error as UnknownToolError).availableTools).toEqual(['get_weather']);
+    await expect(collect(model.stream(request))).rejects.toThrow('Unknown tool "get_time"');
+    expect(inner.requests).toHaveLength(0);
   });
 
   it('keeps the first call only when parallelToolCalls is false, with a warning', async () => {

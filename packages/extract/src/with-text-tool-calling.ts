@@ -1,4 +1,4 @@
-import { addUsage, generateId, partitionTools } from '@toolwire/core';
+import { addUsage, generateId, partitionTools, UnknownToolError } from '@toolwire/core';
 import type {
   ChatModel,
   ChatRequest,
@@ -80,12 +80,10 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
     let offered = functionTools;
     if (typeof choice === 'object') {
       offered = functionTools.filter((tool) => tool.name === choice.name);
+      // A named tool that is not offered is the caller's mistake: fail before any request,
+      // as native tool calling does, rather than silently answer without tools.
       if (offered.length === 0) {
-        warnings.push({
-          type: 'unsupported-setting',
-          setting: 'toolChoice',
-          message: `toolChoice names "${choice.name}", which is not among the request's tools; no tool was offered.`,
-        });
+        throw new UnknownToolError({ toolName: choice.name, availableTools: functionTools.map((tool) => tool.name) });
       }
     }
     const active = choice !== 'none' && offered.length > 0;
