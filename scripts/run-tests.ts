@@ -10,7 +10,7 @@ interface VitestReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests?: number;
-  numFailedTestSuites?: number;
+  testResults?: { name: string; status: string; assertionResults?: { status: string }[] }[];
 }
 
 const packageDirs = ['packages', 'apps'].flatMap((group) =>
@@ -43,7 +43,10 @@ for (const dir of packageDirs) {
   passed += data.numPassedTests;
   failed += data.numFailedTests;
   skipped += data.numPendingTests + (data.numTodoTests ?? 0);
-  brokenSuites += data.numFailedTestSuites ?? 0;
+  // A file that failed without a failed test did not run at all (an import or syntax error).
+  brokenSuites += (data.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
 }
 if (missing.length > 0) console.log(`no test report from: ${missing.join(', ')}`);
 if (brokenSuites > 0) console.log(`${brokenSuites} test file(s) failed to run`);
