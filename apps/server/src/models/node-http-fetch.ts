@@ -1,7 +1,49 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
+
+/**
+ * A response body as a web stream, pausing the socket while the reader is behind. Leaner
+ * per request and per chunk than `Readable.toWeb`; a response that closes before its end
+ * errors the stream.
+ */
+function webBody(res: IncomingMessage): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      res.on('data', (chunk: Buffer) => {
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 0) <= 0) res.pause();
+      });
+      res.once('end', () => {
+        settled = true;
+        controller.close();
+      });
+      res.once('error', (error) => {
+        settled = true;
+        controller.error(error);
+      });
+      res.once('close', () => {
+        if (!settled) controller.error(new Error('The upstream response closed before it ended.'));
+      });
+    },
+    pull() {
+      res.resume();
+    },
+    cancel() {
+      settled = true;
+      res.destroy();
+    },
+  });
+}
+
+const toRecord = (init: HeadersInit | undefined): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  // The SDKs pass a `Headers`; anything else goes through one.
+  (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => (headers[name] = value));
+  return headers;
+};
 
 /**
  * A `fetch` for upstream calls built on `node:http(s)` with keep-alive agents. The
@@ -24,34 +66,43 @@ export function createNodeHttpFetch(options: { maxSockets?: number } = {}): type
     return headers;
   };
 
+  // Upstream calls go to a handful of URLs: parse each once, not per request.
+  const targets = new Map<string, ReturnType<typeof urlToHttpOptions>>();
+  const target = (input: string | URL): ReturnType<typeof urlToHttpOptions> => {
+    const key = typeof input === 'string' ? input : input.href;
+    let parsed = targets.get(key);
+    if (parsed === undefined) {
+      parsed = urlToHttpOptions(typeof input === 'string' ? new URL(input) : input);
+      if (targets.size >= 256) targets.clear();
+      targets.set(key, parsed);
+    }
+    return parsed;
+  };
+
   return async (input, init) => {
     const body = init?.body;
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
       return globalThis.fetch(input, init);
     }
-    const url = input instanceof URL ? input : new URL(input);
-    const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    const url = target(input);
+    const headers = toRecord(init?.headers);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
     const secure = url.protocol === 'https:';
+    const requestOptions = { ...url, method: init?.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent };
     return new Promise<Response>((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(
-        url,
-        { method: init?.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
-        (res) => {
-          const status = res.statusCode ?? 502;
-          const nullBody = status === 204 || status === 304 || init?.method === 'HEAD';
-          if (nullBody) res.resume();
-          resolve(
-            new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
-              status,
-              statusText: res.statusMessage ?? '',
-              headers: toHeaders(res.headers),
-            }),
-          );
-        },
-      );
+      const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
+        const status = res.statusCode ?? 502;
+        const nullBody = status === 204 || status === 304 || init?.method === 'HEAD';
+        if (nullBody) res.resume();
+        resolve(
+          new Response(nullBody ? null : webBody(res), {
+            status,
+            statusText: res.statusMessage ?? '',
+            headers: toHeaders(res.headers),
+          }),
+        );
+      });
       const onAbort = (): void => {
         req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 
 /** Writes `data: …\n\n` frames to a response, waiting when the socket's buffer is full. */
 export interface SseWriter {
-  /** Writes frames as one chunk; resolves when the socket can take more (false once closed). */
+  /** Queues frames; resolves when the socket can take more (false once closed). */
   write(frames: readonly unknown[]): Promise<boolean>;
   /** Writes `data: [DONE]` and ends the response. */
   done(): void;
@@ -16,39 +16,52 @@ export function sseFrame(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-/** Wraps a raw response whose `text/event-stream` headers were already written. */
+// Past this many queued characters the frames leave at once rather than at the end of the tick.
+const FLUSH_AT = 16_384;
+
+/**
+ * Wraps a raw response whose `text/event-stream` headers were already written. Frames
+ * produced in the same tick are joined and leave in one socket write, and the frames still
+ * queued when the stream ends leave with the end of the response (`[DONE]` and the final
+ * chunk of the body): each socket write costs far more than joining strings.
+ */
 export function createSseWriter(res: ServerResponse): SseWriter {
-  let corked = false;
-  const uncork = (): void => {
-    if (!corked) return;
-    corked = false;
-    res.uncork();
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    if (!res.writableEnded && !res.destroyed) res.write(text);
+  };
+  const finish = (tail: string): void => {
+    const text = pending + tail;
+    pending = '';
+    if (res.writableEnded) return;
+    if (text === '') res.end();
+    else res.end(text);
   };
   return {
     async write(frames) {
       if (frames.length === 0) return !res.destroyed;
       if (res.destroyed || res.writableEnded) return false;
-      let text = '';
-      for (const frame of frames) text += sseFrame(frame);
-      // Frames produced in the same tick leave in one socket write.
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
+      for (const frame of frames) pending += sseFrame(frame);
+      if (pending.length >= FLUSH_AT) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        process.nextTick(flush);
       }
-      if (res.write(text)) return true;
+      if (!res.writableNeedDrain) return true;
       // Wait for the buffer to drain, or for the client to go away.
       await Promise.race([once(res, 'drain'), once(res, 'close')]);
       return !res.destroyed;
     },
-    // Uncork first: `end(chunk)` on a corked response can overtake the corked frames.
     done() {
-      uncork();
-      if (!res.writableEnded) res.end('data: [DONE]\n\n');
+      finish('data: [DONE]\n\n');
     },
     end() {
-      uncork();
-      if (!res.writableEnded) res.end();
+      finish('');
     },
   };
 }
