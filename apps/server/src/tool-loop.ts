@@ -46,9 +46,9 @@ function* responseEvents(response: ChatResponse): Generator<ChatStreamEvent> {
   yield finish;
 }
 
-async function* eventsOf(model: ChatModel, request: ChatRequest, stream: boolean): AsyncGenerator<ChatStreamEvent> {
-  if (stream) yield* model.stream(request);
-  else yield* responseEvents(await model.generate(request));
+/** The model's events for one step: its stream as is (no extra generator per event), or its response replayed. */
+async function eventsOf(model: ChatModel, request: ChatRequest, stream: boolean): Promise<AsyncIterable<ChatStreamEvent> | Iterable<ChatStreamEvent>> {
+  return stream ? model.stream(request) : responseEvents(await model.generate(request));
 }
 
 /**
@@ -87,7 +87,7 @@ export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerat
     let stepText = '';
     let finishReason: FinishReason = 'stop';
 
-    for await (const event of eventsOf(model, request, options.stream)) {
+    for await (const event of await eventsOf(model, request, options.stream)) {
       switch (event.type) {
         case 'text-delta':
           if (event.delta === '') break;
