@@ -16,14 +16,16 @@ export function sseFrame(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-// Past this many queued characters the frames leave at once rather than at the end of the tick.
+// Past this many queued characters the frames leave at once rather than at the end of the turn.
 const FLUSH_AT = 16_384;
 
 /**
  * Wraps a raw response whose `text/event-stream` headers were already written. Frames
- * produced in the same tick are joined and leave in one socket write, and the frames still
- * queued when the stream ends leave with the end of the response (`[DONE]` and the final
- * chunk of the body): each socket write costs far more than joining strings.
+ * produced in the same turn of the event loop (everything one upstream read yields) are
+ * joined and leave in one socket write, after that turn's I/O callbacks (`setImmediate`);
+ * the frames still queued when the stream ends leave with the end of the response
+ * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
+ * joining strings.
  */
 export function createSseWriter(res: ServerResponse): SseWriter {
   let pending = '';
@@ -50,7 +52,7 @@ export function createSseWriter(res: ServerResponse): SseWriter {
       if (pending.length >= FLUSH_AT) flush();
       else if (!scheduled) {
         scheduled = true;
-        process.nextTick(flush);
+        setImmediate(flush);
       }
       if (!res.writableNeedDrain) return true;
       // Wait for the buffer to drain, or for the client to go away.

@@ -1,0 +1,105 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSseWriter } from './sse-writer.ts';
+
+interface Served {
+  body: string;
+  /** The chunks the response was given, in order, by `write` and by `end`. */
+  calls: { method: 'write' | 'end'; text: string }[];
+}
+
+const servers: ReturnType<typeof createServer>[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(async (server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** Serves one SSE response driven by `script` on 127.0.0.1 and reads it back. */
+async function serve(script: (res: ServerResponse) => Promise<void>): Promise<Served> {
+  const calls: Served['calls'] = [];
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    res.write = ((chunk: string) => {
+      calls.push({ method: 'write', text: chunk });
+      return write(chunk);
+    }) as typeof res.write;
+    res.end = ((chunk?: string) => {
+      calls.push({ method: 'end', text: chunk ?? '' });
+      return end(chunk);
+    }) as typeof res.end;
+    void script(res);
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const response = await fetch(`http://127.0.0.1:${port}/`);
+  return { body: await response.text(), calls };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('createSseWriter', () => {
+  it('sends the frames of one turn of the event loop and [DONE] with the end of the response, in one call', async () => {
+    const { body, calls } = await serve(async (res) => {
+      const writer = createSseWriter(res);
+      await writer.write([{ a: 1 }]);
+      await writer.write([{ b: 2 }, { c: 3 }]);
+      writer.done();
+    });
+    expect(body).toBe('data: {"a":1}\n\ndata: {"b":2}\n\ndata: {"c":3}\n\ndata: [DONE]\n\n');
+    expect(calls).toEqual([{ method: 'end', text: 'data: {"a":1}\n\ndata: {"b":2}\n\ndata: {"c":3}\n\ndata: [DONE]\n\n' }]);
+  });
+
+  it('sends frames at the end of their turn of the event loop, before later ones', async () => {
+    const { body, calls } = await serve(async (res) => {
+      const writer = createSseWriter(res);
+      await writer.write([{ a: 1 }]);
+      await writer.write([{ b: 2 }]);
+      await nextTurn();
+      await writer.write([{ c: 3 }]);
+      await nextTurn();
+      writer.done();
+    });
+    expect(body).toBe('data: {"a":1}\n\ndata: {"b":2}\n\ndata: {"c":3}\n\ndata: [DONE]\n\n');
+    expect(calls).toEqual([
+      { method: 'write', text: 'data: {"a":1}\n\ndata: {"b":2}\n\n' },
+      { method: 'write', text: 'data: {"c":3}\n\n' },
+      { method: 'end', text: 'data: [DONE]\n\n' },
+    ]);
+  });
+
+  it('ends without [DONE] after an error frame, keeping the frame', async () => {
+    const { body } = await serve(async (res) => {
+      const writer = createSseWriter(res);
+      await writer.write([{ error: { message: 'upstream hung up' } }]);
+      writer.end();
+    });
+    expect(body).toBe('data: {"error":{"message":"upstream hung up"}}\n\n');
+  });
+
+  it('sends a large batch at once instead of holding it to the end of the turn', async () => {
+    const big = 'x'.repeat(20_000);
+    const { body, calls } = await serve(async (res) => {
+      const writer = createSseWriter(res);
+      await writer.write([{ big }]);
+      writer.done();
+    });
+    expect(body).toBe(`data: {"big":"${big}"}\n\ndata: [DONE]\n\n`);
+    expect(calls.map((c) => c.method)).toEqual(['write', 'end']);
+  });
+
+  it('reports false for frames written after the response ended', async () => {
+    let late: boolean | undefined;
+    await serve(async (res) => {
+      const writer = createSseWriter(res);
+      writer.done();
+      late = await writer.write([{ a: 1 }]);
+    });
+    expect(late).toBe(false);
+  });
+});
