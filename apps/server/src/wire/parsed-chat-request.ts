@@ -1,7 +1,13 @@
-import type { FunctionToolSpec, Message, ResponseFormat, ToolChoice } from '@toolwire/core';
+import type { ChatRequest, FunctionToolSpec, Message } from '@toolwire/core';
+
+/** The model settings a Chat Completions request carries, in core's names. */
+type ForwardedSettings = Pick<
+  ChatRequest,
+  'toolChoice' | 'parallelToolCalls' | 'maxOutputTokens' | 'temperature' | 'topP' | 'stop' | 'seed' | 'responseFormat'
+>;
 
 /** A validated Chat Completions request, already in core's shapes. */
-export interface ParsedChatRequest {
+export interface ParsedChatRequest extends ForwardedSettings {
   /** The routed model name as the client sent it, e.g. `openai/gpt-4o`. */
   model: string;
   stream: boolean;
@@ -10,12 +16,4 @@ export interface ParsedChatRequest {
   messages: Message[];
   /** The function tools the client offered (empty when none). */
   tools: FunctionToolSpec[];
-  toolChoice?: ToolChoice;
-  parallelToolCalls?: boolean;
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-  responseFormat?: ResponseFormat;
 }
