@@ -1,0 +1,53 @@
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The sign-in server stand-in that provider-chatgpt-oauth's own tests use (authorize, token,
+// device code and revoke over real HTTP on 127.0.0.1), reused rather than written twice.
+import { startAuthServer } from '../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
+import { runCli } from './run-cli.ts';
+
+describe('toolwire login / whoami / logout chatgpt', () => {
+  let auth: Awaited<ReturnType<typeof startAuthServer>>;
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-login-'));
+  const env = { TOOLWIRE_CHATGPT_AUTH_FILE: join(dir, 'chatgpt-auth.json'), CODEX_HOME: dir, TOOLWIRE_CHATGPT_ISSUER: '' };
+
+  beforeAll(async () => {
+    auth = await startAuthServer({ tokens: { accountId: 'acct-cli' }, devicePendingPolls: 1 });
+    env.TOOLWIRE_CHATGPT_ISSUER = auth.url;
+  });
+  afterAll(async () => {
+    await auth.close();
+  });
+
+  it('signs in with the device code, saving the tokens privately and printing none of them', async () => {
+    const run = await runCli(['login', 'chatgpt', '--device'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('ABCD-1234');
+    expect(run.stderr).toContain(`${auth.url}/codex/device`);
+    expect(run.stdout).toContain('signed in as');
+    expect(run.stdout).toContain('acct-cli');
+    expect(statSync(env.TOOLWIRE_CHATGPT_AUTH_FILE).mode & 0o777).toBe(0o600);
+    for (const token of auth.issued) {
+      expect(run.stdout).not.toContain(token);
+      expect(run.stderr).not.toContain(token);
+    }
+  });
+
+  it('reports the sign-in with whoami', async () => {
+    const run = await runCli(['whoami', '--json'], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ provider: 'chatgpt', signedIn: true, accountId: 'acct-cli' });
+    for (const token of auth.issued) expect(run.stdout).not.toContain(token);
+  });
+
+  it('signs out, revoking the refresh token and deleting the file', async () => {
+    const run = await runCli(['logout', 'chatgpt'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('the sign-in was revoked');
+    expect(auth.revoked).toHaveLength(1);
+    expect(existsSync(env.TOOLWIRE_CHATGPT_AUTH_FILE)).toBe(false);
+    const again = await runCli(['logout', 'chatgpt'], { env });
+    expect(again.stdout).toContain('nothing to do');
+  });
+});
