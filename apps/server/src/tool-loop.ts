@@ -1,8 +1,7 @@
-import { generateId } from '@toolwire/core';
+import { addUsage, generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FinishReason, Message, ToolCall, Usage } from '@toolwire/core';
 import type { ServerTool } from './tools/server-tool.ts';
 import type { ToolExecutor } from './tools/tool-executor.ts';
-import { addUsage } from './wire/usage.ts';
 
 /** Options of `runGatewayLoop`. */
 export interface GatewayLoopOptions {

@@ -7,14 +7,3 @@ export function toWireUsage(usage: Usage | undefined): WireUsage {
   const completion = usage?.outputTokens ?? 0;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage?.totalTokens ?? prompt + completion };
 }
-
-/** Adds two usages (the tool loop makes several model calls for one answer). */
-export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
