@@ -39,4 +39,4 @@ export type {
   LocalCodeInterpreterOptions,
   LocalRunOptions,
 } from './local/local-code-interpreter.ts';
-export type { RunCommand, RunCommandOptions, RunCommandResult, SandboxBackend } from './local/sandbox-backend.ts';
+export type { SandboxBackend } from './local/sandbox-backend.ts';

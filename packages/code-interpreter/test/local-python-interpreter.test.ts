@@ -12,10 +12,10 @@ import type {
   CodeInterpreterValue,
   LocalCodeInterpreter,
   LocalCodeInterpreterOptions,
-  RunCommand,
-  RunCommandOptions,
+  SandboxBackend,
 } from '../src/index.ts';
 import { SandboxUnavailableError } from '@toolwire/sandbox';
+import type { RunCommandOptions } from '@toolwire/sandbox';
 
 let root: string;
 const interpreters: LocalCodeInterpreter[] = [];
@@ -149,7 +149,7 @@ describe('localCodeInterpreter (python)', () => {
 
   it('asks runCommand for no network, bubblewrap, the limits and a cleared environment', async () => {
     const seen: RunCommandOptions[] = [];
-    const runCommand: RunCommand = async (options) => {
+    const runCommand: SandboxBackend['runCommand'] = async (options) => {
       seen.push(options);
       return { exitCode: 0, signal: null, stdout: '2\n', stderr: '', timedOut: false, truncated: false, durationMs: 1 };
     };
@@ -159,7 +159,7 @@ describe('localCodeInterpreter (python)', () => {
     expect(options).toMatchObject({ network: false, isolation: 'bubblewrap', timeoutMs: 1234, limits: { memoryMb: 256 } });
     expect(options!.command[0]).toMatch(/^\/.*python3/);
     expect(options!.command).toContain('1 + 1');
-    expect(Object.keys(options!.env).sort()).toEqual(['MPLBACKEND', 'PYTHONIOENCODING', 'PYTHONUNBUFFERED']);
+    expect(Object.keys(options!.env ?? {}).sort()).toEqual(['MPLBACKEND', 'PYTHONIOENCODING', 'PYTHONUNBUFFERED']);
     expect(options!.cwd.startsWith(root)).toBe(true);
   });
 

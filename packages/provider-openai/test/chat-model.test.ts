@@ -1,29 +1,16 @@
 import { collectStream, StreamError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
+import { weatherTool } from './tools.ts';
 import { callArgs, callsStream, callStart, completion, finishChunk, roleChunk, textStream, usageChunk } from './chat-wire.ts';
-import { sseBody, startOpenAITestServer } from './openai-test-server.ts';
-import type { OpenAITestServer } from './openai-test-server.ts';
+import { sseBody, useOpenAITestServer } from './openai-test-server.ts';
 
-const weather = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  inputSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } }, required: ['city'] },
-};
 
-let server: OpenAITestServer;
-beforeAll(async () => {
-  server = await startOpenAITestServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useOpenAITestServer();
 
 function model() {
-  return createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test-key', maxRetries: 1 }).chat('gpt-4.1-mini');
+  return createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test-key', maxRetries: 1 }).chat('gpt-4.1-mini');
 }
 
 async function drain(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
@@ -34,12 +21,12 @@ async function drain(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStream
 
 describe('openai.chat generate', () => {
   it('sends the mapped request through the SDK and maps the text answer', async () => {
-    server.reply({ kind: 'json', body: completion({ content: 'Hello there.' }) });
+    server().reply({ kind: 'json', body: completion({ content: 'Hello there.' }) });
     const response = await model().generate({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0 });
     expect(response.text).toBe('Hello there.');
     expect(response.finishReason).toBe('stop');
     expect(response.usage?.cachedInputTokens).toBe(64);
-    const [request] = server.requests;
+    const [request] = server().requests;
     expect(request?.path).toBe('/v1/chat/completions');
     expect(request?.headers.authorization).toBe('Bearer sk-test-key');
     expect(request?.body).toEqual({
@@ -54,7 +41,7 @@ describe('openai.chat generate', () => {
   });
 
   it('maps one call and parallel calls, with tools and tool choice on the wire', async () => {
-    server.reply({
+    server().reply({
       kind: 'json',
       body: completion(
         {
@@ -66,20 +53,20 @@ describe('openai.chat generate', () => {
         'tool_calls',
       ),
     });
-    const response = await model().generate({ messages: [{ role: 'user', content: 'Paris and Rome?' }], tools: [weather], toolChoice: 'required' });
+    const response = await model().generate({ messages: [{ role: 'user', content: 'Paris and Rome?' }], tools: [weatherTool], toolChoice: 'required' });
     expect(response.toolCalls).toEqual([
       { id: 'call_Paris', name: 'get_weather', arguments: { city: 'Paris' } },
       { id: 'call_Rome', name: 'get_weather', arguments: { city: 'Rome' } },
     ]);
     expect(response.finishReason).toBe('tool-calls');
-    expect(server.requests[0]?.body).toMatchObject({
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather.inputSchema } }],
+    expect(server().requests[0]?.body).toMatchObject({
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.inputSchema } }],
       tool_choice: 'required',
     });
   });
 
   it('answers empty and malformed arguments without crashing', async () => {
-    server.reply({
+    server().reply({
       kind: 'json',
       body: completion(
         {
@@ -91,7 +78,7 @@ describe('openai.chat generate', () => {
         'tool_calls',
       ),
     });
-    const response = await model().generate({ messages: [{ role: 'user', content: 'x' }], tools: [weather] });
+    const response = await model().generate({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] });
     expect(response.toolCalls[0]).toEqual({ id: 'call_1', name: 'now', arguments: {} });
     expect(response.toolCalls[1]?.invalid?.rawArguments).toBe('{"city": "Par');
   });
@@ -99,17 +86,17 @@ describe('openai.chat generate', () => {
 
 describe('openai.chat stream', () => {
   it('streams text over SSE and asks for usage', async () => {
-    server.reply({ kind: 'sse', frames: textStream(['Hel', 'lo']).map((data) => ({ data })) });
+    server().reply({ kind: 'sse', frames: textStream(['Hel', 'lo']).map((data) => ({ data })) });
     const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(response.text).toBe('Hello');
     expect(response.usage?.totalTokens).toBe(99);
-    expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(server().requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('streams one call and returns the same response as generate', async () => {
     const chunks = callsStream([{ id: 'call_1', name: 'get_weather', fragments: ['{"ci', 'ty":"Pa', 'ris"}'] }]);
-    server.reply({ kind: 'sse', frames: chunks.map((data) => ({ data })) });
-    const events = await drain(model().stream({ messages: [{ role: 'user', content: 'Paris?' }], tools: [weather] }));
+    server().reply({ kind: 'sse', frames: chunks.map((data) => ({ data })) });
+    const events = await drain(model().stream({ messages: [{ role: 'user', content: 'Paris?' }], tools: [weatherTool] }));
     expect(events.map((event) => event.type)).toEqual(['tool-call-start', 'tool-call-delta', 'tool-call-delta', 'tool-call-delta', 'tool-call', 'finish']);
     expect(events[4]).toEqual({ type: 'tool-call', toolCall: { id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } } });
   });
@@ -126,8 +113,8 @@ describe('openai.chat stream', () => {
       finishChunk('tool_calls'),
       usageChunk(),
     ];
-    server.reply({ kind: 'sse', frames: chunks.map((data) => ({ data })) });
-    const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weather] }));
+    server().reply({ kind: 'sse', frames: chunks.map((data) => ({ data })) });
+    const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] }));
     expect(response.toolCalls).toEqual([
       { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } },
       { id: 'call_b', name: 'get_weather', arguments: { city: 'Rome' } },
@@ -144,22 +131,22 @@ describe('openai.chat stream', () => {
     for (let at = start; at < start + 40; at++) offsets.add(at);
     for (let at = 1; at < body.length; at += 17) offsets.add(at);
     for (const at of offsets) {
-      server.reply({ kind: 'sse', frames: chunks.map((data) => ({ data })), splitAt: [at] });
-      const response = await collectStream(m.stream({ messages: [{ role: 'user', content: 'x' }], tools: [weather] }));
+      server().reply({ kind: 'sse', frames: chunks.map((data) => ({ data })), splitAt: [at] });
+      const response = await collectStream(m.stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] }));
       expect(response.toolCalls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: { city: 'Zürich 😀' } }]);
     }
   });
 
   it('reports length when the output limit cuts a call', async () => {
-    server.reply({ kind: 'sse', frames: callsStream([{ id: 'call_1', name: 'get_weather', fragments: ['{"city":"Pa'] }], 'length').map((data) => ({ data })) });
-    const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weather], maxOutputTokens: 5 }));
+    server().reply({ kind: 'sse', frames: callsStream([{ id: 'call_1', name: 'get_weather', fragments: ['{"city":"Pa'] }], 'length').map((data) => ({ data })) });
+    const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool], maxOutputTokens: 5 }));
     expect(response.finishReason).toBe('length');
     expect(response.toolCalls[0]?.invalid).toBeDefined();
   });
 
   it('ends with an error event when the stream ends without a finish', async () => {
-    server.reply({ kind: 'sse', frames: [roleChunk(), callStart(0, 'call_1', 'f'), callArgs(0, '{}')].map((data) => ({ data })) });
-    const events = await drain(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weather] }));
+    server().reply({ kind: 'sse', frames: [roleChunk(), callStart(0, 'call_1', 'f'), callArgs(0, '{}')].map((data) => ({ data })) });
+    const events = await drain(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] }));
     const last = events.at(-1);
     expect(last?.type).toBe('error');
     expect(last?.type === 'error' && StreamError.isInstance(last.error)).toBe(true);
@@ -167,9 +154,9 @@ describe('openai.chat stream', () => {
   });
 
   it('cancels the HTTP request when aborted mid-stream', async () => {
-    server.reply({ kind: 'sse', frames: [{ data: roleChunk() }, { data: textStream(['Once upon'])[1] }], hang: true });
+    server().reply({ kind: 'sse', frames: [{ data: roleChunk() }, { data: textStream(['Once upon'])[1] }], hang: true });
     const controller = new AbortController();
-    const closed = server.closedByClient();
+    const closed = server().closedByClient();
     const events: ChatStreamEvent[] = [];
     for await (const event of model().stream({ messages: [{ role: 'user', content: 'Tell a story' }], signal: controller.signal })) {
       events.push(event);
@@ -185,6 +172,6 @@ describe('openai.chat stream', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(model().generate({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 });

@@ -11,33 +11,25 @@ import {
 import type { ChatStreamEvent } from '@toolwire/core';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import { completion, roleChunk, textStream } from './chat-wire.ts';
-import { startOpenAITestServer } from './openai-test-server.ts';
-import type { OpenAITestServer } from './openai-test-server.ts';
+import { useOpenAITestServer } from './openai-test-server.ts';
 
-let server: OpenAITestServer;
-beforeAll(async () => {
-  server = await startOpenAITestServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useOpenAITestServer();
 
 // retry-after-ms keeps the SDK's backoff short in these tests.
 const FAST_RETRY = { 'retry-after-ms': '5' };
 
 function chat(maxRetries = 0) {
-  return createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries }).chat('gpt-4.1-mini');
+  return createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test', maxRetries }).chat('gpt-4.1-mini');
 }
 
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 
 describe('errors from the API', () => {
   it('401 becomes AuthenticationError with the provider message and status', async () => {
-    server.reply({ kind: 'error', status: 401, message: 'Incorrect API key provided: sk-test.', code: 'invalid_api_key' });
+    server().reply({ kind: 'error', status: 401, message: 'Incorrect API key provided: sk-test.', code: 'invalid_api_key' });
     const error = await chat().generate(request).catch((e: unknown) => e);
     expect(AuthenticationError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key', provider: 'openai' });
@@ -45,14 +37,14 @@ describe('errors from the API', () => {
   });
 
   it('403 becomes PermissionDeniedError', async () => {
-    server.reply({ kind: 'error', status: 403, message: 'Project does not have access to model gpt-4.1-mini', code: 'model_not_found' });
+    server().reply({ kind: 'error', status: 403, message: 'Project does not have access to model gpt-4.1-mini', code: 'model_not_found' });
     const error = await chat().generate(request).catch((e: unknown) => e);
     expect(PermissionDeniedError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 403 });
   });
 
   it('404 becomes ModelNotFoundError naming the model', async () => {
-    server.reply({ kind: 'error', status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it.', code: 'model_not_found' });
+    server().reply({ kind: 'error', status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it.', code: 'model_not_found' });
     const error = await chat().generate(request).catch((e: unknown) => e);
     expect(ModelNotFoundError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 404, modelId: 'gpt-4.1-mini', code: 'model_not_found' });
@@ -60,29 +52,29 @@ describe('errors from the API', () => {
   });
 
   it('429 becomes RateLimitError with retryAfterMs once retries are spent', async () => {
-    server.reply(
+    server().reply(
       { kind: 'error', status: 429, message: 'Rate limit reached for gpt-4.1-mini.', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '0' } },
       { kind: 'error', status: 429, message: 'Rate limit reached for gpt-4.1-mini.', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '2' } },
     );
     const error = await chat(1).generate(request).catch((e: unknown) => e);
     expect(RateLimitError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 2000, retryable: true, code: 'rate_limit_exceeded' });
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
   });
 
   it('retries a 429 and a 500, then succeeds', async () => {
-    server.reply(
+    server().reply(
       { kind: 'error', status: 429, message: 'Rate limit reached.', headers: FAST_RETRY },
       { kind: 'error', status: 500, message: 'The server had an error while processing your request.', type: 'server_error', headers: FAST_RETRY },
       { kind: 'json', body: completion({ content: 'Finally.' }) },
     );
     const response = await chat(2).generate(request);
     expect(response.text).toBe('Finally.');
-    expect(server.requests).toHaveLength(3);
+    expect(server().requests).toHaveLength(3);
   });
 
   it('a context overflow becomes ContextLengthExceededError', async () => {
-    server.reply({
+    server().reply({
       kind: 'error',
       status: 400,
       message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens.",
@@ -94,37 +86,37 @@ describe('errors from the API', () => {
   });
 
   it('other 400s become InvalidRequestError keeping message and code', async () => {
-    server.reply({ kind: 'error', status: 400, message: 'Container is expired.', code: 'container_expired' });
+    server().reply({ kind: 'error', status: 400, message: 'Container is expired.', code: 'container_expired' });
     const error = await chat().generate(request).catch((e: unknown) => e);
     expect(InvalidRequestError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 400, code: 'container_expired', message: 'Container is expired.' });
   });
 
   it('422 becomes InvalidRequestError', async () => {
-    server.reply({ kind: 'error', status: 422, message: 'Unprocessable request.' });
+    server().reply({ kind: 'error', status: 422, message: 'Unprocessable request.' });
     expect(InvalidRequestError.isInstance(await chat().generate(request).catch((e: unknown) => e))).toBe(true);
   });
 
   it('5xx becomes ProviderServerError after the retries', async () => {
-    server.reply(
+    server().reply(
       { kind: 'error', status: 503, message: 'The engine is currently overloaded.', type: 'server_error', headers: FAST_RETRY },
       { kind: 'error', status: 503, message: 'The engine is currently overloaded.', type: 'server_error', headers: FAST_RETRY },
     );
     const error = await chat(1).generate(request).catch((e: unknown) => e);
     expect(ProviderServerError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 503, retryable: true });
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
   });
 
   it('a stream that cannot start throws from the first next()', async () => {
-    server.reply({ kind: 'error', status: 401, message: 'Invalid token.' });
+    server().reply({ kind: 'error', status: 401, message: 'Invalid token.' });
     const iterator = chat().stream(request)[Symbol.asyncIterator]();
     const error = await iterator.next().catch((e: unknown) => e);
     expect(AuthenticationError.isInstance(error)).toBe(true);
   });
 
   it('an error frame mid-stream becomes a final error event', async () => {
-    server.reply({
+    server().reply({
       kind: 'sse',
       frames: [{ data: roleChunk() }, { data: textStream(['Hi'])[1] }, { data: { error: { message: 'The server had an error.', type: 'server_error', code: 'server_error' } } }],
     });

@@ -2,24 +2,19 @@
 import { collectStream } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
+import { weatherTool } from './tools.ts';
 
 const apiKey = process.env['OPENAI_API_KEY'];
 const modelId = process.env['OPENAI_LIVE_MODEL'] ?? 'gpt-4.1-mini';
 if (!apiKey) console.log('Skipping live OpenAI tests: OPENAI_API_KEY is not set.');
 
-const weather = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  inputSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } }, required: ['city'] },
-};
 
 describe.skipIf(!apiKey)('live OpenAI API', () => {
   const openai = createOpenAI({ ...(apiKey ? { apiKey } : {}), baseURL: 'https://api.openai.com/v1' });
 
   it('chat: streams a forced tool call', async () => {
     const response = await collectStream(
-      openai.chat(modelId).stream({ messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weather], toolChoice: { type: 'tool', name: 'get_weather' } }),
+      openai.chat(modelId).stream({ messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weatherTool], toolChoice: { type: 'tool', name: 'get_weather' } }),
     );
     expect(response.toolCalls[0]?.name).toBe('get_weather');
     expect(String(response.toolCalls[0]?.arguments['city'])).toMatch(/paris/i);
@@ -29,7 +24,7 @@ describe.skipIf(!apiKey)('live OpenAI API', () => {
   it('responses: answers with a strict tool call', async () => {
     const response = await openai.responses(modelId).generate({
       messages: [{ role: 'user', content: 'Weather in Rome?' }],
-      tools: [{ ...weather, strict: true }],
+      tools: [{ ...weatherTool, strict: true }],
       toolChoice: 'required',
     });
     expect(response.toolCalls[0]?.name).toBe('get_weather');

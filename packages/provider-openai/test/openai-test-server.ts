@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 /** One request the server received. */
 export interface RecordedRequest {
@@ -139,5 +140,24 @@ export async function startOpenAITestServer(): Promise<OpenAITestServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One test server for the calling test file: started before its tests, closed after them,
+ * its recorded requests cleared before each test. Returns a getter for the server.
+ */
+export function useOpenAITestServer(): () => OpenAITestServer {
+  let server: OpenAITestServer | undefined;
+  beforeAll(async () => {
+    server = await startOpenAITestServer();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    if (server) server.requests.length = 0;
+  });
+  return () => {
+    if (server === undefined) throw new Error('the OpenAI test server is used before beforeAll started it');
+    return server;
   };
 }

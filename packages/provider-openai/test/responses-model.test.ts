@@ -1,22 +1,14 @@
 import { collectStream, ProviderToolMismatchError, RateLimitError } from '@toolwire/core';
 import type { ChatStreamEvent, ProviderTool, ProviderToolContext } from '@toolwire/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
-import { startOpenAITestServer, responsesFrames } from './openai-test-server.ts';
-import type { OpenAITestServer } from './openai-test-server.ts';
+import { useOpenAITestServer, responsesFrames } from './openai-test-server.ts';
 import { codeInterpreterChunks, codeInterpreterResponse, functionCallEvents, response } from './responses-wire.ts';
 
-let server: OpenAITestServer;
-beforeAll(async () => {
-  server = await startOpenAITestServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useOpenAITestServer();
 
 function model() {
-  return createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 }).responses('gpt-5-nano');
+  return createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test', maxRetries: 0 }).responses('gpt-5-nano');
 }
 
 function codeInterpreter(handle?: ProviderTool['handleProviderOutput']): ProviderTool {
@@ -38,7 +30,7 @@ const weather = {
 
 describe('openai.responses generate', () => {
   it('sends instructions, input, tools and include, and maps the recorded code-interpreter answer', async () => {
-    server.reply({ kind: 'json', body: codeInterpreterResponse() });
+    server().reply({ kind: 'json', body: codeInterpreterResponse() });
     const seen: { item: unknown; context: ProviderToolContext }[] = [];
     const tool = codeInterpreter((item, context) => {
       seen.push({ item, context });
@@ -51,8 +43,8 @@ describe('openai.responses generate', () => {
       ],
       tools: [tool],
     });
-    expect(server.requests[0]?.path).toBe('/v1/responses');
-    expect(server.requests[0]?.body).toEqual({
+    expect(server().requests[0]?.path).toBe('/v1/responses');
+    expect(server().requests[0]?.body).toEqual({
       model: 'gpt-5-nano',
       instructions: 'You are a data analyst.',
       input: [{ role: 'user', content: 'Simulate 10,000 rolls of two dice.' }],
@@ -71,7 +63,7 @@ describe('openai.responses generate', () => {
   });
 
   it('uses a default result when the tool has no handler, and an execution_error when the handler throws', async () => {
-    server.reply({ kind: 'json', body: codeInterpreterResponse() }, { kind: 'json', body: codeInterpreterResponse() });
+    server().reply({ kind: 'json', body: codeInterpreterResponse() }, { kind: 'json', body: codeInterpreterResponse() });
     const plain = await model().generate({ messages: [{ role: 'user', content: 'x' }], tools: [codeInterpreter()] });
     expect(plain.toolResults[0]).toMatchObject({ success: true, message: '(10000, 70024)', providerExecuted: true, name: 'code_interpreter' });
     expect(plain.toolResults[0]?.value).toMatchObject({ type: 'code_interpreter_call' });
@@ -90,19 +82,19 @@ describe('openai.responses generate', () => {
   it('rejects a provider tool of another provider before sending anything', async () => {
     const foreign: ProviderTool = { ...codeInterpreter(), provider: 'anthropic', name: 'web_fetch' };
     await expect(model().generate({ messages: [{ role: 'user', content: 'x' }], tools: [foreign] })).rejects.toThrow(ProviderToolMismatchError);
-    expect(server.requests).toHaveLength(0);
+    expect(server().requests).toHaveLength(0);
   });
 
   it('round-trips a function call: call out, function_call_output back', async () => {
-    server.reply({ kind: 'json', body: response('completed', [{ id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }]) });
+    server().reply({ kind: 'json', body: response('completed', [{ id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }]) });
     const first = await model().generate({ messages: [{ role: 'user', content: 'Paris?' }], tools: [weather], toolChoice: { type: 'tool', name: 'get_weather' } });
     expect(first.toolCalls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }]);
     expect(first.finishReason).toBe('tool-calls');
-    expect(server.requests[0]?.body).toMatchObject({
+    expect(server().requests[0]?.body).toMatchObject({
       tools: [{ type: 'function', name: 'get_weather', parameters: weather.inputSchema, strict: false }],
       tool_choice: { type: 'function', name: 'get_weather' },
     });
-    server.reply({
+    server().reply({
       kind: 'json',
       body: response('completed', [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is 18°C.', annotations: [] }] }]),
     });
@@ -111,7 +103,7 @@ describe('openai.responses generate', () => {
       tools: [weather],
     });
     expect(second.text).toBe('It is 18°C.');
-    expect(server.requests[1]?.body.input).toEqual([
+    expect(server().requests[1]?.body.input).toEqual([
       { role: 'user', content: 'Paris?' },
       { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'function_call_output', call_id: 'call_1', output: '18°C' },
@@ -121,7 +113,7 @@ describe('openai.responses generate', () => {
 
 describe('openai.responses stream', () => {
   it('streams the recorded code-interpreter run: calls, code deltas, then results after completion', async () => {
-    server.reply({ kind: 'sse', frames: responsesFrames(codeInterpreterChunks()), done: false });
+    server().reply({ kind: 'sse', frames: responsesFrames(codeInterpreterChunks()), done: false });
     const events: ChatStreamEvent[] = [];
     const annotationsSeen: (readonly unknown[] | undefined)[] = [];
     const tool = codeInterpreter((item, context) => {
@@ -137,11 +129,11 @@ describe('openai.responses stream', () => {
     const results = events.flatMap((event) => (event.type === 'tool-result' ? [event.result] : []));
     expect(results[0]).toMatchObject({ success: true, message: '(2, 12, 69868, 6.9868)', providerExecuted: true });
     expect(annotationsSeen[0]).toEqual([expect.objectContaining({ filename: 'roll2dice_sums_10000.csv' })]);
-    expect(server.requests[0]?.body).toMatchObject({ stream: true, include: ['code_interpreter_call.outputs'] });
+    expect(server().requests[0]?.body).toMatchObject({ stream: true, include: ['code_interpreter_call.outputs'] });
   });
 
   it('collects a streamed function call into the same response generate would give', async () => {
-    server.reply({ kind: 'sse', frames: responsesFrames(functionCallEvents([{ callId: 'call_9', name: 'get_weather', fragments: ['{"city":', '"Oslo"}'] }])), done: false });
+    server().reply({ kind: 'sse', frames: responsesFrames(functionCallEvents([{ callId: 'call_9', name: 'get_weather', fragments: ['{"city":', '"Oslo"}'] }])), done: false });
     const result = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Oslo?' }], tools: [weather] }));
     expect(result.toolCalls).toEqual([{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }]);
     expect(result.finishReason).toBe('tool-calls');
@@ -149,7 +141,7 @@ describe('openai.responses stream', () => {
   });
 
   it('turns response.failed into a final error event', async () => {
-    server.reply({
+    server().reply({
       kind: 'sse',
       done: false,
       frames: responsesFrames([

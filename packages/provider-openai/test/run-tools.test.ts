@@ -1,17 +1,12 @@
 // The whole loop: core's runTools over openai.chat against the local server, with a
 // strict tool whose optional parameter the model sends as null (strict mode makes it).
 import { defineTool, runTools } from '@toolwire/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import { completion } from './chat-wire.ts';
-import { startOpenAITestServer } from './openai-test-server.ts';
-import type { OpenAITestServer } from './openai-test-server.ts';
+import { useOpenAITestServer } from './openai-test-server.ts';
 
-let server: OpenAITestServer;
-beforeAll(async () => {
-  server = await startOpenAITestServer();
-});
-afterAll(() => server.close());
+const server = useOpenAITestServer();
 
 describe('runTools over openai.chat', () => {
   it('executes a strict tool call and sends the result back for the answer', async () => {
@@ -31,7 +26,7 @@ describe('runTools over openai.chat', () => {
         return { tempC: 18 };
       },
     });
-    server.reply(
+    server().reply(
       {
         kind: 'json',
         body: completion({ tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":null}' } }] }, 'tool_calls'),
@@ -39,7 +34,7 @@ describe('runTools over openai.chat', () => {
       { kind: 'json', body: completion({ content: 'It is 18°C in Paris.' }) },
     );
     const result = await runTools({
-      model: createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini'),
+      model: createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini'),
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
       tools: [weather],
     });
@@ -47,12 +42,12 @@ describe('runTools over openai.chat', () => {
     expect(result.stoppedBy).toBe('answer');
     // The null the strict schema forced is gone, so the original schema's validation passes.
     expect(seen).toEqual([{ city: 'Paris' }]);
-    const first = server.requests[0]?.body;
+    const first = server().requests[0]?.body;
     expect(first.tools[0].function).toMatchObject({
       strict: true,
       parameters: { required: ['city', 'unit'], properties: { unit: { type: ['string', 'null'], enum: ['c', 'f', null] } } },
     });
-    const second = server.requests[1]?.body;
+    const second = server().requests[1]?.body;
     expect(second.messages.slice(1)).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_w1', content: expect.stringContaining('18') },
@@ -60,7 +55,7 @@ describe('runTools over openai.chat', () => {
   });
 
   it('answers malformed arguments with a validation_error the model can read, and goes on', async () => {
-    server.requests.length = 0;
+    server().requests.length = 0;
     let ran = false;
     const lookup = defineTool({
       name: 'lookup',
@@ -70,18 +65,18 @@ describe('runTools over openai.chat', () => {
         return 'found';
       },
     });
-    server.reply(
+    server().reply(
       { kind: 'json', body: completion({ tool_calls: [{ id: 'call_l1', type: 'function', function: { name: 'lookup', arguments: '{"id": 4' } }] }, 'tool_calls') },
       { kind: 'json', body: completion({ content: 'Sorry, let me fix that.' }) },
     );
     const result = await runTools({
-      model: createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini'),
+      model: createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini'),
       messages: [{ role: 'user', content: 'Look up 42' }],
       tools: [lookup],
     });
     expect(ran).toBe(false);
     expect(result.steps[0]?.toolResults[0]).toMatchObject({ success: false, error: { type: 'validation_error' } });
-    const toolMessage = server.requests[1]?.body.messages.at(-1);
+    const toolMessage = server().requests[1]?.body.messages.at(-1);
     expect(toolMessage).toMatchObject({ role: 'tool', tool_call_id: 'call_l1' });
     expect(result.text).toBe('Sorry, let me fix that.');
   });
