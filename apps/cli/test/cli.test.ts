@@ -85,6 +85,13 @@ describe('toolwire extract', () => {
     expect(missing.stderr).not.toContain('    at ');
   });
 
+  it('adds the stack trace to an error only with --debug', async () => {
+    const run = await runCli(['extract', 'nope.txt', '--debug']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No such file: nope.txt');
+    expect(run.stderr).toMatch(/\n\s+at /);
+  });
+
   it('prints "no tool calls" for plain prose in a table', async () => {
     const run = await runCli(['extract', '-', '--format', 'table'], { input: 'see (above) and [link](url)' });
     expect(run.stdout).toContain('no tool calls found');

@@ -40,6 +40,25 @@ async function upstream(kind: 'openai' | 'ollama', reply: (body: Record<string, 
 
 const lookup = { type: 'function' as const, function: { name: 'lookup', description: 'Look up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
 
+/** Reads two chunks of a slow stream, disconnects, and checks the upstream request was aborted. */
+async function expectDisconnectAbortsUpstream(kind: 'openai' | 'ollama', model: string): Promise<void> {
+  const fake = await upstream(kind, () => ({ slowText: 'x'.repeat(200), delayMs: 10 }));
+  const { baseURL } = await gateway({ [kind]: fake });
+  const controller = new AbortController();
+  const res = await fetch(`${baseURL}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'talk' }], stream: true }),
+    signal: controller.signal,
+  });
+  const reader = res.body!.getReader();
+  await reader.read();
+  await reader.read();
+  controller.abort();
+  for (let i = 0; i < 100 && fake.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(fake.open).toBe(0);
+  expect(fake.abortedRequests).toBe(1);
+}
+
 describe('the gateway against a local OpenAI-format upstream', () => {
   it('passes client tool calls through, non-streaming', async () => {
     const fake = await upstream('openai', () => ({ toolCalls: [{ name: 'lookup', arguments: { q: 'toolwire' } }] }));
@@ -70,21 +89,7 @@ describe('the gateway against a local OpenAI-format upstream', () => {
   });
 
   it('aborts the upstream request when the client disconnects mid-stream', async () => {
-    const fake = await upstream('openai', () => ({ slowText: 'x'.repeat(200), delayMs: 10 }));
-    const { baseURL } = await gateway({ openai: fake });
-    const controller = new AbortController();
-    const res = await fetch(`${baseURL}/chat/completions`, {
-      method: 'POST',
-      body: JSON.stringify({ model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'talk' }], stream: true }),
-      signal: controller.signal,
-    });
-    const reader = res.body!.getReader();
-    await reader.read();
-    await reader.read();
-    controller.abort();
-    for (let i = 0; i < 100 && fake.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(fake.open).toBe(0);
-    expect(fake.abortedRequests).toBe(1);
+    await expectDisconnectAbortsUpstream('openai', 'openai/gpt-fake');
   });
 });
 
@@ -130,21 +135,7 @@ describe('the gateway against a local Ollama upstream', () => {
   });
 
   it('aborts the upstream request when the client disconnects mid-stream', async () => {
-    const fake = await upstream('ollama', () => ({ slowText: 'y'.repeat(200), delayMs: 10 }));
-    const { baseURL } = await gateway({ ollama: fake });
-    const controller = new AbortController();
-    const res = await fetch(`${baseURL}/chat/completions`, {
-      method: 'POST',
-      body: JSON.stringify({ model: 'ollama/native', messages: [{ role: 'user', content: 'talk' }], stream: true }),
-      signal: controller.signal,
-    });
-    const reader = res.body!.getReader();
-    await reader.read();
-    await reader.read();
-    controller.abort();
-    for (let i = 0; i < 100 && fake.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(fake.open).toBe(0);
-    expect(fake.abortedRequests).toBe(1);
+    await expectDisconnectAbortsUpstream('ollama', 'ollama/native');
   });
 });
 
