@@ -27,17 +27,11 @@ function describe(error: unknown): string {
 export function toToolCall(input: ToolCallInput): ToolCall {
   const { id, name, rawArguments } = input;
   if (input.truncated === true) {
-    return {
-      id,
-      name,
-      arguments: {},
-      invalid: {
-        rawArguments,
-        message:
-          `The arguments of "${name}" were cut off because the response reached its output token limit. ` +
-          'Call the tool again with complete arguments (or raise maxOutputTokens).',
-      },
-    };
+    return invalidCall(
+      input,
+      `The arguments of "${name}" were cut off because the response reached its output token limit. ` +
+        'Call the tool again with complete arguments (or raise maxOutputTokens).',
+    );
   }
   if (rawArguments.trim() === '') return { id, name, arguments: {} };
   try {
@@ -49,16 +43,15 @@ export function toToolCall(input: ToolCallInput): ToolCall {
   try {
     return { id, name, arguments: parseArguments(rawArguments) };
   } catch (error) {
-    return {
-      id,
-      name,
-      arguments: {},
-      invalid: {
-        rawArguments,
-        message:
-          `The arguments of "${name}" could not be parsed (${describe(error)}). ` +
-          'Call the tool again with a JSON object that matches its parameters.',
-      },
-    };
+    return invalidCall(
+      input,
+      `The arguments of "${name}" could not be parsed (${describe(error)}). ` +
+        'Call the tool again with a JSON object that matches its parameters.',
+    );
   }
+}
+
+/** A call whose arguments cannot be used: the model is answered with `message`. */
+function invalidCall(input: ToolCallInput, message: string): ToolCall {
+  return { id: input.id, name: input.name, arguments: {}, invalid: { rawArguments: input.rawArguments, message } };
 }
