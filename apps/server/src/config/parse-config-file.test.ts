@@ -54,6 +54,13 @@ describe('parseConfigFile', () => {
     expect(settingOf({ tools: { builtins: ['shell'] } })).toBe('tools.builtins');
   });
 
+  it('reads the ChatGPT backend and sign-in server URLs, refusing ones that are not http(s)', () => {
+    const config = parseConfigFile({ providers: { chatgpt: { baseURL: 'http://127.0.0.1:9000/backend-api', issuer: 'https://auth.example.com' } } });
+    expect(config.providers?.chatgpt).toEqual({ baseURL: 'http://127.0.0.1:9000/backend-api', issuer: 'https://auth.example.com' });
+    expect(settingOf({ providers: { chatgpt: { baseURL: 'chatgpt.com/backend-api' } } })).toBe('providers.chatgpt.baseURL');
+    expect(settingOf({ providers: { chatgpt: { issuer: 'file:///etc/passwd' } } })).toBe('providers.chatgpt.issuer');
+  });
+
   it('refuses wrong types', () => {
     expect(settingOf({ port: '80' })).toBe('port');
     expect(settingOf({ limits: { maxSteps: 0 } })).toBe('limits.maxSteps');

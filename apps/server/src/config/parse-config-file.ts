@@ -21,6 +21,19 @@ function str(value: unknown, setting: string): string | undefined {
   return value;
 }
 
+function httpUrl(value: unknown, setting: string): string | undefined {
+  const text = str(value, setting);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(setting, `'${text}' is not a URL; expected e.g. https://chatgpt.com/backend-api.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(setting, `expected an http:// or https:// URL, got '${url.protocol}'.`);
+  return text;
+}
+
 function strings(value: unknown, setting: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail(setting, 'expected an array of strings.');
@@ -105,6 +118,10 @@ export function parseConfigFile(raw: unknown): ServerConfig {
       if (authFile !== undefined) chatgpt.authFile = authFile;
       const models = strings(p.chatgpt.models, 'providers.chatgpt.models');
       if (models) chatgpt.models = models;
+      const baseURL = httpUrl(p.chatgpt.baseURL, 'providers.chatgpt.baseURL');
+      if (baseURL !== undefined) chatgpt.baseURL = baseURL;
+      const issuer = httpUrl(p.chatgpt.issuer, 'providers.chatgpt.issuer');
+      if (issuer !== undefined) chatgpt.issuer = issuer;
       config.providers.chatgpt = chatgpt;
     }
     if (p.replay !== undefined) {

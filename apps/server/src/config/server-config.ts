@@ -13,8 +13,12 @@ export interface ProvidersConfig {
   openai?: { apiKey?: string; baseURL?: string; models?: string[] };
   /** `ollama/<id>`: models of an Ollama server (listed from `/api/tags`). */
   ollama?: { host?: string };
-  /** `chatgpt/<id>`: a ChatGPT sign-in (Codex backend). */
-  chatgpt?: { authFile?: string; models?: string[] };
+  /**
+   * `chatgpt/<id>`: a ChatGPT sign-in (Codex backend). `baseURL` (default
+   * `https://chatgpt.com/backend-api`) and `issuer` (the sign-in server, default
+   * `https://auth.openai.com`) are for proxies and local test servers.
+   */
+  chatgpt?: { authFile?: string; models?: string[]; baseURL?: string; issuer?: string };
   /**
    * `replay/<name>`: recorded conversations (core's `ReplayTranscript` JSON) replayed offline,
    * name → transcript file. Calls the recording wrote as text are parsed (`textTools`, default true).

@@ -80,10 +80,14 @@ export async function createConfiguredProviders(config: ProvidersConfig): Promis
     });
   }
   if (config.chatgpt !== undefined) {
-    const { models, authFile } = config.chatgpt;
+    const { models, authFile, baseURL, issuer } = config.chatgpt;
+    const options = {
+      auth: { ...(authFile === undefined ? {} : { path: authFile }), ...(issuer === undefined ? {} : { issuer }) },
+      ...(baseURL === undefined ? {} : { baseURL }),
+    };
     let chatgpt: ReturnType<typeof createChatGPT> | undefined;
     // Created on first use: reading the sign-in should not stop a gateway that never routes to it.
-    const provider = (): ReturnType<typeof createChatGPT> => (chatgpt ??= createChatGPT(authFile === undefined ? {} : { auth: { path: authFile } }));
+    const provider = (): ReturnType<typeof createChatGPT> => (chatgpt ??= createChatGPT(options));
     providers.push({
       name: 'chatgpt',
       chat: restricted('chatgpt', models, (id) => provider().chat(id)),
