@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from './auth/api-key-store.ts';
 import type { RateLimiter } from './auth/rate-limiter.ts';
+import type { HiddenToolTurns } from './hidden-tool-turns.ts';
 import type { ModelRouter } from './models/model-router.ts';
 import type { ServerTool } from './tools/server-tool.ts';
 import type { ToolExecutor } from './tools/tool-executor.ts';
@@ -12,6 +13,8 @@ export interface GatewayContext {
   serverTools: ReadonlyMap<string, ServerTool>;
   executor: ToolExecutor;
   maxSteps: number;
+  /** Server halves of turns that also called client tools, restored when the client comes back. */
+  hiddenTurns: HiddenToolTurns;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
   inflight: Set<AbortController>;
   /** Seconds since the epoch at start (the `created` of listed models). */

@@ -8,6 +8,7 @@ import { matchesAny } from './auth/name-pattern.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
+import { createHiddenToolTurns } from './hidden-tool-turns.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
@@ -196,7 +197,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       const serverTools = loaded.tools;
       disposeTools = () => loaded.dispose();
       const providers = [...(config.modelProviders ?? [])];
-      for (const provider of await createConfiguredProviders(config.providers ?? {})) {
+      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
       }
       context = {
@@ -213,6 +214,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
           },
         }),
         maxSteps: config.limits?.maxSteps ?? 8,
+        hiddenTurns: createHiddenToolTurns(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
       };

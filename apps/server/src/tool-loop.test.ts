@@ -2,6 +2,7 @@ import { collectStream } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { describe, expect, it } from 'vitest';
+import type { HiddenToolTurn } from './hidden-tool-turns.ts';
 import { runGatewayLoop } from './tool-loop.ts';
 import type { ToolAuditEvent } from './tools/audit-event.ts';
 import type { ServerTool } from './tools/server-tool.ts';
@@ -14,18 +15,23 @@ const add: ServerTool = {
   execute: (args) => Promise.resolve({ sum: Number(args.a) + Number(args.b) }),
 };
 
-function setup(steps: Parameters<typeof createScriptedModel>[0], options: { stream?: boolean; maxSteps?: number } = {}) {
+function setup(
+  steps: Parameters<typeof createScriptedModel>[0],
+  options: { stream?: boolean; maxSteps?: number; clientTools?: string[]; onHiddenTurn?: (turn: HiddenToolTurn) => void } = {},
+) {
   const model = createScriptedModel(steps);
   const audit: ToolAuditEvent[] = [];
+  const clientTools = (options.clientTools ?? []).map((name) => ({ type: 'function' as const, name, inputSchema: { type: 'object' as const } }));
   const events = runGatewayLoop({
     model,
-    request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [{ type: 'function', name: 'add', inputSchema: add.inputSchema }] },
+    request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [{ type: 'function', name: 'add', inputSchema: add.inputSchema }, ...clientTools] },
     serverTools: new Map([['add', add]]),
     executor: createToolExecutor({ audit: (e) => audit.push(e) }),
     principal: 'key-1',
     signal: new AbortController().signal,
     stream: options.stream ?? true,
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.onHiddenTurn === undefined ? {} : { onHiddenTurn: options.onHiddenTurn }),
   });
   return { model, audit, events };
 }
@@ -55,7 +61,7 @@ describe('runGatewayLoop', () => {
   });
 
   it('returns calls to client tools with call_ ids and finish reason tool-calls', async () => {
-    const { events } = setup([{ toolCalls: [{ id: 'weird-id', name: 'lookup', arguments: { q: 'x' } }] }]);
+    const { events } = setup([{ toolCalls: [{ id: 'weird-id', name: 'lookup', arguments: { q: 'x' } }] }], { clientTools: ['lookup'] });
     const response = await collectStream(events);
     expect(response.finishReason).toBe('tool-calls');
     expect(response.toolCalls).toHaveLength(1);
@@ -64,15 +70,49 @@ describe('runGatewayLoop', () => {
   });
 
   it('keeps call_ ids the provider already gave', async () => {
-    const { events } = setup([{ toolCalls: [{ id: 'call_abc123', name: 'lookup' }] }]);
+    const { events } = setup([{ toolCalls: [{ id: 'call_abc123', name: 'lookup' }] }], { clientTools: ['lookup'] });
     expect((await collectStream(events)).toolCalls[0]?.id).toBe('call_abc123');
   });
 
-  it('returns only the client calls of a turn that mixes server and client calls, without running the server ones', async () => {
-    const { audit, events } = setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }, { name: 'lookup' }] }]);
+  it('runs the server calls of a turn that also calls client tools, returns the client calls, and hands over the hidden half', async () => {
+    const hidden: HiddenToolTurn[] = [];
+    const { audit, events } = setup([{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 1, b: 1 } }, { id: 'c2', name: 'lookup' }] }], {
+      onHiddenTurn: (turn) => hidden.push(turn),
+      clientTools: ['lookup'],
+    });
     const response = await collectStream(events);
     expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
-    expect(audit).toEqual([]);
+    expect(response.finishReason).toBe('tool-calls');
+    expect(audit).toEqual([expect.objectContaining({ tool: 'add', outcome: 'success' })]);
+    const clientId = response.toolCalls[0]?.id ?? '';
+    expect(hidden).toEqual([
+      {
+        clientCallIds: [clientId],
+        toolCalls: [expect.objectContaining({ id: 'c1', name: 'add' }), expect.objectContaining({ id: clientId, name: 'lookup' })],
+        results: [expect.objectContaining({ role: 'tool', toolCallId: 'c1', content: '{"sum":2}' })],
+      },
+    ]);
+  });
+
+  it('answers a call to a tool nobody offered inside the loop instead of passing it to the client', async () => {
+    const { model, events } = setup([{ toolCalls: [{ id: 'c1', name: 'made_up' }] }, { text: 'Sorry.' }], { clientTools: ['lookup'] });
+    const response = await collectStream(events);
+    expect(response.toolCalls).toEqual([]);
+    expect(response.text).toBe('Sorry.');
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', result: { error: { type: 'unknown_tool' } } });
+  });
+
+  it('sends a client call with unreadable arguments back to the model, never to the client', async () => {
+    const { model, events } = setup(
+      [
+        { toolCalls: [{ id: 'c1', name: 'lookup', invalid: { message: 'Unexpected end of JSON', rawArguments: '{"q": "x' } }] },
+        { toolCalls: [{ id: 'call_ok', name: 'lookup', arguments: { q: 'x' } }] },
+      ],
+      { clientTools: ['lookup'] },
+    );
+    const response = await collectStream(events);
+    expect(response.toolCalls).toEqual([expect.objectContaining({ id: 'call_ok', arguments: { q: 'x' } })]);
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', result: { error: { type: 'validation_error' } } });
   });
 
   it('stops at maxSteps with the text so far', async () => {
@@ -128,7 +168,7 @@ describe('runGatewayLoop', () => {
     const boom: ServerTool = { name: 'boom', description: '', inputSchema: {}, execute: () => Promise.reject(new Error('no network')) };
     const events = runGatewayLoop({
       model,
-      request: { messages: [{ role: 'user', content: 'x' }] },
+      request: { messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', name: 'boom', inputSchema: {} }] },
       serverTools: new Map([['boom', boom]]),
       executor: createToolExecutor({ audit: () => undefined }),
       principal: 'p',

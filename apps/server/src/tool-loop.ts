@@ -1,5 +1,7 @@
-import { addUsage, generateId } from '@toolwire/core';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FinishReason, Message, ToolCall, Usage } from '@toolwire/core';
+import { addUsage, generateId, runTools, runToolsStream, toolOutput } from '@toolwire/core';
+import type { ChatModel, ChatRequest, ChatStreamEvent, FinishReason, RunToolsOptions, RunToolsResult, Tool, ToolMessage, Usage } from '@toolwire/core';
+import type { HiddenToolTurn } from './hidden-tool-turns.ts';
+import { specOf } from './tools/server-tool-set.ts';
 import type { ServerTool } from './tools/server-tool.ts';
 import type { ToolExecutor } from './tools/tool-executor.ts';
 
@@ -19,6 +21,11 @@ export interface GatewayLoopOptions {
   maxSteps?: number;
   /** Stream from the model (`true`) or call `generate` (`false`). */
   stream: boolean;
+  /**
+   * Told about a last turn that called server and client tools together: the server
+   * calls ran, the client gets only its own, and this is the rest of the turn.
+   */
+  onHiddenTurn?: (turn: HiddenToolTurn) => void;
 }
 
 /** `call_` + [A-Za-z0-9_-]: the ids clients expect; anything else is replaced. */
@@ -31,132 +38,173 @@ function isClientCallId(id: string): boolean {
   return true;
 }
 
-/** A whole response replayed as the events its stream would have had. */
-function* responseEvents(response: ChatResponse): Generator<ChatStreamEvent> {
-  if (response.reasoning !== undefined && response.reasoning !== '') yield { type: 'reasoning-delta', delta: response.reasoning };
-  if (response.text !== '') yield { type: 'text-delta', delta: response.text };
-  for (const warning of response.warnings) yield { type: 'warning', warning };
-  for (const toolCall of response.toolCalls) {
-    yield { type: 'tool-call-start', id: toolCall.id, name: toolCall.name };
-    yield { type: 'tool-call', toolCall };
-  }
-  const finish: ChatStreamEvent = { type: 'finish', finishReason: response.finishReason };
-  if (response.usage) finish.usage = response.usage;
-  yield finish;
+/** A server tool as a core tool whose handler goes through the executor (cap, timeout, audit). */
+function asCoreTool(tool: ServerTool, options: GatewayLoopOptions): Tool {
+  const { executor, principal, requestId } = options;
+  return {
+    ...specOf(tool),
+    // The tool checks its own arguments and says what is wrong in its error.
+    validate: (args) => ({ success: true, value: args as Record<string, unknown> }),
+    execute: async (args, context) => {
+      const call = { id: context.toolCallId, name: tool.name, arguments: args };
+      const result = await executor.execute({ tool, call, principal, signal: context.signal, ...(requestId === undefined ? {} : { requestId }) });
+      return toolOutput({
+        message: result.message,
+        value: result.value,
+        success: result.success,
+        ...(result.error === undefined ? {} : { errorType: result.error.type }),
+      });
+    },
+  };
 }
 
-/** The model's events for one step: its stream as is (no extra generator per event), or its response replayed. */
-async function eventsOf(model: ChatModel, request: ChatRequest, stream: boolean): Promise<AsyncIterable<ChatStreamEvent> | Iterable<ChatStreamEvent>> {
-  return stream ? model.stream(request) : responseEvents(await model.generate(request));
+/** The options of core's loop for this request: the client's tools stay without handlers. */
+function loopOptions(options: GatewayLoopOptions): RunToolsOptions {
+  const { messages, tools, toolChoice, parallelToolCalls, signal: _signal, ...settings } = options.request;
+  const offered = (tools ?? []).map((spec) => {
+    const serverTool = options.serverTools.get(spec.name);
+    return serverTool === undefined ? spec : asCoreTool(serverTool, options);
+  });
+  return {
+    model: options.model,
+    messages,
+    tools: offered,
+    maxSteps: options.maxSteps ?? 8,
+    signal: options.signal,
+    settings,
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(parallelToolCalls === undefined ? {} : { parallelToolCalls }),
+  };
 }
 
 /**
- * The gateway's tool loop, as one event stream for the client: it calls the model,
- * runs calls to server tools (hidden from the client), feeds their results back, and
- * repeats until the model answers, calls a client tool, is cut off, or `maxSteps` runs
- * out. Text of every step is passed through; client tool calls get `call_…` ids. The last
- * event is one `finish` (usage summed over the steps) or an `error`.
- *
- * A turn that mixes server and client calls is returned with only the client calls: the
- * client's next request carries no trace of the server calls, so running them would
- * produce results the model never sees.
+ * What the client sees of core's events: the text of every step (separated by a blank
+ * line), reasoning and warnings; client calls whole (at their `tool-call` event, so a
+ * call the loop sent back to the model for bad arguments never reaches the client) with
+ * `call_…` ids; nothing of server calls or results; one `finish` at the end.
  */
-export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
-  const { model, serverTools, executor, principal, signal } = options;
-  const maxSteps = options.maxSteps ?? 8;
-  const messages: Message[] = [...options.request.messages];
-  let request: ChatRequest = { ...options.request, messages, signal };
-  let usage: Usage | undefined;
+function createClientView(clientTools: ReadonlySet<string>) {
+  const ids = new Map<string, string>();
   let textSoFar = false;
-
-  for (let step = 1; ; step++) {
-    signal.throwIfAborted();
-    const idMap = new Map<string, string>();
-    const clientId = (id: string): string => {
-      let mapped = idMap.get(id);
+  let stepText = '';
+  let usage: Usage | undefined;
+  return {
+    clientId(id: string): string {
+      let mapped = ids.get(id);
       if (mapped === undefined) {
         mapped = isClientCallId(id) ? id : generateId('call_');
-        idMap.set(id, mapped);
+        ids.set(id, mapped);
       }
       return mapped;
-    };
-    const serverCallIds = new Set<string>();
-    const serverCalls: ToolCall[] = [];
-    let clientCalls = 0;
-    let stepText = '';
-    let finishReason: FinishReason = 'stop';
-
-    for await (const event of await eventsOf(model, request, options.stream)) {
+    },
+    /** The events to pass on for one of core's. */
+    map(event: ChatStreamEvent): ChatStreamEvent | undefined {
       switch (event.type) {
         case 'text-delta':
-          if (event.delta === '') break;
-          // Separate the text of consecutive steps the way a reader expects.
-          if (stepText === '' && textSoFar) yield { type: 'text-delta', delta: '\n\n' };
+          if (event.delta === '') return undefined;
+          if (stepText === '' && textSoFar) {
+            stepText = event.delta;
+            return { type: 'text-delta', delta: `\n\n${event.delta}` };
+          }
           stepText += event.delta;
           textSoFar = true;
-          yield event;
-          break;
+          return event;
         case 'reasoning-delta':
         case 'warning':
-          yield event;
-          break;
-        case 'tool-call-start':
-          if (serverTools.has(event.name)) serverCallIds.add(event.id);
-          else yield { type: 'tool-call-start', id: clientId(event.id), name: event.name };
-          break;
-        case 'tool-call-delta':
-          if (!serverCallIds.has(event.id)) yield { type: 'tool-call-delta', id: clientId(event.id), argumentsDelta: event.argumentsDelta };
-          break;
+        case 'error':
+          return event;
         case 'tool-call': {
           const call = event.toolCall;
-          if (call.providerExecuted === true) break;
-          if (serverTools.has(call.name)) {
-            serverCallIds.add(call.id);
-            serverCalls.push(call);
-          } else {
-            clientCalls++;
-            yield { type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } };
-          }
-          break;
+          // The loop answers the rest itself: server calls, unknown tools, unreadable arguments.
+          if (call.providerExecuted === true || !clientTools.has(call.name) || call.invalid !== undefined) return undefined;
+          return { type: 'tool-call', toolCall: { ...call, id: this.clientId(call.id) } };
         }
-        case 'tool-result':
-          break;
         case 'finish':
-          finishReason = event.finishReason;
+          // One per step; the client gets one at the end.
           usage = addUsage(usage, event.usage);
-          break;
-        case 'error':
-          yield event;
-          return;
+          stepText = '';
+          return undefined;
+        case 'tool-call-start':
+        case 'tool-call-delta':
+        case 'tool-result':
+          return undefined;
         default: {
           const unexpected: never = event;
           throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
         }
       }
-    }
+    },
+    /** The closing `finish`, from how the run ended. */
+    finish(result: RunToolsResult): ChatStreamEvent {
+      const last = result.finishReason;
+      const finishReason: FinishReason =
+        result.stoppedBy === 'client-tool-calls' ? 'tool-calls' : result.stoppedBy === 'max-steps' || last === 'tool-calls' ? 'stop' : last;
+      return { type: 'finish', finishReason, ...(usage === undefined ? {} : { usage }) };
+    },
+  };
+}
 
-    const runServerTools = serverCalls.length > 0 && clientCalls === 0 && finishReason !== 'length' && step < maxSteps;
-    if (!runServerTools) {
-      const reason: FinishReason = clientCalls > 0 ? 'tool-calls' : finishReason === 'tool-calls' ? 'stop' : finishReason;
-      const finish: ChatStreamEvent = { type: 'finish', finishReason: reason };
-      if (usage) finish.usage = usage;
-      yield finish;
-      return;
-    }
-
-    const results = await Promise.all(
-      serverCalls.map((call) => {
-        const tool = serverTools.get(call.name);
-        if (tool === undefined) throw new Error(`server tool ${call.name} vanished`);
-        return executor.execute({ tool, call, principal, signal, ...(options.requestId === undefined ? {} : { requestId: options.requestId }) });
-      }),
-    );
-    messages.push({ role: 'assistant', content: stepText, toolCalls: serverCalls });
-    for (const result of results) {
-      messages.push({ role: 'tool', toolCallId: result.toolCallId, toolName: result.name, content: result.message, result });
-    }
-    // A forced call has been made; forcing again would loop until maxSteps.
-    const choice = request.toolChoice;
-    request = { ...request, messages, ...(choice === 'required' || typeof choice === 'object' ? { toolChoice: 'auto' as const } : {}) };
+/** A finished run's steps as the events a stream of it would have had. */
+function* stepEvents(result: RunToolsResult): Generator<ChatStreamEvent> {
+  for (const step of result.steps) {
+    const { response } = step;
+    if (response.reasoning !== undefined && response.reasoning !== '') yield { type: 'reasoning-delta', delta: response.reasoning };
+    if (response.text !== '') yield { type: 'text-delta', delta: response.text };
+    for (const warning of response.warnings) yield { type: 'warning', warning };
+    for (const toolCall of response.toolCalls) yield { type: 'tool-call', toolCall };
+    yield { type: 'finish', finishReason: response.finishReason, ...(response.usage === undefined ? {} : { usage: response.usage }) };
   }
+}
+
+/** The server half of a last turn that also called client tools, with the client's ids. */
+function hiddenTurn(result: RunToolsResult, clientId: (id: string) => string, serverTools: ReadonlyMap<string, ServerTool>): HiddenToolTurn | undefined {
+  const step = result.steps.at(-1);
+  if (step === undefined || result.stoppedBy !== 'client-tool-calls') return undefined;
+  const pending = new Set(step.pendingToolCalls.map((call) => call.id));
+  const results = result.newMessages.filter(
+    (message): message is ToolMessage => message.role === 'tool' && serverTools.has(message.toolName ?? '') && step.toolCalls.some((call) => call.id === message.toolCallId),
+  );
+  if (results.length === 0) return undefined;
+  return {
+    clientCallIds: step.pendingToolCalls.map((call) => clientId(call.id)),
+    toolCalls: step.toolCalls.filter((call) => call.providerExecuted !== true).map((call) => (pending.has(call.id) ? { ...call, id: clientId(call.id) } : call)),
+    results,
+  };
+}
+
+/**
+ * The gateway's tool loop, as one event stream for the client: core's `runTools` /
+ * `runToolsStream` with the request's server tools as handlers (run through the
+ * executor) and the client's tools without, seen through the client's view: calls to
+ * server tools and their results stay hidden, client calls come out with `call_…` ids,
+ * and the last event is one `finish` (usage summed over the steps) or an `error`.
+ *
+ * A last turn that called server and client tools together runs the server calls and
+ * returns the client's; `onHiddenTurn` gets the rest, so the next request can restore it.
+ * When `maxSteps` runs out the text so far is the answer (finish reason `stop`).
+ */
+export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
+  const clientTools = new Set((options.request.tools ?? []).filter((spec) => !options.serverTools.has(spec.name)).map((spec) => spec.name));
+  const view = createClientView(clientTools);
+  const loop = loopOptions(options);
+  let result: RunToolsResult;
+  if (options.stream) {
+    const run = runToolsStream(loop);
+    for await (const event of run) {
+      const mapped = view.map(event);
+      if (mapped === undefined) continue;
+      yield mapped;
+      if (mapped.type === 'error') return;
+    }
+    result = await run.result;
+  } else {
+    result = await runTools(loop);
+    for (const event of stepEvents(result)) {
+      const mapped = view.map(event);
+      if (mapped !== undefined) yield mapped;
+    }
+  }
+  const turn = hiddenTurn(result, (id) => view.clientId(id), options.serverTools);
+  if (turn !== undefined) options.onHiddenTurn?.(turn);
+  yield view.finish(result);
 }

@@ -187,7 +187,9 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
     );
     expect(error).toBeInstanceOf(OpenAI.APIError);
     const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(apiError.status).toBeGreaterThanOrEqual(400);
+    expect(apiError.status).toBe(502);
+    expect(apiError.code).toBe('upstream_sign_in_required');
+    expect(apiError.message).toContain('toolwire login chatgpt');
     expect(apiError.headers?.get('x-should-retry')).toBe('false');
     expect(apiError.error).toMatchObject({ message: expect.any(String) as unknown, type: expect.any(String) as unknown });
     expect(apiError.message).not.toContain(old.refresh_token);

@@ -134,6 +134,31 @@ describe('the official openai client', () => {
     expect(model.requests[0]!.tools![0]).toMatchObject({ name: 'calculate', inputSchema: { required: ['expression'] } });
   });
 
+  it('in a turn that calls a server tool and a client tool, gets its own call, and the model later sees the whole turn', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ id: 'srv', name: 'calculate', arguments: { expression: '6 * 7' } }, { id: 'cli', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: '42, and cold in Oslo.' },
+    ]);
+    const openai = await client(model);
+    const tools = [{ type: 'function' as const, function: { name: 'calculate' } }, weatherTool];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: '6*7, and the weather in Oslo?' }];
+    const first = await openai.chat.completions.create({ model: 'test/scripted', messages, tools });
+    const calls = first.choices[0]!.message.tool_calls!;
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(calls.map((c) => (c.type === 'function' ? c.function.name : c.type))).toEqual(['get_weather']);
+
+    // The client answers its call and sends the conversation back, as every client does.
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: calls[0]!.id, content: 'Cold.' });
+    const second = await openai.chat.completions.create({ model: 'test/scripted', messages, tools });
+    expect(second.choices[0]!.message.content).toBe('42, and cold in Oslo.');
+    const seen = model.requests[1]!.messages;
+    expect(seen.slice(1)).toEqual([
+      expect.objectContaining({ role: 'assistant', toolCalls: [expect.objectContaining({ id: 'srv', name: 'calculate' }), expect.objectContaining({ id: calls[0]!.id, name: 'get_weather' })] }),
+      expect.objectContaining({ role: 'tool', toolCallId: 'srv', content: '{"expression":"6 * 7","result":"42"}' }),
+      expect.objectContaining({ role: 'tool', toolCallId: calls[0]!.id, content: 'Cold.' }),
+    ]);
+  });
+
   it('gets a BadRequestError (400, not retried) for a validation failure', async () => {
     const openai = await client(createScriptedModel([]));
     const error = await openai.chat.completions.create({ model: 'test/scripted', messages: [{ role: 'user', content: 'x' }], tools: [] }).catch((e: unknown) => e);

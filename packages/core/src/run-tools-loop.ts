@@ -49,7 +49,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
 
   for (let stepNumber = 1; ; stepNumber++) {
     signal?.throwIfAborted();
-    const request = buildRequest({ options, tools, history, stepNumber, parallel, signal });
+    const request = buildRequest({ options, tools, history, stepNumber, signal });
     await emit({ type: 'step-start', stepNumber, request });
     const response = await callModel(request);
     signal?.throwIfAborted();
@@ -124,14 +124,14 @@ function buildRequest(input: {
   tools: readonly ToolSpec[];
   history: readonly Message[];
   stepNumber: number;
-  parallel: boolean;
   signal: AbortSignal | undefined;
 }): ChatRequest {
-  const { options, tools, history, stepNumber, parallel, signal } = input;
+  const { options, tools, history, stepNumber, signal } = input;
   const request: ChatRequest = { ...options.settings, messages: [...history] };
   if (tools.length > 0) {
     request.tools = tools;
-    request.parallelToolCalls = parallel;
+    // Sent only when the caller chose: some models reject the parameter (OpenAI's o-series).
+    if (options.parallelToolCalls !== undefined) request.parallelToolCalls = options.parallelToolCalls;
   }
   const toolChoice = stepToolChoice(options.toolChoice, stepNumber);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;

@@ -31,7 +31,10 @@ export interface RunToolsOptions {
   toolChoice?: ToolChoice;
   /** The most model calls in this run (default 10). */
   maxSteps?: number;
-  /** Run a turn's calls concurrently (default `true`); `false` also asks the model for one call per turn. */
+  /**
+   * Run a turn's calls concurrently (default `true`). Given explicitly, it is also sent to
+   * the model (`false` asks for one call per turn); left out, the model's default applies.
+   */
   parallelToolCalls?: boolean;
   /** Aborting rejects the run (and the stream) with the signal's reason. */
   signal?: AbortSignal;

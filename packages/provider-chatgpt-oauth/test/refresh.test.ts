@@ -96,6 +96,17 @@ describe('token refresh', () => {
     expect(events).toEqual([{ type: 'refresh-failed', accountId: 'acct-1234', code: 'refresh_token_reused', permanent: true, store: 'toolwire' }]);
   });
 
+  it('treats invalid_grant (an unknown or revoked refresh token) as needing a new sign-in', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    // A sign-in the server never issued (or has forgotten).
+    await writeFile(path, JSON.stringify(makeAuthFile(makeTokenSet({ expiresIn: -30 }))), { mode: 0o600 });
+    const error = await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url }).getCredentials().catch((e: unknown) => e);
+    expect(AuthExpiredError.isInstance(error)).toBe(true);
+    expect((error as AuthExpiredError).code).toBe('invalid_grant');
+    expect((error as Error).message).toContain('sign in again with `toolwire login chatgpt`');
+  });
+
   it('after a 401 takes tokens another process wrote instead of refreshing, and reports an account switch', async () => {
     auth = await startAuthServer();
     const path = join(temp.dir, 'auth.json');

@@ -6,6 +6,7 @@ import { withTextToolCalling } from '@toolwire/extract';
 import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
 import { createOllama } from '@toolwire/provider-ollama';
 import { createOpenAI } from '@toolwire/provider-openai';
+import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import type { ProvidersConfig } from '../config/server-config.ts';
 import type { ModelProvider } from './model-provider.ts';
@@ -59,7 +60,7 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
 }
 
 /** The routing prefixes the config asks for, built on the provider packages. */
-export async function createConfiguredProviders(config: ProvidersConfig): Promise<ModelProvider[]> {
+export async function createConfiguredProviders(config: ProvidersConfig, options: { logger?: Logger } = {}): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
   const upstreamFetch = createNodeHttpFetch();
   if (config.openai !== undefined) {
@@ -81,13 +82,17 @@ export async function createConfiguredProviders(config: ProvidersConfig): Promis
   }
   if (config.chatgpt !== undefined) {
     const { models, authFile, baseURL, issuer } = config.chatgpt;
-    const options = {
+    const log = options.logger?.child({ provider: 'chatgpt' });
+    const chatgptOptions = {
       auth: { ...(authFile === undefined ? {} : { path: authFile }), ...(issuer === undefined ? {} : { issuer }) },
       ...(baseURL === undefined ? {} : { baseURL }),
+      fetch: upstreamFetch,
+      // Its notes (a refresh, a tool left out) go to the gateway's log; they never hold tokens.
+      ...(log === undefined ? {} : { logger: { warn: (m: string) => log.warn(m), info: (m: string) => log.info(m), debug: (m: string) => log.debug(m) } }),
     };
     let chatgpt: ReturnType<typeof createChatGPT> | undefined;
     // Created on first use: reading the sign-in should not stop a gateway that never routes to it.
-    const provider = (): ReturnType<typeof createChatGPT> => (chatgpt ??= createChatGPT(options));
+    const provider = (): ReturnType<typeof createChatGPT> => (chatgpt ??= createChatGPT(chatgptOptions));
     providers.push({
       name: 'chatgpt',
       chat: restricted('chatgpt', models, (id) => provider().chat(id)),

@@ -42,7 +42,8 @@ function prepare(context: GatewayContext, principal: Principal, parsed: ParsedCh
       specs.push(specOf(serverTool));
     }
   }
-  const request: ChatRequest = { messages: parsed.messages };
+  // Turns whose server calls the client never saw get them back (see HiddenToolTurns).
+  const request: ChatRequest = { messages: context.hiddenTurns.restore(principal.id, parsed.messages) };
   if (specs.length > 0) request.tools = specs;
   if (parsed.toolChoice !== undefined) request.toolChoice = parsed.toolChoice;
   if (parsed.parallelToolCalls !== undefined) request.parallelToolCalls = parsed.parallelToolCalls;
@@ -102,6 +103,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
     requestId: req.id,
     maxSteps: context.maxSteps,
     stream: parsed.stream,
+    onHiddenTurn: (turn) => context.hiddenTurns.remember(principal.id, turn),
   });
 
   try {

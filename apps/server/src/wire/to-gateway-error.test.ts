@@ -1,4 +1,4 @@
-import { AuthenticationError, InvalidRequestError, ModelNotFoundError, ProviderServerError, ProviderUnavailableError, RateLimitError } from '@toolwire/core';
+import { AuthExpiredError, AuthenticationError, InvalidRequestError, ModelNotFoundError, ProviderServerError, ProviderUnavailableError, RateLimitError } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from './gateway-error.ts';
 import { toGatewayError } from './to-gateway-error.ts';
@@ -22,6 +22,12 @@ describe('toGatewayError', () => {
     const error = toGatewayError(new AuthenticationError({ provider: 'openai', status: 401, message: 'bad key' }));
     expect([error.status, error.code, error.retryable]).toEqual([502, 'upstream_authentication_failed', false]);
     expect(error.message).not.toContain('bad key');
+  });
+
+  it('passes on how to sign in again when the gateway’s sign-in to a provider expired', () => {
+    const error = toGatewayError(new AuthExpiredError({ provider: 'chatgpt', status: 401, code: 'refresh_token_reused', message: 'The ChatGPT sign-in can no longer be refreshed: sign in again with `toolwire login chatgpt`.' }));
+    expect([error.status, error.code, error.retryable]).toEqual([502, 'upstream_sign_in_required', false]);
+    expect(error.message).toContain('toolwire login chatgpt');
   });
 
   it('maps unreachable and failing upstreams to 503 and 502', () => {

@@ -1,4 +1,5 @@
 import {
+  AuthExpiredError,
   AuthenticationError,
   ContextLengthExceededError,
   InvalidRequestError,
@@ -12,6 +13,7 @@ import {
   UnsupportedFeatureError,
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
+import { NotSignedInError } from '@toolwire/provider-chatgpt-oauth';
 import { GatewayError } from './gateway-error.ts';
 
 /**
@@ -33,6 +35,17 @@ export function toGatewayError(error: unknown): GatewayError {
     const seconds = error.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterMs / 1000));
     const options = { status: 429, type: 'rate_limit_error', message: `The upstream provider is rate limiting: ${error.message}`, code: error.code ?? 'rate_limit_exceeded', retryable: error.retryable, cause: error } as const;
     return new GatewayError(seconds === undefined ? options : { ...options, retryAfterSeconds: seconds });
+  }
+  if (AuthExpiredError.isInstance(error) || NotSignedInError.isInstance(error)) {
+    // A sign-in (not a key) that ran out: the provider's message says how to sign in again and holds no token.
+    return new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      message: `The ${error.provider} provider needs a new sign-in on the gateway: ${error.message}`,
+      code: 'upstream_sign_in_required',
+      retryable: false,
+      cause: error,
+    });
   }
   if (AuthenticationError.isInstance(error) || PermissionDeniedError.isInstance(error)) {
     return new GatewayError({

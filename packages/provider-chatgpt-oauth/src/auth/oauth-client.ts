@@ -21,8 +21,11 @@ export interface TokenResponse {
   expiresIn?: number;
 }
 
-/** The refresh-failure codes after which only a new sign-in helps (Codex `auth/manager.rs`). */
-const PERMANENT_REFRESH_CODES = new Set(['refresh_token_expired', 'refresh_token_reused', 'refresh_token_invalidated']);
+/**
+ * The refresh-failure codes after which only a new sign-in helps: Codex's (`auth/manager.rs`)
+ * and OAuth's `invalid_grant` (RFC 6749 §5.2: the refresh token is invalid, expired or revoked).
+ */
+const PERMANENT_REFRESH_CODES = new Set(['refresh_token_expired', 'refresh_token_reused', 'refresh_token_invalidated', 'invalid_grant']);
 
 const SIGN_IN_AGAIN = 'sign in again with `toolwire login chatgpt`';
 

@@ -1,0 +1,108 @@
+import type { Message, ToolCall, ToolMessage } from '@toolwire/core';
+
+/**
+ * The server-tool half of a model turn that called server and client tools together.
+ * The client sees only its own calls; this is what its next request lacks.
+ */
+export interface HiddenToolTurn {
+  /** The turn's client calls, with the ids the client was given, in order. */
+  clientCallIds: readonly string[];
+  /** Every call of the turn in the model's order (client calls with the client's ids). */
+  toolCalls: readonly ToolCall[];
+  /** The server tools' results, one `tool` message per server call. */
+  results: readonly ToolMessage[];
+}
+
+/**
+ * Remembers hidden turns per API key for a while, so that when the client sends the
+ * conversation back (with its tool results) the model again sees the whole turn: its
+ * server calls and their results as well. Bounded: the oldest entries go first, and an
+ * entry lapses `ttlMs` after its last use. Held in memory, so it is per process.
+ */
+export interface HiddenToolTurns {
+  remember(principal: string, turn: HiddenToolTurn): void;
+  /** `messages` with every remembered turn of this principal restored; the same array when none matched. */
+  restore(principal: string, messages: Message[]): Message[];
+  readonly size: number;
+}
+
+/** Options of `createHiddenToolTurns`. */
+export interface HiddenToolTurnsOptions {
+  /** Default 1000. */
+  maxEntries?: number;
+  /** Default one hour. */
+  ttlMs?: number;
+  /** The clock, for tests (default `Date.now`). */
+  now?: () => number;
+}
+
+interface Entry {
+  turn: HiddenToolTurn;
+  expiresAt: number;
+}
+
+const keyOf = (principal: string, firstClientCallId: string): string => `${principal}\n${firstClientCallId}`;
+
+function sameIds(calls: readonly ToolCall[], ids: readonly string[]): boolean {
+  return calls.length === ids.length && calls.every((call, i) => call.id === ids[i]);
+}
+
+/** Creates the store one server shares across its requests. */
+export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): HiddenToolTurns {
+  const maxEntries = options.maxEntries ?? 1000;
+  const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
+  const now = options.now ?? Date.now;
+  // Insertion order is use order: a used entry is moved to the end.
+  const entries = new Map<string, Entry>();
+
+  const dropExpired = (at: number): void => {
+    for (const [key, entry] of entries) {
+      if (entry.expiresAt > at) break;
+      entries.delete(key);
+    }
+  };
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    remember(principal, turn) {
+      const first = turn.clientCallIds[0];
+      if (first === undefined || turn.results.length === 0) return;
+      const at = now();
+      dropExpired(at);
+      const key = keyOf(principal, first);
+      entries.delete(key);
+      entries.set(key, { turn, expiresAt: at + ttlMs });
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next();
+        if (oldest.done === true) break;
+        entries.delete(oldest.value);
+      }
+    },
+    restore(principal, messages) {
+      if (entries.size === 0) return messages;
+      const at = now();
+      dropExpired(at);
+      const out: Message[] = [];
+      let changed = false;
+      for (const message of messages) {
+        const first = message.role === 'assistant' ? message.toolCalls?.[0] : undefined;
+        const key = first === undefined ? undefined : keyOf(principal, first.id);
+        const entry = key === undefined ? undefined : entries.get(key);
+        if (message.role !== 'assistant' || message.toolCalls === undefined || key === undefined || entry === undefined || !sameIds(message.toolCalls, entry.turn.clientCallIds)) {
+          out.push(message);
+          continue;
+        }
+        changed = true;
+        // Used again: it moves to the end and lives another `ttlMs`.
+        entries.delete(key);
+        entries.set(key, { turn: entry.turn, expiresAt: at + ttlMs });
+        // The client's calls as it sent them back; the server's from the turn.
+        const sent = new Map(message.toolCalls.map((call) => [call.id, call]));
+        out.push({ ...message, toolCalls: entry.turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...entry.turn.results);
+      }
+      return changed ? out : messages;
+    },
+  };
+}
