@@ -1,10 +1,11 @@
 // What defineTool's cached validators and the tool loop cost, each beside a baseline
 // measured in the same run: validation against compiling the schema for every call, and
-// a two-step runTools against making the same model calls and tool call by hand.
+// a two-step runTools against making the same model calls and tool call by hand, and
+// runToolsStream's per-event cost against reading the model's stream directly.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as z from 'zod';
-import { defineTool, executeToolCall, runTools, ToolRegistry } from '@toolwire/core';
-import type { JsonSchema, Message } from '@toolwire/core';
+import { collectStream, defineTool, executeToolCall, runTools, runToolsStream, ToolRegistry } from '@toolwire/core';
+import type { ChatModel, ChatStreamEvent, JsonSchema, Message } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { compare } from '../../../bench/harness.ts';
 
@@ -76,4 +77,36 @@ await compare({
     },
   },
   cases: [{ name: 'runTools', fn: () => runTools({ model: createScriptedModel(steps), messages, tools: [jsonTool] }) }],
+});
+
+// A streamed answer of 200 text deltas: what the loop adds per event when no tool runs.
+const deltas: ChatStreamEvent[] = [
+  ...Array.from({ length: 200 }, (): ChatStreamEvent => ({ type: 'text-delta', delta: 'word ' })),
+  { type: 'finish', finishReason: 'stop' },
+];
+const streamingModel: ChatModel = {
+  provider: 'bench',
+  modelId: 'deltas',
+  generate: () => collectStream(streamingModel.stream({ messages })),
+  async *stream() {
+    for (const event of deltas) yield await Promise.resolve(event);
+  },
+};
+await compare({
+  title: 'A streamed answer of 200 text deltas, read to the end',
+  baseline: {
+    name: "the model's stream read directly",
+    fn: async () => {
+      for await (const event of streamingModel.stream({ messages })) void event;
+    },
+  },
+  cases: [
+    {
+      name: 'runToolsStream (with a tool offered, none called)',
+      fn: async () => {
+        const run = runToolsStream({ model: streamingModel, messages, tools: [jsonTool], signal: new AbortController().signal });
+        for await (const event of run) void event;
+      },
+    },
+  ],
 });

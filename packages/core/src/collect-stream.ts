@@ -16,6 +16,21 @@ import type { ProviderMetadata } from './types/provider-metadata.ts';
  * @example const response = await collectStream(model.stream(request));
  */
 export async function collectStream(events: AsyncIterable<ChatStreamEvent>): Promise<ChatResponse> {
+  const collector = createResponseCollector();
+  for await (const event of events) collector.add(event);
+  return collector.response();
+}
+
+/** Builds a `ChatResponse` event by event (what `collectStream` does, for loops that drive the stream themselves). */
+export interface ResponseCollector {
+  /** Takes the next event; throws the error of an `error` event. */
+  add(event: ChatStreamEvent): void;
+  /** The response; throws a `StreamError` when no `finish` event came. */
+  response(): ChatResponse;
+}
+
+/** Creates an empty `ResponseCollector`. */
+export function createResponseCollector(): ResponseCollector {
   let text = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
@@ -27,63 +42,67 @@ export async function collectStream(events: AsyncIterable<ChatStreamEvent>): Pro
   let modelId: string | undefined;
   let providerMetadata: ProviderMetadata | undefined;
 
-  for await (const event of events) {
-    switch (event.type) {
-      case 'text-delta':
-        text += event.delta;
-        break;
-      case 'reasoning-delta':
-        reasoning += event.delta;
-        break;
-      case 'tool-call':
-        toolCalls.push(event.toolCall);
-        break;
-      case 'tool-result':
-        toolResults.push(event.result);
-        break;
-      case 'warning':
-        warnings.push(event.warning);
-        break;
-      case 'finish':
-        finishReason = event.finishReason;
-        usage = event.usage;
-        responseId = event.responseId;
-        modelId = event.modelId;
-        providerMetadata = event.providerMetadata;
-        break;
-      case 'error':
-        throw event.error;
-      case 'tool-call-start':
-      case 'tool-call-delta':
-        break;
-      default: {
-        const unexpected: never = event;
-        throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
+  return {
+    add(event) {
+      switch (event.type) {
+        case 'text-delta':
+          text += event.delta;
+          break;
+        case 'reasoning-delta':
+          reasoning += event.delta;
+          break;
+        case 'tool-call':
+          toolCalls.push(event.toolCall);
+          break;
+        case 'tool-result':
+          toolResults.push(event.result);
+          break;
+        case 'warning':
+          warnings.push(event.warning);
+          break;
+        case 'finish':
+          finishReason = event.finishReason;
+          usage = event.usage;
+          responseId = event.responseId;
+          modelId = event.modelId;
+          providerMetadata = event.providerMetadata;
+          break;
+        case 'error':
+          throw event.error;
+        case 'tool-call-start':
+        case 'tool-call-delta':
+          break;
+        default: {
+          const unexpected: never = event;
+          throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
+        }
       }
-    }
-  }
-  if (finishReason === undefined) {
-    throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
-  }
-  const response: ChatResponse = {
-    text,
-    toolCalls,
-    toolResults,
-    finishReason,
-    warnings,
-    message: {
-      role: 'assistant',
-      content: text,
-      ...(toolCalls.length > 0 ? { toolCalls } : {}),
-      ...(toolResults.length > 0 ? { toolResults } : {}),
-      ...(reasoning !== '' ? { reasoning } : {}),
-      ...(providerMetadata ? { providerMetadata } : {}),
+    },
+    response() {
+      if (finishReason === undefined) {
+        throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
+      }
+      const response: ChatResponse = {
+        text,
+        toolCalls,
+        toolResults,
+        finishReason,
+        warnings,
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+          ...(toolResults.length > 0 ? { toolResults } : {}),
+          ...(reasoning !== '' ? { reasoning } : {}),
+          ...(providerMetadata ? { providerMetadata } : {}),
+        },
+      };
+      if (reasoning !== '') response.reasoning = reasoning;
+      if (usage) response.usage = usage;
+      if (responseId !== undefined) response.responseId = responseId;
+      if (modelId !== undefined) response.modelId = modelId;
+      if (providerMetadata) response.providerMetadata = providerMetadata;
+      return response;
     },
   };
-  if (reasoning !== '') response.reasoning = reasoning;
-  if (usage) response.usage = usage;
-  if (responseId !== undefined) response.responseId = responseId;
-  if (modelId !== undefined) response.modelId = modelId;
-  if (providerMetadata) response.providerMetadata = providerMetadata;
-  return response;
 }

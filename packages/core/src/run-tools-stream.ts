@@ -1,5 +1,4 @@
-import { collectStream } from './collect-stream.ts';
-import { raceAbort } from './abort.ts';
+import { createResponseCollector } from './collect-stream.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
@@ -28,8 +27,14 @@ export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
  * const { stoppedBy } = await run.result;
  */
 export function runToolsStream(options: RunToolsOptions): RunToolsStream {
+  // The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.)
   const own = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal;
+  const signal = own.signal;
+  const callerSignal = options.signal;
+  const onCallerAbort = (): void => own.abort(callerSignal?.reason);
+  if (callerSignal?.aborted === true) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  const unlink = (): void => callerSignal?.removeEventListener('abort', onCallerAbort);
   const queue: ChatStreamEvent[] = [];
   let wake: (() => void) | undefined;
   let done = false;
@@ -50,21 +55,23 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       signal,
       onToolResult: (result) => push({ type: 'tool-result', result }),
       callModel: async (request) => {
-        const response = await collectStream(
-          abortable(options.model.stream(request), signal, (event) => {
-            if (event.type === 'error') sawError = true;
-            push(event);
-          }),
-        );
-        return response;
+        const collector = createResponseCollector();
+        await pump(options.model.stream(request), signal, (event) => {
+          if (event.type === 'error') sawError = true;
+          push(event);
+          collector.add(event);
+        });
+        return collector.response();
       },
     }).then(
       (result) => {
+        unlink();
         done = true;
         wake?.();
         return result;
       },
       (error: unknown) => {
+        unlink();
         done = true;
         // An abort always rejects the iteration; other failures become a final `error`
         // event once events went out (the ChatModel stream convention).
@@ -110,25 +117,34 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   };
 }
 
-/** Passes a model stream through `onEvent`, and stops waiting on it as soon as `signal` aborts. */
-async function* abortable(
-  events: AsyncIterable<ChatStreamEvent>,
-  signal: AbortSignal,
-  onEvent: (event: ChatStreamEvent) => void,
-): AsyncGenerator<ChatStreamEvent> {
+/**
+ * Reads a model stream to its end, handing each event to `onEvent` (which may throw to
+ * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream and
+ * no generator in between: events are the hot path.
+ */
+async function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
+  signal.throwIfAborted();
   const iterator = events[Symbol.asyncIterator]();
+  let rejectWaiting: ((reason: unknown) => void) | undefined;
+  const onAbort = (): void => rejectWaiting?.(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
   let finished = false;
   try {
     for (;;) {
-      const next = await raceAbort(iterator.next(), signal);
+      const next = await new Promise<IteratorResult<ChatStreamEvent>>((resolve, reject) => {
+        rejectWaiting = reject;
+        iterator.next().then(resolve, reject);
+      });
+      rejectWaiting = undefined;
+      signal.throwIfAborted();
       if (next.done === true) {
         finished = true;
         return;
       }
       onEvent(next.value);
-      yield next.value;
     }
   } finally {
+    signal.removeEventListener('abort', onAbort);
     // Stopped early (abort, or an `error` event ended the step): let the model stream clean up.
     if (!finished) void iterator.return?.()?.catch(noop);
   }
