@@ -1,10 +1,30 @@
 // One measured target in its own process: `proxy` (a bare node:http proxy that forwards
-// bytes) or `gateway` (the Toolwire gateway), both in front of the same upstream, or
-// `gateway-local` (the gateway with an in-process model, to isolate its own cost).
+// bytes) or `gateway` (the Toolwire gateway), both in front of the same upstream;
+// `gateway-local` (the gateway with an in-process model, to isolate its own cost); or
+// `sdk-proxy` (a bare node:http proxy whose upstream client is the `openai` SDK, with the
+// gateway's fetch: the ceiling of any gateway that calls its upstream through the SDK).
 import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { ChatModel } from '@toolwire/core';
+import OpenAI from 'openai';
 import { pino } from 'pino';
 import { createServer } from '../../src/index.ts';
+import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
+
+function printURL(server: ReturnType<typeof createHttpServer>): void {
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/v1` })}\n`);
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  req.setEncoding('utf8');
+  for await (const chunk of req) text += chunk as string;
+  return text;
+}
 
 const [kind, upstreamURL] = process.argv.slice(2);
 if (upstreamURL === undefined) throw new Error('usage: target-process.ts proxy|gateway <upstream-url>');
@@ -19,11 +39,29 @@ if (kind === 'proxy') {
     });
     req.pipe(up);
   });
-  proxy.listen(0, '127.0.0.1', () => {
-    const address = proxy.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/v1` })}\n`);
+  printURL(proxy);
+  process.on('SIGTERM', () => process.exit(0));
+} else if (kind === 'sdk-proxy') {
+  const client = new OpenAI({ apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1`, fetch: createNodeHttpFetch() });
+  const proxy = createHttpServer((req, res) => {
+    void (async () => {
+      const body = JSON.parse(await readBody(req)) as OpenAI.ChatCompletionCreateParams;
+      if (body.stream !== true) {
+        const completion = await client.chat.completions.create({ ...body, stream: false });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(completion));
+        return;
+      }
+      const stream = await client.chat.completions.create({ ...body, stream: true });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for await (const chunk of stream) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      res.end('data: [DONE]\n\n');
+    })().catch((error: unknown) => {
+      res.writeHead(502);
+      res.end(String(error));
+    });
   });
+  printURL(proxy);
   process.on('SIGTERM', () => process.exit(0));
 } else if (kind === 'gateway-local') {
   // The gateway with an in-process model: no upstream hop, so what remains is the gateway's own cost.
