@@ -97,7 +97,9 @@ await compare({
   baseline: {
     name: "the model's stream read directly",
     fn: async () => {
-      for await (const event of streamingModel.stream({ messages })) void event;
+      let count = 0;
+      for await (const event of streamingModel.stream({ messages })) if (event.type === 'text-delta') count++;
+      return count;
     },
   },
   cases: [
@@ -105,7 +107,9 @@ await compare({
       name: 'runToolsStream (with a tool offered, none called)',
       fn: async () => {
         const run = runToolsStream({ model: streamingModel, messages, tools: [jsonTool], signal: new AbortController().signal });
-        for await (const event of run) void event;
+        let count = 0;
+        for await (const event of run) if (event.type === 'text-delta') count++;
+        return count;
       },
     },
   ],

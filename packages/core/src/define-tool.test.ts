@@ -108,6 +108,25 @@ describe('defineTool with a JSON Schema', () => {
     expect(messageOf(tool.validate({ tags: ['ok', 'toolong'] }))).toBe('tags[1]: must be at most 3 characters long, got "toolong"');
   });
 
+  it('checks JSON Schema formats and says which one a value broke', () => {
+    const invite = defineTool({
+      name: 'invite',
+      parameters: {
+        type: 'object',
+        properties: { email: { type: 'string', format: 'email' }, at: { type: 'string', format: 'date-time' }, id: { type: 'string', format: 'uuid' } },
+      },
+    });
+    expect(invite.validate({ email: 'ada@example.com', at: '2026-11-22T16:00:00Z', id: '0b6a3c0e-6f2c-4f0e-9a55-2f1d4a1f3b7e' }).success).toBe(true);
+    expect(messageOf(invite.validate({ email: 'ada at example' }))).toBe('email: must be a valid email, got "ada at example"');
+    expect(messageOf(invite.validate({ at: 'tomorrow' }))).toBe('at: must be a valid date-time, got "tomorrow"');
+    expect(messageOf(invite.validate({ id: '42' }))).toBe('id: must be a valid uuid, got "42"');
+  });
+
+  it('accepts any value for a format it does not know', () => {
+    const tool = defineTool({ name: 'paint', parameters: { type: 'object', properties: { color: { type: 'string', format: 'x-hex-color' } } } });
+    expect(tool.validate({ color: 'anything' }).success).toBe(true);
+  });
+
   it('passes strict through to the tool', () => {
     expect(defineTool({ name: 's', parameters: { type: 'object' }, strict: true }).strict).toBe(true);
   });

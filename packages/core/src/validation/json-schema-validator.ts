@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../types/json-schema.ts';
 import { ajvIssues } from './ajv-issues.ts';
 import type { ValidationIssue } from './validation-issue.ts';
@@ -14,17 +15,14 @@ const cache = new WeakMap<object, JsonSchemaValidator>();
 
 function sharedAjv(): Ajv2020 {
   // strict: false because tool schemas carry keywords Ajv does not know (`strict`,
-  // vendor extensions); formats are not checked (ajv-formats is not a dependency), and
-  // addUsedSchema: false so two tools with the same `$id` do not collide.
-  ajv ??= new Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strict: false,
-    validateFormats: false,
-    addUsedSchema: false,
-    useDefaults: true,
-    logger: false,
-  });
+  // vendor extensions) and formats it does not know (ignored); addUsedSchema: false so two
+  // tools with the same `$id` do not collide.
+  if (ajv === undefined) {
+    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, addUsedSchema: false, useDefaults: true, logger: false });
+    // The JSON Schema formats (`email`, `date-time`, `uri`, `uuid`, …), checked in full.
+    // ajv-formats is CommonJS: its function is both the module and its `default`.
+    ajvFormats.default(ajv, { mode: 'full' });
+  }
   return ajv;
 }
 
