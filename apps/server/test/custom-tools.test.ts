@@ -66,6 +66,26 @@ describe('loadCustomTool', () => {
     }
   });
 
+  it('stops a running handler when the request is aborted (a client that disconnects), instead of letting it run to its timeout', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolwire-tools-'));
+    await writeFile(join(dir, 'spin.js'), "export const definition = { name: 'spin', description: 'Never ends', parameters: { type: 'object' } };\nexport function handler() { for (;;) {} }\n");
+    const outcomes: string[] = [];
+    const sandbox = createJsSandbox({ timeoutMs: 60_000, poolSize: 1, onAudit: (event) => outcomes.push(event.outcome) });
+    try {
+      const tool = await loadCustomTool(join(dir, 'spin.js'), { sandbox });
+      const controller = new AbortController();
+      const running = Promise.resolve(tool.execute?.({}, { toolCallId: 'c', signal: controller.signal }));
+      setTimeout(() => controller.abort(new Error('The client disconnected.')), 100);
+      await expect(running).rejects.toMatchObject({ kind: 'aborted' });
+      // Reading the definition, then the aborted run.
+      expect(outcomes).toEqual(['ok', 'aborted']);
+      // The worker that ran it was replaced: the sandbox serves the next call.
+      expect(await sandbox.run('1 + 1')).toMatchObject({ ok: true, value: 2 });
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
   it('stops the server from starting on a tool file without a definition, naming the file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'toolwire-tools-'));
     await writeFile(join(dir, 'broken.js'), 'export function handler() { return 1; }');

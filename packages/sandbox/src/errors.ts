@@ -1,4 +1,5 @@
 import { ToolwireError } from '@toolwire/core';
+import type { SandboxErrorKind } from './js/sandbox-result.ts';
 
 /** Isolation this machine cannot provide (bubblewrap missing or unable to create namespaces). */
 export class SandboxUnavailableError extends ToolwireError {
@@ -34,7 +35,7 @@ export class FetchDeniedError extends ToolwireError {
 /** Sandboxed code failed (threw, timed out, hit a limit or crashed its worker); `kind` says which. */
 export class SandboxExecutionError extends ToolwireError {
   static override readonly errorName = 'SandboxExecutionError';
-  readonly kind: 'timeout' | 'memory' | 'output-limit' | 'error' | 'crashed';
+  readonly kind: SandboxErrorKind;
   readonly logs: string[];
   constructor(options: { kind: SandboxExecutionError['kind']; message: string; logs: string[] }) {
     super(options.message);

@@ -60,6 +60,32 @@ describe('createJsSandbox', () => {
     expect(await sandbox.run('for(;;){}', { timeoutMs: 100 })).toMatchObject({ ok: false, error: { kind: 'timeout' } });
   });
 
+  it('stops a running run when its signal aborts, and keeps working afterwards', async () => {
+    const controller = new AbortController();
+    // The timeout is far beyond the test's own: only the abort can end this run in time.
+    const running = sandbox.run('for(;;){}', { timeoutMs: 60_000, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client went away')), 100);
+    expect(await running).toEqual({ ok: false, error: { kind: 'aborted', message: expect.stringContaining('aborted') }, logs: [] });
+    expect(await sandbox.run('6 * 7')).toMatchObject({ ok: true, value: 42 });
+  });
+
+  it('never starts a run whose signal aborted, queued or before the call', async () => {
+    const single = createJsSandbox({ poolSize: 1, timeoutMs: 60_000 });
+    try {
+      const blocker = new AbortController();
+      const busy = single.run('for(;;){}', { signal: blocker.signal });
+      const queuedController = new AbortController();
+      const queued = single.run('"ran"', { signal: queuedController.signal });
+      queuedController.abort();
+      expect(await queued).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+      expect(await single.run('"ran"', { signal: AbortSignal.abort() })).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+      blocker.abort();
+      expect(await busy).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+    } finally {
+      await single.dispose();
+    }
+  });
+
   it('runs concurrent calls across the pool', async () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => sandbox.run(`${i} * 2`)));
     expect(results.map((r) => (r.ok ? r.value : r.error.kind))).toEqual([0, 2, 4, 6, 8, 10, 12, 14]);

@@ -87,6 +87,21 @@ describe('sandboxedTool', () => {
     expect((error as SandboxExecutionError).kind).toBe('timeout');
   });
 
+  it('stops its run when the caller aborts, through core’s executeToolCall', async () => {
+    const events: AuditEvent[] = [];
+    const loop = sandboxedTool({
+      name: 'loop', description: 'Loops', parameters: { type: 'object' }, source: '() => { for (;;) {} }', onAudit: (e) => events.push(e),
+      sandboxOptions: { timeoutMs: 60_000, poolSize: 1 },
+    });
+    const controller = new AbortController();
+    const run = executeToolCall({ id: 'c1', name: 'loop', arguments: {} }, { registry: new ToolRegistry({ tools: [loop] }), signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client went away')), 100);
+    await expect(run).rejects.toThrow('client went away');
+    // The sandbox answered too: the run was stopped, not left running to its timeout.
+    for (let i = 0; i < 100 && events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toMatchObject([{ tool: 'loop', outcome: 'aborted' }]);
+  });
+
   it('refuses oversized arguments and too many concurrent runs through its policy, with an audit event', async () => {
     const events: AuditEvent[] = [];
     const policy = createExecutionPolicy({ maxArgumentBytes: 40, maxConcurrent: 1 });

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import type { SandboxResult } from './sandbox-result.ts';
+import type { SandboxErrorKind, SandboxResult } from './sandbox-result.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 /** Settings of a JavaScript sandbox; every field has a default. */
@@ -37,6 +37,8 @@ export interface JsRunOptions {
   timeoutMs?: number;
   /** Who asked, for the audit event. */
   principal?: string;
+  /** Aborting stops the run: a queued run never starts, a running one's worker is killed (and replaced). */
+  signal?: AbortSignal;
 }
 
 /** A pool of isolates for untrusted JavaScript. */
@@ -91,14 +93,17 @@ export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
           logs: [],
         };
       }
-      result ??= await pool.run({
-        type: 'run',
-        id: nextId++,
-        code,
-        inputJson,
-        timeoutMs: runTimeoutMs,
-        maxOutputBytes,
-      });
+      result ??= await pool.run(
+        {
+          type: 'run',
+          id: nextId++,
+          code,
+          inputJson,
+          timeoutMs: runTimeoutMs,
+          maxOutputBytes,
+        },
+        runOptions.signal,
+      );
       if (options.onAudit !== undefined) {
         emitAudit(options.onAudit, {
           kind: 'js',
@@ -119,7 +124,7 @@ export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
   };
 }
 
-function limitsOf(kind: 'timeout' | 'memory' | 'output-limit' | 'error' | 'crashed'): string[] {
+function limitsOf(kind: SandboxErrorKind): string[] {
   switch (kind) {
     case 'timeout':
       return ['timeout'];
@@ -130,6 +135,7 @@ function limitsOf(kind: 'timeout' | 'memory' | 'output-limit' | 'error' | 'crash
     case 'crashed':
       return ['crashed'];
     case 'error':
+    case 'aborted':
       return [];
     default: {
       const unknown: never = kind;

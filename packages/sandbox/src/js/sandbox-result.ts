@@ -1,5 +1,5 @@
 /** Why a sandboxed run failed. */
-export type SandboxErrorKind = 'timeout' | 'memory' | 'output-limit' | 'error' | 'crashed';
+export type SandboxErrorKind = 'timeout' | 'memory' | 'output-limit' | 'error' | 'crashed' | 'aborted';
 
 /** CPU and wall-clock time a successful run took, in milliseconds. */
 export interface SandboxStats {

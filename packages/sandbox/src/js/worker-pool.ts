@@ -14,14 +14,16 @@ interface Job {
   resolve: (result: SandboxResult) => void;
 }
 
+const ABORTED = 'The run was aborted by its caller.';
+
 interface Worker {
   child: ChildProcess;
   ready: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
   rssWatch: NodeJS.Timeout | undefined;
-  /** Set when the pool killed the worker: for overrunning its deadline, or its memory. */
-  killedFor: 'timeout' | 'memory' | undefined;
+  /** Set when the pool killed the worker: for overrunning its deadline, its memory, or an abort. */
+  killedFor: 'timeout' | 'memory' | 'aborted' | undefined;
   stderrTail: string;
 }
 
@@ -87,15 +89,43 @@ export class WorkerPool {
     this.maxRssBytes = (WORKER_BASE_RSS_MB + options.config.memoryLimitMb * 4) * 1024 * 1024;
   }
 
-  /** Queues a run; resolves with its result whatever happens to the worker. */
-  run(request: RunRequest): Promise<SandboxResult> {
+  /**
+   * Queues a run; resolves with its result whatever happens to the worker. Aborting
+   * `signal` answers `aborted` at once: a queued run is dropped, a running one's worker is
+   * killed (the only way to stop code that never yields) and replaced.
+   */
+  run(request: RunRequest, signal?: AbortSignal): Promise<SandboxResult> {
     if (this.disposed) {
       return Promise.resolve(failure('error', 'This sandbox was disposed; create a new one with createJsSandbox().'));
     }
+    if (signal?.aborted === true) return Promise.resolve(failure('aborted', ABORTED));
     return new Promise((resolve) => {
-      this.queue.push({ request, resolve });
+      const onAbort = (): void => this.abort(job);
+      const job: Job = {
+        request,
+        resolve: (result) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  private abort(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      job.resolve(failure('aborted', ABORTED));
+      return;
+    }
+    for (const worker of this.workers) {
+      if (worker.job !== job) continue;
+      worker.killedFor = 'aborted';
+      worker.child.kill('SIGKILL');
+    }
   }
 
   /** Kills every worker; queued and running runs are answered with `crashed`. */
@@ -242,6 +272,8 @@ function exitFailure(killedFor: Worker['killedFor'], timeoutMs: number, how: str
       return failure('timeout', `The code did not finish within ${timeoutMs} ms; its worker was killed.`);
     case 'memory':
       return failure('memory', `The code used far more than the ${memoryLimitMb} MB memory limit; its worker was killed.`);
+    case 'aborted':
+      return failure('aborted', ABORTED);
     case undefined:
       return failure('crashed', `The sandbox worker died (${how}) while running this code, probably out of memory; it has been replaced.`);
     default: {
@@ -261,6 +293,6 @@ function residentBytes(pid: number): number {
   }
 }
 
-function failure(kind: 'error' | 'crashed' | 'timeout' | 'memory', message: string): SandboxResult {
+function failure(kind: 'error' | 'crashed' | 'timeout' | 'memory' | 'aborted', message: string): SandboxResult {
   return { ok: false, error: { kind, message }, logs: [] };
 }

@@ -6,6 +6,7 @@ export type AuditOutcome =
   | 'memory'
   | 'output-limit'
   | 'crashed'
+  | 'aborted'
   | 'nonzero-exit'
   | 'rejected';
 

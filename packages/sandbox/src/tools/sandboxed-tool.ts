@@ -47,7 +47,8 @@ export function sandboxedTool(options: SandboxedToolOptions): Tool {
     async execute(args: Record<string, unknown>, context: ToolExecutionContext): Promise<unknown> {
       sandbox ??= createJsSandbox(options.sandboxOptions);
       const active = sandbox;
-      const runOptions = { input: args, ...(context.principal === undefined ? {} : { principal: context.principal }) };
+      // The tool's signal fires on the caller's abort and on the loop's timeout: the run stops with it.
+      const runOptions = { input: args, signal: context.signal, ...(context.principal === undefined ? {} : { principal: context.principal }) };
       const run = async () => {
         const startedAt = new Date();
         const result = await active.run(code, runOptions);
