@@ -10,7 +10,7 @@ import {
 } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import { completion, roleChunk, textStream } from './chat-wire.ts';
@@ -143,5 +143,27 @@ describe('an unreachable server', () => {
     expect(ProviderUnavailableError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ baseURL });
     expect((error as Error).message).toContain(baseURL);
+  });
+
+  it('gives ProviderUnavailableError saying to raise timeoutMs when the server accepts but never answers', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      // Holds the connection open and never writes a byte.
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const baseURL = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+    try {
+      const error = await createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 150 })
+        .chat('local-model')
+        .generate(request)
+        .catch((e: unknown) => e);
+      expect(ProviderUnavailableError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ baseURL });
+      expect((error as Error).message).toMatch(/timed out\. Raise timeoutMs/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
