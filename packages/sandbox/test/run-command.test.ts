@@ -212,6 +212,35 @@ describe('runCommand under bubblewrap', () => {
   });
 });
 
+describe('runCommand where bubblewrap is missing', () => {
+  it('throws SandboxUnavailableError saying how to install it (bwrap hidden from a child process)', () => {
+    const bwrap = getSandboxSupport().bubblewrap;
+    if (!bwrap.ok) throw new Error(`this test needs bubblewrap to hide itself: ${bwrap.problem}`);
+    // A child Node process in a mount namespace whose binary directories are empty: the
+    // sandbox package probes for bwrap there and must refuse to run a command.
+    const entry = new URL('../src/index.ts', import.meta.url).pathname;
+    const script = `
+      const { runCommand, SandboxUnavailableError } = await import(${JSON.stringify(entry)});
+      try {
+        await runCommand({ command: ['true'], cwd: ${JSON.stringify(cwd)} });
+        console.log(JSON.stringify({ ran: true }));
+      } catch (error) {
+        console.log(JSON.stringify({ unavailable: SandboxUnavailableError.isInstance(error), missing: error.missing, message: error.message }));
+      }`;
+    const hidden = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin'].flatMap((dir) => ['--tmpfs', dir]);
+    const child = spawnSync(
+      bwrap.path,
+      ['--dev-bind', '/', '/', ...hidden, '--', process.execPath, '--conditions=@toolwire/source', '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.stderr).toBe('');
+    const outcome = JSON.parse(child.stdout.trim()) as { unavailable?: boolean; missing?: string; message?: string };
+    expect(outcome).toMatchObject({ unavailable: true, missing: 'bubblewrap' });
+    expect(outcome.message).toContain('`bwrap` binary was not found');
+    expect(outcome.message).toContain('apt-get install bubblewrap');
+  });
+});
+
 describe('runCommand without isolation', () => {
   it('runs only when asked knowingly, still with a cleared environment and an output cap', async () => {
     process.env.OPENAI_API_KEY = 'sk-test-none';
