@@ -94,6 +94,18 @@ describe('runGatewayLoop', () => {
     ]);
   });
 
+  it('keeps every call the loop answered itself in the hidden half, so the restored turn has an answer for each call', async () => {
+    const hidden: HiddenToolTurn[] = [];
+    const { events } = setup([{ toolCalls: [{ id: 'c1', name: 'made_up' }, { id: 'c2', name: 'lookup' }] }], {
+      onHiddenTurn: (turn) => hidden.push(turn),
+      clientTools: ['lookup'],
+    });
+    const response = await collectStream(events);
+    expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
+    expect(hidden[0]?.toolCalls.map((c) => c.name)).toEqual(['made_up', 'lookup']);
+    expect(hidden[0]?.results).toEqual([expect.objectContaining({ toolCallId: 'c1', result: expect.objectContaining({ error: expect.objectContaining({ type: 'unknown_tool' }) }) })]);
+  });
+
   it('answers a call to a tool nobody offered inside the loop instead of passing it to the client', async () => {
     const { model, events } = setup([{ toolCalls: [{ id: 'c1', name: 'made_up' }] }, { text: 'Sorry.' }], { clientTools: ['lookup'] });
     const response = await collectStream(events);

@@ -156,14 +156,17 @@ function* stepEvents(result: RunToolsResult): Generator<ChatStreamEvent> {
   }
 }
 
-/** The server half of a last turn that also called client tools, with the client's ids. */
-function hiddenTurn(result: RunToolsResult, clientId: (id: string) => string, serverTools: ReadonlyMap<string, ServerTool>): HiddenToolTurn | undefined {
+/**
+ * The hidden half of a last turn that also called client tools: the calls the loop
+ * answered itself (server tools, and unknown tools or unreadable arguments it refused) and
+ * their results, with the client's ids on the client's calls.
+ */
+function hiddenTurn(result: RunToolsResult, clientId: (id: string) => string): HiddenToolTurn | undefined {
   const step = result.steps.at(-1);
   if (step === undefined || result.stoppedBy !== 'client-tool-calls') return undefined;
   const pending = new Set(step.pendingToolCalls.map((call) => call.id));
-  const results = result.newMessages.filter(
-    (message): message is ToolMessage => message.role === 'tool' && serverTools.has(message.toolName ?? '') && step.toolCalls.some((call) => call.id === message.toolCallId),
-  );
+  const answeredHere = new Set(step.toolCalls.filter((call) => call.providerExecuted !== true && !pending.has(call.id)).map((call) => call.id));
+  const results = result.newMessages.filter((message): message is ToolMessage => message.role === 'tool' && answeredHere.has(message.toolCallId));
   if (results.length === 0) return undefined;
   return {
     clientCallIds: step.pendingToolCalls.map((call) => clientId(call.id)),
@@ -204,7 +207,7 @@ export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerat
       if (mapped !== undefined) yield mapped;
     }
   }
-  const turn = hiddenTurn(result, (id) => view.clientId(id), options.serverTools);
+  const turn = hiddenTurn(result, (id) => view.clientId(id));
   if (turn !== undefined) options.onHiddenTurn?.(turn);
   yield view.finish(result);
 }
