@@ -86,7 +86,7 @@ function loopOptions(options: GatewayLoopOptions): RunToolsOptions {
 function createClientView(clientTools: ReadonlySet<string>) {
   const ids = new Map<string, string>();
   let textSoFar = false;
-  let stepText = '';
+  let stepHasText = false;
   let usage: Usage | undefined;
   return {
     clientId(id: string): string {
@@ -102,13 +102,14 @@ function createClientView(clientTools: ReadonlySet<string>) {
       switch (event.type) {
         case 'text-delta':
           if (event.delta === '') return undefined;
-          if (stepText === '' && textSoFar) {
-            stepText = event.delta;
-            return { type: 'text-delta', delta: `\n\n${event.delta}` };
+          if (stepHasText) return event;
+          stepHasText = true;
+          if (!textSoFar) {
+            textSoFar = true;
+            return event;
           }
-          stepText += event.delta;
-          textSoFar = true;
-          return event;
+          // The first text of a later step: set apart from the previous step's.
+          return { type: 'text-delta', delta: `\n\n${event.delta}` };
         case 'reasoning-delta':
         case 'warning':
         case 'error':
@@ -122,7 +123,7 @@ function createClientView(clientTools: ReadonlySet<string>) {
         case 'finish':
           // One per step; the client gets one at the end.
           usage = addUsage(usage, event.usage);
-          stepText = '';
+          stepHasText = false;
           return undefined;
         case 'tool-call-start':
         case 'tool-call-delta':

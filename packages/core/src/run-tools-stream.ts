@@ -32,8 +32,11 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   const signal = own.signal;
   const callerSignal = options.signal;
   const onCallerAbort = (): void => own.abort(callerSignal?.reason);
-  if (callerSignal?.aborted === true) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  // Linked when the run starts and unlinked when it ends, so a run never started holds nothing.
+  const link = (): void => {
+    if (callerSignal?.aborted === true) onCallerAbort();
+    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  };
   const unlink = (): void => callerSignal?.removeEventListener('abort', onCallerAbort);
   const queue: ChatStreamEvent[] = [];
   let wake: (() => void) | undefined;
@@ -49,6 +52,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
 
   const start = (): Promise<RunToolsResult> => {
     if (started) return started;
+    link();
     let sawError = false;
     started = runToolLoop({
       options,
