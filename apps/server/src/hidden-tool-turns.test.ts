@@ -79,4 +79,21 @@ describe('createHiddenToolTurns', () => {
     expect(turns.restore('key-1', fromClient('call_1'))).toHaveLength(4);
     expect(turns.restore('key-1', fromClient('call_2'))).toHaveLength(3);
   });
+
+  it('keeps the results under a size cap, dropping the least recently used turns', () => {
+    const sized = (n: number, length: number): HiddenToolTurn => ({
+      clientCallIds: [`call_${n}`],
+      toolCalls: [serverCall, { id: `call_${n}`, name: 'lookup', arguments: {} }],
+      results: [{ role: 'tool', toolCallId: 'srv_1', content: 'x'.repeat(length) }],
+    });
+    const turns = createHiddenToolTurns({ maxTextLength: 100 });
+    turns.remember('key-1', sized(1, 60));
+    turns.remember('key-1', sized(2, 30));
+    turns.remember('key-1', sized(3, 30));
+    expect(turns.size).toBe(2);
+    expect(turns.restore('key-1', fromClient('call_1'))).toHaveLength(3);
+    // One larger than the whole cap is not kept, and evicts nothing.
+    turns.remember('key-1', sized(4, 101));
+    expect(turns.size).toBe(2);
+  });
 });

@@ -16,8 +16,9 @@ export interface HiddenToolTurn {
 /**
  * Remembers hidden turns per API key for a while, so that when the client sends the
  * conversation back (with its tool results) the model again sees the whole turn: its
- * server calls and their results as well. Bounded: the oldest entries go first, and an
- * entry lapses `ttlMs` after its last use. Held in memory, so it is per process.
+ * server calls and their results as well. Bounded in count and in the results' size (the
+ * least recently used go first), and an entry lapses `ttlMs` after its last use. Held in
+ * memory, so it is per process.
  */
 export interface HiddenToolTurns {
   remember(principal: string, turn: HiddenToolTurn): void;
@@ -30,6 +31,8 @@ export interface HiddenToolTurns {
 export interface HiddenToolTurnsOptions {
   /** Default 1000. */
   maxEntries?: number;
+  /** Cap on the kept results' text, in UTF-16 code units (default 16 Mi); the oldest turns go first. */
+  maxTextLength?: number;
   /** Default one hour. */
   ttlMs?: number;
   /** The clock, for tests (default `Date.now`). */
@@ -39,6 +42,8 @@ export interface HiddenToolTurnsOptions {
 interface Entry {
   turn: HiddenToolTurn;
   expiresAt: number;
+  /** The results' text length, for the size cap. */
+  size: number;
 }
 
 const keyOf = (principal: string, firstClientCallId: string): string => `${principal}\n${firstClientCallId}`;
@@ -50,15 +55,21 @@ function sameIds(calls: readonly ToolCall[], ids: readonly string[]): boolean {
 /** Creates the store one server shares across its requests. */
 export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): HiddenToolTurns {
   const maxEntries = options.maxEntries ?? 1000;
+  const maxTextLength = options.maxTextLength ?? 16 * 1024 * 1024;
+  let totalSize = 0;
   const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
   const now = options.now ?? Date.now;
   // Insertion order is use order: a used entry is moved to the end.
   const entries = new Map<string, Entry>();
 
+  const drop = (key: string, entry: Entry): void => {
+    entries.delete(key);
+    totalSize -= entry.size;
+  };
   const dropExpired = (at: number): void => {
     for (const [key, entry] of entries) {
       if (entry.expiresAt > at) break;
-      entries.delete(key);
+      drop(key, entry);
     }
   };
 
@@ -71,13 +82,17 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
       if (first === undefined || turn.results.length === 0) return;
       const at = now();
       dropExpired(at);
+      const size = turn.results.reduce((sum, result) => sum + result.content.length, 0);
+      // A turn larger than the whole cap is not kept: the model then sees the client's half only.
+      if (size > maxTextLength) return;
       const key = keyOf(principal, first);
-      entries.delete(key);
-      entries.set(key, { turn, expiresAt: at + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done === true) break;
-        entries.delete(oldest.value);
+      const previous = entries.get(key);
+      if (previous !== undefined) drop(key, previous);
+      entries.set(key, { turn, expiresAt: at + ttlMs, size });
+      totalSize += size;
+      for (const [oldestKey, oldest] of entries) {
+        if (entries.size <= maxEntries && totalSize <= maxTextLength) break;
+        drop(oldestKey, oldest);
       }
     },
     restore(principal, messages) {
@@ -97,7 +112,7 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
         changed = true;
         // Used again: it moves to the end and lives another `ttlMs`.
         entries.delete(key);
-        entries.set(key, { turn: entry.turn, expiresAt: at + ttlMs });
+        entries.set(key, { ...entry, expiresAt: at + ttlMs });
         // The client's calls as it sent them back; the server's from the turn.
         const sent = new Map(message.toolCalls.map((call) => [call.id, call]));
         out.push({ ...message, toolCalls: entry.turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...entry.turn.results);
