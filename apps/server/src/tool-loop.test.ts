@@ -127,6 +127,16 @@ describe('runGatewayLoop', () => {
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', result: { error: { type: 'validation_error' } } });
   });
 
+  it('answers a server call with unreadable arguments with a validation error, without running the tool', async () => {
+    const { model, audit, events } = setup([
+      { toolCalls: [{ id: 'c1', name: 'add', invalid: { message: 'Unexpected end of JSON', rawArguments: '{"a": 1' } }] },
+      { text: 'Let me fix that.' },
+    ]);
+    expect((await collectStream(events)).text).toBe('Let me fix that.');
+    expect(audit).toEqual([]);
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', result: { success: false, error: { type: 'validation_error' } } });
+  });
+
   it('stops at maxSteps with the text so far', async () => {
     const { model, events } = setup(
       [

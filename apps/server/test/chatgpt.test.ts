@@ -1,33 +1,31 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
-import {
-  makeTokenSet,
-  startFakeAuthServer,
-  startFakeCodexBackend,
-  textEvents,
-  toolCallEvents,
-  writeTokenFile,
-} from './helpers/fake-codex-backend.ts';
-import type { FakeAuthServer, FakeCodexBackend, TokenSet } from './helpers/fake-codex-backend.ts';
+// The provider package's own stand-ins for the Codex backend and the sign-in server (the
+// CLI's login tests use them too), so the wire format lives in one place.
+import { startAuthServer } from '../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
+import { startBackend, textEvents, toolCallEvents } from '../../../packages/provider-chatgpt-oauth/test/helpers/backend-server.ts';
+import { makeAuthFile, makeTokenSet } from '../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
+
+type TokenSet = ReturnType<typeof makeTokenSet>;
 
 const MODELS = ['gpt-5.4', 'gpt-5.4-mini'];
 
 let dir: string;
 let authFile: string;
-let backend: FakeCodexBackend;
-let auth: FakeAuthServer;
+let backend: Awaited<ReturnType<typeof startBackend>>;
+let auth: Awaited<ReturnType<typeof startAuthServer>>;
 const closers: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolwire-server-chatgpt-'));
   authFile = join(dir, 'chatgpt-auth.json');
-  backend = await startFakeCodexBackend({ models: MODELS });
-  auth = await startFakeAuthServer();
+  backend = await startBackend({ models: MODELS.map((slug) => ({ slug, base_instructions: `You are ${slug}, a coding agent.` })) });
+  auth = await startAuthServer();
   closers.push(() => backend.close(), () => auth.close());
 });
 afterEach(async () => {
@@ -37,9 +35,9 @@ afterEach(async () => {
 
 /** Saves a sign-in the fake sign-in server knows as current; `expiresIn` seconds (negative: expired). */
 async function signIn(expiresIn = 3600): Promise<TokenSet> {
-  const tokens = makeTokenSet(expiresIn);
+  const tokens = makeTokenSet({ expiresIn });
   auth.adopt(tokens);
-  await writeTokenFile(authFile, tokens);
+  await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
   return tokens;
 }
 
@@ -68,7 +66,7 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
   it('returns a backend function call as OpenAI tool_calls (call_ id, JSON string arguments, finish reason tool_calls) and sends the result back paired', async () => {
     const tokens = await signIn();
     const { openai } = await gateway();
-    backend.reply(toolCallEvents([{ callId: 'call_Wx1', name: 'get_weather', arguments: '{"city":"Paris"}' }]));
+    backend.reply({ sse: toolCallEvents([{ callId: 'call_Wx1', name: 'get_weather', arguments: '{"city":"Paris"}' }]) });
 
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
     const completion = await openai.chat.completions.create({ model: 'chatgpt/gpt-5.4', messages, tools: [weatherTool] });
@@ -91,7 +89,7 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
     expect(first.headers['chatgpt-account-id']).toBe('acct-1234');
 
     // The client answers its call: the backend sees the call and its output under one call_id.
-    backend.reply(textEvents('Sunny, 21°C.'));
+    backend.reply({ sse: textEvents('Sunny, 21°C.') });
     const followUp = await openai.chat.completions.create({
       model: 'chatgpt/gpt-5.4',
       messages: [...messages, choice.message, { role: 'tool', tool_call_id: call.id, content: '{"temp":21,"sky":"sunny"}' }],
@@ -108,7 +106,7 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
   it('streams text as chat.completion.chunk frames ending with data: [DONE]', async () => {
     await signIn();
     const { openai, baseURL } = await gateway();
-    backend.reply(textEvents('Hello from Codex'), textEvents('Hello again'));
+    backend.reply({ sse: textEvents('Hello from Codex') }, { sse: textEvents('Hello again') });
 
     const stream = await openai.chat.completions.create({ model: 'chatgpt/gpt-5.4-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
@@ -140,7 +138,7 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
   it('runs a server tool (get_current_time) itself and sends its result to the backend in a second request', async () => {
     await signIn();
     const { openai } = await gateway();
-    backend.reply(toolCallEvents([{ callId: 'call_time1', name: 'get_current_time', arguments: '{"timezone":"Europe/Paris"}' }]), textEvents('It is evening in Paris.'));
+    backend.reply({ sse: toolCallEvents([{ callId: 'call_time1', name: 'get_current_time', arguments: '{"timezone":"Europe/Paris"}' }]) }, { sse: textEvents('It is evening in Paris.') });
 
     const completion = await openai.chat.completions.create({
       model: 'chatgpt/gpt-5.4',
@@ -164,16 +162,17 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
   it('refreshes an expired access token at the sign-in server before calling the backend, and saves the new tokens', async () => {
     const old = await signIn(-30);
     const { openai } = await gateway();
-    backend.reply(textEvents('Fresh.'));
+    backend.reply({ sse: textEvents('Fresh.') });
 
     const completion = await openai.chat.completions.create({ model: 'chatgpt/gpt-5.4', messages: [{ role: 'user', content: 'hi' }] });
     expect(completion.choices[0]?.message.content).toBe('Fresh.');
     expect(auth.refreshCount).toBe(1);
-    const fresh = auth.issued[0]!;
-    expect(backend.requests[0]?.headers.authorization).toBe(`Bearer ${fresh.access_token}`);
+    // `issued` lists id, access and refresh token of each set, the refreshed set last.
+    const [, freshAccess, freshRefresh] = auth.issued.slice(-3);
+    expect(backend.requests[0]?.headers.authorization).toBe(`Bearer ${freshAccess}`);
     expect(backend.requests[0]?.headers.authorization).not.toBe(`Bearer ${old.access_token}`);
     const file = JSON.parse(await readFile(authFile, 'utf8')) as { tokens: { access_token: string; refresh_token: string } };
-    expect(file.tokens).toMatchObject({ access_token: fresh.access_token, refresh_token: fresh.refresh_token });
+    expect(file.tokens).toMatchObject({ access_token: freshAccess, refresh_token: freshRefresh });
   });
 
   it('answers a sign-in whose refresh token was revoked with a non-retryable error in OpenAI envelope, calling no backend and leaking no token', async () => {

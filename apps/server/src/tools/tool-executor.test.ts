@@ -68,15 +68,4 @@ describe('createToolExecutor', () => {
     expect(audit[0]?.outcome).toBe('aborted');
   });
 
-  it('answers a call whose arguments could not be read with a validation error, without running the tool', async () => {
-    const { tool, running } = blocking();
-    const result = await createToolExecutor({ audit: () => undefined }).execute({
-      tool,
-      call: { ...call('c1'), invalid: { rawArguments: '{', message: 'unbalanced brace' } },
-      principal: 'p',
-      signal: new AbortController().signal,
-    });
-    expect(result).toMatchObject({ success: false, error: { type: 'validation_error' } });
-    expect(running()).toBe(0);
-  });
 });

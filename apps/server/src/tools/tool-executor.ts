@@ -50,17 +50,13 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
         ...(requestId === undefined ? {} : { requestId }),
         argumentNames: Object.keys(call.arguments),
       } as const;
-      const fail = (type: 'execution_error' | 'timeout' | 'validation_error', message: string): ToolResult => ({
+      const fail = (type: 'execution_error' | 'timeout', message: string): ToolResult => ({
         toolCallId: call.id,
         name: call.name,
         success: false,
         message,
         error: { type, message },
       });
-      if (call.invalid !== undefined) {
-        options.audit({ ...base, outcome: 'error', durationMs: 0, queuedMs: 0, error: 'invalid arguments' });
-        return fail('validation_error', `The arguments could not be read: ${call.invalid.message}. Send them as a JSON object.`);
-      }
       const release = await slots.acquire(signal);
       const startedAt = performance.now();
       const queuedMs = startedAt - queuedAt;
