@@ -18,6 +18,7 @@ import { resolveSettings } from './chatgpt-settings.ts';
 import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
 import { PROVIDER_NAME } from './constants.ts';
 import { redactSecrets } from './logger.ts';
+import { readBoundedText } from './secret-text.ts';
 import type { ChatGPTLogger } from './logger.ts';
 import { trimTrailingSlashes } from './url.ts';
 
@@ -80,7 +81,7 @@ async function* streamResponse(
       response = await post(prepared.body);
     }
     if (response.status === 400 && settings.instructions !== undefined) {
-      const text = await response.text();
+      const text = (await readBoundedText(response)).text;
       if (!text.includes('Instructions are not valid')) throw failure(response, text);
       const fallback = await context.catalog.instructionsFor(modelId, credentials, signal);
       prepared = buildRequestBody({ modelId, request, settings: { ...settings, instructions: fallback.instructions }, instructions: fallback.instructions, conversationId });
@@ -91,7 +92,7 @@ async function* streamResponse(
       });
       response = await post(prepared.body);
     }
-    if (!response.ok) throw failure(response, await response.text());
+    if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
     if (response.body === null) {
       throw new StreamError({ provider: PROVIDER_NAME, message: 'The ChatGPT backend answered without a body. Send the request again.' });
     }
@@ -149,7 +150,8 @@ async function* streamResponse(
   function failure(response: Response, text: string): ProviderError {
     return backendError({
       status: response.status,
-      body: text,
+      // Redacted whole before the error mapping cuts it to a message.
+      body: redactSecrets(text, secrets),
       headers: response.headers,
       modelId,
       ...knownModels(context, credentials),

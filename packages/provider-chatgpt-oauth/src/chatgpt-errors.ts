@@ -8,6 +8,7 @@ export type ChatGPTLoginFailure =
   | 'missing_codex_entitlement'
   | 'token_exchange_failed'
   | 'no_account_id'
+  | 'workspace_mismatch'
   | 'device_code_failed'
   | 'device_code_expired'
   | 'port_unavailable'
@@ -35,5 +36,21 @@ export class NotSignedInError extends AuthenticationError {
   }
   static override isInstance(error: unknown): error is NotSignedInError {
     return this.hasMarker(error, NotSignedInError.errorName);
+  }
+}
+
+/**
+ * The token file's directory is writable by other users, and Toolwire will not tighten it
+ * (it is not yours, or it is a shared sticky directory such as `/tmp`).
+ */
+export class InsecureTokenPathError extends ToolwireError {
+  static override readonly errorName = 'InsecureTokenPathError';
+  readonly directory: string;
+  constructor(options: { directory: string; message: string }) {
+    super(options.message);
+    this.directory = options.directory;
+  }
+  static override isInstance(error: unknown): error is InsecureTokenPathError {
+    return this.hasMarker(error, InsecureTokenPathError.errorName);
   }
 }

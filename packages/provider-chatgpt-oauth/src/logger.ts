@@ -15,17 +15,5 @@ export const consoleLogger: ChatGPTLogger = {
   },
 };
 
-const REDACTED = '[redacted]';
-
-/**
- * Replaces every occurrence of each secret in `text` with `[redacted]`. Secrets shorter
- * than 8 characters are ignored (they would redact ordinary words).
- */
-export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < 8) continue;
-    result = result.split(secret).join(REDACTED);
-  }
-  return result;
-}
+// Redaction lives with the other secret-text helpers; re-exported for existing imports.
+export { redactSecrets } from './secret-text.ts';

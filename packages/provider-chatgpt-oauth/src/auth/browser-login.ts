@@ -18,6 +18,8 @@ export interface BrowserLoginParams {
   openUrl: (url: string) => void | Promise<void>;
   /** Restrict the sign-in to one ChatGPT workspace. */
   allowedWorkspaceId?: string;
+  /** Checks the exchanged tokens before the browser is told the sign-in worked; throws to refuse them. */
+  verify?: (tokens: TokenResponse) => void;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -44,6 +46,7 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
   // The callback can settle the outcome while `openUrl` is still running; it is awaited below.
   void outcome.catch(() => undefined);
   let done = false;
+  let ignoredCallbacks = 0;
   const finish = (result: { tokens: TokenResponse } | { error: unknown }): void => {
     if (done) return;
     done = true;
@@ -66,15 +69,11 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
       return;
     }
     if (url.searchParams.get('state') !== state) {
-      reply(response, 400, 'State mismatch: this sign-in link does not belong to the waiting sign-in.');
-      finish({
-        error: new ChatGPTLoginError({
-          reason: 'state_mismatch',
-          message:
-            'The sign-in callback carried the wrong `state`, so it was rejected (it may come from another sign-in or a forged link). ' +
-            'Run `toolwire login chatgpt` again and finish it in the browser window it opens.',
-        }),
-      });
+      // A stale tab of an earlier sign-in, or a forged link from another page: answered
+      // and ignored, so it cannot end (or hijack) the sign-in that is waiting. Codex does
+      // the same (`codex-rs/login/src/server.rs`, "State mismatch" 400 without exiting).
+      reply(response, 400, 'State mismatch: this sign-in link does not belong to the waiting sign-in. It was ignored.');
+      ignoredCallbacks++;
       return;
     }
     const oauthError = url.searchParams.get('error');
@@ -104,6 +103,13 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
         codeVerifier: pkce.verifier,
         ...(params.signal ? { signal: params.signal } : {}),
       });
+      try {
+        params.verify?.(tokens);
+      } catch (error) {
+        reply(response, 403, 'This sign-in was refused (see the terminal for why). You can close this tab.');
+        finish({ error });
+        return;
+      }
       reply(response, 200, 'Signed in to ChatGPT. You can close this tab and return to the terminal.');
       finish({ tokens });
     } catch (error) {
@@ -116,7 +122,10 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
     finish({
       error: new ChatGPTLoginError({
         reason: 'timeout',
-        message: `No sign-in arrived within ${Math.round(params.timeoutMs / 1000)} s. Run \`toolwire login chatgpt\` again, or use \`--device\` on a machine without a browser.`,
+        message:
+          `No sign-in arrived within ${Math.round(params.timeoutMs / 1000)} s` +
+          (ignoredCallbacks > 0 ? ` (${ignoredCallbacks} callback(s) with a wrong \`state\` were ignored)` : '') +
+          '. Run `toolwire login chatgpt` again, or use `--device` on a machine without a browser.',
       }),
     });
   }, params.timeoutMs);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import { AuthExpiredError, ProviderError } from '@toolwire/core';
+import { AuthExpiredError, ProviderError, ToolwireError } from '@toolwire/core';
 
 import { ChatGPTLoginError, NotSignedInError } from '../chatgpt-errors.ts';
 import { CODEX_CLIENT_ID, DEFAULT_CALLBACK_PORTS, DEFAULT_ISSUER, DEFAULT_SCOPE, PROVIDER_NAME } from '../constants.ts';
@@ -9,14 +9,18 @@ import type { ChatGPTLogger } from '../logger.ts';
 import type { ChatGPTAuditEvent, RefreshReason } from './audit-event.ts';
 import type { ChatGPTTokens, StoredSignIn } from './auth-file.ts';
 import { browserLogin } from './browser-login.ts';
+import { readCodexCredentialStore } from './codex-credential-store.ts';
 import { deviceLogin } from './device-login.ts';
 import type { DeviceCodePrompt } from './device-login.ts';
+import { resolveLockTimes } from './file-lock.ts';
+import type { FileLockTimes } from './file-lock.ts';
 import { readTokenClaims } from './jwt.ts';
 import { refreshTokens, revokeToken } from './oauth-client.ts';
 import type { OAuthEndpoint, TokenResponse } from './oauth-client.ts';
 import { openUrlInBrowser } from './open-url.ts';
 import { createFileTokenStore, createMemoryTokenStore, defaultCodexHome, defaultToolwireAuthPath } from './token-store.ts';
 import type { TokenStore, TokenStoreKind } from './token-store.ts';
+import { checkWorkspace } from './workspace-restriction.ts';
 
 /** Where the sign-in lives and how to reach the sign-in server. */
 export interface ChatGPTAuthOptions {
@@ -45,6 +49,17 @@ export interface ChatGPTAuthOptions {
   logger?: ChatGPTLogger;
   /** Called for sign-in, refresh and sign-out events (no tokens in them). */
   onAuditEvent?: (event: ChatGPTAuditEvent) => void;
+  /**
+   * Timing of the cross-process lock around refreshes and sign-ins: a lock untouched for
+   * `staleMs` (default 60 s) is abandoned; its holder touches it every `heartbeatMs`;
+   * waiting gives up after `timeoutMs` (default twice `staleMs`).
+   */
+  lock?: FileLockTimes;
+  /**
+   * Deadline of one token refresh, answer included (default 45 s). It must be shorter than
+   * `lock.staleMs`, so a refresh ends before anyone could take its lock over.
+   */
+  refreshTimeoutMs?: number;
 }
 
 /** What a backend request needs. `accessToken` is a secret: never log it. */
@@ -84,7 +99,10 @@ export interface ChatGPTLoginOptions {
   onDeviceCode?: (prompt: DeviceCodePrompt) => void | Promise<void>;
   /** Callback ports to try (default 1455, then 1457). */
   ports?: readonly number[];
-  /** Restrict the browser sign-in to one ChatGPT workspace. */
+  /**
+   * Restrict the sign-in to one ChatGPT workspace (account id): asked of the sign-in page,
+   * and checked against the account the tokens name; other tokens are revoked, not saved.
+   */
   allowedWorkspaceId?: string;
   /** Default 10 minutes (browser) or 15 minutes (device). */
   timeoutMs?: number;
@@ -110,8 +128,15 @@ export interface ChatGPTAuth {
   logout(signal?: AbortSignal): Promise<ChatGPTLogoutResult>;
 }
 
+/**
+ * Refresh when the access token expires within this margin. Codex refreshes once `exp`
+ * has passed (`is_stale_for_proactive_refresh`, `codex-rs/login/src/auth/manager.rs`);
+ * a minute early keeps a request from starting with a token about to expire.
+ */
 const REFRESH_MARGIN_MS = 60_000;
+/** Only for an access token without a readable `exp`: Codex's 8-day refresh interval. */
 const STALE_AFTER_MS = 8 * 24 * 60 * 60 * 1000;
+const DEFAULT_REFRESH_TIMEOUT_MS = 45_000;
 const SIGN_IN = 'sign in with `toolwire login chatgpt`';
 
 /**
@@ -126,11 +151,29 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     clientId: options.clientId ?? CODEX_CLIENT_ID,
     fetch: options.fetch ?? globalThis.fetch,
   };
-  const toolwireStore = createFileTokenStore({ path: options.path ?? defaultToolwireAuthPath(), kind: 'toolwire', writable: true });
+  const lockTimes = resolveLockTimes(options.lock);
+  const refreshTimeoutMs = options.refreshTimeoutMs ?? Math.min(DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(lockTimes.staleMs * 0.75));
+  if (!(refreshTimeoutMs > 0 && refreshTimeoutMs < lockTimes.staleMs && lockTimes.heartbeatMs < lockTimes.staleMs)) {
+    throw new ToolwireError(
+      `Invalid sign-in timing: refreshTimeoutMs (${refreshTimeoutMs}) and lock.heartbeatMs (${lockTimes.heartbeatMs}) must be positive and shorter than lock.staleMs (${lockTimes.staleMs}), ` +
+        'or a slow refresh could outlive its lock and the refresh token be used twice.',
+    );
+  }
+  const onNotice = (message: string): void => (logger.info ?? logger.warn)(message);
+  const codexHome = options.codexHome ?? defaultCodexHome();
+  const toolwireStore = createFileTokenStore({
+    path: options.path ?? defaultToolwireAuthPath(),
+    kind: 'toolwire',
+    writable: true,
+    lock: lockTimes,
+    onNotice,
+  });
   const codexStore = createFileTokenStore({
-    path: join(options.codexHome ?? defaultCodexHome(), 'auth.json'),
+    path: join(codexHome, 'auth.json'),
     kind: 'codex',
     writable: options.codexWriteBack === true,
+    lock: lockTimes,
+    onNotice,
   });
   const memoryStore = options.tokens ? createMemoryTokenStore(memoryTokens(options.tokens)) : undefined;
 
@@ -165,20 +208,47 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     return codex !== undefined ? { store: codexStore, signIn: codex } : { store: toolwireStore, signIn: undefined };
   }
 
-  function notSignedIn(store: TokenStore): NotSignedInError {
-    const where =
-      store.kind === 'memory'
-        ? 'The tokens passed in were removed'
-        : options.store === 'codex'
-          ? `No ChatGPT sign-in in ${store.path ?? 'auth.json'}`
-          : `No ChatGPT sign-in found (looked in ${toolwireStore.path ?? ''} and ${codexStore.path ?? ''})`;
-    return new NotSignedInError({ message: `${where}: ${SIGN_IN}, or run \`codex login\`.` });
+  async function notSignedIn(store: TokenStore): Promise<NotSignedInError> {
+    if (store.kind === 'memory') return new NotSignedInError({ message: `The tokens passed in were removed: ${SIGN_IN}.` });
+    const codexFile = codexStore.path ?? 'auth.json';
+    const looked = options.store === 'codex' ? '' : `No ChatGPT sign-in in ${toolwireStore.path ?? ''}; `;
+    if (options.store === 'toolwire') {
+      return new NotSignedInError({ message: `No ChatGPT sign-in in ${toolwireStore.path ?? ''}: ${SIGN_IN}.` });
+    }
+    const codex = await readCodexCredentialStore(codexHome);
+    switch (codex.type) {
+      case 'no-codex-home':
+        return new NotSignedInError({ message: `${looked}no Codex sign-in either (${codexFile} does not exist): ${SIGN_IN}, or run \`codex login\`.` });
+      case 'configured':
+        if (codex.mode === 'keyring' || codex.mode === 'auto') {
+          return new NotSignedInError({
+            message:
+              `${looked}found none in ${codexFile}; Codex keeps its sign-in in the system keyring (cli_auth_credentials_store = "${codex.mode}"), ` +
+              `which Toolwire does not read: run \`toolwire login chatgpt\`.`,
+          });
+        }
+        break;
+      case 'unspecified':
+        break;
+      default: {
+        const unexpected: never = codex;
+        throw new Error(`unexpected Codex store ${String(unexpected)}`);
+      }
+    }
+    // Codex is installed but left no auth.json: signed out, or signed in to the keyring.
+    return new NotSignedInError({
+      message: `${looked}found none in ${codexFile}; Codex may keep it in the keyring: run \`toolwire login chatgpt\`.`,
+    });
   }
 
+  /**
+   * As Codex: refresh when the access token (nearly) expired by its JWT `exp`, however
+   * recently it was refreshed; the 8-day age rule applies only to a token without `exp`.
+   */
   function refreshReason(signIn: StoredSignIn): RefreshReason | undefined {
     const now = Date.now();
     const expiresAt = readTokenClaims(signIn.tokens.accessToken).expiresAt;
-    if (expiresAt !== undefined && expiresAt - now < REFRESH_MARGIN_MS) return 'expired';
+    if (expiresAt !== undefined) return expiresAt - now < REFRESH_MARGIN_MS ? 'expired' : undefined;
     if (signIn.lastRefresh !== undefined && now - signIn.lastRefresh > STALE_AFTER_MS) return 'stale';
     return undefined;
   }
@@ -210,7 +280,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     }
     let response: TokenResponse;
     try {
-      response = await refreshTokens(endpoint, refreshToken, signal);
+      response = await refreshTokens(endpoint, refreshToken, { timeoutMs: refreshTimeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
       const permanent = AuthExpiredError.isInstance(error);
       const code = ProviderError.isInstance(error) ? error.code : undefined;
@@ -237,7 +307,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
   /** Loads the sign-in and refreshes it when needed; `rejected` is an access token the backend refused. */
   async function ensureFresh(rejected: string | undefined, signal?: AbortSignal): Promise<StoredSignIn> {
     const { store, signIn } = await resolveStore();
-    if (signIn === undefined) throw notSignedIn(store);
+    if (signIn === undefined) throw await notSignedIn(store);
     activeStore = store;
     const reason: RefreshReason | undefined =
       rejected !== undefined ? (signIn.tokens.accessToken === rejected ? 'unauthorized' : undefined) : refreshReason(signIn);
@@ -246,10 +316,10 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       if (reason === 'stale') return signIn;
       throw readOnlyExpired(store);
     }
-    return store.withLock(async () => {
+    return store.withLock(async (lockSignal) => {
       // Another process may have refreshed while this one waited for the lock.
       const current = await store.load();
-      if (current === undefined) throw notSignedIn(store);
+      if (current === undefined) throw await notSignedIn(store);
       const stillNeeded =
         rejected !== undefined
           ? current.tokens.accessToken === rejected
@@ -258,7 +328,8 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
         audit({ type: 'refresh-skipped', accountId: current.tokens.accountId, reason, store: store.kind });
         return current;
       }
-      return refresh(store, current, reason, signal);
+      // The lock's signal: aborts with the caller's, and if the lock were ever lost.
+      return refresh(store, current, reason, lockSignal);
     }, signal);
   }
 
@@ -297,7 +368,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     async status() {
       const { store, signIn } = await resolveStore();
       const base = { store: store.kind, ...(store.path !== undefined ? { path: store.path } : {}) };
-      if (signIn === undefined) return { signedIn: false, ...base, message: notSignedIn(store).message };
+      if (signIn === undefined) return { signedIn: false, ...base, message: (await notSignedIn(store)).message };
       const id = readTokenClaims(signIn.tokens.idToken);
       const access = readTokenClaims(signIn.tokens.accessToken);
       const planType = id.planType ?? access.planType;
@@ -319,6 +390,16 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       const method = loginOptions.method ?? 'browser';
       const store = memoryStore ?? (options.store === 'codex' && codexStore.writable ? codexStore : toolwireStore);
       const signal = loginOptions.signal;
+      const allowed = loginOptions.allowedWorkspaceId;
+      // Tokens of the wrong workspace are revoked (best effort) and never saved.
+      const verify = (tokens: TokenResponse): void => {
+        try {
+          checkWorkspace(tokens, allowed);
+        } catch (error) {
+          if (tokens.refreshToken !== undefined) void revokeToken(endpoint, { value: tokens.refreshToken, kind: 'refresh_token' });
+          throw error;
+        }
+      };
       const tokens =
         method === 'device'
           ? await deviceLogin({
@@ -340,9 +421,12 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
                   (logger.info ?? logger.warn)(`Opening the ChatGPT sign-in page. If no browser opens, visit:\n${url}`);
                   openUrlInBrowser(url);
                 }),
-              ...(loginOptions.allowedWorkspaceId !== undefined ? { allowedWorkspaceId: loginOptions.allowedWorkspaceId } : {}),
+              ...(allowed !== undefined ? { allowedWorkspaceId: allowed } : {}),
+              verify,
               ...(signal ? { signal } : {}),
             });
+      // The browser flow checked already (to tell the browser); the device flow checks here.
+      if (method === 'device') verify(tokens);
       const { idToken = '', accessToken, refreshToken } = tokens;
       if (accessToken === undefined || refreshToken === undefined) {
         throw new ChatGPTLoginError({
@@ -377,7 +461,13 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
           message: `The active sign-in is Codex's (${store.path ?? 'auth.json'}), which is read-only here: sign out with \`codex logout\`, or pass codexWriteBack: true.`,
         });
       }
-      const revoked = signIn.tokens.refreshToken !== '' ? await revokeToken(endpoint, signIn.tokens.refreshToken, signal) : false;
+      // As Codex: the refresh token, or the access token when there is none.
+      const { refreshToken, accessToken } = signIn.tokens;
+      const revoked = await revokeToken(
+        endpoint,
+        refreshToken !== '' ? { value: refreshToken, kind: 'refresh_token' } : { value: accessToken, kind: 'access_token' },
+        signal ? { signal } : {},
+      );
       const removed = await store.withLock(() => store.remove(), signal);
       cached = undefined;
       activeStore = undefined;

@@ -2,7 +2,7 @@ import { AuthExpiredError, ProviderError, ProviderUnavailableError } from '@tool
 
 import { ChatGPTLoginError } from '../chatgpt-errors.ts';
 import { PROVIDER_NAME } from '../constants.ts';
-import { redactSecrets } from '../logger.ts';
+import { boundedSecretFreeText, MAX_ERROR_BODY_BYTES, readBoundedText } from '../secret-text.ts';
 import { trimTrailingSlashes } from '../url.ts';
 import { isRecord } from './jwt.ts';
 
@@ -11,7 +11,24 @@ export interface OAuthEndpoint {
   issuer: string;
   clientId: string;
   fetch: typeof globalThis.fetch;
+  /** Deadline of one request to the sign-in server, answer included (default 30 s). */
+  requestTimeoutMs?: number;
 }
+
+/** Per-call options: the caller's signal and this call's own deadline. */
+export interface OAuthCallOptions {
+  signal?: AbortSignal;
+  /** Overrides the endpoint's `requestTimeoutMs` for this call. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Codex gives the revoke request 10 s (`codex-rs/login/src/auth/revoke.rs`). */
+export const REVOKE_TIMEOUT_MS = 10_000;
+/** A token answer is a few KiB; anything past this is not one. */
+const MAX_TOKEN_BODY_BYTES = 1024 * 1024;
+/** The most of a server's error text that goes into a message (after redaction). */
+const MAX_ERROR_TEXT_CHARS = 300;
 
 /** Tokens returned by the token endpoint. A refresh may leave some out (keep the old ones). */
 export interface TokenResponse {
@@ -41,13 +58,8 @@ export async function exchangeAuthorizationCode(
     client_id: endpoint.clientId,
     code_verifier: params.codeVerifier,
   });
-  const response = await send(endpoint, '/oauth/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: body.toString(),
-    ...(params.signal ? { signal: params.signal } : {}),
-  });
-  const payload = await readJson(response);
+  const response = await call(endpoint, '/oauth/token', { form: body }, params.signal ? { signal: params.signal } : {});
+  const { payload } = response;
   if (!response.ok) {
     throw new ChatGPTLoginError({
       reason: 'token_exchange_failed',
@@ -63,15 +75,16 @@ export async function exchangeAuthorizationCode(
  * Trades a refresh token for new tokens. Refresh tokens rotate: the old one is dead once
  * this succeeds. Throws `AuthExpiredError` when only a new sign-in helps.
  */
-export async function refreshTokens(endpoint: OAuthEndpoint, refreshToken: string, signal?: AbortSignal): Promise<TokenResponse> {
+export async function refreshTokens(endpoint: OAuthEndpoint, refreshToken: string, options: OAuthCallOptions = {}): Promise<TokenResponse> {
   // Current Codex sends JSON here; the form encoding works too.
-  const response = await send(endpoint, '/oauth/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: endpoint.clientId, grant_type: 'refresh_token', refresh_token: refreshToken }),
-    ...(signal ? { signal } : {}),
-  });
-  const payload = await readJson(response);
+  const response = await call(
+    endpoint,
+    '/oauth/token',
+    { json: { client_id: endpoint.clientId, grant_type: 'refresh_token', refresh_token: refreshToken } },
+    options,
+    [refreshToken],
+  );
+  const { payload } = response;
   if (response.ok) return toTokenResponse(payload);
   const code = errorCode(payload);
   const detail = describeError(payload, [refreshToken]);
@@ -92,19 +105,27 @@ export async function refreshTokens(endpoint: OAuthEndpoint, refreshToken: strin
   });
 }
 
-/** Revokes a token. Returns false when the server did not confirm (the local sign-in is deleted anyway). */
-export async function revokeToken(endpoint: OAuthEndpoint, token: string, signal?: AbortSignal): Promise<boolean> {
+/**
+ * Revokes a token, best effort: returns false when the server did not confirm in time
+ * (the local sign-in is deleted anyway). The body is what Codex sends
+ * (`codex-rs/login/src/auth/revoke.rs`): JSON `{ token, token_type_hint }`, plus
+ * `client_id` for a refresh token; the request gets 10 s.
+ */
+export async function revokeToken(
+  endpoint: OAuthEndpoint,
+  token: { value: string; kind: 'refresh_token' | 'access_token' },
+  options: OAuthCallOptions = {},
+): Promise<boolean> {
   try {
-    const body = new URLSearchParams({ token, token_type_hint: 'refresh_token', client_id: endpoint.clientId });
-    const response = await send(endpoint, '/oauth/revoke', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: body.toString(),
-      ...(signal ? { signal } : {}),
-    });
-    await response.body?.cancel();
+    const body = {
+      token: token.value,
+      token_type_hint: token.kind,
+      ...(token.kind === 'refresh_token' ? { client_id: endpoint.clientId } : {}),
+    };
+    const response = await call(endpoint, '/oauth/revoke', { json: body }, { timeoutMs: REVOKE_TIMEOUT_MS, ...options }, [token.value]);
     return response.ok;
-  } catch {
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
     return false;
   }
 }
@@ -118,13 +139,8 @@ export interface DeviceCode {
 
 /** Starts the device-code flow. */
 export async function requestDeviceCode(endpoint: OAuthEndpoint, signal?: AbortSignal): Promise<DeviceCode> {
-  const response = await send(endpoint, '/api/accounts/deviceauth/usercode', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: endpoint.clientId }),
-    ...(signal ? { signal } : {}),
-  });
-  const payload = await readJson(response);
+  const response = await call(endpoint, '/api/accounts/deviceauth/usercode', { json: { client_id: endpoint.clientId } }, signal ? { signal } : {});
+  const { payload } = response;
   const userCode = isRecord(payload) ? (stringOf(payload.user_code) ?? stringOf(payload.usercode)) : undefined;
   const deviceAuthId = isRecord(payload) ? stringOf(payload.device_auth_id) : undefined;
   if (!response.ok || userCode === undefined || deviceAuthId === undefined) {
@@ -150,13 +166,13 @@ export async function pollDeviceToken(
   code: DeviceCode,
   signal?: AbortSignal,
 ): Promise<'pending' | { authorizationCode: string; codeVerifier: string }> {
-  const response = await send(endpoint, '/api/accounts/deviceauth/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ device_auth_id: code.deviceAuthId, user_code: code.userCode }),
-    ...(signal ? { signal } : {}),
-  });
-  const payload = await readJson(response);
+  const response = await call(
+    endpoint,
+    '/api/accounts/deviceauth/token',
+    { json: { device_auth_id: code.deviceAuthId, user_code: code.userCode } },
+    signal ? { signal } : {},
+  );
+  const { payload } = response;
   if (response.status === 403 || response.status === 404) return 'pending';
   const authorizationCode = isRecord(payload) ? stringOf(payload.authorization_code) : undefined;
   const codeVerifier = isRecord(payload) ? stringOf(payload.code_verifier) : undefined;
@@ -169,27 +185,64 @@ export async function pollDeviceToken(
   return { authorizationCode, codeVerifier };
 }
 
-async function send(endpoint: OAuthEndpoint, path: string, init: RequestInit): Promise<Response> {
+interface CallResult {
+  ok: boolean;
+  status: number;
+  /** The parsed JSON answer, or its (bounded) text when it is not JSON. */
+  payload: unknown;
+}
+
+/**
+ * POSTs to the sign-in server and reads the answer, all under one deadline: a server that
+ * trickles its answer is cut off like one that never answers. Error bodies are read only up
+ * to 64 KiB. A deadline is a `ProviderUnavailableError` with code `timeout`; the caller's
+ * own abort is rethrown as is.
+ */
+async function call(
+  endpoint: OAuthEndpoint,
+  path: string,
+  body: { json: Record<string, unknown> } | { form: URLSearchParams },
+  options: OAuthCallOptions,
+  secrets: readonly string[] = [],
+): Promise<CallResult> {
   const url = trimTrailingSlashes(endpoint.issuer) + path;
+  const timeoutMs = options.timeoutMs ?? endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const init: RequestInit =
+    'json' in body
+      ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal }
+      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.form.toString(), signal };
   try {
-    return await endpoint.fetch(url, init);
+    const response = await endpoint.fetch(url, init);
+    const { text, truncated } = await readBoundedText(response, response.ok ? MAX_TOKEN_BODY_BYTES : MAX_ERROR_BODY_BYTES);
+    let payload: unknown = text;
+    if (!truncated) {
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        // Not JSON (an HTML error page, a proxy's text): kept as text.
+      }
+    }
+    return { ok: response.ok && !truncated, status: response.status, payload };
   } catch (error) {
-    if (init.signal?.aborted) throw error;
+    if (options.signal?.aborted) throw options.signal.reason ?? error;
+    if (deadline.aborted) {
+      throw new ProviderUnavailableError({
+        provider: PROVIDER_NAME,
+        baseURL: endpoint.issuer,
+        code: 'timeout',
+        retryable: true,
+        message: `The sign-in server ${endpoint.issuer} did not answer within ${timeoutMs} ms (${path}); the request was cancelled. Check the network connection and try again.`,
+      });
+    }
+    const reason = error instanceof Error ? error.message : String(error);
     throw new ProviderUnavailableError({
       provider: PROVIDER_NAME,
       baseURL: endpoint.issuer,
-      message: `Could not reach the sign-in server ${endpoint.issuer}: ${error instanceof Error ? error.message : String(error)}. Check the network connection.`,
+      message: `Could not reach the sign-in server ${endpoint.issuer}: ${boundedSecretFreeText(reason, secrets, MAX_ERROR_TEXT_CHARS)}. Check the network connection.`,
       cause: error,
     });
-  }
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }
 
@@ -206,14 +259,29 @@ function toTokenResponse(payload: unknown): TokenResponse {
   return result;
 }
 
-/** The error code of a token-endpoint answer: in `error.code`, `error` (a string) or `code`. */
+/**
+ * The error code of a token-endpoint answer: in `error.code`, `error` (a string) or `code`.
+ * Codes are short identifiers; a longer "code" is the server's free text, not a code.
+ */
 function errorCode(payload: unknown): string | undefined {
   if (!isRecord(payload)) return undefined;
-  if (isRecord(payload.error)) return stringOf(payload.error.code);
-  return stringOf(payload.error) ?? stringOf(payload.code);
+  const code = isRecord(payload.error) ? stringOf(payload.error.code) : (stringOf(payload.error) ?? stringOf(payload.code));
+  return code !== undefined && code.length <= 64 && isIdentifier(code) ? code : undefined;
 }
 
-/** `: <code>: <message>` from an error answer, with the request's secrets redacted. */
+function isIdentifier(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const ok = (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45 || code === 46;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/**
+ * `: <code>: <message>` from an error answer: the request's secrets (and anything shaped
+ * like a token) redacted in the whole text first, then cut to 300 characters.
+ */
 function describeError(payload: unknown, secrets: readonly string[]): string {
   let text: string | undefined;
   if (isRecord(payload)) {
@@ -222,10 +290,10 @@ function describeError(payload: unknown, secrets: readonly string[]): string {
     const message =
       stringOf(nested?.message) ?? stringOf(payload.error_description) ?? stringOf(payload.message) ?? stringOf(payload.detail);
     text = [code, message].filter((part) => part !== undefined).join(': ');
-  } else if (typeof payload === 'string' && payload.trim() !== '') {
-    text = payload.trim().slice(0, 200);
+  } else if (typeof payload === 'string') {
+    text = payload.trim();
   }
-  return text === undefined || text === '' ? '' : `: ${redactSecrets(text, secrets)}`;
+  return text === undefined || text === '' ? '' : `: ${boundedSecretFreeText(text, secrets, MAX_ERROR_TEXT_CHARS)}`;
 }
 
 function stringOf(value: unknown): string | undefined {

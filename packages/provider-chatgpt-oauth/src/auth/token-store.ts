@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { ToolwireError } from '@toolwire/core';
 
+import { InsecureTokenPathError } from '../chatgpt-errors.ts';
 import { parseAuthFile, serializeAuthFile } from './auth-file.ts';
 import type { ChatGPTTokens, StoredSignIn } from './auth-file.ts';
 import { withFileLock } from './file-lock.ts';
+import type { FileLockTimes } from './file-lock.ts';
 
 /** Where a sign-in is kept: Toolwire's own file, Codex's `auth.json`, or memory. */
 export type TokenStoreKind = 'toolwire' | 'codex' | 'memory';
@@ -23,8 +25,11 @@ export interface TokenStore {
   save(signIn: StoredSignIn): Promise<void>;
   /** Deletes the sign-in; true when there was one. */
   remove(): Promise<boolean>;
-  /** Runs `fn` holding the store's lock (a lock file next to the token file). */
-  withLock<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Runs `fn` holding the store's lock (a lock file next to the token file). `fn` gets a
+   * signal that aborts when the lock is lost or `signal` aborts.
+   */
+  withLock<T>(fn: (lockSignal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
 /** `~/.toolwire/chatgpt-auth.json`. */
@@ -38,13 +43,26 @@ export function defaultCodexHome(): string {
   return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.codex');
 }
 
+/** Options of `createFileTokenStore`. */
+export interface FileTokenStoreOptions {
+  path: string;
+  kind: 'toolwire' | 'codex';
+  writable: boolean;
+  /** Timing of the cross-process lock. */
+  lock?: FileLockTimes;
+  /** Told when the store changed something the user should know about (a directory's mode). */
+  onNotice?: (message: string) => void;
+}
+
 /**
  * A token file: read whole, written to a temporary file with mode 0600 and renamed over
- * the old one (so a reader never sees half a file), guarded by `<file>.lock`.
+ * the old one (so a reader never sees half a file), guarded by `<file>.lock`, in a
+ * directory no other user can write to.
  */
-export function createFileTokenStore(options: { path: string; kind: 'toolwire' | 'codex'; writable: boolean }): TokenStore {
+export function createFileTokenStore(options: FileTokenStoreOptions): TokenStore {
   const { path, kind, writable } = options;
   const lockPath = `${path}.lock`;
+  const prepareDirectory = () => ensurePrivateDirectory(dirname(path), options.onNotice);
   return {
     kind,
     path,
@@ -61,7 +79,7 @@ export function createFileTokenStore(options: { path: string; kind: 'toolwire' |
     },
     async save(signIn) {
       if (!writable) throw new ToolwireError(`The sign-in at ${path} is read-only here; pass codexWriteBack: true to update it.`);
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await prepareDirectory();
       const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {
         await writeFile(temporary, serializeAuthFile(signIn), { mode: 0o600, flag: 'wx' });
@@ -83,8 +101,8 @@ export function createFileTokenStore(options: { path: string; kind: 'toolwire' |
       }
     },
     async withLock(fn, signal) {
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      return withFileLock(lockPath, fn, signal ? { signal } : {});
+      await prepareDirectory();
+      return withFileLock(lockPath, fn, { ...options.lock, ...(signal ? { signal } : {}) });
     },
   };
 }
@@ -109,10 +127,37 @@ export function createMemoryTokenStore(tokens: ChatGPTTokens, lastRefresh?: numb
       current = undefined;
       return Promise.resolve(had);
     },
-    withLock<T>(fn: () => Promise<T>) {
-      const run = queue.then(fn, fn);
+    withLock<T>(fn: (lockSignal: AbortSignal) => Promise<T>, signal?: AbortSignal) {
+      const start = () => fn(signal ?? new AbortController().signal);
+      const run = queue.then(start, start);
       queue = run.catch(() => undefined);
       return run;
     },
   };
+}
+
+/**
+ * Creates the token directory (mode 0700) or checks the existing one. Anyone who can write
+ * to it can replace the token file or its lock. A world-writable directory of this user
+ * is tightened to 0700 (and `onNotice` says so); one of another user, or a shared sticky
+ * directory such as `/tmp`, is refused.
+ */
+export async function ensurePrivateDirectory(directory: string, onNotice?: (message: string) => void): Promise<void> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  // Mode bits and owners mean nothing on Windows; ACLs there are the user's profile's.
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return;
+  const info = await stat(directory);
+  if ((info.mode & 0o002) === 0) return;
+  const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
+  const sticky = (info.mode & 0o1000) !== 0;
+  if (info.uid !== process.getuid() || sticky) {
+    throw new InsecureTokenPathError({
+      directory,
+      message:
+        `Refusing to keep ChatGPT tokens in ${directory}: other users can write to it (mode ${mode}${sticky ? ', a shared directory' : ''}), ` +
+        'so they could replace the token file or its lock. Choose a path inside a directory only you can write to (the `path` option, or TOOLWIRE_CHATGPT_AUTH_FILE).',
+    });
+  }
+  await chmod(directory, 0o700);
+  onNotice?.(`The token directory ${directory} was writable by every user (mode ${mode}); Toolwire changed it to 0700 before saving the ChatGPT sign-in.`);
 }

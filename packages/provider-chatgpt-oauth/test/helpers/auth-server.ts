@@ -14,6 +14,10 @@ export interface AuthServerOptions {
   devicePendingPolls?: number;
   /** The error the authorize endpoint redirects with instead of a code. */
   authorizeError?: { error: string; error_description?: string };
+  /** Answers every refresh with this status and raw body (e.g. a huge error page). */
+  refreshFailure?: { status: number; body: (refreshToken: string) => string };
+  /** Delay before answering a revoke (longer than the client's deadline: a hung server). */
+  revokeDelayMs?: number;
 }
 
 export async function startAuthServer(options: AuthServerOptions = {}) {
@@ -26,6 +30,7 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
   let refreshCount = 0;
   let devicePolls = 0;
   const revoked: string[] = [];
+  const revokeRequests: { contentType: string | undefined; body: Record<string, unknown> }[] = [];
 
   const issue = (): ReturnType<typeof makeTokenSet> => {
     const set = makeTokenSet(options.tokens);
@@ -80,6 +85,11 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
         refreshCount++;
         if (options.refreshDelayMs) await new Promise((resolve) => setTimeout(resolve, options.refreshDelayMs));
         const token = params.refresh_token ?? '';
+        if (options.refreshFailure) {
+          response.writeHead(options.refreshFailure.status, { 'content-type': 'text/plain' });
+          response.end(options.refreshFailure.body(token));
+          return;
+        }
         if (retired.has(token)) {
           sendJson(response, 401, { error: { code: 'refresh_token_reused', message: 'Your refresh token has already been used to generate a new access token.' } });
           return;
@@ -119,7 +129,19 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
     }
 
     if (request.method === 'POST' && url.pathname === '/oauth/revoke') {
-      revoked.push(new URLSearchParams(body).get('token') ?? '');
+      // Codex sends JSON (codex-rs/login/src/auth/revoke.rs); a form body is refused here.
+      if (!request.headers['content-type']?.includes('application/json')) {
+        sendJson(response, 400, { error: 'invalid_request', error_description: 'expected a JSON body' });
+        return;
+      }
+      const params = JSON.parse(body) as Record<string, unknown>;
+      revokeRequests.push({ contentType: request.headers['content-type'], body: params });
+      if (options.revokeDelayMs) await new Promise((resolve) => setTimeout(resolve, options.revokeDelayMs));
+      if (typeof params.token !== 'string' || (params.token_type_hint !== 'refresh_token' && params.token_type_hint !== 'access_token')) {
+        sendJson(response, 400, { error: 'invalid_request' });
+        return;
+      }
+      revoked.push(params.token);
       sendJson(response, 200, {});
       return;
     }
@@ -134,6 +156,7 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
     /** Every token handed out, for redaction checks. */
     issued,
     revoked,
+    revokeRequests,
     get refreshCount() {
       return refreshCount;
     },

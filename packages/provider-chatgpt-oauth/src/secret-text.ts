@@ -1,0 +1,113 @@
+const REDACTED = '[redacted]';
+
+/** Secrets shorter than this are not redacted: they would redact ordinary words. */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of each secret in `text` with `[redacted]`, then anything
+ * shaped like a JWT (`eyJ…` with three base64url parts), so that a token the server
+ * echoes back is hidden even when this process never saw it. Always runs on the whole
+ * text: cut afterwards, never before (a secret straddling a cut would leak its prefix).
+ */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
+    result = result.split(secret).join(REDACTED);
+  }
+  return redactJwtLike(result);
+}
+
+/**
+ * Redacts the whole text, then shortens it to `maxChars` (with an ellipsis). The one way
+ * to turn server- or user-supplied text into a message.
+ */
+export function boundedSecretFreeText(text: string, secrets: readonly (string | undefined)[], maxChars: number): string {
+  const redacted = redactSecrets(text, secrets);
+  return redacted.length <= maxChars ? redacted : `${redacted.slice(0, maxChars)}…`;
+}
+
+/** The most of an error body read from a server; the rest is discarded unread. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads at most `maxBytes` of a response body as UTF-8 and cancels the rest, so an
+ * 8 MB error page costs 64 KiB. `truncated` says whether bytes were left unread.
+ */
+export async function readBoundedText(response: Response, maxBytes: number = MAX_ERROR_BODY_BYTES): Promise<{ text: string; truncated: boolean }> {
+  const body = response.body;
+  if (body === null) return { text: '', truncated: false };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - size;
+      if (value.byteLength > room) {
+        chunks.push(value.subarray(0, room));
+        size += room;
+        truncated = true;
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    if (truncated) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+  // `fatal: false`: a multi-byte character cut at the limit becomes U+FFFD, not an error.
+  return { text: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)), truncated };
+}
+
+/** True for a base64url character (`A–Z a–z 0–9 - _`). */
+function isBase64Url(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 45 || code === 95;
+}
+
+/**
+ * Replaces `eyJ<b64url>.<b64url>.<b64url?>` runs with `[redacted]`. One forward scan (each
+ * character is looked at a bounded number of times), no regex.
+ */
+function redactJwtLike(text: string): string {
+  let index = text.indexOf('eyJ');
+  if (index < 0) return text;
+  let out = '';
+  let copied = 0;
+  while (index >= 0) {
+    // The token must start at a boundary, not in the middle of a longer word.
+    const startsClean = index === 0 || !isBase64Url(text.charCodeAt(index - 1));
+    let end = index;
+    let dots = 0;
+    let segment = 0;
+    let valid = startsClean;
+    if (valid) {
+      while (end < text.length) {
+        const code = text.charCodeAt(end);
+        if (isBase64Url(code)) {
+          segment++;
+          end++;
+        } else if (code === 46 && dots < 2 && segment > 0) {
+          dots++;
+          segment = 0;
+          end++;
+        } else {
+          break;
+        }
+      }
+      // header.payload.signature; the signature may be empty (`alg: none`).
+      valid = dots === 2;
+    }
+    if (valid) {
+      out += text.slice(copied, index) + REDACTED;
+      copied = end;
+      index = text.indexOf('eyJ', end);
+    } else {
+      index = text.indexOf('eyJ', Math.max(end, index + 1));
+    }
+  }
+  return out + text.slice(copied);
+}
