@@ -63,6 +63,8 @@ export async function readBoundedText(response: Response, maxBytes: number = MAX
   return { text: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)), truncated };
 }
 
+const MIN_JWT_LENGTH = 20;
+
 /** True for a base64url character (`A–Z a–z 0–9 - _`). */
 function isBase64Url(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 45 || code === 95;
@@ -78,29 +80,26 @@ function redactJwtLike(text: string): string {
   let out = '';
   let copied = 0;
   while (index >= 0) {
-    // The token must start at a boundary, not in the middle of a longer word.
-    const startsClean = index === 0 || !isBase64Url(text.charCodeAt(index - 1));
+    // No word boundary is required before `eyJ`: text glued to a token must not shield it.
     let end = index;
     let dots = 0;
     let segment = 0;
-    let valid = startsClean;
-    if (valid) {
-      while (end < text.length) {
-        const code = text.charCodeAt(end);
-        if (isBase64Url(code)) {
-          segment++;
-          end++;
-        } else if (code === 46 && dots < 2 && segment > 0) {
-          dots++;
-          segment = 0;
-          end++;
-        } else {
-          break;
-        }
+    while (end < text.length) {
+      const code = text.charCodeAt(end);
+      if (isBase64Url(code)) {
+        segment++;
+        end++;
+      } else if (code === 46 && dots < 2 && segment > 0) {
+        dots++;
+        segment = 0;
+        end++;
+      } else {
+        break;
       }
-      // header.payload.signature; the signature may be empty (`alg: none`).
-      valid = dots === 2;
     }
+    // header.payload.signature (the signature may be empty with `alg: none`); a real
+    // header alone is longer than 16 characters.
+    const valid = dots === 2 && end - index >= MIN_JWT_LENGTH;
     if (valid) {
       out += text.slice(copied, index) + REDACTED;
       copied = end;

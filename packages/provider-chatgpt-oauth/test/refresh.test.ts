@@ -60,13 +60,39 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
   });
 
-  it('refreshes a token whose last refresh is older than 8 days', async () => {
+  it('refreshes by the access token\'s JWT exp, as Codex does, not by the age of the last refresh', async () => {
     auth = await startAuthServer();
-    const path = join(temp.dir, 'auth.json');
-    await writeSignIn(path, { expiresIn: 3600, lastRefresh: new Date(Date.now() - 9 * DAY) });
-    const events: ChatGPTAuditEvent[] = [];
-    await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) }).getCredentials();
-    expect(events).toMatchObject([{ type: 'refresh', reason: 'stale' }]);
+    const cases = [
+      { name: 'valid for an hour, refreshed 9 days ago', expiresIn: 3600, lastRefresh: new Date(Date.now() - 9 * DAY), refreshes: false },
+      { name: 'valid for 10 minutes, refreshed 30 days ago', expiresIn: 600, lastRefresh: new Date(Date.now() - 30 * DAY), refreshes: false },
+      { name: 'expires in 30 s (inside the one-minute margin), refreshed just now', expiresIn: 30, lastRefresh: new Date(), refreshes: true },
+      { name: 'expired a day ago, refreshed just now', expiresIn: -DAY / 1000, lastRefresh: new Date(), refreshes: true },
+    ];
+    for (const [index, example] of cases.entries()) {
+      const path = join(temp.dir, `exp-${index}.json`);
+      await writeSignIn(path, { expiresIn: example.expiresIn, lastRefresh: example.lastRefresh });
+      const events: ChatGPTAuditEvent[] = [];
+      const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) });
+      expect(await manager.status()).toMatchObject({ signedIn: true, needsRefresh: example.refreshes });
+      await manager.getCredentials();
+      expect({ name: example.name, events }).toEqual({ name: example.name, events: example.refreshes ? [expect.objectContaining({ type: 'refresh', reason: 'expired' })] : [] });
+    }
+  });
+
+  it('falls back to the 8-day age only for an access token without a readable exp', async () => {
+    auth = await startAuthServer();
+    for (const [index, example] of [
+      { age: 9 * DAY, refreshes: true },
+      { age: 1 * DAY, refreshes: false },
+    ].entries()) {
+      const path = join(temp.dir, `opaque-${index}.json`);
+      const tokens = { ...makeTokenSet(), access_token: `opaque-access-token-${index}-0123456789` };
+      auth.adopt(tokens);
+      await writeFile(path, JSON.stringify(makeAuthFile(tokens, {}, new Date(Date.now() - example.age))), { mode: 0o600 });
+      const events: ChatGPTAuditEvent[] = [];
+      await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, onAuditEvent: (e) => events.push(e) }).getCredentials();
+      expect(events).toEqual(example.refreshes ? [expect.objectContaining({ type: 'refresh', reason: 'stale' })] : []);
+    }
   });
 
   it('does one refresh for many concurrent requests in one process', async () => {
@@ -129,6 +155,29 @@ describe('token refresh', () => {
     const error = await manager.getCredentials().catch((e: unknown) => e);
     expect(NotSignedInError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('toolwire login chatgpt');
+    expect((error as Error).message).toContain('no Codex sign-in either');
+  });
+
+  it('reports a Codex sign-in that may live in the system keyring', async () => {
+    auth = await startAuthServer();
+    const cases = [
+      { config: undefined, expected: /found none in .*auth\.json; Codex may keep it in the keyring: run `toolwire login chatgpt`/ },
+      { config: 'model = "gpt-5.4"\ncli_auth_credentials_store = "file"\n', expected: /Codex may keep it in the keyring: run `toolwire login chatgpt`/ },
+      { config: 'cli_auth_credentials_store = "keyring"\n[profiles.x]\nmodel = "o3"\n', expected: /Codex keeps its sign-in in the system keyring \(cli_auth_credentials_store = "keyring"\), which Toolwire does not read: run `toolwire login chatgpt`/ },
+      { config: "cli_auth_credentials_store='auto'\n", expected: /system keyring \(cli_auth_credentials_store = "auto"\)/ },
+      // Inside a table the key is not Codex's setting.
+      { config: '[profiles.x]\ncli_auth_credentials_store = "keyring"\n', expected: /Codex may keep it in the keyring/ },
+    ];
+    for (const [index, example] of cases.entries()) {
+      const codexHome = join(temp.dir, `codex-${index}`);
+      await mkdir(codexHome);
+      if (example.config !== undefined) await writeFile(join(codexHome, 'config.toml'), example.config);
+      const manager = createChatGPTAuth({ path: join(temp.dir, 'none.json'), codexHome, issuer: auth.url });
+      const error = await manager.getCredentials().catch((e: unknown) => e);
+      expect(NotSignedInError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(example.expected);
+      expect(await manager.status()).toMatchObject({ signedIn: false, message: expect.stringMatching(example.expected) });
+    }
   });
 
   it('lets exactly one of several processes sharing the token file refresh it', async () => {

@@ -56,6 +56,11 @@ export interface ChatGPTAuthOptions {
    */
   lock?: FileLockTimes;
   /**
+   * Deadline of any other request to the sign-in server, answer included (default 30 s;
+   * a revoke gets at most 10 s, as in Codex).
+   */
+  requestTimeoutMs?: number;
+  /**
    * Deadline of one token refresh, answer included (default 45 s). It must be shorter than
    * `lock.staleMs`, so a refresh ends before anyone could take its lock over.
    */
@@ -150,6 +155,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     issuer: options.issuer ?? DEFAULT_ISSUER,
     clientId: options.clientId ?? CODEX_CLIENT_ID,
     fetch: options.fetch ?? globalThis.fetch,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   };
   const lockTimes = resolveLockTimes(options.lock);
   const refreshTimeoutMs = options.refreshTimeoutMs ?? Math.min(DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(lockTimes.staleMs * 0.75));
@@ -390,6 +396,8 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       const method = loginOptions.method ?? 'browser';
       const store = memoryStore ?? (options.store === 'codex' && codexStore.writable ? codexStore : toolwireStore);
       const signal = loginOptions.signal;
+      // A directory the tokens could not be saved to fails now, not after the user signed in.
+      await store.prepare();
       const allowed = loginOptions.allowedWorkspaceId;
       // Tokens of the wrong workspace are revoked (best effort) and never saved.
       const verify = (tokens: TokenResponse): void => {

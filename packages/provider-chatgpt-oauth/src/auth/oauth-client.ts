@@ -122,7 +122,8 @@ export async function revokeToken(
       token_type_hint: token.kind,
       ...(token.kind === 'refresh_token' ? { client_id: endpoint.clientId } : {}),
     };
-    const response = await call(endpoint, '/oauth/revoke', { json: body }, { timeoutMs: REVOKE_TIMEOUT_MS, ...options }, [token.value]);
+    const timeoutMs = Math.min(REVOKE_TIMEOUT_MS, endpoint.requestTimeoutMs ?? REVOKE_TIMEOUT_MS);
+    const response = await call(endpoint, '/oauth/revoke', { json: body }, { timeoutMs, ...options }, [token.value]);
     return response.ok;
   } catch (error) {
     if (options.signal?.aborted) throw error;

@@ -23,6 +23,8 @@ export interface TokenStore {
   readonly writable: boolean;
   load(): Promise<StoredSignIn | undefined>;
   save(signIn: StoredSignIn): Promise<void>;
+  /** Checks (and creates) the place the sign-in will be saved, before a sign-in starts. */
+  prepare(): Promise<void>;
   /** Deletes the sign-in; true when there was one. */
   remove(): Promise<boolean>;
   /**
@@ -77,6 +79,7 @@ export function createFileTokenStore(options: FileTokenStoreOptions): TokenStore
       }
       return parseAuthFile(text);
     },
+    prepare: prepareDirectory,
     async save(signIn) {
       if (!writable) throw new ToolwireError(`The sign-in at ${path} is read-only here; pass codexWriteBack: true to update it.`);
       await prepareDirectory();
@@ -120,6 +123,9 @@ export function createMemoryTokenStore(tokens: ChatGPTTokens, lastRefresh?: numb
     },
     save(signIn) {
       current = signIn;
+      return Promise.resolve();
+    },
+    prepare() {
       return Promise.resolve();
     },
     remove() {
