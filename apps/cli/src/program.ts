@@ -89,8 +89,9 @@ Examples:
     .description('sign in to a provider (chatgpt)')
     .argument('<provider>', 'the provider: chatgpt')
     .option('--device', 'use the device-code flow (for machines without a browser)')
+    .option('--workspace <id>', 'only accept a sign-in to this ChatGPT workspace (account id)')
     .addHelpText('after', '\nExample:\n  $ toolwire login chatgpt --device')
-    .action(async (provider: string, options: { device?: boolean }) => {
+    .action(async (provider: string, options: { device?: boolean; workspace?: string }) => {
       const { loginCommand } = await import('./commands/login.ts');
       await loginCommand(context, provider, options);
     });

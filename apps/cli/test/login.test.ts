@@ -49,5 +49,15 @@ describe('toolwire login / whoami / logout chatgpt', () => {
     expect(existsSync(env.TOOLWIRE_CHATGPT_AUTH_FILE)).toBe(false);
     const again = await runCli(['logout', 'chatgpt'], { env });
     expect(again.stdout).toContain('nothing to do');
+    // CODEX_HOME exists but holds no auth.json: Codex may keep its sign-in in the keyring.
+    const whoami = await runCli(['whoami'], { env });
+    expect(whoami.stdout).toContain('Codex may keep it in the keyring: run `toolwire login chatgpt`');
+  });
+
+  it('refuses a sign-in to another workspace than --workspace, saving nothing', async () => {
+    const run = await runCli(['login', 'chatgpt', '--device', '--workspace', 'ws-company'], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('restricted to workspace ws-company, but the account chosen was acct-cli');
+    expect(existsSync(env.TOOLWIRE_CHATGPT_AUTH_FILE)).toBe(false);
   });
 });

@@ -28,13 +28,14 @@ export function chatGPTAuthOptions(context: CommandContext): ChatGPTAuthOptions 
   };
 }
 
-/** `toolwire login chatgpt [--device]`. */
-export async function loginCommand(context: CommandContext, provider: string, options: { device?: boolean }): Promise<void> {
+/** `toolwire login chatgpt [--device] [--workspace <id>]`. */
+export async function loginCommand(context: CommandContext, provider: string, options: { device?: boolean; workspace?: string }): Promise<void> {
   checkProvider(provider);
   const { output } = context;
   const status = await login({
     ...chatGPTAuthOptions(context),
     method: options.device === true ? 'device' : 'browser',
+    ...(options.workspace !== undefined ? { allowedWorkspaceId: options.workspace } : {}),
     openUrl: (url) => {
       eprintln(output, `Open this page to sign in:\n  ${style(output, 'cyan', url)}`);
     },

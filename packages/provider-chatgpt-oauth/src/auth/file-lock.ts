@@ -130,10 +130,8 @@ async function acquire(lockPath: string, times: Required<FileLockTimes>, signal:
         if (!isErrno(error, 'EEXIST')) throw error;
       }
       const holder = await readHolder(lockPath);
-      if (holder !== undefined && isStale(holder, times.staleMs)) {
-        await takeOver(lockPath, holder, times.staleMs);
-        continue;
-      }
+      // Removed a stale lock: try again at once. Another process removing it: wait below.
+      if (holder !== undefined && isStale(holder, times.staleMs) && (await takeOver(lockPath, holder, times.staleMs))) continue;
       if (Date.now() > deadline) {
         throw new ToolwireError(
           `Timed out after ${times.timeoutMs} ms waiting for the lock ${lockPath}, which another live process holds. ` +
@@ -185,10 +183,10 @@ function isStale(holder: Holder, staleMs: number): boolean {
   return sameHost && holder.pid !== undefined && holder.pid !== process.pid && !isAlive(holder.pid);
 }
 
-/** Removes `holder`'s lock if this process wins the right to; returns either way. */
-async function takeOver(lockPath: string, holder: Holder, staleMs: number): Promise<void> {
+/** Removes `holder`'s lock if this process wins the right to; false when another process does. */
+async function takeOver(lockPath: string, holder: Holder, staleMs: number): Promise<boolean> {
   const marker = await claimMarker(lockPath, holder.key, staleMs);
-  if (marker === undefined) return; // another process is removing it
+  if (marker === undefined) return false;
   try {
     const current = await readHolder(lockPath);
     // Only this process may remove `holder`'s lock now, so if the lock path still is
@@ -197,6 +195,7 @@ async function takeOver(lockPath: string, holder: Holder, staleMs: number): Prom
       await unlink(lockPath).catch(() => undefined);
       if (isHex(holder.key)) await unlink(`${lockPath}.${holder.key}`).catch(() => undefined);
     }
+    return true;
   } finally {
     await unlink(marker).catch(() => undefined);
   }
