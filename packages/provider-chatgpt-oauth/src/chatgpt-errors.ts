@@ -3,6 +3,7 @@ import type { ProviderErrorOptions } from '@toolwire/core';
 
 /** Why a sign-in failed. */
 export type ChatGPTLoginFailure =
+  /** No longer thrown: a callback with the wrong `state` is answered 400 and ignored. Kept so existing `switch`es compile. */
   | 'state_mismatch'
   | 'access_denied'
   | 'missing_codex_entitlement'
