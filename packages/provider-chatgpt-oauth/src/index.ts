@@ -15,6 +15,8 @@ export type { ChatGPTAuditEvent, RefreshReason } from './auth/audit-event.ts';
 export type { ChatGPTTokens } from './auth/auth-file.ts';
 export type { DeviceCodePrompt } from './auth/device-login.ts';
 export type { TokenStoreKind } from './auth/token-store.ts';
+export { FileLockLostError } from './auth/file-lock.ts';
+export type { FileLockTimes } from './auth/file-lock.ts';
 export type { ChatGPTRateLimits, RateLimitWindow } from './backend/rate-limits.ts';
 export { ChatGPTLoginError, InsecureTokenPathError, NotSignedInError } from './chatgpt-errors.ts';
 export type { ChatGPTLoginFailure } from './chatgpt-errors.ts';

@@ -155,7 +155,7 @@ describe('token refresh', () => {
     const error = await manager.getCredentials().catch((e: unknown) => e);
     expect(NotSignedInError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('toolwire login chatgpt');
-    expect((error as Error).message).toContain('no Codex sign-in either');
+    expect((error as Error).message).toContain('no Codex sign-in (');
   });
 
   it('reports a Codex sign-in that may live in the system keyring', async () => {

@@ -217,21 +217,24 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
   async function notSignedIn(store: TokenStore): Promise<NotSignedInError> {
     if (store.kind === 'memory') return new NotSignedInError({ message: `The tokens passed in were removed: ${SIGN_IN}.` });
     const codexFile = codexStore.path ?? 'auth.json';
-    const looked = options.store === 'codex' ? '' : `No ChatGPT sign-in in ${toolwireStore.path ?? ''}; `;
     if (options.store === 'toolwire') {
       return new NotSignedInError({ message: `No ChatGPT sign-in in ${toolwireStore.path ?? ''}: ${SIGN_IN}.` });
     }
+    // `auto` looked in Toolwire's file first; `codex` only in Codex's.
+    const message = (codexPart: string): NotSignedInError =>
+      new NotSignedInError({
+        message: options.store === 'codex' ? `No ChatGPT sign-in: ${codexPart}` : `No ChatGPT sign-in in ${toolwireStore.path ?? ''}, and ${codexPart}`,
+      });
     const codex = await readCodexCredentialStore(codexHome);
     switch (codex.type) {
       case 'no-codex-home':
-        return new NotSignedInError({ message: `${looked}no Codex sign-in either (${codexFile} does not exist): ${SIGN_IN}, or run \`codex login\`.` });
+        return message(`no Codex sign-in (${codexFile} does not exist): ${SIGN_IN}, or run \`codex login\`.`);
       case 'configured':
         if (codex.mode === 'keyring' || codex.mode === 'auto') {
-          return new NotSignedInError({
-            message:
-              `${looked}found none in ${codexFile}; Codex keeps its sign-in in the system keyring (cli_auth_credentials_store = "${codex.mode}"), ` +
-              `which Toolwire does not read: run \`toolwire login chatgpt\`.`,
-          });
+          return message(
+            `found none in ${codexFile}; Codex keeps its sign-in in the system keyring (cli_auth_credentials_store = "${codex.mode}"), ` +
+              'which Toolwire does not read: run `toolwire login chatgpt`.',
+          );
         }
         break;
       case 'unspecified':
@@ -242,9 +245,7 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       }
     }
     // Codex is installed but left no auth.json: signed out, or signed in to the keyring.
-    return new NotSignedInError({
-      message: `${looked}found none in ${codexFile}; Codex may keep it in the keyring: run \`toolwire login chatgpt\`.`,
-    });
+    return message(`found none in ${codexFile}; Codex may keep it in the keyring: run \`toolwire login chatgpt\`.`);
   }
 
   /**
@@ -399,26 +400,31 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       // A directory the tokens could not be saved to fails now, not after the user signed in.
       await store.prepare();
       const allowed = loginOptions.allowedWorkspaceId;
-      // Tokens of the wrong workspace are revoked (best effort) and never saved.
+      // Tokens of the wrong workspace are revoked (best effort, awaited) and never saved.
+      let revoking: Promise<boolean> | undefined;
       const verify = (tokens: TokenResponse): void => {
         try {
           checkWorkspace(tokens, allowed);
         } catch (error) {
-          if (tokens.refreshToken !== undefined) void revokeToken(endpoint, { value: tokens.refreshToken, kind: 'refresh_token' });
+          if (tokens.refreshToken !== undefined) revoking = revokeToken(endpoint, { value: tokens.refreshToken, kind: 'refresh_token' });
           throw error;
         }
       };
-      const tokens =
+      const signIn = (): Promise<TokenResponse> =>
         method === 'device'
-          ? await deviceLogin({
+          ? deviceLogin({
               endpoint,
               timeoutMs: loginOptions.timeoutMs ?? 15 * 60_000,
               onDeviceCode:
                 loginOptions.onDeviceCode ??
                 ((prompt) => (logger.info ?? logger.warn)(`To sign in to ChatGPT, open ${prompt.verificationUrl} and enter the code ${prompt.userCode}`)),
               ...(signal ? { signal } : {}),
+            }).then((tokens) => {
+              // The browser flow checks inside, to tell the browser; the device flow here.
+              verify(tokens);
+              return tokens;
             })
-          : await browserLogin({
+          : browserLogin({
               endpoint,
               ports: loginOptions.ports ?? DEFAULT_CALLBACK_PORTS,
               scope: DEFAULT_SCOPE,
@@ -433,8 +439,10 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
               verify,
               ...(signal ? { signal } : {}),
             });
-      // The browser flow checked already (to tell the browser); the device flow checks here.
-      if (method === 'device') verify(tokens);
+      const tokens = await signIn().catch(async (error: unknown) => {
+        await revoking;
+        throw error;
+      });
       const { idToken = '', accessToken, refreshToken } = tokens;
       if (accessToken === undefined || refreshToken === undefined) {
         throw new ChatGPTLoginError({
