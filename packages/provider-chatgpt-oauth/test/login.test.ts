@@ -140,6 +140,30 @@ describe('browser sign-in', () => {
     expect(JSON.parse(await readFile(path, 'utf8')).tokens.account_id).toBe('acct-real');
   });
 
+  it('answers a repeated (reloaded) callback without letting it end the sign-in', async () => {
+    auth = await startAuthServer({ tokens: { accountId: 'acct-reload' } });
+    const [port] = await freePorts(1);
+    const answers: number[] = [];
+    const status = await login({
+      store: 'toolwire',
+      path: join(temp.dir, 'a.json'),
+      issuer: auth.url,
+      ports: [port!],
+      openUrl: async (url) => {
+        const redirect = await fetch(url, { redirect: 'manual' });
+        const location = new URL(redirect.headers.get('location') ?? '');
+        location.hostname = '127.0.0.1';
+        // The same callback twice at once, as a reloading tab sends it.
+        const [first, second] = await Promise.all([fetch(location), fetch(location)]);
+        answers.push(first.status, second.status);
+        await Promise.all([first.text(), second.text()]);
+      },
+    });
+    expect(answers.sort()).toEqual([200, 409]);
+    expect(status).toMatchObject({ signedIn: true, accountId: 'acct-reload' });
+    expect(auth.requests.filter((r) => r.path === '/oauth/token')).toHaveLength(1);
+  });
+
   it('counts ignored callbacks in the timeout message when the right one never comes', async () => {
     auth = await startAuthServer();
     const [port] = await freePorts(1);

@@ -47,6 +47,7 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
   void outcome.catch(() => undefined);
   let done = false;
   let ignoredCallbacks = 0;
+  let exchanging = false;
   const finish = (result: { tokens: TokenResponse } | { error: unknown }): void => {
     if (done) return;
     done = true;
@@ -96,6 +97,13 @@ export async function browserLogin(params: BrowserLoginParams): Promise<TokenRes
       reply(response, 400, 'The callback carried no authorization code.');
       return;
     }
+    // A reloaded callback tab repeats the single-use code; its failure must not end the
+    // exchange already under way.
+    if (exchanging) {
+      reply(response, 409, 'This sign-in is already being completed. You can close this tab.');
+      return;
+    }
+    exchanging = true;
     try {
       const tokens = await exchangeAuthorizationCode(params.endpoint, {
         code,
