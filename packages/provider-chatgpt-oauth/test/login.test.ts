@@ -172,7 +172,7 @@ describe('browser sign-in', () => {
       path: join(temp.dir, 'a.json'),
       issuer: auth.url,
       ports: [port!],
-      timeoutMs: 400,
+      timeoutMs: 2000,
       openUrl: async () => {
         await (await fetch(`http://127.0.0.1:${port}/auth/callback?code=c&state=forged`)).text();
       },
@@ -320,13 +320,14 @@ describe('whoami and logout', () => {
   });
 
   it('gives up on a revoke the server does not answer in time, and still deletes the sign-in', async () => {
-    auth = await startAuthServer({ revokeDelayMs: 10_000 });
+    auth = await startAuthServer({ revokeDelayMs: 30_000 });
     const path = join(temp.dir, 'slow.json');
     await login({ method: 'device', store: 'toolwire', path, issuer: auth.url, onDeviceCode: () => undefined });
     const { logger, lines } = recordingLogger();
     const started = Date.now();
     expect(await logout({ store: 'toolwire', path, issuer: auth.url, requestTimeoutMs: 300, logger })).toEqual({ removed: true, revoked: false });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Well before the server would have answered.
+    expect(Date.now() - started).toBeLessThan(20_000);
     await expect(readFile(path)).rejects.toThrow();
     expect(lines).toEqual([expect.stringContaining('did not confirm the revocation')]);
   });

@@ -118,6 +118,10 @@ async function acquire(lockPath: string, times: Required<FileLockTimes>, signal:
     for (;;) {
       signal?.throwIfAborted();
       try {
+        // Fresh mtime first: after a long wait the private file is old, and the lock it
+        // becomes must not look abandoned the moment it is taken.
+        const now = new Date();
+        await utimes(ownPath, now, now);
         await link(ownPath, lockPath);
         return { nonce, ownPath, ino };
       } catch (error) {
