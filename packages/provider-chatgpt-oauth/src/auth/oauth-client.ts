@@ -58,7 +58,7 @@ export async function exchangeAuthorizationCode(
     client_id: endpoint.clientId,
     code_verifier: params.codeVerifier,
   });
-  const response = await call(endpoint, '/oauth/token', { form: body }, params.signal ? { signal: params.signal } : {});
+  const response = await call(endpoint, '/oauth/token', { form: body }, params.signal ? { signal: params.signal } : {}, [params.code, params.codeVerifier]);
   const { payload } = response;
   if (!response.ok) {
     throw new ChatGPTLoginError({

@@ -20,6 +20,11 @@ export interface AuthServerOptions {
   revokeDelayMs?: number;
 }
 
+/** A delay that never keeps the test process alive (a hung server's answer may never be awaited). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
 export async function startAuthServer(options: AuthServerOptions = {}) {
   const requests: { method: string; path: string; body: string; contentType: string | undefined }[] = [];
   const issued: string[] = [];
@@ -83,7 +88,7 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
       }
       if (params.grant_type === 'refresh_token') {
         refreshCount++;
-        if (options.refreshDelayMs) await new Promise((resolve) => setTimeout(resolve, options.refreshDelayMs));
+        if (options.refreshDelayMs) await delay(options.refreshDelayMs);
         const token = params.refresh_token ?? '';
         if (options.refreshFailure) {
           response.writeHead(options.refreshFailure.status, { 'content-type': 'text/plain' });
@@ -136,7 +141,7 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
       }
       const params = JSON.parse(body) as Record<string, unknown>;
       revokeRequests.push({ contentType: request.headers['content-type'], body: params });
-      if (options.revokeDelayMs) await new Promise((resolve) => setTimeout(resolve, options.revokeDelayMs));
+      if (options.revokeDelayMs) await delay(options.revokeDelayMs);
       if (typeof params.token !== 'string' || (params.token_type_hint !== 'refresh_token' && params.token_type_hint !== 'access_token')) {
         sendJson(response, 400, { error: 'invalid_request' });
         return;
