@@ -5,6 +5,7 @@ import type { ChatResponse } from './types/chat-response.ts';
 import type { FinishReason } from './types/finish-reason.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
+import type { ToolCallAudit } from './types/tool-call-audit.ts';
 import type { ToolChoice } from './types/tool-choice.ts';
 import type { ToolResult } from './types/tool-result.ts';
 import type { Usage } from './types/usage.ts';
@@ -42,13 +43,20 @@ export interface RunToolsOptions {
   onEvent?: (event: RunToolsEvent) => void | Promise<void>;
   /**
    * Run calls through this registry (permissions, rate limits, concurrency limit). Tools in
-   * `tools` that the registry does not hold run directly, without those limits.
+   * `tools` that the registry does not hold run directly, without those limits. A function
+   * spec in `tools` that is not the registry's own tool of that name (a client's tool named
+   * like a registry tool) stays the caller's: the registry never runs it.
    */
   registry?: ToolRegistry;
   /** Who asks, for the registry's permissions and rate limits. */
   principal?: string;
   /** Time allowed per tool call (see `executeToolCall`). */
   timeoutMs?: number;
+  /**
+   * Told about every call run here (through `registry` or an offered tool's `execute`) once
+   * it is answered: for audit logs (see `ToolCallAudit`). Client calls are not reported.
+   */
+  onToolAudit?: (audit: ToolCallAudit) => void;
   settings?: RunToolsSettings;
 }
 
