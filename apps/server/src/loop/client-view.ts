@@ -18,13 +18,12 @@ function isSpace(c: number): boolean {
 /**
  * A client call while its arguments stream in. `pending`: too little text yet to tell
  * whether it is JSON; `forwarding`: it starts like a JSON object (`{"` or `{}`), so its
- * header and argument text go to the client as they arrive; `held`: it does not (a
- * text-tools provider's `city="Paris"`), so the call goes out once complete, as JSON.
+ * argument text goes to the client as it arrives; `held`: it does not (`city="Paris"`,
+ * `{'city': …}`), so its arguments go out once complete, as JSON.
  */
 interface StreamingCall {
-  name: string;
   mode: 'pending' | 'forwarding' | 'held';
-  /** The argument text so far, while `pending`. */
+  /** The argument text not sent to the client yet. */
   raw: string;
   /** How far `raw` was scanned, and the non-space characters seen (at most two). */
   scanned: number;
@@ -36,13 +35,14 @@ interface StreamingCall {
  * blank line), reasoning and warnings; calls of the client's tools with `call_…` ids;
  * nothing of server calls or their results; one `finish` at the end.
  *
- * A client call streams as it arrives: `tool-call-start` (the name tells whose call it is)
- * and its argument deltas, once the text starts like a JSON object; its `tool-call` closes
- * it. A call whose text is not JSON, or nothing streamed yet, goes out whole at its
- * `tool-call`, so a call the loop answers itself (unreadable arguments) never reaches the
- * client. One that already streamed and then turns out unreadable (cut off by the token
- * limit, say) cannot be taken back: it stays the client's as the model wrote it, and the
- * client's turn ends with that step (`endsAfterStep`).
+ * A client call streams as it arrives: its header at `tool-call-start` (the name tells
+ * whose call it is), its argument deltas once the text starts like a JSON object, and its
+ * `tool-call` closes it. Text that is not JSON (a text-tools provider's `city="Paris"`)
+ * is held and the arguments go out as JSON at the `tool-call`. A call that streamed and
+ * then turns out unreadable (cut off by the token limit, say) cannot be taken back: it
+ * stays the client's with the text the model wrote, and the client's turn ends with that
+ * step (`endsAfterStep`). Without streaming (`tool-call` events only) the loop answers
+ * such calls itself and the client never sees them.
  */
 export interface ClientView {
   /** The client's id for one of the model's call ids (kept when it is a `call_…` id). */
@@ -83,24 +83,15 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
       const c = raw.charCodeAt(call.scanned);
       if (!isSpace(c)) call.seen += String.fromCharCode(c);
     }
-    if (call.seen.length === 0) return;
-    if (call.seen[0] !== '{') {
-      call.mode = 'held';
-      call.raw = '';
-      return;
-    }
-    if (call.seen.length < 2) return;
+    if (call.seen === '' || call.seen === '{') return;
     if (call.seen !== '{"' && call.seen !== '{}') {
       call.mode = 'held';
-      call.raw = '';
       return;
     }
     call.mode = 'forwarding';
-    const callId = clientId(id);
-    out.push({ type: 'tool-call-start', id: callId, name: call.name }, { type: 'tool-call-delta', id: callId, argumentsDelta: raw });
+    out.push({ type: 'tool-call-delta', id: clientId(id), argumentsDelta: raw });
     call.raw = '';
   };
-
 
   return {
     clientId,
@@ -132,7 +123,8 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
         case 'tool-call-start':
           // Only the client's calls stream; server calls and unknown names stay inside the loop.
           if (event.providerExecuted === true || !clientTools.has(event.name) || streaming.has(event.id)) return;
-          streaming.set(event.id, { name: event.name, mode: 'pending', raw: '', scanned: 0, seen: '' });
+          streaming.set(event.id, { mode: 'pending', raw: '', scanned: 0, seen: '' });
+          out.push({ type: 'tool-call-start', id: clientId(event.id), name: event.name });
           return;
         case 'tool-call-delta': {
           const call = streaming.get(event.id);
@@ -146,6 +138,7 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
               decide(event.id, call, out);
               return;
             case 'held':
+              call.raw += event.argumentsDelta;
               return;
             default: {
               const unexpected: never = call.mode;
@@ -158,14 +151,16 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
           const streamed = streaming.get(call.id);
           streaming.delete(call.id);
           if (call.providerExecuted === true || !clientTools.has(call.name)) return;
-          if (streamed?.mode === 'forwarding') {
-            // Already on the wire: it stays the client's even when unreadable (see above).
-            if (call.invalid !== undefined) endsAfterStep = true;
-            out.push({ type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } });
+          if (streamed === undefined) {
+            // Not streamed (generate): the loop answers unreadable arguments itself.
+            if (call.invalid === undefined) out.push({ type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } });
             return;
           }
-          // The loop answers unreadable arguments itself.
-          if (call.invalid !== undefined) return;
+          if (call.invalid !== undefined) {
+            // Its header is on the wire: it stays the client's, as the model wrote it (see above).
+            endsAfterStep = true;
+            if (streamed.raw !== '') out.push({ type: 'tool-call-delta', id: clientId(call.id), argumentsDelta: streamed.raw });
+          }
           out.push({ type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } });
           return;
         }
