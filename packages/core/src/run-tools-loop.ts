@@ -37,7 +37,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
   }
   const parallel = options.parallelToolCalls ?? true;
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
-  const plan = planTools(tools, options.registry, options.principal);
+  const plan = planTools(tools, options.registry);
   const emit = async (event: RunToolsEvent): Promise<void> => {
     if (options.onEvent) await options.onEvent(event);
   };
@@ -169,7 +169,7 @@ function isTool(spec: ToolSpec): spec is Tool<unknown> {
   return !isProviderTool(spec) && typeof (spec as Partial<Tool<unknown>>).validate === 'function';
 }
 
-function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, principal: string | undefined): ToolPlan {
+function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined): ToolPlan {
   const offered = new Map<string, ToolSpec>();
   for (const spec of tools) offered.set(spec.name, spec);
   // What the model was offered decides: the registry runs a name only when it offered the
