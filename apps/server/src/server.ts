@@ -199,7 +199,12 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         toolTimeoutMs: config.tools?.timeoutMs ?? 30_000,
         audit: (event) => {
           logger.info({ audit: event }, 'tool execution');
-          config.onToolAudit?.(event);
+          try {
+            config.onToolAudit?.(event);
+          } catch (error) {
+            // The embedder's callback failing is its bug; the tool call's answer stands.
+            logger.error({ err: error }, 'onToolAudit threw');
+          }
         },
         maxSteps: config.limits?.maxSteps ?? 8,
         hiddenTurns: createHiddenToolTurns(),
