@@ -85,6 +85,17 @@ describe("a client's own tool is the client's, whatever its name (openai/ path, 
     expect(audits).toEqual([expect.objectContaining({ tool: 'calculate', outcome: 'success' })]);
   });
 
+  it('never runs a server tool the request did not ask for, even when the model calls it', async () => {
+    const upstream = await fakeOpenAI((body) => {
+      const messages = body.messages as { role: string; content?: unknown }[];
+      return messages.at(-1)?.role === 'tool' ? { text: String(messages.at(-1)?.content) } : { toolCalls: [{ name: 'calculate', arguments: { expression: '1 + 1' } }] };
+    });
+    const { openai, audits } = await gateway(upstream.url);
+    const completion = await openai.chat.completions.create({ model: 'openai/gpt-fake', messages: question, tools: [ownTool('lookup')] });
+    expect(completion.choices[0]?.message.content).toMatch(/Unknown tool "calculate"/);
+    expect(audits).toEqual([]);
+  });
+
   it("answers a server tool's bad arguments with a validation_error the model can correct", async () => {
     const upstream = await fakeOpenAI((body) => {
       const messages = body.messages as { role: string; content?: unknown }[];

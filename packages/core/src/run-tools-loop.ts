@@ -37,7 +37,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
   }
   const parallel = options.parallelToolCalls ?? true;
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
-  const plan = planTools(tools, options.registry);
+  const plan = planTools(tools, options.registry, options.tools === undefined);
   const emit = async (event: RunToolsEvent): Promise<void> => {
     if (options.onEvent) await options.onEvent(event);
   };
@@ -169,17 +169,19 @@ function isTool(spec: ToolSpec): spec is Tool<unknown> {
   return !isProviderTool(spec) && typeof (spec as Partial<Tool<unknown>>).validate === 'function';
 }
 
-function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined): ToolPlan {
+function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, offeredByRegistry: boolean): ToolPlan {
   const offered = new Map<string, ToolSpec>();
   for (const spec of tools) offered.set(spec.name, spec);
-  // What the model was offered decides: the registry runs a name only when it offered the
-  // registry's own tool (or did not offer the name at all, so the registry's permissions
-  // answer). A caller's own spec with a registry tool's name stays the caller's.
+  // What the model was offered decides: the registry runs a name only when the registry's
+  // own tool was offered. A caller's own spec with a registry tool's name stays the
+  // caller's, and with an explicit `tools` list a registry tool left out is unknown. When
+  // the offer is the registry's list, a tool left out of it was not permitted: the
+  // registry answers with `permission_denied`.
   const ownedByRegistry = (name: string): boolean => {
     const held = registry?.get(name);
     if (held === undefined) return false;
     const spec = offered.get(name);
-    return spec === undefined || spec === held;
+    return spec === held || (spec === undefined && offeredByRegistry);
   };
   // Offered tools with handlers that the registry does not run go through a registry of their own.
   const direct = new ToolRegistry();

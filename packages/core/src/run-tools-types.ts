@@ -43,9 +43,10 @@ export interface RunToolsOptions {
   onEvent?: (event: RunToolsEvent) => void | Promise<void>;
   /**
    * Run calls through this registry (permissions, rate limits, concurrency limit). Tools in
-   * `tools` that the registry does not hold run directly, without those limits. A function
-   * spec in `tools` that is not the registry's own tool of that name (a client's tool named
-   * like a registry tool) stays the caller's: the registry never runs it.
+   * `tools` that the registry does not hold run directly, without those limits. The registry
+   * runs only its own tools that were offered: a function spec in `tools` that is not the
+   * registry's tool of that name (a client's tool named like it) stays the caller's, and a
+   * registry tool an explicit `tools` list leaves out is an unknown tool to the model.
    */
   registry?: ToolRegistry;
   /** Who asks, for the registry's permissions and rate limits. */

@@ -393,6 +393,16 @@ describe('runTools', () => {
     expect(model.requests[0]?.tools).toEqual([own]);
   });
 
+  it('never runs a registry tool that an explicit tools list left out', async () => {
+    let ran = false;
+    const secret = defineTool({ name: 'read_secret', parameters: { type: 'object' }, execute: () => ((ran = true), 'hunter2') });
+    const registry = new ToolRegistry({ tools: [weather, secret] });
+    const model = createScriptedModel([{ toolCalls: [{ name: 'read_secret' }] }, { text: 'ok' }]);
+    const result = await runTools({ model, messages: question, registry, tools: [weather] });
+    expect(ran).toBe(false);
+    expect(toolMessages(result.messages)[0]?.result?.error?.type).toBe('unknown_tool');
+  });
+
   it('reports every call run here to onToolAudit, and none of the client calls', async () => {
     const audits: string[] = [];
     const registry = new ToolRegistry({ tools: [weather] });
