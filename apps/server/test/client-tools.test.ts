@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, hashApiKey } from '../src/index.ts';
 import type { ServerConfig, ToolAuditEvent } from '../src/index.ts';
-import { startFakeOpenAI } from './helpers/fake-upstreams.ts';
+import { startFakeOllama, startFakeOpenAI } from './helpers/fake-upstreams.ts';
 import type { FakeUpstream, UpstreamReply } from './helpers/fake-upstreams.ts';
 import { startPacedOpenAI } from './helpers/paced-openai-upstream.ts';
 import type { PacedFrame } from './helpers/paced-openai-upstream.ts';
@@ -136,6 +136,27 @@ describe("a client's own tool is the client's, whatever its name (openai/ path, 
     expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(forbidden).toMatchObject({ code: 'tool_not_allowed' });
   });
+});
+
+describe("a client's own tool is the client's on the Ollama paths too", () => {
+  for (const model of ['ollama/native', 'ollama/text']) {
+    for (const name of ['calculate', 'get_current_time']) {
+      it(`returns the call of a client function named '${name}' on ${model}, streamed and not`, async () => {
+        // The text-only model writes the call as text; the native one sends it as a tool call.
+        const ollama = await startFakeOllama(() => (model === 'ollama/text' ? { text: `${name}(input="x")` } : { toolCalls: [{ name, arguments: { input: 'x' } }] }));
+        closers.push(() => ollama.close());
+        const { openai, audits } = await gateway('http://127.0.0.1:1', { providers: { ollama: { host: ollama.url } } });
+        const request = { model, messages: question, tools: [ownTool(name)] };
+        for (const completion of [await openai.chat.completions.create(request), await openai.chat.completions.stream(request).finalChatCompletion()]) {
+          expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
+          expect(completion.choices[0]?.message.tool_calls).toEqual([
+            expect.objectContaining({ type: 'function', function: expect.objectContaining({ name, arguments: '{"input":"x"}' }) }),
+          ]);
+        }
+        expect(audits).toEqual([]);
+      });
+    }
+  }
 });
 
 const lookup = { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
