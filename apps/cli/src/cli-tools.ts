@@ -1,6 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { defineTool } from '@toolwire/core';
 import type { Tool, ToolSpec } from '@toolwire/core';
 import { localCodeInterpreter } from '@toolwire/code-interpreter';
 import { createJsSandbox, shellTool } from '@toolwire/sandbox';
@@ -85,16 +84,9 @@ async function addToolSet(
   }
 }
 
-/** The gateway's built-in tools (`get_current_time`, `calculate`) as core tools with validation. */
+/** The gateway's built-in tools (`get_current_time`, `calculate`): core tools with validation. */
 export function builtinTools(): Tool[] {
-  return createBuiltinTools({ config: {} }).map((tool) =>
-    defineTool({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.inputSchema,
-      execute: (args: Record<string, unknown>, context) => tool.execute(args, context),
-    }),
-  );
+  return createBuiltinTools({ config: {} });
 }
 
 async function loadToolFile(context: CommandContext, file: string, sandbox: () => JsSandbox): Promise<Tool> {

@@ -1,17 +1,21 @@
+import type { ToolRegistry } from '@toolwire/core';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
 import type { RateLimiter } from './auth/rate-limiter.ts';
 import type { HiddenToolTurns } from './hidden-tool-turns.ts';
 import type { ModelRouter } from './models/model-router.ts';
-import type { ServerTool } from './tools/server-tool.ts';
-import type { ToolExecutor } from './tools/tool-executor.ts';
+import type { ToolAuditEvent } from './tools/audit-event.ts';
 
 /** What the route handlers share for the lifetime of one server. */
 export interface GatewayContext {
   router: ModelRouter;
   keys: ApiKeyStore;
   rateLimiter: RateLimiter;
-  serverTools: ReadonlyMap<string, ServerTool>;
-  executor: ToolExecutor;
+  /** The server tools: each key's permissions and one concurrency cap for all (see `createServerToolRegistry`). */
+  serverTools: ToolRegistry;
+  /** Time allowed per server-tool call, waiting for a slot included. */
+  toolTimeoutMs: number;
+  /** Receives the audit event of every server-tool call. */
+  audit: (event: ToolAuditEvent) => void;
   maxSteps: number;
   /** Server halves of turns that also called client tools, restored when the client comes back. */
   hiddenTurns: HiddenToolTurns;

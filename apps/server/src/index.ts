@@ -12,7 +12,6 @@ export { hashApiKey } from './auth/hash-key.ts';
 export { GatewayError } from './wire/gateway-error.ts';
 export type { GatewayErrorType } from './wire/gateway-error.ts';
 export type { ModelProvider } from './models/model-provider.ts';
-export type { ServerTool } from './tools/server-tool.ts';
 export { createBuiltinTools } from './tools/server-tool-set.ts';
 export type { BuiltinToolsOptions } from './tools/server-tool-set.ts';
 export { loadCustomTool } from './tools/custom-tools.ts';

@@ -4,7 +4,6 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
-import { matchesAny } from './auth/name-pattern.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -13,8 +12,9 @@ import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
+import { createModelsHandler } from './routes/models-route.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
-import { createToolExecutor } from './tools/tool-executor.ts';
+import { createServerToolRegistry } from './tools/server-tool-registry.ts';
 import { GatewayError } from './wire/gateway-error.ts';
 import { toGatewayError } from './wire/to-gateway-error.ts';
 
@@ -144,16 +144,7 @@ function buildApp({ config, logger, context, closing }: BuildAppOptions) {
   });
 
   app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/v1/models', async (req, reply) => {
-    void reply.header('x-request-id', req.id);
-    const ctx = context();
-    const principal = ctx.keys.authenticate(req.headers.authorization);
-    const { models, failures } = await ctx.router.list();
-    for (const failure of failures) req.log.warn({ provider: failure.provider, err: failure.error }, 'could not list models');
-    // A key sees only the models it may use.
-    const allowed = principal.models === undefined ? models : models.filter((m) => matchesAny(m.id, principal.models ?? []));
-    return { object: 'list', data: allowed.map((m) => ({ id: m.id, object: 'model', created: ctx.startedAt, owned_by: m.ownedBy })) };
-  });
+  app.get('/v1/models', createModelsHandler(context));
   app.post('/v1/chat/completions', createChatCompletionsHandler(context));
   return app;
 }
@@ -204,15 +195,17 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         router: createModelRouter(providers),
         keys,
         rateLimiter: createRateLimiter(),
-        serverTools,
-        executor: createToolExecutor({
-          maxConcurrent: config.tools?.maxConcurrent ?? 10,
-          timeoutMs: config.tools?.timeoutMs ?? 30_000,
-          audit: (event) => {
-            logger.info({ audit: event }, 'tool execution');
+        serverTools: createServerToolRegistry({ tools: serverTools.values(), keys: config.keys ?? [], maxConcurrent: config.tools?.maxConcurrent ?? 10 }),
+        toolTimeoutMs: config.tools?.timeoutMs ?? 30_000,
+        audit: (event) => {
+          logger.info({ audit: event }, 'tool execution');
+          try {
             config.onToolAudit?.(event);
-          },
-        }),
+          } catch (error) {
+            // The embedder's callback failing is its bug; the tool call's answer stands.
+            logger.error({ err: error }, 'onToolAudit threw');
+          }
+        },
         maxSteps: config.limits?.maxSteps ?? 8,
         hiddenTurns: createHiddenToolTurns(),
         inflight,

@@ -2,6 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../src/index.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
@@ -56,14 +57,27 @@ describe('the Vercel AI SDK (openai-compatible)', () => {
     expect((await result.usage).inputTokens).toBe(8);
   });
 
-  it('gets the final answer when the tool it offers is a server tool the gateway runs', async () => {
-    const model = createScriptedModel([{ toolCalls: [{ name: 'get_current_time', arguments: { timezone: 'UTC' } }] }, { text: 'It is noon.' }]);
+  it("gets its own get_current_time call back: a function with parameters is the client's, whatever its name", async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'get_current_time', arguments: { zone: 'Asia/Tokyo' } }] }, { text: 'unused' }]);
     const toolwire = await provider(model);
+    const ownSchema = { type: 'object' as const, properties: { zone: { type: 'string' as const } }, required: ['zone'] };
     const result = streamText({
       model: toolwire.chatModel('test/scripted'),
-      prompt: 'what time is it?',
-      tools: { get_current_time: tool({ description: 'time', inputSchema: jsonSchema({ type: 'object', properties: {} }) }) },
+      prompt: 'what time is it in Tokyo?',
+      tools: { get_current_time: tool({ description: 'my clock', inputSchema: jsonSchema(ownSchema) }) },
     });
+    expect(await result.toolCalls).toEqual([expect.objectContaining({ toolName: 'get_current_time', input: { zone: 'Asia/Tokyo' } })]);
+    expect(await result.finishReason).toBe('tool-calls');
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.tools).toEqual([{ type: 'function', name: 'get_current_time', description: 'my clock', inputSchema: expect.objectContaining(ownSchema) }]);
+  });
+
+  it("gets the final answer when the key's alwaysTools adds a server tool the gateway runs", async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'get_current_time', arguments: { timezone: 'UTC' } }] }, { text: 'It is noon.' }]);
+    const started = await startGateway(model, { keys: [{ id: 'team-a', keyHash: hashApiKey('sk-team-a'), alwaysTools: ['get_current_time'] }] });
+    server = started.server;
+    const toolwire = createOpenAICompatible({ name: 'toolwire', baseURL: started.baseURL, apiKey: 'sk-team-a', includeUsage: true });
+    const result = streamText({ model: toolwire.chatModel('test/scripted'), prompt: 'what time is it?', tools: { weather } });
     expect(await result.text).toBe('It is noon.');
     expect((await result.toolCalls).length).toBe(0);
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolName: 'get_current_time' });

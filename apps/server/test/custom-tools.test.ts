@@ -41,9 +41,10 @@ describe('custom tools from customToolsPath', () => {
     expect(JSON.parse(answer.content)).toEqual({ greeting: 'Hello, Ada!', hasRequire: false, hasProcess: false });
   });
 
-  it('validates arguments against the definition before running', async () => {
+  it('validates arguments against the definition before running: bad ones reach the model as a validation_error', async () => {
     const answer = await run({ name: 'greet', arguments: { name: 42 } });
-    expect(answer.result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(answer.result).toMatchObject({ success: false, error: { type: 'validation_error' } });
+    expect(answer.content).toMatch(/Invalid arguments for "greet"/);
   });
 
   it('answers require("child_process") with an error result, not a shell', async () => {

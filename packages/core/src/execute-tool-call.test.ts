@@ -5,6 +5,7 @@ import { executeToolCall } from './execute-tool-call.ts';
 import { isToolOutput, toolOutput } from './tool-results.ts';
 import { ToolRegistry } from './tool-registry.ts';
 import type { ToolCall } from './types/tool-call.ts';
+import type { ToolCallAudit } from './types/tool-call-audit.ts';
 
 const add = defineTool({
   name: 'add',
@@ -337,5 +338,41 @@ describe('executeToolCall with a tool that returns toolOutput', () => {
   it('is recognised only for values it made', () => {
     expect(isToolOutput(toolOutput({ message: 'x' }))).toBe(true);
     expect(isToolOutput({ message: 'x', success: true })).toBe(false);
+  });
+});
+
+describe('executeToolCall onAudit', () => {
+  it('reports a success with argument names and never their values', async () => {
+    const audits: ToolCallAudit[] = [];
+    const registry = new ToolRegistry({ tools: [add] });
+    await executeToolCall(call('add', { a: 31_337, b: 2 }), { registry, principal: 'key-1', onAudit: (a) => audits.push(a) });
+    expect(audits).toEqual([
+      { toolCallId: 'call_1', toolName: 'add', principal: 'key-1', outcome: 'success', argumentNames: ['a', 'b'], queuedMs: expect.any(Number), durationMs: expect.any(Number) },
+    ]);
+    expect(JSON.stringify(audits)).not.toContain('31337');
+  });
+
+  it('reports refusals and failures with their error type and message', async () => {
+    const audits: ToolCallAudit[] = [];
+    const registry = new ToolRegistry({ tools: [add], permissions: { bob: [], '*': ['*'] } });
+    const onAudit = (a: ToolCallAudit): number => audits.push(a);
+    await executeToolCall(call('add', { a: 1, b: 500 }), { registry, onAudit });
+    await executeToolCall(call('add', { a: 1, b: 1 }), { registry, principal: 'bob', onAudit });
+    await executeToolCall(call('nope'), { registry, onAudit });
+    expect(audits.map((a) => a.outcome)).toEqual(['validation_error', 'permission_denied', 'unknown_tool']);
+    expect(audits[0]?.error).toMatch(/Invalid arguments for "add"/);
+    expect(audits[0]?.durationMs).toBe(0);
+  });
+
+  it('reports a timeout, and an abort before rejecting', async () => {
+    const audits: ToolCallAudit[] = [];
+    const hang = defineTool({ name: 'hang', parameters: { type: 'object' }, execute: never });
+    const registry = new ToolRegistry({ tools: [hang] });
+    await executeToolCall(call('hang'), { registry, timeoutMs: 10, onAudit: (a) => audits.push(a) });
+    const controller = new AbortController();
+    const pending = executeToolCall(call('hang'), { registry, signal: controller.signal, onAudit: (a) => audits.push(a) });
+    controller.abort(new Error('client left'));
+    await expect(pending).rejects.toThrow('client left');
+    expect(audits.map((a) => a.outcome)).toEqual(['timeout', 'aborted']);
   });
 });

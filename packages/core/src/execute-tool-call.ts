@@ -2,6 +2,7 @@ import type { ToolRegistry } from './tool-registry.ts';
 import { toolFailure, toolSuccess } from './tool-results.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
+import type { ToolCallAudit } from './types/tool-call-audit.ts';
 import type { ToolResult } from './types/tool-result.ts';
 
 /** Options of `executeToolCall`. */
@@ -20,6 +21,14 @@ export interface ExecuteToolCallOptions {
   timeoutMs?: number;
   /** The conversation so far, passed on to the tool's context. */
   messages?: readonly Message[];
+  /** Told about the call once it is answered (or aborted): for audit logs. */
+  onAudit?: (audit: ToolCallAudit) => void;
+}
+
+/** When the call got its slot, for the audit's queue time. */
+interface Timing {
+  startedAt: number;
+  slotAt: number | undefined;
 }
 
 type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: unknown } | { kind: 'stopped' };
@@ -36,6 +45,37 @@ type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: un
  * @example const result = await executeToolCall(call, { registry, principal: 'key_1', timeoutMs: 10_000 });
  */
 export async function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
+  const { onAudit } = options;
+  if (onAudit === undefined) return run(call, options, undefined);
+  const timing: Timing = { startedAt: performance.now(), slotAt: undefined };
+  const report = (outcome: ToolCallAudit['outcome'], error?: string): void => {
+    const now = performance.now();
+    const slotAt = timing.slotAt ?? now;
+    const audit: ToolCallAudit = {
+      toolCallId: call.id,
+      toolName: call.name,
+      outcome,
+      argumentNames: Object.keys(call.arguments),
+      queuedMs: slotAt - timing.startedAt,
+      durationMs: timing.slotAt === undefined ? 0 : now - timing.slotAt,
+    };
+    if (options.principal !== undefined) audit.principal = options.principal;
+    if (error !== undefined) audit.error = error;
+    onAudit(audit);
+  };
+  let result: ToolResult;
+  try {
+    result = await run(call, options, timing);
+  } catch (error) {
+    if (options.signal?.aborted === true) report('aborted');
+    throw error;
+  }
+  if (result.success) report('success');
+  else report(result.error?.type ?? 'execution_error', result.message);
+  return result;
+}
+
+async function run(call: ToolCall, options: ExecuteToolCallOptions, timing: Timing | undefined): Promise<ToolResult> {
   const { registry, principal, signal, timeoutMs, messages } = options;
   signal?.throwIfAborted();
   const { name } = call;
@@ -105,6 +145,7 @@ export async function executeToolCall(call: ToolCall, options: ExecuteToolCallOp
     }
     throw error;
   }
+  if (timing) timing.slotAt = performance.now();
 
   const context = { toolCallId: call.id, signal: controller.signal, principal, messages };
   const run = new Promise<unknown>((resolve) => {

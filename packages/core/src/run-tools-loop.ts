@@ -37,7 +37,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
   }
   const parallel = options.parallelToolCalls ?? true;
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
-  const plan = planTools(tools, options.registry, options.principal);
+  const plan = planTools(tools, options.registry, options.tools === undefined);
   const emit = async (event: RunToolsEvent): Promise<void> => {
     if (options.onEvent) await options.onEvent(event);
   };
@@ -169,29 +169,38 @@ function isTool(spec: ToolSpec): spec is Tool<unknown> {
   return !isProviderTool(spec) && typeof (spec as Partial<Tool<unknown>>).validate === 'function';
 }
 
-function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, principal: string | undefined): ToolPlan {
+function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, offeredByRegistry: boolean): ToolPlan {
   const offered = new Map<string, ToolSpec>();
   for (const spec of tools) offered.set(spec.name, spec);
-  // Offered tools with handlers that the registry does not hold run through a registry of their own.
+  // What the model was offered decides: the registry runs a name only when the registry's
+  // own tool was offered. A caller's own spec with a registry tool's name stays the
+  // caller's, and with an explicit `tools` list a registry tool left out is unknown. When
+  // the offer is the registry's list, a tool left out of it was not permitted: the
+  // registry answers with `permission_denied`.
+  const ownedByRegistry = (name: string): boolean => {
+    const held = registry?.get(name);
+    if (held === undefined) return false;
+    const spec = offered.get(name);
+    return spec === held || (spec === undefined && offeredByRegistry);
+  };
+  // Offered tools with handlers that the registry does not run go through a registry of their own.
   const direct = new ToolRegistry();
   for (const spec of tools) {
-    if (isTool(spec) && spec.execute && !registry?.get(spec.name) && !direct.get(spec.name)) direct.register(spec);
+    if (isTool(spec) && spec.execute && !ownedByRegistry(spec.name) && !direct.get(spec.name)) direct.register(spec);
   }
-  const specOf = (name: string): ToolSpec | undefined => registry?.get(name) ?? offered.get(name);
 
   return {
     isClientCall(call) {
-      if (call.invalid) return false;
-      const spec = specOf(call.name);
+      if (call.invalid || ownedByRegistry(call.name)) return false;
+      const spec = offered.get(call.name);
       if (!spec || isProviderTool(spec)) return false;
-      if (registry?.get(call.name) && !registry.isAllowed(call.name, principal)) return false;
       if (!isTool(spec)) return true;
       return !spec.execute && spec.validate(call.arguments).success;
     },
     async execute(call, { options, signal, history }) {
-      const owner = registry?.get(call.name) ? registry : direct.get(call.name) ? direct : undefined;
+      const owner = ownedByRegistry(call.name) ? registry : direct.get(call.name) ? direct : undefined;
       const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
-      if (owner) return executeToolCall(call, { registry: owner, ...common });
+      if (owner) return executeToolCall(call, { registry: owner, ...common, ...(options.onToolAudit ? { onAudit: options.onToolAudit } : {}) });
       const spec = offered.get(call.name);
       if (spec && !isProviderTool(spec)) {
         // A client tool whose call cannot go to the client (unreadable or invalid arguments):

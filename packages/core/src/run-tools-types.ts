@@ -5,6 +5,7 @@ import type { ChatResponse } from './types/chat-response.ts';
 import type { FinishReason } from './types/finish-reason.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
+import type { ToolCallAudit } from './types/tool-call-audit.ts';
 import type { ToolChoice } from './types/tool-choice.ts';
 import type { ToolResult } from './types/tool-result.ts';
 import type { Usage } from './types/usage.ts';
@@ -42,13 +43,21 @@ export interface RunToolsOptions {
   onEvent?: (event: RunToolsEvent) => void | Promise<void>;
   /**
    * Run calls through this registry (permissions, rate limits, concurrency limit). Tools in
-   * `tools` that the registry does not hold run directly, without those limits.
+   * `tools` that the registry does not hold run directly, without those limits. The registry
+   * runs only its own tools that were offered: a function spec in `tools` that is not the
+   * registry's tool of that name (a client's tool named like it) stays the caller's, and a
+   * registry tool an explicit `tools` list leaves out is an unknown tool to the model.
    */
   registry?: ToolRegistry;
   /** Who asks, for the registry's permissions and rate limits. */
   principal?: string;
   /** Time allowed per tool call (see `executeToolCall`). */
   timeoutMs?: number;
+  /**
+   * Told about every call run here (through `registry` or an offered tool's `execute`) once
+   * it is answered: for audit logs (see `ToolCallAudit`). Client calls are not reported.
+   */
+  onToolAudit?: (audit: ToolCallAudit) => void;
   settings?: RunToolsSettings;
 }
 

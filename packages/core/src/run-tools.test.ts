@@ -383,6 +383,38 @@ describe('runTools', () => {
     expect(toolMessages(result.messages).map((m) => m.content)).toEqual(['{"city":"Oslo","temperature":4}', 'hi']);
   });
 
+  it("leaves a caller's own spec named like a registry tool to the caller", async () => {
+    const registry = new ToolRegistry({ tools: [weather] });
+    const own: FunctionToolSpec = { type: 'function', name: 'get_weather', inputSchema: { type: 'object', properties: { place: { type: 'string' } } } };
+    const model = createScriptedModel([{ toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { place: 'Oslo' } }] }]);
+    const result = await runTools({ model, messages: question, registry, tools: [own] });
+    expect(result.stoppedBy).toBe('client-tool-calls');
+    expect(result.pendingToolCalls).toEqual([{ id: 'c1', name: 'get_weather', arguments: { place: 'Oslo' } }]);
+    expect(model.requests[0]?.tools).toEqual([own]);
+  });
+
+  it('never runs a registry tool that an explicit tools list left out', async () => {
+    let ran = false;
+    const secret = defineTool({ name: 'read_secret', parameters: { type: 'object' }, execute: () => ((ran = true), 'hunter2') });
+    const registry = new ToolRegistry({ tools: [weather, secret] });
+    const model = createScriptedModel([{ toolCalls: [{ name: 'read_secret' }] }, { text: 'ok' }]);
+    const result = await runTools({ model, messages: question, registry, tools: [weather] });
+    expect(ran).toBe(false);
+    expect(toolMessages(result.messages)[0]?.result?.error?.type).toBe('unknown_tool');
+  });
+
+  it('reports every call run here to onToolAudit, and none of the client calls', async () => {
+    const audits: string[] = [];
+    const registry = new ToolRegistry({ tools: [weather] });
+    const lookup: FunctionToolSpec = { type: 'function', name: 'lookup', inputSchema: { type: 'object' } };
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { toolCalls: [{ name: 'lookup', arguments: {} }] },
+    ]);
+    await runTools({ model, messages: question, registry, tools: [weather, lookup], principal: 'p', onToolAudit: (a) => audits.push(`${a.toolName}:${a.outcome}:${a.principal ?? ''}`) });
+    expect(audits).toEqual(['get_weather:success:p']);
+  });
+
   it('surfaces a model error as a rejection', async () => {
     const model = createScriptedModel([{ error: new Error('upstream down') }]);
     await expect(runTools({ model, messages: question, tools: [weather] })).rejects.toThrow('upstream down');

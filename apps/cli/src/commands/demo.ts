@@ -120,16 +120,8 @@ export async function demoCommand(context: CommandContext): Promise<void> {
     const completion = await client.chat.completions.create({
       model,
       messages: [{ role: 'user', content: question }],
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'get_current_time',
-            description: 'The current date and time in an IANA time zone',
-            parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
-          },
-        },
-      ],
+      // The name alone asks for the gateway's own tool; a function with parameters would be the client's.
+      tools: [{ type: 'function', function: { name: 'get_current_time' } }],
     });
     for (const audit of audits) {
       const mark = audit.outcome === 'success' ? style(output, 'green', '✓') : style(output, 'red', '✗');

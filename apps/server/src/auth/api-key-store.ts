@@ -1,6 +1,6 @@
+import { globMatch } from '@toolwire/core';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { hashApiKey } from './hash-key.ts';
-import { matchesAny } from './name-pattern.ts';
 
 /** One client key's rights, as configured (the key itself only as its hash). */
 export interface ApiKeyConfig {
@@ -8,9 +8,9 @@ export interface ApiKeyConfig {
   id: string;
   /** `sha256:<hex>` of the key (`toolwire-server --hash-key <key>` prints it). */
   keyHash: string;
-  /** Model names or `prefix*` patterns this key may use; absent: all. */
+  /** Model names or `*` patterns (`ollama/*`) this key may use; absent: all. */
   models?: string[];
-  /** Server tools this key may use; absent: all configured ones. */
+  /** Server tools (names or `*` patterns) this key may use; absent: all configured ones. */
   tools?: string[];
   /** Server tools added to every request of this key, whether or not the client names them. */
   alwaysTools?: string[];
@@ -38,8 +38,6 @@ export interface ApiKeyStore {
   authenticate(authorization: string | undefined): Principal;
   /** A 403 `GatewayError` unless the principal may use the model. */
   assertModel(principal: Principal, model: string): void;
-  /** A 403 `GatewayError` unless the principal may use the server tool. */
-  assertTool(principal: Principal, tool: string): void;
 }
 
 function unauthorized(message: string): GatewayError {
@@ -79,24 +77,13 @@ export function createApiKeyStore(keys: readonly ApiKeyConfig[]): ApiKeyStore {
       return principal;
     },
     assertModel(principal, model) {
-      if (principal.models === undefined || matchesAny(model, principal.models)) return;
+      if (principal.models === undefined || principal.models.some((pattern) => globMatch(pattern, model))) return;
       throw new GatewayError({
         status: 403,
         type: 'permission_error',
         message: `The API key '${principal.id}' may not use the model '${model}'. Allowed: ${principal.models.join(', ') || '(none)'}.`,
         param: 'model',
         code: 'model_not_allowed',
-        retryable: false,
-      });
-    },
-    assertTool(principal, tool) {
-      if (principal.tools === undefined || matchesAny(tool, principal.tools)) return;
-      throw new GatewayError({
-        status: 403,
-        type: 'permission_error',
-        message: `The API key '${principal.id}' may not use the server tool '${tool}'. Allowed: ${principal.tools.join(', ') || '(none)'}.`,
-        param: 'tools',
-        code: 'tool_not_allowed',
         retryable: false,
       });
     },

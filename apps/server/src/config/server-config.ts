@@ -1,7 +1,7 @@
+import type { Tool } from '@toolwire/core';
 import type { Logger } from 'pino';
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
 import type { ModelProvider } from '../models/model-provider.ts';
-import type { ServerTool } from '../tools/server-tool.ts';
 import type { ToolAuditEvent } from '../tools/audit-event.ts';
 
 /** The built-in server tools. */
@@ -36,7 +36,7 @@ export interface ServerToolsConfig {
   allowedDomains?: string[];
   /** Executions running at once across all requests (default 10). */
   maxConcurrent?: number;
-  /** Per-execution timeout in ms (default 30 000). */
+  /** Time allowed per server-tool call in ms, waiting for a free slot included (default 30 000). */
   timeoutMs?: number;
 }
 
@@ -65,8 +65,8 @@ export interface ServerConfig {
   logLevel?: string;
   /** Programmatic: extra or replacement routing prefixes (tests, embedding). They win over `providers`. */
   modelProviders?: ModelProvider[];
-  /** Programmatic: extra server tools. */
-  extraTools?: ServerTool[];
+  /** Programmatic: extra server tools (core `Tool`s with `execute`, e.g. from `defineTool`); a name already taken replaces the earlier tool. */
+  extraTools?: Tool[];
   /** Programmatic: the pino logger to use instead of one on stdout. */
   logger?: Logger;
   /** Programmatic: called with every server-tool execution's audit event (after it is logged). */

@@ -1,60 +1,17 @@
 import { collectStream, generateId } from '@toolwire/core';
-import type { ChatRequest, ChatStreamEvent, FunctionToolSpec } from '@toolwire/core';
+import type { ChatStreamEvent } from '@toolwire/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/api-key-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
-import { runGatewayLoop } from '../tool-loop.ts';
-import { specOf } from '../tools/server-tool-set.ts';
-import type { ServerTool } from '../tools/server-tool.ts';
+import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
+import { toToolAuditEvent } from '../tools/audit-event.ts';
 import { toChatCompletion } from '../wire/chat-completion.ts';
 import type { ResponseIdentity } from '../wire/chat-completion.ts';
 import { createChunkMapper } from '../wire/chunk-mapper.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
-import type { ParsedChatRequest } from '../wire/parsed-chat-request.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import { toGatewayError } from '../wire/to-gateway-error.ts';
-
-interface PreparedRequest {
-  request: ChatRequest;
-  serverTools: Map<string, ServerTool>;
-}
-
-/** Splits the offered tools into the client's and the server's, checking the key's rights. */
-function prepare(context: GatewayContext, principal: Principal, parsed: ParsedChatRequest): PreparedRequest {
-  const serverTools = new Map<string, ServerTool>();
-  const specs: FunctionToolSpec[] = [];
-  for (const tool of parsed.tools) {
-    const serverTool = context.serverTools.get(tool.name);
-    if (serverTool === undefined) {
-      specs.push(tool);
-      continue;
-    }
-    context.keys.assertTool(principal, tool.name);
-    serverTools.set(tool.name, serverTool);
-    specs.push(specOf(serverTool));
-  }
-  if (parsed.toolChoice !== 'none') {
-    for (const name of principal.alwaysTools) {
-      const serverTool = context.serverTools.get(name);
-      if (serverTool === undefined || serverTools.has(name)) continue;
-      serverTools.set(name, serverTool);
-      specs.push(specOf(serverTool));
-    }
-  }
-  // Turns whose server calls the client never saw get them back (see HiddenToolTurns).
-  const request: ChatRequest = { messages: context.hiddenTurns.restore(principal.id, parsed.messages) };
-  if (specs.length > 0) request.tools = specs;
-  if (parsed.toolChoice !== undefined) request.toolChoice = parsed.toolChoice;
-  if (parsed.parallelToolCalls !== undefined) request.parallelToolCalls = parsed.parallelToolCalls;
-  if (parsed.maxOutputTokens !== undefined) request.maxOutputTokens = parsed.maxOutputTokens;
-  if (parsed.temperature !== undefined) request.temperature = parsed.temperature;
-  if (parsed.topP !== undefined) request.topP = parsed.topP;
-  if (parsed.stop !== undefined) request.stop = parsed.stop;
-  if (parsed.seed !== undefined) request.seed = parsed.seed;
-  if (parsed.responseFormat !== undefined) request.responseFormat = parsed.responseFormat;
-  return { request, serverTools };
-}
+import { prepareChatRequest } from './prepare-chat-request.ts';
 
 /**
  * The `POST /v1/chat/completions` handler: authenticate, rate-limit, validate, route, run
@@ -82,7 +39,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
   const parsed = parseChatRequest(req.body);
   context.keys.assertModel(principal, parsed.model);
   const model = context.router.resolve(parsed.model);
-  const { request, serverTools } = prepare(context, principal, parsed);
+  const { request, clientTools } = prepareChatRequest(context, principal, parsed);
 
   const controller = new AbortController();
   const res = reply.raw;
@@ -96,11 +53,12 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
   const events = runGatewayLoop({
     model,
     request,
-    serverTools,
-    executor: context.executor,
+    clientTools,
+    registry: context.serverTools,
     principal: principal.id,
     signal: controller.signal,
-    requestId: req.id,
+    toolTimeoutMs: context.toolTimeoutMs,
+    onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
     maxSteps: context.maxSteps,
     stream: parsed.stream,
     onHiddenTurn: (turn) => context.hiddenTurns.remember(principal.id, turn),

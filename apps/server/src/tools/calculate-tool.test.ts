@@ -39,10 +39,10 @@ describe('calculate', () => {
 
 describe('calculateTool', () => {
   it('returns the expression and its result', async () => {
-    await expect(calculateTool.execute({ expression: '1 + 2' }, context)).resolves.toEqual({ expression: '1 + 2', result: '3' });
+    await expect(calculateTool.execute?.({ expression: '1 + 2' }, context)).resolves.toEqual({ expression: '1 + 2', result: '3' });
   });
 
   it('asks for an expression when none is given', async () => {
-    await expect(calculateTool.execute({}, context)).rejects.toThrow(/"expression" must be a non-empty string/);
+    await expect(calculateTool.execute?.({}, context)).rejects.toThrow(/"expression" must be a non-empty string/);
   });
 });

@@ -1,6 +1,6 @@
+import { defineTool } from '@toolwire/core';
 import { all, create } from 'mathjs';
 import type { MathNode } from 'mathjs';
-import type { ServerTool } from './server-tool.ts';
 
 const MAX_EXPRESSION_LENGTH = 500;
 
@@ -54,10 +54,10 @@ export function calculate(expression: string): string {
 }
 
 /** The built-in `calculate` tool. */
-export const calculateTool: ServerTool = {
+export const calculateTool = defineTool({
   name: 'calculate',
   description: 'Evaluate a math expression (arithmetic, functions such as sqrt/sin/log, unit conversions like "5 cm to inch").',
-  inputSchema: {
+  parameters: {
     type: 'object',
     properties: { expression: { type: 'string', description: 'The expression, e.g. "2 * (3 + 4)" or "sqrt(2)".' } },
     required: ['expression'],
@@ -74,4 +74,4 @@ export const calculateTool: ServerTool = {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   },
-};
+});

@@ -1,4 +1,5 @@
-import type { ServerTool } from './server-tool.ts';
+import { defineTool } from '@toolwire/core';
+import type { Tool } from '@toolwire/core';
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -10,11 +11,11 @@ function isTimeZone(zone: string): boolean {
 }
 
 /** The built-in `get_current_time` tool: the current time in an IANA time zone (default UTC). */
-export function createCurrentTimeTool(now: () => Date = () => new Date()): ServerTool {
-  return {
+export function createCurrentTimeTool(now: () => Date = () => new Date()): Tool {
+  return defineTool({
     name: 'get_current_time',
     description: 'Get the current date and time in an IANA time zone (e.g. "Europe/Paris"); UTC when none is given.',
-    inputSchema: {
+    parameters: {
       type: 'object',
       properties: { timezone: { type: 'string', description: 'IANA time zone name, e.g. "America/New_York".' } },
       additionalProperties: false,
@@ -33,5 +34,5 @@ export function createCurrentTimeTool(now: () => Date = () => new Date()): Serve
       }).format(date);
       return Promise.resolve({ timezone: zone, iso: date.toISOString(), local, unix: Math.floor(date.getTime() / 1000) });
     },
-  };
+  });
 }

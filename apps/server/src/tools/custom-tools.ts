@@ -5,7 +5,6 @@ import { createJsSandbox, sandboxedTool } from '@toolwire/sandbox';
 import type { AuditHandler, JsSandbox } from '@toolwire/sandbox';
 import { ConfigError } from '../config/config-error.ts';
 import { toSandboxScript } from './custom-tool-source.ts';
-import type { ServerTool } from './server-tool.ts';
 
 /** Options of `loadCustomTool`. */
 export interface LoadCustomToolOptions {
@@ -72,25 +71,9 @@ export interface LoadCustomToolsOptions {
 
 /** The loaded tools and the sandbox they share. */
 export interface CustomTools {
-  tools: ServerTool[];
+  tools: Tool[];
   /** Stops the sandbox's worker processes. */
   dispose(): Promise<void>;
-}
-
-/** A core `Tool` (validated arguments, sandboxed execute) as a server tool. */
-export function toServerTool(tool: Tool): ServerTool {
-  const execute = tool.execute;
-  if (execute === undefined) throw new Error(`custom tool ${tool.name} has no handler`);
-  return {
-    name: tool.name,
-    description: tool.description ?? '',
-    inputSchema: tool.inputSchema,
-    execute(args, context) {
-      const checked = tool.validate(args);
-      if (!checked.success) return Promise.reject(new Error(checked.message));
-      return Promise.resolve(execute(checked.value, context));
-    },
-  };
 }
 
 /** Loads every tool file of `customToolsPath` into one shared sandbox. */
@@ -104,11 +87,11 @@ export async function loadCustomTools(options: LoadCustomToolsOptions): Promise<
   const files = entries.filter((name) => name.endsWith('.js')).sort();
   if (files.length === 0) return { tools: [], dispose: () => Promise.resolve() };
   const sandbox = createJsSandbox({ timeoutMs: options.timeoutMs, allowedDomains: [...options.allowedDomains], onAudit: options.onAudit, auditTool: 'custom-tool' });
-  const tools: ServerTool[] = [];
+  const tools: Tool[] = [];
   try {
     for (const file of files) {
       try {
-        tools.push(toServerTool(await loadCustomTool(join(options.path, file), { sandbox, onAudit: options.onAudit })));
+        tools.push(await loadCustomTool(join(options.path, file), { sandbox, onAudit: options.onAudit }));
       } catch (error) {
         throw new ConfigError({ setting: `tools.customToolsPath/${file}`, message: (error as Error).message });
       }

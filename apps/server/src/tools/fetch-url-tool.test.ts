@@ -10,7 +10,7 @@ describe('fetch_url', () => {
       allowedDomains: ['example.com'],
       fetch: (url) => Promise.resolve({ status: 200, url, headers: { 'content-type': 'text/plain' }, body: 'hello' }),
     });
-    await expect(tool.execute({ url: 'https://example.com/' }, context)).resolves.toEqual({
+    await expect(tool.execute?.({ url: 'https://example.com/' }, context)).resolves.toEqual({
       status: 200,
       url: 'https://example.com/',
       contentType: 'text/plain',
@@ -26,16 +26,16 @@ describe('fetch_url', () => {
 
   it('is refused by the sandbox rules for a domain off the list', async () => {
     const tool = createFetchUrlTool({ allowedDomains: ['example.com'], fetch: createGuardedFetch({ allowedDomains: ['example.com'] }) });
-    await expect(tool.execute({ url: 'https://evil.test/' }, context)).rejects.toThrow(/evil\.test/);
+    await expect(tool.execute?.({ url: 'https://evil.test/' }, context)).rejects.toThrow(/evil\.test/);
   });
 
   it('is refused for a loopback address even when named', async () => {
     const tool = createFetchUrlTool({ allowedDomains: ['127.0.0.1'], fetch: createGuardedFetch({ allowedDomains: ['127.0.0.1'] }) });
-    await expect(tool.execute({ url: 'http://127.0.0.1:1/' }, context)).rejects.toThrow();
+    await expect(tool.execute?.({ url: 'http://127.0.0.1:1/' }, context)).rejects.toThrow();
   });
 
   it('asks for a URL when none is given', async () => {
     const tool = createFetchUrlTool({ allowedDomains: [], fetch: () => Promise.reject(new Error('unused')) });
-    await expect(tool.execute({}, context)).rejects.toThrow(/"url" must be a URL string/);
+    await expect(tool.execute?.({}, context)).rejects.toThrow(/"url" must be a URL string/);
   });
 });

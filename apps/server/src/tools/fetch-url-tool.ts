@@ -1,4 +1,5 @@
-import type { ServerTool } from './server-tool.ts';
+import { defineTool } from '@toolwire/core';
+import type { Tool } from '@toolwire/core';
 
 /** The fetched page as the tool needs it (the shape of `@toolwire/sandbox`'s guarded fetch). */
 export interface FetchedPage {
@@ -18,12 +19,12 @@ const MAX_TEXT = 20_000;
  * given enforces the rules (allow-list, no private addresses, redirects re-checked, size
  * and time limits); a refusal comes back to the model as an error result.
  */
-export function createFetchUrlTool(options: { fetch: RestrictedFetch; allowedDomains: readonly string[] }): ServerTool {
+export function createFetchUrlTool(options: { fetch: RestrictedFetch; allowedDomains: readonly string[] }): Tool {
   const domains = options.allowedDomains.join(', ');
-  return {
+  return defineTool({
     name: 'fetch_url',
     description: `Fetch a web page or API response by URL (GET). Only these domains can be reached: ${domains === '' ? '(none)' : domains}.`,
-    inputSchema: {
+    parameters: {
       type: 'object',
       properties: { url: { type: 'string', description: 'An http(s) URL on an allowed domain.' } },
       required: ['url'],
@@ -42,5 +43,5 @@ export function createFetchUrlTool(options: { fetch: RestrictedFetch; allowedDom
         truncated,
       };
     },
-  };
+  });
 }

@@ -1,20 +1,20 @@
+import type { Tool } from '@toolwire/core';
 import { createGuardedFetch } from '@toolwire/sandbox';
 import type { Logger } from 'pino';
 import type { ServerToolsConfig } from '../config/server-config.ts';
 import { loadCustomTools } from './custom-tools.ts';
 import { createBuiltinTools } from './server-tool-set.ts';
-import type { ServerTool } from './server-tool.ts';
 
 /** Options of `loadServerTools`. */
 export interface LoadServerToolsOptions {
   config: ServerToolsConfig;
-  extraTools: readonly ServerTool[];
+  extraTools: readonly Tool[];
   logger: Logger;
 }
 
 /** The loaded server tools by name, and how to release what they hold (the sandbox). */
 export interface LoadedServerTools {
-  tools: Map<string, ServerTool>;
+  tools: Map<string, Tool>;
   dispose(): Promise<void>;
 }
 
@@ -22,8 +22,8 @@ export interface LoadedServerTools {
 export async function loadServerTools(options: LoadServerToolsOptions): Promise<LoadedServerTools> {
   const domains = options.config.allowedDomains ?? [];
   const fetch = domains.length > 0 ? createGuardedFetch({ allowedDomains: domains }) : undefined;
-  const tools = new Map<string, ServerTool>();
-  const add = (tool: ServerTool): void => {
+  const tools = new Map<string, Tool>();
+  const add = (tool: Tool): void => {
     if (tools.has(tool.name)) options.logger.warn({ tool: tool.name }, 'a later server tool replaces an earlier one with the same name');
     tools.set(tool.name, tool);
   };

@@ -1,10 +1,9 @@
-import type { FunctionToolSpec } from '@toolwire/core';
+import type { Tool } from '@toolwire/core';
 import type { BuiltinToolName, ServerToolsConfig } from '../config/server-config.ts';
 import { calculateTool } from './calculate-tool.ts';
 import { createCurrentTimeTool } from './current-time-tool.ts';
 import { createFetchUrlTool } from './fetch-url-tool.ts';
 import type { RestrictedFetch } from './fetch-url-tool.ts';
-import type { ServerTool } from './server-tool.ts';
 
 /** Options of `createBuiltinTools`. */
 export interface BuiltinToolsOptions {
@@ -13,12 +12,12 @@ export interface BuiltinToolsOptions {
   fetch?: RestrictedFetch;
 }
 
-/** The built-in tools the config enables. */
-export function createBuiltinTools(options: BuiltinToolsOptions): ServerTool[] {
+/** The built-in tools the config enables, as core `Tool`s (schema-validated arguments, a handler). */
+export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
   const domains = options.config.allowedDomains ?? [];
   const wanted: readonly BuiltinToolName[] =
     options.config.builtins ?? (domains.length > 0 ? ['get_current_time', 'calculate', 'fetch_url'] : ['get_current_time', 'calculate']);
-  const tools: ServerTool[] = [];
+  const tools: Tool[] = [];
   for (const name of wanted) {
     switch (name) {
       case 'get_current_time':
@@ -37,9 +36,4 @@ export function createBuiltinTools(options: BuiltinToolsOptions): ServerTool[] {
     }
   }
   return tools;
-}
-
-/** The function spec the model sees for a server tool. */
-export function specOf(tool: ServerTool): FunctionToolSpec {
-  return { type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 }

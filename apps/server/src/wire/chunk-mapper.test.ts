@@ -31,8 +31,6 @@ describe('createChunkMapper', () => {
   it('opens each call with index, id, type, name and empty arguments, then sends its arguments as one JSON string', () => {
     const chunks = run([
       { type: 'tool-call-start', id: 'call_a', name: 'get_weather' },
-      { type: 'tool-call-delta', id: 'call_a', argumentsDelta: 'city="Par' },
-      { type: 'tool-call-delta', id: 'call_a', argumentsDelta: 'is"' },
       { type: 'tool-call', toolCall: { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } } },
       { type: 'finish', finishReason: 'tool-calls' },
     ]);
@@ -40,6 +38,40 @@ describe('createChunkMapper', () => {
     expect(deltas[1]).toEqual({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
     expect(deltas[2]).toEqual({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] });
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
+  it('sends the header at the start and each argument delta as it comes, with nothing more at the end', () => {
+    const mapper = createChunkMapper({ identity, includeUsage: false });
+    mapper.push({ type: 'text-delta', delta: 'x' });
+    const header = mapper.push({ type: 'tool-call-start', id: 'call_a', name: 'get_weather' });
+    expect(header.map((c) => c.choices[0]?.delta)).toEqual([{ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] }]);
+    expect(mapper.push({ type: 'tool-call-delta', id: 'call_a', argumentsDelta: '{"city": "Pa' }).map((c) => c.choices[0]?.delta)).toEqual([
+      { tool_calls: [{ index: 0, function: { arguments: '{"city": "Pa' } }] },
+    ]);
+    mapper.push({ type: 'tool-call-delta', id: 'call_a', argumentsDelta: 'ris"}' });
+    expect(mapper.push({ type: 'tool-call', toolCall: { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } } })).toEqual([]);
+  });
+
+  it('holds the header and deltas of a call that starts while another is open, and sends them when that one ends', () => {
+    const chunks = run([
+      { type: 'tool-call-start', id: 'a', name: 'one' },
+      { type: 'tool-call-delta', id: 'a', argumentsDelta: '{"x":' },
+      { type: 'tool-call-start', id: 'b', name: 'two' },
+      { type: 'tool-call-delta', id: 'b', argumentsDelta: '{"y":' },
+      { type: 'tool-call-delta', id: 'a', argumentsDelta: '1}' },
+      { type: 'tool-call-delta', id: 'b', argumentsDelta: '2}' },
+      { type: 'tool-call', toolCall: { id: 'a', name: 'one', arguments: { x: 1 } } },
+      { type: 'tool-call', toolCall: { id: 'b', name: 'two', arguments: { y: 2 } } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(calls).toEqual([
+      { index: 0, id: 'a', type: 'function', function: { name: 'one', arguments: '' } },
+      { index: 0, function: { arguments: '{"x":' } },
+      { index: 0, function: { arguments: '1}' } },
+      { index: 1, id: 'b', type: 'function', function: { name: 'two', arguments: '' } },
+      { index: 1, function: { arguments: '{"y":2}' } },
+    ]);
   });
 
   it('never interleaves calls: a call that starts while another is open waits for it to finish', () => {

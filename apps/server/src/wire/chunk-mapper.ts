@@ -17,6 +17,13 @@ export interface ChunkMapperOptions {
  * `function.name`, `arguments: ""`) and then its arguments, calls never interleaved;
  * the finish chunk; the usage chunk. `error` events produce nothing here (the caller
  * writes the error frame).
+ *
+ * A call's header goes out at its `tool-call-start` and its `tool-call-delta`s as they
+ * come, as long as it is the call on the wire; a call that starts while another is open
+ * waits (header and text held) until that one's `tool-call`. Deltas are forwarded as
+ * given, so they must be the call's JSON argument text (the gateway's client view only
+ * streams such calls); a call whose `tool-call` comes without deltas gets its arguments
+ * as one JSON string then.
  */
 export interface ChunkMapper {
   push(event: ChatStreamEvent): ChatCompletionChunk[];
@@ -29,6 +36,10 @@ interface PendingCall {
   name: string;
   index: number;
   headerSent: boolean;
+  /** Argument text received while another call was on the wire. */
+  held: string;
+  /** Whether any argument text was received (sent or held). */
+  hasText: boolean;
   call?: ToolCall;
 }
 
@@ -60,24 +71,27 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
     return chunk({ tool_calls: [{ index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } }] });
   };
 
-  const argumentsOf = (p: PendingCall): ChatCompletionChunk =>
-    chunk({ tool_calls: [{ index: p.index, function: { arguments: JSON.stringify(p.call?.arguments ?? {}) } }] });
+  const argumentsChunk = (p: PendingCall, text: string): ChatCompletionChunk => chunk({ tool_calls: [{ index: p.index, function: { arguments: text } }] });
 
-  // Emits every call at the head of the queue that is complete, and the header of the next open one.
+  // Emits every call at the head of the queue that is complete, and the header and held text of the next open one.
   const drain = (out: ChatCompletionChunk[], force: boolean): void => {
     while (queue.length > 0) {
       const head = queue[0];
       if (head === undefined) break;
       if (!head.headerSent) out.push(header(head));
+      if (head.held !== '') {
+        out.push(argumentsChunk(head, head.held));
+        head.held = '';
+      }
       if (head.call === undefined && !force) return;
-      out.push(argumentsOf(head));
+      if (!head.hasText) out.push(argumentsChunk(head, JSON.stringify(head.call?.arguments ?? {})));
       queue.shift();
       byId.delete(head.id);
     }
   };
 
   const startCall = (callId: string, name: string): PendingCall => {
-    const pending: PendingCall = { id: callId, name, index: nextIndex++, headerSent: false };
+    const pending: PendingCall = { id: callId, name, index: nextIndex++, headerSent: false, held: '', hasText: false };
     queue.push(pending);
     byId.set(callId, pending);
     return pending;
@@ -122,9 +136,14 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
           finished = true;
           break;
         }
-        // Argument fragments are not forwarded: a text-tool provider's raw fragments need
-        // not be JSON, so each call's arguments go out once, complete, as a JSON string.
-        case 'tool-call-delta':
+        case 'tool-call-delta': {
+          const pending = byId.get(event.id);
+          if (pending === undefined || event.argumentsDelta === '') break;
+          pending.hasText = true;
+          if (queue[0] === pending && pending.headerSent) out.push(argumentsChunk(pending, event.argumentsDelta));
+          else pending.held += event.argumentsDelta;
+          break;
+        }
         case 'tool-result':
         case 'warning':
         case 'error':

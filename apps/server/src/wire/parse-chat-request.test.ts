@@ -189,12 +189,34 @@ describe('parseChatRequest accepts', () => {
       tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] } },
     });
     expect(parsed.toolChoice).toBe('required');
-    expect(parsed.tools.map((t) => t.name)).toEqual(['b']);
+    expect(parsed.tools.map((t) => t.spec.name)).toEqual(['b']);
   });
 
   it('reads a tool without parameters as taking none', () => {
     const parsed = parseChatRequest({ model: 'm/x', messages: [user], tools: [{ type: 'function', function: { name: 'now', description: 'time' } }] });
-    expect(parsed.tools).toEqual([{ type: 'function', name: 'now', description: 'time', inputSchema: { type: 'object', properties: {} } }]);
+    expect(parsed.tools).toEqual([
+      { spec: { type: 'function', name: 'now', description: 'time', inputSchema: { type: 'object', properties: {} } }, index: 0, definition: 'without-parameters' },
+    ]);
+  });
+
+  it('tells a name-only function, one without parameters and one with its own parameters apart', () => {
+    const parsed = parseChatRequest({
+      model: 'm/x',
+      messages: [user],
+      tools: [
+        { type: 'function', function: { name: 'calculate' } },
+        { type: 'function', function: { name: 'get_current_time', parameters: null, description: null } },
+        { type: 'function', function: { name: 'now', strict: true } },
+        { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: true } },
+      ],
+    });
+    expect(parsed.tools.map((t) => [t.spec.name, t.index, t.definition])).toEqual([
+      ['calculate', 0, 'name-only'],
+      ['get_current_time', 1, 'name-only'],
+      ['now', 2, 'without-parameters'],
+      ['lookup', 3, 'with-parameters'],
+    ]);
+    expect(parsed.tools[3]?.spec).toEqual({ type: 'function', name: 'lookup', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, strict: true });
   });
 
   it('tolerates unknown null fields on replayed assistant messages and reads "" arguments as {}', () => {

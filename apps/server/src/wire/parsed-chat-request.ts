@@ -14,6 +14,20 @@ export interface ParsedChatRequest extends ForwardedSettings {
   /** `stream_options.include_usage`: send a usage chunk before `[DONE]`. */
   includeUsage: boolean;
   messages: Message[];
-  /** The function tools the client offered (empty when none). */
-  tools: FunctionToolSpec[];
+  /** The function tools the client offered (empty when none), after `allowed_tools`. */
+  tools: ParsedTool[];
+}
+
+/**
+ * One function entry of `tools`. `definition` says how much of it the client wrote, which
+ * decides whose tool it is: `name-only` (`{ name }` alone) asks for the server tool of that
+ * name; `with-parameters` is always the client's own; `without-parameters` (a description
+ * or `strict`, no `parameters`) is the client's unless it names a server tool, which is a 400.
+ */
+export interface ParsedTool {
+  /** The function as the client sent it (no `parameters`: an empty object schema). */
+  spec: FunctionToolSpec;
+  /** Its position in the request's `tools`, for error messages. */
+  index: number;
+  definition: 'name-only' | 'without-parameters' | 'with-parameters';
 }

@@ -1,32 +1,30 @@
-import { collectStream } from '@toolwire/core';
-import type { ChatStreamEvent } from '@toolwire/core';
+import { collectStream, defineTool, ToolRegistry } from '@toolwire/core';
+import type { ChatStreamEvent, ToolCallAudit } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { HiddenToolTurn } from './hidden-tool-turns.ts';
-import { runGatewayLoop } from './tool-loop.ts';
-import type { ToolAuditEvent } from './tools/audit-event.ts';
-import type { ServerTool } from './tools/server-tool.ts';
-import { createToolExecutor } from './tools/tool-executor.ts';
+import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
+import { runGatewayLoop } from './run-gateway-loop.ts';
 
-const add: ServerTool = {
+const add = defineTool({
   name: 'add',
   description: 'adds',
-  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
   execute: (args) => Promise.resolve({ sum: Number(args.a) + Number(args.b) }),
-};
+});
 
 function setup(
   steps: Parameters<typeof createScriptedModel>[0],
   options: { stream?: boolean; maxSteps?: number; clientTools?: string[]; onHiddenTurn?: (turn: HiddenToolTurn) => void } = {},
 ) {
   const model = createScriptedModel(steps);
-  const audit: ToolAuditEvent[] = [];
+  const audit: ToolCallAudit[] = [];
   const clientTools = (options.clientTools ?? []).map((name) => ({ type: 'function' as const, name, inputSchema: { type: 'object' as const } }));
   const events = runGatewayLoop({
     model,
-    request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [{ type: 'function', name: 'add', inputSchema: add.inputSchema }, ...clientTools] },
-    serverTools: new Map([['add', add]]),
-    executor: createToolExecutor({ audit: (e) => audit.push(e) }),
+    request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [add, ...clientTools] },
+    clientTools: new Set(options.clientTools ?? []),
+    registry: new ToolRegistry({ tools: [add] }),
+    onToolAudit: (e) => audit.push(e),
     principal: 'key-1',
     signal: new AbortController().signal,
     stream: options.stream ?? true,
@@ -57,7 +55,7 @@ describe('runGatewayLoop', () => {
     const second = model.requests[1]?.messages ?? [];
     expect(second.at(-2)).toMatchObject({ role: 'assistant', toolCalls: [{ id: 'call_x', name: 'add' }] });
     expect(second.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_x', content: '{"sum":3}' });
-    expect(audit).toEqual([expect.objectContaining({ tool: 'add', principal: 'key-1', outcome: 'success', argumentNames: ['a', 'b'] })]);
+    expect(audit).toEqual([expect.objectContaining({ toolName: 'add', principal: 'key-1', outcome: 'success', argumentNames: ['a', 'b'] })]);
   });
 
   it('returns calls to client tools with call_ ids and finish reason tool-calls', async () => {
@@ -83,7 +81,7 @@ describe('runGatewayLoop', () => {
     const response = await collectStream(events);
     expect(response.toolCalls.map((c) => c.name)).toEqual(['lookup']);
     expect(response.finishReason).toBe('tool-calls');
-    expect(audit).toEqual([expect.objectContaining({ tool: 'add', outcome: 'success' })]);
+    expect(audit).toEqual([expect.objectContaining({ toolName: 'add', outcome: 'success' })]);
     const clientId = response.toolCalls[0]?.id ?? '';
     expect(hidden).toEqual([
       {
@@ -114,17 +112,32 @@ describe('runGatewayLoop', () => {
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', result: { error: { type: 'unknown_tool' } } });
   });
 
-  it('sends a client call with unreadable arguments back to the model, never to the client', async () => {
+  it('sends a client call with unreadable arguments back to the model, never to the client, without streaming', async () => {
     const { model, events } = setup(
       [
-        { toolCalls: [{ id: 'c1', name: 'lookup', invalid: { message: 'Unexpected end of JSON', rawArguments: '{"q": "x' } }] },
+        { toolCalls: [{ id: 'c1', name: 'lookup', invalid: { message: 'not JSON', rawArguments: '{"q": "x' } }] },
         { toolCalls: [{ id: 'call_ok', name: 'lookup', arguments: { q: 'x' } }] },
       ],
-      { clientTools: ['lookup'] },
+      { clientTools: ['lookup'], stream: false },
     );
     const response = await collectStream(events);
     expect(response.toolCalls).toEqual([expect.objectContaining({ id: 'call_ok', arguments: { q: 'x' } })]);
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', result: { error: { type: 'validation_error' } } });
+  });
+
+  it('leaves a streamed client call that turns out unreadable to the client as written, and ends its turn there', async () => {
+    const { model, events } = setup(
+      [
+        { toolCalls: [{ id: 'c1', name: 'lookup', invalid: { message: 'cut off', rawArguments: '{"q": "x' } }], finishReason: 'length' },
+        { text: 'never asked' },
+      ],
+      { clientTools: ['lookup'] },
+    );
+    const emitted = await all(events);
+    const deltas = emitted.filter((e) => e.type === 'tool-call-delta').map((e) => e.argumentsDelta);
+    expect(deltas.join('')).toBe('{"q": "x');
+    expect(emitted.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
+    expect(model.requests).toHaveLength(1);
   });
 
   it('answers a server call with unreadable arguments with a validation error, without running the tool', async () => {
@@ -133,7 +146,7 @@ describe('runGatewayLoop', () => {
       { text: 'Let me fix that.' },
     ]);
     expect((await collectStream(events)).text).toBe('Let me fix that.');
-    expect(audit).toEqual([]);
+    expect(audit).toEqual([expect.objectContaining({ toolName: 'add', outcome: 'validation_error', durationMs: 0 })]);
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', result: { success: false, error: { type: 'validation_error' } } });
   });
 
@@ -166,9 +179,9 @@ describe('runGatewayLoop', () => {
     const model = createScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'done' }]);
     const events = runGatewayLoop({
       model,
-      request: { messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', name: 'add', inputSchema: {} }], toolChoice: { type: 'tool', name: 'add' } },
-      serverTools: new Map([['add', add]]),
-      executor: createToolExecutor({ audit: () => undefined }),
+      request: { messages: [{ role: 'user', content: 'x' }], tools: [add], toolChoice: { type: 'tool', name: 'add' } },
+      clientTools: new Set(),
+      registry: new ToolRegistry({ tools: [add] }),
       principal: 'p',
       signal: new AbortController().signal,
       stream: true,
@@ -187,17 +200,17 @@ describe('runGatewayLoop', () => {
 
   it('reports a failing server tool to the model as an error result instead of failing the request', async () => {
     const model = createScriptedModel([{ toolCalls: [{ name: 'boom' }] }, { text: 'Sorry.' }]);
-    const boom: ServerTool = { name: 'boom', description: '', inputSchema: {}, execute: () => Promise.reject(new Error('no network')) };
+    const boom = defineTool({ name: 'boom', parameters: { type: 'object' }, execute: () => Promise.reject(new Error('no network')) });
     const events = runGatewayLoop({
       model,
-      request: { messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', name: 'boom', inputSchema: {} }] },
-      serverTools: new Map([['boom', boom]]),
-      executor: createToolExecutor({ audit: () => undefined }),
+      request: { messages: [{ role: 'user', content: 'x' }], tools: [boom] },
+      clientTools: new Set(),
+      registry: new ToolRegistry({ tools: [boom] }),
       principal: 'p',
       signal: new AbortController().signal,
       stream: true,
     });
     expect((await collectStream(events)).text).toBe('Sorry.');
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'no network', result: { success: false, error: { type: 'execution_error' } } });
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Tool "boom" failed: no network', result: { success: false, error: { type: 'execution_error' } } });
   });
 });

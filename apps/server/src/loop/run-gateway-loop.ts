@@ -1,0 +1,126 @@
+import { runTools, runToolsStream } from '@toolwire/core';
+import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
+import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
+import { createClientView } from './client-view.ts';
+
+/** Options of `runGatewayLoop`. */
+export interface GatewayLoopOptions {
+  model: ChatModel;
+  /** The request as the model should see it: the client's functions and the server tools (core `Tool`s) together. */
+  request: ChatRequest;
+  /** Names of the client's own functions in `request.tools`: their calls go back to the client. */
+  clientTools: ReadonlySet<string>;
+  /** The server tools, run through core's `executeToolCall` (permissions, concurrency cap, validation). */
+  registry: ToolRegistry;
+  /** The API key id, for the registry's permissions and the audit. */
+  principal: string;
+  signal: AbortSignal;
+  /** Time allowed per server-tool call. */
+  toolTimeoutMs?: number;
+  /** Told about every server-tool call once answered. */
+  onToolAudit?: (audit: ToolCallAudit) => void;
+  /** Model calls per client request (default 8). */
+  maxSteps?: number;
+  /** Stream from the model (`true`) or call `generate` (`false`). */
+  stream: boolean;
+  /**
+   * Told about a last turn that called server and client tools together: the server
+   * calls ran, the client gets only its own, and this is the rest of the turn.
+   */
+  onHiddenTurn?: (turn: HiddenToolTurn) => void;
+}
+
+/** The options of core's loop for this request: the client's functions stay without handlers. */
+function loopOptions(options: GatewayLoopOptions): RunToolsOptions {
+  const { messages, tools, toolChoice, parallelToolCalls, signal: _signal, ...settings } = options.request;
+  return {
+    model: options.model,
+    messages,
+    tools: tools ?? [],
+    registry: options.registry,
+    principal: options.principal,
+    maxSteps: options.maxSteps ?? 8,
+    signal: options.signal,
+    settings,
+    ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+    ...(options.onToolAudit === undefined ? {} : { onToolAudit: options.onToolAudit }),
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(parallelToolCalls === undefined ? {} : { parallelToolCalls }),
+  };
+}
+
+/** A finished run's steps as the events a stream of it would have had. */
+function* stepEvents(result: RunToolsResult): Generator<ChatStreamEvent> {
+  for (const step of result.steps) {
+    const { response } = step;
+    if (response.reasoning !== undefined && response.reasoning !== '') yield { type: 'reasoning-delta', delta: response.reasoning };
+    if (response.text !== '') yield { type: 'text-delta', delta: response.text };
+    for (const warning of response.warnings) yield { type: 'warning', warning };
+    for (const toolCall of response.toolCalls) yield { type: 'tool-call', toolCall };
+    yield { type: 'finish', finishReason: response.finishReason, ...(response.usage === undefined ? {} : { usage: response.usage }) };
+  }
+}
+
+/**
+ * The hidden half of a last turn that also called client tools: the calls the loop
+ * answered itself (server tools, and unknown tools or unreadable arguments it refused) and
+ * their results, with the client's ids on the client's calls.
+ */
+function hiddenTurn(result: RunToolsResult, clientId: (id: string) => string): HiddenToolTurn | undefined {
+  const step = result.steps.at(-1);
+  if (step === undefined || result.stoppedBy !== 'client-tool-calls') return undefined;
+  const pending = new Set(step.pendingToolCalls.map((call) => call.id));
+  const answeredHere = new Set(step.toolCalls.filter((call) => call.providerExecuted !== true && !pending.has(call.id)).map((call) => call.id));
+  const results = result.newMessages.filter((message): message is ToolMessage => message.role === 'tool' && answeredHere.has(message.toolCallId));
+  if (results.length === 0) return undefined;
+  return {
+    clientCallIds: step.pendingToolCalls.map((call) => clientId(call.id)),
+    toolCalls: step.toolCalls.filter((call) => call.providerExecuted !== true).map((call) => (pending.has(call.id) ? { ...call, id: clientId(call.id) } : call)),
+    results,
+  };
+}
+
+/**
+ * The gateway's tool loop, as one event stream for the client: core's `runTools` /
+ * `runToolsStream` with the server tools run through the registry and the client's
+ * functions without handlers, seen through the client's view (`createClientView`): server
+ * calls and their results stay hidden, client calls stream out as they arrive with
+ * `call_…` ids, and the last event is one `finish` (usage summed over the steps) or an `error`.
+ *
+ * A last turn that called server and client tools together runs the server calls and
+ * returns the client's; `onHiddenTurn` gets the rest, so the next request can restore it.
+ * When `maxSteps` runs out the text so far is the answer (finish reason `stop`).
+ */
+export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
+  const view = createClientView(options.clientTools);
+  const loop = loopOptions(options);
+  const out: ChatStreamEvent[] = [];
+  let result: RunToolsResult;
+  if (options.stream) {
+    const run = runToolsStream(loop);
+    for await (const event of run) {
+      view.map(event, out);
+      for (const mapped of out) {
+        yield mapped;
+        if (mapped.type === 'error') return;
+      }
+      out.length = 0;
+      // A streamed client call the loop would answer itself is the client's now: its turn ends here (leaving the loop stops the run).
+      if (event.type === 'finish' && view.endsAfterStep) {
+        yield view.finishAtStep();
+        return;
+      }
+    }
+    result = await run.result;
+  } else {
+    result = await runTools(loop);
+    for (const event of stepEvents(result)) {
+      view.map(event, out);
+      yield* out;
+      out.length = 0;
+    }
+  }
+  const turn = hiddenTurn(result, (id) => view.clientId(id));
+  if (turn !== undefined) options.onHiddenTurn?.(turn);
+  yield view.finish(result);
+}
