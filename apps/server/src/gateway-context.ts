@@ -3,6 +3,7 @@ import type { ApiKeyStore } from './auth/api-key-store.ts';
 import type { RateLimiter } from './auth/rate-limiter.ts';
 import type { HiddenToolTurns } from './hidden-tool-turns.ts';
 import type { ModelRouter } from './models/model-router.ts';
+import type { ResponseStore } from './response-store.ts';
 import type { ToolAuditEvent } from './tools/audit-event.ts';
 
 /** What the route handlers share for the lifetime of one server. */
@@ -19,6 +20,8 @@ export interface GatewayContext {
   maxSteps: number;
   /** Server halves of turns that also called client tools, restored when the client comes back. */
   hiddenTurns: HiddenToolTurns;
+  /** Responses kept for `previous_response_id` and `item_reference` (`store` not false). */
+  responses: ResponseStore;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
   inflight: Set<AbortController>;
   /** Seconds since the epoch at start (the `created` of listed models). */

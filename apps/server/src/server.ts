@@ -13,6 +13,8 @@ import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createModelsHandler } from './routes/models-route.ts';
+import { createResponsesHandler } from './routes/responses-route.ts';
+import { createResponseStore } from './response-store.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
 import { GatewayError } from './wire/gateway-error.ts';
@@ -135,7 +137,7 @@ function buildApp({ config, logger, context, closing }: BuildAppOptions) {
       new GatewayError({
         status: 404,
         type: 'invalid_request_error',
-        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, GET /v1/models and GET /healthz.`,
+        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and GET /healthz.`,
         code: 'unknown_url',
         retryable: false,
       }),
@@ -146,6 +148,7 @@ function buildApp({ config, logger, context, closing }: BuildAppOptions) {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/v1/models', createModelsHandler(context));
   app.post('/v1/chat/completions', createChatCompletionsHandler(context));
+  app.post('/v1/responses', createResponsesHandler(context));
   return app;
 }
 
@@ -208,6 +211,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         },
         maxSteps: config.limits?.maxSteps ?? 8,
         hiddenTurns: createHiddenToolTurns(),
+        responses: createResponseStore(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
       };

@@ -1,6 +1,6 @@
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
 import { invalidRequest } from './gateway-error.ts';
-import { isValidToolName, MAX_TOOLS } from './parse-chat-request.ts';
+import { isValidToolName, MAX_TOOLS } from './parse-chat-tools.ts';
 import type { ResponsesTool } from './parsed-responses-request.ts';
 import { isObject, unsupported } from './request-fields.ts';
 import type { Json } from './request-fields.ts';

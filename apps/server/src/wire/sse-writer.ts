@@ -27,7 +27,8 @@ const FLUSH_AT = 16_384;
  * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
  * joining strings.
  */
-export function createSseWriter(res: ServerResponse): SseWriter {
+export function createSseWriter(res: ServerResponse, options: { frame?: (payload: unknown) => string } = {}): SseWriter {
+  const frameOf = options.frame ?? sseFrame;
   let pending = '';
   let scheduled = false;
   const flush = (): void => {
@@ -48,7 +49,7 @@ export function createSseWriter(res: ServerResponse): SseWriter {
     async write(frames) {
       if (frames.length === 0) return !res.destroyed;
       if (res.destroyed || res.writableEnded) return false;
-      for (const frame of frames) pending += sseFrame(frame);
+      for (const frame of frames) pending += frameOf(frame);
       if (pending.length >= FLUSH_AT) flush();
       else if (!scheduled) {
         scheduled = true;
