@@ -1,4 +1,6 @@
+import { createOpenAI } from '@ai-sdk/openai';
 import { createScriptedModel } from '@toolwire/core/testing';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import OpenAI from 'openai';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -173,5 +175,60 @@ describe('POST /v1/responses with the official openai client', () => {
     await expect(stream.finalResponse()).rejects.toBeInstanceOf(OpenAI.APIError);
     const next = await openai.responses.create({ model: 'test/scripted', input: 'again' });
     expect(next.output_text).toBe('fine');
+  });
+
+  it('a described function without parameters named like a server tool is a 400 with the Responses form of the fix', async () => {
+    const openai = await client(createScriptedModel([]));
+    const error = await openai.responses
+      .create({ model: 'test/scripted', input: 'x', tools: [{ type: 'function', name: 'calculate', description: 'mine', parameters: null, strict: null }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error).toMatchObject({ code: 'ambiguous_tool', param: 'tools[0]' });
+    expect((error as Error).message).toContain('{ "type": "function", "name": "calculate" }');
+  });
+
+  it('the AI SDK (store on by default) sends item_reference for earlier text; the gateway resolves it from the response store', async () => {
+    const model = createScriptedModel([{ text: 'Let me look.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] }, { text: 'Lima: 18 C.' }]);
+    const started = await startGateway(model);
+    server = started.server;
+    const bodies: unknown[] = [];
+    const openai = createOpenAI({
+      apiKey: 'unused',
+      baseURL: started.baseURL,
+      fetch: async (url, init) => {
+        bodies.push(JSON.parse(String(init?.body)));
+        return fetch(url, init);
+      },
+    });
+    const result = await generateText({
+      model: openai('test/scripted'),
+      prompt: 'Weather in Lima?',
+      tools: { get_weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }), execute: () => Promise.resolve('18 C') }) },
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe('Lima: 18 C.');
+    expect(JSON.stringify(bodies[1])).toContain('item_reference');
+    expect(model.requests[1]?.messages.find((m) => m.role === 'assistant')).toMatchObject({ content: 'Let me look.', toolCalls: [{ name: 'get_weather' }] });
+  });
+
+  it('a client that goes away mid-stream aborts the model call', async () => {
+    let aborted = false;
+    const model = createScriptedModel([
+      (request) =>
+        new Promise((_resolve, reject) => {
+          request.signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          });
+        }),
+    ]);
+    const started = await startGateway(model);
+    server = started.server;
+    const controller = new AbortController();
+    const pending = fetch(`${started.baseURL}/responses`, { method: 'POST', body: JSON.stringify({ model: 'test/scripted', input: 'x', stream: true }), signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => aborted, { timeout: 2000 }).toBe(true);
   });
 });

@@ -24,28 +24,37 @@ function notAllowed(principal: Principal, tool: ParsedTool, serverTools: ToolReg
     status: 403,
     type: 'permission_error',
     message: `The API key '${principal.id}' may not use the server tool '${tool.spec.name}'. Allowed: ${allowed.join(', ') || '(none)'}.`,
-    param: `tools[${tool.index}]`,
+    param: tool.param ?? `tools[${tool.index}]`,
     code: 'tool_not_allowed',
     retryable: false,
   });
 }
 
-function ambiguous(tool: ParsedTool): GatewayError {
+/** The name-only `tools` entry that asks for a server tool, as the request's API writes it. */
+function nameOnlyEntry(wire: ParsedChatRequest['wire'], name: string): string {
+  return wire === 'responses' ? `{ "type": "function", "name": "${name}" }` : `{ "type": "function", "function": { "name": "${name}" } }`;
+}
+
+function functionParam(tool: ParsedTool): string {
+  return tool.param ?? `tools[${tool.index}].function`;
+}
+
+function ambiguous(tool: ParsedTool, wire: ParsedChatRequest['wire']): GatewayError {
   const { name } = tool.spec;
   return invalidRequest(
     `The function '${name}' has no 'parameters' but a description or 'strict', and '${name}' is also a server tool of this gateway, so it is unclear whose it is. ` +
-      `Send { "type": "function", "function": { "name": "${name}" } } (the name alone) to use the server's tool, or give your function 'parameters' (e.g. { "type": "object", "properties": {} }) to keep it yours.`,
-    `tools[${tool.index}].function`,
+      `Send ${nameOnlyEntry(wire, name)} (the name alone) to use the server's tool, or give your function 'parameters' (e.g. { "type": "object", "properties": {} }) to keep it yours.`,
+    functionParam(tool),
     'ambiguous_tool',
   );
 }
 
-function conflict(principal: Principal, tool: ParsedTool): GatewayError {
+function conflict(principal: Principal, tool: ParsedTool, wire: ParsedChatRequest['wire']): GatewayError {
   const { name } = tool.spec;
   return invalidRequest(
     `The function '${name}' is defined in this request, and the API key '${principal.id}' always adds the gateway's server tool '${name}' (alwaysTools), so two tools would share one name. ` +
-      `Rename your function, send { "type": "function", "function": { "name": "${name}" } } (the name alone) to use the server's tool, or ask the operator to take '${name}' out of this key's alwaysTools.`,
-    `tools[${tool.index}].function`,
+      `Rename your function, send ${nameOnlyEntry(wire, name)} (the name alone) to use the server's tool, or ask the operator to take '${name}' out of this key's alwaysTools.`,
+    functionParam(tool),
     'tool_conflict',
   );
 }
@@ -73,7 +82,7 @@ export function prepareChatRequest(context: PrepareContext, principal: Principal
       clientTools.add(name);
       continue;
     }
-    if (tool.definition === 'without-parameters') throw ambiguous(tool);
+    if (tool.definition === 'without-parameters') throw ambiguous(tool, parsed.wire);
     if (!serverTools.isAllowed(name, principal.id)) throw notAllowed(principal, tool, serverTools);
     specs.push(serverTool);
   }
@@ -84,7 +93,7 @@ export function prepareChatRequest(context: PrepareContext, principal: Principal
       if (serverTool === undefined || !serverTools.isAllowed(name, principal.id)) continue;
       if (clientTools.has(name)) {
         const tool = parsed.tools.find((t) => t.spec.name === name);
-        if (tool !== undefined) throw conflict(principal, tool);
+        if (tool !== undefined) throw conflict(principal, tool, parsed.wire);
       }
       if (offered.has(name)) continue;
       offered.add(name);

@@ -58,7 +58,7 @@ async function handleResponses(context: GatewayContext, req: FastifyRequest, rep
   const parsed = parseResponsesRequest(req.body, { history: context.responses.historyOf(principal.id) });
   context.keys.assertModel(principal, parsed.model);
   const model = context.router.resolve(parsed.model);
-  const { request, clientTools } = prepareChatRequest(context, principal, { ...parsed, includeUsage: false });
+  const { request, clientTools } = prepareChatRequest(context, principal, { ...parsed, includeUsage: false, wire: 'responses' });
 
   const controller = new AbortController();
   const res = reply.raw;

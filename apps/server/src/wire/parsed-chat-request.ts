@@ -14,6 +14,8 @@ export interface ParsedChatRequest extends ForwardedSettings {
   /** `stream_options.include_usage`: send a usage chunk before `[DONE]`. */
   includeUsage: boolean;
   messages: Message[];
+  /** The API the request came in on, for the examples in error messages (default `chat`). */
+  wire?: 'chat' | 'responses';
   /** The function tools the client offered (empty when none), after `allowed_tools`. */
   tools: ParsedTool[];
 }
@@ -29,5 +31,7 @@ export interface ParsedTool {
   spec: FunctionToolSpec;
   /** Its position in the request's `tools`, for error messages. */
   index: number;
+  /** Where it sits in the request (`tools[2]`, `tools[2].tools[0]`), when not `tools[index].function`. */
+  param?: string;
   definition: 'name-only' | 'without-parameters' | 'with-parameters';
 }
