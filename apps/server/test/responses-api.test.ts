@@ -196,7 +196,7 @@ describe('POST /v1/responses with the official openai client', () => {
       apiKey: 'unused',
       baseURL: started.baseURL,
       fetch: async (url, init) => {
-        bodies.push(JSON.parse(String(init?.body)));
+        bodies.push(typeof init?.body === 'string' ? JSON.parse(init.body) : null);
         return fetch(url, init);
       },
     });
