@@ -224,4 +224,23 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
     expect((error as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('chatgpt/gpt-5.4-mini');
     expect(backend.requests).toHaveLength(0);
   });
+
+  it('serves POST /v1/responses on chatgpt/: a streamed function_call, then the round trip with function_call_output', async () => {
+    await signIn();
+    const { openai } = await gateway();
+    backend.reply({ sse: toolCallEvents([{ callId: 'call_Rs1', name: 'get_weather', arguments: '{"city":"Oslo"}' }]) }, { sse: textEvents('Cold, -3°C.') });
+    const weather = { type: 'function' as const, name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false };
+    const first = await openai.responses.stream({ model: 'chatgpt/gpt-5.4', input: 'Weather in Oslo?', tools: [weather], store: false }).finalResponse();
+    const call = first.output.find((item) => item.type === 'function_call');
+    if (call?.type !== 'function_call') throw new Error('no function_call');
+    expect(JSON.parse(call.arguments)).toEqual({ city: 'Oslo' });
+    const second = await openai.responses.create({
+      model: 'chatgpt/gpt-5.4',
+      input: [{ role: 'user', content: 'Weather in Oslo?' }, { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: 'function_call_output', call_id: call.call_id, output: '-3 C' }],
+      tools: [weather],
+      store: false,
+    });
+    expect(second.output_text).toBe('Cold, -3°C.');
+    expect(inputOf(1).find((item) => item.type === 'function_call_output')).toMatchObject({ output: '-3 C' });
+  });
 });
