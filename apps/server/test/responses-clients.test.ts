@@ -6,8 +6,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool as agentTool } from '@openai/agents';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
+import { ResponseStream } from 'openai/lib/responses/ResponseStream';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFakeOllama, startFakeOpenAI } from './helpers/fake-upstreams.ts';
 import type { FakeUpstream, UpstreamReply } from './helpers/fake-upstreams.ts';
@@ -58,6 +59,29 @@ function cityOf(body: Record<string, unknown>): string {
   return text.slice(text.lastIndexOf(' ') + 1).replace('?', '');
 }
 
+/**
+ * A fetch that also hands a copy of every streamed answer to openai-node's own Responses
+ * stream helper, which checks each event (order, ids, indexes, sequence) and throws on any
+ * it cannot apply: the conformance check for the streams the other clients read.
+ */
+const conformance: Promise<unknown>[] = [];
+const checkedFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.body === null || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res;
+  const [mine, theirs] = res.body.tee();
+  conformance.push(
+    new Response(theirs).text().then((sse) => {
+      const lines = sse
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => `${line.slice(6)}\n`)
+        .join('');
+      return ResponseStream.fromReadableStream(new Response(lines).body!).finalResponse();
+    }),
+  );
+  return new Response(mine, { status: res.status, statusText: res.statusText, headers: res.headers });
+};
+
 let openaiUpstream: FakeUpstream;
 let ollamaUpstream: FakeUpstream;
 let gateway: ChildProcess;
@@ -105,6 +129,12 @@ const weather: FunctionTool = {
 describe.each(paths)('Responses clients on the $label path', (path) => {
   beforeEach(() => {
     current = path;
+    conformance.length = 0;
+  });
+  afterEach(async () => {
+    // Every stream the clients read parses in openai-node's helper without errors.
+    const parsed = await Promise.all(conformance);
+    for (const response of parsed) expect(response).toMatchObject({ object: 'response', status: 'completed' });
   });
 
   it('openai-node responses.create: function_call, then function_call_output, then the answer', async () => {
@@ -145,7 +175,7 @@ describe.each(paths)('Responses clients on the $label path', (path) => {
   });
 
   it('@openai/agents with its default (Responses) model runs the tool and answers, streamed and not', async () => {
-    setDefaultOpenAIClient(new OpenAI({ apiKey: 'unused', baseURL, maxRetries: 0 }));
+    setDefaultOpenAIClient(new OpenAI({ apiKey: 'unused', baseURL, maxRetries: 0, fetch: checkedFetch }));
     setOpenAIAPI('responses');
     const cities: string[] = [];
     const getWeather = agentTool({
@@ -166,10 +196,11 @@ describe.each(paths)('Responses clients on the $label path', (path) => {
     await streamed.completed;
     expect(text).toBe('The weather: 18 degrees.');
     expect(cities).toEqual(['Lima', 'Quito']);
+    expect(conformance.length).toBeGreaterThanOrEqual(2);
   });
 
   it('@ai-sdk/openai openai(id) with generateText and streamText runs two steps', async () => {
-    const openai = createOpenAI({ apiKey: 'unused', baseURL });
+    const openai = createOpenAI({ apiKey: 'unused', baseURL, fetch: checkedFetch });
     const cities: string[] = [];
     const tools = {
       get_weather: tool({
@@ -190,5 +221,6 @@ describe.each(paths)('Responses clients on the $label path', (path) => {
     expect(text).toBe('The weather: 18 degrees.');
     expect((await streamed.steps).length).toBe(2);
     expect(cities).toEqual(['Oslo', 'Bergen']);
+    expect(conformance.length).toBeGreaterThanOrEqual(2);
   });
 });
