@@ -15,6 +15,11 @@ export interface BubblewrapArgsOptions {
   hostEntries: readonly HostEntry[];
   /** Extra read-only files or directories under `/etc` that exist on this host. */
   etcPaths: readonly string[];
+  /**
+   * Host paths bound read-only at their own path (a runtime, a server's code); default none.
+   * The writable root stays writable where it lies inside one of them.
+   */
+  readOnlyPaths?: readonly string[];
 }
 
 /** The uid/gid the command sees inside the sandbox. */
@@ -64,6 +69,11 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
     String(options.tmpSizeBytes),
     '--tmpfs',
     '/tmp',
+  );
+  // After /tmp (so a path under it stays visible) and before the writable root (so the
+  // root stays writable when it lies inside one of them).
+  for (const path of options.readOnlyPaths ?? []) args.push('--ro-bind', path, path);
+  args.push(
     '--bind',
     options.root,
     options.root,

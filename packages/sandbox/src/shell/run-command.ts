@@ -1,31 +1,13 @@
 import { spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { SandboxUnavailableError } from '../errors.ts';
-import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
-import { getSandboxSupport } from './sandbox-support.ts';
+import { buildSandboxArgv } from './sandbox-argv.ts';
+import type { CommandLimits } from './sandbox-argv.ts';
 
-/** Resource limits of one command (applied with prlimit and a pids cgroup around bubblewrap). */
-export interface CommandLimits {
-  /** Address-space limit in MB (RLIMIT_AS; default 1024). */
-  memoryMb?: number;
-  /** CPU seconds (RLIMIT_CPU; default: the timeout rounded up, plus one). */
-  cpuSeconds?: number;
-  /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
-  fileSizeMb?: number;
-  /** Processes at once (pids cgroup, else RLIMIT_NPROC; default 128). */
-  processes?: number;
-  /** Open files (RLIMIT_NOFILE; default 1024). */
-  openFiles?: number;
-  /** Size of the sandbox's `/tmp` in MB (default 64). */
-  tmpSizeMb?: number;
-}
+export type { CommandLimits } from './sandbox-argv.ts';
 
 /** Options of `runCommand`. */
 export interface RunCommandOptions {
@@ -46,6 +28,8 @@ export interface RunCommandOptions {
   /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
   isolation?: 'bubblewrap' | 'none';
   limits?: CommandLimits;
+  /** Host paths bound read-only at their own path inside the sandbox (default none). */
+  readOnlyPaths?: readonly string[];
   /** Receives one audit event (never the command's arguments or environment, only a hash). */
   onAudit?: AuditHandler;
   /** Tool name for the audit event (default `command`). */
@@ -67,10 +51,6 @@ export interface CommandResult {
 }
 
 const KILL_GRACE_MS = 500;
-const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-// Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
-// ever travels as positional arguments ("$@"), never as shell text.
-const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -81,78 +61,22 @@ const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
  * const result = await runCommand({ command: ['ls', '-la'], cwd: '/srv/workspace' });
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const command = [...options.command];
-  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
-    throw new TypeError('runCommand: `command` must be a non-empty array of strings without NUL characters.');
-  }
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
-  const cwd = realpathSync(options.cwd);
-  const root = realpathSync(options.root ?? options.cwd);
-  if (root === '/') {
-    throw new TypeError('runCommand: the writable root cannot be "/"; pass a workspace directory as cwd or root.');
-  }
-  if (cwd !== root && !cwd.startsWith(root + sep)) {
-    throw new TypeError(`runCommand: cwd ${cwd} is not inside root ${root}.`);
-  }
-  const isolation = options.isolation ?? 'bubblewrap';
-  const limits = options.limits ?? {};
-  const processes = limits.processes ?? 128;
   const startedAt = new Date();
-
-  let argv: string[];
-  let cgroup: PidsCgroup | undefined;
-  switch (isolation) {
-    case 'none':
-      argv = command;
-      break;
-    case 'bubblewrap': {
-      const support = getSandboxSupport();
-      if (!support.bubblewrap.ok) throw new SandboxUnavailableError({ missing: 'bubblewrap', detail: support.bubblewrap.problem });
-      if (support.prlimit === undefined) {
-        throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
-      }
-      const bwrapArgs = buildBubblewrapArgs({
-        command,
-        root,
-        cwd,
-        env: options.env ?? {},
-        network: options.network ?? false,
-        tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
-        hostEntries: support.hostEntries,
-        etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
-      });
-      const MB = 1024 * 1024;
-      argv = [
-        support.prlimit,
-        `--as=${(limits.memoryMb ?? 1024) * MB}`,
-        `--cpu=${limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000) + 1}`,
-        `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
-        `--nproc=${processes}`,
-        `--nofile=${limits.openFiles ?? 1024}`,
-        '--core=0',
-        '--',
-        support.bubblewrap.path,
-        ...bwrapArgs,
-      ];
-      if (support.pidsCgroupBase !== undefined) {
-        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
-        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
-      }
-      break;
-    }
-    default: {
-      const unknown: never = isolation;
-      throw new TypeError(`runCommand: unknown isolation ${String(unknown)}.`);
-    }
-  }
+  const prepared = buildSandboxArgv({
+    ...options,
+    defaultCpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
+    caller: 'runCommand',
+  });
+  const { command, cgroup } = prepared;
 
   let result: CommandResult;
   try {
     result = await spawnAndCollect({
-      argv,
-      cwd: isolation === 'none' ? cwd : '/',
-      env: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+      argv: prepared.argv,
+      cwd: prepared.cwd,
+      env: prepared.env,
       timeoutMs,
       maxOutputBytes,
       cgroup,
@@ -164,7 +88,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     kind: 'shell',
     tool: options.auditTool ?? 'command',
     ...(options.principal === undefined ? {} : { principal: options.principal }),
-    argumentsHash: hashArguments({ command, cwd }),
+    argumentsHash: hashArguments({ command, cwd: prepared.commandCwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
     outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
