@@ -24,7 +24,7 @@ export function mapCallToolResult(answer: McpCallToolAnswer, options: { maxMessa
     const message = typeof answer.toolResult === 'string' ? answer.toolResult : (JSON.stringify(answer.toolResult) ?? '');
     return toolOutput({ message: cut(message, options.maxMessageChars), value: { content: [{ type: 'text', text: message }] } });
   }
-  const result = answer as CallToolResult;
+  const result = answer;
   const content = result.content;
   const parts = content.map(describeBlock);
   let message = parts.join('\n');

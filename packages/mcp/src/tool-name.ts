@@ -13,7 +13,7 @@ export function exposedToolName(mcpName: string, prefix: string): string {
   for (let i = 0; i < full.length; i++) {
     const c = full.charCodeAt(i);
     const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
-    name += ok ? full[i] : '_';
+    name += ok ? full.charAt(i) : '_';
   }
   if (name === '') return 'tool';
   if (name.length <= MAX_NAME_LENGTH) return name;
