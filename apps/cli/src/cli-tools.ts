@@ -8,13 +8,15 @@ import type { JsSandbox } from '@toolwire/sandbox';
 import { createBuiltinTools, loadCustomTool } from '@toolwire/server';
 import { CliError, CliUsageError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
+import { mcpServerFor, parseMcpServerSpec } from './mcp-server-spec.ts';
+import { eprintln } from './output.ts';
 
 /** Asks the user before a shell command runs; resolves true to run it. */
 export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
 
 /** Options of `buildCliTools`. */
 export interface CliToolsOptions {
-  /** The `--tools` list: builtin, shell, code, or paths to tool files. */
+  /** The `--tools` list: builtin, shell, code, `mcp:<command or URL>`, or paths to tool files. */
   names: readonly string[];
   /** Called before each shell command; absent means run without asking (`--yes`). */
   confirm?: ConfirmCommand;
@@ -81,7 +83,24 @@ async function addToolSet(
       break;
     }
     default:
-      tools.push(await loadToolFile(context, name, set.sharedSandbox));
+      if (name.startsWith('mcp:')) tools.push(...(await loadMcpTools(context, name.slice(4), set.disposers)));
+      else tools.push(await loadToolFile(context, name, set.sharedSandbox));
+  }
+}
+
+async function loadMcpTools(context: CommandContext, spec: string, disposers: (() => Promise<void>)[]): Promise<Tool[]> {
+  const server = mcpServerFor(parseMcpServerSpec(spec), { cwd: context.cwd, path: context.env.PATH });
+  // Loaded only when asked for: most sessions use no MCP server.
+  const { mcpTools } = await import('@toolwire/mcp');
+  try {
+    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, message) });
+    disposers.push(() => set.close());
+    return set.tools;
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), {
+      hint: 'check the command runs on its own; stdio servers run in the sandbox (bubblewrap) with the current directory as their only writable one',
+      cause: error,
+    });
   }
 }
 
@@ -99,7 +118,7 @@ export function builtinTools(): Tool[] {
 
 async function loadToolFile(context: CommandContext, file: string, sandbox: () => JsSandbox): Promise<Tool> {
   if (extname(file) !== '.js') {
-    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, or a path to a .js tool file' });
+    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
   if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fake-openai.ts';
 import type { FakeOpenAI } from './fake-openai.ts';
@@ -141,6 +142,30 @@ describe('toolwire chat', () => {
     expect(JSON.stringify(fake.requests[1])).toContain('395');
   });
 
+  it('runs the tools of an MCP server given as --tools mcp:<command>, in the sandbox', async () => {
+    fake = await startFakeOpenAI([
+      { toolCall: { name: 'convert_units', arguments: '{"value":10,"from":"mi","to":"km"}' } },
+      { text: 'Ten miles are 16.093 km.' },
+    ]);
+    const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+    const run = await runCli(
+      ['chat', 'Convert 10 miles to km', '--model', 'openai/fake-model', '--tools', `builtin,mcp:${process.execPath} dist/demo-mcp-server.js`],
+      { env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test' }, cwd: cliDir },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Ten miles are 16.093 km.');
+    // The MCP tool was offered next to the built-in ones, and its result went back to the model.
+    const offered = (fake.requests[0] as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
+    expect(offered).toEqual(expect.arrayContaining(['calculate', 'convert_units']));
+    expect(JSON.stringify(fake.requests[1])).toContain('10 mi = 16.093 km');
+  });
+
+  it('says what went wrong when an MCP server cannot start', async () => {
+    const run = await runCli(['chat', 'hi', '--model', 'ollama/x', '--tools', 'mcp:no-such-mcp-server --stdio']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('MCP server "no-such-mcp-server --stdio" is not usable');
+  });
+
   it('prints one JSON event per line with --json', async () => {
     fake = await startFakeOpenAI([{ text: 'hello there' }]);
     const run = await runCli(['chat', 'hi', '--model', 'openai/fake-model', '--json'], {
@@ -224,6 +249,8 @@ describe('toolwire demo', () => {
     expect(run.stdout).toContain('✗ refused');
     expect(run.stdout).toContain('REPLAY');
     expect(run.stdout).toContain('gateway ran get_current_time on the server (success');
+    expect(run.stdout).toContain('convert_units({"value":42.195,"from":"km","to":"mi"}) → "42.195 km = 26.219 mi"');
+    expect(run.stdout).toContain('✗ refused convert_units({"value":1,"from":"km","to":"parsecs"})');
     expect(run.stdout).toContain('toolwire serve');
   }, 90_000);
 });
