@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executeToolCall, runTools, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
@@ -7,6 +8,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnectionError, mcpTools } from '../src/index.ts';
 import type { McpToolSet } from '../src/index.ts';
 import { stdioTestServer, workspaceRoot } from './helpers.ts';
+
+// Host processes whose command line holds `marker` (sandboxed ones included: their PID
+// namespace is a child of ours).
+function processesWith(marker: string): number {
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) count++;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return count;
+}
 
 let callNumber = 0;
 function call(tools: Tool[], name: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<ToolResult> {
@@ -78,6 +94,12 @@ describe('mcpTools over stdio in the shell sandbox', () => {
     expect(warnings.some((warning) => warning.includes('not a JSON-RPC message'))).toBe(true);
   });
 
+  it('answers a result of the wrong shape with an error for that call only', async () => {
+    const result = await call(set.tools, 'malformed_result');
+    expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(await call(set.tools, 'echo', { text: 'fine' })).toMatchObject({ success: true, message: 'fine' });
+  });
+
   it('keeps only a tail of a flood on stderr', async () => {
     expect(await call(set.tools, 'stderr_flood')).toMatchObject({ success: true, message: 'answered after stderr' });
   });
@@ -127,10 +149,13 @@ describe('mcpTools when the server dies or floods', () => {
     }
   });
 
-  it('fails calls after close', async () => {
-    const set = await mcpTools(stdioTestServer());
+  it('ends the server process on close and fails later calls', async () => {
+    const marker = `--marker=${randomUUID()}`;
+    const set = await mcpTools(stdioTestServer({ args: [stdioTestServer().args![0]!, marker] }));
     const tools = set.tools;
+    expect(processesWith(marker)).toBeGreaterThan(0);
     await set.close();
+    expect(processesWith(marker)).toBe(0);
     const result = await call(tools, 'echo', { text: 'x' });
     expect(result).toMatchObject({ success: false });
     expect(result.message).toContain('was closed');
