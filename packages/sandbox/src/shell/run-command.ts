@@ -1,13 +1,31 @@
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
+import { SandboxUnavailableError } from '../errors.ts';
+import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
 import { OutputBuffer } from './output-buffer.ts';
+import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
-import { buildSandboxArgv } from './sandbox-argv.ts';
-import type { CommandLimits } from './sandbox-argv.ts';
+import { getSandboxSupport } from './sandbox-support.ts';
 
-export type { CommandLimits } from './sandbox-argv.ts';
+/** Resource limits of one command (applied with prlimit and a pids cgroup around bubblewrap). */
+export interface CommandLimits {
+  /** Address-space limit in MB (RLIMIT_AS; default 1024). */
+  memoryMb?: number;
+  /** CPU seconds (RLIMIT_CPU; default: the timeout rounded up, plus one). */
+  cpuSeconds?: number;
+  /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
+  fileSizeMb?: number;
+  /** Processes at once (pids cgroup, else RLIMIT_NPROC; default 128). */
+  processes?: number;
+  /** Open files (RLIMIT_NOFILE; default 1024). */
+  openFiles?: number;
+  /** Size of the sandbox's `/tmp` in MB (default 64). */
+  tmpSizeMb?: number;
+}
 
 /** Options of `runCommand`. */
 export interface RunCommandOptions {
@@ -51,6 +69,10 @@ export interface CommandResult {
 }
 
 const KILL_GRACE_MS = 500;
+const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+// Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
+// ever travels as positional arguments ("$@"), never as shell text.
+const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -64,19 +86,17 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const startedAt = new Date();
-  const prepared = buildSandboxArgv({
-    ...options,
-    defaultCpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
+  const { command, cwd, argv, cgroup, spawnCwd, spawnEnv } = prepareCommand(options, {
     caller: 'runCommand',
+    cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
   });
-  const { command, cgroup } = prepared;
 
   let result: CommandResult;
   try {
     result = await spawnAndCollect({
-      argv: prepared.argv,
-      cwd: prepared.cwd,
-      env: prepared.env,
+      argv,
+      cwd: spawnCwd,
+      env: spawnEnv,
       timeoutMs,
       maxOutputBytes,
       cgroup,
@@ -88,7 +108,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     kind: 'shell',
     tool: options.auditTool ?? 'command',
     ...(options.principal === undefined ? {} : { principal: options.principal }),
-    argumentsHash: hashArguments({ command, cwd: prepared.commandCwd }),
+    argumentsHash: hashArguments({ command, cwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
     outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
@@ -96,6 +116,102 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     exitCode: result.exitCode,
   });
   return result;
+}
+
+/** A checked command and the argv that runs it isolated; destroy `cgroup` once it has ended. */
+export interface PreparedCommand {
+  command: string[];
+  /** The real start directory. */
+  cwd: string;
+  argv: string[];
+  cgroup: PidsCgroup | undefined;
+  spawnCwd: string;
+  spawnEnv: Record<string, string>;
+}
+
+/**
+ * Checks a command and builds the argv that runs it under prlimit and bubblewrap (or bare,
+ * with `isolation: 'none'`); shared by `runCommand` and `spawnSandboxed`. `cpuSeconds` is
+ * the CPU limit when `limits.cpuSeconds` is unset (undefined: none).
+ */
+export function prepareCommand(
+  options: Pick<RunCommandOptions, 'command' | 'cwd' | 'root' | 'env' | 'network' | 'isolation' | 'limits' | 'readOnlyPaths'>,
+  how: { caller: string; cpuSeconds: number | undefined },
+): PreparedCommand {
+  const command = [...options.command];
+  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
+    throw new TypeError(`${how.caller}: \`command\` must be a non-empty array of strings without NUL characters.`);
+  }
+  const cwd = realpathSync(options.cwd);
+  const root = realpathSync(options.root ?? options.cwd);
+  if (root === '/') {
+    throw new TypeError(`${how.caller}: the writable root cannot be "/"; pass a workspace directory as cwd or root.`);
+  }
+  if (cwd !== root && !cwd.startsWith(root + sep)) {
+    throw new TypeError(`${how.caller}: cwd ${cwd} is not inside root ${root}.`);
+  }
+  const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => realpathSync(path));
+  const isolation = options.isolation ?? 'bubblewrap';
+  const limits = options.limits ?? {};
+  const processes = limits.processes ?? 128;
+  const cpuSeconds = limits.cpuSeconds ?? how.cpuSeconds;
+
+  let argv: string[];
+  let cgroup: PidsCgroup | undefined;
+  switch (isolation) {
+    case 'none':
+      argv = command;
+      break;
+    case 'bubblewrap': {
+      const support = getSandboxSupport();
+      if (!support.bubblewrap.ok) throw new SandboxUnavailableError({ missing: 'bubblewrap', detail: support.bubblewrap.problem });
+      if (support.prlimit === undefined) {
+        throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
+      }
+      const bwrapArgs = buildBubblewrapArgs({
+        command,
+        readOnlyPaths,
+        root,
+        cwd,
+        env: options.env ?? {},
+        network: options.network ?? false,
+        tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
+        hostEntries: support.hostEntries,
+        etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
+      });
+      const MB = 1024 * 1024;
+      argv = [
+        support.prlimit,
+        `--as=${(limits.memoryMb ?? 1024) * MB}`,
+        ...(cpuSeconds === undefined ? [] : [`--cpu=${cpuSeconds}`]),
+        `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
+        `--nproc=${processes}`,
+        `--nofile=${limits.openFiles ?? 1024}`,
+        '--core=0',
+        '--',
+        support.bubblewrap.path,
+        ...bwrapArgs,
+      ];
+      if (support.pidsCgroupBase !== undefined) {
+        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
+        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
+      }
+      break;
+    }
+    default: {
+      const unknown: never = isolation;
+      throw new TypeError(`runCommand: unknown isolation ${String(unknown)}.`);
+    }
+  }
+
+  return {
+    command,
+    cwd,
+    argv,
+    cgroup,
+    spawnCwd: isolation === 'none' ? cwd : '/',
+    spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+  };
 }
 
 interface SpawnOptions {

@@ -3,8 +3,8 @@ import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { buildSandboxArgv } from './sandbox-argv.ts';
-import type { CommandLimits } from './sandbox-argv.ts';
+import { prepareCommand } from './run-command.ts';
+import type { CommandLimits } from './run-command.ts';
 
 /** Options of `spawnSandboxed`: `runCommand`'s isolation for a process that keeps running. */
 export interface SpawnSandboxedOptions {
@@ -74,10 +74,10 @@ const KILL_GRACE_MS = 500;
 export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess {
   const startedAt = new Date();
   const started = performance.now();
-  const prepared = buildSandboxArgv({ ...options, defaultCpuSeconds: undefined, caller: 'spawnSandboxed' });
+  const prepared = prepareCommand(options, { caller: 'spawnSandboxed', cpuSeconds: undefined });
   const child = spawn(prepared.argv[0] as string, prepared.argv.slice(1), {
-    cwd: prepared.cwd,
-    env: prepared.env,
+    cwd: prepared.spawnCwd,
+    env: prepared.spawnEnv,
     // Its own process group, so kill() reaches everything it started.
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -112,7 +112,7 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
         kind: 'shell',
         tool: options.auditTool ?? 'process',
         ...(options.principal === undefined ? {} : { principal: options.principal }),
-        argumentsHash: hashArguments({ command: prepared.command, cwd: prepared.commandCwd }),
+        argumentsHash: hashArguments({ command: prepared.command, cwd: prepared.cwd }),
         startedAt: startedAt.toISOString(),
         durationMs: performance.now() - started,
         outcome: killed ? 'aborted' : code === 0 ? 'ok' : 'nonzero-exit',
