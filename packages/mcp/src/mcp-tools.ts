@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, toolOutput } from '@toolwire/core';
@@ -286,7 +287,7 @@ class McpToolSetImpl implements McpToolSet {
     });
   }
 
-  private async call(mcpName: string, name: string, args: Record<string, unknown>, context: ToolExecutionContext): Promise<ToolOutput> {
+  private async call(mcpName: string, name: string, args: Record<string, unknown>, context: ToolExecutionContext, retried = false): Promise<ToolOutput> {
     if (this.mcpNames.get(name) !== mcpName) {
       return failure(`MCP server "${this.name}" no longer offers "${name}". Use one of the tools it lists now.`);
     }
@@ -303,6 +304,12 @@ class McpToolSetImpl implements McpToolSet {
       });
       return mapCallToolResult(answer, { maxMessageChars: this.options.maxResultChars });
     } catch (error) {
+      // An HTTP server that lost the session (it restarted) answers 404 without running the
+      // call: open a new session (a restart, within the budget) and send the call once more.
+      if (!retried && error instanceof StreamableHTTPError && error.code === 404 && this.open !== undefined) {
+        if (this.connection === connection) this.dead = true;
+        return this.call(mcpName, name, args, context, true);
+      }
       if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
         return toolOutput({
           message: `"${name}" on MCP server "${this.name}" did not answer within ${this.options.callTimeoutMs} ms. Try again later or answer without it.`,

@@ -24,9 +24,11 @@ beforeAll(async () => {
       return;
     }
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-    if (existing !== undefined) {
-      void existing.handleRequest(req, res);
+    if (typeof sessionId === 'string') {
+      const existing = transports.get(sessionId);
+      // An unknown session (the server restarted): 404, as the specification says.
+      if (existing === undefined) res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
+      else void existing.handleRequest(req, res);
       return;
     }
     // A new session: one SDK server per client, as the SDK's own examples do.
@@ -72,6 +74,14 @@ describe('mcpTools over streamable HTTP through the guarded fetch', () => {
     const changed = new Promise<Tool[]>((resolve) => set.onToolsChanged(resolve));
     await call(set.tools, 'remote_add_tool');
     expect((await changed).map((tool) => tool.name)).toContain('remote_late');
+  });
+
+  it('starts a new session when the server forgot the old one (a server restart)', async () => {
+    for (const transport of transports.values()) await transport.close();
+    transports.clear();
+    // The call that meets the 404 opens a new session and is sent again: the server never ran it.
+    expect(await call(set.tools, 'remote_echo', { text: 'after restart' })).toMatchObject({ success: true, message: 'after restart' });
+    expect(transports.size).toBe(1);
   });
 
   it('answers a hanging tool with a timeout', async () => {
