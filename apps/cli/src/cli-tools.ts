@@ -16,7 +16,7 @@ export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
 
 /** Options of `buildCliTools`. */
 export interface CliToolsOptions {
-  /** The `--tools` list: builtin, shell, code, `mcp:<command or URL>`, or paths to tool files. */
+  /** The `--tools` list: builtin, shell, code, `mcp:<command or URL>`, `openapi:<document>`, or paths to tool files. */
   names: readonly string[];
   /** Called before each shell command; absent means run without asking (`--yes`). */
   confirm?: ConfirmCommand;
@@ -84,6 +84,7 @@ async function addToolSet(
     }
     default:
       if (name.startsWith('mcp:')) tools.push(...(await loadMcpTools(context, name.slice(4), set.disposers)));
+      else if (name.startsWith('openapi:')) tools.push(...(await loadOpenApiTools(context, name.slice(8))));
       else tools.push(await loadToolFile(context, name, set.sharedSandbox));
   }
 }
@@ -116,9 +117,45 @@ export function builtinTools(): Tool[] {
   );
 }
 
+async function loadOpenApiTools(context: CommandContext, file: string): Promise<Tool[]> {
+  const path = resolve(context.cwd, file.trim());
+  if (!existsSync(path)) throw new CliError(`No such OpenAPI document: ${file}`, { hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
+  const { openApiTools } = await import('@toolwire/openapi');
+  try {
+    // Calls go to the document's servers only; loopback only when every server is on it.
+    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, message) });
+  } catch (error) {
+    throw new CliError(`Cannot use ${basename(file)}: ${error instanceof Error ? error.message : String(error)}`, {
+      hint: 'an OpenAPI 3.0 or 3.1 document with an absolute server URL (Swagger 2.0 needs converting first)',
+      cause: error,
+    });
+  }
+}
+
+async function hasLoopbackServer(path: string): Promise<boolean> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(path, 'utf8');
+  // A cheap look at the servers for JSON documents; YAML ones stay on the public network.
+  try {
+    const servers = (JSON.parse(text) as { servers?: { url?: unknown }[] }).servers ?? [];
+    return servers.length > 0 && servers.every((server) => typeof server.url === 'string' && isLoopbackUrl(server.url));
+  } catch {
+    return false;
+  }
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
 async function loadToolFile(context: CommandContext, file: string, sandbox: () => JsSandbox): Promise<Tool> {
   if (extname(file) !== '.js') {
-    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, or a path to a .js tool file' });
+    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, openapi:<document>, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
   if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });

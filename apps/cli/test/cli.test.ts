@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,6 +160,37 @@ describe('toolwire chat', () => {
     const offered = (fake.requests[0] as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
     expect(offered).toEqual(expect.arrayContaining(['calculate', 'convert_units']));
     expect(JSON.stringify(fake.requests[1])).toContain('10 mi = 16.093 km');
+  });
+
+  it('runs the operations of an OpenAPI document given as --tools openapi:<file>', async () => {
+    const api = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ city: decodeURIComponent(req.url?.split('/').pop() ?? ''), celsius: 21 }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'toolwire-openapi-'));
+      const document = {
+        openapi: '3.1.0',
+        info: { title: 'Weather', version: '1' },
+        servers: [{ url: `http://127.0.0.1:${(api.address() as AddressInfo).port}` }],
+        paths: {
+          '/weather/{city}': {
+            get: { operationId: 'get_weather', parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } },
+          },
+        },
+      };
+      writeFileSync(join(dir, 'weather.json'), JSON.stringify(document));
+      fake = await startFakeOpenAI([{ toolCall: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, { text: 'It is 21 °C in Paris.' }]);
+      const run = await runCli(['chat', 'Weather in Paris?', '--model', 'openai/fake-model', '--tools', 'openapi:weather.json'], {
+        env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test' },
+        cwd: dir,
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('It is 21 °C in Paris.');
+      expect(JSON.stringify(fake.requests[1])).toContain('\\"celsius\\":21');
+    } finally {
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
   });
 
   it('says what went wrong when an MCP server cannot start', async () => {
