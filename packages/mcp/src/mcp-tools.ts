@@ -1,10 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, toolOutput } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
 import { McpConnectionError } from './errors.ts';
+import { mapCallError } from './map-call-error.ts';
 import { mapCallToolResult } from './map-call-tool-result.ts';
 import type { McpHttpServer, McpServerSource, McpStdioServer } from './mcp-server-source.ts';
 import { OpenFailedError, openHttpConnection, openStdioConnection, scratchDirectory } from './open-connection.ts';
@@ -310,18 +311,7 @@ class McpToolSetImpl implements McpToolSet {
         if (this.connection === connection) this.dead = true;
         return this.call(mcpName, name, args, context, true);
       }
-      if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-        return toolOutput({
-          message: `"${name}" on MCP server "${this.name}" did not answer within ${this.options.callTimeoutMs} ms. Try again later or answer without it.`,
-          success: false,
-          errorType: 'timeout',
-        });
-      }
-      if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
-        return failure(`MCP server "${this.name}" stopped while running "${name}"; it is restarted for the next call. Try again once, or answer without it.`);
-      }
-      if (error instanceof McpError) return failure(`MCP server "${this.name}" refused "${name}": ${error.message}`);
-      return failure(`"${name}" on MCP server "${this.name}" failed: ${describe(error)}`);
+      return mapCallError(error, { serverName: this.name, toolName: name, callTimeoutMs: this.options.callTimeoutMs, restarts: this.open !== undefined });
     }
   }
 }
