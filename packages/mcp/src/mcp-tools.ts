@@ -92,6 +92,7 @@ class McpToolSetImpl implements McpToolSet {
   private listeners = new Set<(tools: Tool[]) => void>();
   private refreshing: Promise<Tool[]> | undefined;
   private refreshAgain = false;
+  private unwatch: (() => void) | undefined;
 
   constructor(source: McpServerSource, options: McpToolsOptions) {
     this.options = {
@@ -111,7 +112,7 @@ class McpToolSetImpl implements McpToolSet {
       maxMalformedMessages: this.options.maxMalformedMessages,
     };
     if (isClient(source)) {
-      this.name = options.name ?? 'client';
+      this.name = options.name ?? source.getServerVersion()?.name ?? 'client';
       const client = source;
       // A client passed in is the caller's: it is used as it is, never restarted or closed.
       this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '' };
@@ -185,6 +186,7 @@ class McpToolSetImpl implements McpToolSet {
     const connecting = this.connecting;
     const connection = this.connection;
     this.connection = undefined;
+    this.unwatch?.();
     await connection?.close();
     await connecting?.then((late) => late.close()).catch(() => undefined);
     this.disposeScratch?.();
@@ -207,13 +209,25 @@ class McpToolSetImpl implements McpToolSet {
 
   private watch(connection: OpenConnection): void {
     const { client } = connection;
+    // Handlers a caller's client already had keep working, and come back on close().
+    const previousClose = client.onclose;
+    const previousError = client.onerror;
     client.onclose = () => {
+      previousClose?.();
       if (this.connection === connection) this.dead = true;
     };
-    client.onerror = (error) => this.options.onWarning?.(`MCP server "${this.name}": ${error.message}`);
+    client.onerror = (error) => {
+      previousError?.(error);
+      this.options.onWarning?.(`MCP server "${this.name}": ${error.message}`);
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refresh().catch((error: unknown) => this.options.onWarning?.(`MCP server "${this.name}": listing its changed tools failed: ${describe(error)}`));
     });
+    this.unwatch = () => {
+      client.onclose = previousClose;
+      client.onerror = previousError;
+      client.removeNotificationHandler(ToolListChangedNotificationSchema.shape.method.value);
+    };
   }
 
   /** The live connection, restarted (within the budget) if the server died. */

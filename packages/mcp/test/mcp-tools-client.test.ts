@@ -38,7 +38,10 @@ describe('mcpTools with a client you connected', () => {
   it('pages through the list, renames what providers refuse, and leaves out tools it cannot use', async () => {
     const { client, calls } = await connectedClient();
     const warnings: string[] = [];
+    const ownErrors: Error[] = [];
+    client.onerror = (error) => ownErrors.push(error);
     const set = await mcpTools(client, { onWarning: (message) => warnings.push(message) });
+    expect(set.name).toBe('raw');
     expect(set.tools.map((tool) => tool.name)).toEqual(['files_read']);
     expect(warnings.join('\n')).toContain('"broken" is left out');
     expect(warnings.join('\n')).toContain('"files_read" is left out: its name "files_read" is taken by "files/read"');
@@ -50,8 +53,12 @@ describe('mcpTools with a client you connected', () => {
     // The server saw its own name for the tool.
     expect(calls).toEqual(['files/read']);
     await set.close();
-    // Your client stays yours: still connected after close().
+    // Your client stays yours: still connected after close(), with its own handler back.
     expect((await client.listTools()).tools.length).toBe(2);
+    expect(client.onerror).toBeDefined();
+    client.onerror?.(new Error('mine'));
+    expect(ownErrors.map((error) => error.message)).toEqual(['mine']);
+    expect(warnings.join('\n')).not.toContain('mine');
     await client.close();
   });
 });
