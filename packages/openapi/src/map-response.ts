@@ -21,11 +21,17 @@ export interface OpenApiToolValue {
 
 /**
  * Maps an HTTP response to a tool output. 2xx: the body (parsed when JSON) as the value and
- * its text, cut at `maxMessageChars`, as the message. 4xx and 5xx: a failed result whose
+ * its text, cut at `maxMessageChars`, as the message; a binary body is described, not shown. 4xx and 5xx: a failed result whose
  * message says what went wrong and what the model can do about it, with the API's own
  * error text (401/403 `permission_denied`, 429 `rate_limited`, others `execution_error`).
  */
-export function mapResponse(response: ApiResponse, options: { operation: string; maxMessageChars: number }): ToolOutput {
+export function mapResponse(answer: ApiResponse, options: { operation: string; maxMessageChars: number }): ToolOutput {
+  let response = answer;
+  if (!isTextual(response.contentType) && response.body !== '') {
+    // Bytes decoded as UTF-8 are noise to a model: describe the body instead.
+    const placeholder = `[${response.contentType} body, about ${Buffer.byteLength(response.body)} bytes, not shown]`;
+    response = { ...response, body: placeholder };
+  }
   const value: OpenApiToolValue = { status: response.status, contentType: response.contentType, body: parseBody(response) };
   const text = cut(response.body, options.maxMessageChars);
   if (response.status >= 200 && response.status < 300) {
@@ -48,6 +54,19 @@ function advice(response: ApiResponse): { hint: string; errorType: 'permission_d
   if (status === 400 || status === 409 || status === 422) return { hint: 'Fix the arguments as the message says and call again.', errorType: 'execution_error' };
   if (status >= 500) return { hint: 'The API failed on its side; try again once, or answer without it.', errorType: 'execution_error' };
   return { hint: 'The request was not accepted; change it or answer without it.', errorType: 'execution_error' };
+}
+
+function isTextual(contentType: string): boolean {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return (
+    type === '' ||
+    type.startsWith('text/') ||
+    type.includes('json') ||
+    type.includes('xml') ||
+    type.includes('yaml') ||
+    type.includes('javascript') ||
+    type === 'application/x-www-form-urlencoded'
+  );
 }
 
 function parseBody(response: ApiResponse): unknown {
