@@ -1,8 +1,9 @@
 import type { ProviderTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { codeInterpreterResponse, functionCallItem, response } from '../test/responses-wire.ts';
-import { prepareResponsesTools } from './openai-responses-prepare-tools.ts';
-import { mapResponsesFinishReason, mapResponsesResponse } from './openai-responses-response.ts';
+import { prepareResponsesTools } from './responses-tools.ts';
+import { mapResponsesFinishReason } from './responses-finish-reason.ts';
+import { mapResponsesResponse } from './responses-response.ts';
 
 const codeInterpreter: ProviderTool = {
   type: 'provider',

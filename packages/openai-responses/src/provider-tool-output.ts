@@ -55,7 +55,7 @@ export async function resolveProviderToolResult(
   const handler = output.tool.handleProviderOutput;
   if (!handler) return defaultProviderToolResult(output);
   try {
-    const result = await handler(output.item, { ...context, toolCallId: output.toolCallId, toolName: output.tool.name, provider: 'openai' });
+    const result = await handler(output.item, { ...context, toolCallId: output.toolCallId, toolName: output.tool.name, provider: output.tool.provider });
     return { ...result, providerExecuted: true };
   } catch (error) {
     const message = `Handling the output of "${output.tool.name}" failed: ${error instanceof Error ? error.message : String(error)}`;

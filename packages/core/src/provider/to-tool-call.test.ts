@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toToolCall } from './tool-call-arguments.ts';
+import { toToolCall } from './to-tool-call.ts';
 
 describe('toToolCall', () => {
   it('parses JSON object arguments', () => {
@@ -33,5 +33,23 @@ describe('toToolCall', () => {
     const call = toToolCall({ id: 'c', name: 'search', rawArguments: '{"q":"x"}', truncated: true });
     expect(call.arguments).toEqual({});
     expect(call.invalid?.message).toContain('output token limit');
+  });
+});
+
+describe('toToolCall with decoded arguments', () => {
+  it('uses an argument object as is (Ollama sends objects)', () => {
+    expect(toToolCall({ id: 'c', name: 'f', rawArguments: { a: 1 } }).arguments).toEqual({ a: 1 });
+  });
+
+  it('reads null and undefined arguments as an empty object', () => {
+    expect(toToolCall({ id: 'c', name: 'f', rawArguments: null }).arguments).toEqual({});
+    expect(toToolCall({ id: 'c', name: 'f', rawArguments: undefined }).arguments).toEqual({});
+  });
+
+  it('gives the same answer for the same bad text whatever the provider', () => {
+    const a = toToolCall({ id: 'c', name: 'f', rawArguments: '{"a": [1, 2' });
+    const b = toToolCall({ id: 'c', name: 'f', rawArguments: '{"a": [1, 2' });
+    expect(a).toEqual(b);
+    expect(a.invalid).toBeDefined();
   });
 });

@@ -1,11 +1,11 @@
 import { ContextLengthExceededError, RateLimitError, StreamError } from '@toolwire/core';
 import type { ProviderTool } from '@toolwire/core';
-import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ResponsesStreamEvent } from './responses-wire.ts';
 import { describe, expect, it } from 'vitest';
 import { codeInterpreterChunks, functionCallEvents, response } from '../test/responses-wire.ts';
-import { prepareResponsesTools } from './openai-responses-prepare-tools.ts';
-import { createResponsesStreamMapper } from './openai-responses-stream.ts';
-import type { ResponsesStreamPart } from './openai-responses-stream.ts';
+import { prepareResponsesTools } from './responses-tools.ts';
+import { createResponsesStreamDecoder } from './responses-stream.ts';
+import type { ResponsesStreamPart } from './responses-stream.ts';
 
 const codeInterpreter: ProviderTool = {
   type: 'provider',
@@ -15,8 +15,8 @@ const codeInterpreter: ProviderTool = {
   config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
 };
 
-function run(events: ResponseStreamEvent[], tools: ProviderTool[] = []): ResponsesStreamPart[] {
-  const mapper = createResponsesStreamMapper({ providerTools: prepareResponsesTools(tools, undefined).providerTools });
+function run(events: ResponsesStreamEvent[], tools: ProviderTool[] = []): ResponsesStreamPart[] {
+  const mapper = createResponsesStreamDecoder({ provider: 'openai', metadataKey: 'openai', providerTools: prepareResponsesTools(tools, undefined).providerTools });
   return [...events.flatMap((event) => mapper.push(event)), ...mapper.end()];
 }
 
@@ -24,7 +24,7 @@ function ofType<T extends ResponsesStreamPart['type']>(parts: ResponsesStreamPar
   return parts.filter((part): part is Extract<ResponsesStreamPart, { type: T }> => part.type === type);
 }
 
-describe('createResponsesStreamMapper', () => {
+describe('createResponsesStreamDecoder', () => {
   it('streams function calls: start, deltas, then the call at output_item.done', () => {
     const parts = run(functionCallEvents([{ callId: 'call_1', name: 'get_weather', fragments: ['{"city"', ':"Paris"}'] }], 'Checking.'));
     expect(parts.filter((part) => part.type !== 'finish')).toEqual([
@@ -74,7 +74,7 @@ describe('createResponsesStreamMapper', () => {
   });
 
   it('reports length for an incomplete response and marks an unfinished call invalid', () => {
-    const events: ResponseStreamEvent[] = functionCallEvents([{ callId: 'call_1', name: 'write', fragments: ['{"text":"Once'] }]).filter(
+    const events: ResponsesStreamEvent[] = functionCallEvents([{ callId: 'call_1', name: 'write', fragments: ['{"text":"Once'] }]).filter(
       (event) => event.type !== 'response.output_item.done' && event.type !== 'response.completed',
     );
     events.push({
@@ -116,9 +116,9 @@ describe('createResponsesStreamMapper', () => {
   });
 });
 
-describe('createResponsesStreamMapper with parallelToolCalls: false', () => {
+describe('createResponsesStreamDecoder with parallelToolCalls: false', () => {
   it('emits only the first function call, with a warning', () => {
-    const mapper = createResponsesStreamMapper({ providerTools: [], parallelToolCalls: false });
+    const mapper = createResponsesStreamDecoder({ provider: 'openai', metadataKey: 'openai', providerTools: [], parallelToolCalls: false });
     const events = functionCallEvents([
       { callId: 'call_1', name: 'f', fragments: ['{"a":1}'] },
       { callId: 'call_2', name: 'g', fragments: ['{"b":', '2}'] },
