@@ -250,11 +250,11 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     return { [options.metadataKey]: entry };
   }
 
-  function onEnd(response: Record<string, unknown>, out: ResponsesStreamPart[]): void {
+  function onEnd(response: Record<string, unknown>, fallbackStatus: 'completed' | 'incomplete', out: ResponsesStreamPart[]): void {
     terminal = true;
     responseId = str(response['id']) ?? responseId;
     modelId = str(response['model']) ?? modelId;
-    const incomplete = response['status'] === 'incomplete';
+    const incomplete = (response['status'] ?? fallbackStatus) === 'incomplete';
     for (const state of items) {
       if (state.done || state.provider) continue;
       // The stream finished without this call's output_item.done (the Codex backend skips it).
@@ -271,7 +271,7 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     out.push({
       type: 'finish',
       finishReason: mapResponsesFinishReason({
-        status: response['status'] ?? 'completed',
+        status: response['status'] ?? fallbackStatus,
         incompleteReason: details['reason'],
         hasClientToolCalls: items.some((state) => !state.provider),
       }),
@@ -353,7 +353,7 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         case 'response.completed':
         case 'response.incomplete':
-          onEnd(isRecord(event['response']) ? event['response'] : {}, out);
+          onEnd(isRecord(event['response']) ? event['response'] : {}, event['type'] === 'response.incomplete' ? 'incomplete' : 'completed', out);
           break;
         case 'response.failed': {
           terminal = true;

@@ -16,6 +16,7 @@ export type { ChatGPTTokens } from './auth/auth-file.ts';
 export type { DeviceCodePrompt } from './auth/device-login.ts';
 export type { TokenStoreKind } from './auth/token-store.ts';
 export type { ChatGPTRateLimits, RateLimitWindow } from './backend/rate-limits.ts';
+export type { ChatGPTResidency } from './backend/request-headers.ts';
 export { ChatGPTLoginError, NotSignedInError } from './chatgpt-errors.ts';
 export type { ChatGPTLoginFailure } from './chatgpt-errors.ts';
 export type { ChatGPTLogger } from './logger.ts';

@@ -1,8 +1,9 @@
-import { InvalidToolConfigError, InvalidToolDefinitionError, partitionTools } from '@toolwire/core';
+import { InvalidToolConfigError, partitionTools } from '@toolwire/core';
 import type { FunctionToolSpec, ToolChoice, ToolSpec, Warning } from '@toolwire/core';
+import { checkToolName, toResponsesFunctionTool } from '@toolwire/openai-responses';
 
-import { PROVIDER_NAME } from '../constants.ts';
-import { describeCliTools } from './cli-tools.ts';
+import { PROVIDER_NAME } from './constants.ts';
+import { describeCliTools } from './tools/cli-tools.ts';
 import {
   PLAN_TOOL_NAMES,
   SHELL_DESCRIPTION,
@@ -10,9 +11,8 @@ import {
   SHELL_TOOL_NAMES,
   UPDATE_PLAN_DESCRIPTION,
   UPDATE_PLAN_PARAMETERS,
-} from './codex-tools.ts';
-import { normalizeToolSchema } from './normalize-schema.ts';
-import type { ChatGPTToolMode, ToolMapping, WireTool, WireToolChoice } from './wire-tool.ts';
+} from './tools/codex-tools.ts';
+import type { ChatGPTToolMode, ToolMapping, WireTool, WireToolChoice } from './tools/wire-tool.ts';
 
 /** The tools of one request, ready for the wire. */
 export interface PreparedTools {
@@ -28,7 +28,7 @@ export interface PreparedTools {
 
 /**
  * Maps a request's tools to the backend's. `passthrough`: every function tool as a
- * Responses function tool with a normalised schema. `codex`: only Codex's `shell` and
+ * Responses function tool with a normalised schema (in the strict form for `strict: true` tools). `codex`: only Codex's `shell` and
  * `update_plan`, for the caller tools with those roles; other tools become `toolwire-tool`
  * commands (`cliTools`) or are left out with a warning.
  */
@@ -51,13 +51,9 @@ export function prepareTools(options: {
 
   if (options.mode === 'passthrough') {
     for (const tool of functionTools) {
-      tools.push({
-        type: 'function',
-        name: tool.name,
-        ...(tool.description !== undefined ? { description: tool.description } : {}),
-        strict: tool.strict ?? false,
-        parameters: normalizeToolSchema(tool.inputSchema),
-      });
+      // Schemas cleaned up as Codex does (tools/spec.rs), and a strict tool's schema in the
+      // strict form: the backend refuses a schema marked strict that is not.
+      tools.push(toResponsesFunctionTool(tool, { normalizeSchemas: true }));
       toUser.set(tool.name, tool.name);
       toWire.set(tool.name, tool.name);
     }
@@ -120,20 +116,4 @@ function mapToolChoice(choice: ToolChoice | undefined, mapping: ToolMapping, has
     return 'auto';
   }
   return { type: 'function', name: wireName };
-}
-
-/** The Responses API's tool-name rule, `^[A-Za-z0-9_-]{1,64}$`, checked without a regex. */
-function checkToolName(name: string): void {
-  let valid = name.length >= 1 && name.length <= 64;
-  for (let index = 0; valid && index < name.length; index++) {
-    const code = name.charCodeAt(index);
-    valid =
-      (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 /* _ */ || code === 45; /* - */
-  }
-  if (!valid) {
-    throw new InvalidToolDefinitionError({
-      toolName: name,
-      problem: 'the ChatGPT backend accepts tool names of 1 to 64 letters, digits, `_` and `-` only. Rename the tool.',
-    });
-  }
 }

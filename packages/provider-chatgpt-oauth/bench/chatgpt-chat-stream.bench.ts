@@ -1,11 +1,11 @@
 // This package's own cost per streamed answer: the SSE text of a typical turn (a
 // reasoning summary, ~600 text deltas, two tool calls) through eventsource-parser and the
-// Codex stream decoder to core events, beside a baseline that runs the same SSE text
+// ChatGPT stream decoder (the shared Responses decoder) to core events, beside a baseline that runs the same SSE text
 // through eventsource-parser and JSON.parse only.
 import { createParser } from 'eventsource-parser';
 
 import { compare } from '../../../bench/harness.ts';
-import { createCodexStreamDecoder } from '../src/backend/codex-stream.ts';
+import { createChatGPTStreamDecoder } from '../src/chatgpt-chat-stream.ts';
 import type { ToolMapping } from '../src/tools/wire-tool.ts';
 
 const events: Record<string, unknown>[] = [{ type: 'response.created', response: { id: 'resp_1', model: 'gpt-5.4' } }];
@@ -44,7 +44,7 @@ await compare({
       bytes: sse.length,
       fn: () => {
         let count = 0;
-        const decoder = createCodexStreamDecoder({ mapping, modelId: 'gpt-5.4', metadata: { conversationId: 'c' } });
+        const decoder = createChatGPTStreamDecoder({ mapping, modelId: 'gpt-5.4', metadata: { conversationId: 'c' } });
         const parser = createParser({ onEvent: (message) => void (count += decoder.push(JSON.parse(message.data) as Record<string, unknown>).length) });
         for (const chunk of chunks) parser.feed(chunk);
         return count;

@@ -1,10 +1,15 @@
 import type { ChatRequest, Warning } from '@toolwire/core';
+import { answerUnansweredToolCalls } from '@toolwire/core/provider';
+import { toResponsesInput } from '@toolwire/openai-responses';
+import type { ResponsesInputItem } from '@toolwire/openai-responses';
 
-import type { ChatGPTChatSettings } from '../chatgpt-settings.ts';
-import { prepareTools } from '../tools/prepare-tools.ts';
-import type { ToolMapping } from '../tools/wire-tool.ts';
-import { convertMessages } from './convert-messages.ts';
-import type { InputItem } from './convert-messages.ts';
+import { prepareTools } from './chatgpt-chat-prepare-tools.ts';
+import { resolveReasoningEffort } from './chatgpt-reasoning-effort.ts';
+import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
+import type { CatalogModel } from './backend/model-catalog.ts';
+import { PROVIDER_NAME } from './constants.ts';
+import { callMappingFor } from './tools/map-tool-calls.ts';
+import type { ToolMapping } from './tools/wire-tool.ts';
 
 /** A request body for `POST {baseURL}/codex/responses`, with what the response decoder needs. */
 export interface PreparedRequest {
@@ -16,17 +21,22 @@ export interface PreparedRequest {
 }
 
 /**
- * Builds the backend request: `store: false`, `stream: true` and `instructions` always
- * (the backend's contract), the conversation as Responses items, tools per the tool mode,
- * and reasoning settings. Settings the backend does not take (`max_output_tokens`,
- * `temperature`, `top_p`, `stop`, `seed`) are dropped with a warning.
+ * Builds the backend request (pure): `store: false`, `stream: true` and `instructions`
+ * always (the backend's contract), the conversation as Responses items (system messages
+ * as developer messages, reasoning items replayed, calls without a result answered first),
+ * tools per the tool mode, and the reasoning effort (the model's catalog default unless
+ * set; a level the model does not take is remapped with a warning). Settings the backend
+ * does not take (`max_output_tokens`, `temperature`, `top_p`, `stop`, `seed`) are dropped
+ * with a warning.
  */
-export function buildRequestBody(options: {
+export function buildChatGPTRequest(options: {
   modelId: string;
   request: ChatRequest;
   settings: ChatGPTChatSettings;
   instructions: string;
   conversationId: string;
+  /** The model's catalog entry, when the catalog lists it. */
+  model?: CatalogModel | undefined;
 }): PreparedRequest {
   const { request, settings } = options;
   const warnings: Warning[] = [];
@@ -47,16 +57,29 @@ export function buildRequestBody(options: {
     }
   }
 
-  const input: InputItem[] = [];
+  // Codex's backend refuses a history with a call and no output ("No tool output found").
+  const answered = answerUnansweredToolCalls(request.messages);
+  warnings.push(...answered.warnings);
+  const input: ResponsesInputItem[] = [];
   if (prepared.cliToolsPrompt !== undefined) {
     input.push({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: prepared.cliToolsPrompt }] });
   }
-  input.push(...convertMessages(request.messages, prepared.mapping));
+  input.push(
+    ...toResponsesInput(answered.messages, {
+      provider: PROVIDER_NAME,
+      metadataKey: PROVIDER_NAME,
+      systemMessages: 'developer',
+      store: false,
+      callMapping: callMappingFor(prepared.mapping),
+      requireCallBeforeOutput: true,
+    }).input,
+  );
 
-  const effort = settings.reasoningEffort ?? 'medium';
+  const effort = resolveReasoningEffort({ modelId: options.modelId, requested: settings.reasoningEffort, model: options.model });
+  if (effort.warning) warnings.push(effort.warning);
   const summary = settings.reasoningSummary ?? 'auto';
-  const reasoning: Record<string, unknown> = { effort };
-  if (summary !== 'none' && effort !== 'none') reasoning.summary = summary;
+  const reasoning: Record<string, unknown> = { effort: effort.effort };
+  if (summary !== 'none' && effort.effort !== 'none') reasoning.summary = summary;
 
   const body: Record<string, unknown> = {
     model: options.modelId,
@@ -68,7 +91,7 @@ export function buildRequestBody(options: {
     reasoning,
     store: false,
     stream: true,
-    include: effort !== 'none' ? ['reasoning.encrypted_content'] : [],
+    include: effort.effort !== 'none' ? ['reasoning.encrypted_content'] : [],
     prompt_cache_key: options.conversationId,
   };
   const text: Record<string, unknown> = {};

@@ -2,9 +2,9 @@ import { ContextLengthExceededError, StreamError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 
-import { textEvents, toolCallEvents } from '../../test/helpers/backend-server.ts';
-import type { ToolMapping } from '../tools/wire-tool.ts';
-import { createCodexStreamDecoder } from './codex-stream.ts';
+import { textEvents, toolCallEvents } from '../test/helpers/backend-server.ts';
+import { createChatGPTStreamDecoder } from './chatgpt-chat-stream.ts';
+import type { ToolMapping } from './tools/wire-tool.ts';
 
 const passthrough: ToolMapping = { mode: 'passthrough', toUser: new Map(), toWire: new Map(), cliTools: new Set() };
 const codexCli: ToolMapping = { mode: 'codex', toUser: new Map(), toWire: new Map(), cliTools: new Set(['get_weather']) };
@@ -15,12 +15,13 @@ function chatgptMetadata(event: ChatStreamEvent | undefined): Record<string, unk
 }
 
 function decode(events: Record<string, unknown>[], mapping = passthrough, end = false): ChatStreamEvent[] {
-  const decoder = createCodexStreamDecoder({ mapping, modelId: 'gpt-5.4', metadata: { conversationId: 'conv-1' } });
-  const out = events.flatMap((event) => decoder.push(event));
-  return end ? [...out, ...decoder.end()] : out;
+  const decoder = createChatGPTStreamDecoder({ mapping, modelId: 'gpt-5.4', metadata: { conversationId: 'conv-1' } });
+  const out: ChatStreamEvent[] = [];
+  for (const part of [...events.flatMap((event) => decoder.push(event)), ...(end ? decoder.end() : [])]) if (part.type !== 'provider-output') out.push(part);
+  return out;
 }
 
-describe('the Codex stream decoder', () => {
+describe('the ChatGPT stream decoder', () => {
   it('streams text and reasoning summaries and finishes with usage and replayable reasoning', () => {
     const out = decode(textEvents('Hello there', { reasoning: 'Greeting.' }));
     expect(out.filter((e) => e.type === 'text-delta').map((e) => (e as { delta: string }).delta).join('')).toBe('Hello there');
@@ -75,7 +76,7 @@ describe('the Codex stream decoder', () => {
     const last = out.at(-1) as { type: string; error: Error };
     expect(last.type).toBe('error');
     expect(StreamError.isInstance(last.error)).toBe(true);
-    expect(last.error.message).toContain('closed before response.completed');
+    expect(last.error.message).toContain('ended before response.completed');
   });
 
   it('takes the text of a message item that arrived without deltas, and the codex.rate_limits snapshot', () => {

@@ -2,7 +2,7 @@ import { InvalidToolDefinitionError, ProviderToolMismatchError } from '@toolwire
 import type { FunctionToolSpec } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 
-import { prepareTools } from './prepare-tools.ts';
+import { prepareTools } from './chatgpt-chat-prepare-tools.ts';
 
 const tool = (name: string, inputSchema: FunctionToolSpec['inputSchema'] = { type: 'object', properties: { q: { type: 'string' } } }): FunctionToolSpec => ({
   type: 'function',

@@ -9,7 +9,7 @@ import {
 } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 
-import { backendError, retryDelayFromMessage, streamFailureError } from './backend-errors.ts';
+import { backendError, streamFailureError } from './map-chatgpt-error.ts';
 
 const fail = (status: number, body: unknown, extra: { knownModels?: string[]; headers?: Record<string, string> } = {}) =>
   backendError({
@@ -80,9 +80,14 @@ describe('streamFailureError', () => {
     expect(UsageLimitError.isInstance(streamFailureError({ code: 'usage_limit_reached', message: 'x', resets_in_seconds: 60 }))).toBe(true);
   });
 
-  it('reads retry delays in seconds and milliseconds', () => {
-    expect(retryDelayFromMessage('try again in 250ms')).toBe(250);
-    expect(retryDelayFromMessage('Try again in 2s')).toBe(2000);
-    expect(retryDelayFromMessage('later')).toBeUndefined();
+  it('reads "Try again in 35 seconds."-style delays and words insufficient_quota as a billing quota', () => {
+    const limited = streamFailureError({ code: 'rate_limit_exceeded', message: 'Rate limit reached. Try again in 35 seconds.' });
+    expect(RateLimitError.isInstance(limited) ? limited.retryAfterMs : undefined).toBe(35_000);
+    const quota = streamFailureError({ code: 'insufficient_quota', message: 'You exceeded your current quota.' });
+    expect(RateLimitError.isInstance(quota) && !UsageLimitError.isInstance(quota)).toBe(true);
+    expect(quota.retryable).toBe(false);
+    expect(quota.message).toContain('billing quota');
+    expect(fail(429, { error: { code: 'insufficient_quota', message: 'quota' } }).message).toContain('billing quota');
   });
+
 });

@@ -10,8 +10,10 @@ import {
   UsageLimitError,
 } from '@toolwire/core';
 
-import { isRecord } from '../auth/jwt.ts';
-import { PROVIDER_NAME } from '../constants.ts';
+import { mapProviderError, parseRetryAfter, retryDelayFromText } from '@toolwire/core/provider';
+
+import { isRecord } from './auth/jwt.ts';
+import { PROVIDER_NAME } from './constants.ts';
 
 /** What is known about a failed backend request. */
 export interface BackendFailure {
@@ -37,6 +39,7 @@ export function backendError(failure: BackendFailure): ProviderError {
   const base = { provider: PROVIDER_NAME, status, ...(code !== undefined ? { code } : {}) };
 
   if (code === 'usage_limit_reached' && (status === 429 || status === 404)) return usageLimitError(parsed.error, base);
+  if (code === 'insufficient_quota') return quotaError(quoted, base);
   if (code === 'usage_not_included') {
     return new PermissionDeniedError({
       ...base,
@@ -56,7 +59,7 @@ export function backendError(failure: BackendFailure): ProviderError {
     });
   }
   if (status === 429) {
-    const retryAfter = retryAfterMs(failure.headers, parsed.message);
+    const retryAfter = parseRetryAfter({ headers: failure.headers, message: parsed.message });
     return new RateLimitError({
       ...base,
       ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
@@ -87,12 +90,13 @@ export function streamFailureError(error: unknown): ProviderError {
     case 'context_length_exceeded':
       return new ContextLengthExceededError({ ...base, message: `${base.message}. Shorten the conversation or drop old tool outputs.` });
     case 'usage_limit_reached':
-    case 'insufficient_quota':
       return usageLimitError(record, { provider: PROVIDER_NAME, code });
+    case 'insufficient_quota':
+      return quotaError(`"${message}"`, { provider: PROVIDER_NAME, code });
     case 'usage_not_included':
       return new PermissionDeniedError({ ...base, message: `${base.message}. This plan does not include Codex.` });
     case 'rate_limit_exceeded': {
-      const retryAfter = retryDelayFromMessage(message);
+      const retryAfter = retryDelayFromText(message);
       return new RateLimitError({ ...base, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) });
     }
     case 'server_is_overloaded':
@@ -101,6 +105,22 @@ export function streamFailureError(error: unknown): ProviderError {
     default:
       return new ProviderError(base);
   }
+}
+
+/**
+ * `insufficient_quota` is a billing quota, not the plan's usage window: retrying does not
+ * help until credits are added (core's wording, with where to look for a ChatGPT account).
+ */
+function quotaError(quoted: string, base: { provider: string; status?: number; code?: string }): ProviderError {
+  return mapProviderError({
+    ...base,
+    code: 'insufficient_quota',
+    message: `The ChatGPT backend said ${quoted}`,
+    hints: {
+      quota:
+        "the account's billing quota (credits) is used up: add credits in the ChatGPT workspace's billing settings or wait for the plan to renew; retrying will not help",
+    },
+  });
 }
 
 function usageLimitError(error: Record<string, unknown> | undefined, base: { provider: string; status?: number; code?: string }): UsageLimitError {
@@ -155,6 +175,9 @@ function adviceFor(detail: string, code: string | undefined): string {
   if (detail.startsWith('Instructions are required')) return 'Send instructions (this provider always does; check a custom fetch that rewrites the body).';
   if (detail.startsWith('Instructions are not valid')) return "Drop a custom `instructions` setting so the model's base instructions are sent (put your guidance in a system message instead).";
   if (detail.startsWith('Unsupported parameter')) return 'Remove that setting from the request or the provider options.';
+  if (detail.includes('reasoning.effort') || detail.includes("'reasoning_effort'")) {
+    return "Set reasoningEffort to a level this model takes (the model catalog lists them), or leave it unset for the model's default.";
+  }
   if (detail.startsWith('Store must be set to false') || detail.startsWith('Stream must be set to true')) {
     return 'Do not override `store` or `stream` in providerOptions.chatgpt.';
   }
@@ -162,31 +185,4 @@ function adviceFor(detail: string, code: string | undefined): string {
     return 'Fix that tool\'s parameter schema (an object with `type: "object"` and `properties`).';
   }
   return 'Change the request as the message says.';
-}
-
-function retryAfterMs(headers: Headers, message: string | undefined): number | undefined {
-  const header = headers.get('retry-after');
-  if (header !== null) {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  }
-  return message !== undefined ? retryDelayFromMessage(message) : undefined;
-}
-
-/** "…try again in 11.05s" / "…in 250ms" → milliseconds. A linear scan, no regex. */
-export function retryDelayFromMessage(message: string): number | undefined {
-  const marker = 'try again in ';
-  const start = message.toLowerCase().indexOf(marker);
-  if (start < 0) return undefined;
-  let index = start + marker.length;
-  const numberStart = index;
-  while (index < message.length) {
-    const ch = message.charCodeAt(index);
-    if ((ch >= 48 && ch <= 57) || ch === 46) index++;
-    else break;
-  }
-  const value = Number(message.slice(numberStart, index));
-  if (index === numberStart || !Number.isFinite(value)) return undefined;
-  const unit = message.slice(index, index + 2).toLowerCase();
-  return unit === 'ms' ? value : unit.startsWith('s') ? value * 1000 : undefined;
 }
