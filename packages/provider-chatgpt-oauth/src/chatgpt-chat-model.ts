@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { collectStream, ProviderUnavailableError, StreamError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ProviderError, Warning } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
+import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
 import type { ChatGPTAuth, ChatGPTCredentials } from './auth/chatgpt-auth.ts';
 import type { ModelCatalog, ResolvedInstructions } from './backend/model-catalog.ts';
@@ -115,6 +116,8 @@ async function* streamResponse(
       return response;
     };
 
+    // Strict tools answer optional parameters with null; the caller gets them left out again.
+    const restore = createStrictCallRestorer(request.tools);
     let response = await open();
     for (const warning of [...prepared.warnings, ...extraWarnings]) yield { type: 'warning', warning };
 
@@ -138,7 +141,7 @@ async function* streamResponse(
           break;
         }
         if (isContent(event)) delivered = true;
-        yield event;
+        yield restoreEventCall(event, restore);
       }
       if (!retry) return;
       context.logger.debug?.(`The ChatGPT stream dropped before any output; sending the request again (retry ${attempt + 1} of ${context.streamMaxRetries}).`);
