@@ -10,7 +10,7 @@ import {
   UsageLimitError,
 } from '@toolwire/core';
 
-import { mapProviderError, parseRetryAfter, retryDelayFromText } from '@toolwire/core/provider';
+import { isContextLengthMessage, mapProviderError, parseRetryAfter, retryDelayFromText } from '@toolwire/core/provider';
 
 import { isRecord } from './auth/jwt.ts';
 import { PROVIDER_NAME } from './constants.ts';
@@ -70,6 +70,9 @@ export function backendError(failure: BackendFailure): ProviderError {
     return new ProviderServerError({ ...base, retryable: true, message: `The ChatGPT backend failed (HTTP ${status}, ${quoted}). Try again later.` });
   }
   const detail = parsed.message ?? '';
+  if (isContextLengthMessage(detail, code)) {
+    return new ContextLengthExceededError({ ...base, message: `The ChatGPT backend said ${quoted}. Shorten the conversation or drop old tool outputs.` });
+  }
   if (status === 404 || isUnknownModel(detail)) {
     const suggestion =
       failure.knownModels !== undefined && failure.knownModels.length > 0
