@@ -1,6 +1,6 @@
 import type { ChatStreamEvent, ToolCall, Usage, Warning } from '@toolwire/core';
-import { fromOllamaToolCalls } from './map-tool-calls.ts';
-import { mapUsage } from './map-response.ts';
+import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
+import { mapUsage } from './ollama-chat-response.ts';
 import type { OllamaChatChunk } from './ollama-wire.ts';
 
 /** What one streamed turn produced, for the caller that decides what comes next. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapFinishReason } from './map-response.ts';
+import { mapFinishReason } from './ollama-chat-response.ts';
 
 describe('mapFinishReason', () => {
   it('derives tool-calls from the calls, since Ollama never says so', () => {

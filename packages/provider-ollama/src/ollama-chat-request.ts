@@ -1,6 +1,6 @@
 import type { ChatRequest } from '@toolwire/core';
 import type { OllamaChatSettings, OllamaModelOptions } from './ollama-chat-settings.ts';
-import { toOllamaMessages } from './convert-messages.ts';
+import { toOllamaMessages } from './ollama-chat-messages.ts';
 import type { OllamaChatBody, OllamaWireTool } from './ollama-wire.ts';
 
 /** Per-request overrides under `providerOptions.ollama` (same names as the settings). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentsObject, toOllamaMessages } from './convert-messages.ts';
+import { argumentsObject, toOllamaMessages } from './ollama-chat-messages.ts';
 
 describe('toOllamaMessages', () => {
   it('sends earlier reasoning back as thinking, and prefers an explicit toolName', () => {
