@@ -1,10 +1,45 @@
+import { InvalidRequestError } from '@toolwire/core';
 import type { ChatRequest } from '@toolwire/core';
 import type { OllamaChatSettings, OllamaModelOptions } from './ollama-chat-settings.ts';
 import { toOllamaMessages } from './ollama-chat-messages.ts';
 import type { OllamaChatBody, OllamaWireTool } from './ollama-wire.ts';
 
-/** Per-request overrides under `providerOptions.ollama` (same names as the settings). */
-type ProviderOptions = Pick<OllamaChatSettings, 'think' | 'keepAlive' | 'options' | 'format'>;
+/**
+ * Per-request overrides under `providerOptions.ollama` (same names as the settings). They
+ * cannot replace the body's `model`, `messages` or `tools`; other keys are ignored.
+ */
+export type OllamaRequestOptions = Pick<OllamaChatSettings, 'think' | 'keepAlive' | 'options' | 'format'>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `providerOptions.ollama`, checked: a mistyped value is refused instead of reaching the wire. */
+export function readOllamaOptions(raw: Record<string, unknown> | undefined): OllamaRequestOptions {
+  const result: OllamaRequestOptions = {};
+  if (raw === undefined) return result;
+  const refuse = (key: string, expected: string): never => {
+    throw new InvalidRequestError({ provider: 'ollama', message: `providerOptions.ollama.${key} must be ${expected}; got ${JSON.stringify(raw[key])}.` });
+  };
+  const { think, keepAlive, options, format } = raw;
+  if (think !== undefined) {
+    if (typeof think !== 'boolean' && think !== 'low' && think !== 'medium' && think !== 'high' && think !== 'max') refuse('think', 'a boolean or low/medium/high/max');
+    result.think = think as OllamaChatSettings['think'];
+  }
+  if (keepAlive !== undefined) {
+    if (typeof keepAlive !== 'string' && typeof keepAlive !== 'number') refuse('keepAlive', 'a duration string or a number of seconds');
+    result.keepAlive = keepAlive as OllamaChatSettings['keepAlive'];
+  }
+  if (options !== undefined) {
+    if (!isPlainObject(options)) refuse('options', 'an object of runner options');
+    result.options = options as OllamaChatSettings['options'];
+  }
+  if (format !== undefined) {
+    if (format !== 'json' && !isPlainObject(format)) refuse('format', '"json" or a JSON Schema object');
+    result.format = format as OllamaChatSettings['format'];
+  }
+  return result;
+}
 
 /**
  * The /api/chat body for a request, without tools: messages, runner options (request
@@ -18,7 +53,7 @@ export function buildChatBody(options: {
   tools?: OllamaWireTool[] | undefined;
 }): OllamaChatBody {
   const { request } = options;
-  const perRequest = (request.providerOptions?.['ollama'] ?? {}) as ProviderOptions;
+  const perRequest = readOllamaOptions(request.providerOptions?.['ollama']);
   const settings: OllamaChatSettings = { ...options.settings, ...perRequest };
 
   const runner: OllamaModelOptions = { ...options.settings.options, ...perRequest.options };
