@@ -25,7 +25,7 @@ export function resolveClientVersion(env: Record<string, string | undefined>): s
   const fromEnv = env['TOOLWIRE_CODEX_VERSION']?.trim();
   if (fromEnv === undefined || fromEnv === '') return CODEX_CLIENT_VERSION;
   const parts = fromEnv.split('.');
-  const numeric = parts.length === 3 && parts.every((part) => part !== '' && [...part].every((ch) => ch >= '0' && ch <= '9'));
+  const numeric = parts.length === 3 && parts.every((part) => part !== '' && Number.isInteger(Number(part)) && !part.includes('+') && !part.includes('-'));
   return numeric ? fromEnv : CODEX_CLIENT_VERSION;
 }
 

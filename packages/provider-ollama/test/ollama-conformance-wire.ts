@@ -54,7 +54,8 @@ export const ollamaConformanceWire: ConformanceWire = {
   render(scenario, { stream, request }): WireReply {
     if (request.path === '/api/show') return show();
     if (scenario.type === 'error') return { status: scenario.status, body: JSON.stringify({ error: scenario.message }) };
-    const model = String((request.body as { model?: unknown } | undefined)?.model ?? 'qwen3:0.6b');
+    const named = (request.body as { model?: unknown } | undefined)?.model;
+    const model = typeof named === 'string' ? named : 'qwen3:0.6b';
     const message =
       scenario.type === 'text' ? { role: 'assistant', content: scenario.text } : { role: 'assistant', content: '', tool_calls: toolCalls(scenario) };
     if (!stream) return { status: 200, body: JSON.stringify({ ...final(model, scenario), message }) };

@@ -35,9 +35,9 @@ export type ConformanceScenario =
 /** A provider's wire format, as the conformance server speaks it. */
 export interface ConformanceWire {
   /** Whether this request asks for a streamed answer. */
-  isStream(request: ConformanceRequest): boolean;
+  isStream: (request: ConformanceRequest) => boolean;
   /** The whole answer to `request` for `scenario`: one JSON body, or the full stream text (the suite paces it). */
-  render(scenario: ConformanceScenario, options: { stream: boolean; request: ConformanceRequest }): WireReply;
+  render: (scenario: ConformanceScenario, options: { stream: boolean; request: ConformanceRequest }) => WireReply;
 }
 
 /** Options of `createProviderConformanceSuite`. */
@@ -45,10 +45,10 @@ export interface ProviderConformanceOptions {
   /** The `provider` name the models and their errors carry. */
   provider: string;
   /** A model of the provider pointed at the local server (`server.url`), with retries off. */
-  createModel(server: { url: string }): ChatModel;
+  createModel: (server: { url: string }) => ChatModel;
   wire: ConformanceWire;
   /** A model on the same server that calls tools through text (prompted tools), when the provider has that mode. */
-  createTextToolsModel?(server: { url: string }): ChatModel;
+  createTextToolsModel?: (server: { url: string }) => ChatModel;
   /** HTTP statuses whose error class is checked (default 400, 401, 403, 404, 429, 500). */
   errorStatuses?: readonly number[];
   /** `false` when the wire carries arguments as objects (Ollama): the unparseable-arguments check is left out. */
@@ -60,14 +60,14 @@ export interface ProviderConformanceOptions {
 /** One check: a name for the test runner and the function that throws `ConformanceError` when the provider is off. */
 export interface ConformanceCheck {
   name: string;
-  run(): Promise<void>;
+  run: () => Promise<void>;
 }
 
 /** The checks, and the server they share (start it before, stop it after). */
 export interface ProviderConformanceSuite {
   checks: ConformanceCheck[];
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
+  setup: () => Promise<void>;
+  teardown: () => Promise<void>;
 }
 
 const weather: FunctionToolSpec = {

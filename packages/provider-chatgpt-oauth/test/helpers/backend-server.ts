@@ -1,6 +1,6 @@
 // A local stand-in for chatgpt.com/backend-api: the model catalog (with ETag) and
 // `POST /codex/responses` streaming SSE the way the research doc describes.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 import { checkCodexBody, checkCodexHeaders } from './codex-request-rules.ts';
 import { listen, readBody, sendJson } from './http.ts';
@@ -39,7 +39,7 @@ export async function startBackend(
   const requests: RecordedRequest[] = [];
   const modelRequests: { headers: IncomingHttpHeaders; url: string; status: number }[] = [];
   const refusals: { status: number; json: unknown }[] = [];
-  const open = new Set<import('node:http').ServerResponse>();
+  const open = new Set<ServerResponse>();
   const etag = '"catalog-v1"';
 
   const server = await listen(async (request, response) => {
