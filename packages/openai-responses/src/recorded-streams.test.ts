@@ -1,6 +1,6 @@
 // Real recorded Responses streams replayed through the shared decoder (OpenAI's code
 // interpreter run is in responses-stream.test.ts): what the events carry, from Azure OpenAI
-// and from a gpt-5 run with reasoning items and an image output.
+// from a gpt-5 run with reasoning items and an image output, and from xAI with store: false.
 import type { ChatStreamEvent, ProviderTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { cassetteSse, chunkEvents, sseEvents } from '../test/recorded-streams.ts';
@@ -72,5 +72,17 @@ describe('recorded Responses streams through the shared decoder', () => {
       { provider: 'openai', metadataKey: 'openai', systemMessages: 'instructions', store: false },
     ).input;
     expect(input.filter((item) => item.type === 'reasoning')).toHaveLength(reasoningItems.length);
+  });
+
+  it('xAI with store: false: reasoning summaries stream, the reasoning item is kept with its encrypted content', () => {
+    const parts = replay(chunkEvents('xai-text-with-reasoning-streaming-store-false.1.chunks.txt'));
+    expect(parts.filter((part) => part.type === 'reasoning-delta').length).toBeGreaterThan(10);
+    const text = parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+    expect(text).toContain('Sonoran');
+    const finish = finishOf(parts);
+    expect(finish.usage).toEqual({ inputTokens: 216, outputTokens: 831, totalTokens: 1047, cachedInputTokens: 192, reasoningTokens: 253 });
+    const [item] = finish.providerMetadata?.['openai']?.['reasoningItems'] as Record<string, unknown>[];
+    expect(item).toMatchObject({ type: 'reasoning', encrypted_content: expect.any(String) });
+    expect(item).not.toHaveProperty('id');
   });
 });
