@@ -90,4 +90,17 @@ describe('streamFailureError', () => {
     expect(fail(429, { error: { code: 'insufficient_quota', message: 'quota' } }).message).toContain('billing quota');
   });
 
+
+  it('says what to do when the backend refuses the reasoning effort', () => {
+    const error = fail(400, {
+      error: {
+        message: "Unsupported value: 'reasoning.effort' does not support 'minimal' with this model. Supported values are: 'low', 'medium', and 'high'.",
+        type: 'invalid_request_error',
+        param: 'reasoning.effort',
+        code: 'unsupported_value',
+      },
+    });
+    expect(InvalidRequestError.isInstance(error)).toBe(true);
+    expect(error.message).toContain('Set reasoningEffort to a level this model takes');
+  });
 });

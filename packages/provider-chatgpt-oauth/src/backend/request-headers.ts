@@ -43,6 +43,8 @@ export function backendHeaders(options: {
     'chatgpt-account-id': options.credentials.accountId,
     originator: ORIGINATOR,
     'user-agent': codexUserAgent(options.clientVersion),
+    // Codex's built-in OpenAI provider sends its own version this way (openai/codex,
+    // codex-rs/core/src/model_provider_info.rs, `create_openai_provider`'s `http_headers`).
     version: options.clientVersion,
     'openai-beta': 'responses=experimental',
     accept: options.accept ?? 'text/event-stream',
