@@ -1,15 +1,5 @@
-import {
-  AuthenticationError,
-  InvalidRequestError,
-  ModelNotFoundError,
-  PermissionDeniedError,
-  ProviderError,
-  ProviderServerError,
-  ProviderUnavailableError,
-  RateLimitError,
-  StreamError,
-  ToolwireError,
-} from '@toolwire/core';
+import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
+import { mapProviderError } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
@@ -62,12 +52,11 @@ export function mapOllamaError(error: unknown, context: { host: string; modelId:
   if (status === 400 && message.includes('does not support tools')) {
     return new InvalidRequestError({ ...options, code: TOOLS_UNSUPPORTED });
   }
-  if (status === 400 || status === 422) return new InvalidRequestError(options);
-  if (status === 401) return new AuthenticationError(options);
-  if (status === 403) return new PermissionDeniedError(options);
-  if (status === 429) return new RateLimitError(options);
-  if (status >= 500) return new ProviderServerError({ ...options, retryable: status >= 502 });
-  return new ProviderError(options);
+  // Everything else by core's one status mapping; Ollama has no retry-after, and a 500
+  // is often the model failing (not retryable), while 502-504 are the server's.
+  const mapped = mapProviderError({ provider: 'ollama', status, message, modelId: context.modelId, cause: error });
+  if (status === 500) return new ProviderServerError({ ...options, retryable: false });
+  return mapped;
 }
 
 /** The HTTP status of the client's `ResponseError` (not exported by the client, so duck-typed). */

@@ -4,6 +4,11 @@ export type HostEntry = { path: string; type: 'dir' } | { path: string; type: 's
 /** What `buildBubblewrapArgs` needs; all paths are real (symlinks resolved) and absolute. */
 export interface BubblewrapArgsOptions {
   command: readonly string[];
+  /**
+   * Host paths bound read-only at their own path (a runtime, a server's code); default none.
+   * The writable root stays writable where it lies inside one of them.
+   */
+  readOnlyPaths?: readonly string[];
   /** The one writable directory, bound at its own path. */
   root: string;
   /** Where the command starts; inside `root`. */
@@ -73,6 +78,13 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
   );
   const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: options.root, LANG: 'C.UTF-8', ...options.env };
   for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
+  const readOnlyPaths = options.readOnlyPaths ?? [];
+  if (readOnlyPaths.length > 0) {
+    // After /tmp, so a path under it stays visible; the root is bound again after them, so
+    // it stays writable where it lies inside one. (`--chdir` applies after all mounts.)
+    for (const path of readOnlyPaths) args.push('--ro-bind', path, path);
+    args.push('--bind', options.root, options.root);
+  }
   args.push('--cap-drop', 'ALL', '--remount-ro', '/', '--', ...options.command);
   return args;
 }

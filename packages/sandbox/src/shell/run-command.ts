@@ -46,6 +46,8 @@ export interface RunCommandOptions {
   /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
   isolation?: 'bubblewrap' | 'none';
   limits?: CommandLimits;
+  /** Host paths bound read-only at their own path inside the sandbox (default none). */
+  readOnlyPaths?: readonly string[];
   /** Receives one audit event (never the command's arguments or environment, only a hash). */
   onAudit?: AuditHandler;
   /** Tool name for the audit event (default `command`). */
@@ -81,24 +83,78 @@ const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
  * const result = await runCommand({ command: ['ls', '-la'], cwd: '/srv/workspace' });
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const command = [...options.command];
-  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
-    throw new TypeError('runCommand: `command` must be a non-empty array of strings without NUL characters.');
-  }
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
+  const startedAt = new Date();
+  const { command, cwd, argv, cgroup, spawnCwd, spawnEnv } = prepareCommand(options, {
+    caller: 'runCommand',
+    cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
+  });
+
+  let result: CommandResult;
+  try {
+    result = await spawnAndCollect({
+      argv,
+      cwd: spawnCwd,
+      env: spawnEnv,
+      timeoutMs,
+      maxOutputBytes,
+      cgroup,
+    });
+  } finally {
+    cgroup?.destroy();
+  }
+  emitAudit(options.onAudit, {
+    kind: 'shell',
+    tool: options.auditTool ?? 'command',
+    ...(options.principal === undefined ? {} : { principal: options.principal }),
+    argumentsHash: hashArguments({ command, cwd }),
+    startedAt: startedAt.toISOString(),
+    durationMs: result.durationMs,
+    outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : [])],
+    exitCode: result.exitCode,
+  });
+  return result;
+}
+
+/** A checked command and the argv that runs it isolated; destroy `cgroup` once it has ended. */
+export interface PreparedCommand {
+  command: string[];
+  /** The real start directory. */
+  cwd: string;
+  argv: string[];
+  cgroup: PidsCgroup | undefined;
+  spawnCwd: string;
+  spawnEnv: Record<string, string>;
+}
+
+/**
+ * Checks a command and builds the argv that runs it under prlimit and bubblewrap (or bare,
+ * with `isolation: 'none'`); shared by `runCommand` and `spawnSandboxed`. `cpuSeconds` is
+ * the CPU limit when `limits.cpuSeconds` is unset (undefined: none).
+ */
+export function prepareCommand(
+  options: Pick<RunCommandOptions, 'command' | 'cwd' | 'root' | 'env' | 'network' | 'isolation' | 'limits' | 'readOnlyPaths'>,
+  how: { caller: string; cpuSeconds: number | undefined },
+): PreparedCommand {
+  const command = [...options.command];
+  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
+    throw new TypeError(`${how.caller}: \`command\` must be a non-empty array of strings without NUL characters.`);
+  }
   const cwd = realpathSync(options.cwd);
   const root = realpathSync(options.root ?? options.cwd);
   if (root === '/') {
-    throw new TypeError('runCommand: the writable root cannot be "/"; pass a workspace directory as cwd or root.');
+    throw new TypeError(`${how.caller}: the writable root cannot be "/"; pass a workspace directory as cwd or root.`);
   }
   if (cwd !== root && !cwd.startsWith(root + sep)) {
-    throw new TypeError(`runCommand: cwd ${cwd} is not inside root ${root}.`);
+    throw new TypeError(`${how.caller}: cwd ${cwd} is not inside root ${root}.`);
   }
+  const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => realpathSync(path));
   const isolation = options.isolation ?? 'bubblewrap';
   const limits = options.limits ?? {};
   const processes = limits.processes ?? 128;
-  const startedAt = new Date();
+  const cpuSeconds = limits.cpuSeconds ?? how.cpuSeconds;
 
   let argv: string[];
   let cgroup: PidsCgroup | undefined;
@@ -114,6 +170,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       }
       const bwrapArgs = buildBubblewrapArgs({
         command,
+        readOnlyPaths,
         root,
         cwd,
         env: options.env ?? {},
@@ -126,7 +183,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       argv = [
         support.prlimit,
         `--as=${(limits.memoryMb ?? 1024) * MB}`,
-        `--cpu=${limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000) + 1}`,
+        ...(cpuSeconds === undefined ? [] : [`--cpu=${cpuSeconds}`]),
         `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
         `--nproc=${processes}`,
         `--nofile=${limits.openFiles ?? 1024}`,
@@ -147,31 +204,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     }
   }
 
-  let result: CommandResult;
-  try {
-    result = await spawnAndCollect({
-      argv,
-      cwd: isolation === 'none' ? cwd : '/',
-      env: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
-      timeoutMs,
-      maxOutputBytes,
-      cgroup,
-    });
-  } finally {
-    cgroup?.destroy();
-  }
-  emitAudit(options.onAudit, {
-    kind: 'shell',
-    tool: options.auditTool ?? 'command',
-    ...(options.principal === undefined ? {} : { principal: options.principal }),
-    argumentsHash: hashArguments({ command, cwd }),
-    startedAt: startedAt.toISOString(),
-    durationMs: result.durationMs,
-    outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
-    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : [])],
-    exitCode: result.exitCode,
-  });
-  return result;
+  return {
+    command,
+    cwd,
+    argv,
+    cgroup,
+    spawnCwd: isolation === 'none' ? cwd : '/',
+    spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+  };
 }
 
 interface SpawnOptions {
