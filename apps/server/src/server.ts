@@ -53,6 +53,11 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .send(error.toEnvelope());
 }
 
+function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
+  const ms = config.limits?.upstreamIdleTimeoutMs;
+  return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
+}
+
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
 function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError | undefined {
   switch (error.code) {
@@ -197,7 +202,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       const serverTools = loaded.tools;
       disposeTools = () => loaded.dispose();
       const providers = [...(config.modelProviders ?? [])];
-      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger })) {
+      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger, ...upstreamLimits(config) })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
       }
       context = {

@@ -143,7 +143,10 @@ async function stream(options: StreamOptions): Promise<void> {
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
   const first = await events.next();
-  if (!first.done && first.value.type === 'error') throw first.value.error;
+  if (!first.done && first.value.type === 'error') {
+    await events.return(undefined);
+    throw first.value.error;
+  }
 
   reply.hijack();
   const res = reply.raw;
@@ -153,7 +156,7 @@ async function stream(options: StreamOptions): Promise<void> {
     connection: 'keep-alive',
     'x-request-id': req.id,
   });
-  const writer = createSseWriter(res);
+  const writer = createSseWriter(res, { onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream') });
   const mapper = createChunkMapper({ identity: options.identity, includeUsage: options.includeUsage });
   const fail = async (error: unknown): Promise<void> => {
     const gatewayError = toGatewayError(error);
@@ -185,6 +188,7 @@ async function stream(options: StreamOptions): Promise<void> {
     }
     await fail(error);
   } finally {
-    await events.return(undefined);
+    // Cleanup of the upstream (a failing cancel) must not escape a response already sent.
+    await events.return(undefined).catch((error: unknown) => req.log.warn({ err: error }, 'closing the model stream failed'));
   }
 }
