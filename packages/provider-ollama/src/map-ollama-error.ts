@@ -35,6 +35,16 @@ const CONNECTION_CODES = new Set([
 export function mapOllamaError(error: unknown, context: { host: string; modelId: string; inStream?: boolean }): unknown {
   if (ToolwireError.isInstance(error) || isAbortError(error)) return error;
   const host = displayHost(context.host);
+  if (isConnectionError(error) && context.inStream === true) {
+    // The server answered, then the connection broke: Ollama crashed, was stopped, or a proxy cut it.
+    return new StreamError({
+      provider: 'ollama',
+      message:
+        `The connection to Ollama at ${host} was lost during the answer, so the answer is incomplete. ` +
+        "Retry the request; if it keeps happening, check Ollama's log (it may have crashed or run out of memory).",
+      cause: error,
+    });
+  }
   if (isConnectionError(error)) {
     return new ProviderUnavailableError({
       provider: 'ollama',
