@@ -1,59 +1,29 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayBin } from './helpers/gateway-bin.ts';
+import type { GatewayBin } from './helpers/gateway-bin.ts';
 import { startPacedUpstream } from './helpers/paced-openai-upstream.ts';
 import type { PacedUpstream, UpstreamBehaviour } from './helpers/paced-openai-upstream.ts';
 
 // The gateway runs as its own process (the real bin): an exception outside a request's
 // error path would kill it, and every later request would fail to connect.
-const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-
 let upstream: PacedUpstream;
-let gateway: ChildProcess;
-let dir: string;
+let gateway: GatewayBin;
 let openai: OpenAI;
-const logs: { level: number; msg?: string; err?: { message?: string } }[] = [];
 
 beforeAll(async () => {
   upstream = await startPacedUpstream({ pauseMs: 30 });
-  dir = await mkdtemp(join(tmpdir(), 'toolwire-upstream-'));
-  const config = join(dir, 'gateway.json');
-  await writeFile(
-    config,
-    JSON.stringify({ providers: { openai: { baseURL: `${upstream.url}/v1` } }, limits: { upstreamIdleTimeoutMs: 1500 }, logLevel: 'info' }),
-  );
-  gateway = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--config', config, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', HOST: '127.0.0.1' },
+  gateway = await startGatewayBin({
+    config: { providers: { openai: { baseURL: `${upstream.url}/v1` } }, limits: { upstreamIdleTimeoutMs: 1500 }, logLevel: 'info' },
+    env: { OPENAI_API_KEY: 'sk-upstream' },
   });
-  const lines = createInterface({ input: gateway.stdout! });
-  const baseURL = await new Promise<string>((resolve, reject) => {
-    gateway.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)}`)));
-    lines.on('line', (line) => {
-      let entry: (typeof logs)[number];
-      try {
-        entry = JSON.parse(line) as (typeof logs)[number];
-      } catch {
-        return;
-      }
-      logs.push(entry);
-      if (entry.msg?.startsWith('Toolwire gateway at ') === true) resolve(entry.msg.slice('Toolwire gateway at '.length));
-    });
-  });
-  openai = new OpenAI({ apiKey: 'unused', baseURL, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: 'unused', baseURL: gateway.baseURL, maxRetries: 0 });
 }, 30_000);
 
 afterAll(async () => {
-  gateway.kill('SIGTERM');
+  await gateway.stop();
   await upstream.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function streamOf(behaviour: UpstreamBehaviour, includeUsage = true): Promise<{ chunks: ChatCompletionChunk[]; error?: Error }> {
@@ -76,13 +46,13 @@ const textOf = (chunks: ChatCompletionChunk[]): string => chunks.map((c) => c.ch
 
 /** The gateway is alive, answers the next request normally, and logged no uncaught error. */
 async function expectGatewayServes(): Promise<void> {
-  expect(gateway.exitCode).toBeNull();
+  expect(gateway.child.exitCode).toBeNull();
   const { chunks, error } = await streamOf('usage-chunk');
   expect(error).toBeUndefined();
   expect(textOf(chunks)).toBe('Hello there.');
   const completion = await openai.chat.completions.create({ model: 'openai/usage-chunk', messages: [{ role: 'user', content: 'hi' }] });
   expect(completion.choices[0]?.message.content).toBe('Hello there.');
-  expect(logs.filter((entry) => entry.msg?.includes('uncaught') === true)).toEqual([]);
+  expect(gateway.logs.filter((entry) => entry.msg?.includes('uncaught') === true)).toEqual([]);
 }
 
 describe('an upstream that paces its events', () => {
