@@ -16,6 +16,7 @@ import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createToolExecutor } from './tools/tool-executor.ts';
+import { checkJsonTextDepth } from './wire/check-json-depth.ts';
 import { GatewayError } from './wire/gateway-error.ts';
 import { toGatewayError } from './wire/to-gateway-error.ts';
 
@@ -143,6 +144,13 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    try {
+      // Before JSON.parse: a body of nothing but brackets would allocate millions of arrays.
+      checkJsonTextDepth(body as string);
+    } catch (error) {
+      done(error as GatewayError, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch {

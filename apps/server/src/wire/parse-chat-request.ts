@@ -1,4 +1,5 @@
 import type { FunctionToolSpec, JsonSchema, Message, ResponseFormat, ToolCall, ToolChoice, UserContentPart } from '@toolwire/core';
+import { checkJsonDepth } from './check-json-depth.ts';
 import type { GatewayError } from './gateway-error.ts';
 import { invalidRequest } from './gateway-error.ts';
 import type { ParsedChatRequest } from './parsed-chat-request.ts';
@@ -389,6 +390,7 @@ function parseResponseFormat(raw: unknown): ResponseFormat | undefined {
  * shapes. Throws a `GatewayError` (400, OpenAI envelope) naming the first problem.
  */
 export function parseChatRequest(body: unknown): ParsedChatRequest {
+  checkJsonDepth(body);
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', null, 'invalid_type');
   const model = body.model;
   if (model === undefined || model === null || model === '') {
