@@ -56,7 +56,14 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
       print(hashApiKey(command.key));
       return 0;
     case 'serve': {
-      const server = createServer(command.config);
+      let server: ToolwireServer;
+      try {
+        server = createServer(command.config);
+      } catch (error) {
+        if (!ConfigError.isInstance(error)) throw error;
+        printError(`toolwire-server: ${error.message}`);
+        return 2;
+      }
       try {
         await server.listen();
       } catch (error) {

@@ -62,7 +62,16 @@ function prepare(context: GatewayContext, principal: Principal, parsed: ParsedCh
  * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return (req, reply) => handleChatCompletion(getContext(), req, reply);
+  return async (req, reply) => {
+    const context = getContext();
+    try {
+      await handleChatCompletion(context, req, reply);
+    } catch (error) {
+      // A key limited by `models` never learns other models' names from a 404.
+      const model = (req.body as { model?: unknown } | undefined)?.model;
+      throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
+    }
+  };
 }
 
 async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
