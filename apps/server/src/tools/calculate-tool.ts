@@ -63,7 +63,7 @@ class CalculatorPool {
     });
     const pooled: PooledWorker = { worker, ready: Promise.resolve() };
     // Errors (out of memory included) end the worker; the call waiting on it is told by `run`.
-    worker.on('error', (error) => {
+    worker.on('error', (error: Error) => {
       pooled.failure = error;
     });
     const ready = new Promise<void>((resolve, reject) => {

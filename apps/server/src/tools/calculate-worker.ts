@@ -28,7 +28,6 @@ export const MAX_RESULT_LENGTH = 10_000;
 // `all` is typed as optional, but mathjs always ships it.
 const math = create(all ?? {});
 const parse = math.parse;
-const format = math.format;
 const BLOCKED = [
   'import', 'createUnit', 'reviver', 'evaluate', 'parse', 'simplify', 'simplifyConstant', 'simplifyCore', 'derivative',
   'resolve', 'compile', 'chain', 'parser', 'help', 'config', 'zeros', 'ones', 'identity', 'range', 'matrix', 'sparse',
@@ -127,7 +126,7 @@ export function evaluateExpression(expression: string): string {
     throw new Error(`The expression could not be evaluated: ${(error as Error).message}`, { cause: error });
   }
   if (typeof value === 'function' || value === undefined) throw new Error('The expression did not produce a value.');
-  const result = format(value, { precision: 14 });
+  const result = math.format(value, { precision: 14 });
   if (result.length > MAX_RESULT_LENGTH) throw tooLarge(`The result is longer than ${MAX_RESULT_LENGTH} characters.`);
   return result;
 }

@@ -42,7 +42,7 @@ export async function startGatewayBin(options: { config: Record<string, unknown>
     env: { ...process.env, HOST: '127.0.0.1', ...options.env },
   });
   const logs: LogEntry[] = [];
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const baseURL = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)}`)));
     lines.on('line', (line) => {
