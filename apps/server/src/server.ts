@@ -1,6 +1,6 @@
 import { generateId } from '@toolwire/core';
 import Fastify from 'fastify';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
@@ -74,6 +74,48 @@ function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number 
   return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
 }
 
+const DEFAULT_MAX_PENDING_BODIES_PER_KEY = 32;
+
+/**
+ * Request bodies being received, per API key: a key's slow or abandoned uploads cannot
+ * pile up past `max` (each holds up to `bodyLimitBytes` until `requestTimeoutMs`).
+ */
+function createPendingBodies(max: number) {
+  const byKey = new Map<string, number>();
+  const owners = new WeakMap<FastifyRequest, string>();
+  const release = (req: FastifyRequest): void => {
+    const key = owners.get(req);
+    if (key === undefined) return;
+    owners.delete(req);
+    const count = (byKey.get(key) ?? 1) - 1;
+    if (count <= 0) byKey.delete(key);
+    else byKey.set(key, count);
+  };
+  return {
+    admit(req: FastifyRequest, key: string, reply: FastifyReply): void {
+      const length = req.headers['content-length'];
+      const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+      if (!hasBody) return;
+      const count = byKey.get(key) ?? 0;
+      if (count >= max) {
+        void reply.header('connection', 'close');
+        throw new GatewayError({
+          status: 429,
+          type: 'rate_limit_error',
+          message: `The API key '${key}' is already sending ${max} request bodies at once. Wait for them to finish, or send smaller requests.`,
+          code: 'too_many_pending_requests',
+          retryAfterSeconds: 1,
+        });
+      }
+      byKey.set(key, count + 1);
+      owners.set(req, key);
+      // Whatever ends the request (read, refused, timed out, aborted) releases its place.
+      req.raw.once('close', () => release(req));
+    },
+    release,
+  };
+}
+
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
 function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError | undefined {
   switch (error.code) {
@@ -109,6 +151,7 @@ interface BuildAppOptions {
 function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const timeouts = clientTimeouts(config);
+  const pendingBodies = createPendingBodies(config.limits?.maxPendingBodiesPerKey ?? DEFAULT_MAX_PENDING_BODIES_PER_KEY);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
@@ -133,12 +176,19 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
     if (req.routeOptions.url === '/healthz') return;
     // The key is checked from the headers, before a byte of the body is read: a client
     // without one holds no buffer and no connection (the 401 closes it).
+    let principal;
     try {
-      keys.authenticate(req.headers.authorization);
+      principal = keys.authenticate(req.headers.authorization);
     } catch (error) {
       void reply.header('connection', 'close');
       throw error;
     }
+    if (keys.required) pendingBodies.admit(req, principal.id, reply);
+  });
+  // A body fully read (or its request gone) no longer counts against its key.
+  app.addHook('preValidation', (req, _reply, done) => {
+    pendingBodies.release(req);
+    done();
   });
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.

@@ -16,7 +16,7 @@ beforeAll(async () => {
     config: {
       keys: [{ id: 'tenant', keyHash: hashApiKey(KEY) }],
       providers: { openai: { baseURL: 'http://127.0.0.1:9/v1' } },
-      limits: { requestTimeoutMs: 1500, headersTimeoutMs: 1000 },
+      limits: { requestTimeoutMs: 1500, headersTimeoutMs: 1000, maxPendingBodiesPerKey: 3 },
       logLevel: 'info',
     },
     env: { OPENAI_API_KEY: 'sk-upstream' },
@@ -122,13 +122,37 @@ describe('a client with a valid key', () => {
     expect(exchange.received === '' || /^HTTP\/1\.1 408 /.test(exchange.received)).toBe(true);
   });
 
-  it('is served normally', async () => {
+  it('cannot have more than maxPendingBodiesPerKey bodies in flight: the next gets a 429 at once', async () => {
+    const slow = Array.from({ length: 3 }, () => {
+      const exchange = open(head({ key: KEY, length: body.length }));
+      trickle(exchange, body, 100);
+      return exchange;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const extra = open(head({ key: KEY, length: body.length }));
+    trickle(extra, body, 100);
+    expect(await extra.closed).toBeLessThan(1000);
+    expect(extra.received).toMatch(/^HTTP\/1\.1 429 /);
+    expect(extra.received).toContain('"code":"too_many_pending_requests"');
+    // Once the slow ones are cut, the key may send again.
+    await Promise.all(slow.map((e) => e.closed));
     const res = await fetch(`${gateway.origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'nope/x', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(res.status).toBe(404);
+  });
+
+  it('is served normally, and finished bodies no longer count against it', async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(`${gateway.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'nope/x', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(404);
+    }
     expect(gateway.child.exitCode).toBeNull();
   });
 });

@@ -175,6 +175,8 @@ export function parseConfigFile(raw: unknown): ServerConfig {
     if (maxSteps !== undefined) config.limits.maxSteps = maxSteps;
     const shutdownGraceMs = positive(l.shutdownGraceMs, 'limits.shutdownGraceMs', { allowZero: true });
     if (shutdownGraceMs !== undefined) config.limits.shutdownGraceMs = shutdownGraceMs;
+    const maxPendingBodiesPerKey = positive(l.maxPendingBodiesPerKey, 'limits.maxPendingBodiesPerKey');
+    if (maxPendingBodiesPerKey !== undefined) config.limits.maxPendingBodiesPerKey = maxPendingBodiesPerKey;
     const requestTimeoutMs = positive(l.requestTimeoutMs, 'limits.requestTimeoutMs');
     if (requestTimeoutMs !== undefined) config.limits.requestTimeoutMs = requestTimeoutMs;
     const headersTimeoutMs = positive(l.headersTimeoutMs, 'limits.headersTimeoutMs');

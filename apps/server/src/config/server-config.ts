@@ -48,6 +48,11 @@ export interface LimitsConfig {
   maxSteps?: number;
   /** On close/SIGTERM, how long open streams may drain before they are cut (default 30 000 ms). */
   shutdownGraceMs?: number;
+  /**
+   * Request bodies one API key may be sending at once (default 32; applies when keys are
+   * configured). More get a 429 at once, before their body is read.
+   */
+  maxPendingBodiesPerKey?: number;
   /** Time a client has to send a whole request, headers and body (default 30 000 ms). */
   requestTimeoutMs?: number;
   /** Time a client has to send the request headers (default 10 000 ms; at most `requestTimeoutMs`). */
