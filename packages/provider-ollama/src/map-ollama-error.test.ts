@@ -27,6 +27,14 @@ describe('mapOllamaError', () => {
     }
   });
 
+  it('says the connection was lost, not that Ollama is unreachable, when it broke after connecting', () => {
+    const hangUp = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const mapped = mapOllamaError(hangUp, context);
+    expect(ProviderUnavailableError.isInstance(mapped)).toBe(true);
+    expect((mapped as Error).message).toMatch(/was lost during the answer/);
+    expect((mapped as Error).message).not.toContain('ollama serve');
+  });
+
   it('never shows credentials of the host', () => {
     const refused = new TypeError('fetch failed');
     const error = mapOllamaError(refused, { ...context, host: 'https://me:token123@ollama.example.com:443' });
