@@ -95,7 +95,10 @@ describe('a client without a valid key', () => {
       return exchange;
     });
     const times = await Promise.all(exchanges.map((e) => e.closed));
-    for (const exchange of exchanges) expect(exchange.received).toMatch(/^HTTP\/1\.1 401 /);
+    // A 401, or nothing when the close with unread bytes became a TCP reset before the
+    // client read it; never the 408 of a body the gateway waited for.
+    for (const exchange of exchanges) expect(exchange.received === '' || /^HTTP\/1\.1 401 /.test(exchange.received)).toBe(true);
+    expect(exchanges.some((e) => e.received.startsWith('HTTP/1.1 401 '))).toBe(true);
     expect(Math.max(...times)).toBeLessThan(5000);
     const after = await gateway.rss();
     // Buffering the bodies would add 120 MiB; the gateway read none of them.
