@@ -1,11 +1,12 @@
 import { generateId } from '@toolwire/core';
 import Fastify from 'fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
 import { matchesAny } from './auth/name-pattern.ts';
+import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -72,48 +73,6 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
 function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
   const ms = config.limits?.upstreamIdleTimeoutMs;
   return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
-}
-
-const DEFAULT_MAX_PENDING_BODIES_PER_KEY = 32;
-
-/**
- * Request bodies being received, per API key: a key's slow or abandoned uploads cannot
- * pile up past `max` (each holds up to `bodyLimitBytes` until `requestTimeoutMs`).
- */
-function createPendingBodies(max: number) {
-  const byKey = new Map<string, number>();
-  const owners = new WeakMap<FastifyRequest, string>();
-  const release = (req: FastifyRequest): void => {
-    const key = owners.get(req);
-    if (key === undefined) return;
-    owners.delete(req);
-    const count = (byKey.get(key) ?? 1) - 1;
-    if (count <= 0) byKey.delete(key);
-    else byKey.set(key, count);
-  };
-  return {
-    admit(req: FastifyRequest, key: string, reply: FastifyReply): void {
-      const length = req.headers['content-length'];
-      const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-      if (!hasBody) return;
-      const count = byKey.get(key) ?? 0;
-      if (count >= max) {
-        void reply.header('connection', 'close');
-        throw new GatewayError({
-          status: 429,
-          type: 'rate_limit_error',
-          message: `The API key '${key}' is already sending ${max} request bodies at once. Wait for them to finish, or send smaller requests.`,
-          code: 'too_many_pending_requests',
-          retryAfterSeconds: 1,
-        });
-      }
-      byKey.set(key, count + 1);
-      owners.set(req, key);
-      // Whatever ends the request (read, refused, timed out, aborted) releases its place.
-      req.raw.once('close', () => release(req));
-    },
-    release,
-  };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
