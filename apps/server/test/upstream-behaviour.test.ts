@@ -149,6 +149,23 @@ describe('an upstream that fails mid-stream', () => {
     });
   }
 
+  it('survives a client that leaves mid-stream while the upstream is still pacing', async () => {
+    const stream = await openai.chat.completions.create({ model: 'openai/pause', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content === 'Hello') break;
+    }
+    await expectGatewayServes();
+  });
+
+  it('survives every behaviour at once, several times over', async () => {
+    const behaviours: UpstreamBehaviour[] = ['usage-chunk', 'no-usage', 'usage-on-finish', 'tool-call', 'reset', 'no-done', 'cut', 'garbage', 'invalid-json', 'trickle', 'pause'];
+    const outcomes = await Promise.all([...behaviours, ...behaviours, ...behaviours].map((b) => streamOf(b)));
+    const failed = outcomes.filter((o) => o.error !== undefined).length;
+    // reset, cut and invalid-json fail, three times each; everything else answers.
+    expect(failed).toBe(9);
+    await expectGatewayServes();
+  });
+
   it('leaves no upstream request open', async () => {
     for (let i = 0; i < 100 && upstream.open > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(upstream.open).toBe(0);
