@@ -136,6 +136,7 @@ describe('an upstream that fails mid-stream', () => {
   const envelopes: [UpstreamBehaviour, string][] = [
     ['reset', 'a reset before any response'],
     ['invalid-json', 'a body that is not JSON'],
+    ['stall', 'no response within the idle timeout'],
   ];
   for (const [behaviour, what] of envelopes) {
     it(`answers a non-streamed request with an error envelope after ${what}`, async () => {
