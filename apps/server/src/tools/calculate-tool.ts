@@ -7,6 +7,8 @@ const MAX_EXPRESSION_LENGTH = 500;
 /** How long one evaluation may run before its worker is terminated (loading mathjs not counted). */
 export const DEFAULT_CALCULATE_TIMEOUT_MS = 2_000;
 
+/** How long a new worker may take to load mathjs before the call gives up on it. */
+const START_TIMEOUT_MS = 30_000;
 /** Worker threads evaluating at once; more calls wait for one. */
 const MAX_WORKERS = 2;
 /** An idle worker is kept this long for the next call, then ended (it holds mathjs, ~30 MB). */
@@ -126,7 +128,9 @@ class CalculatorPool {
     const { worker } = pooled;
     return new Promise<string>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
       const cleanup = (): void => {
+        settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         worker.off('message', onMessage);
@@ -162,9 +166,12 @@ class CalculatorPool {
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.on('message', onMessage);
       worker.once('exit', onExit);
+      // Until mathjs is loaded, only a start deadline runs; the evaluation's own starts after.
+      timer = setTimeout(() => stop(new Error('The calculator did not start in time; retry the call.')), START_TIMEOUT_MS);
       pooled.ready.then(
         () => {
-          if (signal?.aborted === true) return;
+          if (settled) return;
+          clearTimeout(timer);
           timer = setTimeout(
             () => stop(new Error(`The calculation took longer than ${timeoutMs} ms and was stopped. Simplify the expression or split it into smaller steps.`)),
             timeoutMs,
