@@ -34,7 +34,8 @@ export interface ToolwireServer {
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-const DEFAULT_CONNECTION_TIMEOUT_MS = 600_000;
+// Above the default upstream idle timeout: a non-streamed request is silent while it waits.
+const DEFAULT_CONNECTION_TIMEOUT_MS = 900_000;
 
 /** Node's timeouts for receiving requests, from `limits`, consistent with each other. */
 function clientTimeouts(config: ServerConfig): { requestTimeout: number; headersTimeout: number; connectionTimeout: number; checkEvery: number } {

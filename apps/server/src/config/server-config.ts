@@ -57,11 +57,12 @@ export interface LimitsConfig {
   requestTimeoutMs?: number;
   /** Time a client has to send the request headers (default 10 000 ms; at most `requestTimeoutMs`). */
   headersTimeoutMs?: number;
-  /** A client connection with no traffic either way for this long is closed (default 600 000 ms; 0 disables). */
+  /** A client connection with no traffic either way for this long is closed (default 900 000 ms; 0 disables). Keep it above the longest silent wait for an upstream. */
   connectionTimeoutMs?: number;
   /**
    * Longest silence of an upstream (before its headers, or between two reads of its body)
-   * before the request to it is stopped and the client gets an error (default 300 000 ms; 0 disables).
+   * before the request to it is stopped and the client gets an error (default 600 000 ms, the
+   * `openai` SDK's own request timeout; 0 disables).
    */
   upstreamIdleTimeoutMs?: number;
 }

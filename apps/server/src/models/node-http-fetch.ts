@@ -72,13 +72,16 @@ export interface NodeHttpFetchOptions {
   maxSockets?: number;
   /**
    * Longest silence of an upstream, in ms, before its request is cut: waiting for the
-   * headers or between two reads of the body (default 300 000; 0 disables).
+   * headers or between two reads of the body (default 600 000; 0 disables).
    */
   idleTimeoutMs?: number;
 }
 
-/** Default `idleTimeoutMs`: long enough for a reasoning model that thinks before its first byte. */
-export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 300_000;
+/**
+ * Default `idleTimeoutMs`: the `openai` SDK's own request timeout, so no call the SDK would
+ * have waited for (a reasoning model thinking before its first byte) is cut earlier.
+ */
+export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 600_000;
 
 /**
  * A `fetch` for upstream calls built on `node:http(s)` with keep-alive agents. The
