@@ -19,7 +19,16 @@ import { prepareChatRequest } from './prepare-chat-request.ts';
  * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return (req, reply) => handleChatCompletion(getContext(), req, reply);
+  return async (req, reply) => {
+    const context = getContext();
+    try {
+      await handleChatCompletion(context, req, reply);
+    } catch (error) {
+      // A key limited by `models` never learns other models' names from a 404.
+      const model = (req.body as { model?: unknown } | undefined)?.model;
+      throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
+    }
+  };
 }
 
 async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -101,7 +110,10 @@ async function stream(options: StreamOptions): Promise<void> {
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
   const first = await events.next();
-  if (!first.done && first.value.type === 'error') throw first.value.error;
+  if (!first.done && first.value.type === 'error') {
+    await events.return(undefined);
+    throw first.value.error;
+  }
 
   reply.hijack();
   const res = reply.raw;
@@ -111,7 +123,7 @@ async function stream(options: StreamOptions): Promise<void> {
     connection: 'keep-alive',
     'x-request-id': req.id,
   });
-  const writer = createSseWriter(res);
+  const writer = createSseWriter(res, { onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream') });
   const mapper = createChunkMapper({ identity: options.identity, includeUsage: options.includeUsage });
   const fail = async (error: unknown): Promise<void> => {
     const gatewayError = toGatewayError(error);
@@ -143,6 +155,7 @@ async function stream(options: StreamOptions): Promise<void> {
     }
     await fail(error);
   } finally {
-    await events.return(undefined);
+    // Cleanup of the upstream (a failing cancel) must not escape a response already sent.
+    await events.return(undefined).catch((error: unknown) => req.log.warn({ err: error }, 'closing the model stream failed'));
   }
 }
