@@ -2,6 +2,7 @@ import { hashApiKey } from './auth/hash-key.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadServerConfig, SERVER_USAGE } from './config/load-server-config.ts';
 import { createServer } from './server.ts';
+import type { ToolwireServer } from './server.ts';
 
 /** Options of `runServerCommand`. */
 export interface RunServerCommandOptions {
@@ -11,6 +12,22 @@ export interface RunServerCommandOptions {
   print?: (text: string) => void;
   /** Where configuration errors go (default stderr). */
   printError?: (text: string) => void;
+}
+
+/**
+ * The last resort, not the mechanism: every failure a client or an upstream can cause is
+ * handled on its request's own error path. Should one escape anyway, it is logged as the
+ * bug it is and the gateway keeps serving its other tenants instead of dropping them all.
+ */
+function installSafetyNet(server: ToolwireServer): () => void {
+  const onException = (error: Error): void => server.logger.fatal({ err: error }, 'uncaught exception (a gateway bug; please report it): the gateway keeps serving');
+  const onRejection = (reason: unknown): void => server.logger.fatal({ err: reason }, 'uncaught promise rejection (a gateway bug; please report it): the gateway keeps serving');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
 }
 
 /**
@@ -39,13 +56,21 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
       print(hashApiKey(command.key));
       return 0;
     case 'serve': {
-      const server = createServer(command.config);
+      let server: ToolwireServer;
+      try {
+        server = createServer(command.config);
+      } catch (error) {
+        if (!ConfigError.isInstance(error)) throw error;
+        printError(`toolwire-server: ${error.message}`);
+        return 2;
+      }
       try {
         await server.listen();
       } catch (error) {
         printError(`toolwire-server: ${(error as Error).message}`);
         return 1;
       }
+      const removeSafetyNet = installSafetyNet(server);
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGTERM', stop);
@@ -59,6 +84,7 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);
       });
+      removeSafetyNet();
       return 0;
     }
     default: {

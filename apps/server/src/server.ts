@@ -4,6 +4,8 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
+import type { ApiKeyStore } from './auth/api-key-store.ts';
+import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -17,6 +19,7 @@ import { createResponsesHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
+import { checkJsonTextDepth } from './wire/check-json-depth.ts';
 import { GatewayError } from './wire/gateway-error.ts';
 import { toGatewayError } from './wire/to-gateway-error.ts';
 
@@ -31,6 +34,21 @@ export interface ToolwireServer {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+// Above the default upstream idle timeout: a non-streamed request is silent while it waits.
+const DEFAULT_CONNECTION_TIMEOUT_MS = 900_000;
+
+/** Node's timeouts for receiving requests, from `limits`, consistent with each other. */
+function clientTimeouts(config: ServerConfig): { requestTimeout: number; headersTimeout: number; connectionTimeout: number; checkEvery: number } {
+  const requestTimeout = config.limits?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(config.limits?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
+  const connectionTimeout = config.limits?.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  // Node checks both timeouts on an interval (30 s by default): check often enough to honour them.
+  const checkEvery = Math.min(5_000, Math.max(100, Math.floor(headersTimeout / 4)));
+  return { requestTimeout, headersTimeout, connectionTimeout, checkEvery };
+}
 
 const requestIdPrefix = generateId('req_', 8) + '_';
 let nextRequestId = 0;
@@ -53,6 +71,11 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .header('x-should-retry', error.retryable ? 'true' : 'false')
     .header('x-request-id', requestId)
     .send(error.toEnvelope());
+}
+
+function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
+  const ms = config.limits?.upstreamIdleTimeoutMs;
+  return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
@@ -78,6 +101,7 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError 
 
 interface BuildAppOptions {
   config: ServerConfig;
+  keys: ApiKeyStore;
   logger: Logger;
   /** The shared state, available once `listen` has loaded tools and providers. */
   context: () => GatewayContext;
@@ -86,11 +110,18 @@ interface BuildAppOptions {
 }
 
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp({ config, logger, context, closing }: BuildAppOptions) {
+function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const timeouts = clientTimeouts(config);
+  const pendingBodies = createPendingBodies(config.limits?.maxPendingBodiesPerKey ?? DEFAULT_MAX_PENDING_BODIES_PER_KEY);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
+    // A client has this long to send its whole request (a trickled body is cut with a 408),
+    // its headers, and a connection may stay silent this long.
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: timeouts.connectionTimeout,
+    http: { headersTimeout: timeouts.headersTimeout, requestTimeout: timeouts.requestTimeout, connectionsCheckingInterval: timeouts.checkEvery },
     requestIdHeader: 'x-request-id',
     // A per-process random prefix and a counter: unique, and no random bytes per request.
     genReqId: () => `${requestIdPrefix}${(nextRequestId++).toString(36)}`,
@@ -99,15 +130,39 @@ function buildApp({ config, logger, context, closing }: BuildAppOptions) {
     // Requests arriving while closing get our own 503 in OpenAI's envelope (below).
     return503OnClosing: false,
   });
-  app.addHook('onRequest', async (_req, reply) => {
-    if (!closing()) return;
-    void reply.header('connection', 'close');
-    throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+  app.addHook('onRequest', async (req, reply) => {
+    if (closing()) {
+      void reply.header('connection', 'close');
+      throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+    }
+    if (req.routeOptions.url === '/healthz') return;
+    // The key is checked from the headers, before a byte of the body is read: a client
+    // without one holds no buffer and no connection (the 401 closes it).
+    let principal;
+    try {
+      principal = keys.authenticate(req.headers.authorization);
+    } catch (error) {
+      void reply.header('connection', 'close');
+      throw error;
+    }
+    if (keys.required) pendingBodies.admit(req, principal.id, reply);
+  });
+  // A body fully read (or its request gone) no longer counts against its key.
+  app.addHook('preValidation', (req, _reply, done) => {
+    pendingBodies.release(req);
+    done();
   });
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    try {
+      // Before JSON.parse: a body of nothing but brackets would allocate millions of arrays.
+      checkJsonTextDepth(body as string);
+    } catch (error) {
+      done(error as GatewayError, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch {
@@ -167,6 +222,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   let closing = false;
   const app = buildApp({
     config,
+    keys,
     logger,
     context: () => {
       if (context === undefined) throw new Error('The server is not started.');
@@ -191,7 +247,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       const serverTools = loaded.tools;
       disposeTools = () => loaded.dispose();
       const providers = [...(config.modelProviders ?? [])];
-      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger })) {
+      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger, ...upstreamLimits(config) })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
       }
       context = {

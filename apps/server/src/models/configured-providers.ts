@@ -60,9 +60,12 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
 }
 
 /** The routing prefixes the config asks for, built on the provider packages. */
-export async function createConfiguredProviders(config: ProvidersConfig, options: { logger?: Logger } = {}): Promise<ModelProvider[]> {
+export async function createConfiguredProviders(
+  config: ProvidersConfig,
+  options: { logger?: Logger; upstreamIdleTimeoutMs?: number } = {},
+): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
-  const upstreamFetch = createNodeHttpFetch();
+  const upstreamFetch = createNodeHttpFetch(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
     const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch });

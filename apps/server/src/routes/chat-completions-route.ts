@@ -1,17 +1,12 @@
 import { collectStream, generateId } from '@toolwire/core';
-import type { ChatStreamEvent } from '@toolwire/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
-import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
-import { toToolAuditEvent } from '../tools/audit-event.ts';
 import { toChatCompletion } from '../wire/chat-completion.ts';
 import type { ResponseIdentity } from '../wire/chat-completion.ts';
 import { createChunkMapper } from '../wire/chunk-mapper.ts';
-import { GatewayError } from '../wire/gateway-error.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
-import { createSseWriter } from '../wire/sse-writer.ts';
-import { toGatewayError } from '../wire/to-gateway-error.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
+import { admitRequest, createModelRouteHandler, serveGatewayCall } from './serve-gateway-call.ts';
 
 /**
  * The `POST /v1/chat/completions` handler: authenticate, rate-limit, validate, route, run
@@ -19,130 +14,37 @@ import { prepareChatRequest } from './prepare-chat-request.ts';
  * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return (req, reply) => handleChatCompletion(getContext(), req, reply);
+  return createModelRouteHandler(getContext, handleChatCompletion);
 }
 
 async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const principal = context.keys.authenticate(req.headers.authorization);
-  if (principal.requestsPerMinute !== undefined) {
-    const decision = context.rateLimiter.take(principal.id, principal.requestsPerMinute);
-    if (!decision.allowed) {
-      throw new GatewayError({
-        status: 429,
-        type: 'rate_limit_error',
-        message: `Rate limit reached for the API key '${principal.id}' (${principal.requestsPerMinute} requests per minute). Retry after ${decision.retryAfterSeconds} s.`,
-        code: 'rate_limit_exceeded',
-        retryAfterSeconds: decision.retryAfterSeconds,
-      });
-    }
-  }
+  const principal = admitRequest(context, req);
   const parsed = parseChatRequest(req.body);
   context.keys.assertModel(principal, parsed.model);
   const model = context.router.resolve(parsed.model);
   const { request, clientTools } = prepareChatRequest(context, principal, parsed);
-
-  const controller = new AbortController();
-  const res = reply.raw;
-  // The response closing before it finished means the client went away: stop upstream and tools.
-  const onClose = (): void => {
-    if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
-  };
-  res.once('close', onClose);
-  context.inflight.add(controller);
   const identity: ResponseIdentity = { id: generateId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: parsed.model };
-  const events = runGatewayLoop({
+  await serveGatewayCall({
+    context,
+    req,
+    reply,
+    principal,
     model,
     request,
     clientTools,
-    registry: context.serverTools,
-    principal: principal.id,
-    signal: controller.signal,
-    toolTimeoutMs: context.toolTimeoutMs,
-    onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
-    maxSteps: context.maxSteps,
     stream: parsed.stream,
-    onHiddenTurn: (turn) => context.hiddenTurns.remember(principal.id, turn),
+    answer: async (events) => toChatCompletion(identity, await collectStream(events)),
+    streamWire: () => {
+      const mapper = createChunkMapper({ identity, includeUsage: parsed.includeUsage });
+      return {
+        start: () => [],
+        push: (event) => mapper.push(event),
+        fail: (error) => [error.toEnvelope()],
+        get finished() {
+          return mapper.finished;
+        },
+        close: (writer) => writer.done(),
+      };
+    },
   });
-
-  try {
-    if (!parsed.stream) {
-      let response;
-      try {
-        response = await collectStream(events);
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        // The client is gone: nobody to answer, and not a server error.
-        req.log.info('client disconnected; upstream request aborted');
-        reply.hijack();
-        res.destroy();
-        return;
-      }
-      await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(toChatCompletion(identity, response));
-      return;
-    }
-    await stream({ req, reply, events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
-  } finally {
-    context.inflight.delete(controller);
-    res.off('close', onClose);
-  }
-}
-
-interface StreamOptions {
-  req: FastifyRequest;
-  reply: FastifyReply;
-  events: AsyncGenerator<ChatStreamEvent>;
-  identity: ResponseIdentity;
-  includeUsage: boolean;
-  signal: AbortSignal;
-}
-
-async function stream(options: StreamOptions): Promise<void> {
-  const { req, reply, events, signal } = options;
-  // Wait for the first event so that a failure to start (bad upstream request, unknown
-  // model) is still an HTTP error the client's SDK maps to the right class.
-  const first = await events.next();
-  if (!first.done && first.value.type === 'error') throw first.value.error;
-
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-request-id': req.id,
-  });
-  const writer = createSseWriter(res);
-  const mapper = createChunkMapper({ identity: options.identity, includeUsage: options.includeUsage });
-  const fail = async (error: unknown): Promise<void> => {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
-    else req.log.info({ err: error }, 'stream failed');
-    await writer.write([gatewayError.toEnvelope()]);
-    writer.end();
-  };
-  try {
-    if (first.done) throw new Error('The model stream ended without any event.');
-    let event: ChatStreamEvent = first.value;
-    for (;;) {
-      if (event.type === 'error') {
-        await fail(event.error);
-        return;
-      }
-      if (!(await writer.write(mapper.push(event)))) return;
-      const next = await events.next();
-      if (next.done) break;
-      event = next.value;
-    }
-    if (mapper.finished) writer.done();
-    else await fail(new Error('The model stream ended without a finish event.'));
-  } catch (error) {
-    if (signal.aborted) {
-      req.log.info('client disconnected; upstream request aborted');
-      writer.end();
-      return;
-    }
-    await fail(error);
-  } finally {
-    await events.return(undefined);
-  }
 }

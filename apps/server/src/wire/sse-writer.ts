@@ -19,6 +19,14 @@ export function sseFrame(payload: unknown): string {
 // Past this many queued characters the frames leave at once rather than at the end of the turn.
 const FLUSH_AT = 16_384;
 
+/** Options of `createSseWriter`. */
+export interface SseWriterOptions {
+  /** Told about a socket error on the response (a reset client). */
+  onError?: (error: Error) => void;
+  /** Frames one payload (default `sseFrame`, `data:` only); the Responses route adds `event:` lines. */
+  frame?: (payload: unknown) => string;
+}
+
 /**
  * Wraps a raw response whose `text/event-stream` headers were already written. Frames
  * produced in the same turn of the event loop (everything one upstream read yields) are
@@ -27,8 +35,11 @@ const FLUSH_AT = 16_384;
  * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
  * joining strings.
  */
-export function createSseWriter(res: ServerResponse, options: { frame?: (payload: unknown) => string } = {}): SseWriter {
+export function createSseWriter(res: ServerResponse, options: SseWriterOptions = {}): SseWriter {
   const frameOf = options.frame ?? sseFrame;
+  // A socket error on the response (a reset client) must reach a listener, or Node throws
+  // it as an uncaught exception; the writer sees the response destroyed and stops.
+  res.on('error', (error) => options.onError?.(error));
   let pending = '';
   let scheduled = false;
   const flush = (): void => {
@@ -56,8 +67,12 @@ export function createSseWriter(res: ServerResponse, options: { frame?: (payload
         setImmediate(flush);
       }
       if (!res.writableNeedDrain) return true;
-      // Wait for the buffer to drain, or for the client to go away.
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      // Wait for the buffer to drain, or for the client to go away (an 'error' rejects `once`).
+      try {
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      } catch {
+        return false;
+      }
       return !res.destroyed;
     },
     done() {
