@@ -191,3 +191,71 @@ describe('a tool-call turn', () => {
     await expectGatewayServes();
   });
 });
+
+describe('the same upstreams behind POST /v1/responses', () => {
+  async function responsesStreamOf(behaviour: UpstreamBehaviour): Promise<{ text: string; types: string[]; response?: OpenAI.Responses.Response; error?: Error }> {
+    let text = '';
+    const types: string[] = [];
+    const stream = openai.responses.stream({ model: `openai/${behaviour}`, input: 'hi', store: false });
+    stream.on('event', (event) => types.push(event.type));
+    stream.on('response.output_text.delta', (event) => (text += event.delta));
+    try {
+      const response = await stream.finalResponse();
+      return { text, types, response };
+    } catch (error) {
+      return { text, types, error: error as Error };
+    }
+  }
+
+  for (const behaviour of ['usage-chunk', 'no-usage', 'usage-on-finish', 'no-done', 'garbage', 'trickle', 'pause'] as const) {
+    it(`completes a stream from an upstream with '${behaviour}', parsed by openai-node's stream helper`, async () => {
+      const { text, response, error } = await responsesStreamOf(behaviour);
+      expect(error).toBeUndefined();
+      expect(text).toBe('Hello there.');
+      expect(response).toMatchObject({ status: 'completed', output_text: 'Hello there.' });
+      // No usage is invented when the upstream sent none.
+      if (behaviour === 'no-usage') expect(response?.usage ?? null).toBeNull();
+      else if (behaviour !== 'no-done' && behaviour !== 'garbage' && behaviour !== 'pause') expect(response?.usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });
+      await expectGatewayServes();
+    });
+  }
+
+  for (const behaviour of ['reset', 'cut', 'invalid-json', 'stall'] as const) {
+    it(`ends only that response with an error event and response.failed after '${behaviour}'`, async () => {
+      const { text, error } = await responsesStreamOf(behaviour);
+      expect(text.startsWith('Hello')).toBe(true);
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      // The raw stream: the error event, then response.failed, then the end.
+      const raw = await fetch(`${gateway.baseURL}/responses`, { method: 'POST', body: JSON.stringify({ model: `openai/${behaviour}`, input: 'hi', stream: true }) });
+      const events = (await raw.text()).split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
+      expect(events.slice(-2)).toEqual(['error', 'response.failed']);
+      await expectGatewayServes();
+    });
+  }
+
+  it('answers a non-streamed request with an error envelope after a reset', async () => {
+    const failure = await openai.responses.create({ model: 'openai/reset', input: 'hi' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
+    await expectGatewayServes();
+  });
+
+  it('streams a tool call as a function_call item', async () => {
+    const stream = openai.responses.stream({
+      model: 'openai/tool-call',
+      input: 'find x',
+      tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: false }],
+    });
+    const response = await stream.finalResponse();
+    expect(response.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'lookup', status: 'completed' });
+    await expectGatewayServes();
+  });
+
+  it('leaves no upstream request open', async () => {
+    for (let i = 0; i < 100 && upstream.open > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.open).toBe(0);
+  });
+});
