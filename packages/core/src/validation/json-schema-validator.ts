@@ -3,6 +3,9 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../types/json-schema.ts';
 import { ajvIssues } from './ajv-issues.ts';
+import { linearRegExp } from './linear-regexp.ts';
+import { schemaBoundsProblem } from './schema-bounds.ts';
+import { isNestedDeeperThan, MAX_VALUE_DEPTH, TOO_DEEP_ISSUE } from './value-depth.ts';
 import type { ValidationIssue } from './validation-issue.ts';
 
 /** Checks a value against a compiled JSON Schema. */
@@ -18,7 +21,16 @@ function sharedAjv(): Ajv2020 {
   // vendor extensions) and formats it does not know (ignored); addUsedSchema: false so two
   // tools with the same `$id` do not collide.
   if (ajv === undefined) {
-    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, addUsedSchema: false, useDefaults: true, logger: false });
+    // code.regExp: patterns come from clients and models, so they run on a linear-time engine.
+    ajv = new Ajv2020({
+      allErrors: true,
+      verbose: true,
+      strict: false,
+      addUsedSchema: false,
+      useDefaults: true,
+      logger: false,
+      code: { regExp: linearRegExp },
+    });
     // The JSON Schema formats (`email`, `date-time`, `uri`, `uuid`, …), checked in full.
     // ajv-formats is CommonJS: its function is both the module and its `default`.
     ajvFormats.default(ajv, { mode: 'full' });
@@ -28,11 +40,15 @@ function sharedAjv(): Ajv2020 {
 
 /**
  * Compiles a JSON Schema once (cached by schema object) into a validator that applies
- * `default`s to a copy of the value. Throws Ajv's error when the schema does not compile.
+ * `default`s to a copy of the value. Throws when the schema does not compile, or is too
+ * deep or too large to compile safely (`MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`). Values
+ * nested deeper than `MAX_VALUE_DEPTH` fail validation with an issue, never a `RangeError`.
  */
 export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
   const cached = cache.get(schema);
   if (cached) return cached;
+  const tooBig = schemaBoundsProblem(schema);
+  if (tooBig !== undefined) throw new SchemaTooComplexError(tooBig);
   const instance = sharedAjv();
   // Tool schemas often declare draft-07 (`$schema`), which this Ajv does not load; the
   // keywords tools use mean the same in 2020-12, so validate them as 2020-12.
@@ -44,12 +60,24 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
   // Ajv writes defaults into the value it checks: copy the caller's value only when it may.
   const writesDefaults = hasDefaults(schema);
   const validator: JsonSchemaValidator = (value) => {
+    // A recursive schema ($ref to itself) recurses as deep as the value does.
+    if (isNestedDeeperThan(value, MAX_VALUE_DEPTH)) return { success: false, issues: [TOO_DEEP_ISSUE] };
     const copy = writesDefaults ? structuredCloneJson(value) : value;
-    if (validate(copy)) return { success: true, value: copy };
+    try {
+      if (validate(copy)) return { success: true, value: copy };
+    } catch (error) {
+      if (error instanceof RangeError) return { success: false, issues: [TOO_DEEP_ISSUE] };
+      throw error;
+    }
     return { success: false, issues: ajvIssues(validate.errors ?? []) };
   };
   cache.set(schema, validator);
   return validator;
+}
+
+/** A schema refused before compiling; `message` says what to change. */
+export class SchemaTooComplexError extends Error {
+  override readonly name = 'SchemaTooComplexError';
 }
 
 function structuredCloneJson(value: unknown): unknown {
