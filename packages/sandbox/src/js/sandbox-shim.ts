@@ -6,6 +6,7 @@
 //
 // $0: host log sink (line: string) => boolean (false once the byte cap is reached)
 // $1: Reference to the host fetch bridge (url, initJson) => Promise<envelope>, never rejecting
+// $2: whether WebAssembly stays available (its memories are outside the isolate's heap limit)
 // The closure returns the `finish(code, inputJson, maxOutputChars)` function the host calls.
 export const SANDBOX_SHIM = String.raw`
 const hostLog = $0;
@@ -23,7 +24,35 @@ const freeze = Object.freeze;
 const TypeErr = TypeError;
 const toLower = String.prototype.toLowerCase;
 const objectKeys = Object.keys;
+const reflectConstruct = Reflect.construct;
+const RangeErr = RangeError;
 let accepting = true;
+
+// WebAssembly memories and resizable/growable buffers are allocated outside the
+// allocator isolated-vm counts against memoryLimit: a 32 MB sandbox could hold gigabytes
+// in them. WebAssembly goes unless the caller asked for it; resizable buffers always go,
+// by refusing maxByteLength (fixed-length buffers stay and are counted).
+if ($2 !== true) delete globalThis.WebAssembly;
+function fixedLengthOnly(Original, name) {
+  const Checked = function (length, options) {
+    if (new.target === undefined) throw new TypeErr('Constructor ' + name + " requires 'new'");
+    if (options !== undefined && options !== null && (typeof options === 'object' || typeof options === 'function') && options.maxByteLength !== undefined) {
+      throw new RangeErr('Resizable ' + name + 's are not available in this sandbox (their memory is outside its limit); use a fixed length.');
+    }
+    return reflectConstruct(Original, [length], new.target);
+  };
+  defineProperty(Checked, 'prototype', { value: Original.prototype, writable: false, enumerable: false, configurable: false });
+  defineProperty(Checked, 'name', { value: name, configurable: true });
+  defineProperty(Checked, 'length', { value: 1, configurable: true });
+  for (const key of Reflect.ownKeys(Original)) {
+    if (key === 'prototype' || key === 'name' || key === 'length') continue;
+    defineProperty(Checked, key, Object.getOwnPropertyDescriptor(Original, key));
+  }
+  defineProperty(Original.prototype, 'constructor', { value: Checked, writable: true, enumerable: false, configurable: true });
+  defineProperty(globalThis, name, { value: Checked, writable: true, enumerable: false, configurable: true });
+}
+fixedLengthOnly(ArrayBuffer, 'ArrayBuffer');
+fixedLengthOnly(SharedArrayBuffer, 'SharedArrayBuffer');
 
 function format(value) {
   if (typeof value === 'string') return value;

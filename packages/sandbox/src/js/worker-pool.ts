@@ -25,6 +25,8 @@ interface Worker {
   /** Set when the pool killed the worker: for overrunning its deadline, its memory, or an abort. */
   killedFor: 'timeout' | 'memory' | 'aborted' | undefined;
   stderrTail: string;
+  /** CPU time (ms) and clock when the idle watch last took its baseline; reset by every run. */
+  idleCpu: { cpuMs: number; at: number } | undefined;
 }
 
 // The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
@@ -36,6 +38,13 @@ const RSS_POLL_MS = 50;
 const PAGE_SIZE = 4096;
 // What a worker process (Node plus one idle isolate) uses before any code runs, with room.
 const WORKER_BASE_RSS_MB = 192;
+// Idle workers are watched too: a run's leftovers must not burn CPU or grow memory between
+// runs. Preparing the next isolate takes a few ms; half a core for a second is not that.
+const IDLE_POLL_MS = 250;
+const IDLE_CPU_WINDOW_MS = 1000;
+const IDLE_CPU_MAX_MS = 500;
+// /proc reports CPU time in USER_HZ ticks, 100 per second on Linux.
+const MS_PER_TICK = 10;
 
 /**
  * Node permission-model flags for the workers, a seat belt behind the isolates: the
@@ -80,6 +89,7 @@ export class WorkerPool {
   private readonly maxRssBytes: number;
   private startFailures = 0;
   private disposed = false;
+  private idleWatch: NodeJS.Timeout | undefined;
 
   constructor(options: { size: number; config: WorkerConfig }) {
     this.size = options.size;
@@ -131,6 +141,7 @@ export class WorkerPool {
   /** Kills every worker; queued and running runs are answered with `crashed`. */
   dispose(): Promise<void> {
     this.disposed = true;
+    clearInterval(this.idleWatch);
     const exits: Promise<void>[] = [];
     for (const worker of this.workers) {
       if (worker.child.exitCode === null && worker.child.signalCode === null) {
@@ -162,6 +173,7 @@ export class WorkerPool {
 
   private assign(worker: Worker, job: Job): void {
     worker.job = job;
+    worker.idleCpu = undefined;
     const limit = job.request.timeoutMs + WORKER_WALL_GRACE_MS + POOL_KILL_GRACE_MS;
     worker.timer = setTimeout(() => {
       worker.killedFor = 'timeout';
@@ -192,8 +204,18 @@ export class WorkerPool {
       // No environment: the caller's API keys and tokens never reach the worker.
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'json' },
     );
-    const worker: Worker = { child, ready: false, job: undefined, timer: undefined, rssWatch: undefined, killedFor: undefined, stderrTail: '' };
+    const worker: Worker = {
+      child,
+      ready: false,
+      job: undefined,
+      timer: undefined,
+      rssWatch: undefined,
+      killedFor: undefined,
+      stderrTail: '',
+      idleCpu: undefined,
+    };
     this.workers.add(worker);
+    this.startIdleWatch();
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?: () => void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => {
@@ -250,6 +272,34 @@ export class WorkerPool {
     this.dispatch();
   }
 
+  /**
+   * Kills (and so replaces) an idle worker that uses CPU or grows past the memory limit
+   * between runs: whatever did that is a leftover of a run that has already answered.
+   */
+  private startIdleWatch(): void {
+    if (this.idleWatch !== undefined) return;
+    this.idleWatch = setInterval(() => {
+      const now = performance.now();
+      for (const worker of this.workers) {
+        const pid = worker.child.pid;
+        if (!worker.ready || worker.job !== undefined || pid === undefined) continue;
+        if (residentBytes(pid) > this.maxRssBytes) {
+          worker.child.kill('SIGKILL');
+          continue;
+        }
+        const cpuMs = cpuTimeMs(pid);
+        if (worker.idleCpu === undefined) {
+          worker.idleCpu = { cpuMs, at: now };
+        } else if (now - worker.idleCpu.at >= IDLE_CPU_WINDOW_MS) {
+          if (cpuMs - worker.idleCpu.cpuMs > IDLE_CPU_MAX_MS) worker.child.kill('SIGKILL');
+          worker.idleCpu = { cpuMs, at: now };
+        }
+      }
+    }, IDLE_POLL_MS);
+    // The watch must not keep the caller's process alive.
+    this.idleWatch.unref();
+  }
+
   // Idle workers must not keep the caller's process alive.
   private updateRefs(): void {
     for (const worker of this.workers) {
@@ -288,6 +338,18 @@ function residentBytes(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ');
     return Number(fields[1]) * PAGE_SIZE;
+  } catch {
+    return 0;
+  }
+}
+
+/** User plus system CPU time of a process in ms (Linux `/proc`); 0 where it cannot be read. */
+function cpuTimeMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
   } catch {
     return 0;
   }

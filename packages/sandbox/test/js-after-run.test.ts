@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJsSandbox } from '../src/index.ts';
+import type { JsSandbox } from '../src/index.ts';
+import { observe, workerPids } from './worker-processes.ts';
+
+// Code that answers at once but leaves work queued on its isolate: continuations of a
+// refused fetch (no network needed), FinalizationRegistry callbacks, Atomics.waitAsync
+// timeouts. None of it may run once the run has answered.
+const LEFTOVERS: { name: string; code: string }[] = [
+  {
+    name: 'a refused fetch whose continuation spins forever',
+    code: `(async () => { try { await fetch('http://blocked.invalid/') } catch {} for (;;) {} })(); 'answered'`,
+  },
+  {
+    name: 'a chain of refused fetches that grows memory on every answer',
+    code: `(async () => { const keep = []; for (;;) { try { await fetch('http://blocked.invalid/') } catch {} keep.push(new Array(1e5).fill(keep.length)); } })(); 'answered'`,
+  },
+  {
+    name: 'FinalizationRegistry callbacks that spin when garbage is collected',
+    code: `const registry = new FinalizationRegistry(() => { for (;;) {} });
+      for (let i = 0; i < 50000; i++) registry.register({ i }, i);
+      (async () => { for (let i = 0; i < 20; i++) { try { await fetch('http://blocked.invalid/') } catch {} new Array(1e5).fill(i); } })();
+      'answered'`,
+  },
+  {
+    name: 'an Atomics.waitAsync timeout that spins after 200 ms',
+    code: `Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200).value.then(() => { for (;;) {} }); 'answered'`,
+  },
+  {
+    name: 'a promise that settles after the result was taken',
+    code: `const later = (async () => { for (let i = 0; i < 5; i++) { try { await fetch('http://blocked.invalid/') } catch {} } for (;;) {} })(); Promise.resolve('answered')`,
+  },
+];
+
+let sandbox: JsSandbox;
+beforeAll(() => {
+  // One worker, so the next run must use the very process the leftovers would occupy.
+  sandbox = createJsSandbox({ poolSize: 1, timeoutMs: 1000, memoryLimitMb: 32 });
+});
+afterAll(() => sandbox.dispose());
+
+describe('no sandbox code runs after run() has answered', () => {
+  for (const leftover of LEFTOVERS) {
+    it(`stops ${leftover.name}`, async () => {
+      const result = await sandbox.run(leftover.code);
+      expect(result).toMatchObject({ ok: true, value: 'answered' });
+      const pids = workerPids();
+      expect(pids.length).toBe(1);
+      // The worker must sit idle: a spinning leftover would use ~1500 ms of CPU here, a
+      // growing one hundreds of MB.
+      const after = await observe(pids, 1500);
+      expect(after.cpuMs).toBeLessThan(400);
+      expect(after.maxRssMb).toBeLessThan(250);
+      // The next, unrelated run is served by the same worker within a short timeout.
+      const next = await sandbox.run('input.n * 2', { input: { n: 21 }, timeoutMs: 300 });
+      expect(next).toMatchObject({ ok: true, value: 42 });
+    });
+  }
+
+  it('keeps a run’s globals and queued work out of the next run', async () => {
+    await sandbox.run(`globalThis.leak = 'from the last run'; Promise.resolve().then(() => { globalThis.late = 1; }); 1`);
+    expect(await sandbox.run('[typeof leak, typeof late]')).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
+  });
+});
