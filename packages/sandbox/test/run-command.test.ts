@@ -135,6 +135,34 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('bounds every RAM-backed filesystem: /tmp and /dev/shm fill up with ENOSPC, /dev and / are read-only', async () => {
+    const result = await runCommand({
+      command: [
+        'sh',
+        '-c',
+        // 200 MB at each place; sizes in MB.
+        'for d in /tmp /dev/shm; do head -c 200000000 /dev/zero > $d/fill 2>/dev/null; echo "$d $? $(( $(wc -c < $d/fill) / 1048576 ))"; done; ' +
+          'for f in /dev/fill /fill /proc/fill; do echo x > $f 2>/dev/null; echo "$f $?"; done; ' +
+          'head -c 5000000 /dev/zero > /dev/shm/again; echo done',
+      ],
+      cwd,
+      timeoutMs: 8000,
+      limits: { tmpSizeMb: 8, shmSizeMb: 4, fileSizeMb: 512 },
+    });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['/tmp 1 8', '/dev/shm 1 4']);
+    for (const line of lines.slice(2, 5)) expect(line).toMatch(/ [12]$/);
+    expect(result.stdout + result.stderr).toContain('No space left on device');
+    expect(lines.at(-1)).toBe('done');
+    hostAlive();
+  });
+
+  it('gives /tmp and /dev/shm their default sizes (64 MB and 16 MB)', async () => {
+    const result = await runCommand({ command: ['df', '-k', '/tmp', '/dev/shm'], cwd });
+    const sizes = result.stdout.trim().split('\n').slice(1).map((line) => Number(line.split(/\s+/)[1]));
+    expect(sizes).toEqual([64 * 1024, 16 * 1024]);
+  });
+
   it('caps the size of files the command writes', async () => {
     const result = await runCommand({ command: ['sh', '-c', 'head -c 50000000 /dev/zero > big.bin; echo $?'], cwd, limits: { fileSizeMb: 4 } });
     expect(result.stdout).not.toBe('0\n');

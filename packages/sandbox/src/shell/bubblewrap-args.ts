@@ -10,12 +10,21 @@ export interface BubblewrapArgsOptions {
   cwd: string;
   env: Readonly<Record<string, string>>;
   network: boolean;
+  /** Size of the writable tmpfs on `/tmp`. */
   tmpSizeBytes: number;
+  /** Size of the writable tmpfs on `/dev/shm`; the rest of `/dev` is read-only. */
+  shmSizeBytes: number;
   /** `/bin`, `/lib`, … as they exist on this host (merged-usr systems have symlinks). */
   hostEntries: readonly HostEntry[];
   /** Extra read-only files or directories under `/etc` that exist on this host. */
   etcPaths: readonly string[];
 }
+
+/**
+ * The host uid/gid (`nobody`) commands run as when the caller is root and no pids cgroup
+ * is writable, so the kernel applies RLIMIT_NPROC to them.
+ */
+export const SANDBOX_HOST_UID = 65534;
 
 /** The uid/gid the command sees inside the sandbox. */
 export const SANDBOX_UID = 1000;
@@ -25,7 +34,8 @@ export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 /**
  * The bubblewrap argv for one command: a minimal read-only root (`/usr` and the system
  * links, a few `/etc` files, never `/root`, `/home` or other secrets), `root` as the only
- * writable path, a size-capped `/tmp`, new user/PID/IPC/UTS (and, unless `network`,
+ * writable path, size-capped `/tmp` and `/dev/shm` (bubblewrap's own `/dev` is a tmpfs as
+ * large as half the host's RAM, so it is made read-only), new user/PID/IPC/UTS (and, unless `network`,
  * network) namespaces, a new session, die-with-parent, a cleared environment and no
  * capabilities. The command stays an argv after `--`; nothing is joined into a shell string.
  */
@@ -59,6 +69,12 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
     '--proc',
     '/proc',
     '--dev',
+    '/dev',
+    '--size',
+    String(options.shmSizeBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--remount-ro',
     '/dev',
     '--size',
     String(options.tmpSizeBytes),

@@ -9,9 +9,16 @@ import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-
 import { OutputBuffer } from './output-buffer.ts';
 import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
-import { getSandboxSupport } from './sandbox-support.ts';
+import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
+import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
+import { uidCanWriteDir } from './uid-access.ts';
 
-/** Resource limits of one command (applied with prlimit and a pids cgroup around bubblewrap). */
+/**
+ * Resource limits of one command, applied with prlimit, a pids cgroup (or an unprivileged
+ * uid) and sized tmpfs mounts around bubblewrap. RAM the command can fill on its own is
+ * bounded by `memoryMb` per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of
+ * `/dev` and `/` is read-only; the workspace is the host's disk).
+ */
 export interface CommandLimits {
   /** Address-space limit in MB (RLIMIT_AS; default 1024). */
   memoryMb?: number;
@@ -19,12 +26,18 @@ export interface CommandLimits {
   cpuSeconds?: number;
   /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
   fileSizeMb?: number;
-  /** Processes at once (pids cgroup, else RLIMIT_NPROC; default 128). */
+  /**
+   * Processes at once (default 128): a pids cgroup where one is writable, else RLIMIT_NPROC,
+   * for a root caller applied by running the command as uid 65534 (see
+   * `getSandboxSupport().processLimit`).
+   */
   processes?: number;
   /** Open files (RLIMIT_NOFILE; default 1024). */
   openFiles?: number;
-  /** Size of the sandbox's `/tmp` in MB (default 64). */
+  /** Size of the sandbox's `/tmp` tmpfs in MB (default 64). */
   tmpSizeMb?: number;
+  /** Size of the sandbox's `/dev/shm` tmpfs in MB (default 16). */
+  shmSizeMb?: number;
 }
 
 /** Options of `runCommand`. */
@@ -112,6 +125,24 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       if (support.prlimit === undefined) {
         throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
       }
+      if (support.processLimit === 'none') {
+        throw new SandboxUnavailableError({
+          missing: 'process-limit',
+          detail:
+            'this process runs as root without a writable pids cgroup, and commands cannot be run as an unprivileged uid here ' +
+            '(`setpriv` missing or user namespaces closed to other users), so a fork bomb could fill the process table',
+          hint:
+            'Give this process a writable pids cgroup (cgroup v2 with the pids controller delegated), install util-linux ' +
+            '`setpriv` on a kernel that allows unprivileged user namespaces, or run as a non-root user.',
+        });
+      }
+      if (support.processLimit === 'uid' && !uidCanWriteDir(root, SANDBOX_HOST_UID, SANDBOX_HOST_UID)) {
+        throw new SandboxUnavailableError({
+          missing: 'process-limit',
+          detail: `commands run as uid ${SANDBOX_HOST_UID} here (root without a writable pids cgroup, so that RLIMIT_NPROC applies), and that uid cannot write ${root}`,
+          hint: `Make the workspace writable by uid ${SANDBOX_HOST_UID} (e.g. \`chown ${SANDBOX_HOST_UID}:${SANDBOX_HOST_UID} ${root}\`, with search permission on its parents), or give this process a writable pids cgroup.`,
+        });
+      }
       const bwrapArgs = buildBubblewrapArgs({
         command,
         root,
@@ -119,6 +150,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
         env: options.env ?? {},
         network: options.network ?? false,
         tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
+        shmSizeBytes: (limits.shmSizeMb ?? 16) * 1024 * 1024,
         hostEntries: support.hostEntries,
         etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
       });
@@ -135,9 +167,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
         support.bubblewrap.path,
         ...bwrapArgs,
       ];
-      if (support.pidsCgroupBase !== undefined) {
+      if (support.processLimit === 'cgroup' && support.pidsCgroupBase !== undefined) {
         cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
         argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
+      } else if (support.processLimit === 'uid' && support.setpriv !== undefined) {
+        // The kernel ignores RLIMIT_NPROC for root: drop to an unprivileged uid (real,
+        // effective and saved) before prlimit and bubblewrap, so the limit binds.
+        argv = [support.setpriv, ...dropToSandboxUid(), ...argv];
       }
       break;
     }
