@@ -27,6 +27,8 @@ interface Worker {
   stderrTail: string;
   /** CPU time (ms) and clock when the idle watch last took its baseline; reset by every run. */
   idleCpu: { cpuMs: number; at: number } | undefined;
+  /** Killed by the idle watch: gets no more runs while it exits. */
+  retired: boolean;
 }
 
 // The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
@@ -156,13 +158,14 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const idle = [...this.workers].find((w) => w.ready && w.job === undefined);
+      const idle = [...this.workers].find((w) => w.ready && !w.retired && w.job === undefined);
       if (idle !== undefined) {
         this.assign(idle, this.queue.shift() as Job);
         continue;
       }
       const starting = [...this.workers].filter((w) => !w.ready).length;
-      if (this.workers.size < this.size && starting < this.queue.length) {
+      const serving = [...this.workers].filter((w) => !w.retired).length;
+      if (serving < this.size && starting < this.queue.length) {
         this.spawnWorker();
         continue;
       }
@@ -213,6 +216,7 @@ export class WorkerPool {
       killedFor: undefined,
       stderrTail: '',
       idleCpu: undefined,
+      retired: false,
     };
     this.workers.add(worker);
     this.startIdleWatch();
@@ -282,22 +286,27 @@ export class WorkerPool {
       const now = performance.now();
       for (const worker of this.workers) {
         const pid = worker.child.pid;
-        if (!worker.ready || worker.job !== undefined || pid === undefined) continue;
+        if (!worker.ready || worker.retired || worker.job !== undefined || pid === undefined) continue;
         if (residentBytes(pid) > this.maxRssBytes) {
-          worker.child.kill('SIGKILL');
+          this.retire(worker);
           continue;
         }
         const cpuMs = cpuTimeMs(pid);
         if (worker.idleCpu === undefined) {
           worker.idleCpu = { cpuMs, at: now };
         } else if (now - worker.idleCpu.at >= IDLE_CPU_WINDOW_MS) {
-          if (cpuMs - worker.idleCpu.cpuMs > IDLE_CPU_MAX_MS) worker.child.kill('SIGKILL');
+          if (cpuMs - worker.idleCpu.cpuMs > IDLE_CPU_MAX_MS) this.retire(worker);
           worker.idleCpu = { cpuMs, at: now };
         }
       }
     }, IDLE_POLL_MS);
     // The watch must not keep the caller's process alive.
     this.idleWatch.unref();
+  }
+
+  private retire(worker: Worker): void {
+    worker.retired = true;
+    worker.child.kill('SIGKILL');
   }
 
   // Idle workers must not keep the caller's process alive.
