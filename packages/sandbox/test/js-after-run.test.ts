@@ -32,10 +32,11 @@ const LEFTOVERS: { name: string; code: string }[] = [
   },
 ];
 
+const MARKER = 'js-after-run.test.invalid';
 let sandbox: JsSandbox;
 beforeAll(() => {
   // One worker, so the next run must use the very process the leftovers would occupy.
-  sandbox = createJsSandbox({ poolSize: 1, timeoutMs: 1000, memoryLimitMb: 32 });
+  sandbox = createJsSandbox({ poolSize: 1, timeoutMs: 1000, memoryLimitMb: 32, allowedDomains: [MARKER] });
 });
 afterAll(() => sandbox.dispose());
 
@@ -44,7 +45,7 @@ describe('no sandbox code runs after run() has answered', () => {
     it(`stops ${leftover.name}`, async () => {
       const result = await sandbox.run(leftover.code);
       expect(result).toMatchObject({ ok: true, value: 'answered' });
-      const pids = workerPids();
+      const pids = workerPids(MARKER);
       expect(pids.length).toBe(1);
       // The worker must sit idle: a spinning leftover would use ~1500 ms of CPU here, a
       // growing one hundreds of MB.

@@ -7,9 +7,10 @@ const MiB = 1024 * 1024;
 // The smallest valid module: the magic number and version 1.
 const EMPTY_MODULE = 'new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])';
 
+const MARKER = 'js-memory.test.invalid';
 let sandbox: JsSandbox;
 beforeAll(() => {
-  sandbox = createJsSandbox({ poolSize: 1, timeoutMs: 2000, memoryLimitMb: 32 });
+  sandbox = createJsSandbox({ poolSize: 1, timeoutMs: 2000, memoryLimitMb: 32, allowedDomains: [MARKER] });
 });
 afterAll(() => sandbox.dispose());
 
@@ -30,7 +31,7 @@ describe('every byte counts against memoryLimitMb (32 MB here)', () => {
       const result = await sandbox.run(code);
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.error.message).toMatch(/WebAssembly is not defined|Resizable (Shared)?ArrayBuffers are not available/);
-      const after = await observe(workerPids(), 200);
+      const after = await observe(workerPids(MARKER), 200);
       expect(after.maxRssMb).toBeLessThan(250);
     });
   }

@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Pids of this process's sandbox worker children (found through /proc). */
-export function workerPids(): number[] {
+/**
+ * Pids of this process's sandbox worker children whose command line holds `marker` (found
+ * through /proc). Test files may share a process, so each sandbox under watch gets an
+ * allowed domain of its own as the marker: it travels in the worker's config argument.
+ */
+export function workerPids(marker: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -9,7 +13,8 @@ export function workerPids(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('js-worker')) pids.push(Number(entry));
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes('js-worker') && cmdline.includes(marker)) pids.push(Number(entry));
     } catch {
       // The process went away while we looked.
     }
