@@ -237,6 +237,8 @@ describe('runCommand under bubblewrap', () => {
     const support = getSandboxSupport();
     expect(support.bubblewrap.ok).toBe(true);
     expect(support.prlimit).toBeDefined();
+    expect(['cgroup', 'uid', 'rlimit']).toContain(support.processLimit);
+    expect(support.hostUid).toBe(support.processLimit === 'uid' ? 65534 : undefined);
   });
 });
 

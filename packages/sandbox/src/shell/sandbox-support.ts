@@ -21,6 +21,12 @@ export interface SandboxSupport {
    * - `none`: root without a pids cgroup and unable to switch uid: `runCommand` refuses.
    */
   processLimit: 'cgroup' | 'uid' | 'rlimit' | 'none';
+  /**
+   * The host uid commands run as when it is not the caller's: 65534 in `uid` mode.
+   * A caller that creates workspaces (a code interpreter's session directories) should
+   * make them writable by it, e.g. `chownSync(dir, hostUid, hostUid)`.
+   */
+  hostUid: number | undefined;
   /** Base directory of per-command pids cgroups when `processLimit` is `cgroup`. */
   pidsCgroupBase: string | undefined;
   hostEntries: HostEntry[];
@@ -57,7 +63,7 @@ function probe(): SandboxSupport {
   const pidsCgroupBase = findPidsCgroupBase();
   const prlimit = findBinary('prlimit');
   const setpriv = findBinary('setpriv');
-  const common = { prlimit, setpriv, pidsCgroupBase, hostEntries };
+  const common = { prlimit, setpriv, pidsCgroupBase, hostEntries, hostUid: undefined };
   const bwrap = findBinary('bwrap');
   if (bwrap === undefined) {
     return { ...common, processLimit: 'none', bubblewrap: { ok: false, problem: 'the `bwrap` binary was not found' } };
@@ -86,7 +92,8 @@ function probe(): SandboxSupport {
   // check that bubblewrap also works as the unprivileged uid (user namespaces for all).
   if (setpriv === undefined) return { ...common, processLimit: 'none', bubblewrap };
   const asUser = spawnSync(setpriv, [...dropToSandboxUid(), bwrap, ...args], { encoding: 'utf8', timeout: 10_000, env: {} });
-  return { ...common, processLimit: asUser.status === 0 ? 'uid' : 'none', bubblewrap };
+  if (asUser.status !== 0) return { ...common, processLimit: 'none', bubblewrap };
+  return { ...common, processLimit: 'uid', hostUid: SANDBOX_HOST_UID, bubblewrap };
 }
 
 /** The `setpriv` arguments that switch to `SANDBOX_HOST_UID` for good (real, effective, saved). */
