@@ -27,7 +27,7 @@ beforeAll(() => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Runs `script` (an ES module using the package as `sandbox`) in Node inside the outer jail; resolves with its stdout. */
-function inJailWithoutCgroups(script: string): { done: Promise<{ stdout: string; stderr: string; code: number | null }> } {
+function inJailWithoutCgroups(script: string, extraArgs: string[] = []): { done: Promise<{ stdout: string; stderr: string; code: number | null }> } {
   const bwrap = getSandboxSupport().bubblewrap;
   if (!bwrap.ok) throw new Error(`these tests need bubblewrap: ${bwrap.problem}`);
   const child = spawn(
@@ -36,6 +36,7 @@ function inJailWithoutCgroups(script: string): { done: Promise<{ stdout: string;
       '--dev-bind', '/', '/',
       '--tmpfs', '/sys/fs/cgroup',
       '--remount-ro', '/sys/fs/cgroup',
+      ...extraArgs,
       '--die-with-parent',
       '--',
       process.execPath,
@@ -86,6 +87,22 @@ describe('the process limit without a writable pids cgroup, as root', () => {
     expect(readdirSync(workspace)).toContain('made-here');
     expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
     expect(outcome.refused?.message).toContain(`chown ${NOBODY}:${NOBODY}`);
+  });
+
+  it('refuses to run a command at all where it cannot bound processes (no setpriv either)', async () => {
+    const { done } = inJailWithoutCgroups(
+      `
+      let refused;
+      try { await sandbox.runCommand({ command: ['true'], cwd: ${JSON.stringify(workspace)} }); } catch (error) { refused = { missing: error.missing, message: error.message }; }
+      console.log(JSON.stringify({ processLimit: sandbox.getSandboxSupport().processLimit, refused }));`,
+      ['--ro-bind', '/dev/null', '/usr/bin/setpriv'],
+    );
+    const { stdout, stderr } = await done;
+    expect(stderr).toBe('');
+    const outcome = JSON.parse(stdout) as { processLimit: string; refused?: { missing: string; message: string } };
+    expect(outcome.processLimit).toBe('none');
+    expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
+    expect(outcome.refused?.message).toContain('fork bomb could fill the process table');
   });
 
   it.each([
