@@ -55,6 +55,8 @@ describe('no sandbox code runs after run() has answered', () => {
       // The next, unrelated run is served by the same worker within a short timeout.
       const next = await sandbox.run('input.n * 2', { input: { n: 21 }, timeoutMs: 300 });
       expect(next).toMatchObject({ ok: true, value: 42 });
+      // Stopped by ending the run, not by the idle watch killing the worker (its backup).
+      expect(workerPids(MARKER)).toEqual(pids);
     });
   }
 
