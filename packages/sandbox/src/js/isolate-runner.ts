@@ -16,6 +16,8 @@ interface PreparedContext {
   logs: { current: LogCollector | undefined };
   /** Aborts the run's fetches when the run answers, so no late answer reaches anything. */
   fetches: AbortController;
+  /** True while the run is on; the shim checks it before resuming code after a fetch. */
+  live: { current: boolean };
 }
 
 /** The envelope the shim's `finish` resolves to (checked field by field: it comes from the sandbox). */
@@ -79,6 +81,7 @@ export class IsolateRunner {
       this.prepared = undefined;
     }
     prepared.logs.current = logs;
+    prepared.live.current = true;
     const isolate = prepared.isolate;
     const cpuStart = isolate.cpuTime;
     const wallStart = performance.now();
@@ -118,6 +121,7 @@ export class IsolateRunner {
       clearTimeout(deadline);
       // The run has answered: nothing it started may go on. Its fetches are cut off, its
       // logs no longer collected, and its isolate (with whatever it queued) disposed.
+      prepared.live.current = false;
       prepared.fetches.abort();
       prepared.logs.current = undefined;
       if (!isolate.isDisposed) isolate.dispose();
@@ -157,12 +161,14 @@ export class IsolateRunner {
       const context = await isolate.createContext();
       const logs: PreparedContext['logs'] = { current: undefined };
       const fetches = new AbortController();
+      const live = { current: false };
+      const hostLive = new ivm.Callback(() => live.current, { sync: true });
       const hostLog = new ivm.Callback((line: unknown) => logs.current?.add(String(line)) ?? false, { sync: true });
       const hostFetch = new ivm.Reference(async (url: unknown, initJson: unknown) => this.bridgeFetch(url, initJson, fetches.signal));
-      const finish: ivm.Reference = await context.evalClosure(SANDBOX_SHIM, [hostLog, hostFetch, this.config.allowWebAssembly], {
+      const finish: ivm.Reference = await context.evalClosure(SANDBOX_SHIM, [hostLog, hostFetch, this.config.allowWebAssembly, hostLive], {
         result: { reference: true },
       });
-      return { isolate, context, finish, logs, fetches };
+      return { isolate, context, finish, logs, fetches, live };
     } catch (error) {
       if (!isolate.isDisposed) isolate.dispose();
       throw error;

@@ -7,6 +7,7 @@
 // $0: host log sink (line: string) => boolean (false once the byte cap is reached)
 // $1: Reference to the host fetch bridge (url, initJson) => Promise<envelope>, never rejecting
 // $2: whether WebAssembly stays available (its memories are outside the isolate's heap limit)
+// $3: host callback () => boolean, false once the run has answered
 // The closure returns the `finish(code, inputJson, maxOutputChars)` function the host calls.
 export const SANDBOX_SHIM = String.raw`
 const hostLog = $0;
@@ -33,6 +34,12 @@ let accepting = true;
 // in them. WebAssembly goes unless the caller asked for it; resizable buffers always go,
 // by refusing maxByteLength (fixed-length buffers stay and are counted).
 if ($2 !== true) delete globalThis.WebAssembly;
+// Both schedule sandbox code for later, outside any run: a waitAsync timeout, a
+// finalizer after garbage collection. The isolate is disposed when a run answers, and
+// these go too, so nothing is left to wake up.
+delete Atomics.waitAsync;
+delete globalThis.FinalizationRegistry;
+const runIsLive = $3;
 function fixedLengthOnly(Original, name) {
   const Checked = function (length, options) {
     if (new.target === undefined) throw new TypeErr('Constructor ' + name + " requires 'new'");
@@ -92,6 +99,8 @@ async function fetch(resource, init) {
     }
   }
   const envelope = await hostFetch.apply(undefined, [url, stringify(request)], fetchOptions);
+  // An answer that arrives after the run has answered resumes nothing.
+  if (runIsLive() !== true) return new P(() => {});
   if (envelope === null || typeof envelope !== 'object' || envelope.ok !== true) {
     throw new TypeErr(envelope !== null && typeof envelope === 'object' ? toStr(envelope.message) : 'fetch failed');
   }

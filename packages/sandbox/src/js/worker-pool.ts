@@ -41,10 +41,11 @@ const PAGE_SIZE = 4096;
 // What a worker process (Node plus one idle isolate) uses before any code runs, with room.
 const WORKER_BASE_RSS_MB = 192;
 // Idle workers are watched too: a run's leftovers must not burn CPU or grow memory between
-// runs. Preparing the next isolate takes a few ms; half a core for a second is not that.
+// runs. Preparing the next isolate takes a few ms; a tenth of a core for a second is not
+// that (and a spinning thread gets at least that much even on a loaded machine).
 const IDLE_POLL_MS = 250;
 const IDLE_CPU_WINDOW_MS = 1000;
-const IDLE_CPU_MAX_MS = 500;
+const IDLE_CPU_MAX_MS = 100;
 // /proc reports CPU time in USER_HZ ticks, 100 per second on Linux.
 const MS_PER_TICK = 10;
 
