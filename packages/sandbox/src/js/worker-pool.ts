@@ -4,6 +4,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { judgeIdleWorker } from './idle-watch.ts';
+import type { IdleBaseline } from './idle-watch.ts';
 import type { SandboxResult } from './sandbox-result.ts';
 import { POOL_KILL_GRACE_MS, WORKER_WALL_GRACE_MS } from './worker-protocol.ts';
 import type { RunRequest, WorkerConfig, WorkerMessage } from './worker-protocol.ts';
@@ -26,7 +28,7 @@ interface Worker {
   killedFor: 'timeout' | 'memory' | 'aborted' | undefined;
   stderrTail: string;
   /** CPU time (ms) and clock when the idle watch last took its baseline; reset by every run. */
-  idleCpu: { cpuMs: number; at: number } | undefined;
+  idleCpu: IdleBaseline | undefined;
   /** Killed by the idle watch: gets no more runs while it exits. */
   retired: boolean;
 }
@@ -288,17 +290,13 @@ export class WorkerPool {
       for (const worker of this.workers) {
         const pid = worker.child.pid;
         if (!worker.ready || worker.retired || worker.job !== undefined || pid === undefined) continue;
-        if (residentBytes(pid) > this.maxRssBytes) {
-          this.retire(worker);
-          continue;
-        }
-        const cpuMs = cpuTimeMs(pid);
-        if (worker.idleCpu === undefined) {
-          worker.idleCpu = { cpuMs, at: now };
-        } else if (now - worker.idleCpu.at >= IDLE_CPU_WINDOW_MS) {
-          if (cpuMs - worker.idleCpu.cpuMs > IDLE_CPU_MAX_MS) this.retire(worker);
-          worker.idleCpu = { cpuMs, at: now };
-        }
+        const verdict = judgeIdleWorker({ now, cpuMs: cpuTimeMs(pid), rssBytes: residentBytes(pid) }, worker.idleCpu, {
+          maxRssBytes: this.maxRssBytes,
+          maxCpuMs: IDLE_CPU_MAX_MS,
+          windowMs: IDLE_CPU_WINDOW_MS,
+        });
+        if (verdict.action === 'replace') this.retire(worker);
+        else worker.idleCpu = verdict.baseline;
       }
     }, IDLE_POLL_MS);
     // The watch must not keep the caller's process alive.
