@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsSandbox } from '../src/index.ts';
 import type { JsSandbox } from '../src/index.ts';
@@ -64,5 +67,48 @@ describe('no sandbox code runs after run() has answered', () => {
   it('keeps a run’s globals and queued work out of the next run', async () => {
     await sandbox.run(`globalThis.leak = 'from the last run'; Promise.resolve().then(() => { globalThis.late = 1; }); 1`);
     expect(await sandbox.run('[typeof leak, typeof late]')).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
+  });
+
+  it('cuts off the run’s own fetches when it answers: an allowed, slow request does not outlive the run', async () => {
+    const opened: IncomingMessage[] = [];
+    const closedAt: number[] = [];
+    // Trickles a body for ten seconds unless the client goes away.
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === '/fast') {
+        res.end('ok');
+        return;
+      }
+      opened.push(req);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('x'), 100);
+      res.on('close', () => {
+        clearInterval(timer);
+        closedAt.push(performance.now());
+      });
+      setTimeout(() => res.end(), 10_000).unref();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const local = createJsSandbox({ poolSize: 1, timeoutMs: 2000, allowedDomains: ['127.0.0.1'], allowPrivateNetwork: true });
+    try {
+      // The slow request is on the wire before the run answers (two fast ones bracket it).
+      const result = await local.run(`(async () => {
+        await fetch('${origin}/fast');
+        fetch('${origin}/slow').then(() => { for (;;) {} });
+        await fetch('${origin}/fast');
+        await fetch('${origin}/fast');
+        return 'answered';
+      })()`);
+      expect(result).toMatchObject({ ok: true, value: 'answered' });
+      const answeredAt = performance.now();
+      expect(opened.map((req) => req.url)).toEqual(['/slow']);
+      for (let i = 0; i < 30 && closedAt.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(closedAt.length).toBe(1);
+      expect((closedAt[0] as number) - answeredAt).toBeLessThan(2000);
+    } finally {
+      await local.dispose();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
