@@ -36,10 +36,11 @@ const MEMORY_MESSAGES = ['Array buffer allocation failed', 'Invalid string lengt
  * ahead so a warm run only pays for the code), disposed as soon as the run answers, and a
  * wall-clock deadline that disposes it earlier when the CPU timeout does not stop a run.
  *
- * Disposing per run is what makes "the run answered" mean "its code stopped": promise
- * continuations of a bridged fetch, FinalizationRegistry callbacks and Atomics.waitAsync
- * timeouts all run on the isolate later, outside the run's timeout; with the isolate gone
- * there is nothing left for them to run on.
+ * "The run answered" must mean "its code stopped": work a run queues (a continuation of a
+ * bridged fetch) would otherwise run on the isolate later, outside the run's timeout and
+ * memory limit. So when a run answers its fetches are aborted, a fetch answer arriving
+ * later resumes nothing (the shim asks `live` first), and the isolate is disposed. The
+ * shim also removes FinalizationRegistry and Atomics.waitAsync, which wake code up later.
  */
 export class IsolateRunner {
   private prepared: Promise<PreparedContext> | undefined;
