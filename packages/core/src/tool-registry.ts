@@ -26,9 +26,9 @@ export interface ToolRegistryOptions {
   now?: () => number;
 }
 
-/** Buckets kept at most; past it the least recently used one is forgotten. */
+/** Buckets kept at most; past it the one at the front of the sweep order is forgotten. */
 const MAX_BUCKETS = 100_000;
-/** Least recently used buckets checked for expiry on each call: constant work per call. */
+/** Buckets at the front of the sweep order checked for expiry on each call: constant work per call. */
 const SWEEP_PER_CALL = 2;
 
 /**
@@ -109,9 +109,9 @@ export class ToolRegistry {
   /**
    * Spends one call of `principal`'s rate limit for the tool `name` (always allowed when no
    * limit applies). Each call checks the two buckets at the front of a rotating order and
-   * forgets them once refilled (an idle bucket is the same as a new one),
-   * so memory follows the principals active within a refill period and the work per call
-   * is constant however many principals were seen. At most 100 000 buckets are kept.
+   * forgets them once refilled (an idle bucket is the same as a new one), so memory follows
+   * the principals active within a refill period and the work per call is constant however
+   * many principals were seen. At most 100 000 buckets are kept.
    */
   takeRateLimit(name: string, principal?: string): TakeResult {
     const limit = this.#rateLimitOf(name);
@@ -120,7 +120,7 @@ export class ToolRegistry {
     const key = `${principal ?? ''}\u0000${name}`;
     let bucket = this.#buckets.get(key);
     if (bucket) {
-      // Re-insert to move it to the young end of the Map's insertion order.
+      // Re-insert to move it to the back of the sweep order (the Map's insertion order).
       this.#buckets.delete(key);
     } else {
       bucket = new TokenBucket(limit, now);
