@@ -4,6 +4,7 @@ import { defineTool } from '../define-tool.ts';
 import { InvalidArgumentsError, InvalidToolDefinitionError } from '../errors.ts';
 import { parseArguments } from '../parse-arguments.ts';
 import type { JsonSchema } from '../types/json-schema.ts';
+import { MAX_PATTERN_INSTRUCTIONS, MAX_PATTERN_LENGTH, MAX_SCHEMA_PATTERN_INSTRUCTIONS } from './linear-regexp.ts';
 import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './schema-bounds.ts';
 
 /** `{ kind: [{ kind: [ … { type: 'string' } ] }] }`, `depth` levels of one combinator. */
@@ -62,6 +63,54 @@ describe('patterns written by clients and models run in linear time', () => {
       const error = thrown(() => defineTool({ name: 'bad', parameters: objectOf({ type: 'string', pattern }) }));
       expect(InvalidToolDefinitionError.isInstance(error)).toBe(true);
       expect((error as Error).message).toContain('does not compile');
+    }
+  });
+});
+
+describe('patterns are bounded in size, alone and per schema', () => {
+  it.each([
+    ['a 100 000-character literal', 'a'.repeat(100_000), `longer than ${MAX_PATTERN_LENGTH} characters`],
+    ['a short pattern that compiles to 6 000 instructions', '(\\w+\\s?){1000}', `at most ${MAX_PATTERN_INSTRUCTIONS}`],
+    ['a unicode class repeated 1000 times', '\\p{L}{1000}', `at most ${MAX_PATTERN_INSTRUCTIONS}`],
+    ['nested repetition past RE2’s limit', '((a{100}){100}){100}', 'invalid repeat'],
+  ])('refuses %s as an invalid definition', (_name, pattern, message) => {
+    const error = thrown(() => defineTool({ name: 'big', parameters: objectOf({ type: 'string', pattern }) }));
+    expect(InvalidToolDefinitionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it('refuses a schema whose patterns are too large together, each being fine alone', () => {
+    const properties: Record<string, JsonSchema> = {};
+    for (let i = 0; i < 6; i++) properties[`p${i}`] = { type: 'string', pattern: `^(?:[a-z]|${i}){400}$` };
+    const error = thrown(() => defineTool({ name: 'many', parameters: { type: 'object', properties } }));
+    expect(InvalidToolDefinitionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(`more than ${MAX_SCHEMA_PATTERN_INSTRUCTIONS} RE2 instructions`);
+    // The budget is per schema: the next schema starts afresh.
+    expect(defineTool({ name: 'one', parameters: objectOf({ type: 'string', pattern: '^(?:[a-z]|0){400}$' }) }).validate({ q: 'a'.repeat(400) }).success).toBe(true);
+  });
+
+  it('accepts realistic patterns: a strict e-mail, a UUID, a phone number', () => {
+    const email = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+    const tool = defineTool({
+      name: 'contact',
+      parameters: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', pattern: email },
+          id: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' },
+          phone: { type: 'string', pattern: '^\\+?[0-9 ]{7,15}$' },
+        },
+      },
+    });
+    expect(tool.validate({ email: 'a.b@example.com', id: '123e4567-e89b-12d3-a456-426614174000', phone: '+44 20 7946 0958' }).success).toBe(true);
+    expect(tool.validate({ email: 'a.b@', id: 'nope', phone: 'x' }).success).toBe(false);
+  });
+
+  it('keeps earlier tools working after many schemas were compiled', () => {
+    const tools = Array.from({ length: 250 }, (_, i) => defineTool({ name: `t${i}`, parameters: objectOf({ type: 'string', pattern: `^x${i}$` }) }));
+    for (const i of [0, 99, 100, 249]) {
+      expect(tools[i]!.validate({ q: `x${i}` }).success).toBe(true);
+      expect(tools[i]!.validate({ q: `x${i}!` }).success).toBe(false);
     }
   });
 });

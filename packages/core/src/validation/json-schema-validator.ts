@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../types/json-schema.ts';
 import { ajvIssues } from './ajv-issues.ts';
-import { linearRegExp } from './linear-regexp.ts';
+import { linearRegExp, resetPatternBudget } from './linear-regexp.ts';
 import { schemaBoundsProblem } from './schema-bounds.ts';
 import { isNestedDeeperThan, MAX_VALUE_DEPTH, TOO_DEEP_ISSUE } from './value-depth.ts';
 import type { ValidationIssue } from './validation-issue.ts';
@@ -14,9 +14,21 @@ export type JsonSchemaValidator = (
 ) => { success: true; value: unknown } | { success: false; issues: ValidationIssue[] };
 
 let ajv: Ajv2020 | undefined;
+let compiledByThisAjv = 0;
 const cache = new WeakMap<object, JsonSchemaValidator>();
+/**
+ * Schemas compiled by one Ajv instance before a fresh one takes over. Ajv keeps every
+ * pattern it compiled (and other shared values) in its instance for good; with schemas
+ * from clients that is memory without bound. A validator keeps what it needs of its own
+ * instance, so an instance is collected once its validators are.
+ */
+const COMPILES_PER_AJV = 100;
 
 function sharedAjv(): Ajv2020 {
+  if (++compiledByThisAjv > COMPILES_PER_AJV) {
+    ajv = undefined;
+    compiledByThisAjv = 1;
+  }
   // strict: false because tool schemas carry keywords Ajv does not know (`strict`,
   // vendor extensions) and formats it does not know (ignored); addUsedSchema: false so two
   // tools with the same `$id` do not collide.
@@ -53,10 +65,16 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaValidator {
   // Tool schemas often declare draft-07 (`$schema`), which this Ajv does not load; the
   // keywords tools use mean the same in 2020-12, so validate them as 2020-12.
   const { $schema: _declared, ...compilable } = schema;
-  const validate: ValidateFunction = instance.compile(compilable);
-  // Ajv keeps every compiled schema in its own cache; ours is weak, so drop Ajv's entry
-  // (the compiled function stays valid) to let per-request tools be collected.
-  instance.removeSchema(compilable);
+  let validate: ValidateFunction;
+  try {
+    resetPatternBudget();
+    validate = instance.compile(compilable);
+  } finally {
+    // Ajv keeps every schema it was given in its own cache, compiled or not; ours is weak,
+    // so drop Ajv's entry (a compiled function stays valid) to let per-request tools, and
+    // schemas that failed to compile, be collected.
+    instance.removeSchema(compilable);
+  }
   // Ajv writes defaults into the value it checks: copy the caller's value only when it may.
   const writesDefaults = hasDefaults(schema);
   const validator: JsonSchemaValidator = (value) => {
