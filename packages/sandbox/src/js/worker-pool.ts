@@ -290,7 +290,10 @@ export class WorkerPool {
       for (const worker of this.workers) {
         const pid = worker.child.pid;
         if (!worker.ready || worker.retired || worker.job !== undefined || pid === undefined) continue;
-        const verdict = judgeIdleWorker({ now, cpuMs: cpuTimeMs(pid), rssBytes: residentBytes(pid) }, worker.idleCpu, {
+        const cpuMs = cpuTimeMs(pid);
+        // No /proc here (or the process just went): nothing to judge.
+        if (cpuMs === undefined) continue;
+        const verdict = judgeIdleWorker({ now, cpuMs, rssBytes: residentBytes(pid) }, worker.idleCpu, {
           maxRssBytes: this.maxRssBytes,
           maxCpuMs: IDLE_CPU_MAX_MS,
           windowMs: IDLE_CPU_WINDOW_MS,
@@ -351,15 +354,15 @@ function residentBytes(pid: number): number {
   }
 }
 
-/** User plus system CPU time of a process in ms (Linux `/proc`); 0 where it cannot be read. */
-function cpuTimeMs(pid: number): number {
+/** User plus system CPU time of a process in ms (Linux `/proc`); undefined where it cannot be read. */
+function cpuTimeMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
