@@ -157,6 +157,20 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('refuses RAM no limit counts: SysV shared memory and message queues, memfd files', async () => {
+    const ipc = await runCommand({
+      command: ['sh', '-c', 'grep ^Seccomp: /proc/self/status; ipcmk -M 100000000 >/dev/null 2>&1; echo "shm $?"; ipcmk -Q >/dev/null 2>&1; echo "msg $?"'],
+      cwd,
+    });
+    expect(ipc.stdout).toBe('Seccomp:\t2\nshm 1\nmsg 1\n');
+    const python = (code: string) => runCommand({ command: ['python3', '-c', code], cwd });
+    const memfd = await python(['import os', 'try:', '  os.memfd_create("x")', '  print("created")', 'except OSError as e:', '  print(e.errno)'].join('\n'));
+    expect(memfd.stdout).toBe('1\n');
+    // What commands do need still works: POSIX shared memory lives in the sized /dev/shm.
+    const posix = await python('from multiprocessing import shared_memory as s\nm = s.SharedMemory(create=True, size=1024)\nprint(m.size)\nm.unlink()');
+    expect(posix.stdout).toBe('1024\n');
+  });
+
   it('gives /tmp and /dev/shm their default sizes (64 MB and 16 MB)', async () => {
     const result = await runCommand({ command: ['df', '-k', '/tmp', '/dev/shm'], cwd });
     const sizes = result.stdout.trim().split('\n').slice(1).map((line) => Number(line.split(/\s+/)[1]));

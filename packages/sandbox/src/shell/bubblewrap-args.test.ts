@@ -58,6 +58,14 @@ describe('buildBubblewrapArgs', () => {
     expect(shm).toBeLessThan(readOnlyDev);
   });
 
+  it('installs a seccomp program from the given fd, before the command', () => {
+    expect(buildBubblewrapArgs(base)).not.toContain('--seccomp');
+    const args = buildBubblewrapArgs({ ...base, seccompFd: 3 });
+    const at = args.indexOf('--seccomp');
+    expect(args[at + 1]).toBe('3');
+    expect(at).toBeLessThan(args.lastIndexOf('--'));
+  });
+
   it('unshares the network unless network is on', () => {
     expect(buildBubblewrapArgs(base)).toContain('--unshare-net');
     expect(buildBubblewrapArgs({ ...base, network: true })).not.toContain('--unshare-net');

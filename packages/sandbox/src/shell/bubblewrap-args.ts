@@ -18,6 +18,8 @@ export interface BubblewrapArgsOptions {
   hostEntries: readonly HostEntry[];
   /** Extra read-only files or directories under `/etc` that exist on this host. */
   etcPaths: readonly string[];
+  /** A file descriptor bubblewrap reads a seccomp program from (`--seccomp`), if any. */
+  seccompFd?: number;
 }
 
 /**
@@ -89,6 +91,7 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
   );
   const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: options.root, LANG: 'C.UTF-8', ...options.env };
   for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
+  if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
   args.push('--cap-drop', 'ALL', '--remount-ro', '/', '--', ...options.command);
   return args;
 }

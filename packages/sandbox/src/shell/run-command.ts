@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
@@ -11,6 +12,7 @@ import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
+import { seccompProgram } from './seccomp-filter.ts';
 import { uidCanWriteDir } from './uid-access.ts';
 
 /**
@@ -80,6 +82,9 @@ export interface CommandResult {
 }
 
 const KILL_GRACE_MS = 500;
+// The fd the seccomp program reaches bubblewrap on (through sh, setpriv and prlimit, which
+// pass inherited descriptors on).
+const SECCOMP_FD = 3;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
 // Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
 // ever travels as positional arguments ("$@"), never as shell text.
@@ -115,6 +120,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 
   let argv: string[];
   let cgroup: PidsCgroup | undefined;
+  let seccomp: Buffer | undefined;
   switch (isolation) {
     case 'none':
       argv = command;
@@ -143,7 +149,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
           hint: `Make the workspace writable by uid ${SANDBOX_HOST_UID} (e.g. \`chown ${SANDBOX_HOST_UID}:${SANDBOX_HOST_UID} ${root}\`, with search permission on its parents), or give this process a writable pids cgroup.`,
         });
       }
+      seccomp = seccompProgram(process.arch);
       const bwrapArgs = buildBubblewrapArgs({
+        ...(seccomp === undefined ? {} : { seccompFd: SECCOMP_FD }),
         command,
         root,
         cwd,
@@ -192,6 +200,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       timeoutMs,
       maxOutputBytes,
       cgroup,
+      seccomp,
     });
   } finally {
     cgroup?.destroy();
@@ -217,6 +226,8 @@ interface SpawnOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   cgroup: PidsCgroup | undefined;
+  /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
+  seccomp: Buffer | undefined;
 }
 
 function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
@@ -228,8 +239,14 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       env: options.env,
       // Its own process group, so the timeout can kill everything it started.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
+    const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+    if (options.seccomp !== undefined && seccompPipe) {
+      // A child that exits before reading it must not turn into an error here.
+      seccompPipe.on('error', () => undefined);
+      seccompPipe.end(options.seccomp);
+    }
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => {
@@ -249,8 +266,8 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
         options.cgroup?.destroy();
       }, KILL_GRACE_MS);
     }, options.timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => output.push('stdout', chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push('stderr', chunk));
+    child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
       spawnError = error;
     });
