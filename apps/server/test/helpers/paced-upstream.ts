@@ -80,6 +80,8 @@ export interface RecordedRequest extends UpstreamRequest {
   headers: IncomingMessage['headers'];
   /** When the server wrote the last event of its answer (ms since the epoch), if it got that far. */
   lastEventAt?: number;
+  /** When it wrote the event that ends the turn (OpenAI's finish chunk, Ollama's `done` line), if it got that far. */
+  finishWrittenAt?: number;
 }
 
 /** The running server. */
@@ -313,9 +315,13 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       if (i === half && ending === 'garbage') res.write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
       if (turn.noise === true && api === 'openai') res.write(i % 2 === 0 ? ': keep-alive\n\n' : ': OPENROUTER PROCESSING\n\n');
       res.write(events.lines[i]);
+      if (i === events.finishIndex) recorded.finishWrittenAt = Date.now();
     }
     recorded.lastEventAt = Date.now();
-    if (ending !== 'no-done' && events.done !== '') res.write(events.done);
+    if (ending !== 'no-done') {
+      res.write(events.done);
+      if (api === 'ollama') recorded.finishWrittenAt = recorded.lastEventAt;
+    }
     finished = true;
     res.end();
   }
@@ -330,6 +336,8 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
 /** A streamed answer as wire lines, the end marker, and the same answer in one JSON body. */
 interface WireAnswer {
   lines: string[];
+  /** The line that ends the turn (-1: the `done` marker does). */
+  finishIndex: number;
   done: string;
   whole: unknown;
 }
@@ -373,6 +381,7 @@ function openAIEvents(request: UpstreamRequest, scripted: ScriptedTurn): WireAns
   }
   const usage = turn.usage ?? 'chunk';
   const wantsUsage = (request.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const finishIndex = lines.length;
   lines.push(chunk({}, finish, usage === 'finish' ? { usage: USAGE } : {}));
   if (usage === 'chunk' && wantsUsage) lines.push(frame({ ...base, choices: [], usage: USAGE }));
 
@@ -399,7 +408,7 @@ function openAIEvents(request: UpstreamRequest, scripted: ScriptedTurn): WireAns
     service_tier: 'default',
     system_fingerprint: base.system_fingerprint,
   };
-  return { lines, done: 'data: [DONE]\n\n', whole };
+  return { lines, finishIndex, done: 'data: [DONE]\n\n', whole };
 }
 
 function ollamaEvents(request: UpstreamRequest, turn: ScriptedTurn): WireAnswer {
@@ -423,5 +432,5 @@ function ollamaEvents(request: UpstreamRequest, turn: ScriptedTurn): WireAnswer 
   const usage = turn.usage === 'none' ? {} : { total_duration: 1_245_000_000, load_duration: 50_000_000, prompt_eval_count: 57, prompt_eval_duration: 90_000_000, eval_count: 17, eval_duration: 1_000_000_000 };
   const final = { model: request.model, created_at: stamp(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', ...usage };
   const whole = { ...final, message: { role: 'assistant', content: text, ...(nativeCalls ? { tool_calls: nativeCalls } : {}) } };
-  return { lines, done: `${JSON.stringify(final)}\n`, whole };
+  return { lines, finishIndex: -1, done: `${JSON.stringify(final)}\n`, whole };
 }
