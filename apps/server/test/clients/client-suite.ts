@@ -80,12 +80,13 @@ export function callsThenAnswer(calls: ScriptedCall[], answer: string, turn: Omi
   return (request) => (request.toolResults.length > 0 ? { ...turn, text: `${answer} [${request.toolResults.join(' | ')}]` } : { ...turn, toolCalls: calls });
 }
 
-export const weatherParameters = {
+/** `{ city: string }` as JSON Schema, typed so every client's schema type accepts it. */
+export const weatherParameters: { type: 'object'; properties: { city: { type: 'string'; description: string } }; required: string[]; additionalProperties: boolean } = {
   type: 'object',
   properties: { city: { type: 'string', description: 'City name' } },
   required: ['city'],
   additionalProperties: false,
-} as const;
+};
 
 /** What the model saw of the tools: native tool names, or for the text-only model the tool lines of its prompt. */
 export function offeredToolNames(request: RecordedRequest): string[] {

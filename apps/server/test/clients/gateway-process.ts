@@ -78,7 +78,7 @@ export async function startGatewayProcess(upstream: PacedUpstream, options: { he
     // Keep reading after the start line: a full pipe would stall the gateway.
     lines.on('line', (line) => {
       remember(line);
-      let msg = '';
+      let msg: string;
       try {
         msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
       } catch {
@@ -107,6 +107,7 @@ export async function startGatewayProcess(upstream: PacedUpstream, options: { he
     output: () => tail.join('\n'),
     heapMb: async () => {
       if (options.heapProbe !== true) throw new Error('start the gateway with heapProbe: true to measure its heap');
+      if (!child.connected) throw new Error(`the gateway process is gone, its heap cannot be measured:\n${tail.join('\n')}`);
       const reply = once(child, 'message');
       child.send('heap');
       const [message] = (await reply) as [{ heapUsed: number }];

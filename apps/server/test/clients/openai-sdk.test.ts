@@ -127,7 +127,7 @@ describe.each(MODEL_PATHS)('openai client on $model', ({ kind, model, missingMod
     const call = first.choices[0]!.message.tool_calls![0]!;
     messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '24°C, clear' });
     const second = await openai.chat.completions.create({ model, messages, tools: [weather] });
-    expect(second.choices[0]!.message.content).toBe('Warm in Nairobi [' + suite.chatRequests()[1]!.toolResults[0] + ']');
+    expect(second.choices[0]!.message.content).toBe(`Warm in Nairobi [${suite.chatRequests()[1]!.toolResults.join(' | ')}]`);
     expect(suite.chatRequests()[1]!.toolResults[0]).toContain('24°C, clear');
     if (kind === 'openai') expect(suite.chatRequests()[1]!.body.messages).toContainEqual(expect.objectContaining({ role: 'tool', tool_call_id: call.id, content: '24°C, clear' }));
   });
@@ -137,7 +137,7 @@ describe.each(MODEL_PATHS)('openai client on $model', ({ kind, model, missingMod
     const runner = client().chat.completions.runTools({
       model,
       messages: ask('weather in Cairo?'),
-      tools: [{ type: 'function', function: { ...weather.function, parse: JSON.parse, function: (args: { city: string }) => `38°C in ${args.city}` } }],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather in a city', parameters: weatherParameters, parse: JSON.parse, function: (args: { city: string }) => `38°C in ${args.city}` } }],
     });
     expect(await runner.finalContent()).toContain('Hot in Cairo');
     expect(await runner.finalContent()).toContain('38°C in Cairo');
@@ -150,7 +150,7 @@ describe.each(MODEL_PATHS)('openai client on $model', ({ kind, model, missingMod
       model,
       stream: true,
       messages: ask('weather in Quito?'),
-      tools: [{ type: 'function', function: { ...weather.function, parse: JSON.parse, function: () => '15°C' } }],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather in a city', parameters: weatherParameters, parse: JSON.parse, function: () => '15°C' } }],
     });
     expect(await runner.finalContent()).toContain('Mild in Quito');
   });

@@ -65,7 +65,7 @@ async function readStream(res: Response): Promise<ReadStream> {
         continue;
       }
       const chunk = JSON.parse(data) as { error?: { message: string }; usage?: Record<string, number>; choices?: { delta?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[] };
-      out.frames.push(chunk as Record<string, unknown>);
+      out.frames.push(chunk);
       if (chunk.error) out.error = chunk.error;
       if (chunk.usage) out.usage = chunk.usage;
       const choice = chunk.choices?.[0];
@@ -134,6 +134,14 @@ describe.each(MODEL_PATHS)('upstream behaviours on $model', ({ kind, model }) =>
     const read = await readStream(res);
     expectErrorFrame(read);
     expect(read.error?.message).not.toMatch(/not reachable|ollama serve/i);
+  });
+
+  it('the first delta of a turn that only calls tools has content null, as OpenAI sends it', async () => {
+    suite.upstream.script = () => ({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+    const read = await streamChat(model);
+    expectComplete(read, '');
+    const first = (read.frames[0]!.choices as { delta: Record<string, unknown> }[])[0]!.delta;
+    expect(first).toMatchObject({ role: 'assistant', content: null });
   });
 
   it('a non-streamed request whose upstream resets gets an error envelope, not a hang', async () => {

@@ -245,7 +245,7 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       // gemma3 has no tools in its template; qwen3 has native tools.
       json(res, 200, {
         capabilities: body.model === OLLAMA_NATIVE_MODEL ? ['completion', 'tools', 'thinking'] : ['completion', 'vision'],
-        details: { format: 'gguf', family: String(body.model).split(':')[0] },
+        details: { format: 'gguf', family: body.model.split(':')[0] },
         model_info: {},
         template: '',
       });
