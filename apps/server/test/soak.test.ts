@@ -19,6 +19,8 @@ const BEHAVIOURS: Omit<ScriptedTurn, 'text' | 'toolCalls'>[] = [
   { usage: 'none' },
   { usage: 'finish' },
   { ending: 'reset' },
+  { ending: 'cut' },
+  { trickle: true },
   { ending: 'no-done' },
   { ending: 'garbage' },
   { noise: true, pauseMs: 25 },

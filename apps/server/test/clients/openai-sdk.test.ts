@@ -67,7 +67,7 @@ describe.each(MODEL_PATHS)('openai client on $model', ({ kind, model, missingMod
     expect(namesOf(completion.choices[0]!.message.tool_calls)).toEqual(['get_population']);
     expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
     if (kind === 'openai') expect(suite.chatRequests()[0]!.body.tool_choice).toBe('required');
-    if (kind === 'ollama-text') expect(suite.chatRequests()[0]!.system).toContain('You must call at least one of these tools');
+    if (kind === 'ollama-text') expect(suite.chatRequests()[0]!.system).toMatch(/must call/i);
   });
 
   it('tool_choice naming a tool gets a call to that tool', async () => {
@@ -81,7 +81,7 @@ describe.each(MODEL_PATHS)('openai client on $model', ({ kind, model, missingMod
     expect(namesOf(completion.choices[0]!.message.tool_calls)).toEqual(['get_weather']);
     expect(argsOf(completion.choices[0]!.message.tool_calls)).toEqual([{ city: 'Oslo' }]);
     if (kind === 'openai') expect(suite.chatRequests()[0]!.body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
-    if (kind === 'ollama-text') expect(suite.chatRequests()[0]!.system).toContain('You must call the tool get_weather');
+    if (kind === 'ollama-text') expect(suite.chatRequests()[0]!.system).toMatch(/must call[^\n]*get_weather/i);
   });
 
   it('tool_choice none gets text even from a model that calls anyway', async () => {

@@ -23,7 +23,9 @@ const BEHAVIOURS: Behaviour[] = [
   { name: 'paced events without any usage', turn: { usage: 'none' }, outcome: { openai: 'complete', ollama: 'complete' } },
   { name: 'usage on the finish chunk', turn: { usage: 'finish' }, outcome: { openai: 'complete', ollama: 'complete' } },
   { name: 'SSE comments between the events', turn: { noise: true }, outcome: { openai: 'complete', ollama: 'complete' } },
+  { name: 'events trickling in pieces split mid-line', turn: { trickle: true }, outcome: { openai: 'complete', ollama: 'complete' } },
   { name: 'a body that ends without [DONE] / the done line', turn: { ending: 'no-done' }, outcome: { openai: 'complete', ollama: 'either' } },
+  { name: 'a body that ends cleanly halfway', turn: { ending: 'cut' }, outcome: { openai: 'either', ollama: 'either' } },
   { name: 'a connection reset mid-stream', turn: { ending: 'reset' }, outcome: { openai: 'error', ollama: 'error' } },
   { name: 'a line that is not JSON mid-stream', turn: { ending: 'garbage' }, outcome: { openai: 'error', ollama: 'either' } },
 ];
@@ -144,17 +146,15 @@ describe.each(MODEL_PATHS)('upstream behaviours on $model', ({ kind, model }) =>
     expect(first).toMatchObject({ role: 'assistant', content: null });
   });
 
-  it('a non-streamed request whose upstream resets gets an error envelope, not a hang', async () => {
+  it('a non-streamed request whose upstream resets gets an error envelope, then the next request is served', async () => {
     suite.upstream.script = () => ({ text: 'cut short by a reset', ending: 'reset' });
-    const error = await new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 }).chat.completions
-      .create({ model, messages: [{ role: 'user', content: 'x' }] })
-      .then(
-        (completion) => completion,
-        (e: unknown) => e,
-      );
-    // The upstream may have been asked for a whole JSON body (nothing to cut) or a stream.
-    if (error instanceof OpenAI.APIError) expect(error.status).toBeGreaterThanOrEqual(500);
-    else expect((error as OpenAI.ChatCompletion).choices[0]!.message.content).toBe('cut short by a reset');
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 });
+    const error = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
+    suite.upstream.script = () => ({ text: 'Still here.' });
+    const next = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'are you there?' }] });
+    expect(next.choices[0]!.message.content).toBe('Still here.');
   });
 });
 

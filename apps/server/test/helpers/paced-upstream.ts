@@ -33,8 +33,10 @@ export type StreamEnding =
   | 'done'
   /** The body ends after the last event, without `[DONE]` or the `done` line. */
   | 'no-done'
-  /** The TCP connection is reset after about half the events. */
+  /** The TCP connection is reset after about half the events (a non-streamed body: after half its bytes). */
   | 'reset'
+  /** The body ends cleanly after about half the events: no finish, no `[DONE]`. */
+  | 'cut'
   /** After about half the events a line that is not JSON arrives, then the stream goes on. */
   | 'garbage';
 
@@ -50,6 +52,8 @@ export interface ScriptedTurn {
   ending?: StreamEnding;
   /** SSE comments and keep-alive lines between events (harmless to any client). */
   noise?: boolean;
+  /** Each event written in three pieces with pauses between them, as a slow link delivers it. */
+  trickle?: boolean;
   /** An HTTP error instead of an answer. */
   error?: { status: number; message: string; code?: string };
 }
@@ -292,17 +296,24 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       if (!finished) closedEarly++;
     });
     const events = api === 'openai' ? openAIEvents(request, turn) : ollamaEvents(request, turn);
+    const pause = turn.pauseMs ?? upstream.pauseMs;
+    const ending = turn.ending ?? 'done';
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(events.whole));
+      const whole = JSON.stringify(events.whole);
+      if (ending === 'reset') {
+        res.write(whole.slice(0, whole.length >> 1));
+        await sleep(pause);
+        req.socket.resetAndDestroy();
+        return;
+      }
+      res.end(whole);
       finished = true;
       recorded.lastEventAt = Date.now();
       return;
     }
     res.writeHead(200, api === 'openai' ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } : { 'content-type': 'application/x-ndjson' });
     res.flushHeaders();
-    const pause = turn.pauseMs ?? upstream.pauseMs;
-    const ending = turn.ending ?? 'done';
     const half = Math.max(1, Math.floor(events.lines.length / 2));
     for (let i = 0; i < events.lines.length; i++) {
       if (pause > 0) await sleep(pause);
@@ -312,9 +323,24 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
         req.socket.resetAndDestroy();
         return;
       }
+      if (i === half && ending === 'cut') {
+        finished = true;
+        res.end();
+        return;
+      }
       if (i === half && ending === 'garbage') res.write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
       if (turn.noise === true && api === 'openai') res.write(i % 2 === 0 ? ': keep-alive\n\n' : ': OPENROUTER PROCESSING\n\n');
-      res.write(events.lines[i]);
+      const line = events.lines[i] ?? '';
+      if (turn.trickle === true) {
+        const third = Math.ceil(line.length / 3);
+        for (let at = 0; at < line.length; at += third) {
+          if (at > 0) await sleep(Math.max(1, pause >> 1));
+          if (res.destroyed) return;
+          res.write(line.slice(at, at + third));
+        }
+      } else {
+        res.write(line);
+      }
       if (i === events.finishIndex) recorded.finishWrittenAt = Date.now();
     }
     recorded.lastEventAt = Date.now();
