@@ -68,9 +68,16 @@ export async function startGatewayProcess(upstream: PacedUpstream, options: { he
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (text: string) => remember(text));
   const lines = createInterface({ input: child.stdout! });
-  const exited = once(child, 'exit');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseURL = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway did not start within 20 s:\n${tail.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the gateway did not start within 20 s:\n${tail.join('\n')}`));
+    }, 20_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the gateway exited with ${String(code)} before listening:\n${tail.join('\n')}`));
@@ -108,7 +115,7 @@ export async function startGatewayProcess(upstream: PacedUpstream, options: { he
     heapMb: async () => {
       if (options.heapProbe !== true) throw new Error('start the gateway with heapProbe: true to measure its heap');
       if (!child.connected) throw new Error(`the gateway process is gone, its heap cannot be measured:\n${tail.join('\n')}`);
-      const reply = once(child, 'message');
+      const reply = once(child, 'message', { signal: AbortSignal.timeout(10_000) });
       child.send('heap');
       const [message] = (await reply) as [{ heapUsed: number }];
       return message.heapUsed / 1024 / 1024;
@@ -117,8 +124,7 @@ export async function startGatewayProcess(upstream: PacedUpstream, options: { he
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       if (child.connected) child.disconnect();
       child.kill('SIGTERM');
-      const [code] = (await exited) as [number | null];
-      return code;
+      return exited;
     },
   };
 }

@@ -7,9 +7,11 @@ import type { Socket } from 'node:net';
  * HTTP server on 127.0.0.1 that speaks OpenAI Chat Completions (`/v1/chat/completions`
  * as JSON or SSE, `/v1/models`) and Ollama (`/api/chat` as JSON or NDJSON, `/api/tags`,
  * `/api/show`), writes streamed events one by one with pauses, and can leave out the
- * usage chunk, put usage on the finish chunk, reset the connection mid-stream, stop
- * without `[DONE]`, or send garbage. What the model answers is scripted per test from the
- * request it receives; every request is recorded.
+ * usage chunk, put usage on the finish chunk, trickle events in pieces, reset the
+ * connection mid-stream, end the body halfway or without `[DONE]`, or send garbage. What
+ * the model answers is scripted per test from the request it receives; every request is
+ * recorded. The model is obedient where real ones are (it calls only tools it was offered,
+ * and OpenAI's never under `tool_choice: "none"`) and nowhere else.
  */
 
 /** The models the Ollama side lists: one with native tools, one that only writes text. */
@@ -209,8 +211,10 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
   };
 
   async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-    let text = '';
-    for await (const chunk of req) text += String(chunk);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    // Decoded once: a multi-byte character may straddle two chunks.
+    const text = Buffer.concat(chunks).toString('utf8');
     if (text === '') return {};
     const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
