@@ -1,8 +1,14 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/index.ts';
 import type { ScriptedCall } from '../helpers/paced-upstream.ts';
 import { callsThenAnswer, MODEL_PATHS, offeredToolNames, useClientSuite } from './client-suite.ts';
+import { startGatewayProcess } from './gateway-process.ts';
+import type { GatewayProcess } from './gateway-process.ts';
 
 // A client's own function is the client's, whatever its name: named like a built-in server
 // tool (the gateway here has all three enabled), or with a hyphen (valid in OpenAI's API).
@@ -104,5 +110,38 @@ describe.each(MODEL_PATHS)('client tools on $model', ({ kind, model }) => {
     expect(completion.choices[0]!.message.content).toContain('42');
     expect(suite.chatRequests()).toHaveLength(2);
     expect(suite.chatRequests()[1]!.toolResults[0]).toContain('"result":"42"');
+  });
+});
+
+describe('a key whose alwaysTools forces a server tool', () => {
+  let gateway: GatewayProcess;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolwire-keys-'));
+    const config = join(dir, 'gateway.json');
+    await writeFile(config, JSON.stringify({ keys: [{ id: 'team', keyHash: hashApiKey('sk-team'), alwaysTools: ['calculate'] }] }));
+    gateway = await startGatewayProcess(suite.upstream, { args: ['--config', config] });
+  }, 30_000);
+  afterAll(async () => {
+    await gateway.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const team = (): OpenAI => new OpenAI({ apiKey: 'sk-team', baseURL: gateway.baseURL, maxRetries: 0 });
+
+  it('runs it for a request that does not name it', async () => {
+    suite.upstream.script = callsThenAnswer([{ name: 'calculate', arguments: { expression: '2^10' } }], 'It is 1024');
+    const completion = await team().chat.completions.create({ model: MODEL_PATHS[0]!.model, messages: [{ role: 'user', content: '2^10?' }] });
+    expect(completion.choices[0]!.message.content).toContain('It is 1024');
+    expect(suite.chatRequests()[1]!.toolResults[0]).toContain('1024');
+  });
+
+  it('answers 400 naming the tool when the client defines its own function of that name', async () => {
+    suite.upstream.script = callsThenAnswer([CLIENT_TOOLS[0]!.call], 'Done');
+    const error = await team()
+      .chat.completions.create({ model: MODEL_PATHS[0]!.model, messages: [{ role: 'user', content: 'go' }], tools: [CLIENT_TOOLS[0]!.tool] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain('calculate');
+    expect(suite.chatRequests()).toHaveLength(0);
   });
 });
