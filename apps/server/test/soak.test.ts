@@ -116,6 +116,7 @@ describe(`soak: ${CONCURRENCY} concurrent streams for ${SECONDS} s against a mis
       expect(counts['error-frame']).toBeGreaterThan(0);
       expect(counts.disconnected).toBeGreaterThan(0);
 
+      // Every upstream response finished or closed; the gateway's idle keep-alive sockets are not requests.
       for (let i = 0; i < 300 && upstream.inFlight > 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(upstream.inFlight, 'upstream requests still open after every client finished').toBe(0);
 

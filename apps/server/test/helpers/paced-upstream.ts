@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 
 /**
  * A stand-in for the model servers the gateway talks to, realistic at their worst: one
@@ -104,8 +103,6 @@ export interface PacedUpstream {
   readonly inFlight: number;
   /** Chat responses whose connection closed before they were finished (the gateway went away, or a reset). */
   readonly closedEarly: number;
-  /** TCP connections open right now (the gateway's keep-alive sockets included). */
-  readonly openSockets: number;
   /** Forgets recorded requests and counters, and sets the script back to plain text. */
   reset(): void;
   close(): Promise<void>;
@@ -167,7 +164,6 @@ const echo: Script = (request) => ({ text: `You said: ${request.messages.at(-1)?
 /** Starts the server on 127.0.0.1 with a free port. */
 export async function startPacedUpstream(options: { script?: Script; pauseMs?: number } = {}): Promise<PacedUpstream> {
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   let inFlight = 0;
   let closedEarly = 0;
 
@@ -177,10 +173,6 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       console.error('paced upstream failed', error);
       res.destroy();
     });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
   });
 
   const upstream: PacedUpstream = {
@@ -193,9 +185,6 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
     },
     get closedEarly() {
       return closedEarly;
-    },
-    get openSockets() {
-      return sockets.size;
     },
     reset() {
       requests.length = 0;
