@@ -1,10 +1,11 @@
+import { defineTool } from '@toolwire/core';
 import type { ChatModel, ToolMessage } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
 import type { ScriptedModel, ScriptedStep } from '@toolwire/core/testing';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hashApiKey } from '../src/index.ts';
+import { DynamicToolsStartError, hashApiKey } from '../src/index.ts';
 import type { ServerConfig, ToolwireServer } from '../src/index.ts';
 import { processesWith, startHttpMcpServer, STDIO_SERVER_FILE, stdioMcpServer } from './helpers/mcp-test-servers.ts';
 import { startGateway } from './helpers/start-gateway.ts';
@@ -149,15 +150,39 @@ describe('an MCP server over streamable HTTP on loopback as server tools, under 
   });
 });
 
+describe('an MCP tool whose name is taken', () => {
+  it('is left out with a warning; the tool that had the name keeps it', async () => {
+    const mcp = await startHttpMcpServer('t');
+    const logLines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
+    const mine = defineTool({ name: 'remote_echo', description: 'Not the MCP one', parameters: { type: 'object', properties: {} }, execute: () => 'the extra tool' });
+    const started = await gatewayWith({ mcpServers: { remote: { url: mcp.url, headers: { authorization: 'Bearer t' }, allowPrivateNetwork: true } }, extraTools: [mine], logger });
+    try {
+      expect(logLines.some((line) => line.includes('"tool":"remote_echo"') && line.includes('left out'))).toBe(true);
+      expect((await callThroughGateway(started, 'remote_echo', {})).answer.content).toBe('the extra tool');
+      expect((await callThroughGateway(started, 'remote_add', { a: 1, b: 1 })).answer.content).toBe('2');
+    } finally {
+      await started.server.close();
+      await mcp.close();
+    }
+  });
+});
+
 describe('an MCP server that cannot start', () => {
   // Nothing listens on port 1: the connection is refused at once.
   const unreachable = { url: 'http://127.0.0.1:1/mcp', allowPrivateNetwork: true } as const;
 
   it('stops the gateway from starting, naming the server, unless it is optional', async () => {
-    await expect(startGateway(createScriptedModel([]), { mcpServers: { broken: unreachable } })).rejects.toMatchObject({
-      name: 'DynamicToolsStartError',
-      message: expect.stringContaining('mcp:broken') as unknown,
-    });
+    const failed = await startGateway(createScriptedModel([]), { mcpServers: { broken: unreachable } }).catch((error: unknown) => error);
+    expect(DynamicToolsStartError.isInstance(failed)).toBe(true);
+    expect(failed).toMatchObject({ sources: ['mcp:broken'] });
+    expect((failed as Error).message).toMatch(/^mcp:broken: .+\n.*"optional": true/);
+  });
+
+  it('stops the servers that did start when another one fails', async () => {
+    const before = processesWith(STDIO_SERVER_FILE);
+    await expect(startGateway(createScriptedModel([]), { mcpServers: { good: stdioMcpServer(), broken: unreachable } })).rejects.toMatchObject({ sources: ['mcp:broken'] });
+    await vi.waitFor(() => expect(processesWith(STDIO_SERVER_FILE)).toBe(before), { timeout: 5000 });
   });
 
   it('starts without its tools when it is optional, and logs why', async () => {
