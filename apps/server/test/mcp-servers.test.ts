@@ -128,6 +128,24 @@ describe('an MCP server over streamable HTTP on loopback as server tools, under 
     expect(answer.content).toBe('over http');
   });
 
+  it('runs the tool inside a streamed request too; the client gets only the final answer', async () => {
+    const model = gateway.script([{ toolCalls: [{ name: 'remote_echo', arguments: { text: 'streamed', times: 2 } }] }, { text: 'echoed twice' }]);
+    const openai = new OpenAI({ apiKey: 'sk-echo', baseURL: gateway.baseURL, maxRetries: 0 });
+    const stream = await openai.chat.completions.create({
+      model: 'test/scripted',
+      stream: true,
+      messages: [{ role: 'user', content: 'go' }],
+      tools: [{ type: 'function', function: { name: 'remote_echo' } }],
+    });
+    let text = '';
+    for await (const chunk of stream) {
+      expect(chunk.choices[0]?.delta.tool_calls).toBeUndefined();
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(text).toBe('echoed twice');
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'streamed streamed' });
+  });
+
   it("refuses a tool outside the key's tools list with 403 tool_not_allowed", async () => {
     gateway.script([{ text: 'never asked' }]);
     const openai = new OpenAI({ apiKey: 'sk-echo', baseURL: gateway.baseURL, maxRetries: 0 });
