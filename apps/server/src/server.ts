@@ -17,6 +17,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
+import { loadDynamicTools } from './tools/load-dynamic-tools.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
 import { checkJsonTextDepth } from './wire/check-json-depth.ts';
@@ -244,8 +245,15 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         );
       }
       const loaded = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
+      // MCP servers and OpenAPI documents: a required one that fails stops the start here.
+      const dynamicTools = await loadDynamicTools({ mcpServers: config.mcpServers ?? {}, openApi: config.openApi ?? {}, logger }).catch(async (error: unknown) => {
+        await loaded.dispose();
+        throw error;
+      });
       const serverTools = loaded.tools;
-      disposeTools = () => loaded.dispose();
+      disposeTools = async () => {
+        await Promise.all([loaded.dispose(), dynamicTools.close()]);
+      };
       const providers = [...(config.modelProviders ?? [])];
       for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger, ...upstreamLimits(config) })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
@@ -271,6 +279,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
       };
+      dynamicTools.attach(context.serverTools);
       let address: string;
       try {
         address = await app.listen({ port, host });
@@ -280,7 +289,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       }
       listening = true;
       if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
-      logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()] }, `Toolwire gateway at ${address}/v1`);
+      logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], dynamicTools: dynamicTools.summary() }, `Toolwire gateway at ${address}/v1`);
       return `${address}/v1`;
     },
     async close() {

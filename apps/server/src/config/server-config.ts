@@ -1,6 +1,7 @@
 import type { Tool } from '@toolwire/core';
 import type { Logger } from 'pino';
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
+import type { McpServerConfig, OpenApiSourceConfig } from './dynamic-tools-config.ts';
 import type { ModelProvider } from '../models/model-provider.ts';
 import type { ToolAuditEvent } from '../tools/audit-event.ts';
 
@@ -78,6 +79,10 @@ export interface ServerConfig {
   keys?: ApiKeyConfig[];
   tools?: ServerToolsConfig;
   limits?: LimitsConfig;
+  /** MCP servers whose tools become server tools named `<name>_<tool>` (see README, "MCP servers and OpenAPI documents"). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** OpenAPI documents whose operations become server tools named `<name>_<operationId>`. */
+  openApi?: Record<string, OpenApiSourceConfig>;
   /** pino level (default `info`). */
   logLevel?: string;
   /** Programmatic: extra or replacement routing prefixes (tests, embedding). They win over `providers`. */

@@ -38,6 +38,8 @@ export interface GuardedRequestInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Stops the fetch (with its redirects) early; the timeout applies either way. */
+  signal?: AbortSignal;
 }
 
 /** Builds the error a refused fetch rejects with. */
@@ -60,7 +62,8 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
   const checkedAddress = (url: URL) => checkUrl(url, options, deny);
 
   return async function guardedFetch(input: string, init: GuardedRequestInit = {}): Promise<GuardedResponse> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init.signal === undefined ? timeout : AbortSignal.any([timeout, init.signal]);
     let url = parseUrl(input, undefined, deny);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;

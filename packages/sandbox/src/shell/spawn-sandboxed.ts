@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { prepareCommand } from './run-command.ts';
+import { prepareCommand, SECCOMP_FD } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
 /** Options of `spawnSandboxed`: `runCommand`'s isolation for a process that keeps running. */
@@ -80,8 +80,14 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     env: prepared.spawnEnv,
     // Its own process group, so kill() reaches everything it started.
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
+  // bubblewrap reads the seccomp program from this fd before it starts the command.
+  const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+  if (prepared.seccomp !== undefined && seccompPipe) {
+    seccompPipe.on('error', () => undefined);
+    seccompPipe.end(prepared.seccomp);
+  }
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
