@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from './helpers/fake-upstreams.ts';
-import type { FakeUpstream } from './helpers/fake-upstreams.ts';
+import { OLLAMA_TEXT_MODEL } from '../helpers/paced-upstream.ts';
+import { useClientSuite } from './client-suite.ts';
 
 /**
  * Codex CLI (`@openai/codex`, the real binary from npm) end to end: Codex speaks only the
@@ -16,10 +15,10 @@ import type { FakeUpstream } from './helpers/fake-upstreams.ts';
  * the command in its own sandbox and sends the output back; the model then answers.
  */
 
-const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-const codexBin = fileURLToPath(new URL('../node_modules/.bin/codex', import.meta.url));
+const codexBin = fileURLToPath(new URL('../../node_modules/.bin/codex', import.meta.url));
 // Codex refuses to set up its sandbox helper when CODEX_HOME is under the system temp dir.
-const codexHomes = fileURLToPath(new URL('../node_modules/.cache/codex-e2e/', import.meta.url));
+const codexHomes = fileURLToPath(new URL('../../node_modules/.cache/codex-e2e/', import.meta.url));
+const suite = useClientSuite();
 
 interface Run {
   code: number | null;
@@ -43,41 +42,17 @@ function run(command: string, args: string[], options: { cwd: string; env: NodeJ
   });
 }
 
-let upstream: FakeUpstream;
-let gateway: ReturnType<typeof spawn>;
-let baseURL: string;
 let home: string;
 let work: string;
 
-beforeAll(async () => {
-  // The stand-in model: Codex's first turn gets a shell call; once the command's result is back, an answer quoting it.
-  upstream = await startFakeOllama((body) => {
-    const messages = body.messages as { role: string; content: string }[];
-    const last = messages.at(-1);
-    if (last?.role === 'user' && last.content.startsWith('Result of exec_command')) {
-      const output = last.content.slice(last.content.indexOf('Output:') + 'Output:'.length).trim();
-      return { text: `Created hello.txt; the command printed: ${output}` };
-    }
-    return { text: 'I will create the file.\nexec_command(cmd="printf hi > hello.txt && cat hello.txt")' };
-  });
-  gateway = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0', '--host', '127.0.0.1', '--ollama-host', upstream.url], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { PATH: process.env.PATH, NODE_OPTIONS: '' },
-  });
-  for await (const line of createInterface({ input: gateway.stdout! })) {
-    const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
-    if (msg.startsWith('Toolwire gateway at ')) {
-      baseURL = msg.slice('Toolwire gateway at '.length);
-      break;
-    }
-  }
+beforeAll(() => {
   mkdirSync(codexHomes, { recursive: true });
   home = mkdtempSync(codexHomes);
   work = mkdtempSync(join(tmpdir(), 'codex-work-'));
   writeFileSync(
     join(home, 'config.toml'),
     [
-      'model = "ollama/text"',
+      `model = "ollama/${OLLAMA_TEXT_MODEL}"`,
       'model_provider = "toolwire"',
       // Codex offers its hosted web search by default; the gateway cannot serve it (a 400 says so).
       'web_search = "disabled"',
@@ -88,7 +63,7 @@ beforeAll(async () => {
       '',
       '[model_providers.toolwire]',
       'name = "Toolwire"',
-      `base_url = "${baseURL}"`,
+      `base_url = "${suite.gateway.baseURL}"`,
       'wire_api = "responses"',
       'env_key = "TOOLWIRE_API_KEY"',
       'request_max_retries = 0',
@@ -96,17 +71,21 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-}, 30_000);
+});
 
-afterAll(async () => {
-  gateway.kill('SIGTERM');
-  await upstream.close();
+afterAll(() => {
   rmSync(home, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 });
 
 describe('Codex CLI through the gateway on a text-only Ollama model', () => {
   it('runs the shell call the model wrote, sends its output back, and prints the final answer', async () => {
+    // The stand-in model: Codex's first turn gets a shell call; once the command's result is back, an answer quoting it.
+    suite.upstream.script = (request) => {
+      const result = request.toolResults.at(-1);
+      if (result === undefined) return { text: 'I will create the file.\n', toolCalls: [{ name: 'exec_command', arguments: { cmd: 'printf hi > hello.txt && cat hello.txt' } }] };
+      return { text: `Created hello.txt; the command printed: ${result.slice(result.indexOf('Output:') + 'Output:'.length).trim()}` };
+    };
     const result = await run(codexBin, ['exec', '--skip-git-repo-check', '--sandbox', 'workspace-write', 'Create hello.txt containing hi'], {
       cwd: work,
       env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, TOOLWIRE_API_KEY: 'unused' },
@@ -120,10 +99,10 @@ describe('Codex CLI through the gateway on a text-only Ollama model', () => {
     // Codex prints the last answer on stdout; it quotes the command's output, so the result went back through the gateway.
     expect(result.stdout.trim()).toBe('Created hello.txt; the command printed: hi');
     // Two model turns, both through the gateway's text-tools path.
-    const chats = upstream.requests.filter((body) => Array.isArray(body.messages));
+    const chats = suite.chatRequests();
     expect(chats).toHaveLength(2);
-    const firstSystem = (chats[0]?.messages as { content: string }[])[0]?.content ?? '';
-    expect(firstSystem).toContain('exec_command(');
-    expect(chats[0]?.tools).toBeUndefined();
+    expect(chats[0]?.api).toBe('ollama');
+    expect(chats[0]?.toolNames).toEqual([]);
+    expect(chats[0]?.system).toContain('exec_command(');
   }, 120_000);
 });
