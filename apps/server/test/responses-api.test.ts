@@ -4,6 +4,7 @@ import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import OpenAI from 'openai';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../src/index.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
@@ -230,5 +231,24 @@ describe('POST /v1/responses with the official openai client', () => {
     controller.abort();
     await expect(pending).rejects.toThrow();
     await expect.poll(() => aborted, { timeout: 2000 }).toBe(true);
+  });
+
+  it('applies the keys: authentication, models and tools per key, the rate limit, and stored responses stay with their key', async () => {
+    const keys = [
+      { id: 'limited', keyHash: hashApiKey('sk-limited'), models: ['test/scripted'], tools: [], requestsPerMinute: 3 },
+      { id: 'other', keyHash: hashApiKey('sk-other') },
+    ];
+    const started = await startGateway(createScriptedModel([{ text: 'first' }, { text: 'second' }]), { keys });
+    server = started.server;
+    const make = (apiKey: string): OpenAI => new OpenAI({ apiKey, baseURL: started.baseURL, maxRetries: 0 });
+    await expect(make('sk-wrong').responses.create({ model: 'test/scripted', input: 'x' })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(make('sk-limited').responses.create({ model: 'test/other', input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(make('sk-limited').responses.create({ model: 'test/scripted', input: 'x', tools: [{ type: 'function', name: 'calculate' } as unknown as FunctionTool] })).rejects.toBeInstanceOf(
+      OpenAI.PermissionDeniedError,
+    );
+    const first = await make('sk-other').responses.create({ model: 'test/scripted', input: 'x' });
+    // Another key cannot continue it.
+    await expect(make('sk-limited').responses.create({ model: 'test/scripted', previous_response_id: first.id, input: 'y' })).rejects.toMatchObject({ code: 'previous_response_not_found' });
+    await expect(make('sk-limited').responses.create({ model: 'test/scripted', input: 'y' })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
   });
 });
