@@ -251,4 +251,20 @@ describe('POST /v1/responses with the official openai client', () => {
     await expect(make('sk-limited').responses.create({ model: 'test/scripted', previous_response_id: first.id, input: 'y' })).rejects.toMatchObject({ code: 'previous_response_not_found' });
     await expect(make('sk-limited').responses.create({ model: 'test/scripted', input: 'y' })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
   });
+
+  it('passes parallel_tool_calls, tool_choice, text.format and max_output_tokens to the model', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'A' } }] }, { text: '{"a":1}' }]);
+    const openai = await client(model);
+    const one = await openai.responses.create({ model: 'test/scripted', input: 'x', tools: [weather], parallel_tool_calls: false, tool_choice: { type: 'function', name: 'get_weather' } });
+    expect(one.output.filter((item) => item.type === 'function_call')).toHaveLength(1);
+    expect(model.requests[0]).toMatchObject({ parallelToolCalls: false, toolChoice: { type: 'tool', name: 'get_weather' } });
+    const json = await openai.responses.create({
+      model: 'test/scripted',
+      input: 'x',
+      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'], additionalProperties: false }, strict: true } },
+      max_output_tokens: 50,
+    });
+    expect(json.output_text).toBe('{"a":1}');
+    expect(model.requests[1]).toMatchObject({ responseFormat: { type: 'json', name: 'answer' }, maxOutputTokens: 50 });
+  });
 });

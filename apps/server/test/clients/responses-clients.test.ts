@@ -156,6 +156,20 @@ describe.each(MODEL_PATHS)('Responses clients on $model', ({ model, missingModel
     expect(conformance.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('parallel_tool_calls: false gets one call per turn, even from a model that makes two', async () => {
+    suite.upstream.script = callsThenAnswer(
+      [
+        { name: 'get_weather', arguments: { city: 'Paris' } },
+        { name: 'get_weather', arguments: { city: 'Berlin' } },
+      ],
+      'Both mild',
+    );
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 });
+    const response = await openai.responses.stream({ model, input: 'Paris and Berlin?', tools: [weather], parallel_tool_calls: false }).finalResponse();
+    const calls = response.output.filter((item) => item.type === 'function_call');
+    expect(calls.map((call) => call.type === 'function_call' && JSON.parse(call.arguments))).toEqual([{ city: 'Paris' }]);
+  });
+
   it('a model the upstream does not have is a NotFoundError', async () => {
     const openai = new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 });
     await expect(openai.responses.create({ model: missingModel, input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
