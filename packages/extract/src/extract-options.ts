@@ -4,13 +4,58 @@ import type { JsonSchema } from '@toolwire/core';
 export type ToolCallFormat =
   /** Call syntax: `search(q="x")`, Python-style lists `[f(a=1), g()]`, `<|python_tag|>f(a=1)`. */
   | 'call'
-  /** JSON: `{"name": …, "arguments": …}` (bare, in arrays, fences or `<tool_call>` tags) and `[TOOL_CALLS]name{…}`. */
-  | 'json';
+  /**
+   * JSON: `{"name": …, "arguments": …}` (bare, in arrays, fences, `<tool_call>` tags: Hermes,
+   * Qwen2.5/3, Llama 3.x, Granite, Cohere `Action:`/`tool_name`), `[TOOL_CALLS] […]` and `[TOOL_CALLS]name{…}`.
+   */
+  | 'json'
+  /** Qwen3-Coder, Qwen3.5, Nemotron 3: `<tool_call><function=NAME><parameter=ARG>…</parameter></function></tool_call>`. */
+  | 'qwen3-xml'
+  /** Seed-OSS: the Qwen3 XML body inside `<seed:tool_call>`. */
+  | 'seed-oss'
+  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`. */
+  | 'minimax-m2'
+  /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
+  | 'glm'
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  | 'deepseek'
+  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
+  | 'deepseek-dsml'
+  /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
+  | 'kimi-k2'
+  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
+  | 'gemma4'
+  /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
+  | 'harmony'
+  /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
+  | 'mistral'
+  /** Functionary v3.1 `<function=NAME>{…}</function>` and v3.2 `>>>NAME\n{…}`. */
+  | 'functionary'
+  /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
+  | 'apertus';
+
+/** Every format, in the order of the README's table. */
+export const ALL_FORMATS: readonly ToolCallFormat[] = [
+  'call',
+  'json',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'deepseek',
+  'deepseek-dsml',
+  'kimi-k2',
+  'gemma4',
+  'harmony',
+  'mistral',
+  'functionary',
+  'apertus',
+];
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
 export interface ExtractableTool {
   name: string;
-  /** Drives type coercion of the arguments (`"5"` → 5 for an integer property). */
+  /** Drives type coercion of the arguments (`"5"` → 5 for an integer property, XML values). */
   inputSchema?: JsonSchema;
 }
 
@@ -18,26 +63,41 @@ export interface ExtractableTool {
 export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
-   * drive type coercion. Without it, any identifier counts as a tool name.
+   * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
    */
   tools?: readonly (string | ExtractableTool)[];
-  /** The formats to look for (default: all). */
+  /** The formats to look for (default: all, auto-detected in the same pass). */
   formats?: readonly ToolCallFormat[];
+  /** Looks for this one format only, when the caller knows the model (`format: 'qwen3-xml'`). Wins over `formats`. */
+  format?: ToolCallFormat;
+  /**
+   * Calls written inside a reasoning block (`<think>…</think>`, harmony `analysis`, …) are
+   * reasoning, not calls (default). `true` reads them as calls too (Qwen3.5 sometimes puts its
+   * real call before `</think>`).
+   */
+  callsInReasoning?: boolean;
+  /** The prompt already opened a reasoning block (it ends with `<think>`): the text starts inside it. */
+  startInReasoning?: boolean;
   /**
    * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
    * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
+   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`) is kept.
    */
   id?: (name: string, index: number) => string;
 }
 
 /** Options with their defaults resolved, shared by the batch and streaming forms. */
 export interface ResolvedExtractOptions {
-  /** Allowed names with their schemas; `undefined` means any identifier. */
+  /** Allowed names with their schemas; `undefined` means any name. */
   allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
   prefixes: ReadonlySet<string> | undefined;
   call: boolean;
   json: boolean;
+  /** The formats looked for. */
+  formats: ReadonlySet<ToolCallFormat>;
+  callsInReasoning: boolean;
+  startInReasoning: boolean;
   id: (name: string, index: number) => string;
 }
 
@@ -60,12 +120,15 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
     prefixes = new Set();
     for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
   }
-  const formats = options?.formats;
+  const formats = new Set<ToolCallFormat>(options?.format !== undefined ? [options.format] : (options?.formats ?? ALL_FORMATS));
   return {
     allowed,
     prefixes,
-    call: formats === undefined || formats.includes('call'),
-    json: formats === undefined || formats.includes('json'),
+    call: formats.has('call'),
+    json: formats.has('json'),
+    formats,
+    callsInReasoning: options?.callsInReasoning === true,
+    startInReasoning: options?.startInReasoning === true,
     id: options?.id ?? defaultId,
   };
 }

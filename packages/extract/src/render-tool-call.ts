@@ -14,8 +14,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'>, forma
       return `<tool_call>${JSON.stringify({ name: call.name, arguments: call.arguments })}</tool_call>`;
     case 'call': {
       const keys = Object.keys(call.arguments);
-      // Keys that are not identifiers (or look like positional `argN`) go in the object form.
-      if (keys.some((key) => !isValidName(key) || key.includes('.'))) return `${call.name}(${JSON.stringify(call.arguments)})`;
+      // Keys that are not plain identifiers (dotted, hyphenated) go in the object form.
+      if (keys.some((key) => !isValidName(key) || key.includes('.') || key.includes('-'))) return `${call.name}(${JSON.stringify(call.arguments)})`;
       return `${call.name}(${keys.map((key) => `${key}=${JSON.stringify(call.arguments[key]) ?? 'null'}`).join(', ')})`;
     }
     default: {
