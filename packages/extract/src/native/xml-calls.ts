@@ -153,7 +153,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         break;
       }
       const tag = text.slice(i + dialect.parameter.length, tagEnd);
-      const key = dialect.attributes ? attribute(tag, 'name') : tag.startsWith('=') ? tag.slice(1) : undefined;
+      const key = dialect.attributes ? attribute(tag, 'name') : tag;
       const valueStart = tagEnd + 1;
       const end = valueEnd(text, valueStart, to, dialect, paramCloses, newlineParams, invokeCloses);
       const raw = text.slice(valueStart, end.value);
