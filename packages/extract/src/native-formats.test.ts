@@ -428,3 +428,18 @@ describe('auto-detection on mixed text', () => {
     expect(checked(text, { tools: ['search'] })).toEqual([{ name: 'search', arguments: { q: 'x' } }]);
   });
 });
+
+describe('adversarial native input (speed is measured in bench/, these only check the answers)', () => {
+  it('survives a megabyte of unclosed openers of every format', () => {
+    for (const opener of ['<parameter=', '<tool_call>\n<function=f>\n<parameter=a>', '<|channel|>', '<|tool_call>call:f{a:', '[TOOL_CALLS]f[ARGS]{"a": "', '>>>f\n{', '<think>', '<\uff5ctool\u2581calls\u2581begin\uff5c>']) {
+      const text = opener.repeat(Math.ceil(1_000_000 / opener.length));
+      expect(extractToolCalls(text)).toEqual([]);
+    }
+  });
+
+  it('reads a closed block holding a megabyte of <parameter= text', () => {
+    const value = 'x <parameter='.repeat(100_000);
+    const text = `<tool_call>\n<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>\n</tool_call>`;
+    expect(extractToolCalls(text).map((c) => c.arguments.a)).toEqual([value]);
+  });
+});

@@ -44,8 +44,8 @@ CLASS[RBRACE] = 3;
 
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
-/** Pseudo-tools that mean "no call" (Cohere's `directly-answer`, Functionary's `all`). */
-const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-injected-document', 'all']);
+/** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
+const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-injected-document']);
 /** Keys that hold a JSON call's arguments, in order of preference. */
 const ARGUMENT_KEYS = ['arguments', 'parameters', 'params', 'args', 'input'];
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
