@@ -64,6 +64,7 @@ export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
    * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
+   * A list is read once and remembered (pass a new array rather than editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
   /** The formats to look for (default: all, auto-detected in the same pass). */
@@ -105,30 +106,73 @@ function defaultId(name: string, index: number): string {
   return `${name}_${index}`;
 }
 
+interface ResolvedTools {
+  length: number;
+  allowed: Map<string, JsonSchema | undefined>;
+  prefixes: Set<string>;
+}
+
+/**
+ * Allow-lists resolved before, by array identity: callers pass the same tool list for every
+ * output, and building its prefix set per call cost more than scanning a short output. The
+ * list is `readonly`; one whose length changed is resolved again.
+ */
+const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
+const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
+const ALL = new Set<ToolCallFormat>(ALL_FORMATS);
+
+function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
+  const cached = toolCache.get(tools);
+  if (cached?.length === tools.length) return cached;
+  const allowed = new Map<string, JsonSchema | undefined>();
+  for (const tool of tools) {
+    if (typeof tool === 'string') allowed.set(tool, undefined);
+    else allowed.set(tool.name, tool.inputSchema);
+  }
+  const prefixes = new Set<string>();
+  for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
+  const resolved = { length: tools.length, allowed, prefixes };
+  toolCache.set(tools, resolved);
+  return resolved;
+}
+
+function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
+  const list = options?.format !== undefined ? [options.format] : options?.formats;
+  if (list === undefined) return ALL;
+  const key = list.join(',');
+  let set = formatCache.get(key);
+  if (set === undefined) {
+    set = new Set(list);
+    // Bounded: format lists are few; odd ones are not worth keeping.
+    if (formatCache.size < 64) formatCache.set(key, set);
+  }
+  return set;
+}
+
+const DEFAULTS: ResolvedExtractOptions = {
+  allowed: undefined,
+  prefixes: undefined,
+  call: true,
+  json: true,
+  formats: ALL,
+  callsInReasoning: false,
+  startInReasoning: false,
+  id: defaultId,
+};
+
 /** Resolves the defaults of `ExtractOptions` in one place. */
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
-  let allowed: Map<string, JsonSchema | undefined> | undefined;
-  if (options?.tools !== undefined) {
-    allowed = new Map();
-    for (const tool of options.tools) {
-      if (typeof tool === 'string') allowed.set(tool, undefined);
-      else allowed.set(tool.name, tool.inputSchema);
-    }
-  }
-  let prefixes: Set<string> | undefined;
-  if (allowed !== undefined) {
-    prefixes = new Set();
-    for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
-  }
-  const formats = new Set<ToolCallFormat>(options?.format !== undefined ? [options.format] : (options?.formats ?? ALL_FORMATS));
+  if (options === undefined) return DEFAULTS;
+  const tools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const formats = resolveFormats(options);
   return {
-    allowed,
-    prefixes,
+    allowed: tools?.allowed,
+    prefixes: tools?.prefixes,
     call: formats.has('call'),
     json: formats.has('json'),
     formats,
-    callsInReasoning: options?.callsInReasoning === true,
-    startInReasoning: options?.startInReasoning === true,
-    id: options?.id ?? defaultId,
+    callsInReasoning: options.callsInReasoning === true,
+    startInReasoning: options.startInReasoning === true,
+    id: options.id ?? defaultId,
   };
 }

@@ -68,14 +68,33 @@ function fingerprint(value: unknown): number {
  * stays linear however many calls collide.
  */
 export class SeenCalls {
-  private readonly buckets = new Map<string, { first: Record<string, unknown> | undefined; keys: Set<string> }>();
+  /** The only call so far: most outputs hold one, which then costs nothing to record. */
+  private onlyName: string | undefined;
+  private onlyArgs: Record<string, unknown> | undefined;
+  private buckets: Map<string, { first: Record<string, unknown> | undefined; keys: Set<string> }> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
+    if (this.buckets === undefined) {
+      if (this.onlyName === undefined) {
+        this.onlyName = name;
+        this.onlyArgs = args;
+        return true;
+      }
+      this.buckets = new Map();
+      this.record(this.onlyName, this.onlyArgs ?? {});
+      this.onlyName = undefined;
+      this.onlyArgs = undefined;
+    }
+    return this.record(name, args);
+  }
+
+  private record(name: string, args: Record<string, unknown>): boolean {
+    const buckets = (this.buckets ??= new Map());
     const bucketKey = `${name}\u0000${fingerprint(args)}`;
-    const bucket = this.buckets.get(bucketKey);
+    const bucket = buckets.get(bucketKey);
     if (bucket === undefined) {
-      this.buckets.set(bucketKey, { first: args, keys: new Set() });
+      buckets.set(bucketKey, { first: args, keys: new Set() });
       return true;
     }
     if (bucket.first !== undefined) {
@@ -88,4 +107,3 @@ export class SeenCalls {
     return true;
   }
 }
-

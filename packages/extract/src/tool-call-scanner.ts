@@ -51,6 +51,11 @@ const ARGUMENT_KEYS = ['arguments', 'parameters', 'params', 'args', 'input'];
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
 const MAX_INNER_DEPTH = 4;
 
+/** Never written: `feed` records nested objects of JSON frames only. */
+const NO_RECORDS: number[] = [];
+/** What the batch form gets back from `push`/`end` (it reads `calls`, not events). */
+const NO_EVENTS: ToolCallParserEvent[] = [];
+
 type FrameKind = 'call' | 'marker' | 'json' | 'block';
 type FrameStatus = 'open' | 'closed' | 'mismatch' | 'not-json';
 
@@ -111,8 +116,9 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     escaped: false,
     prev: paren ? LPAREN : LBRACE,
     awaitingQuote: start.kind === 'json',
-    inner: [],
-    openRecord: [-1, -1],
+    // Only JSON frames record nested objects: the others share empty arrays they never write.
+    inner: start.kind === 'json' ? [] : NO_RECORDS,
+    openRecord: start.kind === 'json' ? [-1, -1] : NO_RECORDS,
     status: 'open',
   };
 }
@@ -143,7 +149,7 @@ interface Reasoning {
  * or opener of bounded length is re-read with the next chunk, a closed span is parsed
  * once), so the cost is linear in the input whatever the chunking.
  */
-export class ToolCallScanner {
+export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Calls found so far, de-duplicated, in order of appearance. */
   readonly calls: ToolCall[] = [];
   private readonly options: ResolvedExtractOptions;
@@ -154,7 +160,8 @@ export class ToolCallScanner {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
-  private readonly seen = new SeenCalls();
+  /** Created with the first call: most outputs hold none or one. */
+  private seen: SeenCalls | undefined;
   /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
   private tail = '';
   /** Whether `tail` holds a possible opener (which the one-character fast path must not release). */
@@ -168,17 +175,10 @@ export class ToolCallScanner {
   private reasoningClosers: readonly string[] | undefined;
   /** `end()` was called: openers are decided on the text there is. */
   private final = false;
-  private readonly openerContext: OpenerContext;
-  private readonly nativeContext: NativeContext;
 
   constructor(options: ResolvedExtractOptions, withEvents: boolean) {
     this.options = options;
     this.withEvents = withEvents;
-    this.openerContext = {
-      has: (format: ToolCallFormat) => options.formats.has(format),
-      accepts: (name: string) => this.acceptsName(name),
-    };
-    this.nativeContext = { schemaOf: (name: string) => this.schemaOf(name) };
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
@@ -235,6 +235,7 @@ export class ToolCallScanner {
    * iterating a frozen array takes a slow path in V8, and a shared one could be mutated.
    */
   private takeEvents(): ToolCallParserEvent[] {
+    if (!this.withEvents) return NO_EVENTS;
     const events = this.events ?? [];
     this.events = undefined;
     return events;
@@ -411,7 +412,7 @@ export class ToolCallScanner {
             break;
           }
         }
-        const match = matchOpener(s, p, this.openerContext, this.final);
+        const match = matchOpener(s, p, this, this.final);
         if (match === undefined) {
           i = p + 1;
           continue;
@@ -600,8 +601,13 @@ export class ToolCallScanner {
     return this.options.allowed === undefined || this.options.allowed.has(name);
   }
 
+  /** Whether a format is looked for (`OpenerContext`). */
+  has(format: ToolCallFormat): boolean {
+    return this.options.formats.has(format);
+  }
+
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
-  private acceptsName(name: string): boolean {
+  accepts(name: string): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
     return isValidName(name) && !PSEUDO_TOOLS.has(name);
   }
@@ -743,7 +749,7 @@ export class ToolCallScanner {
   /** A closed native block: its calls, each with its part of the block as source span. */
   private finishBlock(frame: Frame, text: string): void {
     const body = frame.body;
-    const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this.nativeContext).filter((call) => this.acceptsName(call.name));
+    const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {
       this.releaseText(text);
       return;
@@ -796,7 +802,7 @@ export class ToolCallScanner {
     if (value === undefined) return undefined;
     const name = value.name ?? value.tool_name;
     if (typeof name !== 'string') return this.callOfNameKey(value);
-    if (!this.acceptsName(name)) return undefined;
+    if (!this.accepts(name)) return undefined;
     const key = ARGUMENT_KEYS.find((k) => Object.hasOwn(value, k));
     const raw = key === undefined ? undefined : value[key];
     if (isObjectSchema(raw)) return undefined;
@@ -822,7 +828,8 @@ export class ToolCallScanner {
     return { name, args: schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema) };
   }
 
-  private schemaOf(name: string): JsonSchema | undefined {
+  /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
+  schemaOf(name: string): JsonSchema | undefined {
     return this.options.allowed?.get(name);
   }
 
@@ -842,7 +849,8 @@ export class ToolCallScanner {
       }
       return;
     }
-    if (!this.seen.add(name, args)) {
+    const seen = (this.seen ??= new SeenCalls());
+    if (!seen.add(name, args)) {
       if (this.withEvents) {
         const id = startedId ?? modelId ?? this.options.id(name, this.calls.length);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });

@@ -38,7 +38,34 @@ function findDeepseekToken(s: string, from: number, to: number, words: readonly 
   return undefined;
 }
 
+/**
+ * `findDeepseekToken` that remembers its last answer, so a parser asking for the same token
+ * from many places (a block of call openers without a close) stays linear.
+ */
+class DeepseekFinder {
+  private last: { at: number; end: number } | undefined;
+  private searchedFrom = -1;
+  private readonly s: string;
+  private readonly to: number;
+  private readonly words: readonly string[];
+
+  constructor(s: string, to: number, words: readonly string[]) {
+    this.s = s;
+    this.to = to;
+    this.words = words;
+  }
+
+  next(from: number): { at: number; end: number } | undefined {
+    if (this.searchedFrom >= 0 && from >= this.searchedFrom && (this.last === undefined || this.last.at >= from)) return this.last;
+    this.searchedFrom = from;
+    this.last = findDeepseekToken(this.s, from, this.to, this.words);
+    return this.last;
+  }
+}
+
 function parseJsonArguments(text: string): Record<string, unknown> | undefined {
+  // Only an object can be arguments: skip the (costly) failed parse of anything else.
+  if (text.charCodeAt(skipSpace(text, 0)) !== 0x7b) return undefined;
   const parsed = tryJson(text);
   return parsed !== undefined && isRecord(parsed.value) ? parsed.value : undefined;
 }
@@ -51,11 +78,13 @@ function parseJsonArguments(text: string): Record<string, unknown> | undefined {
  */
 export function parseDeepseekCalls(text: string, from: number, to: number): NativeCall[] {
   const calls: NativeCall[] = [];
+  const begins = new DeepseekFinder(text, to, ['tool', 'call', 'begin']);
+  const seps = new DeepseekFinder(text, to, ['tool', 'sep']);
   let pos = from;
   while (pos < to) {
-    const begin = findDeepseekToken(text, pos, to, ['tool', 'call', 'begin']);
+    const begin = begins.next(pos);
     if (begin === undefined) break;
-    const sep = findDeepseekToken(text, begin.end, to, ['tool', 'sep']);
+    const sep = seps.next(begin.end);
     if (sep === undefined) break;
     const head = text.slice(begin.end, sep.at).trim();
     let name: string;
@@ -76,8 +105,11 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
     }
     const argsEnd = jsonExtent(text, argsStart, to);
     if (argsEnd < 0) break;
-    const end = findDeepseekToken(text, argsEnd, to, ['tool', 'call', 'end']);
-    const callEnd = end === undefined ? argsEnd : end.end;
+    // The end token follows the arguments (after the closing fence in R1/V3).
+    let after = skipSpace(text, argsEnd, to);
+    if (text.startsWith('```', after)) after = skipSpace(text, after + 3, to);
+    const end = deepseekToken(text, after, ['tool', 'call', 'end']);
+    const callEnd = end >= 0 && end <= to ? end : argsEnd;
     calls.push({ name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd });
     pos = callEnd;
   }
