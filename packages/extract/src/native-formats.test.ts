@@ -6,10 +6,6 @@ import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
-function calls(text: string, options?: ExtractOptions): Call[] {
-  return extractToolCalls(text, options).map((c) => ({ name: c.name, arguments: c.arguments }));
-}
-
 function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
   const parser = createToolCallParser(options);
   const events: ToolCallParserEvent[] = [];

@@ -67,11 +67,16 @@ function fingerprint(value: unknown): number {
  * its name and fingerprint match an earlier call's, so distinct calls pay little; the cost
  * stays linear however many calls collide.
  */
+interface Bucket {
+  first: Record<string, unknown> | undefined;
+  keys: Set<string>;
+}
+
 export class SeenCalls {
   /** The only call so far: most outputs hold one, which then costs nothing to record. */
   private onlyName: string | undefined;
   private onlyArgs: Record<string, unknown> | undefined;
-  private buckets: Map<string, { first: Record<string, unknown> | undefined; keys: Set<string> }> | undefined;
+  private buckets: Map<string, Bucket> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
@@ -90,7 +95,7 @@ export class SeenCalls {
   }
 
   private record(name: string, args: Record<string, unknown>): boolean {
-    const buckets = (this.buckets ??= new Map());
+    const buckets = (this.buckets ??= new Map<string, Bucket>());
     const bucketKey = `${name}\u0000${fingerprint(args)}`;
     const bucket = buckets.get(bucketKey);
     if (bucket === undefined) {
