@@ -239,6 +239,20 @@ const adversarial: [string, (size: number) => string][] = [
   ['Mistral [TOOL_CALLS] nested', (size) => '[TOOL_CALLS]f[ARGS]{"a":'.repeat(size / 24)],
   ['Functionary >>> repeated', (size) => '>>>f\n{'.repeat(size / 6)],
   ['<think> never closed', (size) => `<think>${'f(a=1) '.repeat(size / 7)}`],
+  ['many [THINK] blocks', (size) => '[THINK]f(a=1)[/THINK]g(b=2) '.repeat(size / 29)],
+  // Many closed blocks in one text: a closing token that never comes must not be looked for
+  // in the whole rest of the text per block.
+  ...(['deepseek', 'gemma4', 'kimi-k2', 'deepseek-dsml', 'qwen3-xml', 'mistral'] as const).map(
+    (format): [string, (size: number) => string] => [
+      `many ${format} blocks`,
+      (size) => {
+        const one = `ok ${renderToolCall({ name: 'get_weather', arguments: { city: 'Paris', n: 1 } }, format)}\n`;
+        const parts: string[] = [];
+        for (let i = 0; i * one.length < size; i++) parts.push(one.replace('Paris', `P${i}`));
+        return parts.join('');
+      },
+    ],
+  ),
 ];
 for (const [name, make] of adversarial) {
   const one = make(MB);

@@ -419,6 +419,13 @@ describe('auto-detection on mixed text', () => {
     expect(checked(prose, { tools: ['search'] })).toEqual([]);
   });
 
+  it('does not take prose about tags for a GLM call, and releases the text as it streams', () => {
+    const text = 'Wrap it in <tool_call> tags like this, then a <tool_call> ok';
+    expect(checked(text)).toEqual([]);
+    const events = stream(text, 1);
+    expect(events.some((e) => e.type === 'incomplete')).toBe(false);
+  });
+
   it('reads only the one format in a mixed answer', () => {
     const text = 'Here is how it works: the model says <tool_call>\n<function=search>\n<parameter=q>\nx\n</parameter>\n</function>\n</tool_call> and a < b > c >>> d.';
     expect(checked(text, { tools: ['search'] })).toEqual([{ name: 'search', arguments: { q: 'x' } }]);

@@ -13,6 +13,7 @@ import {
 } from './identifier.ts';
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
+import { firstToken } from './native/first-token.ts';
 import { matchOpener, REASONING_INTERRUPTS } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
@@ -320,24 +321,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private scanReasoning(reasoning: Reasoning, s: string, from: number): { text: string; at: number } {
     const search = reasoning.carry === '' ? (from === 0 ? s : s.slice(from)) : reasoning.carry + s.slice(from);
     reasoning.carry = '';
-    let best = -1;
-    let bestToken = '';
-    for (const token of reasoning.closers) {
-      const at = search.indexOf(token);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-        bestToken = token;
-      }
-    }
-    let interrupt = false;
-    for (const token of REASONING_INTERRUPTS) {
-      const at = search.indexOf(token);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-        bestToken = token;
-        interrupt = true;
-      }
-    }
+    // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
+    const interrupts = reasoning.closers.includes('</think>');
+    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers);
+    const best = found === undefined ? -1 : found.at;
+    const bestToken = found === undefined ? '' : found.token;
+    const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
     if (best >= 0) {
       if (best > 0) this.emitReasoning(search.slice(0, best));
       this.reasoning = undefined;
@@ -350,12 +339,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return { text: search, at: best + bestToken.length };
     }
     let hold = 0;
-    for (const token of [...reasoning.closers, ...REASONING_INTERRUPTS]) {
-      for (let k = Math.min(token.length - 1, search.length); k > hold; k--) {
-        if (token.startsWith(search.slice(search.length - k))) {
-          hold = k;
+    // Hold back the longest end of the text that may start a closer (tried only where its first character is).
+    for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
+      const first = token.charAt(0);
+      let j = search.indexOf(first, Math.max(0, search.length - token.length + 1));
+      while (j >= 0 && search.length - j > hold) {
+        if (token.startsWith(search.slice(j))) {
+          hold = search.length - j;
           break;
         }
+        j = search.indexOf(first, j + 1);
       }
     }
     if (search.length > hold) this.emitReasoning(search.slice(0, search.length - hold));
@@ -688,18 +681,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private feedBlock(frame: Frame, s: string, from: number): number {
     const carry = frame.carry;
     const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
-    let best = -1;
-    let bestLength = 0;
+    const ends = frame.ends;
     let longest = 0;
-    for (const token of frame.ends) {
-      if (token.length > longest) longest = token.length;
-      const at = search.indexOf(token);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-        bestLength = token.length;
-      }
-    }
-    if (best >= 0) return from - carry.length + best + bestLength;
+    for (const token of ends) if (token.length > longest) longest = token.length;
+    const found = firstToken(search, ends);
+    if (found !== undefined) return from - carry.length + found.at + found.token.length;
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
     return -1;
   }

@@ -159,13 +159,18 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     if (isPrefixAtEnd(s, after, '<function=')) return 'partial';
   }
   if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
-    // GLM: the name, then `<arg_key>`, `</tool_call>` or a newline; decide once the name ends.
+    // GLM: the name, then (after whitespace or a literal "\n") `<arg_key>` or `</tool_call>`.
+    // Anything else (prose such as "<tool_call> tags are…") is text.
     const nameEnd = nameRunEnd(s, after);
-    if (nameEnd >= s.length) return outOfText(i, nameEnd);
-    const d = s.charCodeAt(nameEnd);
-    if (d === 0x3c || d === 0x0a || d === 0x0d || d === 0x20 || d === 0x5c) {
-      const name = s.slice(after, nameEnd);
+    let next = skipSpace(s, nameEnd);
+    while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
+    if (next >= s.length || (next === s.length - 1 && s.charCodeAt(next) === 0x5c)) return outOfText(i, next);
+    if (next - i >= MAX_HEADER) return undefined;
+    const name = s.slice(after, nameEnd);
+    if (s.startsWith('<arg_key>', next) || s.startsWith('</tool_call>', next)) {
       if (context.accepts(name)) return { type: 'block', body: 'glm', length, ends: ['</tool_call>'] };
+    } else if (isPrefixAtEnd(s, next, '<arg_key>') || isPrefixAtEnd(s, next, '</tool_call>')) {
+      return 'partial';
     }
   }
   return { type: 'text', length };
