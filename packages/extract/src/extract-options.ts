@@ -110,6 +110,8 @@ interface ResolvedTools {
   length: number;
   allowed: Map<string, JsonSchema | undefined>;
   prefixes: Set<string>;
+  /** The options `{ tools }` alone resolve to (the common call), made once. */
+  alone: ResolvedExtractOptions | undefined;
 }
 
 /**
@@ -131,7 +133,7 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
   }
   const prefixes = new Set<string>();
   for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
-  const resolved = { length: tools.length, allowed, prefixes };
+  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes, alone: undefined };
   toolCache.set(tools, resolved);
   return resolved;
 }
@@ -164,8 +166,16 @@ const DEFAULTS: ResolvedExtractOptions = {
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
   const tools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const alone =
+    options.format === undefined &&
+    options.formats === undefined &&
+    options.callsInReasoning === undefined &&
+    options.startInReasoning === undefined &&
+    options.id === undefined;
+  if (alone && tools === undefined) return DEFAULTS;
+  if (alone && tools?.alone !== undefined) return tools.alone;
   const formats = resolveFormats(options);
-  return {
+  const resolved: ResolvedExtractOptions = {
     allowed: tools?.allowed,
     prefixes: tools?.prefixes,
     call: formats.has('call'),
@@ -175,4 +185,6 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
     startInReasoning: options.startInReasoning === true,
     id: options.id ?? defaultId,
   };
+  if (alone && tools !== undefined) tools.alone = resolved;
+  return resolved;
 }
