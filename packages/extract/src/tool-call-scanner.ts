@@ -54,8 +54,18 @@ const MAX_INNER_DEPTH = 4;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
-/** What the batch form gets back from `push`/`end` (it reads `calls`, not events). */
+/**
+ * The result of a `push` that completes nothing (most pushes of a token stream), shared so
+ * that such a push allocates nothing. It is typed readonly; should a caller write into it
+ * anyway, it is emptied again before it is handed out. (Not frozen: iterating a frozen
+ * array takes a slow path in V8.)
+ */
 const NO_EVENTS: ToolCallParserEvent[] = [];
+
+function noEvents(): ToolCallParserEvent[] {
+  if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
+  return NO_EVENTS;
+}
 
 type FrameKind = 'call' | 'marker' | 'json' | 'block';
 type FrameStatus = 'open' | 'closed' | 'mismatch' | 'not-json';
@@ -195,7 +205,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         frame.received += chunk;
         frame.length++;
         const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
-        return id === undefined ? [] : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
       }
     }
     this.scanChunk(chunk);
@@ -232,12 +242,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * The events emitted since the last call. An empty result is a new (unfrozen) array:
-   * iterating a frozen array takes a slow path in V8, and a shared one could be mutated.
+   * The events emitted since the last call; the shared empty array when there are none.
    */
   private takeEvents(): ToolCallParserEvent[] {
-    if (!this.withEvents) return NO_EVENTS;
-    const events = this.events ?? [];
+    const events = this.events;
+    if (events === undefined) return noEvents();
     this.events = undefined;
     return events;
   }
