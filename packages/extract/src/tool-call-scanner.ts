@@ -184,6 +184,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private reasoning: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
+  /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
+  private nextIn: string | undefined;
+  private nextAt: number[] = [];
   /** `end()` was called: openers are decided on the text there is. */
   private final = false;
 
@@ -328,16 +331,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * returned string), or -1 when `s` is used up.
    */
   private scanReasoning(reasoning: Reasoning, s: string, from: number): { text: string; at: number } {
-    const search = reasoning.carry === '' ? (from === 0 ? s : s.slice(from)) : reasoning.carry + s.slice(from);
+    // Positions stay in `s` when nothing is carried over, so that text scanning resumes in the
+    // same string (and keeps what it knows about it: see `scanText`).
+    const search = reasoning.carry === '' ? s : reasoning.carry + s.slice(from);
+    const start = reasoning.carry === '' ? from : 0;
     reasoning.carry = '';
     // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
     const interrupts = reasoning.closers.includes('</think>');
-    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers);
+    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers, start);
     const best = found === undefined ? -1 : found.at;
     const bestToken = found === undefined ? '' : found.token;
     const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
     if (best >= 0) {
-      if (best > 0) this.emitReasoning(search.slice(0, best));
+      if (best > start) this.emitReasoning(search.slice(start, best));
       this.reasoning = undefined;
       if (interrupt) {
         // A tool section opened inside reasoning ends it; the section is read as usual.
@@ -351,7 +357,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Hold back the longest end of the text that may start a closer (tried only where its first character is).
     for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
       const first = token.charAt(0);
-      let j = search.indexOf(first, Math.max(0, search.length - token.length + 1));
+      let j = search.indexOf(first, Math.max(start, search.length - token.length + 1));
       while (j >= 0 && search.length - j > hold) {
         if (token.startsWith(search.slice(j))) {
           hold = search.length - j;
@@ -360,7 +366,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         j = search.indexOf(first, j + 1);
       }
     }
-    if (search.length > hold) this.emitReasoning(search.slice(0, search.length - hold));
+    if (search.length - start > hold) this.emitReasoning(search.slice(start, search.length - hold));
     reasoning.carry = search.slice(search.length - hold);
     return { text: search, at: -1 };
   }
@@ -382,6 +388,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let nextAngle = -2;
     let nextBracket = -2;
     let nextArrows = this.options.formats.has('functionary') ? -2 : -1;
+    const known = this.nextIn === s ? this.nextAt : undefined;
+    if (known !== undefined) {
+      // Back in the same text after a reasoning block: a character found absent stays absent,
+      // so the rest of the text is not searched again for it (per block, that would be quadratic).
+      nextParen = known[0] ?? nextParen;
+      nextBrace = known[1] ?? nextBrace;
+      nextAngle = known[2] ?? nextAngle;
+      nextBracket = known[3] ?? nextBracket;
+      nextArrows = known[4] ?? nextArrows;
+    }
+    this.nextIn = undefined;
     let holdFrom = -1;
     while (i < s.length) {
       if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
@@ -438,7 +455,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.remember(opener);
             this.enterReasoning(match.closers);
             i = textStart = p + match.length;
-            if (this.reasoning !== undefined) return i;
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           case 'block': {
@@ -688,11 +709,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * the previous chunk (kept in `carry`). Returns the index in `s` just past it, or -1.
    */
   private feedBlock(frame: Frame, s: string, from: number): number {
-    const carry = frame.carry;
-    const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
     const ends = frame.ends;
     let longest = 0;
     for (const token of ends) if (token.length > longest) longest = token.length;
+    if (s.length - from <= 8 && s.indexOf('>', from) < 0) {
+      // Token streams: every closing token ends with `>`, so a chunk without one closes
+      // nothing; keep its characters for a token that may end in a later chunk.
+      let carry = frame.carry + (from === 0 ? s : s.slice(from));
+      if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
+      frame.carry = carry;
+      return -1;
+    }
+    const carry = frame.carry;
+    const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
     const found = firstToken(search, ends);
     if (found !== undefined) return from - carry.length + found.at + found.token.length;
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);

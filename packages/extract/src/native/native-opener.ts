@@ -70,7 +70,10 @@ export interface OpenerContext {
 /** Whether `s` from `i` is a proper prefix of `token` (the text ends inside it). */
 function isPrefixAtEnd(s: string, i: number, token: string): boolean {
   const rest = s.length - i;
-  return rest < token.length && token.startsWith(s.slice(i));
+  if (rest >= token.length) return false;
+  // Compared in place: this runs for every held-back opener on every chunk of a token stream.
+  for (let k = 0; k < rest; k++) if (s.charCodeAt(i + k) !== token.charCodeAt(k)) return false;
+  return true;
 }
 
 /** End of a name run starting at `from` (or `from` when there is none). */
@@ -96,13 +99,17 @@ export function matchOpener(s: string, i: number, context: OpenerContext, final:
 
 function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   const c = s.charCodeAt(i);
+  // The second character rules out most tokens with one comparison (this runs again on every
+  // chunk while an opener is held back); -1 when the text ends after the first.
+  const d = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
   let partial = false;
   for (const [open, closers] of REASONING) {
+    if (d >= 0 && open.charCodeAt(1) !== d) continue;
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (c === 0x3c) {
-    const tagged = matchAngle(s, i, context);
+    const tagged = matchAngle(s, i, d, context);
     if (tagged !== undefined) return tagged;
   } else if (c === 0x5b) {
     const mistral = matchMistral(s, i, context);
@@ -114,14 +121,14 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   return partial ? 'partial' : undefined;
 }
 
-function matchAngle(s: string, i: number, context: OpenerContext): OpenerResult {
+function matchAngle(s: string, i: number, d: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const block of SIMPLE_BLOCKS) {
-    if (!context.has(block.format)) continue;
+    if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
     if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
   }
-  if (context.has('deepseek') && s.startsWith('<\uff5c', i)) {
+  if (d === 0xff5c && context.has('deepseek') && s.startsWith('<\uff5c', i)) {
     const end = Math.max(deepseekToken(s, i, ['tool', 'calls', 'begin']), deepseekToken(s, i, ['tool', 'calls']));
     if (end >= 0) return { type: 'block', body: 'deepseek', length: end - i, ends: DEEPSEEK_ENDS };
     // The token is at most 30 characters: wait while the text ends inside one.
@@ -129,17 +136,17 @@ function matchAngle(s: string, i: number, context: OpenerContext): OpenerResult 
   } else if (context.has('deepseek') && s.length - i === 1) {
     partial = true;
   }
-  if (s.startsWith('<tool_call>', i)) {
+  if (d === 0x74 && s.startsWith('<tool_call>', i)) {
     const result = afterToolCallTag(s, i, context);
     if (result !== undefined) return result;
   } else if (isPrefixAtEnd(s, i, '<tool_call>')) {
     partial = true;
   }
-  if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
+  if (d === 0x66 && (context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
     return afterFunctionTag(s, i, context);
   }
   if (isPrefixAtEnd(s, i, '<function=')) partial = true;
-  if (context.has('harmony')) {
+  if ((d === 0x7c || d < 0) && context.has('harmony')) {
     if (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i)) return harmonyHeader(s, i, context);
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
   }
