@@ -320,3 +320,23 @@ describe('withTextToolCalling: promptFormat', () => {
     expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1);
   });
 });
+
+describe('withTextToolCalling: names the API accepts', () => {
+  it('returns a call to a hyphenated tool on the text path, generate and stream', async () => {
+    const weatherNow: FunctionToolSpec = {
+      type: 'function',
+      name: 'weather-now',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    };
+    const answer = 'Checking.\nweather-now(city="Oslo")';
+    const model = fakeTextModel([answer, answer]);
+    const wrapped = withTextToolCalling(model, ids);
+    const response = await wrapped.generate({ messages: ask, tools: [weatherNow] });
+    expect(response.toolCalls).toEqual([{ id: 'weather-now_0', name: 'weather-now', arguments: { city: 'Oslo' } }]);
+    expect(response.finishReason).toBe('tool-calls');
+    const prompt = model.requests[0]?.messages[0];
+    expect(prompt?.role === 'system' ? prompt.content : '').toContain('weather-now(city="...")');
+    const events = await collect(wrapped.stream({ messages: ask, tools: [weatherNow] }));
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.name] : []))).toEqual(['weather-now']);
+  });
+});
