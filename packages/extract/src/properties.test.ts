@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
@@ -87,8 +88,8 @@ function uniqueCalls(calls: readonly { name: string; arguments: Record<string, u
   });
 }
 
-function stream(text: string, cuts: readonly number[], tools?: readonly string[]): ToolCallParserEvent[] {
-  const parser = createToolCallParser(tools === undefined ? undefined : { tools });
+function stream(text: string, cuts: readonly number[], tools?: readonly string[], options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(tools === undefined ? options : { ...options, tools });
   const events: ToolCallParserEvent[] = [];
   let last = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -240,6 +241,11 @@ describe('properties', () => {
           const allowed = stream(text, cuts, ['f', 'g', 'search']);
           expect(allowed.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, { tools: ['f', 'g', 'search'] }));
           expect(allowed.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+          for (const options of [{ callsInReasoning: true }, { startInReasoning: true }]) {
+            const events = stream(text, cuts, undefined, options);
+            expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, options));
+            expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+          }
         },
       ),
       { numRuns: 500 },
