@@ -35,7 +35,7 @@ export type ToolCallFormat =
   | 'apertus';
 
 /** Every format, in the order of the README's table. */
-export const ALL_FORMATS: readonly ToolCallFormat[] = [
+const ALL_FORMATS: readonly ToolCallFormat[] = [
   'call',
   'json',
   'qwen3-xml',

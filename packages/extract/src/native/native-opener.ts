@@ -21,7 +21,7 @@ export type OpenerMatch =
 export type OpenerResult = OpenerMatch | 'partial' | undefined;
 
 /** Longest header read before deciding; a longer one is not an opener (batch and streaming agree). */
-export const MAX_HEADER = 400;
+const MAX_HEADER = 400;
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
