@@ -1,6 +1,7 @@
+import { isValidToolName, TOOL_NAME_RULE } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
 import { invalidRequest } from './gateway-error.ts';
-import { isValidToolName, MAX_TOOLS } from './parse-chat-tools.ts';
+import { MAX_TOOLS } from './parse-chat-tools.ts';
 import type { ResponsesTool } from './parsed-responses-request.ts';
 import { isObject, unsupported } from './request-fields.ts';
 import type { Json } from './request-fields.ts';
@@ -20,7 +21,7 @@ function nameOf(entry: Json, param: string): string {
   const name = entry.name;
   if (typeof name !== 'string' || !isValidToolName(name)) {
     throw invalidRequest(
-      `Invalid '${param}.name': ${JSON.stringify(name ?? null)} does not match '^[a-zA-Z0-9_-]{1,64}$'. Use letters, digits, '_' and '-' only.`,
+      `Invalid '${param}.name': ${JSON.stringify(name ?? null)} does not match '${TOOL_NAME_RULE.pattern}'. Use ${TOOL_NAME_RULE.description}.`,
       `${param}.name`,
       'invalid_value',
     );

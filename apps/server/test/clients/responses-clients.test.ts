@@ -170,6 +170,13 @@ describe.each(MODEL_PATHS)('Responses clients on $model', ({ model, missingModel
     expect(calls.map((call) => (call.type === 'function_call' ? (JSON.parse(call.arguments) as unknown) : undefined))).toEqual([{ city: 'Paris' }]);
   });
 
+  it('a client function with a hyphenated name comes back as a function_call', async () => {
+    suite.upstream.script = callsThenAnswer([{ name: 'weather-now', arguments: { city: 'Lyon' } }], 'Fine');
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 });
+    const response = await openai.responses.create({ model, input: 'Lyon?', tools: [{ ...weather, name: 'weather-now' }] });
+    expect(response.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'weather-now', arguments: '{"city":"Lyon"}' });
+  });
+
   it('a model the upstream does not have is a NotFoundError', async () => {
     const openai = new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 });
     await expect(openai.responses.create({ model: missingModel, input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
