@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OLLAMA_TEXT_MODEL } from '../helpers/paced-upstream.ts';
-import { useClientSuite } from './client-suite.ts';
+import { MODEL_PATHS, useClientSuite } from './client-suite.ts';
 
 /**
  * Codex CLI (`@openai/codex`, the real binary from npm) end to end: Codex speaks only the
- * Responses API, the gateway routes it to a local Ollama stand-in whose model has no native
- * tools, so Codex's `exec_command` reaches the model in the text-tools prompt and the
- * model's `exec_command(cmd="…")` line comes back to Codex as a `function_call`. Codex runs
- * the command in its own sandbox and sends the output back; the model then answers.
+ * Responses API, the gateway routes it to the paced upstream on each model path. On the
+ * Ollama model without native tools, Codex's `exec_command` reaches the model in the
+ * text-tools prompt and the model's `exec_command(cmd="…")` line comes back to Codex as a
+ * `function_call`. Codex runs the command in its own sandbox and sends the output back; the
+ * model then answers.
  */
 
 const codexBin = fileURLToPath(new URL('../../node_modules/.bin/codex', import.meta.url));
@@ -43,16 +43,22 @@ function run(command: string, args: string[], options: { cwd: string; env: NodeJ
 }
 
 let home: string;
-let work: string;
 
 beforeAll(() => {
   mkdirSync(codexHomes, { recursive: true });
   home = mkdtempSync(codexHomes);
-  work = mkdtempSync(join(tmpdir(), 'codex-work-'));
+});
+
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A Codex config with one model provider: the gateway, on loopback. */
+function writeConfig(model: string): void {
   writeFileSync(
     join(home, 'config.toml'),
     [
-      `model = "ollama/${OLLAMA_TEXT_MODEL}"`,
+      `model = "${model}"`,
       'model_provider = "toolwire"',
       // Codex offers its hosted web search by default; the gateway cannot serve it (a 400 says so).
       'web_search = "disabled"',
@@ -71,38 +77,42 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
-});
+}
 
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
-});
-
-describe('Codex CLI through the gateway on a text-only Ollama model', () => {
+describe.each(MODEL_PATHS)('Codex CLI through the gateway on $model', ({ kind, model }) => {
   it('runs the shell call the model wrote, sends its output back, and prints the final answer', async () => {
+    writeConfig(model);
+    const work = mkdtempSync(join(tmpdir(), 'codex-work-'));
     // The stand-in model: Codex's first turn gets a shell call; once the command's result is back, an answer quoting it.
     suite.upstream.script = (request) => {
       const result = request.toolResults.at(-1);
       if (result === undefined) return { text: 'I will create the file.\n', toolCalls: [{ name: 'exec_command', arguments: { cmd: 'printf hi > hello.txt && cat hello.txt' } }] };
       return { text: `Created hello.txt; the command printed: ${result.slice(result.indexOf('Output:') + 'Output:'.length).trim()}` };
     };
-    const result = await run(codexBin, ['exec', '--skip-git-repo-check', '--sandbox', 'workspace-write', 'Create hello.txt containing hi'], {
-      cwd: work,
-      env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, TOOLWIRE_API_KEY: 'unused' },
-      timeoutMs: 90_000,
-    });
-    const context = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`;
-    expect(result.code, context).toBe(0);
-    // The command's effect on the work directory.
-    expect(existsSync(join(work, 'hello.txt')), context).toBe(true);
-    expect(readFileSync(join(work, 'hello.txt'), 'utf8')).toBe('hi');
-    // Codex prints the last answer on stdout; it quotes the command's output, so the result went back through the gateway.
-    expect(result.stdout.trim()).toBe('Created hello.txt; the command printed: hi');
-    // Two model turns, both through the gateway's text-tools path.
-    const chats = suite.chatRequests();
-    expect(chats).toHaveLength(2);
-    expect(chats[0]?.api).toBe('ollama');
-    expect(chats[0]?.toolNames).toEqual([]);
-    expect(chats[0]?.system).toContain('exec_command(');
+    try {
+      const result = await run(codexBin, ['exec', '--skip-git-repo-check', '--sandbox', 'workspace-write', 'Create hello.txt containing hi'], {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, TOOLWIRE_API_KEY: 'unused' },
+        timeoutMs: 90_000,
+      });
+      const context = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`;
+      expect(result.code, context).toBe(0);
+      // The command's effect on the work directory.
+      expect(existsSync(join(work, 'hello.txt')), context).toBe(true);
+      expect(readFileSync(join(work, 'hello.txt'), 'utf8')).toBe('hi');
+      // Codex prints the last answer on stdout; it quotes the command's output, so the result went back through the gateway.
+      expect(result.stdout.trim()).toBe('Created hello.txt; the command printed: hi');
+      // Two model turns; on the text-only model the tools were in its prompt, not native.
+      const chats = suite.chatRequests();
+      expect(chats).toHaveLength(2);
+      if (kind === 'ollama-text') {
+        expect(chats[0]?.toolNames).toEqual([]);
+        expect(chats[0]?.system).toContain('exec_command(');
+      } else {
+        expect(chats[0]?.toolNames).toContain('exec_command');
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   }, 120_000);
 });
