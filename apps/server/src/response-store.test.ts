@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createResponseStore } from './response-store.ts';
 import type { StoredResponse } from './response-store.ts';
 import { toOutputMessage } from './wire/responses-output-message.ts';
+import type { WireResponse } from './wire/responses-wire-types.ts';
 
 function stored(id: string, text = 'hi'): StoredResponse {
   const items = [{ type: 'message' as const, id: `msg_${id}`, status: 'completed' as const, role: 'assistant' as const, content: [{ type: 'output_text' as const, text, annotations: [], logprobs: [] }] }];
-  return { id, conversation: [{ role: 'user', content: 'q' }, toOutputMessage(items)], items };
+  const response = { id, object: 'response', output: items } as unknown as WireResponse;
+  return { id, conversation: [{ role: 'user', content: 'q' }, toOutputMessage(items)], response };
 }
 
 describe('createResponseStore', () => {
@@ -16,6 +18,8 @@ describe('createResponseStore', () => {
     expect(store.historyOf('alice').item('msg_resp_1')).toMatchObject({ type: 'message', id: 'msg_resp_1' });
     expect(store.historyOf('bob').conversation('resp_1')).toBeUndefined();
     expect(store.historyOf('bob').item('msg_resp_1')).toBeUndefined();
+    expect(store.get('alice', 'resp_1')).toMatchObject({ id: 'resp_1', object: 'response' });
+    expect(store.get('bob', 'resp_1')).toBeUndefined();
   });
 
   it('forgets entries after the TTL, and the least recently used past the caps', () => {

@@ -1,6 +1,6 @@
 import type { Message } from '@toolwire/core';
 import type { ResponsesHistory } from './wire/parse-responses-request.ts';
-import type { WireOutputItem } from './wire/responses-wire-types.ts';
+import type { WireResponse } from './wire/responses-wire-types.ts';
 
 /** One stored response: what `previous_response_id` continues and what `item_reference` finds. */
 export interface StoredResponse {
@@ -8,8 +8,8 @@ export interface StoredResponse {
   id: string;
   /** The conversation it ended: its input (without `instructions`) and its output as messages. */
   conversation: readonly Message[];
-  /** Its output items, by which `item_reference`s find them. */
-  items: readonly WireOutputItem[];
+  /** The Response object as sent (`GET /v1/responses/{id}`); `item_reference`s find its output items. */
+  response: WireResponse;
 }
 
 /**
@@ -22,6 +22,8 @@ export interface ResponseStore {
   save(principal: string, response: StoredResponse): void;
   /** What one API key may read: its own stored responses only. */
   historyOf(principal: string): ResponsesHistory;
+  /** A stored Response object of this key, or undefined. */
+  get(principal: string, id: string): WireResponse | undefined;
   readonly size: number;
 }
 
@@ -60,7 +62,7 @@ export function createResponseStore(options: ResponseStoreOptions = {}): Respons
   const drop = (key: string, entry: Entry, principal: string): void => {
     entries.delete(key);
     totalSize -= entry.size;
-    for (const item of entry.response.items) {
+    for (const item of entry.response.response.output) {
       const itemKey = keyOf(principal, item.id);
       if (items.get(itemKey) === key) items.delete(itemKey);
     }
@@ -97,11 +99,14 @@ export function createResponseStore(options: ResponseStoreOptions = {}): Respons
       if (previous !== undefined) drop(key, previous, principal);
       entries.set(key, { response, expiresAt: at + ttlMs, size });
       totalSize += size;
-      for (const item of response.items) items.set(keyOf(principal, item.id), key);
+      for (const item of response.response.output) items.set(keyOf(principal, item.id), key);
       for (const [oldestKey, oldest] of entries) {
         if (entries.size <= maxEntries && totalSize <= maxTextLength) break;
         drop(oldestKey, oldest, principalOf(oldestKey));
       }
+    },
+    get(principal, id) {
+      return use(keyOf(principal, id))?.response.response;
     },
     historyOf(principal) {
       return {
@@ -109,7 +114,7 @@ export function createResponseStore(options: ResponseStoreOptions = {}): Respons
         item: (id) => {
           const responseKey = items.get(keyOf(principal, id));
           const entry = responseKey === undefined ? undefined : use(responseKey);
-          return entry?.response.items.find((item) => item.id === id);
+          return entry?.response.response.output.find((item) => item.id === id);
         },
       };
     },

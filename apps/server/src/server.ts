@@ -15,7 +15,7 @@ import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createModelsHandler } from './routes/models-route.ts';
-import { createResponsesHandler } from './routes/responses-route.ts';
+import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { loadDynamicTools } from './tools/load-dynamic-tools.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
@@ -193,7 +193,7 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
       new GatewayError({
         status: 404,
         type: 'invalid_request_error',
-        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and GET /healthz.`,
+        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, POST /v1/responses, GET /v1/responses/{id}, GET /v1/models and GET /healthz.`,
         code: 'unknown_url',
         retryable: false,
       }),
@@ -205,6 +205,7 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
   app.get('/v1/models', createModelsHandler(context));
   app.post('/v1/chat/completions', createChatCompletionsHandler(context));
   app.post('/v1/responses', createResponsesHandler(context));
+  app.get('/v1/responses/:id', createRetrieveResponseHandler(context));
   return app;
 }
 

@@ -158,6 +158,17 @@ describe('POST /v1/responses with the official openai client', () => {
     const openai = await client(createScriptedModel([{ text: 'A' }]));
     const first = await openai.responses.create({ model: 'test/scripted', input: 'x', store: false });
     await expect(openai.responses.create({ model: 'test/scripted', previous_response_id: first.id, input: 'y' })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(openai.responses.retrieve(first.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('responses.retrieve() returns a stored response, streamed or not', async () => {
+    const openai = await client(createScriptedModel([{ text: 'Stored.' }, { text: 'Streamed.' }]));
+    const created = await openai.responses.create({ model: 'test/scripted', input: 'x' });
+    const retrieved = await openai.responses.retrieve(created.id);
+    expect(retrieved).toMatchObject({ id: created.id, status: 'completed', output_text: 'Stored.' });
+    const streamed = await openai.responses.stream({ model: 'test/scripted', input: 'y' }).finalResponse();
+    expect((await openai.responses.retrieve(streamed.id)).output_text).toBe('Streamed.');
+    await expect(openai.responses.retrieve('resp_unknown')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('answers a hosted tool type with a BadRequestError naming it, and an unknown model with NotFoundError', async () => {

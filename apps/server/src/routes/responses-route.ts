@@ -2,6 +2,7 @@ import { generateId } from '@toolwire/core';
 import type { ChatStreamEvent, Message } from '@toolwire/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
+import { GatewayError } from '../wire/gateway-error.ts';
 import { parseResponsesRequest } from '../wire/parse-responses-request.ts';
 import type { ParsedResponsesRequest } from '../wire/parsed-responses-request.ts';
 import { createResponsesEventMapper } from '../wire/responses-event-mapper.ts';
@@ -19,6 +20,29 @@ import { admitRequest, createModelRouteHandler, serveGatewayCall } from './serve
  */
 export function createResponsesHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return createModelRouteHandler(getContext, handleResponses);
+}
+
+/**
+ * The `GET /v1/responses/{id}` handler: a response this key stored (`store` not false), as
+ * it was sent; 404 for any other id.
+ */
+export function createRetrieveResponseHandler(getContext: () => GatewayContext): (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => Promise<void> {
+  return async (req, reply) => {
+    const context = getContext();
+    const principal = admitRequest(context, req);
+    const response = context.responses.get(principal.id, req.params.id);
+    if (response === undefined) {
+      throw new GatewayError({
+        status: 404,
+        type: 'not_found_error',
+        message: `Response with id '${req.params.id}' not found. This gateway keeps responses stored (store not false) for one hour, for the API key that made them.`,
+        param: 'response_id',
+        code: 'response_not_found',
+        retryable: false,
+      });
+    }
+    await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(response);
+  };
 }
 
 /** How each of the client's tools' calls go back (function with its namespace, or custom). */
@@ -52,7 +76,7 @@ async function handleResponses(context: GatewayContext, req: FastifyRequest, rep
     if (!parsed.echo.store || response.status === 'failed') return;
     const input = parsed.echo.instructions === null || parsed.echo.instructions === '' ? parsed.messages : parsed.messages.slice(1);
     const conversation: Message[] = [...input, toOutputMessage(response.output)];
-    context.responses.save(principal.id, { id: response.id, conversation, items: response.output });
+    context.responses.save(principal.id, { id: response.id, conversation, response });
   };
   await serveGatewayCall({
     context,
