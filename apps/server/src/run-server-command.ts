@@ -1,6 +1,7 @@
 import { hashApiKey } from './auth/hash-key.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadServerConfig, SERVER_USAGE } from './config/load-server-config.ts';
+import { startOtelFromEnv } from './observability/start-otel.ts';
 import { createServer } from './server.ts';
 
 /** Options of `runServerCommand`. */
@@ -39,11 +40,14 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
       print(hashApiKey(command.key));
       return 0;
     case 'serve': {
+      const otel = startOtelFromEnv(options.env);
       const server = createServer(command.config);
+      if (otel !== undefined) server.logger.info('OpenTelemetry: sending traces over OTLP (OTEL_* environment)');
       try {
         await server.listen();
       } catch (error) {
         printError(`toolwire-server: ${(error as Error).message}`);
+        await otel?.shutdown();
         return 1;
       }
       await new Promise<void>((resolve) => {
@@ -51,10 +55,13 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
           process.off('SIGTERM', stop);
           process.off('SIGINT', stop);
           server.logger.info({ signal }, 'shutting down: draining open streams');
-          server.close().then(resolve, (error: unknown) => {
-            server.logger.error({ err: error }, 'shutdown failed');
-            resolve();
-          });
+          server
+            .close()
+            .catch((error: unknown) => server.logger.error({ err: error }, 'shutdown failed'))
+            // Spans still buffered are sent before the process ends.
+            .then(() => otel?.shutdown())
+            .catch((error: unknown) => server.logger.error({ err: error }, 'flushing traces failed'))
+            .finally(resolve);
         };
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
 import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
+import { withRequestSpan } from '../observability/request-span.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
 import { toChatCompletion } from '../wire/chat-completion.ts';
 import type { ResponseIdentity } from '../wire/chat-completion.ts';
@@ -23,7 +24,11 @@ import type { PreparedChatRequest } from './prepare-chat-request.ts';
  * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return (req, reply) => handleChatCompletion(getContext(), req, reply);
+  return (req, reply) =>
+    withRequestSpan('/v1/chat/completions', async (span) => {
+      await handleChatCompletion(getContext(), req, reply);
+      if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
+    });
 }
 
 async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
