@@ -32,11 +32,11 @@ async function startInstance(options: { configPath: string; upstream: string; re
     env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${options.upstream}/v1`, HOST: '127.0.0.1', TOOLWIRE_REDIS_URL: options.redisUrl },
   });
   const logs: string[] = [];
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const address = new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${String(code)} before listening`)));
     lines.on('line', (line) => {
-      let msg = '';
+      let msg: string;
       try {
         msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
       } catch {
