@@ -7,13 +7,15 @@ import type { JsSandbox } from '@toolwire/sandbox';
 import { createBuiltinTools, loadCustomTool } from '@toolwire/server';
 import { CliError, CliUsageError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
+import { mcpServerFor, parseMcpServerSpec } from './mcp-server-spec.ts';
+import { eprintln } from './output.ts';
 
 /** Asks the user before a shell command runs; resolves true to run it. */
 export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
 
 /** Options of `buildCliTools`. */
 export interface CliToolsOptions {
-  /** The `--tools` list: builtin, shell, code, or paths to tool files. */
+  /** The `--tools` list: builtin, shell, code, `mcp:<command or URL>`, `openapi:<document>`, or paths to tool files. */
   names: readonly string[];
   /** Called before each shell command; absent means run without asking (`--yes`). */
   confirm?: ConfirmCommand;
@@ -80,7 +82,25 @@ async function addToolSet(
       break;
     }
     default:
-      tools.push(await loadToolFile(context, name, set.sharedSandbox));
+      if (name.startsWith('mcp:')) tools.push(...(await loadMcpTools(context, name.slice(4), set.disposers)));
+      else if (name.startsWith('openapi:')) tools.push(...(await loadOpenApiTools(context, name.slice(8))));
+      else tools.push(await loadToolFile(context, name, set.sharedSandbox));
+  }
+}
+
+async function loadMcpTools(context: CommandContext, spec: string, disposers: (() => Promise<void>)[]): Promise<Tool[]> {
+  const server = mcpServerFor(parseMcpServerSpec(spec), { cwd: context.cwd, path: context.env.PATH });
+  // Loaded only when asked for: most sessions use no MCP server.
+  const { mcpTools } = await import('@toolwire/mcp');
+  try {
+    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, message) });
+    disposers.push(() => set.close());
+    return set.tools;
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), {
+      hint: 'check the command runs on its own; stdio servers run in the sandbox (bubblewrap) with the current directory as their only writable one',
+      cause: error,
+    });
   }
 }
 
@@ -89,9 +109,45 @@ export function builtinTools(): Tool[] {
   return createBuiltinTools({ config: {} });
 }
 
+async function loadOpenApiTools(context: CommandContext, file: string): Promise<Tool[]> {
+  const path = resolve(context.cwd, file.trim());
+  if (!existsSync(path)) throw new CliError(`No such OpenAPI document: ${file}`, { hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
+  const { openApiTools } = await import('@toolwire/openapi');
+  try {
+    // Calls go to the document's servers only; loopback only when every server is on it.
+    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, message) });
+  } catch (error) {
+    throw new CliError(`Cannot use ${basename(file)}: ${error instanceof Error ? error.message : String(error)}`, {
+      hint: 'an OpenAPI 3.0 or 3.1 document with an absolute server URL (Swagger 2.0 needs converting first)',
+      cause: error,
+    });
+  }
+}
+
+async function hasLoopbackServer(path: string): Promise<boolean> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(path, 'utf8');
+  // A cheap look at the servers for JSON documents; YAML ones stay on the public network.
+  try {
+    const servers = (JSON.parse(text) as { servers?: { url?: unknown }[] }).servers ?? [];
+    return servers.length > 0 && servers.every((server) => typeof server.url === 'string' && isLoopbackUrl(server.url));
+  } catch {
+    return false;
+  }
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
 async function loadToolFile(context: CommandContext, file: string, sandbox: () => JsSandbox): Promise<Tool> {
   if (extname(file) !== '.js') {
-    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, or a path to a .js tool file' });
+    throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, openapi:<document>, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
   if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });

@@ -48,7 +48,7 @@ Examples:
     .description('chat with a model, running its tool calls (interactive without a prompt)')
     .argument('[prompt]', 'one prompt to answer; omit for an interactive session')
     .requiredOption('-m, --model <provider/model>', 'the model, e.g. openai/gpt-4.1-mini, ollama/llama3.2:1b, chatgpt/gpt-5.4')
-    .option('-t, --tools <list>', 'comma-separated: builtin, shell, code, or paths to tool files (.js)')
+    .option('-t, --tools <list>', 'comma-separated: builtin, shell, code, mcp:<command or URL> (an MCP server), openapi:<document>, or paths to tool files (.js)')
     .option('-s, --system <text>', 'a system prompt')
     .option('--max-steps <n>', 'most model calls per turn', positiveInteger, 10)
     .option('--json', 'print one JSON event per line')

@@ -1,6 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fake-openai.ts';
 import type { FakeOpenAI } from './fake-openai.ts';
@@ -141,6 +144,61 @@ describe('toolwire chat', () => {
     expect(JSON.stringify(fake.requests[1])).toContain('395');
   });
 
+  it('runs the tools of an MCP server given as --tools mcp:<command>, in the sandbox', async () => {
+    fake = await startFakeOpenAI([
+      { toolCall: { name: 'convert_units', arguments: '{"value":10,"from":"mi","to":"km"}' } },
+      { text: 'Ten miles are 16.093 km.' },
+    ]);
+    const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+    const run = await runCli(
+      ['chat', 'Convert 10 miles to km', '--model', 'openai/fake-model', '--tools', `builtin,mcp:${process.execPath} dist/demo-mcp-server.js`],
+      { env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test' }, cwd: cliDir },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Ten miles are 16.093 km.');
+    // The MCP tool was offered next to the built-in ones, and its result went back to the model.
+    const offered = (fake.requests[0] as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
+    expect(offered).toEqual(expect.arrayContaining(['calculate', 'convert_units']));
+    expect(JSON.stringify(fake.requests[1])).toContain('10 mi = 16.093 km');
+  });
+
+  it('runs the operations of an OpenAPI document given as --tools openapi:<file>', async () => {
+    const api = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ city: decodeURIComponent(req.url?.split('/').pop() ?? ''), celsius: 21 }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'toolwire-openapi-'));
+      const document = {
+        openapi: '3.1.0',
+        info: { title: 'Weather', version: '1' },
+        servers: [{ url: `http://127.0.0.1:${(api.address() as AddressInfo).port}` }],
+        paths: {
+          '/weather/{city}': {
+            get: { operationId: 'get_weather', parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } },
+          },
+        },
+      };
+      writeFileSync(join(dir, 'weather.json'), JSON.stringify(document));
+      fake = await startFakeOpenAI([{ toolCall: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, { text: 'It is 21 °C in Paris.' }]);
+      const run = await runCli(['chat', 'Weather in Paris?', '--model', 'openai/fake-model', '--tools', 'openapi:weather.json'], {
+        env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test' },
+        cwd: dir,
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('It is 21 °C in Paris.');
+      expect(JSON.stringify(fake.requests[1])).toContain('\\"celsius\\":21');
+    } finally {
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
+  });
+
+  it('says what went wrong when an MCP server cannot start', async () => {
+    const run = await runCli(['chat', 'hi', '--model', 'ollama/x', '--tools', 'mcp:no-such-mcp-server --stdio']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('MCP server "no-such-mcp-server --stdio" is not usable');
+  });
+
   it('prints one JSON event per line with --json', async () => {
     fake = await startFakeOpenAI([{ text: 'hello there' }]);
     const run = await runCli(['chat', 'hi', '--model', 'openai/fake-model', '--json'], {
@@ -224,6 +282,8 @@ describe('toolwire demo', () => {
     expect(run.stdout).toContain('✗ refused');
     expect(run.stdout).toContain('REPLAY');
     expect(run.stdout).toContain('gateway ran get_current_time on the server (success');
+    expect(run.stdout).toContain('convert_units({"value":42.195,"from":"km","to":"mi"}) → "42.195 km = 26.219 mi"');
+    expect(run.stdout).toContain('✗ refused convert_units({"value":1,"from":"km","to":"parsecs"})');
     expect(run.stdout).toContain('toolwire serve');
   }, 90_000);
 });

@@ -3,6 +3,7 @@ import { ConfigError } from './config/config-error.ts';
 import { loadServerConfig, SERVER_USAGE } from './config/load-server-config.ts';
 import { startOtelFromEnv } from './observability/start-otel.ts';
 import { createServer } from './server.ts';
+import type { ToolwireServer } from './server.ts';
 
 /** Options of `runServerCommand`. */
 export interface RunServerCommandOptions {
@@ -12,6 +13,22 @@ export interface RunServerCommandOptions {
   print?: (text: string) => void;
   /** Where configuration errors go (default stderr). */
   printError?: (text: string) => void;
+}
+
+/**
+ * The last resort, not the mechanism: every failure a client or an upstream can cause is
+ * handled on its request's own error path. Should one escape anyway, it is logged as the
+ * bug it is and the gateway keeps serving its other tenants instead of dropping them all.
+ */
+function installSafetyNet(server: ToolwireServer): () => void {
+  const onException = (error: Error): void => server.logger.fatal({ err: error }, 'uncaught exception (a gateway bug; please report it): the gateway keeps serving');
+  const onRejection = (reason: unknown): void => server.logger.fatal({ err: reason }, 'uncaught promise rejection (a gateway bug; please report it): the gateway keeps serving');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
 }
 
 /**
@@ -40,8 +57,15 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
       print(hashApiKey(command.key));
       return 0;
     case 'serve': {
+      let server: ToolwireServer;
+      try {
+        server = createServer(command.config);
+      } catch (error) {
+        if (!ConfigError.isInstance(error)) throw error;
+        printError(`toolwire-server: ${error.message}`);
+        return 2;
+      }
       const otel = startOtelFromEnv(options.env);
-      const server = createServer(command.config);
       if (otel !== undefined) server.logger.info('OpenTelemetry: sending traces over OTLP (OTEL_* environment)');
       try {
         await server.listen();
@@ -50,6 +74,7 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         await otel?.shutdown();
         return 1;
       }
+      const removeSafetyNet = installSafetyNet(server);
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGTERM', stop);
@@ -66,6 +91,7 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);
       });
+      removeSafetyNet();
       return 0;
     }
     default: {

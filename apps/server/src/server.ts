@@ -5,7 +5,9 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
+import type { ApiKeyStore } from './auth/api-key-store.ts';
 import { hashApiKey } from './auth/hash-key.ts';
+import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { isLoopbackHost } from './loopback.ts';
@@ -19,6 +21,7 @@ import { createGatewayState } from './state/create-gateway-state.ts';
 import type { GatewayState } from './state/gateway-state.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
+import { checkJsonTextDepth } from './wire/check-json-depth.ts';
 import { GatewayError } from './wire/gateway-error.ts';
 import { toGatewayError } from './wire/to-gateway-error.ts';
 
@@ -33,6 +36,21 @@ export interface ToolwireServer {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+// Above the default upstream idle timeout: a non-streamed request is silent while it waits.
+const DEFAULT_CONNECTION_TIMEOUT_MS = 900_000;
+
+/** Node's timeouts for receiving requests, from `limits`, consistent with each other. */
+function clientTimeouts(config: ServerConfig): { requestTimeout: number; headersTimeout: number; connectionTimeout: number; checkEvery: number } {
+  const requestTimeout = config.limits?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(config.limits?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
+  const connectionTimeout = config.limits?.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  // Node checks both timeouts on an interval (30 s by default): check often enough to honour them.
+  const checkEvery = Math.min(5_000, Math.max(100, Math.floor(headersTimeout / 4)));
+  return { requestTimeout, headersTimeout, connectionTimeout, checkEvery };
+}
 
 const requestIdPrefix = generateId('req_', 8) + '_';
 let nextRequestId = 0;
@@ -55,6 +73,11 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .header('x-should-retry', error.retryable ? 'true' : 'false')
     .header('x-request-id', requestId)
     .send(error.toEnvelope());
+}
+
+function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
+  const ms = config.limits?.upstreamIdleTimeoutMs;
+  return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
@@ -80,6 +103,7 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): GatewayError 
 
 interface BuildAppOptions {
   config: ServerConfig;
+  keys: ApiKeyStore;
   logger: Logger;
   /** The shared state, available once `listen` has loaded tools and providers. */
   context: () => GatewayContext;
@@ -99,12 +123,22 @@ function mayScrape(authorization: string | undefined, keyHash: string | undefine
   return sent.length === expected.length && timingSafeEqual(sent, expected);
 }
 
+/** Health probes and the metrics scrape: answered without a client key. */
+const UNAUTHENTICATED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
+
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp({ config, logger, context, closing, metrics, state }: BuildAppOptions) {
+function buildApp({ config, keys, logger, context, closing, metrics, state }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const timeouts = clientTimeouts(config);
+  const pendingBodies = createPendingBodies(config.limits?.maxPendingBodiesPerKey ?? DEFAULT_MAX_PENDING_BODIES_PER_KEY);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
+    // A client has this long to send its whole request (a trickled body is cut with a 408),
+    // its headers, and a connection may stay silent this long.
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: timeouts.connectionTimeout,
+    http: { headersTimeout: timeouts.headersTimeout, requestTimeout: timeouts.requestTimeout, connectionsCheckingInterval: timeouts.checkEvery },
     requestIdHeader: 'x-request-id',
     // A per-process random prefix and a counter: unique, and no random bytes per request.
     genReqId: () => `${requestIdPrefix}${(nextRequestId++).toString(36)}`,
@@ -121,15 +155,40 @@ function buildApp({ config, logger, context, closing, metrics, state }: BuildApp
       done();
     });
   }
-  app.addHook('onRequest', async (_req, reply) => {
-    if (!closing()) return;
-    void reply.header('connection', 'close');
-    throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+  app.addHook('onRequest', async (req, reply) => {
+    if (closing()) {
+      void reply.header('connection', 'close');
+      throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+    }
+    // Probes carry no client key (`/metrics` checks its own).
+    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) return;
+    // The key is checked from the headers, before a byte of the body is read: a client
+    // without one holds no buffer and no connection (the 401 closes it).
+    let principal;
+    try {
+      principal = keys.authenticate(req.headers.authorization);
+    } catch (error) {
+      void reply.header('connection', 'close');
+      throw error;
+    }
+    if (keys.required) pendingBodies.admit(req, principal.id, reply);
+  });
+  // A body fully read (or its request gone) no longer counts against its key.
+  app.addHook('preValidation', (req, _reply, done) => {
+    pendingBodies.release(req);
+    done();
   });
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    try {
+      // Before JSON.parse: a body of nothing but brackets would allocate millions of arrays.
+      checkJsonTextDepth(body as string);
+    } catch (error) {
+      done(error as GatewayError, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch {
@@ -222,6 +281,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     metrics,
     state: () => state,
     config,
+    keys,
     logger,
     context: () => {
       if (context === undefined) throw new Error('The server is not started.');
@@ -254,7 +314,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       const registry = createServerToolRegistry({ tools: serverTools.values(), keys: config.keys ?? [], maxConcurrent: toolSlots });
       toolLoad = () => registry.load;
       const providers = [...(config.modelProviders ?? [])];
-      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger })) {
+      for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger, ...upstreamLimits(config) })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
       }
       context = {

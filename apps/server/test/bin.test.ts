@@ -24,6 +24,36 @@ describe('the toolwire-server bin', () => {
     expect(out).toContain('Usage: toolwire-server');
   });
 
+  it('logs an exception that escaped every request and keeps serving (the last-resort net)', async () => {
+    // Thrown from a timer, outside any request (what a bug in a socket listener would look
+    // like), once the bin has installed its net.
+    const inject =
+      "data:text/javascript,process.on('newListener', (name) => { if (name === 'uncaughtException') setTimeout(() => { throw new Error('injected failure'); }, 50); });";
+    const child = spawn(process.execPath, ['--conditions=@toolwire/source', `--import=${inject}`, bin, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HOST: '127.0.0.1' },
+    });
+    const entries: { msg?: string; err?: { message?: string } }[] = [];
+    let baseURL: string | undefined;
+    const lines = createInterface({ input: child.stdout });
+    const injected = new Promise<void>((resolve) => {
+      lines.on('line', (line) => {
+        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        entries.push(entry);
+        if (entry.msg?.startsWith('Toolwire gateway at ') === true) baseURL = entry.msg.slice('Toolwire gateway at '.length);
+        if (entry.err?.message === 'injected failure') resolve();
+      });
+    });
+    await injected;
+    expect(entries.find((e) => e.err?.message === 'injected failure')?.msg).toContain('uncaught exception');
+    expect(child.exitCode).toBeNull();
+    const res = await fetch((baseURL ?? '').replace(/\/v1$/, '/healthz'));
+    expect(res.status).toBe(200);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+  });
+
   it('drains an open stream on SIGTERM, then exits 0', async () => {
     upstream = await startFakeOpenAI(() => ({ slowText: 'abcdefghij', delayMs: 30 }));
     const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {

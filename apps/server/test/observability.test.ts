@@ -73,10 +73,11 @@ describe('traces and metrics of the gateway', () => {
   it('marks a refused request span with its error code', async () => {
     const { server, baseURL } = await startGateway(createScriptedModel([]), { keys: [key] });
     running = server;
-    const res = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body: JSON.stringify({ model: 'test/scripted', messages: [] }) });
-    expect(res.status).toBe(401);
+    const res = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'nowhere/model', messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(res.status).toBe(404);
     const request = exporter.getFinishedSpans().find((s) => s.instrumentationScope.name === SERVER_TRACER_NAME);
-    expect(request?.attributes).toMatchObject({ 'error.type': 'invalid_api_key', 'http.response.status_code': 401 });
+    const { code } = ((await res.json()) as { error: { code: string } }).error;
+    expect(request?.attributes).toMatchObject({ 'error.type': code, 'http.response.status_code': 404 });
   });
 
   it('serves Prometheus metrics behind their key: requests, latency, tokens, tools by outcome, open streams, slots', async () => {
@@ -99,7 +100,7 @@ describe('traces and metrics of the gateway', () => {
       body: JSON.stringify({ model: 'test/scripted', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     });
     await streamed.text();
-    await fetch(`${baseURL}/nowhere`);
+    await fetch(`${baseURL}/nowhere`, { headers });
 
     expect((await fetch(`${origin}/metrics`)).status).toBe(401);
     expect((await fetch(`${origin}/metrics`, { headers: { authorization: 'Bearer sk-client' } })).status).toBe(401);

@@ -179,7 +179,7 @@ describe('the official openai client', () => {
     await expect(stream.finalChatCompletion()).rejects.toBeInstanceOf(OpenAI.APIError);
   });
 
-  it('gets AuthenticationError, PermissionDeniedError and RateLimitError from the key rules', async () => {
+  it('gets AuthenticationError, NotFoundError (a model the key may not use) and RateLimitError from the key rules', async () => {
     const keys = [
       { id: 'limited', keyHash: hashApiKey('sk-limited'), models: ['test/scripted'], tools: [], requestsPerMinute: 1 },
     ];
@@ -191,7 +191,7 @@ describe('the official openai client', () => {
       make(apiKey).chat.completions.create({ model: 'test/scripted', messages: [{ role: 'user', content: 'x' }], ...body }).catch((e: unknown) => e);
 
     expect(await ask('sk-wrong')).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect(await ask('sk-limited', { model: 'test/other' })).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(await ask('sk-limited', { model: 'test/other' })).toBeInstanceOf(OpenAI.NotFoundError);
     const limited = started.baseURL;
     expect(limited).toContain('127.0.0.1');
     const rate = await ask('sk-limited');

@@ -5,6 +5,7 @@ import type { Tool, ToolExecutionContext, ToolValidationResult } from './types/t
 import { compileJsonSchema } from './validation/json-schema-validator.ts';
 import { joinIssues } from './validation/validation-issue.ts';
 import type { ValidationIssue } from './validation/validation-issue.ts';
+import { isNestedDeeperThan, MAX_VALUE_DEPTH, TOO_DEEP_ISSUE } from './validation/value-depth.ts';
 import { zodIssues } from './validation/zod-issues.ts';
 
 /** What `defineTool` takes; `parameters` is a zod object schema or a JSON Schema of `type: "object"`. */
@@ -108,7 +109,15 @@ function fromZod(name: string, schema: z.ZodType): Compiled {
   return {
     inputSchema,
     validate(args) {
-      const parsed = schema.safeParse(args, { reportInput: true });
+      // A recursive (z.lazy) schema recurses as deep as the value does.
+      if (isNestedDeeperThan(args, MAX_VALUE_DEPTH)) return failure([TOO_DEEP_ISSUE]);
+      let parsed;
+      try {
+        parsed = schema.safeParse(args, { reportInput: true });
+      } catch (error) {
+        if (error instanceof RangeError) return failure([TOO_DEEP_ISSUE]);
+        throw error;
+      }
       return parsed.success ? { success: true, value: parsed.data } : failure(zodIssues(parsed.error.issues));
     },
   };

@@ -127,18 +127,30 @@ function literalOf(raw: string): unknown {
   return value;
 }
 
+/** How many schemas `typesOf` looks at, so a schema with thousands of nested branches costs little. */
+const MAX_TYPE_BRANCHES = 256;
+
 /** The declared type names of a schema, looking through `anyOf`/`oneOf`; `undefined` when it declares none. */
 function typesOf(schema: JsonSchema | undefined): Set<JsonSchemaTypeName> | undefined {
   if (schema === undefined || typeof schema !== 'object') return undefined;
   const types = new Set<JsonSchemaTypeName>();
-  const add = (s: JsonSchema): void => {
-    if (typeof s !== 'object') return;
-    const t = s.type as unknown;
+  // Iterative and budgeted: client-sent schemas may nest `anyOf` tens of thousands deep
+  // (or, built in code, refer to themselves). Past the budget the rest is not read.
+  const pending: unknown[] = [schema];
+  let visited = 0;
+  while (pending.length > 0 && visited < MAX_TYPE_BRANCHES) {
+    const s = pending.pop();
+    if (typeof s !== 'object' || s === null) continue;
+    visited++;
+    const node = s as JsonSchema;
+    const t = node.type as unknown;
     if (typeof t === 'string') types.add(normaliseType(t));
     else if (Array.isArray(t)) for (const name of t) if (typeof name === 'string') types.add(normaliseType(name));
-    for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) add(branch);
-  };
-  add(schema);
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const branches = node[key] as unknown;
+      if (Array.isArray(branches)) for (let i = 0; i < branches.length && pending.length < MAX_TYPE_BRANCHES; i++) pending.push(branches[i]);
+    }
+  }
   return types.size > 0 ? types : undefined;
 }
 

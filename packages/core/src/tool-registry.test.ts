@@ -91,3 +91,46 @@ describe('ToolRegistry', () => {
     expect(() => new ToolRegistry({ maxConcurrency: 0 })).toThrow(RangeError);
   });
 });
+
+describe('ToolRegistry rate-limit bookkeeping', () => {
+  const limited = (now: () => number) =>
+    new ToolRegistry({ tools: [tool('search')], rateLimits: { search: { capacity: 2, refillPerSecond: 1 } }, now });
+
+  it('forgets idle buckets once they have refilled, as new principals keep arriving', () => {
+    let clock = 0;
+    const registry = limited(() => clock);
+    for (let i = 0; i < 50_000; i++) {
+      clock += 10;
+      expect(registry.takeRateLimit('search', `p${i}`).allowed).toBe(true);
+    }
+    // A bucket refills in 2 s, i.e. 200 calls at 10 ms: only the recent principals are held.
+    expect(registry.rateLimitBuckets).toBeLessThan(500);
+  });
+
+  it('still limits an active principal among many idle ones', () => {
+    let clock = 0;
+    const registry = limited(() => clock);
+    for (let i = 0; i < 5_000; i++) registry.takeRateLimit('search', `idle${i}`);
+    expect(registry.takeRateLimit('search', 'busy').allowed).toBe(true);
+    expect(registry.takeRateLimit('search', 'busy').allowed).toBe(true);
+    expect(registry.takeRateLimit('search', 'busy')).toMatchObject({ allowed: false, retryAfterMs: 1000 });
+    clock += 1000;
+    expect(registry.takeRateLimit('search', 'busy').allowed).toBe(true);
+  });
+
+  it('does not let buckets that never refill block the expiry of the others', () => {
+    let clock = 0;
+    const registry = new ToolRegistry({
+      tools: [tool('once'), tool('search')],
+      rateLimits: { once: { capacity: 1, refillPerSecond: 0 }, search: { capacity: 1, refillPerSecond: 1 } },
+      now: () => clock,
+    });
+    for (let i = 0; i < 10; i++) registry.takeRateLimit('once', `q${i}`);
+    for (let i = 0; i < 20_000; i++) {
+      clock += 10;
+      registry.takeRateLimit('search', `p${i}`);
+    }
+    expect(registry.rateLimitBuckets).toBeLessThan(200);
+    expect(registry.takeRateLimit('once', 'q3').allowed).toBe(false);
+  });
+});

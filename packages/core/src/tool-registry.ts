@@ -26,7 +26,10 @@ export interface ToolRegistryOptions {
   now?: () => number;
 }
 
-const PRUNE_AT = 10_000;
+/** Buckets kept at most; past it the one at the front of the sweep order is forgotten. */
+const MAX_BUCKETS = 100_000;
+/** Buckets at the front of the sweep order checked for expiry on each call: constant work per call. */
+const SWEEP_PER_CALL = 2;
 
 /**
  * The tools a server can run, with who may call what, how often, and how many at once.
@@ -103,19 +106,34 @@ export class ToolRegistry {
     this.#permissions.set(principal, [...patterns]);
   }
 
-  /** Spends one call of `principal`'s rate limit for the tool `name` (always allowed when no limit applies). */
+  /**
+   * Spends one call of `principal`'s rate limit for the tool `name` (always allowed when no
+   * limit applies). Each call checks the two buckets at the front of a rotating order and
+   * forgets them once refilled (an idle bucket is the same as a new one), so memory follows
+   * the principals active within a refill period and the work per call is constant however
+   * many principals were seen. At most 100 000 buckets are kept.
+   */
   takeRateLimit(name: string, principal?: string): TakeResult {
     const limit = this.#rateLimitOf(name);
     if (!limit) return { allowed: true };
     const now = this.#now();
     const key = `${principal ?? ''}\u0000${name}`;
     let bucket = this.#buckets.get(key);
-    if (!bucket) {
-      if (this.#buckets.size >= PRUNE_AT) this.#prune(now);
+    if (bucket) {
+      // Re-insert to move it to the back of the sweep order (the Map's insertion order).
+      this.#buckets.delete(key);
+    } else {
       bucket = new TokenBucket(limit, now);
-      this.#buckets.set(key, bucket);
     }
-    return bucket.take(now);
+    this.#buckets.set(key, bucket);
+    const result = bucket.take(now);
+    this.#sweep(now);
+    return result;
+  }
+
+  /** How many rate-limit buckets are held now (for tests and metrics). */
+  get rateLimitBuckets(): number {
+    return this.#buckets.size;
   }
 
   /** Waits for a concurrency slot; resolves with its release function. */
@@ -138,8 +156,16 @@ export class ToolRegistry {
     return globMatchLimit;
   }
 
-  #prune(now: number): void {
-    for (const [key, bucket] of this.#buckets) if (bucket.isFull(now)) this.#buckets.delete(key);
+  #sweep(now: number): void {
+    for (let checked = 0; checked < SWEEP_PER_CALL; checked++) {
+      const oldest = this.#buckets.entries().next();
+      if (oldest.done === true) return;
+      const [key, bucket] = oldest.value;
+      this.#buckets.delete(key);
+      // A bucket still draining goes to the back, so one that never refills (a rate of 0)
+      // cannot keep the sweep from reaching the others.
+      if (this.#buckets.size < MAX_BUCKETS && !bucket.isFull(now)) this.#buckets.set(key, bucket);
+    }
   }
 }
 

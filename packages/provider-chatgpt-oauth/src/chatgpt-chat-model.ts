@@ -2,24 +2,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { collectStream, ProviderUnavailableError, StreamError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ProviderError, Warning } from '@toolwire/core';
-import { createParser } from 'eventsource-parser';
+import { guardStream } from '@toolwire/core/provider';
+import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
 import type { ChatGPTAuth, ChatGPTCredentials } from './auth/chatgpt-auth.ts';
-import { isRecord } from './auth/jwt.ts';
-import { backendError } from './backend/backend-errors.ts';
-import { buildRequestBody } from './backend/build-request-body.ts';
-import type { PreparedRequest } from './backend/build-request-body.ts';
-import { createCodexStreamDecoder } from './backend/codex-stream.ts';
+import type { ModelCatalog, ResolvedInstructions } from './backend/model-catalog.ts';
 import { deriveConversationId } from './backend/conversation-id.ts';
-import type { ModelCatalog } from './backend/model-catalog.ts';
 import { parseRateLimitHeaders } from './backend/rate-limits.ts';
 import { backendHeaders } from './backend/request-headers.ts';
+import type { ChatGPTResidency } from './backend/request-headers.ts';
+import { buildChatGPTRequest } from './chatgpt-chat-request.ts';
+import type { PreparedRequest } from './chatgpt-chat-request.ts';
+import { createChatGPTStreamDecoder, decodeChatGPTStream, STREAM_DROPPED } from './chatgpt-chat-stream.ts';
 import { resolveSettings } from './chatgpt-settings.ts';
 import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
 import { PROVIDER_NAME } from './constants.ts';
 import { redactSecrets } from './logger.ts';
 import { readBoundedText } from './secret-text.ts';
 import type { ChatGPTLogger } from './logger.ts';
+import { backendError } from './map-chatgpt-error.ts';
 import { trimTrailingSlashes } from './url.ts';
 
 /** What every model of one `createChatGPT` shares. */
@@ -30,8 +31,13 @@ export interface ChatGPTModelContext {
   catalog: ModelCatalog;
   clientVersion: string;
   logger: ChatGPTLogger;
-  /** Retries of 5xx and dropped connections before any event was delivered. */
+  /** Retries of 5xx and dropped connections before the response started. */
   maxRetries: number;
+  /** A stream silent this long is dropped. */
+  streamIdleTimeoutMs: number;
+  /** How often a dropped stream is sent again while nothing of it reached the caller. */
+  streamMaxRetries: number;
+  residency: ChatGPTResidency | undefined;
   headers: Record<string, string>;
   /** Tool names already reported through the logger as left out (one console warning each). */
   reportedLeftOut: Set<string>;
@@ -46,10 +52,19 @@ export function createChatGPTChatModel(modelId: string, settings: ChatGPTChatSet
       return collectStream(model.stream(request));
     },
     stream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
-      return streamResponse(modelId, settings, context, request);
+      return guardStream(streamResponse(modelId, settings, context, request), { provider: PROVIDER_NAME });
     },
   };
   return model;
+}
+
+/** Events that show the caller part of the answer: after one of them a dropped stream cannot be sent again unseen. */
+function isContent(event: ChatStreamEvent): boolean {
+  return event.type !== 'warning' && event.type !== 'error' && event.type !== 'finish';
+}
+
+function isDropped(event: ChatStreamEvent): boolean {
+  return event.type === 'error' && StreamError.isInstance(event.error) && event.error.code === STREAM_DROPPED;
 }
 
 async function* streamResponse(
@@ -62,51 +77,78 @@ async function* streamResponse(
   const conversationId = settings.conversationId ?? deriveConversationId(modelId, request.messages);
   const signal = request.signal;
   // Build once without network access so that bad tools and histories fail before sign-in.
-  const dryRun = buildRequestBody({ modelId, request, settings, instructions: '', conversationId });
+  const dryRun = buildChatGPTRequest({ modelId, request, settings, instructions: '', conversationId });
   reportLeftOut(dryRun, context);
 
   let credentials = await context.auth.getCredentials(signal);
   // Every access token this request used, so none of them can leak through an error.
   const secrets = [credentials.accessToken];
   try {
-    const base = settings.instructions !== undefined ? undefined : await context.catalog.instructionsFor(modelId, credentials, signal);
-    let prepared = buildRequestBody({ modelId, request, settings, instructions: settings.instructions ?? base?.instructions ?? '', conversationId });
+    // The catalog gives the base instructions and the model's reasoning levels.
+    const catalog: ResolvedInstructions = await context.catalog.instructionsFor(modelId, credentials, signal);
+    const build = (instructions: string, overrides: Partial<ChatGPTChatSettings> = {}): PreparedRequest =>
+      buildChatGPTRequest({ modelId, request, settings: { ...settings, ...overrides }, instructions, conversationId, model: catalog.model });
+    let prepared = build(settings.instructions ?? catalog.instructions);
     const extraWarnings: Warning[] = [];
 
-    let response = await post(prepared.body);
-    if (response.status === 401) {
-      await response.body?.cancel();
-      credentials = await context.auth.refreshAfterUnauthorized(credentials.accessToken, signal);
-      secrets.push(credentials.accessToken);
-      response = await post(prepared.body);
-    }
-    if (response.status === 400 && settings.instructions !== undefined) {
-      const text = (await readBoundedText(response)).text;
-      if (!text.includes('Instructions are not valid')) throw failure(response, text);
-      const fallback = await context.catalog.instructionsFor(modelId, credentials, signal);
-      prepared = buildRequestBody({ modelId, request, settings: { ...settings, instructions: fallback.instructions }, instructions: fallback.instructions, conversationId });
-      extraWarnings.push({
-        type: 'unsupported-setting',
-        setting: 'instructions',
-        message: 'The backend answered "Instructions are not valid" to the custom instructions; the model\'s base instructions were sent instead. Put your guidance in a system message.',
-      });
-      response = await post(prepared.body);
-    }
-    if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
-    if (response.body === null) {
-      throw new StreamError({ provider: PROVIDER_NAME, message: 'The ChatGPT backend answered without a body. Send the request again.' });
-    }
+    const open = async (): Promise<Response> => {
+      let response = await post(prepared.body);
+      if (response.status === 401) {
+        await response.body?.cancel();
+        credentials = await context.auth.refreshAfterUnauthorized(credentials.accessToken, signal);
+        secrets.push(credentials.accessToken);
+        response = await post(prepared.body);
+      }
+      if (response.status === 400 && settings.instructions !== undefined && extraWarnings.length === 0) {
+        const text = (await readBoundedText(response)).text;
+        if (!text.includes('Instructions are not valid')) throw failure(response, text);
+        prepared = build(catalog.instructions, { instructions: catalog.instructions });
+        extraWarnings.push({
+          type: 'unsupported-setting',
+          setting: 'instructions',
+          message: 'The backend answered "Instructions are not valid" to the custom instructions; the model\'s base instructions were sent instead. Put your guidance in a system message.',
+        });
+        response = await post(prepared.body);
+      }
+      if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
+      if (response.body === null) {
+        throw new StreamError({ provider: PROVIDER_NAME, message: 'The ChatGPT backend answered without a body. Send the request again.' });
+      }
+      return response;
+    };
 
+    // Strict tools answer optional parameters with null; the caller gets them left out again.
+    const restore = createStrictCallRestorer(request.tools);
+    let response = await open();
     for (const warning of [...prepared.warnings, ...extraWarnings]) yield { type: 'warning', warning };
 
-    const requestId = response.headers.get('x-request-id') ?? response.headers.get('x-oai-request-id') ?? undefined;
-    const rateLimits = parseRateLimitHeaders(response.headers);
-    const decoder = createCodexStreamDecoder({
-      mapping: prepared.mapping,
-      modelId,
-      metadata: { conversationId, ...(requestId !== undefined ? { requestId } : {}), ...(rateLimits !== undefined ? { rateLimits } : {}) },
-    });
-    yield* decodeBody(response.body, decoder, signal);
+    // A dropped or silent stream is sent again, a bounded number of times, as Codex does
+    // (openai/codex, codex-rs/core/src/codex.rs, the `stream_max_retries` loop of a turn) —
+    // but only while none of it reached the caller, who cannot un-see streamed text.
+    for (let attempt = 0; ; attempt++) {
+      const requestId = response.headers.get('x-request-id') ?? response.headers.get('x-oai-request-id') ?? undefined;
+      const rateLimits = parseRateLimitHeaders(response.headers);
+      const decoder = createChatGPTStreamDecoder({
+        mapping: prepared.mapping,
+        modelId,
+        metadata: { conversationId, ...(requestId !== undefined ? { requestId } : {}), ...(rateLimits !== undefined ? { rateLimits } : {}) },
+        ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+      });
+      let delivered = false;
+      let retry = false;
+      for await (const event of decodeChatGPTStream(response.body as ReadableStream<Uint8Array>, decoder, { signal, idleTimeoutMs: context.streamIdleTimeoutMs })) {
+        if (isDropped(event) && !delivered && attempt < context.streamMaxRetries) {
+          retry = true;
+          break;
+        }
+        if (isContent(event)) delivered = true;
+        yield restoreEventCall(event, restore);
+      }
+      if (!retry) return;
+      context.logger.debug?.(`The ChatGPT stream dropped before any output; sending the request again (retry ${attempt + 1} of ${context.streamMaxRetries}).`);
+      await sleep(backoffMs(attempt), undefined, signal ? { signal } : {});
+      response = await open();
+    }
   } catch (error) {
     throw redact(error, secrets);
   }
@@ -117,9 +159,8 @@ async function* streamResponse(
     // `Authorization` in another letter case.
     const headers = new Headers(context.headers);
     for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
-    for (const [name, value] of Object.entries(backendHeaders({ credentials, sessionId: conversationId, clientVersion: context.clientVersion }))) {
-      headers.set(name, value);
-    }
+    const codexHeaders = backendHeaders({ credentials, sessionId: conversationId, clientVersion: context.clientVersion, residency: context.residency });
+    for (const [name, value] of Object.entries(codexHeaders)) headers.set(name, value);
     headers.set('content-type', 'application/json');
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -156,65 +197,6 @@ async function* streamResponse(
       modelId,
       ...knownModels(context, credentials),
     });
-  }
-}
-
-async function* decodeBody(
-  body: ReadableStream<Uint8Array>,
-  decoder: ReturnType<typeof createCodexStreamDecoder>,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<ChatStreamEvent> {
-  let pending: ChatStreamEvent[] = [];
-  const parser = createParser({
-    onEvent(message) {
-      if (message.data === '[DONE]' || message.data === '') return;
-      let data: unknown;
-      try {
-        data = JSON.parse(message.data);
-      } catch {
-        pending.push({ type: 'error', error: new StreamError({ provider: PROVIDER_NAME, message: `The ChatGPT stream carried an event that is not JSON (${message.event ?? 'message'}).` }) });
-        return;
-      }
-      // The JSON `type` is authoritative; the SSE `event:` name is only a fallback.
-      if (isRecord(data)) pending.push(...decoder.push(data.type === undefined && message.event !== undefined ? { ...data, type: message.event } : data));
-    },
-  });
-  const reader = body.getReader();
-  const text = new TextDecoder();
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        yield* pending;
-        yield {
-          type: 'error',
-          error: new StreamError({
-            provider: PROVIDER_NAME,
-            retryable: true,
-            message: `The ChatGPT stream broke off: ${error instanceof Error ? error.message : String(error)}. Send the request again.`,
-            cause: error,
-          }),
-        };
-        return;
-      }
-      if (chunk.done) break;
-      parser.feed(text.decode(chunk.value, { stream: true }));
-      const events = pending;
-      pending = [];
-      for (const event of events) {
-        yield event;
-        if (event.type === 'error') return;
-        signal?.throwIfAborted();
-      }
-      if (decoder.finished) return;
-    }
-    yield* pending;
-    yield* decoder.end();
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }
 

@@ -1,3 +1,6 @@
+import { InvalidRequestError } from '@toolwire/core';
+
+import { PROVIDER_NAME } from './constants.ts';
 import type { ChatGPTToolMode } from './tools/wire-tool.ts';
 
 /** Reasoning effort levels; which ones a model accepts depends on the model. */
@@ -21,7 +24,11 @@ export interface ChatGPTChatSettings {
    * ordinary calls of those tools. Default false.
    */
   cliTools?: boolean;
-  /** Default `'medium'`. */
+  /**
+   * Default: the model's default from the account's model catalog (`'medium'` when the
+   * catalog does not list it). A level the model does not take is replaced by the nearest
+   * one it takes, with a warning.
+   */
   reasoningEffort?: ChatGPTReasoningEffort;
   /** Reasoning summaries streamed as `reasoning-delta` (default `'auto'`). */
   reasoningSummary?: 'auto' | 'concise' | 'detailed' | 'none';
@@ -39,14 +46,26 @@ const EFFORTS: readonly string[] = ['none', 'minimal', 'low', 'medium', 'high', 
 const SUMMARIES: readonly string[] = ['auto', 'concise', 'detailed', 'none'];
 const VERBOSITIES: readonly string[] = ['low', 'medium', 'high'];
 
-/** The model's settings with the request's `providerOptions.chatgpt` over them (unknown or mistyped keys ignored). */
+/**
+ * The model's settings with the request's `providerOptions.chatgpt` over them. Only these
+ * settings are read (the body's `model`, `input` and `tools` cannot be replaced this way);
+ * an unknown reasoning effort is refused, other mistyped keys are ignored.
+ */
 export function resolveSettings(settings: ChatGPTChatSettings, overrides: Record<string, unknown> | undefined): ChatGPTChatSettings {
   if (overrides === undefined) return settings;
   const result: ChatGPTChatSettings = { ...settings };
   const { toolMode, cliTools, reasoningEffort, reasoningSummary, textVerbosity, instructions, conversationId } = overrides;
   if (toolMode === 'passthrough' || toolMode === 'codex') result.toolMode = toolMode;
   if (typeof cliTools === 'boolean') result.cliTools = cliTools;
-  if (typeof reasoningEffort === 'string' && EFFORTS.includes(reasoningEffort)) result.reasoningEffort = reasoningEffort as ChatGPTReasoningEffort;
+  if (reasoningEffort !== undefined) {
+    if (typeof reasoningEffort !== 'string' || !EFFORTS.includes(reasoningEffort)) {
+      throw new InvalidRequestError({
+        provider: PROVIDER_NAME,
+        message: `providerOptions.chatgpt.reasoningEffort must be one of ${EFFORTS.join(', ')}; got ${JSON.stringify(reasoningEffort)}.`,
+      });
+    }
+    result.reasoningEffort = reasoningEffort as ChatGPTReasoningEffort;
+  }
   if (typeof reasoningSummary === 'string' && SUMMARIES.includes(reasoningSummary)) {
     result.reasoningSummary = reasoningSummary as NonNullable<ChatGPTChatSettings['reasoningSummary']>;
   }

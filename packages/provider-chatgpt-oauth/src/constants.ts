@@ -14,10 +14,20 @@ export const DEFAULT_CALLBACK_PORTS: readonly number[] = [1455, 1457];
 export const DEFAULT_SCOPE = 'openid profile email offline_access';
 
 /**
- * A Codex CLI version string. The model catalog answers an empty list to versions it does
- * not recognise as Codex's, so this must look like one.
+ * A recent Codex CLI release. The model catalog answers an empty list to versions it does
+ * not recognise as Codex's, and hides models whose minimal client version is newer, so
+ * this must look like a current one; `TOOLWIRE_CODEX_VERSION` or `clientVersion` override it.
  */
-export const CODEX_CLIENT_VERSION = '0.99.0';
+export const CODEX_CLIENT_VERSION = '0.158.0';
+
+/** The Codex version to present: `TOOLWIRE_CODEX_VERSION` when it is a version number, else `CODEX_CLIENT_VERSION`. */
+export function resolveClientVersion(env: Record<string, string | undefined>): string {
+  const fromEnv = env['TOOLWIRE_CODEX_VERSION']?.trim();
+  if (fromEnv === undefined || fromEnv === '') return CODEX_CLIENT_VERSION;
+  const parts = fromEnv.split('.');
+  const numeric = parts.length === 3 && parts.every((part) => part !== '' && Number.isInteger(Number(part)) && !part.includes('+') && !part.includes('-'));
+  return numeric ? fromEnv : CODEX_CLIENT_VERSION;
+}
 
 /** Sent as `originator` on sign-in and backend requests, as Codex CLI does. */
 export const ORIGINATOR = 'codex_cli_rs';

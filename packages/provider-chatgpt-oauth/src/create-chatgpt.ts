@@ -5,7 +5,9 @@ import type { ChatGPTAuth, ChatGPTAuthOptions, ChatGPTStatus } from './auth/chat
 import { createModelCatalog } from './backend/model-catalog.ts';
 import { createChatGPTChatModel } from './chatgpt-chat-model.ts';
 import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
-import { CODEX_CLIENT_VERSION, DEFAULT_BASE_URL } from './constants.ts';
+import type { ChatGPTResidency } from './backend/request-headers.ts';
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_STREAM_MAX_RETRIES } from './chatgpt-chat-stream.ts';
+import { DEFAULT_BASE_URL, resolveClientVersion } from './constants.ts';
 import { consoleLogger } from './logger.ts';
 import type { ChatGPTLogger } from './logger.ts';
 
@@ -17,8 +19,21 @@ export interface ChatGPTProviderOptions {
   baseURL?: string;
   /** Used for backend requests, and for sign-in requests unless `auth` brings its own. */
   fetch?: typeof globalThis.fetch;
-  /** The Codex version sent to the model catalog and in the User-Agent. */
+  /**
+   * The Codex version sent to the model catalog (`client_version`), as `version` and in the
+   * User-Agent. Default: `TOOLWIRE_CODEX_VERSION` from the environment, else a recent Codex
+   * release. The catalog hides models newer than the version it is told, so keep it current.
+   */
   clientVersion?: string;
+  /**
+   * Data residency your workspace admin enforces (Codex's `enforce_residency`): `'us'` sends
+   * `x-openai-internal-codex-residency: us` on every request. Default: not sent, as Codex.
+   */
+  residency?: ChatGPTResidency;
+  /** A streamed answer silent this long is dropped (default 300 000 ms, Codex's). */
+  streamIdleTimeoutMs?: number;
+  /** How often a dropped or silent stream is sent again while none of it reached the caller (default 5, Codex's). */
+  streamMaxRetries?: number;
   /** Where warnings go (default `console.warn`). Never receives tokens. */
   logger?: ChatGPTLogger;
   /** Retries of 5xx answers and failed connections (default 2). */
@@ -54,15 +69,25 @@ export function createChatGPT(options: ChatGPTProviderOptions = {}): ChatGPTProv
     ? options.auth
     : createChatGPTAuth({ logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...options.auth });
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL;
-  const clientVersion = options.clientVersion ?? CODEX_CLIENT_VERSION;
+  const clientVersion = options.clientVersion ?? resolveClientVersion(process.env);
   const context = {
     auth,
     baseURL,
     fetch: fetchImpl,
-    catalog: createModelCatalog({ baseURL, fetch: fetchImpl, clientVersion, logger, ...(options.catalogTtlMs !== undefined ? { ttlMs: options.catalogTtlMs } : {}) }),
+    catalog: createModelCatalog({
+      baseURL,
+      fetch: fetchImpl,
+      clientVersion,
+      logger,
+      residency: options.residency,
+      ...(options.catalogTtlMs !== undefined ? { ttlMs: options.catalogTtlMs } : {}),
+    }),
     clientVersion,
     logger,
     maxRetries: options.maxRetries ?? 2,
+    streamIdleTimeoutMs: positive(options.streamIdleTimeoutMs, 'streamIdleTimeoutMs') ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    streamMaxRetries: options.streamMaxRetries ?? DEFAULT_STREAM_MAX_RETRIES,
+    residency: options.residency,
     headers: options.headers ?? {},
     reportedLeftOut: new Set<string>(),
   };
@@ -79,4 +104,10 @@ export function createChatGPT(options: ChatGPTProviderOptions = {}): ChatGPTProv
 
 function isAuth(value: ChatGPTAuth | ChatGPTAuthOptions | undefined): value is ChatGPTAuth {
   return value !== undefined && 'getCredentials' in value && typeof value.getCredentials === 'function';
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of milliseconds; got ${String(value)}.`);
+  return value;
 }

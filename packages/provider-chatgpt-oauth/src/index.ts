@@ -18,6 +18,7 @@ export type { TokenStoreKind } from './auth/token-store.ts';
 export { FileLockLostError } from './auth/file-lock.ts';
 export type { FileLockTimes } from './auth/file-lock.ts';
 export type { ChatGPTRateLimits, RateLimitWindow } from './backend/rate-limits.ts';
+export type { ChatGPTResidency } from './backend/request-headers.ts';
 export { ChatGPTLoginError, InsecureTokenPathError, NotSignedInError } from './chatgpt-errors.ts';
 export type { ChatGPTLoginFailure } from './chatgpt-errors.ts';
 export type { ChatGPTLogger } from './logger.ts';

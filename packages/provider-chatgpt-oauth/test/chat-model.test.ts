@@ -325,13 +325,14 @@ describe('backend errors', () => {
     backend.reply({ sse: textEvents('a long answer that is cut off by the caller'), chunkSize: 3 });
     const controller = new AbortController();
     const seen: string[] = [];
-    const read = async () => {
-      for await (const event of chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal })) {
-        seen.push(event.type);
-        if (event.type === 'text-delta') controller.abort();
-      }
-    };
-    await expect(read()).rejects.toThrow();
+    let last: ChatStreamEvent | undefined;
+    for await (const event of chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal })) {
+      seen.push(event.type);
+      last = event;
+      if (event.type === 'text-delta') controller.abort();
+    }
+    // After the first event a failure is the stream's last event (core's stream contract).
+    expect(last?.type === 'error' && last.error.name).toBe('AbortError');
     expect(seen).not.toContain('finish');
   });
 });

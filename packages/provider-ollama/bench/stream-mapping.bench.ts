@@ -4,9 +4,9 @@
 // mapping a long history to the wire, beside JSON.stringify of the same history.
 import type { Message } from '@toolwire/core';
 import { compare } from '../../../bench/harness.ts';
-import { toOllamaMessages } from '../src/convert-messages.ts';
+import { toOllamaMessages } from '../src/ollama-chat-messages.ts';
 import type { OllamaChatChunk } from '../src/ollama-wire.ts';
-import { streamTurn } from '../src/stream-turn.ts';
+import { streamTurn } from '../src/ollama-chat-stream.ts';
 
 const chunks: OllamaChatChunk[] = [];
 for (let i = 0; i < 100; i++) chunks.push({ message: { role: 'assistant', content: '', thinking: ` step ${i}` }, done: false });

@@ -1,6 +1,6 @@
 import { generateId } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolCall } from '@toolwire/core';
-import { isPlainObject } from './convert-messages.ts';
+import { isPlainObject } from './ollama-chat-messages.ts';
 import type { OllamaWireMessage } from './ollama-wire.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { ProviderError} from '@toolwire/core';
-import { ModelNotFoundError, ProviderUnavailableError, RateLimitError } from '@toolwire/core';
+import { ModelNotFoundError, ProviderUnavailableError, RateLimitError, StreamError } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { mapOllamaError } from './map-ollama-error.ts';
 
@@ -15,6 +15,24 @@ describe('mapOllamaError', () => {
     const error = mapOllamaError(refused, context);
     expect(ProviderUnavailableError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe('Ollama is not reachable at http://127.0.0.1:11434. Start it with `ollama serve` or set OLLAMA_HOST.');
+  });
+
+  it('says the connection was lost when it breaks during a started answer', () => {
+    const reset = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    const terminated = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    for (const error of [reset, terminated]) {
+      const mapped = mapOllamaError(error, { ...context, inStream: true });
+      expect(StreamError.isInstance(mapped)).toBe(true);
+      expect((mapped as Error).message).toMatch(/^The connection to Ollama at http:\/\/127\.0\.0\.1:11434 was lost during the answer/);
+    }
+  });
+
+  it('says the connection was lost, not that Ollama is unreachable, when it broke after connecting', () => {
+    const hangUp = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const mapped = mapOllamaError(hangUp, context);
+    expect(ProviderUnavailableError.isInstance(mapped)).toBe(true);
+    expect((mapped as Error).message).toMatch(/was lost during the answer/);
+    expect((mapped as Error).message).not.toContain('ollama serve');
   });
 
   it('never shows credentials of the host', () => {

@@ -1,31 +1,14 @@
-import {
-  AuthenticationError,
-  InvalidRequestError,
-  ModelNotFoundError,
-  PermissionDeniedError,
-  ProviderError,
-  ProviderServerError,
-  ProviderUnavailableError,
-  RateLimitError,
-  StreamError,
-  ToolwireError,
-} from '@toolwire/core';
+import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
+import { mapProviderError } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
 export const TOOLS_UNSUPPORTED = 'tools_unsupported';
 
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET',
-]);
+// The server cannot be reached at all: not running, wrong host, no route.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+// The server took the request, then the connection broke: it crashed, was stopped, or a proxy cut it.
+const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /**
  * Turns what the `ollama` client throws into a core error. Aborts and errors that are
@@ -35,7 +18,18 @@ const CONNECTION_CODES = new Set([
 export function mapOllamaError(error: unknown, context: { host: string; modelId: string; inStream?: boolean }): unknown {
   if (ToolwireError.isInstance(error) || isAbortError(error)) return error;
   const host = displayHost(context.host);
-  if (isConnectionError(error)) {
+  const failure = connectionFailure(error);
+  if (failure === 'lost') {
+    const options = {
+      provider: 'ollama',
+      message:
+        `The connection to Ollama at ${host} was lost during the answer, so the answer is incomplete. ` +
+        "Retry the request; if it keeps happening, check Ollama's log (it may have crashed or run out of memory).",
+      cause: error,
+    };
+    return context.inStream === true ? new StreamError(options) : new ProviderUnavailableError({ ...options, baseURL: host });
+  }
+  if (failure === 'unreachable') {
     return new ProviderUnavailableError({
       provider: 'ollama',
       baseURL: host,
@@ -62,12 +56,11 @@ export function mapOllamaError(error: unknown, context: { host: string; modelId:
   if (status === 400 && message.includes('does not support tools')) {
     return new InvalidRequestError({ ...options, code: TOOLS_UNSUPPORTED });
   }
-  if (status === 400 || status === 422) return new InvalidRequestError(options);
-  if (status === 401) return new AuthenticationError(options);
-  if (status === 403) return new PermissionDeniedError(options);
-  if (status === 429) return new RateLimitError(options);
-  if (status >= 500) return new ProviderServerError({ ...options, retryable: status >= 502 });
-  return new ProviderError(options);
+  // Everything else by core's one status mapping; Ollama has no retry-after, and a 500
+  // is often the model failing (not retryable), while 502-504 are the server's.
+  const mapped = mapProviderError({ provider: 'ollama', status, message, modelId: context.modelId, cause: error });
+  if (status === 500) return new ProviderServerError({ ...options, retryable: false });
+  return mapped;
 }
 
 /** The HTTP status of the client's `ResponseError` (not exported by the client, so duck-typed). */
@@ -81,15 +74,27 @@ function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-/** Node's fetch fails with `TypeError("fetch failed")` whose cause carries the socket error code. */
-function isConnectionError(error: unknown): boolean {
+/**
+ * Which kind of connection failure an error is, if any. Node's fetch fails with
+ * `TypeError("fetch failed")` (nothing connected) or `TypeError("terminated")` (the body
+ * broke off) whose cause carries the socket error code; `node:http` errors carry it directly.
+ */
+function connectionFailure(error: unknown): 'unreachable' | 'lost' | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return 'unreachable';
+    if (typeof code === 'string' && LOST_CODES.has(code)) return 'lost';
     const nested = (current as { errors?: unknown }).errors;
-    if (Array.isArray(nested) && nested.some((inner) => isConnectionError(inner))) return true;
+    if (Array.isArray(nested)) {
+      for (const inner of nested) {
+        const kind = connectionFailure(inner);
+        if (kind !== undefined) return kind;
+      }
+    }
     current = (current as { cause?: unknown }).cause;
   }
-  return error instanceof TypeError && error.message === 'fetch failed';
+  if (error instanceof TypeError && error.message === 'fetch failed') return 'unreachable';
+  if (error instanceof TypeError && error.message === 'terminated') return 'lost';
+  return undefined;
 }

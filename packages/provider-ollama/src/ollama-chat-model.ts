@@ -1,5 +1,6 @@
-import { InvalidRequestError, StreamError } from '@toolwire/core';
+import { InvalidRequestError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
+import { guardStream } from '@toolwire/core/provider';
 import { withTextToolCalling } from '@toolwire/extract';
 import { TOOLS_UNSUPPORTED } from './map-ollama-error.ts';
 import { getModelCapabilities, hasNativeTools, markToolsUnsupported } from './model-capabilities.ts';
@@ -84,7 +85,7 @@ export function createOllamaChatModel(config: OllamaModelConfig): ChatModel {
     provider: 'ollama',
     modelId: config.modelId,
     generate,
-    stream: (request) => guardStream(streamEvents(request)),
+    stream: (request) => guardStream(streamEvents(request), { provider: 'ollama' }),
   };
 }
 
@@ -94,24 +95,4 @@ function involvesTools(request: ChatRequest): boolean {
   return request.messages.some(
     (message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0),
   );
-}
-
-/**
- * The `ChatModel` stream contract: an error before the first event is thrown from
- * `next()`; one after events went out becomes the final `error` event.
- */
-async function* guardStream(events: AsyncIterable<ChatStreamEvent>): AsyncGenerator<ChatStreamEvent> {
-  let started = false;
-  try {
-    for await (const event of events) {
-      started = true;
-      yield event;
-    }
-  } catch (error) {
-    if (!started) throw error;
-    yield {
-      type: 'error',
-      error: error instanceof Error ? error : new StreamError({ provider: 'ollama', message: String(error) }),
-    };
-  }
 }

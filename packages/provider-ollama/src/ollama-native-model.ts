@@ -1,16 +1,16 @@
 import { addUsage } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FunctionToolSpec, ToolCall, Usage, Warning } from '@toolwire/core';
-import { buildChatBody } from './build-chat-body.ts';
+import { buildChatBody } from './ollama-chat-request.ts';
 import { forcedCallFormat, forcedCallInstruction, parseForcedCall } from './forced-call.ts';
-import { buildResponse, mapFinishReason, mapUsage } from './map-response.ts';
-import { fromOllamaToolCalls } from './map-tool-calls.ts';
+import { buildResponse, mapFinishReason, mapUsage } from './ollama-chat-response.ts';
+import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
 import { chatOnce, chatStream } from './ollama-client.ts';
 import type { CallOptions } from './ollama-client.ts';
 import type { OllamaModelConfig } from './ollama-model-config.ts';
 import type { OllamaChatBody } from './ollama-wire.ts';
-import { prepareTools } from './prepare-tools.ts';
-import type { PreparedTools } from './prepare-tools.ts';
-import { droppedCallWarning, streamTurn, toolCallEvents } from './stream-turn.ts';
+import { prepareTools } from './ollama-chat-prepare-tools.ts';
+import type { PreparedTools } from './ollama-chat-prepare-tools.ts';
+import { droppedCallWarning, streamTurn, toolCallEvents } from './ollama-chat-stream.ts';
 
 /**
  * A model that gets tools natively through /api/chat. It enforces what Ollama ignores:

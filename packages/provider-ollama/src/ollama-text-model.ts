@@ -1,9 +1,9 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
-import { buildChatBody } from './build-chat-body.ts';
-import { buildResponse, mapFinishReason, mapUsage } from './map-response.ts';
+import { buildChatBody } from './ollama-chat-request.ts';
+import { buildResponse, mapFinishReason, mapUsage } from './ollama-chat-response.ts';
 import { chatOnce, chatStream } from './ollama-client.ts';
 import type { OllamaModelConfig } from './ollama-model-config.ts';
-import { streamTurn } from './stream-turn.ts';
+import { streamTurn } from './ollama-chat-stream.ts';
 
 /**
  * The model as a plain text model: /api/chat without tools. `withTextToolCalling` from

@@ -21,6 +21,7 @@ beforeAll(async () => {
     'broken:1b': { capabilities: ['completion'], reply: () => ({ status: 500, error: 'model requires more system memory (5.2 GiB) than is available (3.1 GiB)' }) },
     'flaky:1b': { capabilities: ['completion'], reply: () => ({ content: 'partial answer', streamError: 'an error was encountered while running the model: unexpected EOF' }) },
     'cut:1b': { capabilities: ['completion'], reply: () => ({ content: 'partial answer', cutOff: true }) },
+    'dropped:1b': { capabilities: ['completion', 'tools'], reply: () => ({ content: 'partial answer', dropConnection: true }) },
   });
 });
 afterAll(() => server.close());
@@ -98,6 +99,21 @@ describe("other errors keep Ollama's message", () => {
     const error = (last as Extract<ChatStreamEvent, { type: 'error' }>).error;
     expect(StreamError.isInstance(error)).toBe(true);
     expect(error.message).toBe('an error was encountered while running the model: unexpected EOF');
+  });
+
+  it('a connection dropped mid-answer says so, not that Ollama is unreachable', async () => {
+    for (const request of [hi, { ...hi, tools: [tool] }]) {
+      const events: ChatStreamEvent[] = [];
+      for await (const event of createOllama({ host: server.host }).chat('dropped:1b').stream(request)) events.push(event);
+      expect(events.filter((e) => e.type === 'text-delta').map((e) => e.delta).join('')).toBe('partial answer');
+      const last = events.at(-1);
+      expect(last?.type).toBe('error');
+      const error = (last as Extract<ChatStreamEvent, { type: 'error' }>).error;
+      expect(StreamError.isInstance(error)).toBe(true);
+      expect(ProviderUnavailableError.isInstance(error)).toBe(false);
+      expect(error.message).toContain(`The connection to Ollama at ${server.host} was lost during the answer`);
+      expect(error.message).not.toContain('ollama serve');
+    }
   });
 
   it('a stream that ends without its done chunk ends with an error event', async () => {

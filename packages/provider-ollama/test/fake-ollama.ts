@@ -15,6 +15,8 @@ export interface FakeTurn {
   streamError?: string;
   /** Streamed: stop after the content without a done chunk (a dropped connection). */
   cutOff?: boolean;
+  /** Streamed: after the content (paced), destroy the socket mid-answer (Ollama crashed or was killed). */
+  dropConnection?: boolean;
   /** Streamed: keep the response open after the content until the client goes away. */
   hold?: boolean;
 }
@@ -225,6 +227,11 @@ async function handle(
     }
     if (turn.cutOff === true) {
       res.end();
+      return;
+    }
+    if (turn.dropConnection === true) {
+      // Let the partial answer reach the client first, as a real crash mid-generation would.
+      setTimeout(() => res.socket?.destroy(), 30);
       return;
     }
     line({ ...final, message: { role: 'assistant', content: '' } });

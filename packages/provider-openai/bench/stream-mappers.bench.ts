@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { compare } from '../../../bench/harness.ts';
 import { createChatStreamMapper } from '../src/openai-chat-stream.ts';
-import { createResponsesStreamMapper } from '../src/openai-responses-stream.ts';
-import { prepareResponsesTools } from '../src/openai-responses-prepare-tools.ts';
+import { createResponsesStreamDecoder, prepareResponsesTools } from '@toolwire/openai-responses';
 import { callArgs, callStart, chunk, finishChunk, roleChunk, usageChunk } from '../test/chat-wire.ts';
 
 const chatChunks = [roleChunk()];
@@ -79,7 +78,7 @@ const responsesResults = await compare({
       name: 'responses stream mapper (parsed events)',
       bytes: responsesBytes,
       fn: () => {
-        const mapper = createResponsesStreamMapper({ providerTools });
+        const mapper = createResponsesStreamDecoder({ provider: 'openai', metadataKey: 'openai', providerTools });
         let parts = 0;
         for (const event of responsesEvents) parts += mapper.push(event).length;
         return parts + mapper.end().length;

@@ -1,16 +1,6 @@
-import {
-  AuthenticationError,
-  ContextLengthExceededError,
-  InvalidRequestError,
-  ModelNotFoundError,
-  PermissionDeniedError,
-  ProviderError,
-  ProviderServerError,
-  ProviderUnavailableError,
-  RateLimitError,
-  StreamError,
-  ToolwireError,
-} from '@toolwire/core';
+import { ProviderError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
+import { abortReason, mapProviderError } from '@toolwire/core/provider';
+import type { ProviderErrorHints } from '@toolwire/core/provider';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /** Where the failed call went, for messages that say what to check. */
@@ -22,40 +12,7 @@ export interface OpenAIErrorContext {
 
 const PROVIDER = 'openai';
 
-/** The error an aborted call rejects with: the signal's reason, or an `AbortError`. */
-export function abortReason(signal: AbortSignal | undefined): Error {
-  const reason: unknown = signal?.reason;
-  if (reason instanceof Error) return reason;
-  return new DOMException('The operation was aborted.', 'AbortError');
-}
-
-/** Whether a provider message says the conversation is longer than the model's context window. */
-export function isContextLengthMessage(message: string, code: string | undefined): boolean {
-  if (code === 'context_length_exceeded') return true;
-  const lower = message.toLowerCase();
-  return (
-    lower.includes('context_length_exceeded') ||
-    lower.includes('maximum context length') ||
-    lower.includes('context length') ||
-    lower.includes('context window') ||
-    lower.includes('context size')
-  );
-}
-
-/** Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
-  const ms = headers?.get('retry-after-ms');
-  if (ms) {
-    const value = Number(ms);
-    if (Number.isFinite(value) && value >= 0) return value;
-  }
-  const after = headers?.get('retry-after');
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+export { abortReason };
 
 /** The fields of an SDK `APIError` the mapping reads. */
 interface WireError {
@@ -75,18 +32,19 @@ function bodyMessage(error: WireError): string {
   return error.message;
 }
 
+/** Advice added to each error class. */
+const HINTS: ProviderErrorHints = {
+  authentication: 'check the API key: apiKey or OPENAI_API_KEY',
+  quota: "the account's billing quota is used up: add credits or raise the limit at platform.openai.com/settings/organization/billing; retrying will not help",
+};
+
 /**
  * Maps an error reported inside a response (a Responses `response.failed` or `error`
  * event, which carry a code but no HTTP status) to core's classes.
  */
 export function mapResponseErrorCode(options: { code?: string | null | undefined; message: string; cause?: unknown }): ProviderError {
   const code = options.code ?? undefined;
-  const base = { provider: PROVIDER, message: options.message, ...(code !== undefined ? { code } : {}), cause: options.cause };
-  if (code === 'rate_limit_exceeded') return new RateLimitError(base);
-  if (isContextLengthMessage(options.message, code)) return new ContextLengthExceededError(base);
-  if (code === 'server_error' || code === 'vector_store_timeout') return new ProviderServerError({ ...base, retryable: true });
-  if (code !== undefined && code.startsWith('invalid')) return new InvalidRequestError(base);
-  return new ProviderError(base);
+  return mapProviderError({ provider: PROVIDER, message: options.message, code, hints: HINTS, cause: options.cause });
 }
 
 /**
@@ -129,31 +87,17 @@ export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Err
     const message = bodyMessage(wire);
     const code = typeof wire.code === 'string' ? wire.code : undefined;
     const status = wire.status;
-    const base = { provider: PROVIDER, message, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}), cause: error };
     if (status === undefined) return mapResponseErrorCode({ code, message, cause: error });
-    if (status === 401) {
-      return new AuthenticationError({ ...base, message: `${message} (check the API key: apiKey or OPENAI_API_KEY)` });
-    }
-    if (status === 403) return new PermissionDeniedError(base);
-    if (status === 404) {
-      return new ModelNotFoundError({
-        ...base,
-        modelId: context.modelId,
-        message: `${message} (model "${context.modelId}" at ${context.baseURL}: check the model id with listModels() and the baseURL)`,
-      });
-    }
-    if (status === 429) {
-      const wait = retryAfterMs(wire.headers);
-      return new RateLimitError({
-        ...base,
-        ...(wait !== undefined ? { retryAfterMs: wait } : {}),
-        ...(code === 'insufficient_quota' ? { retryable: false } : {}),
-      });
-    }
-    if (isContextLengthMessage(message, code)) return new ContextLengthExceededError(base);
-    if (status >= 500) return new ProviderServerError({ ...base, retryable: true });
-    if (status >= 400) return new InvalidRequestError(base);
-    return new ProviderError(base);
+    return mapProviderError({
+      provider: PROVIDER,
+      status,
+      message,
+      code,
+      headers: wire.headers,
+      modelId: context.modelId,
+      cause: error,
+      hints: { ...HINTS, notFound: `model "${context.modelId}" at ${context.baseURL}: check the model id with listModels() and the baseURL` },
+    });
   }
   if (error instanceof SyntaxError) {
     return new StreamError({ provider: PROVIDER, message: `The server sent a stream event that is not JSON (${error.message}).`, cause: error });

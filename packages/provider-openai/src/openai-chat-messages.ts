@@ -1,6 +1,6 @@
 import type { Message, Warning } from '@toolwire/core';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { toImageUrl } from './image-url.ts';
+import { toImageUrl } from '@toolwire/openai-responses';
 
 /** How system messages are sent: `system`, or `developer` (OpenAI's reasoning models). */
 export type SystemMessageMode = 'system' | 'developer';

@@ -1,5 +1,6 @@
 import { generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
+import { guardStream } from '@toolwire/core/provider';
 import { abortReason, mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
@@ -7,7 +8,7 @@ import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
-import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from './strict-tool-calls.ts';
+import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 
 const newCallId = (): string => generateId('call_');
 
@@ -56,7 +57,11 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /** One streamed Chat Completions call; throws from the first `next()` when the call cannot start. */
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+  stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    return guardStream(this.#stream(request), { provider: this.provider });
+  }
+
+  async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
     const built = this.#build(request, true);
     let chunks;
     try {

@@ -1,7 +1,7 @@
 import { partitionTools } from '@toolwire/core';
 import type { ToolChoice, ToolSpec, Warning } from '@toolwire/core';
 import type { ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { toStrictJsonSchema } from './strict-json-schema.ts';
+import { toStrictJsonSchema } from '@toolwire/openai-responses';
 
 /** What the tool part of a Chat Completions body becomes. */
 export interface PreparedChatTools {

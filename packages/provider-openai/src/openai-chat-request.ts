@@ -1,8 +1,10 @@
 import type { ChatRequest, Warning } from '@toolwire/core';
+import { answerUnansweredToolCalls } from '@toolwire/core/provider';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { toChatMessages } from './openai-chat-messages.ts';
 import type { SystemMessageMode } from './openai-chat-messages.ts';
 import { prepareChatTools } from './openai-chat-prepare-tools.ts';
+import { readOpenAIOptions } from './openai-provider-options.ts';
 
 /** Options of `buildChatRequest`. */
 export interface BuildChatRequestOptions {
@@ -21,12 +23,14 @@ export interface BuiltChatRequest {
 
 /**
  * Builds the Chat Completions body for a core request (pure). `providerOptions.openai`
- * entries are merged into the body as given, so use wire names (`reasoning_effort`, `user`).
+ * entries are merged into the body in wire names (`reasoning_effort`, `user`); they cannot
+ * replace `model`, `messages` or `tools`. Calls in the history without a result are answered first.
  */
 export function buildChatRequest(options: BuildChatRequestOptions): BuiltChatRequest {
   const { request, modelId } = options;
   const prepared = prepareChatTools(request.tools, request.toolChoice);
-  const mapped = toChatMessages(request.messages, options.systemMessageMode);
+  const answered = answerUnansweredToolCalls(request.messages);
+  const mapped = toChatMessages(answered.messages, options.systemMessageMode);
   const body: ChatCompletionCreateParamsBase = { model: modelId, messages: mapped.messages };
   if (prepared.tools) {
     body.tools = prepared.tools;
@@ -58,7 +62,7 @@ export function buildChatRequest(options: BuildChatRequestOptions): BuiltChatReq
       : { type: 'json_object' };
   }
   if (options.stream) body.stream_options = { include_usage: true };
-  const extra = request.providerOptions?.['openai'];
-  const merged: ChatCompletionCreateParamsBase = extra ? { ...body, ...extra } : body;
-  return { body: merged, warnings: [...prepared.warnings, ...mapped.warnings] };
+  const extra = readOpenAIOptions(request.providerOptions?.['openai'], 'chat');
+  const merged: ChatCompletionCreateParamsBase = { ...body, ...extra.options };
+  return { body: merged, warnings: [...extra.warnings, ...answered.warnings, ...prepared.warnings, ...mapped.warnings] };
 }

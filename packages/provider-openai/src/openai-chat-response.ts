@@ -2,7 +2,8 @@ import type { ChatResponse, ToolCall, Warning } from '@toolwire/core';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
 import { mapChatUsage } from './openai-usage.ts';
-import { toToolCall } from './tool-call-arguments.ts';
+import { toToolCall } from '@toolwire/core/provider';
+import { droppedCallsWarning } from '@toolwire/openai-responses';
 
 /** Options of `mapChatResponse`. */
 export interface MapChatResponseOptions {
@@ -31,14 +32,6 @@ export function argumentsText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
   return JSON.stringify(value);
-}
-
-/** Warning for calls dropped because `parallelToolCalls` was `false`. */
-export function droppedCallsWarning(count: number): Warning {
-  return {
-    type: 'other',
-    message: `The model made ${count + 1} tool calls although parallelToolCalls was false; only the first was kept.`,
-  };
 }
 
 /**

@@ -2,9 +2,10 @@ import { StreamError } from '@toolwire/core';
 import type { ChatStreamEvent, Usage } from '@toolwire/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
-import { argumentsText, droppedCallsWarning, readReasoning } from './openai-chat-response.ts';
+import { droppedCallsWarning } from '@toolwire/openai-responses';
+import { argumentsText, readReasoning } from './openai-chat-response.ts';
 import { mapChatUsage } from './openai-usage.ts';
-import { toToolCall } from './tool-call-arguments.ts';
+import { toToolCall } from '@toolwire/core/provider';
 
 /** Options of `createChatStreamMapper`. */
 export interface ChatStreamMapperOptions {

@@ -1,12 +1,17 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolResult } from '@toolwire/core';
-import { abortReason, mapOpenAIError } from './map-openai-error.ts';
+import { guardStream } from '@toolwire/core/provider';
+import {
+  createResponsesStreamDecoder,
+  createStrictCallRestorer,
+  mapResponsesResponse,
+  resolveProviderToolResult,
+  restoreEventCall,
+  restoreResponseCalls,
+} from '@toolwire/openai-responses';
+import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
-import { mapResponsesResponse } from './openai-responses-response.ts';
-import { createResponsesStreamMapper } from './openai-responses-stream.ts';
-import { resolveProviderToolResult } from './provider-tool-output.ts';
-import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from './strict-tool-calls.ts';
 
 /** A model behind OpenAI's Responses API, with provider tools such as the code interpreter. */
 export class OpenAIResponsesModel implements ChatModel {
@@ -33,6 +38,7 @@ export class OpenAIResponsesModel implements ChatModel {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
     const mapped = mapResponsesResponse(wire, {
+      metadataKey: 'openai',
       providerTools: built.providerTools,
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
@@ -56,7 +62,11 @@ export class OpenAIResponsesModel implements ChatModel {
   }
 
   /** One streamed Responses call; throws from the first `next()` when the call cannot start. */
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+  stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    return guardStream(this.#stream(request), { provider: this.provider });
+  }
+
+  async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     let events;
     try {
@@ -65,14 +75,22 @@ export class OpenAIResponsesModel implements ChatModel {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
     for (const warning of built.warnings) yield { type: 'warning', warning };
-    const mapper = createResponsesStreamMapper({
+    const decoder = createResponsesStreamDecoder({
+      provider: 'openai',
+      metadataKey: 'openai',
+      modelId: this.modelId,
       providerTools: built.providerTools,
+      mapFailure: (error) =>
+        mapResponseErrorCode({
+          code: typeof error['code'] === 'string' ? error['code'] : undefined,
+          message: typeof error['message'] === 'string' ? error['message'] : 'The response failed without an error message.',
+        }),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
     const restore = createStrictCallRestorer(request.tools);
     try {
       for await (const event of events) {
-        for (const part of mapper.push(event)) {
+        for (const part of decoder.push(event)) {
           if (part.type !== 'provider-output') {
             yield restoreEventCall(part, restore);
             continue;
@@ -84,6 +102,7 @@ export class OpenAIResponsesModel implements ChatModel {
           });
           yield { type: 'tool-result', result };
         }
+        if (decoder.finished) return;
       }
     } catch (error) {
       yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
@@ -93,6 +112,6 @@ export class OpenAIResponsesModel implements ChatModel {
       yield { type: 'error', error: abortReason(request.signal) };
       return;
     }
-    yield* mapper.end();
+    yield* decoder.end();
   }
 }

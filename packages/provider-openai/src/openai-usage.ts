@@ -9,15 +9,6 @@ export interface ChatWireUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
-/** Responses API `usage`. */
-export interface ResponsesWireUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  total_tokens?: number | null;
-  input_tokens_details?: { cached_tokens?: number | null } | null;
-  output_tokens_details?: { reasoning_tokens?: number | null } | null;
-}
-
 function build(input: number, output: number, total: number | null | undefined, cached: unknown, reasoning: unknown): Usage {
   const usage: Usage = { inputTokens: input, outputTokens: output, totalTokens: total ?? input + output };
   if (typeof cached === 'number') usage.cachedInputTokens = cached;
@@ -34,17 +25,5 @@ export function mapChatUsage(usage: ChatWireUsage | null | undefined): Usage | u
     usage.total_tokens,
     usage.prompt_tokens_details?.cached_tokens,
     usage.completion_tokens_details?.reasoning_tokens,
-  );
-}
-
-/** Maps Responses API usage (with cached and reasoning tokens) to core's `Usage`. */
-export function mapResponsesUsage(usage: ResponsesWireUsage | null | undefined): Usage | undefined {
-  if (!usage) return undefined;
-  return build(
-    usage.input_tokens ?? 0,
-    usage.output_tokens ?? 0,
-    usage.total_tokens,
-    usage.input_tokens_details?.cached_tokens,
-    usage.output_tokens_details?.reasoning_tokens,
   );
 }

@@ -47,7 +47,7 @@ describe('openai.responses generate', () => {
     expect(server().requests[0]?.body).toEqual({
       model: 'gpt-5-nano',
       instructions: 'You are a data analyst.',
-      input: [{ role: 'user', content: 'Simulate 10,000 rolls of two dice.' }],
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Simulate 10,000 rolls of two dice.' }] }],
       tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
       include: ['code_interpreter_call.outputs'],
       stream: false,
@@ -104,7 +104,7 @@ describe('openai.responses generate', () => {
     });
     expect(second.text).toBe('It is 18°C.');
     expect(server().requests[1]?.body.input).toEqual([
-      { role: 'user', content: 'Paris?' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Paris?' }] },
       { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'function_call_output', call_id: 'call_1', output: '18°C' },
     ]);

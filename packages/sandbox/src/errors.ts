@@ -4,13 +4,16 @@ import type { SandboxErrorKind } from './js/sandbox-result.ts';
 /** Isolation this machine cannot provide (bubblewrap missing or unable to create namespaces). */
 export class SandboxUnavailableError extends ToolwireError {
   static override readonly errorName = 'SandboxUnavailableError';
-  /** What is missing: `bubblewrap` (the binary or its namespaces) or `prlimit`. */
+  /** What is missing: `bubblewrap` (the binary or its namespaces), `prlimit`, or `process-limit`. */
   readonly missing: string;
-  constructor(options: { missing: string; detail: string }) {
+  /** `hint` replaces the default advice (install bubblewrap) when something else is missing. */
+  constructor(options: { missing: string; detail: string; hint?: string }) {
     super(
-      `Sandbox unavailable: ${options.detail}. Install bubblewrap (Debian/Ubuntu: \`apt-get install bubblewrap\`; ` +
-        `Fedora: \`dnf install bubblewrap\`) on a kernel that allows user namespaces, or pass \`isolation: 'none'\` ` +
-        `only if you knowingly run the command without isolation.`,
+      `Sandbox unavailable: ${options.detail}. ` +
+        (options.hint ??
+          `Install bubblewrap (Debian/Ubuntu: \`apt-get install bubblewrap\`; ` +
+            `Fedora: \`dnf install bubblewrap\`) on a kernel that allows user namespaces, or pass \`isolation: 'none'\` ` +
+            `only if you knowingly run the command without isolation.`),
     );
     this.missing = options.missing;
   }

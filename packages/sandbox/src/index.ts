@@ -3,6 +3,8 @@ export type { JsRunOptions, JsSandbox, JsSandboxOptions } from './js/create-js-s
 export type { SandboxErrorKind, SandboxResult, SandboxStats } from './js/sandbox-result.ts';
 export { createGuardedFetch } from './fetch/guarded-fetch.ts';
 export type { GuardedFetch, GuardedFetchOptions, GuardedRequestInit, GuardedResponse } from './fetch/guarded-fetch.ts';
+export { createGuardedStreamFetch } from './fetch/guarded-stream-fetch.ts';
+export type { GuardedStreamFetch, GuardedStreamFetchOptions } from './fetch/guarded-stream-fetch.ts';
 export { isAllowedDomain } from './fetch/allowed-domains.ts';
 export { isPrivateAddress } from './fetch/private-address.ts';
 export { createExecutionPolicy } from './policy/execution-policy.ts';
@@ -12,6 +14,8 @@ export { hashArguments } from './policy/hash-arguments.ts';
 export { FetchDeniedError, SandboxExecutionError, SandboxPolicyError, SandboxUnavailableError } from './errors.ts';
 export { runCommand } from './shell/run-command.ts';
 export type { CommandLimits, CommandResult, RunCommandOptions } from './shell/run-command.ts';
+export { spawnSandboxed } from './shell/spawn-sandboxed.ts';
+export type { SandboxedProcess, SandboxedProcessExit, SpawnSandboxedOptions } from './shell/spawn-sandboxed.ts';
 export { getSandboxSupport } from './shell/sandbox-support.ts';
 export type { SandboxSupport } from './shell/sandbox-support.ts';
 export { sandboxedTool } from './tools/sandboxed-tool.ts';

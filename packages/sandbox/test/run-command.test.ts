@@ -135,6 +135,48 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('bounds every RAM-backed filesystem: /tmp and /dev/shm fill up with ENOSPC, /dev and / are read-only', async () => {
+    const result = await runCommand({
+      command: [
+        'sh',
+        '-c',
+        // 200 MB at each place; sizes in MB.
+        'for d in /tmp /dev/shm; do head -c 200000000 /dev/zero > $d/fill 2>/dev/null; echo "$d $? $(( $(wc -c < $d/fill) / 1048576 ))"; done; ' +
+          'for f in /dev/fill /fill /proc/fill; do echo x > $f 2>/dev/null; echo "$f $?"; done; ' +
+          'head -c 5000000 /dev/zero > /dev/shm/again; echo done',
+      ],
+      cwd,
+      timeoutMs: 8000,
+      limits: { tmpSizeMb: 8, shmSizeMb: 4, fileSizeMb: 512 },
+    });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['/tmp 1 8', '/dev/shm 1 4']);
+    for (const line of lines.slice(2, 5)) expect(line).toMatch(/ [12]$/);
+    expect(result.stdout + result.stderr).toContain('No space left on device');
+    expect(lines.at(-1)).toBe('done');
+    hostAlive();
+  });
+
+  it('refuses RAM no limit counts: SysV shared memory and message queues, memfd files', async () => {
+    const ipc = await runCommand({
+      command: ['sh', '-c', 'grep ^Seccomp: /proc/self/status; ipcmk -M 100000000 >/dev/null 2>&1; echo "shm $?"; ipcmk -Q >/dev/null 2>&1; echo "msg $?"'],
+      cwd,
+    });
+    expect(ipc.stdout).toBe('Seccomp:\t2\nshm 1\nmsg 1\n');
+    const python = (code: string) => runCommand({ command: ['python3', '-c', code], cwd });
+    const memfd = await python(['import os', 'try:', '  os.memfd_create("x")', '  print("created")', 'except OSError as e:', '  print(e.errno)'].join('\n'));
+    expect(memfd.stdout).toBe('1\n');
+    // What commands do need still works: POSIX shared memory lives in the sized /dev/shm.
+    const posix = await python('from multiprocessing import shared_memory as s\nm = s.SharedMemory(create=True, size=1024)\nprint(m.size)\nm.unlink()');
+    expect(posix.stdout).toBe('1024\n');
+  });
+
+  it('gives /tmp and /dev/shm their default sizes (64 MB and 16 MB)', async () => {
+    const result = await runCommand({ command: ['df', '-k', '/tmp', '/dev/shm'], cwd });
+    const sizes = result.stdout.trim().split('\n').slice(1).map((line) => Number(line.split(/\s+/)[1]));
+    expect(sizes).toEqual([64 * 1024, 16 * 1024]);
+  });
+
   it('caps the size of files the command writes', async () => {
     const result = await runCommand({ command: ['sh', '-c', 'head -c 50000000 /dev/zero > big.bin; echo $?'], cwd, limits: { fileSizeMb: 4 } });
     expect(result.stdout).not.toBe('0\n');
@@ -209,6 +251,8 @@ describe('runCommand under bubblewrap', () => {
     const support = getSandboxSupport();
     expect(support.bubblewrap.ok).toBe(true);
     expect(support.prlimit).toBeDefined();
+    expect(['cgroup', 'uid', 'rlimit']).toContain(support.processLimit);
+    expect(support.hostUid).toBe(support.processLimit === 'uid' ? 65534 : undefined);
   });
 });
 

@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolRegistry, executeToolCall } from '@toolwire/core';
@@ -57,6 +59,38 @@ describe('shellTool', () => {
     expect(ok.stdout).toBe('x\n');
   });
 
+  it('refuses paths as argv[0] under an allow-list: a workspace file named like an allowed command does not run', async () => {
+    writeFileSync(join(root, 'ls'), '#!/bin/sh\necho planted\n', { mode: 0o755 });
+    const allowLs = shellTool({ root, allowCommands: ['ls'] });
+    for (const argv0 of ['./ls', join(root, 'ls'), 'sub/../ls', '/usr/bin/ls']) {
+      await expect(allowLs.execute!({ command: [argv0] }, context)).rejects.toThrow(/by their bare name/);
+    }
+    const listed = await allowLs.execute!({ command: ['ls'] }, context);
+    expect(listed.stdout).toContain('sub');
+    expect(listed.stdout).not.toContain('planted');
+  });
+
+  it('treats the deny-list as advisory: wrappers get past it, and the jail still holds', async () => {
+    // `curl` is denied by name, yet `env curl`, `sh -c` and `find -exec` run it: the
+    // README says so. What contains it is the jail: no network, so nothing is reached.
+    const server = createServer((_req, res) => res.end('reached'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      for (const command of [
+        ['env', 'curl', '-sS', '-m', '2', url],
+        ['sh', '-c', `curl -sS -m 2 ${url}`],
+        ['find', '.', '-maxdepth', '0', '-exec', 'curl', '-sS', '-m', '2', url, ';'],
+      ]) {
+        const result = await tool().execute!({ command }, context);
+        expect(result.stderr).toMatch(/curl: \(\d+\)/);
+        expect(result.stdout).not.toContain('reached');
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('accepts timeout in seconds and caps it at the tool’s timeout', async () => {
     const result = (await tool().execute!({ command: ['sleep', '30'], timeout: 0.5 }, context));
     expect(result.timedOut).toBe(true);
@@ -78,6 +112,22 @@ describe('sandboxedTool', () => {
     const add = sandboxedTool({ name: 'add', description: 'Adds', parameters, source: 'async ({ a, b }) => a + b', sandbox });
     expect(add.validate({ a: 1 }).success).toBe(false);
     expect(await add.execute!({ a: 2, b: 3 }, context)).toBe(5);
+  });
+
+  it('validates arguments against client-written patterns in linear time (core’s engine)', () => {
+    // The gateway's custom tools are sandboxedTools: their `parameters` come from a tool
+    // file, and core validates model-written arguments against them on the host.
+    for (const pattern of ['^(a+)+$', '^(\\w+\\s?)*$', '^(a|aa)+$']) {
+      const tool = sandboxedTool({
+        name: 'patterned',
+        description: 'Has a pattern',
+        parameters: { type: 'object', properties: { s: { type: 'string', pattern } }, required: ['s'] },
+        source: '({ s }) => s',
+        sandbox,
+      });
+      expect(tool.validate({ s: `${'a'.repeat(40)}!` }).success).toBe(false);
+      expect(tool.validate({ s: 'aaaa' }).success).toBe(true);
+    }
   });
 
   it('throws SandboxExecutionError with the kind when the source fails', async () => {

@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, extname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { defineTool, executeToolCall, ToolRegistry } from '@toolwire/core';
 import type { ToolCall } from '@toolwire/core';
 import { extractToolCalls } from '@toolwire/extract';
+import { mcpTools } from '@toolwire/mcp';
 import { whoami } from '@toolwire/provider-chatgpt-oauth';
+import { getSandboxSupport } from '@toolwire/sandbox';
 import { createServer } from '@toolwire/server';
 import type { ServerConfig, ToolAuditEvent } from '@toolwire/server';
 import { bfclToJsonSchema } from '../bfcl-schema.ts';
@@ -92,8 +95,11 @@ export async function demoCommand(context: CommandContext): Promise<void> {
     println(output, `  ${mark} ${call.name}(${JSON.stringify(call.arguments)}) → ${quote(result.message, 100)}`);
   }
 
-  // 3. The gateway, through the official openai client.
-  heading(output, '3. The gateway, through the official openai client', 'an OpenAI-compatible server on a free loopback port');
+  // 3. An MCP server's tools.
+  await mcpStep(output);
+
+  // 4. The gateway, through the official openai client.
+  heading(output, '4. The gateway, through the official openai client', 'an OpenAI-compatible server on a free loopback port');
   const live = await findLiveProvider(context);
   const replayPath = join(DATA_DIR, 'replay-conversation.json');
   const config: ServerConfig = {
@@ -140,7 +146,53 @@ export async function demoCommand(context: CommandContext): Promise<void> {
   heading(output, `Done in ${((Date.now() - started) / 1000).toFixed(1)}s. Try next:`, '');
   println(output, '  echo \'[get_weather(city="Paris"), get_time(tz="UTC")]\' | toolwire extract - --format table');
   println(output, '  toolwire chat "What is 17 * 23?" --model ollama/qwen2.5:0.5b --tools builtin');
+  println(output, '  toolwire chat "Convert 10 miles to km" --model ollama/qwen2.5:0.5b --tools "mcp:node ./my-mcp-server.js"');
   println(output, '  toolwire serve --port 8787   # then point any OpenAI client at http://127.0.0.1:8787/v1');
+}
+
+/**
+ * Starts the demo's MCP server (stdio, the official SDK) in the shell sandbox, lists its
+ * tools as core tools, and calls one: once with good arguments, once with arguments the
+ * tool's schema refuses before the server sees them.
+ */
+async function mcpStep(output: Output): Promise<void> {
+  heading(output, "3. Tools from an MCP server", 'a local stdio server (official MCP SDK) started in the shell sandbox; its tools become core tools');
+  const here = dirname(fileURLToPath(import.meta.url));
+  // dist/commands/demo.js runs dist/demo-mcp-server.js; from source, the .ts beside it.
+  const serverFile = join(here, '..', `demo-mcp-server${extname(fileURLToPath(import.meta.url))}`);
+  const node = realpathSync(process.execPath);
+  const sdk = realpathSync(createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/server/mcp.js'));
+  // The server needs its code, the SDK's node_modules and the Node binary, all read-only.
+  const modules = sdk.slice(0, sdk.indexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  const support = getSandboxSupport();
+  const sandboxed = support.bubblewrap.ok && support.prlimit !== undefined;
+  if (!sandboxed) println(output, `  ${style(output, 'yellow', 'NO SANDBOX')} bubblewrap is unavailable here; the demo's own server runs without isolation.`);
+  const started = Date.now();
+  const server = await mcpTools(
+    {
+      command: node,
+      args: [serverFile],
+      readOnlyPaths: [join(here, '..', '..'), modules, dirname(node)],
+      isolation: sandboxed ? 'bubblewrap' : 'none',
+    },
+    { name: 'demo-units' },
+  );
+  try {
+    println(output, `  server started${sandboxed ? ' in bubblewrap' : ''} and listed in ${Date.now() - started} ms:`);
+    for (const tool of server.tools) println(output, `  ${style(output, 'cyan', '·')} ${tool.name}  ${style(output, 'dim', tool.description ?? '')}`);
+    const registry = new ToolRegistry({ tools: server.tools });
+    const calls: ToolCall[] = [
+      ...extractToolCalls('A marathon is convert_units(value=42.195, from="km", to="mi") long.', { tools: server.tools }),
+      { id: 'mcp-bad', name: 'convert_units', arguments: { value: 1, from: 'km', to: 'parsecs' } },
+    ];
+    for (const call of calls) {
+      const result = await executeToolCall(call, { registry, timeoutMs: 10_000 });
+      const mark = result.success ? style(output, 'green', '✓') : style(output, 'red', '✗ refused');
+      println(output, `  ${mark} ${call.name}(${JSON.stringify(call.arguments)}) → ${quote(result.message, 100)}`);
+    }
+  } finally {
+    await server.close();
+  }
 }
 
 interface LiveProvider {

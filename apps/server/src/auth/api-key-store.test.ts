@@ -1,4 +1,6 @@
+import { ModelNotFoundError } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../config/config-error.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { ANONYMOUS, createApiKeyStore } from './api-key-store.ts';
 import { hashApiKey } from './hash-key.ts';
@@ -36,11 +38,41 @@ describe('createApiKeyStore', () => {
     expect(open.authenticate(undefined)).toBe(ANONYMOUS);
   });
 
-  it('answers 403 for a model outside the key list, by exact name or prefix pattern', () => {
+  it('answers 404 for a model outside the key list, naming only what the key may use', () => {
     const principal = store.authenticate('Bearer sk-a');
     expect(statusOf(() => store.assertModel(principal, 'ollama/llama3.1'))).toBeUndefined();
     expect(statusOf(() => store.assertModel(principal, 'openai/gpt-4o'))).toBeUndefined();
-    expect(statusOf(() => store.assertModel(principal, 'openai/o3'))).toBe(403);
+    expect(statusOf(() => store.assertModel(principal, 'openai/o3'))).toBe(404);
+    let message = '';
+    try {
+      store.assertModel(principal, 'openai/o3');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe("The model 'openai/o3' does not exist or the API key 'team-a' may not use it. This key may use: ollama/*, openai/gpt-4o.");
+  });
+
+  it("rewrites a limited key's model-not-found errors so no other model's name leaks", () => {
+    const principal = store.authenticate('Bearer sk-a');
+    const routerError = new GatewayError({ status: 404, type: 'invalid_request_error', message: "no provider; try openai/, chatgpt/, secret/", code: 'model_not_found' });
+    const upstream = new ModelNotFoundError({ provider: 'ollama', modelId: 'qwen', message: 'Configured: ollama/private-model' });
+    for (const error of [routerError, upstream]) {
+      const scoped = store.scopeModelError(principal, 'ollama/qwen', error) as GatewayError;
+      expect(scoped.status).toBe(404);
+      expect(scoped.message).not.toMatch(/chatgpt|secret|private-model/);
+      expect(scoped.message).toContain('This key may use: ollama/*, openai/gpt-4o.');
+    }
+    const other = new Error('boom');
+    expect(store.scopeModelError(principal, 'ollama/qwen', other)).toBe(other);
+    expect(store.scopeModelError(store.authenticate('Bearer sk-admin'), 'ollama/qwen', routerError)).toBe(routerError);
+  });
+
+  it("refuses at start a key whose alwaysTools are outside its own tools", () => {
+    const make = () => createApiKeyStore([{ id: 'k', keyHash: hashApiKey('sk-k'), tools: ['calculate'], alwaysTools: ['calculate', 'fetch_url'] }]);
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow("keys (id 'k').alwaysTools: 'fetch_url' is not in this key's 'tools' (calculate). Add it to 'tools' or remove it from 'alwaysTools'.");
+    expect(() => createApiKeyStore([{ id: 'k', keyHash: hashApiKey('sk-k'), tools: ['get_*'], alwaysTools: ['get_current_time'] }])).not.toThrow();
+    expect(() => createApiKeyStore([{ id: 'k', keyHash: hashApiKey('sk-k'), alwaysTools: ['fetch_url'] }])).not.toThrow();
   });
 });
 

@@ -1,4 +1,5 @@
-import { globMatch } from '@toolwire/core';
+import { globMatch, ModelNotFoundError } from '@toolwire/core';
+import { ConfigError } from '../config/config-error.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { hashApiKey } from './hash-key.ts';
 
@@ -12,7 +13,10 @@ export interface ApiKeyConfig {
   models?: string[];
   /** Server tools (names or `*` patterns) this key may use; absent: all configured ones. */
   tools?: string[];
-  /** Server tools added to every request of this key, whether or not the client names them. */
+  /**
+   * Server tools added to every request of this key, whether or not the client names them.
+   * Each must be allowed by `tools` (when set): anything else is a `ConfigError` at start.
+   */
   alwaysTools?: string[];
   /** Requests per minute; absent: unlimited. */
   requestsPerMinute?: number;
@@ -39,18 +43,60 @@ export interface ApiKeyStore {
   readonly required: boolean;
   /** The principal for an `Authorization` header value; a 401 `GatewayError` when missing or unknown. */
   authenticate(authorization: string | undefined): Principal;
-  /** A 403 `GatewayError` unless the principal may use the model. */
+  /**
+   * A 404 `model_not_found` unless the principal may use the model: the same answer as for a
+   * model that does not exist, naming only what this key may use.
+   */
   assertModel(principal: Principal, model: string): void;
+  /**
+   * For a key limited by `models`: any "model not found" error (the router's, naming every
+   * provider, or an upstream's) → the key's own 404, so no other model's name leaks. Other
+   * errors and unlimited keys pass through.
+   */
+  scopeModelError(principal: Principal, model: string, error: unknown): unknown;
 }
 
 function unauthorized(message: string): GatewayError {
   return new GatewayError({ status: 401, type: 'invalid_request_error', message, code: 'invalid_api_key', retryable: false });
 }
 
-/** Creates the store; keys are known and compared only by their hash. */
+function modelNotFound(principal: Principal, model: string): GatewayError {
+  return new GatewayError({
+    status: 404,
+    type: 'invalid_request_error',
+    message: `The model '${model}' does not exist or the API key '${principal.id}' may not use it. This key may use: ${principal.models?.join(', ') || '(none)'}.`,
+    param: 'model',
+    code: 'model_not_found',
+    retryable: false,
+  });
+}
+
+function isModelNotFound(error: unknown): boolean {
+  if (ModelNotFoundError.isInstance(error)) return true;
+  return GatewayError.isInstance(error) && error.status === 404 && error.code === 'model_not_found';
+}
+
+/** A key's `alwaysTools` outside its own `tools` would give it a tool it may not use. */
+function checkAlwaysTools(key: ApiKeyConfig): void {
+  if (key.tools === undefined || key.alwaysTools === undefined) return;
+  const tools = key.tools;
+  const outside = key.alwaysTools.filter((name) => !tools.some((pattern) => globMatch(pattern, name)));
+  if (outside.length > 0) {
+    throw new ConfigError({
+      setting: `keys (id '${key.id}').alwaysTools`,
+      message: `${outside.map((n) => `'${n}'`).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not in this key's 'tools' (${tools.join(', ') || 'none'}). Add ${outside.length === 1 ? 'it' : 'them'} to 'tools' or remove ${outside.length === 1 ? 'it' : 'them'} from 'alwaysTools'.`,
+    });
+  }
+}
+
+/**
+ * Creates the store; keys are known and compared only by their hash. Throws a `ConfigError`
+ * for a key whose `alwaysTools` its own `tools` do not allow.
+ */
 export function createApiKeyStore(keys: readonly ApiKeyConfig[]): ApiKeyStore {
   const byHash = new Map<string, Principal>();
   for (const key of keys) {
+    checkAlwaysTools(key);
     const principal: Principal = { id: key.id, alwaysTools: key.alwaysTools ?? [] };
     if (key.models) principal.models = key.models;
     if (key.tools) principal.tools = key.tools;
@@ -82,14 +128,11 @@ export function createApiKeyStore(keys: readonly ApiKeyConfig[]): ApiKeyStore {
     },
     assertModel(principal, model) {
       if (principal.models === undefined || principal.models.some((pattern) => globMatch(pattern, model))) return;
-      throw new GatewayError({
-        status: 403,
-        type: 'permission_error',
-        message: `The API key '${principal.id}' may not use the model '${model}'. Allowed: ${principal.models.join(', ') || '(none)'}.`,
-        param: 'model',
-        code: 'model_not_allowed',
-        retryable: false,
-      });
+      throw modelNotFound(principal, model);
+    },
+    scopeModelError(principal, model, error) {
+      if (principal.models === undefined || !isModelNotFound(error)) return error;
+      return modelNotFound(principal, model);
     },
   };
 }

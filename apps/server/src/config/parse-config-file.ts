@@ -177,6 +177,16 @@ export function parseConfigFile(raw: unknown): ServerConfig {
     if (maxSteps !== undefined) config.limits.maxSteps = maxSteps;
     const shutdownGraceMs = positive(l.shutdownGraceMs, 'limits.shutdownGraceMs', { allowZero: true });
     if (shutdownGraceMs !== undefined) config.limits.shutdownGraceMs = shutdownGraceMs;
+    const maxPendingBodiesPerKey = positive(l.maxPendingBodiesPerKey, 'limits.maxPendingBodiesPerKey');
+    if (maxPendingBodiesPerKey !== undefined) config.limits.maxPendingBodiesPerKey = maxPendingBodiesPerKey;
+    const requestTimeoutMs = positive(l.requestTimeoutMs, 'limits.requestTimeoutMs');
+    if (requestTimeoutMs !== undefined) config.limits.requestTimeoutMs = requestTimeoutMs;
+    const headersTimeoutMs = positive(l.headersTimeoutMs, 'limits.headersTimeoutMs');
+    if (headersTimeoutMs !== undefined) config.limits.headersTimeoutMs = headersTimeoutMs;
+    const connectionTimeoutMs = positive(l.connectionTimeoutMs, 'limits.connectionTimeoutMs', { allowZero: true });
+    if (connectionTimeoutMs !== undefined) config.limits.connectionTimeoutMs = connectionTimeoutMs;
+    const upstreamIdleTimeoutMs = positive(l.upstreamIdleTimeoutMs, 'limits.upstreamIdleTimeoutMs', { allowZero: true });
+    if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
   }
   if (raw.state !== undefined) {
     const st = raw.state;

@@ -48,6 +48,23 @@ export interface LimitsConfig {
   maxSteps?: number;
   /** On close/SIGTERM, how long open streams may drain before they are cut (default 30 000 ms). */
   shutdownGraceMs?: number;
+  /**
+   * Request bodies one API key may be sending at once (default 32; applies when keys are
+   * configured). More get a 429 at once, before their body is read.
+   */
+  maxPendingBodiesPerKey?: number;
+  /** Time a client has to send a whole request, headers and body (default 30 000 ms). */
+  requestTimeoutMs?: number;
+  /** Time a client has to send the request headers (default 10 000 ms; at most `requestTimeoutMs`). */
+  headersTimeoutMs?: number;
+  /** A client connection with no traffic either way for this long is closed (default 900 000 ms; 0 disables). Keep it above the longest silent wait for an upstream. */
+  connectionTimeoutMs?: number;
+  /**
+   * Longest silence of an upstream (before its headers, or between two reads of its body)
+   * before the request to it is stopped and the client gets an error (default 600 000 ms, the
+   * `openai` SDK's own request timeout; 0 disables).
+   */
+  upstreamIdleTimeoutMs?: number;
 }
 
 /** Where the state other instances must see lives (rate limits, concurrency slots, mixed turns). */

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeHttpFetch } from './node-http-fetch.ts';
+import { createNodeHttpFetch, toWebBody } from './node-http-fetch.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -69,5 +70,120 @@ describe('createNodeHttpFetch', () => {
     const pending = createNodeHttpFetch()(url, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('too slow')), 10);
     await expect(pending).rejects.toThrow('too slow');
+  });
+});
+
+describe('toWebBody', () => {
+  /** An IncomingMessage stand-in whose events the test fires by hand, in any order. */
+  const socketLike = (): IncomingMessage => new Readable({ read: () => undefined }) as unknown as IncomingMessage;
+
+  it('ignores every socket event after the reader cancelled (the SDK cancels at [DONE], then end arrives)', async () => {
+    const res = socketLike();
+    const reader = toWebBody(res).getReader();
+    res.emit('data', Buffer.from('data: [DONE]\n\n'));
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: [DONE]\n\n');
+    await reader.cancel();
+    expect(() => {
+      res.emit('data', Buffer.from('late'));
+      res.emit('end');
+      res.emit('error', new Error('late reset'));
+      res.emit('close');
+    }).not.toThrow();
+  });
+
+  it('ignores events after the body ended or failed', async () => {
+    for (const first of ['end', 'error', 'close'] as const) {
+      const res = socketLike();
+      const reader = toWebBody(res).getReader();
+      if (first === 'error') res.emit('error', new Error('reset'));
+      else res.emit(first);
+      expect(() => {
+        res.emit('data', Buffer.from('x'));
+        res.emit('end');
+        res.emit('error', new Error('again'));
+        res.emit('close');
+      }).not.toThrow();
+      if (first === 'end') expect((await reader.read()).done).toBe(true);
+      else await expect(reader.read()).rejects.toThrow();
+    }
+  });
+});
+
+describe('createNodeHttpFetch against a misbehaving upstream', () => {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('survives a reader that cancels after [DONE] while the end of the body is still on its way', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"x":1}\n\n');
+      setTimeout(() => res.write('data: [DONE]\n\n'), 20);
+      setTimeout(() => res.end(), 30);
+    });
+    const fetchUpstream = createNodeHttpFetch();
+    for (let i = 0; i < 5; i++) {
+      const res = await fetchUpstream(url);
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('[DONE]')) text += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+    }
+    await pause(50);
+    const last = await fetchUpstream(url);
+    expect(await last.text()).toContain('[DONE]');
+  });
+
+  it('errors the body when the connection is reset mid-stream', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.socket?.resetAndDestroy(), 20);
+    });
+    const res = await createNodeHttpFetch()(url);
+    const reader = res.body!.getReader();
+    await reader.read();
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it('errors the body when the connection closes before the body ended', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': '100' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const res = await createNodeHttpFetch()(url);
+    await expect(res.text()).rejects.toThrow();
+  });
+
+  it('stops an upstream that goes silent mid-body after the idle timeout', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+    });
+    const res = await createNodeHttpFetch({ idleTimeoutMs: 100 })(url);
+    const reader = res.body!.getReader();
+    await reader.read();
+    await expect(reader.read()).rejects.toThrow(/sent nothing/);
+  });
+
+  it('stops an upstream that never sends its headers after the idle timeout', async () => {
+    const url = await serve(() => undefined);
+    await expect(createNodeHttpFetch({ idleTimeoutMs: 100 })(url)).rejects.toThrow(/sent nothing/);
+  });
+
+  it('reads a body trickled one byte at a time', async () => {
+    const body = 'data: {"choices":[]}\n\ndata: [DONE]\n\n';
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const timer = setInterval(() => {
+        if (i < body.length) res.write(body[i++]);
+        else {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 1);
+    });
+    const res = await createNodeHttpFetch({ idleTimeoutMs: 1000 })(url);
+    expect(await res.text()).toBe(body);
   });
 });

@@ -7,32 +7,53 @@ import { urlToHttpOptions } from 'node:url';
  * A response body as a web stream, pausing the socket while the reader is behind. Leaner
  * per request and per chunk than `Readable.toWeb`; a response that closes before its end
  * errors the stream.
+ *
+ * Exported for its tests only.
+ *
+ * Every controller call is guarded: the consumer may cancel at any moment (the SDKs cancel
+ * at `[DONE]`, before the socket's `'end'`), and a socket event arriving after that must
+ * not throw `ERR_INVALID_STATE` from an emitter listener, where nothing would catch it.
  */
-function webBody(res: IncomingMessage): ReadableStream<Uint8Array> {
-  let settled = false;
+export function toWebBody(res: IncomingMessage): ReadableStream<Uint8Array> {
+  // `open` until the body ends, fails or is cancelled; nothing touches the controller after.
+  let open = true;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const settle = (error?: unknown): void => {
+    if (!open) return;
+    open = false;
+    try {
+      if (error === undefined) controller?.close();
+      else controller?.error(error);
+    } catch {
+      // Already closed or errored by the stream machinery itself: nothing left to tell.
+    }
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (!open || controller === undefined) return;
+    try {
+      controller.enqueue(chunk);
+    } catch (error) {
+      settle(error);
+      res.destroy();
+      return;
+    }
+    if ((controller.desiredSize ?? 0) <= 0) res.pause();
+  });
+  res.once('end', () => settle());
+  // Stays attached for the life of the response: an 'error' without a listener would be thrown.
+  res.on('error', (error) => settle(error));
+  res.once('close', () => {
+    if (open) settle(new Error('The upstream response closed before it ended.'));
+  });
   return new ReadableStream<Uint8Array>({
-    start(controller) {
-      res.on('data', (chunk: Buffer) => {
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 0) <= 0) res.pause();
-      });
-      res.once('end', () => {
-        settled = true;
-        controller.close();
-      });
-      res.once('error', (error) => {
-        settled = true;
-        controller.error(error);
-      });
-      res.once('close', () => {
-        if (!settled) controller.error(new Error('The upstream response closed before it ended.'));
-      });
+    start(c) {
+      controller = c;
     },
     pull() {
-      res.resume();
+      if (open) res.resume();
     },
     cancel() {
-      settled = true;
+      open = false;
       res.destroy();
     },
   });
@@ -45,13 +66,33 @@ const toRecord = (init: HeadersInit | undefined): Record<string, string> => {
   return headers;
 };
 
+/** Options of `createNodeHttpFetch`. */
+export interface NodeHttpFetchOptions {
+  /** Sockets per upstream origin (default 256). */
+  maxSockets?: number;
+  /**
+   * Longest silence of an upstream, in ms, before its request is cut: waiting for the
+   * headers or between two reads of the body (default 600 000; 0 disables).
+   */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * Default `idleTimeoutMs`: the `openai` SDK's own request timeout, so no call the SDK would
+ * have waited for (a reasoning model thinking before its first byte) is cut earlier.
+ */
+export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 600_000;
+
 /**
  * A `fetch` for upstream calls built on `node:http(s)` with keep-alive agents. The
  * provider SDKs accept a custom `fetch`; this one costs a fraction of the global (undici)
  * fetch per request, which is most of the gateway's own overhead. Requests whose body is
- * not a string or bytes go to the global `fetch`.
+ * not a string or bytes go to the global `fetch`. Whatever the upstream does (closes,
+ * resets, stalls, sends after a cancel), the outcome is a rejected promise or an errored
+ * body stream, never an exception outside them.
  */
-export function createNodeHttpFetch(options: { maxSockets?: number } = {}): typeof globalThis.fetch {
+export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof globalThis.fetch {
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
@@ -91,12 +132,14 @@ export function createNodeHttpFetch(options: { maxSockets?: number } = {}): type
     const secure = url.protocol === 'https:';
     const requestOptions = { ...url, method: init?.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent };
     return new Promise<Response>((resolve, reject) => {
+      let response: IncomingMessage | undefined;
       const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
+        response = res;
         const status = res.statusCode ?? 502;
         const nullBody = status === 204 || status === 304 || init?.method === 'HEAD';
         if (nullBody) res.resume();
         resolve(
-          new Response(nullBody ? null : webBody(res), {
+          new Response(nullBody ? null : toWebBody(res), {
             status,
             statusText: res.statusMessage ?? '',
             headers: toHeaders(res.headers),
@@ -108,6 +151,15 @@ export function createNodeHttpFetch(options: { maxSockets?: number } = {}): type
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('close', () => signal?.removeEventListener('abort', onAbort));
+      if (idleTimeoutMs > 0) {
+        // The socket's inactivity timer: runs while waiting for headers and between body reads.
+        req.setTimeout(idleTimeoutMs, () => {
+          const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
+          // The body's reader sees this error, not the socket's generic 'aborted'.
+          response?.destroy(error);
+          req.destroy(error);
+        });
+      }
       req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
       req.end(body ?? undefined);
     });

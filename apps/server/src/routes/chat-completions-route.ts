@@ -26,7 +26,14 @@ import type { PreparedChatRequest } from './prepare-chat-request.ts';
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return (req, reply) =>
     withRequestSpan('/v1/chat/completions', async (span) => {
-      await handleChatCompletion(getContext(), req, reply);
+      const context = getContext();
+      try {
+        await handleChatCompletion(context, req, reply);
+      } catch (error) {
+        // A key limited by `models` never learns other models' names from a 404.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
+      }
       if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
     });
 }
@@ -124,7 +131,10 @@ async function stream(options: StreamOptions): Promise<void> {
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
   const first = await events.next();
-  if (!first.done && first.value.type === 'error') throw first.value.error;
+  if (!first.done && first.value.type === 'error') {
+    await events.return(undefined);
+    throw first.value.error;
+  }
 
   reply.hijack();
   const res = reply.raw;
@@ -138,7 +148,7 @@ async function stream(options: StreamOptions): Promise<void> {
     connection: 'keep-alive',
     'x-request-id': req.id,
   });
-  const writer = createSseWriter(res);
+  const writer = createSseWriter(res, { onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream') });
   const mapper = createChunkMapper({ identity: options.identity, includeUsage: options.includeUsage });
   const fail = async (error: unknown): Promise<void> => {
     const gatewayError = toGatewayError(error);
@@ -171,6 +181,7 @@ async function stream(options: StreamOptions): Promise<void> {
     }
     await fail(error);
   } finally {
-    await events.return(undefined);
+    // Cleanup of the upstream (a failing cancel) must not escape a response already sent.
+    await events.return(undefined).catch((error: unknown) => req.log.warn({ err: error }, 'closing the model stream failed'));
   }
 }

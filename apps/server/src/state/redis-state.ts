@@ -180,9 +180,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
           found.set(id, JSON.parse(value) as HiddenToolTurn);
         }
         if (found.size === 0) return messages;
-        const restored = restoreHiddenTurns(messages, (id) => found.get(id), (id) => {
-          touchTurn(turnKey(principal, id), ...turnKeys, turnTtlMs).catch(() => undefined);
-        });
+        const used: string[] = [];
+        const restored = restoreHiddenTurns(messages, (id) => found.get(id), (id) => used.push(id));
+        // Awaited: the next remember must see these turns as recently used.
+        await Promise.all(used.map((id) => touchTurn(turnKey(principal, id), ...turnKeys, turnTtlMs)));
         return restored;
       });
     },

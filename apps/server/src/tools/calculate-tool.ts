@@ -1,56 +1,211 @@
+import { Worker } from 'node:worker_threads';
 import { defineTool } from '@toolwire/core';
-import { all, create } from 'mathjs';
-import type { MathNode } from 'mathjs';
+import type { CalculateJob, CalculateWorkerMessage } from './calculate-worker.ts';
 
 const MAX_EXPRESSION_LENGTH = 500;
 
-// mathjs's own guidance for untrusted input: keep the evaluator, then override every
-// function that can parse, import, define units or build large structures.
-// https://mathjs.org/docs/expressions/security.html
-// `all` is typed as optional, but mathjs always ships it.
-const math = create(all ?? {});
-const parse = math.parse;
-const BLOCKED = [
-  'import', 'createUnit', 'reviver', 'evaluate', 'parse', 'simplify', 'simplifyConstant', 'simplifyCore', 'derivative',
-  'resolve', 'compile', 'chain', 'parser', 'help', 'zeros', 'ones', 'identity', 'range', 'matrix', 'sparse', 'resize',
-  'concat', 'kron', 'diag', 'random', 'randomInt', 'pickRandom', 'map', 'forEach', 'filter', 'sort',
-] as const;
-const overrides: Record<string, () => never> = {};
-for (const name of BLOCKED) {
-  overrides[name] = () => {
-    throw new Error(`The function "${name}" is not available in calculate.`);
-  };
+/** How long one evaluation may run before its worker is terminated (loading mathjs not counted). */
+export const DEFAULT_CALCULATE_TIMEOUT_MS = 2_000;
+
+/** How long a new worker may take to load mathjs before the call gives up on it. */
+const START_TIMEOUT_MS = 30_000;
+/** Worker threads evaluating at once; more calls wait for one. */
+const MAX_WORKERS = 2;
+/** An idle worker is kept this long for the next call, then ended (it holds mathjs, ~30 MB). */
+const IDLE_MS = 60_000;
+// The worker's heap, apart from the gateway's: an expression that builds something huge
+// runs the worker out of memory, not the gateway.
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
+
+// The source runs as `.ts` (tests, `--conditions=@toolwire/source`), the build as `.js`.
+const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './calculate-worker.ts' : './calculate-worker.js', import.meta.url);
+
+/** Options of `calculate`. */
+export interface CalculateOptions {
+  /** Stops the evaluation (its worker is terminated) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Evaluation time before the worker is terminated (default 2 000 ms). */
+  timeoutMs?: number;
 }
-math.import(overrides, { override: true });
+
+interface PooledWorker {
+  worker: Worker;
+  /** What ended the worker, when it failed (out of memory, a crash). */
+  failure?: Error;
+  /** Resolves once mathjs is loaded; rejects if the worker died while loading. */
+  ready: Promise<void>;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
 
 /**
- * Evaluates an arithmetic expression with mathjs in a restricted scope: no imports, no
- * parsing from inside, no assignments or function definitions, no large matrices. Never
- * `eval` or `Function`. Throws an `Error` written for the model.
+ * Workers evaluating expressions. A worker whose evaluation ran out of time (or was
+ * aborted) is terminated, never reused; the next call starts a fresh one.
  */
-export function calculate(expression: string): string {
+class CalculatorPool {
+  readonly #idle: PooledWorker[] = [];
+  readonly #waiting: (() => void)[] = [];
+  #live = 0;
+
+  /** Live worker threads (busy or idle): for tests that check a stopped evaluation left none running. */
+  get live(): number {
+    return this.#live;
+  }
+
+  #spawn(): PooledWorker {
+    const worker = new Worker(workerUrl, { resourceLimits: RESOURCE_LIMITS });
+    worker.unref();
+    this.#live++;
+    let exited = false;
+    worker.once('exit', () => {
+      exited = true;
+      this.#live--;
+      const index = this.#idle.findIndex((p) => p.worker === worker);
+      if (index >= 0) this.#idle.splice(index, 1);
+      this.#wakeOne();
+    });
+    const pooled: PooledWorker = { worker, ready: Promise.resolve() };
+    // Errors (out of memory included) end the worker; the call waiting on it is told by `run`.
+    worker.on('error', (error: Error) => {
+      pooled.failure = error;
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: CalculateWorkerMessage): void => {
+        if (message.type !== 'ready') return;
+        worker.off('message', onMessage);
+        resolve();
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', () => {
+        if (exited) reject(new Error('The calculator could not start.'));
+      });
+    });
+    // Whoever awaits `ready` handles a failed start; nobody else must see it unhandled.
+    ready.catch(() => undefined);
+    pooled.ready = ready;
+    return pooled;
+  }
+
+  #wakeOne(): void {
+    this.#waiting.shift()?.();
+  }
+
+  async #acquire(signal: AbortSignal | undefined): Promise<PooledWorker> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const idle = this.#idle.pop();
+      if (idle !== undefined) {
+        clearTimeout(idle.idleTimer);
+        return idle;
+      }
+      if (this.#live < MAX_WORKERS) return this.#spawn();
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => {
+          const index = this.#waiting.indexOf(wake);
+          if (index >= 0) this.#waiting.splice(index, 1);
+          reject(signal?.reason as Error);
+        };
+        const wake = (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        this.#waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+  }
+
+  #release(pooled: PooledWorker): void {
+    pooled.idleTimer = setTimeout(() => void pooled.worker.terminate(), IDLE_MS);
+    pooled.idleTimer.unref();
+    this.#idle.push(pooled);
+    this.#wakeOne();
+  }
+
+  async run(expression: string, options: CalculateOptions): Promise<string> {
+    const { signal } = options;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALCULATE_TIMEOUT_MS;
+    const pooled = await this.#acquire(signal);
+    const { worker } = pooled;
+    return new Promise<string>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const cleanup = (): void => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+      };
+      // The only way to stop synchronous work in a thread is to end the thread.
+      const stop = (error: unknown): void => {
+        cleanup();
+        void worker.terminate();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const onAbort = (): void => stop(signal?.reason);
+      const onExit = (): void => {
+        cleanup();
+        const code = (pooled.failure as { code?: unknown } | undefined)?.code;
+        reject(
+          code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new Error('The calculation used more memory than the calculator allows and was stopped. Split it into smaller steps.')
+            : new Error(`The calculator stopped unexpectedly (${pooled.failure?.message ?? 'no reason given'}); retry the call.`),
+        );
+      };
+      const onMessage = (message: CalculateWorkerMessage): void => {
+        if (message.type === 'ready') return;
+        cleanup();
+        this.#release(pooled);
+        if (message.type === 'result') resolve(message.result);
+        else reject(new Error(message.message));
+      };
+      if (signal?.aborted === true) {
+        stop(signal.reason);
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.on('message', onMessage);
+      worker.once('exit', onExit);
+      // Until mathjs is loaded, only a start deadline runs; the evaluation's own starts after.
+      timer = setTimeout(() => stop(new Error('The calculator did not start in time; retry the call.')), START_TIMEOUT_MS);
+      pooled.ready.then(
+        () => {
+          if (settled) return;
+          clearTimeout(timer);
+          timer = setTimeout(
+            () => stop(new Error(`The calculation took longer than ${timeoutMs} ms and was stopped. Simplify the expression or split it into smaller steps.`)),
+            timeoutMs,
+          );
+          worker.postMessage({ expression } satisfies CalculateJob);
+        },
+        () => {
+          cleanup();
+          reject(new Error('The calculator could not start; retry the call.'));
+        },
+      );
+    });
+  }
+}
+
+const pool = new CalculatorPool();
+
+/** Live calculator worker threads (for tests: a stopped evaluation leaves none running). */
+export function liveCalculatorWorkers(): number {
+  return pool.live;
+}
+
+/**
+ * Evaluates an arithmetic expression with mathjs in a restricted scope (no imports, no
+ * parsing from inside, no assignments or function definitions, no large structures, bounded
+ * operands), in a worker thread that is terminated when `timeoutMs` passes or `signal`
+ * aborts: a timeout means the evaluation stopped. Never `eval` or `Function`. Rejects with
+ * an `Error` written for the model.
+ */
+export async function calculate(expression: string, options: CalculateOptions = {}): Promise<string> {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
     throw new Error(`The expression is longer than ${MAX_EXPRESSION_LENGTH} characters. Split it into smaller steps.`);
   }
-  let node: MathNode;
-  try {
-    node = parse(expression);
-  } catch (error) {
-    throw new Error(`The expression could not be parsed: ${(error as Error).message}`, { cause: error });
-  }
-  node.traverse((child) => {
-    if (child.type === 'AssignmentNode' || child.type === 'FunctionAssignmentNode') {
-      throw new Error('Assignments and function definitions are not allowed; write a single expression.');
-    }
-  });
-  let value: unknown;
-  try {
-    value = node.compile().evaluate(new Map());
-  } catch (error) {
-    throw new Error(`The expression could not be evaluated: ${(error as Error).message}`, { cause: error });
-  }
-  if (typeof value === 'function' || value === undefined) throw new Error('The expression did not produce a value.');
-  return math.format(value, { precision: 14 });
+  return pool.run(expression, options);
 }
 
 /** The built-in `calculate` tool. */
@@ -63,15 +218,11 @@ export const calculateTool = defineTool({
     required: ['expression'],
     additionalProperties: false,
   },
-  execute(args) {
+  async execute(args, context) {
     const expression = args.expression;
     if (typeof expression !== 'string' || expression.trim() === '') {
-      return Promise.reject(new Error('"expression" must be a non-empty string, e.g. {"expression": "2 + 2"}.'));
+      throw new Error('"expression" must be a non-empty string, e.g. {"expression": "2 + 2"}.');
     }
-    try {
-      return Promise.resolve({ expression, result: calculate(expression) });
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    return { expression, result: await calculate(expression, { signal: context.signal }) };
   },
 });

@@ -21,6 +21,10 @@ describe('toChatCompletion', () => {
     });
   });
 
+  it('leaves usage out when the upstream reported none, rather than zeros', () => {
+    expect('usage' in toChatCompletion(identity, response({ text: 'Hi' }))).toBe(false);
+  });
+
   it('sends content null, arguments as JSON strings and finish reason tool_calls when the turn is only calls', () => {
     const completion = toChatCompletion(identity, response({ toolCalls: [{ id: 'call_1', name: 'add', arguments: { a: 1, b: 2 } }], finishReason: 'stop' }));
     expect(completion.choices[0]?.message).toEqual({

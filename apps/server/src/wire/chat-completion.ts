@@ -29,12 +29,14 @@ export function toChatCompletion(identity: ResponseIdentity, response: ChatRespo
   };
   if (hasCalls) message.tool_calls = toolCalls;
   if (response.reasoning !== undefined && response.reasoning !== '') message.reasoning_content = response.reasoning;
-  return {
+  const completion: ChatCompletion = {
     id: identity.id,
     object: 'chat.completion',
     created: identity.created,
     model: identity.model,
     choices: [{ index: 0, message, finish_reason: toWireFinishReason(response.finishReason, hasCalls), logprobs: null }],
-    usage: toWireUsage(response.usage),
   };
+  // Left out when the upstream reported none, rather than zeros a client would believe.
+  if (response.usage !== undefined) completion.usage = toWireUsage(response.usage);
+  return completion;
 }

@@ -35,8 +35,9 @@ describe('createChunkMapper', () => {
       { type: 'finish', finishReason: 'tool-calls' },
     ]);
     const deltas = chunks.map((c) => c.choices[0]?.delta);
-    expect(deltas[1]).toEqual({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
-    expect(deltas[2]).toEqual({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] });
+    // The role rides on the first header with content null, as OpenAI sends a tool-call turn.
+    expect(deltas[0]).toEqual({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }], refusal: null });
+    expect(deltas[1]).toEqual({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] });
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
@@ -121,6 +122,22 @@ describe('createChunkMapper', () => {
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('sends no usage chunk when the upstream reported no usage, rather than zeros', () => {
+    const chunks = run([{ type: 'text-delta', delta: 'x' }, { type: 'finish', finishReason: 'stop' }], true);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.every((c) => c.usage === null)).toBe(true);
+  });
+
+  it('keeps content "" on the role chunk of a text turn, and content null only when a call comes first', () => {
+    const text = run([{ type: 'text-delta', delta: 'Hi' }, { type: 'tool-call', toolCall: { id: 'c', name: 'f', arguments: {} } }, { type: 'finish', finishReason: 'tool-calls' }]);
+    expect(text[0]?.choices[0]?.delta).toEqual({ role: 'assistant', content: '', refusal: null });
+    expect(text.filter((c) => c.choices[0]?.delta.role !== undefined)).toHaveLength(1);
+    const empty = run([{ type: 'finish', finishReason: 'stop' }]);
+    expect(empty.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '', refusal: null }, {}]);
+    const warningFirst = run([{ type: 'warning', warning: { type: 'other', message: 'w' } }, { type: 'tool-call-start', id: 'c', name: 'f' }]);
+    expect(warningFirst[0]?.choices[0]?.delta).toMatchObject({ role: 'assistant', content: null });
   });
 
   it('leaves usage out without include_usage', () => {

@@ -105,10 +105,6 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
     push(event) {
       const out: ChatCompletionChunk[] = [];
       if (finished) return out;
-      if (!started) {
-        started = true;
-        out.push(chunk({ role: 'assistant', content: '', refusal: null }));
-      }
       switch (event.type) {
         case 'text-delta':
           if (event.delta !== '') out.push(chunk({ content: event.delta }));
@@ -130,7 +126,8 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
           drain(out, true);
           usage = event.usage;
           out.push(chunk({}, toWireFinishReason(event.finishReason, nextIndex > 0)));
-          if (includeUsage) {
+          // No usage from upstream: no usage chunk, rather than invented zeros (README).
+          if (includeUsage && usage !== undefined) {
             out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: toWireUsage(usage) });
           }
           finished = true;
@@ -153,7 +150,27 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
           throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
         }
       }
+      if (!started && out.length > 0) {
+        started = true;
+        openWithRole(out);
+      }
       return out;
     },
   };
+}
+
+/**
+ * The role goes out with the first delta, as OpenAI sends it: on a turn that opens with a
+ * call, merged into the call's header with `content: null`; otherwise in a chunk of its
+ * own with `content: ""` before the first text.
+ */
+function openWithRole(out: ChatCompletionChunk[]): void {
+  const first = out[0];
+  const choice = first?.choices[0];
+  if (first === undefined || choice === undefined) return;
+  if (choice.delta.tool_calls !== undefined) {
+    choice.delta = { role: 'assistant', content: null, ...choice.delta, refusal: null };
+    return;
+  }
+  out.unshift({ ...first, choices: [{ ...choice, delta: { role: 'assistant', content: '', refusal: null }, finish_reason: null }] });
 }

@@ -1,4 +1,5 @@
 import type { ResponseFormat } from '@toolwire/core';
+import { checkJsonDepth } from './check-json-depth.ts';
 import { invalidRequest } from './gateway-error.ts';
 import { parseMessages } from './parse-chat-messages.ts';
 import { parseChatTools } from './parse-chat-tools.ts';
@@ -86,6 +87,7 @@ function parseResponseFormat(raw: unknown): ResponseFormat | undefined {
  * shapes. Throws a `GatewayError` (400, OpenAI envelope) naming the first problem.
  */
 export function parseChatRequest(body: unknown): ParsedChatRequest {
+  checkJsonDepth(body);
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', null, 'invalid_type');
   const model = body.model;
   if (model === undefined || model === null || model === '') {

@@ -93,6 +93,37 @@ describe('createSseWriter', () => {
     expect(calls.map((c) => c.method)).toEqual(['write', 'end']);
   });
 
+  it('reports false, and throws nothing, when the client resets the connection while the writer waits for the socket', async () => {
+    let settled!: (value: { result: boolean; errors: number }) => void;
+    const outcome = new Promise<{ result: boolean; errors: number }>((resolve) => (settled = resolve));
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let errors = 0;
+      const writer = createSseWriter(res, { onError: () => errors++ });
+      void (async () => {
+        // Fill the socket until the writer has to wait for 'drain', which never comes.
+        let open = true;
+        for (let i = 0; i < 1000 && open; i++) open = await writer.write([{ big: 'y'.repeat(64 * 1024) }]);
+        const result = await writer.write([{ after: true }]);
+        writer.end();
+        settled({ result, errors });
+      })();
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const controller = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    // The client stops reading, then goes away.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    const { result } = await outcome;
+    expect(result).toBe(false);
+  });
+
   it('reports false for frames written after the response ended', async () => {
     let late: boolean | undefined;
     await serve(async (res) => {

@@ -27,7 +27,10 @@ const FLUSH_AT = 16_384;
  * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
  * joining strings.
  */
-export function createSseWriter(res: ServerResponse): SseWriter {
+export function createSseWriter(res: ServerResponse, options: { onError?: (error: Error) => void } = {}): SseWriter {
+  // A socket error on the response (a reset client) must reach a listener, or Node throws
+  // it as an uncaught exception; the writer sees the response destroyed and stops.
+  res.on('error', (error) => options.onError?.(error));
   let pending = '';
   let scheduled = false;
   const flush = (): void => {
@@ -55,8 +58,12 @@ export function createSseWriter(res: ServerResponse): SseWriter {
         setImmediate(flush);
       }
       if (!res.writableNeedDrain) return true;
-      // Wait for the buffer to drain, or for the client to go away.
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      // Wait for the buffer to drain, or for the client to go away (an 'error' rejects `once`).
+      try {
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      } catch {
+        return false;
+      }
       return !res.destroyed;
     },
     done() {

@@ -44,3 +44,16 @@ export class InvalidTranscriptError extends ToolwireError {
     return this.hasMarker(error, InvalidTranscriptError.errorName);
   }
 }
+
+/** A provider broke the `ChatModel` contract in a conformance check. */
+export class ConformanceError extends ToolwireError {
+  static override readonly errorName = 'ConformanceError';
+  readonly check: string;
+  constructor(options: { check: string; problem: string }) {
+    super(`Conformance check "${options.check}" failed: ${options.problem}`);
+    this.check = options.check;
+  }
+  static override isInstance(error: unknown): error is ConformanceError {
+    return this.hasMarker(error, ConformanceError.errorName);
+  }
+}

@@ -1,20 +1,28 @@
 import { isRecord } from '../auth/jwt.ts';
 import type { ChatGPTCredentials } from '../auth/chatgpt-auth.ts';
+import type { ChatGPTReasoningEffort } from '../chatgpt-settings.ts';
 import type { ChatGPTLogger } from '../logger.ts';
 import { trimTrailingSlashes } from '../url.ts';
 import { FALLBACK_INSTRUCTIONS } from './fallback-instructions.ts';
 import { backendHeaders } from './request-headers.ts';
+import type { ChatGPTResidency } from './request-headers.ts';
 
 /** One model of the account's catalog (`GET {baseURL}/codex/models`). */
 export interface CatalogModel {
   slug: string;
   baseInstructions?: string;
+  /** `default_reasoning_level`: what Codex sends when the user set no effort. */
+  defaultEffort?: ChatGPTReasoningEffort;
+  /** `supported_reasoning_levels[].effort`. */
+  supportedEfforts?: ChatGPTReasoningEffort[];
 }
 
 /** The instructions to send for a model, and where they came from. */
 export interface ResolvedInstructions {
   instructions: string;
   source: 'catalog' | 'fallback';
+  /** The model's catalog entry, when the catalog lists it. */
+  model?: CatalogModel;
 }
 
 /** Reads the account's model catalog, cached per account and revalidated by ETag. */
@@ -41,6 +49,7 @@ export function createModelCatalog(options: {
   /** How long a catalog is used before it is revalidated (default 5 minutes). */
   ttlMs?: number;
   logger: ChatGPTLogger;
+  residency?: ChatGPTResidency | undefined;
 }): ModelCatalog {
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const cache = new Map<string, CacheEntry>();
@@ -50,7 +59,7 @@ export function createModelCatalog(options: {
     const cached = cache.get(credentials.accountId);
     if (cached !== undefined && Date.now() - cached.checkedAt < ttlMs) return cached;
     const url = `${trimTrailingSlashes(options.baseURL)}/codex/models?client_version=${encodeURIComponent(options.clientVersion)}`;
-    const headers = backendHeaders({ credentials, clientVersion: options.clientVersion, accept: 'application/json' });
+    const headers = backendHeaders({ credentials, clientVersion: options.clientVersion, accept: 'application/json', residency: options.residency });
     if (cached?.etag !== undefined) headers['if-none-match'] = cached.etag;
     try {
       const response = await options.fetch(url, { headers, ...(signal ? { signal } : {}) });
@@ -84,8 +93,9 @@ export function createModelCatalog(options: {
       }
       const entry = await request;
       const model = entry?.models.find((candidate) => candidate.slug === modelId);
-      if (model?.baseInstructions !== undefined && model.baseInstructions !== '') return { instructions: model.baseInstructions, source: 'catalog' };
-      return { instructions: FALLBACK_INSTRUCTIONS, source: 'fallback' };
+      const found = model !== undefined ? { model } : {};
+      if (model?.baseInstructions !== undefined && model.baseInstructions !== '') return { instructions: model.baseInstructions, source: 'catalog', ...found };
+      return { instructions: FALLBACK_INSTRUCTIONS, source: 'fallback', ...found };
     },
     knownModels(accountId) {
       return cache.get(accountId)?.models.map((model) => model.slug);
@@ -98,7 +108,24 @@ function parseCatalog(payload: unknown): CatalogModel[] {
   const models: CatalogModel[] = [];
   for (const item of list as unknown[]) {
     if (!isRecord(item) || typeof item.slug !== 'string') continue;
-    models.push({ slug: item.slug, ...(typeof item.base_instructions === 'string' ? { baseInstructions: item.base_instructions } : {}) });
+    const model: CatalogModel = { slug: item.slug };
+    if (typeof item.base_instructions === 'string') model.baseInstructions = item.base_instructions;
+    if (isEffort(item.default_reasoning_level)) model.defaultEffort = item.default_reasoning_level;
+    if (Array.isArray(item.supported_reasoning_levels)) {
+      const efforts: ChatGPTReasoningEffort[] = [];
+      for (const level of item.supported_reasoning_levels as unknown[]) {
+        const effort = isRecord(level) ? level.effort : level;
+        if (isEffort(effort)) efforts.push(effort);
+      }
+      if (efforts.length > 0) model.supportedEfforts = efforts;
+    }
+    models.push(model);
   }
   return models;
+}
+
+const EFFORTS: readonly string[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+function isEffort(value: unknown): value is ChatGPTReasoningEffort {
+  return typeof value === 'string' && EFFORTS.includes(value);
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRateLimitEvent, parseRateLimitHeaders } from './rate-limits.ts';
 
 describe('rate limits', () => {
-  it('reads the x-codex-* usage headers', () => {
+  it('reads the x-codex-* usage headers and keeps the extra x-codex-<name> families', () => {
     const headers = new Headers({
       'x-codex-primary-used-percent': '42.5',
       'x-codex-primary-window-minutes': '300',
@@ -23,7 +23,7 @@ describe('rate limits', () => {
       secondary: { usedPercent: 10, windowMinutes: 10080 },
       credits: { hasCredits: false, unlimited: false },
       planType: 'plus',
-      limits: { spark: { primary: { usedPercent: 7 }, limitName: 'Spark' } },
+      limits: { 'codex-other': { primary: { usedPercent: 5 }, limitName: 'other' }, spark: { primary: { usedPercent: 7 }, limitName: 'Spark' } },
     });
   });
 

@@ -22,7 +22,7 @@ export interface ChatGPTRateLimits {
   planType?: string;
   activeLimit?: string;
   promoMessage?: string;
-  /** Extra limit families (`x-<family>-primary-*` headers), keyed by family. */
+  /** Extra limit families (`x-<family>-primary-*` headers, `x-codex-<name>-primary-*` too), keyed by family. */
   limits?: Record<string, { limitName?: string; primary?: RateLimitWindow; secondary?: RateLimitWindow }>;
 }
 
@@ -49,9 +49,12 @@ export function parseRateLimitHeaders(headers: Headers): ChatGPTRateLimits | und
 
   const suffix = '-primary-used-percent';
   for (const [name] of headers) {
-    if (!name.startsWith('x-') || name.startsWith('x-codex-') || !name.endsWith(suffix)) continue;
+    if (!name.startsWith('x-') || !name.endsWith(suffix)) continue;
     const family = name.slice(2, name.length - suffix.length);
-    if (family === '') continue;
+    // `x-codex-primary-*` is the main family above; `x-codex-<other>-primary-*` families are
+    // further limits (Codex reads every `x-<id>-primary-used-percent`, openai/codex,
+    // codex-rs/codex-api/src/rate_limits.rs) and are kept like any other.
+    if (family === '' || family === 'codex') continue;
     const entry: NonNullable<ChatGPTRateLimits['limits']>[string] = {};
     const familyPrimary = readWindow(headers, `x-${family}-primary`);
     const familySecondary = readWindow(headers, `x-${family}-secondary`);

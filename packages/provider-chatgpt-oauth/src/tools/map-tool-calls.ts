@@ -1,35 +1,44 @@
 import type { ToolCall } from '@toolwire/core';
+import { invalidToolCall, toToolCall as toCoreToolCall } from '@toolwire/core/provider';
+import type { ResponsesCallMapping, WireFunctionCall } from '@toolwire/openai-responses';
 
 import { isRecord } from '../auth/jwt.ts';
 import { CLI_TOOL_COMMAND, cliToolCommand, readCliToolCommand } from './cli-tools.ts';
 import type { ToolMapping } from './wire-tool.ts';
 
-/** A `function_call` as it travels on the wire. */
-export interface WireFunctionCall {
-  callId: string;
-  name: string;
-  /** JSON text. */
-  arguments: string;
+export type { WireFunctionCall };
+
+/** The shared Responses decoder's view of a request's tool mapping. */
+export function callMappingFor(mapping: ToolMapping): ResponsesCallMapping {
+  return {
+    userName: (wireName) => mapping.toUser.get(wireName) ?? wireName,
+    // A codex-mode `shell` call may turn out to be a `toolwire-tool` command for another tool.
+    defer: (wireName) => mapping.mode === 'codex' && wireName === 'shell',
+    toToolCall: (call) => toToolCall(mapping, { callId: call.id, name: call.name, arguments: call.rawArguments }, call.truncated === true),
+    toWireCall: (toolCall, recorded) => toWireCall(mapping, toolCall, recorded),
+  };
 }
 
 /**
  * Turns a backend `function_call` into the caller's `ToolCall`: under the caller's own
  * tool name, and, for a codex-mode `shell` call that is a `toolwire-tool` command, as a
- * call of that tool with its JSON arguments. Unparseable arguments give an `invalid` call,
- * which the tool loop answers with a validation error.
+ * call of that tool with its JSON arguments. Other calls follow core's `toToolCall` rule;
+ * unparseable arguments give an `invalid` call, which the tool loop answers with a
+ * validation error.
  */
-export function toToolCall(mapping: ToolMapping, call: WireFunctionCall): ToolCall {
-  const parsed = parseObject(call.arguments);
-  if (mapping.mode === 'codex' && call.name === 'shell') return shellCall(mapping, call, parsed);
+export function toToolCall(mapping: ToolMapping, call: WireFunctionCall, truncated = false): ToolCall {
   const name = mapping.toUser.get(call.name) ?? call.name;
-  if ('error' in parsed) return { id: call.callId, name, arguments: {}, invalid: { rawArguments: call.arguments, message: parsed.error } };
-  return { id: call.callId, name, arguments: parsed.value };
+  if (truncated || mapping.mode !== 'codex' || call.name !== 'shell') {
+    // Every other call follows core's one rule for argument text.
+    return toCoreToolCall({ id: call.callId, name, rawArguments: call.arguments, truncated });
+  }
+  return shellCall(mapping, call, parseObject(call.arguments));
 }
 
 function shellCall(mapping: ToolMapping, call: WireFunctionCall, parsed: ParseResult): ToolCall {
   const userShell = mapping.toUser.get('shell');
   if ('error' in parsed) {
-    return { id: call.callId, name: userShell ?? 'shell', arguments: {}, invalid: { rawArguments: call.arguments, message: parsed.error } };
+    return invalidToolCall({ id: call.callId, name: userShell ?? 'shell', rawArguments: call.arguments }, parsed.error);
   }
   const command = readCliToolCommand(parsed.value.command);
   if (command !== undefined && mapping.cliTools.size > 0) {

@@ -1,14 +1,23 @@
 // A local stand-in for chatgpt.com/backend-api: the model catalog (with ETag) and
 // `POST /codex/responses` streaming SSE the way the research doc describes.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
+import { checkCodexBody, checkCodexHeaders } from './codex-request-rules.ts';
 import { listen, readBody, sendJson } from './http.ts';
 
 export type SseEvent = Record<string, unknown> & { type: string };
 
 export type Reply =
   | { status: number; json?: unknown; text?: string; headers?: Record<string, string> }
-  | { sse: SseEvent[]; headers?: Record<string, string>; chunkSize?: number };
+  | {
+      sse: SseEvent[];
+      headers?: Record<string, string>;
+      chunkSize?: number;
+      /** Stop writing after this many events and hold the connection open (a stalled stream). */
+      stallAfter?: number;
+      /** Destroy the connection after this many events (a dropped stream). */
+      dropAfter?: number;
+    };
 
 export interface RecordedRequest {
   headers: IncomingHttpHeaders;
@@ -17,7 +26,11 @@ export interface RecordedRequest {
 
 export async function startBackend(
   options: {
-    models?: { slug: string; base_instructions: string }[];
+    models?: ({ slug: string; base_instructions: string } & Record<string, unknown>)[];
+    /** The residency header Codex would send (only `us`, only when enforced). */
+    residency?: 'us';
+    /** Refuse what the real backend refuses (default true). */
+    strict?: boolean;
     /** Which bearer tokens are accepted (default: all). */
     acceptsToken?: (token: string) => boolean;
   } = {},
@@ -25,6 +38,8 @@ export async function startBackend(
   const replies: ((request: RecordedRequest) => Reply)[] = [];
   const requests: RecordedRequest[] = [];
   const modelRequests: { headers: IncomingHttpHeaders; url: string; status: number }[] = [];
+  const refusals: { status: number; json: unknown }[] = [];
+  const open = new Set<ServerResponse>();
   const etag = '"catalog-v1"';
 
   const server = await listen(async (request, response) => {
@@ -43,6 +58,12 @@ export async function startBackend(
     if (request.method === 'POST' && url.pathname === '/codex/responses') {
       const recorded: RecordedRequest = { headers: request.headers, body: JSON.parse(await readBody(request)) };
       requests.push(recorded);
+      const refusal = options.strict === false ? undefined : (checkCodexHeaders(request.headers, options.residency ? { residency: options.residency } : {}) ?? checkCodexBody(recorded.body));
+      if (refusal !== undefined) {
+        refusals.push(refusal);
+        sendJson(response, refusal.status, refusal.json);
+        return;
+      }
       const token = (request.headers.authorization ?? '').slice('Bearer '.length);
       if (options.acceptsToken && !options.acceptsToken(token)) {
         sendJson(response, 401, { detail: 'Unauthorized' });
@@ -56,12 +77,23 @@ export async function startBackend(
       const reply = next(recorded);
       if ('sse' in reply) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': `req_${requests.length}`, ...reply.headers });
-        const text = reply.sse.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+        const events = reply.sse.slice(0, reply.stallAfter ?? reply.dropAfter ?? reply.sse.length);
+        const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
         // Split the stream at arbitrary points so events straddle chunks.
         const size = reply.chunkSize ?? 37;
         for (let index = 0; index < text.length; index += size) {
           response.write(text.slice(index, index + size));
           await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (reply.dropAfter !== undefined) {
+          response.destroy();
+          return;
+        }
+        if (reply.stallAfter !== undefined) {
+          // Held open until the client gives up (or the server closes).
+          open.add(response);
+          response.on('close', () => open.delete(response));
+          return;
         }
         response.end();
         return;
@@ -75,8 +107,12 @@ export async function startBackend(
 
   return {
     url: server.url,
-    close: server.close,
+    close: async () => {
+      for (const response of open) response.destroy();
+      await server.close();
+    },
     requests,
+    refusals,
     modelRequests,
     reply(...next: (Reply | ((request: RecordedRequest) => Reply))[]) {
       for (const item of next) replies.push(typeof item === 'function' ? item : () => item);

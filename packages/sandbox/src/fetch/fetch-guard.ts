@@ -38,6 +38,8 @@ export interface GuardedRequestInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Stops the fetch (with its redirects) early; the timeout applies either way. */
+  signal?: AbortSignal;
 }
 
 /** Builds the error a refused fetch rejects with. */
@@ -46,8 +48,8 @@ export type DenyError = (url: string, reason: string) => Error;
 /** A fetch that only reaches what its rules allow; rejects with `FetchDeniedError` otherwise. */
 export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<GuardedResponse>;
 
-// Headers the caller may not set: they are ours to decide (framing, target, encoding).
-const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
+/** Headers the caller may not set: they are ours to decide (framing, target, encoding). */
+export const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
 
 /**
  * The guarded fetch (see `createGuardedFetch`) with the refusal error left to the caller:
@@ -57,35 +59,11 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
   const maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxRedirects = options.maxRedirects ?? 5;
-  const allowPrivate = options.allowPrivateNetwork ?? false;
-  const resolve = options.resolve ?? defaultResolve;
-
-  async function checkedAddress(url: URL): Promise<{ address: string; family: 4 | 6 }> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw deny(url.href, `only http and https are allowed, not ${url.protocol}`);
-    }
-    if (url.username !== '' || url.password !== '') {
-      throw deny(url.href, 'credentials in the URL are not allowed');
-    }
-    const host = normalizeHost(url.hostname);
-    if (!isAllowedDomain(host, options.allowedDomains)) {
-      throw deny(url.href, `host "${host}" is not on the allow-list (${options.allowedDomains.join(', ') || 'empty'})`);
-    }
-    const addresses = isIP(host) === 0 ? await resolve(host) : [host];
-    if (addresses.length === 0) throw deny(url.href, `host "${host}" did not resolve`);
-    if (!allowPrivate) {
-      for (const address of addresses) {
-        if (isPrivateAddress(address)) {
-          throw deny(url.href, `host "${host}" resolves to ${address}, a private, loopback or link-local address`);
-        }
-      }
-    }
-    const address = addresses[0] as string;
-    return { address, family: isIP(address) === 6 ? 6 : 4 };
-  }
+  const checkedAddress = (url: URL) => checkUrl(url, options, deny);
 
   return async function guardedFetch(input: string, init: GuardedRequestInit = {}): Promise<GuardedResponse> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init.signal === undefined ? timeout : AbortSignal.any([timeout, init.signal]);
     let url = parseUrl(input, undefined, deny);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
@@ -121,12 +99,46 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
   };
 }
 
+/** An address a checked host resolved to; the connection goes there and nowhere else. */
+export interface PinnedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Checks one URL against the rules and resolves the address to pin the connection to. */
+export async function checkUrl(url: URL, options: GuardedFetchOptions, deny: DenyError): Promise<PinnedAddress> {
+  const allowPrivate = options.allowPrivateNetwork ?? false;
+  const resolve = options.resolve ?? defaultResolve;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw deny(url.href, `only http and https are allowed, not ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw deny(url.href, 'credentials in the URL are not allowed');
+  }
+  const host = normalizeHost(url.hostname);
+  if (!isAllowedDomain(host, options.allowedDomains)) {
+    throw deny(url.href, `host "${host}" is not on the allow-list (${options.allowedDomains.join(', ') || 'empty'})`);
+  }
+  const addresses = isIP(host) === 0 ? await resolve(host) : [host];
+  if (addresses.length === 0) throw deny(url.href, `host "${host}" did not resolve`);
+  if (!allowPrivate) {
+    for (const address of addresses) {
+      if (isPrivateAddress(address)) {
+        throw deny(url.href, `host "${host}" resolves to ${address}, a private, loopback or link-local address`);
+      }
+    }
+  }
+  const address = addresses[0] as string;
+  return { address, family: isIP(address) === 6 ? 6 : 4 };
+}
+
 async function defaultResolve(hostname: string): Promise<string[]> {
   const results = await dnsLookup(hostname, { all: true, order: 'verbatim' });
   return results.map((r) => r.address);
 }
 
-function parseUrl(input: string, base: URL | undefined, deny: DenyError): URL {
+/** Parses a URL (relative to `base` for redirects); an unparsable one is refused. */
+export function parseUrl(input: string, base: URL | undefined, deny: DenyError): URL {
   try {
     return new URL(input, base);
   } catch {
@@ -134,20 +146,26 @@ function parseUrl(input: string, base: URL | undefined, deny: DenyError): URL {
   }
 }
 
-function isRedirect(status: number): boolean {
+/** Statuses whose `location` a fetch follows. */
+export function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-interface SendOptions {
+/** One request to a pinned address. */
+export interface SendOptions {
   url: URL;
   method: string;
   headers: Record<string, string>;
   body: string | undefined;
-  pinned: { address: string; family: 4 | 6 };
-  signal: AbortSignal;
+  pinned: PinnedAddress;
+  /** Ends the request and its response body. */
+  signal: AbortSignal | undefined;
+  /** Ends the request only until the response head arrives (a head deadline). */
+  headSignal?: AbortSignal;
 }
 
-function send(options: SendOptions): Promise<{ message: IncomingMessage }> {
+/** Sends one request to the pinned address, whatever DNS says now; resolves with the response head. */
+export function send(options: SendOptions): Promise<{ message: IncomingMessage }> {
   const { url, pinned } = options;
   // Connect to the address we checked, whatever the resolver would say now.
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
@@ -163,11 +181,21 @@ function send(options: SendOptions): Promise<{ message: IncomingMessage }> {
       method: options.method,
       headers: { ...options.headers, 'accept-encoding': 'identity' },
       lookup,
-      signal: options.signal,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
       agent: false,
     });
-    req.on('response', (message) => resolvePromise({ message }));
-    req.on('error', (error) => reject(error));
+    const { headSignal } = options;
+    const onHeadAbort = () => req.destroy(headSignal?.reason instanceof Error ? headSignal.reason : new Error('aborted'));
+    if (headSignal?.aborted === true) onHeadAbort();
+    else headSignal?.addEventListener('abort', onHeadAbort, { once: true });
+    req.on('response', (message) => {
+      headSignal?.removeEventListener('abort', onHeadAbort);
+      resolvePromise({ message });
+    });
+    req.on('error', (error) => {
+      headSignal?.removeEventListener('abort', onHeadAbort);
+      reject(error);
+    });
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });

@@ -7,8 +7,18 @@ import { WorkerPool } from './worker-pool.ts';
 
 /** Settings of a JavaScript sandbox; every field has a default. */
 export interface JsSandboxOptions {
-  /** Heap limit per isolate in MB (default 64, minimum 8). */
+  /**
+   * Memory limit per run in MB (default 64, minimum 8): the isolate's heap and its
+   * ArrayBuffers. Past it the run is answered `memory`; the worker process is also killed
+   * if its resident memory passes 192 MB + 4 × this limit.
+   */
   memoryLimitMb?: number;
+  /**
+   * Keep `WebAssembly` available (default false). WebAssembly memories live outside the
+   * isolate's heap limit: with this on, they are bounded only by the worker's resident
+   * memory limit (192 MB + 4 × `memoryLimitMb`), past which the worker is killed.
+   */
+  allowWebAssembly?: boolean;
   /** Limit per run in ms (default 1000); a wall-clock deadline backs it up. */
   timeoutMs?: number;
   /** Hosts `fetch` may reach: exact names or `*.example.com` (default none: no network). */
@@ -69,6 +79,7 @@ export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
     size: options.poolSize ?? Math.max(1, Math.min(4, availableParallelism())),
     config: {
       memoryLimitMb: Math.max(8, options.memoryLimitMb ?? 64),
+      allowWebAssembly: options.allowWebAssembly ?? false,
       allowedDomains: [...(options.allowedDomains ?? [])],
       allowPrivateNetwork: options.allowPrivateNetwork ?? false,
       fetchTimeoutMs: options.fetchTimeoutMs ?? 10_000,

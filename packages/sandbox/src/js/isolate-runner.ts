@@ -8,10 +8,16 @@ import type { SandboxErrorKind, SandboxResult } from './sandbox-result.ts';
 import { WORKER_WALL_GRACE_MS } from './worker-protocol.ts';
 import type { RunRequest, WorkerConfig } from './worker-protocol.ts';
 
+/** One run's isolate, made ahead of the run and disposed when the run answers. */
 interface PreparedContext {
+  isolate: ivm.Isolate;
   context: ivm.Context;
   finish: ivm.Reference;
   logs: { current: LogCollector | undefined };
+  /** Aborts the run's fetches when the run answers, so no late answer reaches anything. */
+  fetches: AbortController;
+  /** True while the run is on; the shim checks it before resuming code after a fetch. */
+  live: { current: boolean };
 }
 
 /** The envelope the shim's `finish` resolves to (checked field by field: it comes from the sandbox). */
@@ -26,12 +32,17 @@ interface Envelope {
 const MEMORY_MESSAGES = ['Array buffer allocation failed', 'Invalid string length', 'Invalid array length', 'Invalid typed array length'];
 
 /**
- * Runs jobs in isolated-vm inside a worker process: one isolate, a fresh context per run
- * (prepared ahead so a warm run only pays for the code), and a wall-clock deadline that
- * disposes the isolate when the CPU timeout does not stop a run.
+ * Runs jobs in isolated-vm inside a worker process: a fresh isolate per run (prepared
+ * ahead so a warm run only pays for the code), disposed as soon as the run answers, and a
+ * wall-clock deadline that disposes it earlier when the CPU timeout does not stop a run.
+ *
+ * "The run answered" must mean "its code stopped": work a run queues (a continuation of a
+ * bridged fetch) would otherwise run on the isolate later, outside the run's timeout and
+ * memory limit. So when a run answers its fetches are aborted, a fetch answer arriving
+ * later resumes nothing (the shim asks `live` first), and the isolate is disposed. The
+ * shim also removes FinalizationRegistry and Atomics.waitAsync, which wake code up later.
  */
 export class IsolateRunner {
-  private isolate: ivm.Isolate;
   private prepared: Promise<PreparedContext> | undefined;
   private readonly config: WorkerConfig;
   private readonly fetch: GuardedFetch;
@@ -47,7 +58,6 @@ export class IsolateRunner {
       },
       (url, reason) => new Error(`Fetch of ${url} refused: ${reason}.`),
     );
-    this.isolate = this.newIsolate();
   }
 
   /** Creates the next run's context now, so the run does not wait for it. */
@@ -59,7 +69,7 @@ export class IsolateRunner {
     this.prepared = prepared;
   }
 
-  /** Runs one request in a fresh context; always resolves, whatever the code does. */
+  /** Runs one request in a fresh isolate; always resolves, whatever the code does. */
   async run(request: RunRequest): Promise<SandboxResult> {
     const logs = new LogCollector(request.maxOutputBytes);
     let prepared: PreparedContext;
@@ -67,13 +77,13 @@ export class IsolateRunner {
       this.prepare();
       prepared = await (this.prepared as Promise<PreparedContext>);
     } catch (error) {
-      this.resetIsolate();
       return failure('crashed', `The sandbox could not create a context: ${messageOf(error)}`, logs);
     } finally {
       this.prepared = undefined;
     }
     prepared.logs.current = logs;
-    const isolate = this.isolate;
+    prepared.live.current = true;
+    const isolate = prepared.isolate;
     const cpuStart = isolate.cpuTime;
     const wallStart = performance.now();
     let wallDeadlineHit = false;
@@ -110,13 +120,12 @@ export class IsolateRunner {
       return failure('error', message, logs);
     } finally {
       clearTimeout(deadline);
+      // The run has answered: nothing it started may go on. Its fetches are cut off, its
+      // logs no longer collected, and its isolate (with whatever it queued) disposed.
+      prepared.live.current = false;
+      prepared.fetches.abort();
       prepared.logs.current = undefined;
-      if (isolate.isDisposed) {
-        this.resetIsolate();
-      } else {
-        prepared.finish.release();
-        prepared.context.release();
-      }
+      if (!isolate.isDisposed) isolate.dispose();
     }
   }
 
@@ -143,35 +152,35 @@ export class IsolateRunner {
     return failure(kind, `${name}: ${message}`, logs);
   }
 
-  private newIsolate(): ivm.Isolate {
-    return new ivm.Isolate({
+  private async createContext(): Promise<PreparedContext> {
+    const isolate = new ivm.Isolate({
       memoryLimit: this.config.memoryLimitMb,
       // V8 cannot be trusted to recover from this; the pool notices the exit and respawns.
       onCatastrophicError: () => process.kill(process.pid, 'SIGKILL'),
     });
-  }
-
-  private resetIsolate(): void {
-    this.prepared = undefined;
-    if (!this.isolate.isDisposed) this.isolate.dispose();
-    this.isolate = this.newIsolate();
-  }
-
-  private async createContext(): Promise<PreparedContext> {
-    const context = await this.isolate.createContext();
-    const logs: PreparedContext['logs'] = { current: undefined };
-    const hostLog = new ivm.Callback((line: unknown) => logs.current?.add(String(line)) ?? false, { sync: true });
-    const hostFetch = new ivm.Reference(async (url: unknown, initJson: unknown) => this.bridgeFetch(url, initJson));
-    const finish: ivm.Reference = await context.evalClosure(SANDBOX_SHIM, [hostLog, hostFetch], {
-      result: { reference: true },
-    });
-    return { context, finish, logs };
+    try {
+      const context = await isolate.createContext();
+      const logs: PreparedContext['logs'] = { current: undefined };
+      const fetches = new AbortController();
+      const live = { current: false };
+      const hostLive = new ivm.Callback(() => live.current, { sync: true });
+      const hostLog = new ivm.Callback((line: unknown) => logs.current?.add(String(line)) ?? false, { sync: true });
+      const hostFetch = new ivm.Reference(async (url: unknown, initJson: unknown) => this.bridgeFetch(url, initJson, fetches.signal));
+      const finish: ivm.Reference = await context.evalClosure(SANDBOX_SHIM, [hostLog, hostFetch, this.config.allowWebAssembly, hostLive], {
+        result: { reference: true },
+      });
+      return { isolate, context, finish, logs, fetches, live };
+    } catch (error) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw error;
+    }
   }
 
   // Always resolves: a rejected promise handed back through isolated-vm would surface as
   // an unhandled rejection in this process.
-  private async bridgeFetch(url: unknown, initJson: unknown): Promise<Record<string, unknown>> {
+  private async bridgeFetch(url: unknown, initJson: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     try {
+      if (signal.aborted) return { ok: false, message: 'The run has ended.' };
       const init = typeof initJson === 'string' ? (JSON.parse(initJson) as Record<string, unknown>) : {};
       const headers: Record<string, string> = {};
       if (init.headers !== null && typeof init.headers === 'object') {
@@ -181,6 +190,7 @@ export class IsolateRunner {
         method: typeof init.method === 'string' ? init.method : 'GET',
         headers,
         ...(typeof init.body === 'string' ? { body: init.body } : {}),
+        signal,
       });
       return { ok: true, ...response };
     } catch (error) {

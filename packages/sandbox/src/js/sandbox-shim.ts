@@ -6,6 +6,8 @@
 //
 // $0: host log sink (line: string) => boolean (false once the byte cap is reached)
 // $1: Reference to the host fetch bridge (url, initJson) => Promise<envelope>, never rejecting
+// $2: whether WebAssembly stays available (its memories are outside the isolate's heap limit)
+// $3: host callback () => boolean, false once the run has answered
 // The closure returns the `finish(code, inputJson, maxOutputChars)` function the host calls.
 export const SANDBOX_SHIM = String.raw`
 const hostLog = $0;
@@ -23,7 +25,41 @@ const freeze = Object.freeze;
 const TypeErr = TypeError;
 const toLower = String.prototype.toLowerCase;
 const objectKeys = Object.keys;
+const reflectConstruct = Reflect.construct;
+const RangeErr = RangeError;
 let accepting = true;
+
+// WebAssembly memories and resizable/growable buffers are allocated outside the
+// allocator isolated-vm counts against memoryLimit: a 32 MB sandbox could hold gigabytes
+// in them. WebAssembly goes unless the caller asked for it; resizable buffers always go,
+// by refusing maxByteLength (fixed-length buffers stay and are counted).
+if ($2 !== true) delete globalThis.WebAssembly;
+// Both schedule sandbox code for later, outside any run: a waitAsync timeout, a
+// finalizer after garbage collection. The isolate is disposed when a run answers, and
+// these go too, so nothing is left to wake up.
+delete Atomics.waitAsync;
+delete globalThis.FinalizationRegistry;
+const runIsLive = $3;
+function fixedLengthOnly(Original, name) {
+  const Checked = function (length, options) {
+    if (new.target === undefined) throw new TypeErr('Constructor ' + name + " requires 'new'");
+    if (options !== undefined && options !== null && (typeof options === 'object' || typeof options === 'function') && options.maxByteLength !== undefined) {
+      throw new RangeErr('Resizable ' + name + 's are not available in this sandbox (their memory is outside its limit); use a fixed length.');
+    }
+    return reflectConstruct(Original, [length], new.target);
+  };
+  defineProperty(Checked, 'prototype', { value: Original.prototype, writable: false, enumerable: false, configurable: false });
+  defineProperty(Checked, 'name', { value: name, configurable: true });
+  defineProperty(Checked, 'length', { value: 1, configurable: true });
+  for (const key of Reflect.ownKeys(Original)) {
+    if (key === 'prototype' || key === 'name' || key === 'length') continue;
+    defineProperty(Checked, key, Object.getOwnPropertyDescriptor(Original, key));
+  }
+  defineProperty(Original.prototype, 'constructor', { value: Checked, writable: true, enumerable: false, configurable: true });
+  defineProperty(globalThis, name, { value: Checked, writable: true, enumerable: false, configurable: true });
+}
+fixedLengthOnly(ArrayBuffer, 'ArrayBuffer');
+fixedLengthOnly(SharedArrayBuffer, 'SharedArrayBuffer');
 
 function format(value) {
   if (typeof value === 'string') return value;
@@ -63,6 +99,8 @@ async function fetch(resource, init) {
     }
   }
   const envelope = await hostFetch.apply(undefined, [url, stringify(request)], fetchOptions);
+  // An answer that arrives after the run has answered resumes nothing.
+  if (runIsLive() !== true) return new P(() => {});
   if (envelope === null || typeof envelope !== 'object' || envelope.ok !== true) {
     throw new TypeErr(envelope !== null && typeof envelope === 'object' ? toStr(envelope.message) : 'fetch failed');
   }

@@ -4,6 +4,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { judgeIdleWorker } from './idle-watch.ts';
+import type { IdleBaseline } from './idle-watch.ts';
 import type { SandboxResult } from './sandbox-result.ts';
 import { POOL_KILL_GRACE_MS, WORKER_WALL_GRACE_MS } from './worker-protocol.ts';
 import type { RunRequest, WorkerConfig, WorkerMessage } from './worker-protocol.ts';
@@ -25,6 +27,10 @@ interface Worker {
   /** Set when the pool killed the worker: for overrunning its deadline, its memory, or an abort. */
   killedFor: 'timeout' | 'memory' | 'aborted' | undefined;
   stderrTail: string;
+  /** CPU time (ms) and clock when the idle watch last took its baseline; reset by every run. */
+  idleCpu: IdleBaseline | undefined;
+  /** Killed by the idle watch: gets no more runs while it exits. */
+  retired: boolean;
 }
 
 // The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
@@ -36,6 +42,14 @@ const RSS_POLL_MS = 50;
 const PAGE_SIZE = 4096;
 // What a worker process (Node plus one idle isolate) uses before any code runs, with room.
 const WORKER_BASE_RSS_MB = 192;
+// Idle workers are watched too: a run's leftovers must not burn CPU or grow memory between
+// runs. Preparing the next isolate takes a few ms; a tenth of a core for a second is not
+// that (and a spinning thread gets at least that much even on a loaded machine).
+const IDLE_POLL_MS = 250;
+const IDLE_CPU_WINDOW_MS = 1000;
+const IDLE_CPU_MAX_MS = 100;
+// /proc reports CPU time in USER_HZ ticks, 100 per second on Linux.
+const MS_PER_TICK = 10;
 
 /**
  * Node permission-model flags for the workers, a seat belt behind the isolates: the
@@ -80,6 +94,7 @@ export class WorkerPool {
   private readonly maxRssBytes: number;
   private startFailures = 0;
   private disposed = false;
+  private idleWatch: NodeJS.Timeout | undefined;
 
   constructor(options: { size: number; config: WorkerConfig }) {
     this.size = options.size;
@@ -131,6 +146,7 @@ export class WorkerPool {
   /** Kills every worker; queued and running runs are answered with `crashed`. */
   dispose(): Promise<void> {
     this.disposed = true;
+    clearInterval(this.idleWatch);
     const exits: Promise<void>[] = [];
     for (const worker of this.workers) {
       if (worker.child.exitCode === null && worker.child.signalCode === null) {
@@ -145,13 +161,14 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const idle = [...this.workers].find((w) => w.ready && w.job === undefined);
+      const idle = [...this.workers].find((w) => w.ready && !w.retired && w.job === undefined);
       if (idle !== undefined) {
         this.assign(idle, this.queue.shift() as Job);
         continue;
       }
       const starting = [...this.workers].filter((w) => !w.ready).length;
-      if (this.workers.size < this.size && starting < this.queue.length) {
+      const serving = [...this.workers].filter((w) => !w.retired).length;
+      if (serving < this.size && starting < this.queue.length) {
         this.spawnWorker();
         continue;
       }
@@ -162,6 +179,7 @@ export class WorkerPool {
 
   private assign(worker: Worker, job: Job): void {
     worker.job = job;
+    worker.idleCpu = undefined;
     const limit = job.request.timeoutMs + WORKER_WALL_GRACE_MS + POOL_KILL_GRACE_MS;
     worker.timer = setTimeout(() => {
       worker.killedFor = 'timeout';
@@ -192,8 +210,19 @@ export class WorkerPool {
       // No environment: the caller's API keys and tokens never reach the worker.
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: {}, serialization: 'json' },
     );
-    const worker: Worker = { child, ready: false, job: undefined, timer: undefined, rssWatch: undefined, killedFor: undefined, stderrTail: '' };
+    const worker: Worker = {
+      child,
+      ready: false,
+      job: undefined,
+      timer: undefined,
+      rssWatch: undefined,
+      killedFor: undefined,
+      stderrTail: '',
+      idleCpu: undefined,
+      retired: false,
+    };
     this.workers.add(worker);
+    this.startIdleWatch();
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?: () => void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => {
@@ -250,6 +279,38 @@ export class WorkerPool {
     this.dispatch();
   }
 
+  /**
+   * Kills (and so replaces) an idle worker that uses CPU or grows past the memory limit
+   * between runs: whatever did that is a leftover of a run that has already answered.
+   */
+  private startIdleWatch(): void {
+    if (this.idleWatch !== undefined) return;
+    this.idleWatch = setInterval(() => {
+      const now = performance.now();
+      for (const worker of this.workers) {
+        const pid = worker.child.pid;
+        if (!worker.ready || worker.retired || worker.job !== undefined || pid === undefined) continue;
+        const cpuMs = cpuTimeMs(pid);
+        // No /proc here (or the process just went): nothing to judge.
+        if (cpuMs === undefined) continue;
+        const verdict = judgeIdleWorker({ now, cpuMs, rssBytes: residentBytes(pid) }, worker.idleCpu, {
+          maxRssBytes: this.maxRssBytes,
+          maxCpuMs: IDLE_CPU_MAX_MS,
+          windowMs: IDLE_CPU_WINDOW_MS,
+        });
+        if (verdict.action === 'replace') this.retire(worker);
+        else worker.idleCpu = verdict.baseline;
+      }
+    }, IDLE_POLL_MS);
+    // The watch must not keep the caller's process alive.
+    this.idleWatch.unref();
+  }
+
+  private retire(worker: Worker): void {
+    worker.retired = true;
+    worker.child.kill('SIGKILL');
+  }
+
   // Idle workers must not keep the caller's process alive.
   private updateRefs(): void {
     for (const worker of this.workers) {
@@ -290,6 +351,18 @@ function residentBytes(pid: number): number {
     return Number(fields[1]) * PAGE_SIZE;
   } catch {
     return 0;
+  }
+}
+
+/** User plus system CPU time of a process in ms (Linux `/proc`); undefined where it cannot be read. */
+function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+  } catch {
+    return undefined;
   }
 }
 

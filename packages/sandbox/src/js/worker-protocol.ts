@@ -3,6 +3,8 @@ import type { SandboxResult } from './sandbox-result.ts';
 /** Settings a worker process receives once, as JSON in its first argument. */
 export interface WorkerConfig {
   memoryLimitMb: number;
+  /** Keep the WebAssembly global (its memory counts only against the worker's RSS limit). */
+  allowWebAssembly: boolean;
   allowedDomains: string[];
   allowPrivateNetwork: boolean;
   fetchTimeoutMs: number;

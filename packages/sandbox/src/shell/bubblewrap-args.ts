@@ -4,18 +4,34 @@ export type HostEntry = { path: string; type: 'dir' } | { path: string; type: 's
 /** What `buildBubblewrapArgs` needs; all paths are real (symlinks resolved) and absolute. */
 export interface BubblewrapArgsOptions {
   command: readonly string[];
+  /**
+   * Host paths bound read-only at their own path (a runtime, a server's code); default none.
+   * The writable root stays writable where it lies inside one of them.
+   */
+  readOnlyPaths?: readonly string[];
   /** The one writable directory, bound at its own path. */
   root: string;
   /** Where the command starts; inside `root`. */
   cwd: string;
   env: Readonly<Record<string, string>>;
   network: boolean;
+  /** Size of the writable tmpfs on `/tmp`. */
   tmpSizeBytes: number;
+  /** Size of the writable tmpfs on `/dev/shm`; the rest of `/dev` is read-only. */
+  shmSizeBytes: number;
   /** `/bin`, `/lib`, … as they exist on this host (merged-usr systems have symlinks). */
   hostEntries: readonly HostEntry[];
   /** Extra read-only files or directories under `/etc` that exist on this host. */
   etcPaths: readonly string[];
+  /** A file descriptor bubblewrap reads a seccomp program from (`--seccomp`), if any. */
+  seccompFd?: number;
 }
+
+/**
+ * The host uid/gid (`nobody`) commands run as when the caller is root and no pids cgroup
+ * is writable, so the kernel applies RLIMIT_NPROC to them.
+ */
+export const SANDBOX_HOST_UID = 65534;
 
 /** The uid/gid the command sees inside the sandbox. */
 export const SANDBOX_UID = 1000;
@@ -25,7 +41,8 @@ export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 /**
  * The bubblewrap argv for one command: a minimal read-only root (`/usr` and the system
  * links, a few `/etc` files, never `/root`, `/home` or other secrets), `root` as the only
- * writable path, a size-capped `/tmp`, new user/PID/IPC/UTS (and, unless `network`,
+ * writable path, size-capped `/tmp` and `/dev/shm` (bubblewrap's own `/dev` is a tmpfs as
+ * large as half the host's RAM, so it is made read-only), new user/PID/IPC/UTS (and, unless `network`,
  * network) namespaces, a new session, die-with-parent, a cleared environment and no
  * capabilities. The command stays an argv after `--`; nothing is joined into a shell string.
  */
@@ -61,6 +78,12 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
     '--dev',
     '/dev',
     '--size',
+    String(options.shmSizeBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--remount-ro',
+    '/dev',
+    '--size',
     String(options.tmpSizeBytes),
     '--tmpfs',
     '/tmp',
@@ -73,6 +96,14 @@ export function buildBubblewrapArgs(options: BubblewrapArgsOptions): string[] {
   );
   const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: options.root, LANG: 'C.UTF-8', ...options.env };
   for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
+  const readOnlyPaths = options.readOnlyPaths ?? [];
+  if (readOnlyPaths.length > 0) {
+    // After /tmp, so a path under it stays visible; the root is bound again after them, so
+    // it stays writable where it lies inside one. (`--chdir` applies after all mounts.)
+    for (const path of readOnlyPaths) args.push('--ro-bind', path, path);
+    args.push('--bind', options.root, options.root);
+  }
+  if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
   args.push('--cap-drop', 'ALL', '--remount-ro', '/', '--', ...options.command);
   return args;
 }

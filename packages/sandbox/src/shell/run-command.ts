@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
@@ -9,9 +10,17 @@ import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-
 import { OutputBuffer } from './output-buffer.ts';
 import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
-import { getSandboxSupport } from './sandbox-support.ts';
+import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
+import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
+import { seccompProgram } from './seccomp-filter.ts';
+import { uidCanWriteDir } from './uid-access.ts';
 
-/** Resource limits of one command (applied with prlimit and a pids cgroup around bubblewrap). */
+/**
+ * Resource limits of one command, applied with prlimit, a pids cgroup (or an unprivileged
+ * uid) and sized tmpfs mounts around bubblewrap. RAM the command can fill on its own is
+ * bounded by `memoryMb` per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of
+ * `/dev` and `/` is read-only; the workspace is the host's disk).
+ */
 export interface CommandLimits {
   /** Address-space limit in MB (RLIMIT_AS; default 1024). */
   memoryMb?: number;
@@ -19,12 +28,18 @@ export interface CommandLimits {
   cpuSeconds?: number;
   /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
   fileSizeMb?: number;
-  /** Processes at once (pids cgroup, else RLIMIT_NPROC; default 128). */
+  /**
+   * Processes at once (default 128): a pids cgroup where one is writable, else RLIMIT_NPROC,
+   * for a root caller applied by running the command as uid 65534 (see
+   * `getSandboxSupport().processLimit`).
+   */
   processes?: number;
   /** Open files (RLIMIT_NOFILE; default 1024). */
   openFiles?: number;
-  /** Size of the sandbox's `/tmp` in MB (default 64). */
+  /** Size of the sandbox's `/tmp` tmpfs in MB (default 64). */
   tmpSizeMb?: number;
+  /** Size of the sandbox's `/dev/shm` tmpfs in MB (default 16). */
+  shmSizeMb?: number;
 }
 
 /** Options of `runCommand`. */
@@ -46,6 +61,8 @@ export interface RunCommandOptions {
   /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
   isolation?: 'bubblewrap' | 'none';
   limits?: CommandLimits;
+  /** Host paths bound read-only at their own path inside the sandbox (default none). */
+  readOnlyPaths?: readonly string[];
   /** Receives one audit event (never the command's arguments or environment, only a hash). */
   onAudit?: AuditHandler;
   /** Tool name for the audit event (default `command`). */
@@ -67,6 +84,9 @@ export interface CommandResult {
 }
 
 const KILL_GRACE_MS = 500;
+// The fd the seccomp program reaches bubblewrap on (through sh, setpriv and prlimit, which
+// pass inherited descriptors on).
+export const SECCOMP_FD = 3;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
 // Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
 // ever travels as positional arguments ("$@"), never as shell text.
@@ -81,81 +101,24 @@ const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
  * const result = await runCommand({ command: ['ls', '-la'], cwd: '/srv/workspace' });
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const command = [...options.command];
-  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
-    throw new TypeError('runCommand: `command` must be a non-empty array of strings without NUL characters.');
-  }
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
-  const cwd = realpathSync(options.cwd);
-  const root = realpathSync(options.root ?? options.cwd);
-  if (root === '/') {
-    throw new TypeError('runCommand: the writable root cannot be "/"; pass a workspace directory as cwd or root.');
-  }
-  if (cwd !== root && !cwd.startsWith(root + sep)) {
-    throw new TypeError(`runCommand: cwd ${cwd} is not inside root ${root}.`);
-  }
-  const isolation = options.isolation ?? 'bubblewrap';
-  const limits = options.limits ?? {};
-  const processes = limits.processes ?? 128;
   const startedAt = new Date();
-
-  let argv: string[];
-  let cgroup: PidsCgroup | undefined;
-  switch (isolation) {
-    case 'none':
-      argv = command;
-      break;
-    case 'bubblewrap': {
-      const support = getSandboxSupport();
-      if (!support.bubblewrap.ok) throw new SandboxUnavailableError({ missing: 'bubblewrap', detail: support.bubblewrap.problem });
-      if (support.prlimit === undefined) {
-        throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
-      }
-      const bwrapArgs = buildBubblewrapArgs({
-        command,
-        root,
-        cwd,
-        env: options.env ?? {},
-        network: options.network ?? false,
-        tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
-        hostEntries: support.hostEntries,
-        etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
-      });
-      const MB = 1024 * 1024;
-      argv = [
-        support.prlimit,
-        `--as=${(limits.memoryMb ?? 1024) * MB}`,
-        `--cpu=${limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000) + 1}`,
-        `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
-        `--nproc=${processes}`,
-        `--nofile=${limits.openFiles ?? 1024}`,
-        '--core=0',
-        '--',
-        support.bubblewrap.path,
-        ...bwrapArgs,
-      ];
-      if (support.pidsCgroupBase !== undefined) {
-        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
-        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
-      }
-      break;
-    }
-    default: {
-      const unknown: never = isolation;
-      throw new TypeError(`runCommand: unknown isolation ${String(unknown)}.`);
-    }
-  }
+  const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv } = prepareCommand(options, {
+    caller: 'runCommand',
+    cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
+  });
 
   let result: CommandResult;
   try {
     result = await spawnAndCollect({
       argv,
-      cwd: isolation === 'none' ? cwd : '/',
-      env: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+      cwd: spawnCwd,
+      env: spawnEnv,
       timeoutMs,
       maxOutputBytes,
       cgroup,
+      seccomp,
     });
   } finally {
     cgroup?.destroy();
@@ -174,6 +137,131 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   return result;
 }
 
+/** A checked command and the argv that runs it isolated; destroy `cgroup` once it has ended. */
+export interface PreparedCommand {
+  command: string[];
+  /** The real start directory. */
+  cwd: string;
+  argv: string[];
+  cgroup: PidsCgroup | undefined;
+  /** A seccomp BPF program for bubblewrap, to be written to the child's fd `SECCOMP_FD`. */
+  seccomp: Buffer | undefined;
+  spawnCwd: string;
+  spawnEnv: Record<string, string>;
+}
+
+/**
+ * Checks a command and builds the argv that runs it under prlimit and bubblewrap (or bare,
+ * with `isolation: 'none'`); shared by `runCommand` and `spawnSandboxed`. `cpuSeconds` is
+ * the CPU limit when `limits.cpuSeconds` is unset (undefined: none).
+ */
+export function prepareCommand(
+  options: Pick<RunCommandOptions, 'command' | 'cwd' | 'root' | 'env' | 'network' | 'isolation' | 'limits' | 'readOnlyPaths'>,
+  how: { caller: string; cpuSeconds: number | undefined },
+): PreparedCommand {
+  const command = [...options.command];
+  if (command.length === 0 || command.some((part) => typeof part !== 'string' || part.includes('\0'))) {
+    throw new TypeError(`${how.caller}: \`command\` must be a non-empty array of strings without NUL characters.`);
+  }
+  const cwd = realpathSync(options.cwd);
+  const root = realpathSync(options.root ?? options.cwd);
+  if (root === '/') {
+    throw new TypeError(`${how.caller}: the writable root cannot be "/"; pass a workspace directory as cwd or root.`);
+  }
+  if (cwd !== root && !cwd.startsWith(root + sep)) {
+    throw new TypeError(`${how.caller}: cwd ${cwd} is not inside root ${root}.`);
+  }
+  const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => realpathSync(path));
+  const isolation = options.isolation ?? 'bubblewrap';
+  const limits = options.limits ?? {};
+  const processes = limits.processes ?? 128;
+  const cpuSeconds = limits.cpuSeconds ?? how.cpuSeconds;
+
+  let argv: string[];
+  let cgroup: PidsCgroup | undefined;
+  let seccomp: Buffer | undefined;
+  switch (isolation) {
+    case 'none':
+      argv = command;
+      break;
+    case 'bubblewrap': {
+      const support = getSandboxSupport();
+      if (!support.bubblewrap.ok) throw new SandboxUnavailableError({ missing: 'bubblewrap', detail: support.bubblewrap.problem });
+      if (support.prlimit === undefined) {
+        throw new SandboxUnavailableError({ missing: 'prlimit', detail: '`prlimit` (util-linux) was not found' });
+      }
+      if (support.processLimit === 'none') {
+        throw new SandboxUnavailableError({
+          missing: 'process-limit',
+          detail:
+            'this process runs as root without a writable pids cgroup, and commands cannot be run as an unprivileged uid here ' +
+            '(`setpriv` missing or user namespaces closed to other users), so a fork bomb could fill the process table',
+          hint:
+            'Give this process a writable pids cgroup (cgroup v2 with the pids controller delegated), install util-linux ' +
+            '`setpriv` on a kernel that allows unprivileged user namespaces, or run as a non-root user.',
+        });
+      }
+      if (support.processLimit === 'uid' && !uidCanWriteDir(root, SANDBOX_HOST_UID, SANDBOX_HOST_UID)) {
+        throw new SandboxUnavailableError({
+          missing: 'process-limit',
+          detail: `commands run as uid ${SANDBOX_HOST_UID} here (root without a writable pids cgroup, so that RLIMIT_NPROC applies), and that uid cannot write ${root}`,
+          hint: `Make the workspace writable by uid ${SANDBOX_HOST_UID} (e.g. \`chown ${SANDBOX_HOST_UID}:${SANDBOX_HOST_UID} ${root}\`, with search permission on its parents), or give this process a writable pids cgroup.`,
+        });
+      }
+      seccomp = seccompProgram(process.arch);
+      const bwrapArgs = buildBubblewrapArgs({
+        ...(seccomp === undefined ? {} : { seccompFd: SECCOMP_FD }),
+        command,
+        readOnlyPaths,
+        root,
+        cwd,
+        env: options.env ?? {},
+        network: options.network ?? false,
+        tmpSizeBytes: (limits.tmpSizeMb ?? 64) * 1024 * 1024,
+        shmSizeBytes: (limits.shmSizeMb ?? 16) * 1024 * 1024,
+        hostEntries: support.hostEntries,
+        etcPaths: options.network === true ? [...ETC_PATHS, ...ETC_NETWORK_PATHS] : ETC_PATHS,
+      });
+      const MB = 1024 * 1024;
+      argv = [
+        support.prlimit,
+        `--as=${(limits.memoryMb ?? 1024) * MB}`,
+        ...(cpuSeconds === undefined ? [] : [`--cpu=${cpuSeconds}`]),
+        `--fsize=${(limits.fileSizeMb ?? 256) * MB}`,
+        `--nproc=${processes}`,
+        `--nofile=${limits.openFiles ?? 1024}`,
+        '--core=0',
+        '--',
+        support.bubblewrap.path,
+        ...bwrapArgs,
+      ];
+      if (support.processLimit === 'cgroup' && support.pidsCgroupBase !== undefined) {
+        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
+        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
+      } else if (support.processLimit === 'uid' && support.setpriv !== undefined) {
+        // The kernel ignores RLIMIT_NPROC for root: drop to an unprivileged uid (real,
+        // effective and saved) before prlimit and bubblewrap, so the limit binds.
+        argv = [support.setpriv, ...dropToSandboxUid(), ...argv];
+      }
+      break;
+    }
+    default: {
+      const unknown: never = isolation;
+      throw new TypeError(`runCommand: unknown isolation ${String(unknown)}.`);
+    }
+  }
+
+  return {
+    command,
+    cwd,
+    argv,
+    cgroup,
+    seccomp,
+    spawnCwd: isolation === 'none' ? cwd : '/',
+    spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+  };
+}
+
 interface SpawnOptions {
   argv: string[];
   cwd: string;
@@ -181,6 +269,8 @@ interface SpawnOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   cgroup: PidsCgroup | undefined;
+  /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
+  seccomp: Buffer | undefined;
 }
 
 function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
@@ -192,8 +282,14 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       env: options.env,
       // Its own process group, so the timeout can kill everything it started.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
+    const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+    if (options.seccomp !== undefined && seccompPipe) {
+      // A child that exits before reading it must not turn into an error here.
+      seccompPipe.on('error', () => undefined);
+      seccompPipe.end(options.seccomp);
+    }
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => {
@@ -213,8 +309,8 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
         options.cgroup?.destroy();
       }, KILL_GRACE_MS);
     }, options.timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => output.push('stdout', chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push('stderr', chunk));
+    child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
       spawnError = error;
     });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { buildBubblewrapArgs } from './bubblewrap-args.ts';
+import { buildBubblewrapArgs, SANDBOX_HOST_UID } from './bubblewrap-args.ts';
 import type { HostEntry } from './bubblewrap-args.ts';
 import { findPidsCgroupBase } from './pids-cgroup.ts';
 
@@ -10,11 +10,23 @@ export interface SandboxSupport {
   bubblewrap: { ok: true; path: string } | { ok: false; problem: string };
   /** `prlimit` (util-linux) for memory, CPU, file-size and open-file limits. */
   prlimit: string | undefined;
+  /** `setpriv` (util-linux), used to run commands as an unprivileged uid when the caller is root. */
+  setpriv: string | undefined;
   /**
-   * Where the process limit comes from: a pids cgroup (works for every caller), or
-   * RLIMIT_NPROC, which the kernel does not apply to root.
+   * How the number of processes is bounded:
+   * - `cgroup`: a pids cgroup per command (a writable pids cgroup exists);
+   * - `uid`: the caller is root without one, so commands run as uid `SANDBOX_HOST_UID`
+   *   (65534), where RLIMIT_NPROC applies; the limit is shared by every process of that uid;
+   * - `rlimit`: the caller is not root, so RLIMIT_NPROC applies to its uid;
+   * - `none`: root without a pids cgroup and unable to switch uid: `runCommand` refuses.
    */
-  processLimit: 'cgroup' | 'rlimit';
+  processLimit: 'cgroup' | 'uid' | 'rlimit' | 'none';
+  /**
+   * The host uid commands run as when it is not the caller's: 65534 in `uid` mode.
+   * A caller that creates workspaces (a code interpreter's session directories) should
+   * make them writable by it, e.g. `chownSync(dir, hostUid, hostUid)`.
+   */
+  hostUid: number | undefined;
   /** Base directory of per-command pids cgroups when `processLimit` is `cgroup`. */
   pidsCgroupBase: string | undefined;
   hostEntries: HostEntry[];
@@ -49,14 +61,13 @@ function probe(): SandboxSupport {
     }
   }
   const pidsCgroupBase = findPidsCgroupBase();
-  const common = {
-    prlimit: findBinary('prlimit'),
-    processLimit: pidsCgroupBase === undefined ? ('rlimit' as const) : ('cgroup' as const),
-    pidsCgroupBase,
-    hostEntries,
-  };
+  const prlimit = findBinary('prlimit');
+  const setpriv = findBinary('setpriv');
+  const common = { prlimit, setpriv, pidsCgroupBase, hostEntries, hostUid: undefined };
   const bwrap = findBinary('bwrap');
-  if (bwrap === undefined) return { ...common, bubblewrap: { ok: false, problem: 'the `bwrap` binary was not found' } };
+  if (bwrap === undefined) {
+    return { ...common, processLimit: 'none', bubblewrap: { ok: false, problem: 'the `bwrap` binary was not found' } };
+  }
   const args = buildBubblewrapArgs({
     command: ['/bin/true'],
     root: '/tmp',
@@ -64,6 +75,7 @@ function probe(): SandboxSupport {
     env: {},
     network: false,
     tmpSizeBytes: 1024 * 1024,
+    shmSizeBytes: 1024 * 1024,
     hostEntries,
     etcPaths: [],
   });
@@ -71,7 +83,20 @@ function probe(): SandboxSupport {
   const run = spawnSync(bwrap, args, { encoding: 'utf8', timeout: 10_000, env: {} });
   if (run.status !== 0) {
     const detail = (run.stderr || run.error?.message || `exit ${run.status}`).trim();
-    return { ...common, bubblewrap: { ok: false, problem: `bubblewrap cannot create its namespaces here (${detail})` } };
+    return { ...common, processLimit: 'none', bubblewrap: { ok: false, problem: `bubblewrap cannot create its namespaces here (${detail})` } };
   }
-  return { ...common, bubblewrap: { ok: true, path: bwrap } };
+  const bubblewrap = { ok: true as const, path: bwrap };
+  if (pidsCgroupBase !== undefined) return { ...common, processLimit: 'cgroup', bubblewrap };
+  if (process.geteuid?.() !== 0) return { ...common, processLimit: 'rlimit', bubblewrap };
+  // Root without a pids cgroup: RLIMIT_NPROC binds only if the command is not root, so
+  // check that bubblewrap also works as the unprivileged uid (user namespaces for all).
+  if (setpriv === undefined) return { ...common, processLimit: 'none', bubblewrap };
+  const asUser = spawnSync(setpriv, [...dropToSandboxUid(), bwrap, ...args], { encoding: 'utf8', timeout: 10_000, env: {} });
+  if (asUser.status !== 0) return { ...common, processLimit: 'none', bubblewrap };
+  return { ...common, processLimit: 'uid', hostUid: SANDBOX_HOST_UID, bubblewrap };
+}
+
+/** The `setpriv` arguments that switch to `SANDBOX_HOST_UID` for good (real, effective, saved). */
+export function dropToSandboxUid(): string[] {
+  return [`--reuid=${SANDBOX_HOST_UID}`, `--regid=${SANDBOX_HOST_UID}`, '--clear-groups', '--'];
 }

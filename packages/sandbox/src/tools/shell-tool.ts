@@ -14,9 +14,18 @@ import { resolveWorkdir } from './resolve-workdir.ts';
 export interface ShellToolOptions {
   /** The workspace: the only writable directory; `workdir` must resolve inside it. */
   root: string;
-  /** Program names (argv[0]'s base name) allowed; default: any not denied. */
+  /**
+   * Program names allowed as argv[0] (bare names only: `./ls` or `/usr/bin/ls` are refused
+   * while a list is set); default: any not denied. Advisory: it checks argv[0] only, so an
+   * allowed program that runs others (`env`, `sh -c`, `find -exec`, `xargs`, interpreters)
+   * runs anything. The jail (filesystem, network, limits) is the boundary.
+   */
   allowCommands?: string[];
-  /** Program names refused. */
+  /**
+   * Program names (argv[0]'s base name) refused. Advisory like `allowCommands`:
+   * `env curl`, `sh -c "curl …"` or a renamed copy get past it. Use `network: false` (the
+   * default), not a deny-list of `curl`, to keep commands off the network.
+   */
   denyCommands?: string[];
   /** Default and maximum timeout per command in ms (default 10 000). */
   timeoutMs?: number;
@@ -52,9 +61,10 @@ const SHELL_SCHEMA: JsonSchema = {
 
 /**
  * The Codex-compatible `shell` tool: runs `command` (an argv array) with `runCommand` in
- * `workdir`, which must resolve (real path, symlinks followed) inside `root`.
+ * `workdir`, which must resolve (real path, symlinks followed) inside `root`. The jail is
+ * the boundary; `allowCommands`/`denyCommands` only steer a cooperative model.
  * @example
- * const shell = shellTool({ root: '/srv/workspace', denyCommands: ['curl', 'wget'] });
+ * const shell = shellTool({ root: '/srv/workspace', network: false, allowCommands: ['ls', 'cat', 'grep'] });
  */
 export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, CommandResult> {
   const maxTimeoutMs = options.timeoutMs ?? 10_000;
@@ -81,7 +91,12 @@ export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, Comman
     description: 'Runs a shell command (an argv array, executed with execvp, no shell unless you call one) and returns its output.',
     parameters: SHELL_SCHEMA,
     async execute(args: ShellToolArgs, context: ToolExecutionContext): Promise<CommandResult> {
-      const program = basename(args.command[0] ?? '');
+      const argv0 = args.command[0] ?? '';
+      const program = basename(argv0);
+      // A path could name a workspace file that merely shares an allowed program's name.
+      if (allow !== undefined && argv0 !== program) {
+        refuse(args, context, 'command-denied', `Run allowed commands by their bare name ("${program}", not "${argv0}"). Allowed: ${[...allow].join(', ')}.`);
+      }
       if (deny.has(program) || (allow !== undefined && !allow.has(program))) {
         refuse(args, context, 'command-denied', `The command "${program}" is not allowed here.${allow === undefined ? '' : ` Allowed: ${[...allow].join(', ')}.`}`);
       }

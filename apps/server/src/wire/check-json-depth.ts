@@ -1,0 +1,84 @@
+import type { GatewayError } from './gateway-error.ts';
+import { invalidRequest } from './gateway-error.ts';
+
+/**
+ * Deepest nesting of objects and arrays a request may have, in its body and in the JSON
+ * text of replayed tool-call arguments. Real tool schemas stay far below it (OpenAI's strict
+ * mode allows 10 levels); deeper input would overflow the stack of the recursive code after
+ * the parser (schema compilation, validation, serialisation) and come back as a 5xx.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const tooDeep = (where: string, param: string | null): GatewayError =>
+  invalidRequest(
+    `${where} nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Flatten the structure (tool schemas, arguments, message content).`,
+    param,
+    'nesting_too_deep',
+  );
+
+/**
+ * The nesting depth of a JSON text, by counting brackets outside strings: a plain linear
+ * scan, so it can run before `JSON.parse` allocates anything. Returns early past `limit`.
+ */
+export function jsonTextDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return deepest;
+}
+
+/** A 400 `nesting_too_deep` when a raw request body nests deeper than `MAX_JSON_DEPTH`. */
+export function checkJsonTextDepth(text: string): void {
+  if (jsonTextDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep('The request body', null);
+}
+
+/**
+ * A 400 `nesting_too_deep` when a parsed request nests deeper than `MAX_JSON_DEPTH`, or when
+ * an `arguments` string (a replayed tool call) holds JSON that does. Iterative (an explicit
+ * stack), so the check itself cannot overflow; the error names the top-level field.
+ */
+export function checkJsonDepth(body: unknown): void {
+  const values: unknown[] = [body];
+  const depths: number[] = [0];
+  const fields: (string | null)[] = [null];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop() ?? 0;
+    const field = fields.pop() ?? null;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth + 1 > MAX_JSON_DEPTH) throw tooDeep(field === null ? 'The request' : `'${field}'`, field);
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        values.push(item);
+        depths.push(depth + 1);
+        fields.push(field);
+      }
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const top = field ?? key;
+      if (key === 'arguments' && typeof child === 'string' && jsonTextDepth(child, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        throw tooDeep(`A tool call's 'arguments' in '${top}'`, top);
+      }
+      values.push(child);
+      depths.push(depth + 1);
+      fields.push(top);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { StreamError } from '../errors.ts';
+import type { ChatStreamEvent } from '../types/chat-stream-event.ts';
+import { guardStream } from './guard-stream.ts';
+
+async function collect(source: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const events: ChatStreamEvent[] = [];
+  for await (const event of guardStream(source, { provider: 'acme' })) events.push(event);
+  return events;
+}
+
+async function* from(events: ChatStreamEvent[], failAfter?: Error): AsyncGenerator<ChatStreamEvent> {
+  for (const event of events) yield event;
+  if (failAfter) throw failAfter;
+}
+
+describe('guardStream', () => {
+  it('passes a well-formed stream through unchanged', async () => {
+    const events: ChatStreamEvent[] = [
+      { type: 'text-delta', delta: 'hi' },
+      { type: 'tool-call-start', id: 'c1', name: 'f' },
+      { type: 'tool-call-delta', id: 'c1', argumentsDelta: '{}' },
+      { type: 'tool-call', toolCall: { id: 'c1', name: 'f', arguments: {} } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ];
+    expect(await collect(from(events))).toEqual(events);
+  });
+
+  it('throws a failure before the first event, and yields one after it', async () => {
+    await expect(collect(from([], new Error('refused')))).rejects.toThrow('refused');
+    const events = await collect(from([{ type: 'text-delta', delta: 'a' }], new Error('reset')));
+    expect(events.at(-1)).toMatchObject({ type: 'error' });
+  });
+
+  it('ends a stream without finish with a StreamError', async () => {
+    const events = await collect(from([{ type: 'text-delta', delta: 'a' }]));
+    const last = events.at(-1);
+    expect(last?.type === 'error' && StreamError.isInstance(last.error)).toBe(true);
+  });
+
+  it('adds a missing tool-call-start and refuses deltas of unknown calls and double finishes', async () => {
+    const added = await collect(from([{ type: 'tool-call', toolCall: { id: 'c', name: 'f', arguments: { a: 1 } } }, { type: 'finish', finishReason: 'tool-calls' }]));
+    expect(added.map((event) => event.type)).toEqual(['tool-call-start', 'tool-call-delta', 'tool-call', 'finish']);
+    const stray = await collect(from([{ type: 'tool-call-delta', id: 'x', argumentsDelta: '{' }]));
+    expect(stray.at(-1)?.type).toBe('error');
+    const twice = await collect(
+      from([
+        { type: 'tool-call', toolCall: { id: 'c', name: 'f', arguments: {} } },
+        { type: 'tool-call', toolCall: { id: 'c', name: 'f', arguments: {} } },
+      ]),
+    );
+    expect(twice.at(-1)?.type).toBe('error');
+  });
+
+  it('stops reading after the terminal event', async () => {
+    let readAfter = false;
+    async function* source(): AsyncGenerator<ChatStreamEvent> {
+      yield { type: 'finish', finishReason: 'stop' };
+      readAfter = true;
+      yield { type: 'text-delta', delta: 'late' };
+    }
+    expect(await collect(source())).toEqual([{ type: 'finish', finishReason: 'stop' }]);
+    expect(readAfter).toBe(false);
+  });
+});

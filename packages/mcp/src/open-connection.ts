@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createGuardedStreamFetch, spawnSandboxed } from '@toolwire/sandbox';
+import type { McpHttpServer, McpStdioServer } from './mcp-server-source.ts';
+import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
+
+/** One live client and how to end it. */
+export interface OpenConnection {
+  client: Client;
+  /** Ends the client, its transport and (for stdio) the whole process group. */
+  close(): Promise<void>;
+  /** The last bytes of the server's stderr (stdio only). */
+  stderrTail(): string;
+}
+
+/** Limits every connection shares. */
+export interface ConnectionLimits {
+  connectTimeoutMs: number;
+  maxMessageBytes: number;
+  maxMalformedMessages: number;
+}
+
+/** A connection that failed to open, with what the server wrote to stderr before it did. */
+export class OpenFailedError extends Error {
+  readonly stderr: string;
+  constructor(cause: unknown, stderr: string) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.stderr = stderr;
+  }
+}
+
+const CLIENT_INFO = { name: 'toolwire', version: '0.1.0' };
+const STDERR_TAIL_BYTES = 4096;
+const DEFAULT_MEMORY_MB = 2048;
+
+/** The writable directory a stdio server gets when none is given; removed by `dispose`. */
+export function scratchDirectory(): { path: string; dispose: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'toolwire-mcp-'));
+  return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Starts a sandboxed stdio server and initializes a client over it. */
+export async function openStdioConnection(server: McpStdioServer, cwd: string, limits: ConnectionLimits): Promise<OpenConnection> {
+  const transport = new SandboxedStdioTransport({
+    spawn: () =>
+      spawnSandboxed({
+        command: [server.command, ...(server.args ?? [])],
+        cwd,
+        ...(server.env === undefined ? {} : { env: server.env }),
+        ...(server.readOnlyPaths === undefined ? {} : { readOnlyPaths: server.readOnlyPaths }),
+        network: server.network ?? false,
+        isolation: server.isolation ?? 'bubblewrap',
+        limits: { memoryMb: DEFAULT_MEMORY_MB, ...server.limits },
+        auditTool: 'mcp-server',
+      }),
+    maxMessageBytes: limits.maxMessageBytes,
+    maxMalformedMessages: limits.maxMalformedMessages,
+    stderrTailBytes: STDERR_TAIL_BYTES,
+  });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const close = async () => {
+    await client.close().catch(() => undefined);
+    await transport.close();
+  };
+  try {
+    await client.connect(transport, { timeout: limits.connectTimeoutMs });
+  } catch (error) {
+    await close();
+    throw new OpenFailedError(error, transport.stderrTail());
+  }
+  return { client, close, stderrTail: () => transport.stderrTail() };
+}
+
+/** Connects a client to a streamable HTTP server through the guarded fetch. */
+export async function openHttpConnection(server: McpHttpServer, limits: ConnectionLimits): Promise<OpenConnection> {
+  const url = new URL(server.url);
+  const guardedFetch = createGuardedStreamFetch({
+    allowedDomains: server.allowedDomains ?? [url.hostname],
+    allowPrivateNetwork: server.allowPrivateNetwork ?? false,
+    maxResponseBytes: server.maxResponseBytes ?? 8 * 1024 * 1024,
+    timeoutMs: limits.connectTimeoutMs,
+  });
+  const transport = new StreamableHTTPClientTransport(url, {
+    fetch: guardedFetch,
+    ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
+  });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const close = async () => {
+    // Tell the server the session is over; a server that cannot be reached is not waited for.
+    await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await client.close().catch(() => undefined);
+  };
+  try {
+    await client.connect(transport, { timeout: limits.connectTimeoutMs });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return { client, close, stderrTail: () => '' };
+}

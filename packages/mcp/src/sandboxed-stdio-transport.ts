@@ -1,0 +1,133 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxedProcess } from '@toolwire/sandbox';
+import { LineFramer } from './line-framer.ts';
+
+/** How a `SandboxedStdioTransport` starts its server and bounds what it reads. */
+export interface SandboxedStdioTransportOptions {
+  /** Starts the server process (`spawnSandboxed(…)`); called once, by `start()`. */
+  spawn: () => SandboxedProcess;
+  /** One JSON-RPC message (a stdout line) larger than this ends the server. */
+  maxMessageBytes: number;
+  /** Lines that are not JSON-RPC messages tolerated before the server is ended. */
+  maxMalformedMessages: number;
+  /** Bytes of the server's stderr kept (the latest), for diagnostics. */
+  stderrTailBytes: number;
+}
+
+/**
+ * The MCP stdio transport (newline-delimited JSON-RPC over a child's stdin and stdout)
+ * over a sandboxed process, with the bounds the SDK's own transport lacks: a cap on one
+ * message, a budget of malformed lines, stderr kept as a bounded tail (never inherited),
+ * and the whole process group killed on close.
+ */
+export class SandboxedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly options: SandboxedStdioTransportOptions;
+  private process: SandboxedProcess | undefined;
+  private closed = false;
+  private stopping = false;
+  private malformed = 0;
+  private stderr: Buffer[] = [];
+  private stderrBytes = 0;
+
+  constructor(options: SandboxedStdioTransportOptions) {
+    this.options = options;
+  }
+
+  start(): Promise<void> {
+    if (this.process !== undefined || this.closed) return Promise.reject(new Error('SandboxedStdioTransport: already started.'));
+    const child = this.options.spawn();
+    this.process = child;
+    const framer = new LineFramer(this.options.maxMessageBytes);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (this.stopping) return;
+      const { lines, overflow } = framer.push(chunk);
+      for (const line of lines) this.receive(line);
+      if (overflow) this.fail(new Error(`the MCP server sent a message larger than ${this.options.maxMessageBytes} bytes; it was stopped`));
+    });
+    child.stderr.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+    void child.exited.then(() => this.finish());
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const child = this.process;
+    if (child === undefined || this.stopping) return Promise.reject(new Error('The MCP server is not running.'));
+    return new Promise((resolve) => {
+      if (child.stdin.write(serializeMessage(message))) resolve();
+      else {
+        // Resolve on drain, or when the process ends (its exit closes the connection).
+        child.stdin.once('drain', resolve);
+        void child.exited.then(() => resolve());
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    const child = this.process;
+    if (child === undefined) {
+      this.finish();
+      return;
+    }
+    child.stdin.end();
+    await child.kill();
+    this.finish();
+  }
+
+  /** The latest bytes the server wrote to stderr (at most `stderrTailBytes`). */
+  stderrTail(): string {
+    return Buffer.concat(this.stderr).toString('utf8');
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch {
+      this.malformed++;
+      if (this.malformed > this.options.maxMalformedMessages) {
+        this.fail(new Error(`the MCP server sent more than ${this.options.maxMalformedMessages} lines that are not JSON-RPC messages; it was stopped`));
+      } else {
+        this.onerror?.(new Error('the MCP server sent a line that is not a JSON-RPC message; it was ignored'));
+      }
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private fail(error: Error): void {
+    this.onerror?.(error);
+    void this.close();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    const max = this.options.stderrTailBytes;
+    if (max <= 0) return;
+    this.stderr.push(chunk);
+    this.stderrBytes += chunk.length;
+    while (this.stderrBytes > max && this.stderr.length > 0) {
+      const first = this.stderr[0] as Buffer;
+      const excess = this.stderrBytes - max;
+      if (first.length <= excess) {
+        this.stderr.shift();
+        this.stderrBytes -= first.length;
+      } else {
+        this.stderr[0] = first.subarray(excess);
+        this.stderrBytes -= excess;
+      }
+    }
+  }
+}

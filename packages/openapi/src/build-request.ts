@@ -1,0 +1,192 @@
+import type { OperationPlan, ParameterPlan } from './operation-plan.ts';
+
+/** Credentials added to every request; never shown to the model. */
+export type OpenApiAuth =
+  | { type: 'bearer'; token: string }
+  | { type: 'header'; name: string; value: string }
+  | { type: 'query'; name: string; value: string }
+  | { type: 'basic'; username: string; password: string };
+
+/** One HTTP request, ready for the guarded fetch. */
+export interface PlannedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** An argument that cannot be sent as the operation asks (e.g. `..` as a path segment). */
+export class RequestArgumentError extends Error {}
+
+/**
+ * Turns validated tool arguments into an HTTP request for one operation: path parameters
+ * percent-encoded into the template, query, header and cookie parameters serialized by
+ * their `style`/`explode` (OpenAPI's defaults: `simple` for path and header, `form` for
+ * query and cookie), the body as JSON, form or text, then the credentials.
+ */
+export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, options: { baseURL: string; auth?: OpenApiAuth; headers?: Record<string, string> }): PlannedRequest {
+  const pathValues = new Map<string, string>();
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', ...options.headers };
+  const cookies: string[] = [];
+  for (const parameter of plan.parameters) {
+    const value = args[parameter.property];
+    if (value === undefined || value === null) continue;
+    switch (parameter.in) {
+      case 'path':
+        pathValues.set(parameter.name, pathValue(parameter, value));
+        break;
+      case 'query':
+        for (const [name, text] of queryPairs(parameter, value)) query.append(name, text);
+        break;
+      case 'header': {
+        const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
+        if (text.includes('\r') || text.includes('\n')) throw new RequestArgumentError(`"${parameter.property}" cannot contain line breaks`);
+        headers[parameter.name] = text;
+        break;
+      }
+      case 'cookie':
+        cookies.push(`${parameter.name}=${encodeURIComponent(parameter.json ? JSON.stringify(value) : simpleValue(value, false))}`);
+        break;
+      default: {
+        const unknown: never = parameter.in;
+        throw new RequestArgumentError(`unknown parameter location ${String(unknown)}`);
+      }
+    }
+  }
+  if (cookies.length > 0) headers.cookie = cookies.join('; ');
+
+  let body: string | undefined;
+  if (plan.body !== undefined && args[plan.body.property] !== undefined) {
+    const value = args[plan.body.property];
+    headers['content-type'] = plan.body.contentType;
+    switch (plan.body.encoding) {
+      case 'json':
+        body = JSON.stringify(value);
+        break;
+      case 'form': {
+        const form = new URLSearchParams();
+        if (typeof value === 'object' && value !== null) {
+          for (const [name, item] of Object.entries(value)) if (item !== undefined) form.append(name, typeof item === 'string' ? item : JSON.stringify(item));
+        }
+        body = form.toString();
+        break;
+      }
+      case 'text':
+        body = typeof value === 'string' ? value : JSON.stringify(value);
+        break;
+      default: {
+        const unknown: never = plan.body.encoding;
+        throw new RequestArgumentError(`unknown body encoding ${String(unknown)}`);
+      }
+    }
+  }
+
+  const auth = options.auth;
+  if (auth !== undefined) {
+    switch (auth.type) {
+      case 'bearer':
+        headers.authorization = `Bearer ${auth.token}`;
+        break;
+      case 'header':
+        headers[auth.name] = auth.value;
+        break;
+      case 'query':
+        query.set(auth.name, auth.value);
+        break;
+      case 'basic':
+        headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+        break;
+      default: {
+        const unknown: never = auth;
+        throw new RequestArgumentError(`unknown auth type ${String((unknown as { type: unknown }).type)}`);
+      }
+    }
+  }
+
+  const search = query.toString();
+  const url = `${trimTrailingSlashes(options.baseURL)}${fillPath(plan.path, pathValues)}${search === '' ? '' : `?${search}`}`;
+  const request: PlannedRequest = { method: plan.method, url, headers };
+  if (body !== undefined) request.body = body;
+  return request;
+}
+
+function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 47 /* / */) end--;
+  return text.slice(0, end);
+}
+
+// Replaces `{name}` in the template; a linear scan, no pattern matching.
+function fillPath(template: string, values: Map<string, string>): string {
+  let out = '';
+  let i = 0;
+  while (i < template.length) {
+    const open = template.indexOf('{', i);
+    if (open === -1) break;
+    const close = template.indexOf('}', open);
+    if (close === -1) break;
+    out += template.slice(i, open);
+    const name = template.slice(open + 1, close);
+    const value = values.get(name);
+    if (value === undefined) throw new RequestArgumentError(`the path parameter "${name}" is missing`);
+    out += value;
+    i = close + 1;
+  }
+  return out + template.slice(i);
+}
+
+function pathValue(parameter: ParameterPlan, value: unknown): string {
+  const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
+  // `.` and `..` would move the request to another path of the API.
+  if (text === '.' || text === '..' || text === '') {
+    throw new RequestArgumentError(`"${parameter.property}" cannot be "${text}": it must name one item`);
+  }
+  const encoded = encodeURIComponent(text);
+  switch (parameter.style) {
+    case 'label':
+      return `.${encoded}`;
+    case 'matrix':
+      return `;${encodeURIComponent(parameter.name)}=${encoded}`;
+    default:
+      return encoded;
+  }
+}
+
+function queryPairs(parameter: ParameterPlan, value: unknown): [string, string][] {
+  const { name } = parameter;
+  if (parameter.json) return [[name, JSON.stringify(value)]];
+  if (Array.isArray(value)) {
+    const items = value.map(scalar);
+    switch (parameter.style) {
+      case 'spaceDelimited':
+        return [[name, items.join(' ')]];
+      case 'pipeDelimited':
+        return [[name, items.join('|')]];
+      default:
+        return parameter.explode ? items.map((item) => [name, item]) : [[name, items.join(',')]];
+    }
+  }
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    if (parameter.style === 'deepObject') return entries.map(([key, item]) => [`${name}[${key}]`, scalar(item)]);
+    if (parameter.explode) return entries.map(([key, item]) => [key, scalar(item)]);
+    return [[name, entries.flatMap(([key, item]) => [key, scalar(item)]).join(',')]];
+  }
+  return [[name, scalar(value)]];
+}
+
+function simpleValue(value: unknown, explode: boolean): string {
+  if (Array.isArray(value)) return value.map(scalar).join(',');
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    return explode ? entries.map(([key, item]) => `${key}=${scalar(item)}`).join(',') : entries.flatMap(([key, item]) => [key, scalar(item)]).join(',');
+  }
+  return scalar(value);
+}
+
+function scalar(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? '';
+}

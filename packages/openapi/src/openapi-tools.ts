@@ -1,0 +1,305 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { defineTool, toolOutput, UnsupportedFeatureError } from '@toolwire/core';
+import type { Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
+import { createGuardedStreamFetch, FetchDeniedError } from '@toolwire/sandbox';
+import type { GuardedStreamFetch } from '@toolwire/sandbox';
+import { buildRequest, RequestArgumentError } from './build-request.ts';
+import type { OpenApiAuth } from './build-request.ts';
+import { OpenApiDocumentError } from './errors.ts';
+import { mapResponse } from './map-response.ts';
+import { planOperation } from './operation-plan.ts';
+import type { OperationPlan } from './operation-plan.ts';
+import { SchemaConverter } from './to-json-schema.ts';
+import type { SchemaDialect } from './to-json-schema.ts';
+import { operationToolName } from './tool-name.ts';
+
+/** An OpenAPI 3.0 or 3.1 document as an object, or the path of a JSON or YAML file. */
+export type OpenApiDocument = Record<string, unknown> | string;
+
+/** One operation, for the `operations` filter. */
+export interface OpenApiOperationInfo {
+  /** The tool name it gets. */
+  name: string;
+  operationId?: string;
+  method: string;
+  path: string;
+  tags: string[];
+}
+
+/** Options of `openApiTools`. */
+export interface OpenApiToolsOptions {
+  /** Where requests go (default: the document's first server, variables at their defaults). */
+  baseURL?: string;
+  /** Only these operations (operationIds or tool names), or those a function keeps (default: all). */
+  operations?: readonly string[] | ((operation: OpenApiOperationInfo) => boolean);
+  /** Credentials for every request; never shown to the model and redacted from what it reads. */
+  auth?: OpenApiAuth;
+  /** Extra headers for every request. */
+  headers?: Record<string, string>;
+  /** Hosts requests may reach (default: the hosts of the document's servers and of `baseURL`). */
+  allowedDomains?: readonly string[];
+  /** Allow loopback and private addresses (default false; a local API needs it). */
+  allowPrivateNetwork?: boolean;
+  /** Largest response body read, in bytes (default 1 MiB); a larger one is a tool error. */
+  maxResponseBytes?: number;
+  /** Time one call may take (default 30 000 ms). */
+  timeoutMs?: number;
+  /** What the model reads of one response is cut here (default 100 000 characters). */
+  maxResultChars?: number;
+  /** Put before every tool name. */
+  namePrefix?: string;
+  /** Operations left out (an unsupported body type, a schema that does not compile). */
+  onWarning?: (message: string) => void;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * Turns an OpenAPI 3.0 or 3.1 document into one core `Tool` per operation: named by its
+ * `operationId`, with its parameters and request body (as `body`) merged into one JSON
+ * Schema, `$ref`s resolved by `@apidevtools/swagger-parser` (cycles kept as `$defs`).
+ * Calls go through the sandbox's guarded fetch, allowed to reach only the document's servers
+ * unless `allowedDomains` says otherwise; responses are size-capped and returned as values
+ * (`{ status, contentType, body }`), and 4xx/5xx answers become tool errors that say what to
+ * do. Swagger 2.0 documents are refused (`UnsupportedFeatureError`): convert them to
+ * OpenAPI 3 first. Throws `OpenApiDocumentError` for a document that does not validate.
+ *
+ * @example
+ * const tools = await openApiTools('./petstore.yaml', {
+ *   baseURL: 'https://petstore.example.com/v1',
+ *   auth: { type: 'header', name: 'x-api-key', value: process.env.PETSTORE_KEY! },
+ *   operations: ['listPets', 'showPetById'],
+ * });
+ * const result = await runTools({ model, tools, messages });
+ */
+export async function openApiTools(document: OpenApiDocument, options: OpenApiToolsOptions = {}): Promise<Tool[]> {
+  if (typeof document === 'object' && typeof document.swagger === 'string') refuseSwagger2();
+  let api: Record<string, unknown>;
+  try {
+    // External references only from files next to a document read from a file; never over HTTP.
+    const parsed = await SwaggerParser.validate(typeof document === 'string' ? document : structuredClone(document) as never, {
+      resolve: { external: typeof document === 'string', http: false },
+      dereference: { circular: 'ignore' },
+    });
+    api = parsed as unknown as Record<string, unknown>;
+  } catch (cause) {
+    throw new OpenApiDocumentError({ problem: cause instanceof Error ? cause.message : String(cause), cause });
+  }
+  if (typeof api.swagger === 'string') refuseSwagger2();
+  const version = typeof api.openapi === 'string' ? api.openapi : '';
+  const dialect: SchemaDialect | undefined = version.startsWith('3.0') ? 'openapi-3.0' : version.startsWith('3.1') ? 'openapi-3.1' : undefined;
+  if (dialect === undefined) throw new OpenApiDocumentError({ problem: `OpenAPI ${version || '(no version)'} is not supported; 3.0 and 3.1 are` });
+
+  const serverURLs = documentServers(api);
+  const baseURL = options.baseURL ?? serverURLs[0];
+  if (baseURL === undefined) throw new OpenApiDocumentError({ problem: 'it has no absolute server URL; pass `baseURL`' });
+  const allowedDomains = options.allowedDomains ?? [...new Set([...serverURLs, baseURL].map((url) => new URL(url).hostname))];
+  const guardedFetch = createGuardedStreamFetch({
+    allowedDomains,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
+  const settings: CallSettings = {
+    baseURL,
+    fetch: guardedFetch,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
+    maxResultChars: options.maxResultChars ?? 100_000,
+    secrets: secretsOf(options.auth, options.headers),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+  };
+
+  const operations = listOperations(api, options.namePrefix ?? '');
+  const selected = selectOperations(operations, options.operations);
+  const tools: Tool[] = [];
+  for (const operation of selected) {
+    try {
+      const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect));
+      const label = `${plan.method} ${plan.path}`;
+      tools.push(
+        defineTool({
+          name: operation.info.name,
+          description: describeOperation(operation.source.operation, label),
+          parameters: inputSchema,
+          execute: (args: Record<string, unknown>, context: ToolExecutionContext) => callOperation(plan, label, args, context, settings),
+        }),
+      );
+    } catch (error) {
+      options.onWarning?.(`Operation ${operation.info.operationId ?? operation.info.name} is left out: ${error instanceof Error ? error.message : String(error)}.`);
+    }
+  }
+  return tools;
+}
+
+interface CallSettings {
+  baseURL: string;
+  fetch: GuardedStreamFetch;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxResultChars: number;
+  auth?: OpenApiAuth;
+  headers?: Record<string, string>;
+  secrets: string[];
+}
+
+async function callOperation(plan: OperationPlan, label: string, args: Record<string, unknown>, context: ToolExecutionContext, settings: CallSettings): Promise<ToolOutput> {
+  let request;
+  try {
+    request = buildRequest(plan, args, settings);
+  } catch (error) {
+    if (error instanceof RequestArgumentError) return failure(`Invalid arguments for ${label}: ${error.message}. Fix them and call again.`, 'validation_error', settings);
+    throw error;
+  }
+  const signal = AbortSignal.any([context.signal, AbortSignal.timeout(settings.timeoutMs)]);
+  let response: Response;
+  let body: string;
+  try {
+    response = await settings.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal,
+    });
+    body = await response.text();
+  } catch (error) {
+    if (FetchDeniedError.isInstance(error) && error.message.includes('larger than')) {
+      return failure(`The response of ${label} is larger than ${settings.maxResponseBytes} bytes. Ask for less (paging or filter parameters) and call again.`, 'execution_error', settings);
+    }
+    if (FetchDeniedError.isInstance(error)) return failure(`${label} was not sent: ${error.message}`, 'permission_denied', settings);
+    if (signal.aborted && !context.signal.aborted) return failure(`${label} did not answer within ${settings.timeoutMs} ms. Try again later or answer without it.`, 'timeout', settings);
+    return failure(`${label} could not be reached: ${error instanceof Error ? error.message : String(error)}. Try again later or answer without it.`, 'execution_error', settings);
+  }
+  const output = mapResponse(
+    {
+      status: response.status,
+      statusText: response.statusText,
+      contentType: response.headers.get('content-type') ?? '',
+      body: redact(body, settings.secrets),
+      ...(response.headers.get('retry-after') === null ? {} : { retryAfter: response.headers.get('retry-after') as string }),
+    },
+    { operation: label, maxMessageChars: settings.maxResultChars },
+  );
+  return output;
+}
+
+function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {
+  return toolOutput({ message: redact(message, settings.secrets), success: false, errorType });
+}
+
+// The credentials must not reach the model, even echoed back by an API or inside a URL.
+function secretsOf(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): string[] {
+  const secrets: string[] = [];
+  if (auth !== undefined) {
+    switch (auth.type) {
+      case 'bearer':
+        secrets.push(auth.token);
+        break;
+      case 'header':
+      case 'query':
+        secrets.push(auth.value);
+        break;
+      case 'basic':
+        secrets.push(auth.password, Buffer.from(`${auth.username}:${auth.password}`).toString('base64'));
+        break;
+      default: {
+        const unknown: never = auth;
+        throw new TypeError(`openApiTools: unknown auth type ${String((unknown as { type: unknown }).type)}.`);
+      }
+    }
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word))) secrets.push(value);
+  }
+  // Also as they appear percent-encoded in a URL.
+  const encoded = secrets.flatMap((secret) => [encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]);
+  return [...new Set([...secrets, ...encoded])].filter((secret) => secret.length >= 4);
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.replaceAll(secret, '[redacted]');
+  return out;
+}
+
+function refuseSwagger2(): never {
+  throw new UnsupportedFeatureError({
+    feature: 'swagger-2',
+    message: 'Swagger 2.0 documents are not supported. Convert the document to OpenAPI 3 first (e.g. with the swagger2openapi converter), then pass the result.',
+  });
+}
+
+function documentServers(api: Record<string, unknown>): string[] {
+  const servers = Array.isArray(api.servers) ? api.servers : [];
+  const urls: string[] = [];
+  for (const server of servers) {
+    if (typeof server !== 'object' || server === null || typeof (server as { url?: unknown }).url !== 'string') continue;
+    const { url, variables } = server as { url: string; variables?: Record<string, { default?: unknown }> };
+    let filled = url;
+    for (const [name, variable] of Object.entries(variables ?? {})) {
+      const value = variable.default;
+      filled = filled.replaceAll(`{${name}}`, typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+    }
+    try {
+      const parsed = new URL(filled);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') urls.push(filled);
+    } catch {
+      // A relative server URL: it needs `baseURL`.
+    }
+  }
+  return urls;
+}
+
+interface ListedOperation {
+  info: OpenApiOperationInfo;
+  source: { method: string; path: string; operation: Record<string, unknown>; pathParameters: unknown[] };
+}
+
+function listOperations(api: Record<string, unknown>, prefix: string): ListedOperation[] {
+  const paths = typeof api.paths === 'object' && api.paths !== null ? (api.paths as Record<string, unknown>) : {};
+  const listed: ListedOperation[] = [];
+  const taken = new Set<string>();
+  for (const [path, item] of Object.entries(paths)) {
+    if (typeof item !== 'object' || item === null) continue;
+    const pathItem = item as Record<string, unknown>;
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (typeof operation !== 'object' || operation === null) continue;
+      const op = operation as Record<string, unknown>;
+      const operationId = typeof op.operationId === 'string' ? op.operationId : undefined;
+      const base = operationToolName({ ...(operationId === undefined ? {} : { operationId }), method, path }, prefix);
+      let name = base;
+      for (let n = 2; taken.has(name); n++) name = `${base.slice(0, 60)}_${n}`;
+      taken.add(name);
+      listed.push({
+        info: { name, ...(operationId === undefined ? {} : { operationId }), method: method.toUpperCase(), path, tags: Array.isArray(op.tags) ? op.tags.map(String) : [] },
+        source: { method, path, operation: op, pathParameters: Array.isArray(pathItem.parameters) ? pathItem.parameters : [] },
+      });
+    }
+  }
+  return listed;
+}
+
+function selectOperations(operations: ListedOperation[], filter: OpenApiToolsOptions['operations']): ListedOperation[] {
+  if (filter === undefined) return operations;
+  if (typeof filter === 'function') return operations.filter((operation) => filter(operation.info));
+  const wanted = new Set(filter);
+  const selected = operations.filter((operation) => wanted.has(operation.info.name) || (operation.info.operationId !== undefined && wanted.has(operation.info.operationId)));
+  const found = new Set(selected.flatMap((operation) => [operation.info.name, operation.info.operationId]));
+  const missing = filter.filter((name) => !found.has(name));
+  if (missing.length > 0) {
+    throw new OpenApiDocumentError({
+      problem: `no operation ${missing.map((name) => `"${name}"`).join(', ')}; it has ${operations.map((operation) => operation.info.operationId ?? operation.info.name).join(', ')}`,
+    });
+  }
+  return selected;
+}
+
+function describeOperation(operation: Record<string, unknown>, label: string): string {
+  const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  let text = parts.length > 0 ? parts.join('\n\n') : label;
+  if (operation.deprecated === true) text = `Deprecated. ${text}`;
+  return text.length > 1024 ? `${text.slice(0, 1021)}...` : text;
+}

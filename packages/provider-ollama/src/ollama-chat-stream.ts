@@ -1,0 +1,75 @@
+import type { ChatStreamEvent, ToolCall, Usage, Warning } from '@toolwire/core';
+import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
+import { mapUsage } from './ollama-chat-response.ts';
+import type { OllamaChatChunk } from './ollama-wire.ts';
+
+/** What one streamed turn produced, for the caller that decides what comes next. */
+export interface TurnSummary {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  doneReason: string | undefined;
+  usage: Usage | undefined;
+  modelId: string | undefined;
+}
+
+/** How `streamTurn` treats the chunks. */
+export interface StreamTurnOptions {
+  /** Keep only the first call (`parallelToolCalls: false`). */
+  firstCallOnly: boolean;
+  /** Collect text instead of yielding it (a forced call may still need a retry). */
+  holdText: boolean;
+  /** When set, calls to other tools are dropped with a warning (a forced named call). */
+  allowedNames?: ReadonlySet<string> | undefined;
+}
+
+/**
+ * Maps Ollama's NDJSON chunks to core events: `content` → `text-delta`, `thinking` →
+ * `reasoning-delta`, and each tool call (Ollama sends every call whole, in one chunk)
+ * → `tool-call-start`, one `tool-call-delta` with the JSON arguments, `tool-call`.
+ * Returns the turn's summary; the caller emits `finish`.
+ */
+export async function* streamTurn(
+  chunks: AsyncIterable<OllamaChatChunk>,
+  options: StreamTurnOptions,
+): AsyncGenerator<ChatStreamEvent, TurnSummary> {
+  const summary: TurnSummary = { text: '', reasoning: '', toolCalls: [], doneReason: undefined, usage: undefined, modelId: undefined };
+  for await (const chunk of chunks) {
+    const message = chunk.message;
+    if (message?.thinking !== undefined && message.thinking !== '') {
+      summary.reasoning += message.thinking;
+      yield { type: 'reasoning-delta', delta: message.thinking };
+    }
+    if (message?.content !== undefined && message.content !== '') {
+      summary.text += message.content;
+      if (!options.holdText) yield { type: 'text-delta', delta: message.content };
+    }
+    for (const call of fromOllamaToolCalls(message?.tool_calls)) {
+      if (options.allowedNames !== undefined && !options.allowedNames.has(call.name)) {
+        yield { type: 'warning', warning: droppedCallWarning(call.name) };
+        continue;
+      }
+      if (options.firstCallOnly && summary.toolCalls.length > 0) continue;
+      summary.toolCalls.push(call);
+      yield* toolCallEvents(call);
+    }
+    if (chunk.done === true) {
+      summary.doneReason = chunk.done_reason;
+      summary.usage = mapUsage(chunk);
+      summary.modelId = chunk.model;
+    }
+  }
+  return summary;
+}
+
+/** Said when a forced turn called a tool other than the allowed ones. */
+export function droppedCallWarning(name: string): Warning {
+  return { type: 'unsupported-tool', toolName: name, message: `The model called "${name}", which toolChoice does not allow; the call was dropped.` };
+}
+
+/** The events of one complete call. */
+export function* toolCallEvents(call: ToolCall): Generator<ChatStreamEvent> {
+  yield { type: 'tool-call-start', id: call.id, name: call.name };
+  yield { type: 'tool-call-delta', id: call.id, argumentsDelta: call.invalid?.rawArguments ?? JSON.stringify(call.arguments) };
+  yield { type: 'tool-call', toolCall: call };
+}

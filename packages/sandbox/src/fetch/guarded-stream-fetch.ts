@@ -1,0 +1,129 @@
+import type { IncomingMessage } from 'node:http';
+import { FetchDeniedError } from '../errors.ts';
+import { checkUrl, DROPPED_HEADERS, isRedirect, parseUrl, send } from './fetch-guard.ts';
+import type { DenyError, GuardedFetchOptions } from './fetch-guard.ts';
+
+/** Rules for `createGuardedStreamFetch`: the guarded fetch's, with a streaming body. */
+export interface GuardedStreamFetchOptions extends GuardedFetchOptions {
+  /** Largest body one response may stream, in bytes (default 8 MiB); past it the body errors. */
+  maxResponseBytes?: number;
+  /** Deadline for the response head, redirects included (default 30 s); the body is bounded by size and the caller's signal. */
+  timeoutMs?: number;
+}
+
+/** A WHATWG-shaped `fetch` that only reaches what its rules allow. */
+export type GuardedStreamFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The guarded fetch's rules (allow-list, no private addresses unless allowed, the
+ * connection pinned to the checked address, every redirect re-checked) behind the standard
+ * `fetch` signature, with the body streamed rather than buffered: for clients that read
+ * server-sent events (an MCP streamable HTTP transport takes it as its `fetch`). The
+ * caller's `signal` aborts the request and the body; a body past `maxResponseBytes` errors.
+ * Refusals reject with `FetchDeniedError`.
+ * @example
+ * const transport = new StreamableHTTPClientTransport(url, { fetch: createGuardedStreamFetch({ allowedDomains: ['mcp.example.com'] }) });
+ */
+export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): GuardedStreamFetch {
+  const maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const deny: DenyError = (url, reason) => new FetchDeniedError({ url, reason });
+
+  return async function guardedStreamFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+    const callerSignal = init.signal ?? undefined;
+    const headTimeout = new AbortController();
+    const timer = setTimeout(() => headTimeout.abort(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
+    const signal = callerSignal === undefined ? headTimeout.signal : AbortSignal.any([callerSignal, headTimeout.signal]);
+    try {
+      let url = parseUrl(typeof input === 'string' ? input : input.href, undefined, deny);
+      let method = (init.method ?? 'GET').toUpperCase();
+      let body = bodyText(init.body, url.href, deny);
+      const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+      new Headers(init.headers).forEach((value, name) => {
+        if (!DROPPED_HEADERS.has(name)) headers[name] = value;
+      });
+      for (let redirects = 0; ; redirects++) {
+        const pinned = await checkUrl(url, options, deny);
+        // The body outlives the head deadline: only the caller's signal may end it.
+        const { message } = await send({ url, method, headers, body, pinned, signal: callerSignal, headSignal: signal });
+        const status = message.statusCode ?? 0;
+        const location = message.headers.location;
+        if (isRedirect(status) && location !== undefined) {
+          message.resume();
+          if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
+          url = parseUrl(location, url, deny);
+          if (status !== 307 && status !== 308) {
+            method = 'GET';
+            body = undefined;
+          }
+          continue;
+        }
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(message.headers)) {
+          if (value === undefined) continue;
+          for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+        }
+        const hasBody = !NULL_BODY_STATUSES.has(status) && method !== 'HEAD';
+        if (!hasBody) message.resume();
+        const response = new Response(hasBody ? cappedBody(message, maxResponseBytes, () => deny(url.href, `the response is larger than ${maxResponseBytes} bytes`)) : null, {
+          status,
+          statusText: message.statusMessage ?? '',
+          headers: responseHeaders,
+        });
+        Object.defineProperty(response, 'url', { value: url.href });
+        return response;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+function bodyText(body: RequestInit['body'], url: string, deny: DenyError): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  throw deny(url, 'only string bodies are supported');
+}
+
+function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      message.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          controller.error(tooLarge());
+          message.destroy();
+          return;
+        }
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+        // Backpressure: stop reading the socket until the consumer pulls again.
+        if ((controller.desiredSize ?? 1) <= 0) message.pause();
+      });
+      message.on('end', () => {
+        try {
+          controller.close();
+        } catch {
+          // Already errored or cancelled.
+        }
+      });
+      message.on('error', (error) => {
+        try {
+          controller.error(error);
+        } catch {
+          // Already closed.
+        }
+      });
+    },
+    pull() {
+      message.resume();
+    },
+    cancel() {
+      message.destroy();
+    },
+  });
+}

@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { emitAudit } from '../policy/audit-event.ts';
+import type { AuditHandler } from '../policy/audit-event.ts';
+import { hashArguments } from '../policy/hash-arguments.ts';
+import { prepareCommand, SECCOMP_FD } from './run-command.ts';
+import type { CommandLimits } from './run-command.ts';
+
+/** Options of `spawnSandboxed`: `runCommand`'s isolation for a process that keeps running. */
+export interface SpawnSandboxedOptions {
+  /** The program and its arguments, passed to execvp; never joined into a shell string. */
+  command: readonly string[];
+  /** Where the process starts. */
+  cwd: string;
+  /** The writable directory (default `cwd`); `cwd` must be inside it. Nothing else is writable. */
+  root?: string;
+  /** Variables added to the cleared environment (which has only PATH, HOME and LANG). */
+  env?: Record<string, string>;
+  /** Give the process network access (default false: a private network namespace). */
+  network?: boolean;
+  /** `'none'` runs without isolation; only pass it knowingly (default `'bubblewrap'`). */
+  isolation?: 'bubblewrap' | 'none';
+  /** As `runCommand`'s, except that CPU time is unlimited unless `cpuSeconds` is set. */
+  limits?: CommandLimits;
+  /** Host paths bound read-only at their own path inside the sandbox (a runtime, a server's code). */
+  readOnlyPaths?: readonly string[];
+  /** Kill the process group after this long, if set (default: no lifetime limit). */
+  maxLifetimeMs?: number;
+  /** Receives one audit event when the process ends. */
+  onAudit?: AuditHandler;
+  /** Tool name for the audit event (default `process`). */
+  auditTool?: string;
+  /** Who asked, for the audit event. */
+  principal?: string;
+}
+
+/** How a sandboxed process ended; `exitCode` is null when a signal ended it. */
+export interface SandboxedProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when it could not be started at all. */
+  spawnError?: string;
+  /** Ended by `kill()` or `maxLifetimeMs`. */
+  killed: boolean;
+}
+
+/** A running sandboxed process with its three pipes. */
+export interface SandboxedProcess {
+  readonly pid: number | undefined;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles once the process and its whole group are gone; never rejects. */
+  readonly exited: Promise<SandboxedProcessExit>;
+  /** Ends the whole process group: TERM, then KILL after a grace period. Resolves on exit. */
+  kill(): Promise<SandboxedProcessExit>;
+}
+
+const KILL_GRACE_MS = 500;
+
+/**
+ * Starts a long-lived process (a stdio server) under the same isolation as `runCommand`
+ * (bubblewrap, read-only root, one writable directory, no network by default, prlimit
+ * limits, a pids cgroup, a scrubbed environment) with stdin, stdout and stderr as pipes.
+ * The caller reads its output as it comes and bounds it; `kill()` ends the whole group,
+ * and bubblewrap's die-with-parent ends it with the host process. Throws
+ * `SandboxUnavailableError` where bubblewrap cannot run, unless `isolation: 'none'`.
+ * @example
+ * const server = spawnSandboxed({ command: ['node', 'server.js'], cwd: workDir, readOnlyPaths: [serverDir] });
+ * server.stdout.on('data', onOutput);
+ * server.stdin.write('{"jsonrpc":"2.0",…}\n');
+ * await server.kill();
+ */
+export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess {
+  const startedAt = new Date();
+  const started = performance.now();
+  const prepared = prepareCommand(options, { caller: 'spawnSandboxed', cpuSeconds: undefined });
+  const child = spawn(prepared.argv[0] as string, prepared.argv.slice(1), {
+    cwd: prepared.spawnCwd,
+    env: prepared.spawnEnv,
+    // Its own process group, so kill() reaches everything it started.
+    detached: true,
+    stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  // bubblewrap reads the seccomp program from this fd before it starts the command.
+  const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+  if (prepared.seccomp !== undefined && seccompPipe) {
+    seccompPipe.on('error', () => undefined);
+    seccompPipe.end(prepared.seccomp);
+  }
+  let killed = false;
+  let lifetimeHit = false;
+  let lifetimeTimer: NodeJS.Timeout | undefined;
+  let spawnError: string | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const killGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  // A write to a process that died is answered by its exit, not by an unhandled error.
+  child.stdin.on('error', () => undefined);
+  child.on('error', (error) => {
+    spawnError = error.message;
+  });
+  const exited = new Promise<SandboxedProcessExit>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer);
+      clearTimeout(lifetimeTimer);
+      killGroup('SIGKILL');
+      prepared.cgroup?.destroy();
+      const exit: SandboxedProcessExit = { exitCode: spawnError === undefined ? code : 127, signal, killed };
+      if (spawnError !== undefined) exit.spawnError = spawnError;
+      emitAudit(options.onAudit, {
+        kind: 'shell',
+        tool: options.auditTool ?? 'process',
+        ...(options.principal === undefined ? {} : { principal: options.principal }),
+        argumentsHash: hashArguments({ command: prepared.command, cwd: prepared.cwd }),
+        startedAt: startedAt.toISOString(),
+        durationMs: performance.now() - started,
+        outcome: killed ? 'aborted' : code === 0 ? 'ok' : 'nonzero-exit',
+        limitsHit: lifetimeHit ? ['timeout'] : [],
+        exitCode: exit.exitCode,
+      });
+      resolve(exit);
+    });
+  });
+  const kill = (): Promise<SandboxedProcessExit> => {
+    if (!killed && child.exitCode === null && child.signalCode === null) {
+      killed = true;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+    }
+    return exited;
+  };
+  if (options.maxLifetimeMs !== undefined) {
+    lifetimeTimer = setTimeout(() => {
+      lifetimeHit = true;
+      void kill();
+    }, options.maxLifetimeMs);
+  }
+  return { pid: child.pid, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
+}

@@ -1,0 +1,94 @@
+import { createServer } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedStreamFetch, FetchDeniedError } from '../src/index.ts';
+
+describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
+  let server: Server;
+  let origin: string;
+  const open: ServerResponse[] = [];
+  const seen: { method: string; url: string; body: string; auth: string | undefined }[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', body, auth: req.headers.authorization });
+        if (req.url === '/events') {
+          // Paced server-sent events on a stream that stays open.
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write('data: one\n\n');
+          open.push(res);
+          setTimeout(() => res.write('data: two\n\n'), 50);
+        } else if (req.url === '/flood') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write('x'.repeat(3000));
+          open.push(res);
+        } else if (req.url === '/none') res.writeHead(204).end();
+        else if (req.url === '/redirect-meta') res.writeHead(307, { location: 'http://169.254.169.254/' }).end();
+        else if (req.url === '/slow-head') open.push(res);
+        else res.writeHead(201, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }).end(JSON.stringify({ echo: body }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    for (const res of open) res.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const guarded = (extra: { maxResponseBytes?: number; timeoutMs?: number } = {}) =>
+    createGuardedStreamFetch({ allowedDomains: ['127.0.0.1'], allowPrivateNetwork: true, ...extra });
+
+  it('sends method, headers and a string body and returns a standard Response', async () => {
+    const response = await guarded()(`${origin}/echo`, { method: 'POST', headers: { authorization: 'Bearer t', host: 'evil' }, body: '{"a":1}' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({ echo: '{"a":1}' });
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/echo', auth: 'Bearer t' });
+  });
+
+  it('streams a body as it arrives instead of waiting for its end', async () => {
+    const controller = new AbortController();
+    const response = await guarded({ timeoutMs: 200 })(new URL(`${origin}/events`), { signal: controller.signal });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('two')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    // Past the head deadline, the open stream is still readable.
+    expect(text).toBe('data: one\n\ndata: two\n\n');
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it('errors the body once it passes maxResponseBytes', async () => {
+    const response = await guarded({ maxResponseBytes: 1000 })(`${origin}/flood`);
+    await expect(response.text()).rejects.toSatisfy((error) => FetchDeniedError.isInstance(error));
+  });
+
+  it('answers a 204 with a null body', async () => {
+    const response = await guarded()(`${origin}/none`);
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it('refuses hosts off the allow-list, private addresses and redirects to them', async () => {
+    const strict = createGuardedStreamFetch({ allowedDomains: ['127.0.0.1'] });
+    await expect(strict(`${origin}/echo`)).rejects.toThrow(/private, loopback/);
+    await expect(createGuardedStreamFetch({ allowedDomains: ['example.com'], allowPrivateNetwork: true })(`${origin}/echo`)).rejects.toThrow(
+      /not on the allow-list/,
+    );
+    await expect(guarded()(`${origin}/redirect-meta`)).rejects.toSatisfy((error) => FetchDeniedError.isInstance(error));
+    await expect(guarded()('file:///etc/passwd')).rejects.toThrow(/only http and https/);
+  });
+
+  it('gives up on a response head that does not come within timeoutMs', async () => {
+    await expect(guarded({ timeoutMs: 100 })(`${origin}/slow-head`)).rejects.toThrow(/no response within 100 ms/);
+  });
+});

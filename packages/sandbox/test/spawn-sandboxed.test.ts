@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSandboxed } from '../src/index.ts';
+import type { AuditEvent, SandboxedProcess } from '../src/index.ts';
+
+let base: string;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'toolwire-spawn-'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function readLine(proc: SandboxedProcess): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const end = text.indexOf('\n');
+      if (end >= 0) {
+        proc.stdout.off('data', onData);
+        resolve(text.slice(0, end));
+      }
+    };
+    proc.stdout.on('data', onData);
+  });
+}
+
+// A writable work directory, and a code directory outside it (bound read-only when asked).
+function dirs(): { work: string; code: string } {
+  const root = mkdtempSync(join(base, 'case-'));
+  return { work: mkdtempSync(join(root, 'work-')), code: mkdtempSync(join(root, 'code-')) };
+}
+
+describe('spawnSandboxed', () => {
+  it('keeps a process running with stdin and stdout as pipes, then kills its group', async () => {
+    const { work: cwd } = dirs();
+    const events: AuditEvent[] = [];
+    const proc = spawnSandboxed({ command: ['sh', '-c', 'while read line; do echo "got $line"; done'], cwd, onAudit: (e) => events.push(e) });
+    proc.stdin.write('one\n');
+    expect(await readLine(proc)).toBe('got one');
+    proc.stdin.write('two\n');
+    expect(await readLine(proc)).toBe('got two');
+    const exit = await proc.kill();
+    expect(exit.killed).toBe(true);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: 'shell', tool: 'process', outcome: 'aborted' });
+  });
+
+  it('binds readOnlyPaths read-only and keeps the network off', async () => {
+    const { work: cwd, code: codeDir } = dirs();
+    writeFileSync(join(codeDir, 'hello.txt'), 'from the host');
+    const proc = spawnSandboxed({
+      command: ['sh', '-c', `cat ${codeDir}/hello.txt; echo; echo x > ${codeDir}/planted 2>/dev/null || echo read-only; tail -n +3 /proc/net/dev | wc -l; echo > ${cwd}/ok && echo writable`],
+      cwd,
+      readOnlyPaths: [codeDir],
+    });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exit = await proc.exited;
+    expect(exit).toMatchObject({ exitCode: 0, killed: false });
+    const lines = out.trim().split('\n');
+    expect(lines[0]).toBe('from the host');
+    expect(lines[1]).toBe('read-only');
+    // Only the loopback device exists in the private network namespace.
+    expect(lines[2]).toBe('1');
+    expect(lines[3]).toBe('writable');
+  });
+
+  it('reports an exit of its own, and ends at maxLifetimeMs', async () => {
+    const { work: cwd } = dirs();
+    expect(await spawnSandboxed({ command: ['sh', '-c', 'exit 7'], cwd }).exited).toMatchObject({ exitCode: 7, killed: false });
+    const started = Date.now();
+    const exit = await spawnSandboxed({ command: ['sleep', '30'], cwd, maxLifetimeMs: 200 }).exited;
+    expect(exit.killed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('applies the memory limit', async () => {
+    const { work: cwd } = dirs();
+    const proc = spawnSandboxed({ command: ['sh', '-c', 'x=$(head -c 100000000 /dev/zero | tr "\\0" a); echo survived'], cwd, limits: { memoryMb: 16 } });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exit = await proc.exited;
+    expect(out).not.toContain('survived');
+    expect(exit.exitCode).not.toBe(0);
+  });
+
+  it('refuses a command that is not an argv', () => {
+    expect(() => spawnSandboxed({ command: [], cwd: base })).toThrow(TypeError);
+    expect(() => spawnSandboxed({ command: ['ls'], cwd: base, readOnlyPaths: ['/no/such/path'] })).toThrow();
+  });
+});
