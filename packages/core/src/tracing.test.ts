@@ -1,4 +1,5 @@
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -110,6 +111,29 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     const [span] = spans();
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
     expect(typeof span?.attributes['error.type']).toBe('string');
+  });
+
+  it('records the GenAI client metrics: operation duration and token usage by type', async () => {
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(meterProvider);
+    try {
+      const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } }]);
+      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
+      await reader.forceFlush();
+      const exported = metricExporter.getMetrics().flatMap((m) => m.scopeMetrics).filter((scope) => scope.scope.name === TRACER_NAME).flatMap((scope) => scope.metrics);
+      const byName = new Map(exported.map((metric) => [metric.descriptor.name, metric]));
+      const duration = byName.get('gen_ai.client.operation.duration');
+      expect(duration?.descriptor.unit).toBe('s');
+      expect(duration?.dataPoints[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId });
+      const usage = byName.get('gen_ai.client.token.usage');
+      const sums = Object.fromEntries((usage?.dataPoints ?? []).map((point) => [String(point.attributes['gen_ai.token.type']), (point.value as { sum: number }).sum]));
+      expect(sums).toEqual({ input: 7, output: 3 });
+    } finally {
+      metrics.disable();
+      await meterProvider.shutdown();
+    }
   });
 
   it('records nothing without a registered SDK', async () => {

@@ -1,5 +1,5 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Attributes, Span } from '@opentelemetry/api';
+import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Histogram, MeterProvider, Span } from '@opentelemetry/api';
 import type { ChatModel } from './types/chat-model.ts';
 import type { ChatRequest } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
@@ -16,6 +16,36 @@ export type ToolSpanOutcome = 'success' | NonNullable<ToolResult['error']>['type
 // loaded is still used. Without an SDK this is the no-op tracer, and `isRecording()` is
 // false, so no attribute is computed.
 const tracer = () => trace.getTracer(TRACER_NAME);
+
+interface Instruments {
+  provider: MeterProvider;
+  duration: Histogram;
+  tokens: Histogram;
+}
+let instruments: Instruments | undefined;
+
+/** The GenAI client metrics, made again only when another meter provider was registered. */
+function clientMetrics(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (instruments?.provider === provider) return instruments;
+  const meter = provider.getMeter(TRACER_NAME);
+  instruments = {
+    provider,
+    duration: meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of GenAI model calls (a stream to its end).' }),
+    tokens: meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).' }),
+  };
+  return instruments;
+}
+
+function recordModelCall(model: ChatModel, startedAt: number, response: ChatResponse | undefined, error: unknown): void {
+  const { duration, tokens } = clientMetrics();
+  const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId };
+  if (response === undefined) attributes['error.type'] = errorType(error);
+  duration.record((performance.now() - startedAt) / 1000, attributes);
+  if (response?.usage === undefined) return;
+  tokens.record(response.usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+  tokens.record(response.usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+}
 
 function errorType(error: unknown): string {
   if (error instanceof Error) return error.name;
@@ -61,22 +91,24 @@ function responseAttributes(response: ChatResponse): Attributes {
 
 /**
  * Runs one model call inside a `chat {model}` client span (OpenTelemetry GenAI semantic
- * conventions): provider, requested and answered model, finish reason, token usage.
+ * conventions): provider, requested and answered model, finish reason, token usage; and
+ * records the GenAI client metrics `gen_ai.client.operation.duration` and
+ * `gen_ai.client.token.usage`.
  * Messages, tool arguments and settings that may hold secrets are never recorded.
  */
 export async function traceModelCall(model: ChatModel, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+  const startedAt = performance.now();
   const span = tracer().startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT });
-  if (!span.isRecording()) {
-    span.end();
-    return call();
-  }
-  span.setAttributes(requestAttributes(model, request));
+  const recording = span.isRecording();
+  if (recording) span.setAttributes(requestAttributes(model, request));
   try {
     const response = await call();
-    span.setAttributes(responseAttributes(response));
+    if (recording) span.setAttributes(responseAttributes(response));
+    recordModelCall(model, startedAt, response, undefined);
     return response;
   } catch (error) {
-    failSpan(span, error);
+    if (recording) failSpan(span, error);
+    recordModelCall(model, startedAt, undefined, error);
     throw error;
   } finally {
     span.end();
