@@ -76,6 +76,17 @@ async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: numb
   return done / (ms / 1000);
 }
 
+/** Requests per second of each target, measured in turns of `sliceMs`, `rounds` times over. */
+async function interleavedThroughput(fns: Record<string, () => Promise<unknown>>, inFlight: number, rounds: number, sliceMs: number): Promise<Record<string, number>> {
+  const done: Record<string, number> = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, fn] of Object.entries(fns)) done[name] = (done[name] ?? 0) + (await throughput(fn, inFlight, sliceMs)) * (sliceMs / 1000);
+  }
+  const rates: Record<string, number> = {};
+  for (const [name, count] of Object.entries(done)) rates[name] = count / ((rounds * sliceMs) / 1000);
+  return rates;
+}
+
 try {
   for (const stream of [false, true]) {
     const kind = stream ? 'streaming' : 'non-streaming';
@@ -108,11 +119,19 @@ try {
     );
 
     const IN_FLIGHT = 32;
-    const proxyRate = await throughput(t.proxy, IN_FLIGHT, 3000);
-    const gatewayRate = await throughput(t.gateway, IN_FLIGHT, 3000);
-    const localRate = await throughput(t.local, IN_FLIGHT, 3000);
-    const sdkProxyRate = await throughput(t.sdkProxy, IN_FLIGHT, 3000);
-    const portkeyRate = portkeyWorks ? await throughput(t.portkey, IN_FLIGHT, 3000) : Number.NaN;
+    // Interleaved in 750 ms slices, 4 rounds: the machine's load drifts over seconds, and
+    // back-to-back 3 s windows once put the same target at 0.5x and 1.9x of another.
+    const rates = await interleavedThroughput(
+      { proxy: t.proxy, gateway: t.gateway, local: t.local, sdkProxy: t.sdkProxy, ...(portkeyWorks ? { portkey: t.portkey } : {}) },
+      IN_FLIGHT,
+      4,
+      750,
+    );
+    const proxyRate = rates.proxy ?? Number.NaN;
+    const gatewayRate = rates.gateway ?? Number.NaN;
+    const localRate = rates.local ?? Number.NaN;
+    const sdkProxyRate = rates.sdkProxy ?? Number.NaN;
+    const portkeyRate = rates.portkey ?? Number.NaN;
     const row = (name: string, rate: number): CaseResult => ({
       name,
       opsPerSec: rate,
@@ -122,7 +141,7 @@ try {
       p99Ms: Number.NaN,
       ratio: rate / proxyRate,
     });
-    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight (ratios to the bare proxy)`, [
+    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight, interleaved (ratios to the bare proxy)`, [
       row('bare node:http proxy', proxyRate),
       row('toolwire gateway', gatewayRate),
       // Diagnostics. No upstream hop at all: the gateway's own ceiling. A bare proxy that
