@@ -17,3 +17,5 @@ export type { BuiltinToolsOptions } from './tools/server-tool-set.ts';
 export { loadCustomTool } from './tools/custom-tools.ts';
 export type { LoadCustomToolOptions } from './tools/custom-tools.ts';
 export type { ToolAuditEvent } from './tools/audit-event.ts';
+export type { DynamicToolSourceOptions, McpServerConfig, OpenApiSourceConfig } from './config/dynamic-tools-config.ts';
+export { DynamicToolsStartError } from './tools/dynamic-tools-start-error.ts';

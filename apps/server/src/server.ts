@@ -19,6 +19,7 @@ import { createGatewayMetrics } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
 import type { GatewayState } from './state/gateway-state.ts';
+import { loadDynamicTools } from './tools/load-dynamic-tools.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
 import { checkJsonTextDepth } from './wire/check-json-depth.ts';
@@ -303,9 +304,16 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         );
       }
       const loaded = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger, onSandboxRun: (outcome) => metrics.sandboxRun(outcome) });
+      // MCP servers and OpenAPI documents: a required one that fails stops the start here.
+      const dynamicTools = await loadDynamicTools({ mcpServers: config.mcpServers ?? {}, openApi: config.openApi ?? {}, logger }).catch(async (error: unknown) => {
+        await loaded.dispose();
+        throw error;
+      });
       const serverTools = loaded.tools;
       sandboxPoolSize = loaded.sandboxPoolSize;
-      disposeTools = () => loaded.dispose();
+      disposeTools = async () => {
+        await Promise.all([loaded.dispose(), dynamicTools.close()]);
+      };
       const gatewayState = createGatewayState(config.state, logger);
       state = gatewayState;
       if (!(await gatewayState.whenAvailable(2000))) {
@@ -338,6 +346,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
       };
+      dynamicTools.attach(context.serverTools);
       let address: string;
       try {
         address = await app.listen({ port, host });
@@ -348,7 +357,10 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       }
       listening = true;
       if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
-      logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], state: gatewayState.kind }, `Toolwire gateway at ${address}/v1`);
+      logger.info(
+        { providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], dynamicTools: dynamicTools.summary(), state: gatewayState.kind },
+        `Toolwire gateway at ${address}/v1`,
+      );
       return `${address}/v1`;
     },
     async close() {

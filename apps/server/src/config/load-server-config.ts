@@ -13,7 +13,8 @@ export const SERVER_USAGE = `Usage: toolwire-server [options]
 An OpenAI-compatible gateway: point any OpenAI client at http://HOST:PORT/v1.
 
 Options:
-  --config <file>          JSON config file (providers, keys, server tools, limits; see README)
+  --config <file>          JSON config file (providers, keys, server tools, MCP servers,
+                           OpenAPI documents, limits; see README)
   --port <n>               Port (env PORT, default 8787)
   --host <addr>            Address (env HOST, default 127.0.0.1; non-loopback needs API keys)
   --openai-base-url <url>  OpenAI-compatible upstream (env OPENAI_BASE_URL; key from OPENAI_API_KEY)
@@ -60,6 +61,20 @@ export function parseEnvKeys(value: string): ApiKeyConfig[] {
       const key = colon > 0 ? entry.slice(colon + 1) : entry;
       return { id, keyHash: hashApiKey(key) };
     });
+}
+
+/** Paths in `mcpServers` and `openApi` entries are relative to the config file, like its other paths. */
+function resolveDynamicToolPaths(config: ServerConfig, base: string): void {
+  for (const server of Object.values(config.mcpServers ?? {})) {
+    if (!('command' in server)) continue;
+    // A bare command is looked up on the sandbox's PATH; only an explicit relative path is the file's.
+    if (server.command.startsWith('./') || server.command.startsWith('../')) server.command = resolve(base, server.command);
+    if (server.cwd !== undefined) server.cwd = resolve(base, server.cwd);
+    if (server.readOnlyPaths !== undefined) server.readOnlyPaths = server.readOnlyPaths.map((path) => resolve(base, path));
+  }
+  for (const source of Object.values(config.openApi ?? {})) {
+    if (typeof source.document === 'string') source.document = resolve(base, source.document);
+  }
 }
 
 /**
@@ -110,8 +125,9 @@ export async function loadServerConfig(options: LoadServerConfigOptions): Promis
     } catch (error) {
       throw new ConfigError({ setting: '--config', message: `${path} is not valid JSON: ${(error as Error).message}` });
     }
-    config = parseConfigFile(json);
+    config = parseConfigFile(json, { env: options.env });
     const base = dirname(path);
+    resolveDynamicToolPaths(config, base);
     if (config.tools?.customToolsPath !== undefined) config.tools.customToolsPath = resolve(base, config.tools.customToolsPath);
     const transcripts = config.providers?.replay?.transcripts;
     if (transcripts) for (const name of Object.keys(transcripts)) transcripts[name] = resolve(base, transcripts[name] ?? '');

@@ -1,11 +1,12 @@
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
 import { ConfigError } from './config-error.ts';
+import { parseDynamicTools } from './parse-dynamic-tools.ts';
 import type { BuiltinToolName, ServerConfig } from './server-config.ts';
 
 type Json = Record<string, unknown>;
 
 const BUILTINS: readonly BuiltinToolName[] = ['get_current_time', 'calculate', 'fetch_url'];
-const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'state', 'metrics', 'logLevel']);
+const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'state', 'metrics', 'logLevel', 'mcpServers', 'openApi']);
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -79,9 +80,10 @@ function parseKeys(raw: unknown): ApiKeyConfig[] | undefined {
 
 /**
  * Validates the JSON config file's content (see the README for an example) and returns
- * the matching `ServerConfig`. Throws a `ConfigError` naming the first bad setting.
+ * the matching `ServerConfig`. Secrets the file names by environment variable (`mcpServers`,
+ * `openApi`) are read from `options.env`. Throws a `ConfigError` naming the first bad setting.
  */
-export function parseConfigFile(raw: unknown): ServerConfig {
+export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<string, string | undefined>> } = {}): ServerConfig {
   if (!isObject(raw)) fail('config', 'the config file must hold a JSON object.');
   for (const key of Object.keys(raw)) {
     if (!TOP_LEVEL.has(key)) fail(key, `unknown setting. Known: ${[...TOP_LEVEL].filter((k) => k !== '$schema').join(', ')}.`);
@@ -220,6 +222,9 @@ export function parseConfigFile(raw: unknown): ServerConfig {
       config.metrics.keyHash = keyHash;
     }
   }
+  const dynamic = parseDynamicTools(raw, options.env ?? {});
+  if (dynamic.mcpServers !== undefined) config.mcpServers = dynamic.mcpServers;
+  if (dynamic.openApi !== undefined) config.openApi = dynamic.openApi;
   return config;
 }
 

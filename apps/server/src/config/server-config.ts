@@ -1,6 +1,7 @@
 import type { Tool } from '@toolwire/core';
 import type { Logger } from 'pino';
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
+import type { McpServerConfig, OpenApiSourceConfig } from './dynamic-tools-config.ts';
 import type { ModelProvider } from '../models/model-provider.ts';
 import type { ToolAuditEvent } from '../tools/audit-event.ts';
 
@@ -98,6 +99,10 @@ export interface ServerConfig {
   state?: StateConfig;
   /** Prometheus metrics at `GET /metrics` (default off). */
   metrics?: MetricsConfig;
+  /** MCP servers whose tools become server tools named `<name>_<tool>` (see README, "MCP servers and OpenAPI documents"). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** OpenAPI documents whose operations become server tools named `<name>_<operationId>`. */
+  openApi?: Record<string, OpenApiSourceConfig>;
   /** pino level (default `info`). */
   logLevel?: string;
   /** Programmatic: extra or replacement routing prefixes (tests, embedding). They win over `providers`. */
