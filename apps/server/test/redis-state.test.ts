@@ -114,6 +114,7 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     const ask = (id: string) => [{ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] }];
     await state.rememberTurn('k', turn('c1', 'a'));
     await state.rememberTurn('k', turn('c2', 'b'));
+    await new Promise((r) => setTimeout(r, 5));
     // Using c1 makes c2 the least recently used.
     expect(await state.restoreTurns('k', ask('c1'))).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 20));

@@ -2,8 +2,9 @@
 // two instances can interleave inside one. The clock is Redis's own (`TIME`), so
 // instances with skewed clocks still agree.
 
+// Milliseconds with the microseconds as a fraction: two uses within one millisecond still order.
 const NOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000`;
 
 /**
  * A token bucket. KEYS[1] the bucket (hash: tokens, ts); ARGV[1] capacity, ARGV[2] refill
