@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { InvalidToolDefinitionError } from './errors.ts';
+import { isValidToolName, TOOL_NAME_RULE } from './tool-name.ts';
 import type { JsonSchema } from './types/json-schema.ts';
 import type { Tool, ToolExecutionContext, ToolValidationResult } from './types/tool.ts';
 import { compileJsonSchema } from './validation/json-schema-validator.ts';
@@ -19,8 +20,6 @@ export interface ToolDefinition<TParameters, TArgs, TResult> {
   /** Ask the provider to constrain arguments to the schema exactly (OpenAI strict mode). */
   strict?: boolean;
 }
-
-const MAX_NAME_LENGTH = 64;
 
 /**
  * Defines a function tool from a zod (v4) schema or a plain JSON Schema. The tool exposes
@@ -61,22 +60,13 @@ export function defineTool(definition: ToolDefinition<z.ZodType | JsonSchema, un
 }
 
 function checkName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH || !isNameText(name)) {
+  // Core also accepts namespaced names (`files.read`); the wire rule itself is `TOOL_NAME_RULE`.
+  if (!isValidToolName(name, { dots: true })) {
     throw new InvalidToolDefinitionError({
       toolName: String(name),
-      problem: 'the name must be 1-64 characters of letters, digits, "_", "." or "-" (e.g. "get_weather").',
+      problem: `the name must be ${TOOL_NAME_RULE.description}; "." is allowed too for namespaced tools.`,
     });
   }
-}
-
-function isNameText(name: string): boolean {
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    const ok =
-      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 /* _ */ || c === 46 /* . */ || c === 45; /* - */
-    if (!ok) return false;
-  }
-  return true;
 }
 
 function isZodSchema(value: object): value is z.ZodType {

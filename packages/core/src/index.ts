@@ -48,6 +48,8 @@ export { generateId } from './generate-id.ts';
 export { parseArguments } from './parse-arguments.ts';
 export type { ParseArgumentsOptions } from './parse-arguments.ts';
 export { isProviderTool, partitionTools } from './provider-tools.ts';
+export { isToolNameUnit, isValidToolName, TOOL_NAME_RULE } from './tool-name.ts';
+export type { ToolNameRuleOptions } from './tool-name.ts';
 export { defineTool } from './define-tool.ts';
 export type { ToolDefinition } from './define-tool.ts';
 export { ToolRegistry } from './tool-registry.ts';

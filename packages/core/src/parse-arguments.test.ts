@@ -137,6 +137,17 @@ describe('parseArguments values', () => {
     });
   });
 
+  it('reads parentheses around one value without a comma as the value itself (Python grouping)', () => {
+    expect(parseArguments("x=('a'), y=(5), z=((1, 2)), w=()")).toEqual({ x: 'a', y: 5, z: [1, 2], w: [] });
+    expect(parseArguments("('a')")).toEqual({ arg0: 'a' });
+    expect(parseArguments("x=('a',)")).toEqual({ x: ['a'] });
+  });
+
+  it('coerces a parenthesised string by the schema of its property', () => {
+    const schema = { type: 'object' as const, properties: { n: { type: 'integer' as const } } };
+    expect(parseArguments("n=('5')", { schema })).toEqual({ n: 5 });
+  });
+
   it('reads objects with quoted (or bare) keys', () => {
     expect(parseArguments(`a={"x": 1, 'y': [true, None]}, b={k: "v"}`)).toEqual({
       a: { x: 1, y: [true, null] },

@@ -413,22 +413,32 @@ class ArgumentParser {
     if (stack !== undefined && stack.length > 0) this.failUnclosed(positions?.[positions.length - 1] ?? 0, stack);
   }
 
-  private parseArray(schema: JsonSchema | undefined, depth: number): unknown[] {
+  /**
+   * A list `[…]` or tuple `(…)`. As in Python, parentheses around one value without a comma
+   * are grouping, not a tuple: `('a')` is `'a'`, `('a',)` is `['a']`, `()` is `[]`.
+   */
+  private parseArray(schema: JsonSchema | undefined, depth: number): unknown {
     const open = this.pos;
     const closer = closerOf(this.peek());
     if (this.depth + depth > MAX_DEPTH) this.fail('values are nested too deeply', open, 'flatten the value');
     this.pos++;
     const items: unknown[] = [];
+    let commas = 0;
     while (true) {
       this.skipSpace();
       if (this.atEnd()) this.failUnclosed(open, [closer]);
       const c = this.peek();
       if (c === closer) {
         this.pos++;
+        if (closer === RPAREN && commas === 0 && items.length === 1) {
+          const only = items[0];
+          return typeof only === 'string' ? coerceString(only, schema, this.depth + depth) : only;
+        }
         return items;
       }
       if (c === COMMA) {
         if (items.length === 0) this.fail('a list starts with a comma', this.pos, 'remove the comma');
+        commas++;
         this.pos++;
         continue;
       }
@@ -436,8 +446,10 @@ class ArgumentParser {
       items.push(this.parseContainedValue(itemSchema(schema, items.length), depth));
       this.skipSpace();
       const after = this.peek();
-      if (after === COMMA) this.pos++;
-      else if (after !== closer && !this.atEnd()) this.failUnexpected(after);
+      if (after === COMMA) {
+        commas++;
+        this.pos++;
+      } else if (after !== closer && !this.atEnd()) this.failUnexpected(after);
     }
   }
 

@@ -7,6 +7,12 @@ const tool = (name: string) => defineTool({ name, parameters: { type: 'object' }
 const names = (registry: ToolRegistry, principal?: string): string[] => registry.list(principal).map((t) => t.name);
 
 describe('ToolRegistry', () => {
+  it('applies the tool-name rule to tools not made by defineTool', () => {
+    const plain = { ...tool('ok'), name: 'bad name' };
+    expect(() => new ToolRegistry().register(plain)).toThrow(InvalidToolDefinitionError);
+    expect(() => new ToolRegistry().register({ ...tool('ok'), name: 'weather-now' })).not.toThrow();
+  });
+
   it('registers, gets, lists and unregisters tools in registration order', () => {
     const registry = new ToolRegistry({ tools: [tool('b'), tool('a')] });
     registry.register(tool('c'));

@@ -2,6 +2,7 @@ import { ConcurrencyLimiter } from './concurrency-limiter.ts';
 import { InvalidToolDefinitionError } from './errors.ts';
 import { globMatch } from './glob-match.ts';
 import { TokenBucket } from './token-bucket.ts';
+import { isValidToolName, TOOL_NAME_RULE } from './tool-name.ts';
 import type { RateLimit, TakeResult } from './token-bucket.ts';
 import type { Tool } from './types/tool.ts';
 
@@ -62,8 +63,15 @@ export class ToolRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Adds a tool. Throws `InvalidToolDefinitionError` when the name is taken. */
+  /** Adds a tool. Throws `InvalidToolDefinitionError` when the name is taken or breaks `TOOL_NAME_RULE`. */
   register<TArgs, TResult>(tool: Tool<TArgs, TResult>): this {
+    // Tools built without defineTool (plain objects) meet the same name rule.
+    if (!isValidToolName(tool.name, { dots: true })) {
+      throw new InvalidToolDefinitionError({
+        toolName: String(tool.name),
+        problem: `the name must be ${TOOL_NAME_RULE.description}; "." is allowed too for namespaced tools.`,
+      });
+    }
     if (this.#tools.has(tool.name)) {
       throw new InvalidToolDefinitionError({
         toolName: tool.name,

@@ -1,9 +1,13 @@
 // Throughput of extraction (batch and streaming) on prose, the real corpus and adversarial
 // input, each beside JSON.parse on a JSON document of the same content, in the same run.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { createToolCallParser, extractToolCalls } from '@toolwire/extract';
-import { compare } from '../../../bench/harness.ts';
+import { createToolCallParser, extractToolCalls, renderToolCall } from '@toolwire/extract';
+import type { TextToolFormat } from '@toolwire/extract';
+import { compare, printTable } from '../../../bench/harness.ts';
 
 const MB = 1024 * 1024;
 
@@ -59,12 +63,12 @@ const prose = proseParts.join('');
 const proseJson = asJson(prose);
 
 // (b) the corpus texts, concatenated.
-const corpus = gunzipSync(readFileSync(new URL('../src/__fixtures__/bfcl-airev-agent-0.8b.jsonl.gz', import.meta.url)))
+const entries = gunzipSync(readFileSync(new URL('../src/__fixtures__/bfcl-airev-agent-0.8b.jsonl.gz', import.meta.url)))
   .toString('utf8')
   .trim()
   .split('\n')
-  .map((line) => (JSON.parse(line) as { text: string }).text)
-  .join('\n');
+  .map((line) => JSON.parse(line) as { text: string; tools: string[] });
+const corpus = entries.map((entry) => entry.text).join('\n');
 const corpusJson = asJson(corpus);
 
 // (c) adversarial input: nested unclosed calls, and an unclosed quote.
@@ -109,3 +113,216 @@ await compare({
     { name: 'unclosed quote 2 MB', bytes: quote2.length, fn: () => extractToolCalls(quote2) },
   ],
 });
+
+// (d) One call per model output, as real use does: setup per call counts.
+const outputs = entries.map((entry) => entry.text);
+const outputJson = outputs.map((text) => JSON.stringify(extractToolCalls(text).map((c) => ({ name: c.name, arguments: c.arguments }))));
+const outputBytes = outputs.reduce((sum, text) => sum + bytes(text), 0);
+const outputJsonBytes = outputJson.reduce((sum, text) => sum + bytes(text), 0);
+const perOutput = await compare({
+  title: `(d) per model output: ${outputs.length} outputs, one extractToolCalls call each (ops = passes over all outputs)`,
+  baseline: {
+    name: 'JSON.parse of each output\'s calls',
+    bytes: outputJsonBytes,
+    fn: () => {
+      for (const json of outputJson) JSON.parse(json);
+    },
+  },
+  cases: [
+    {
+      name: 'extractToolCalls, any name',
+      bytes: outputBytes,
+      fn: () => {
+        for (const text of outputs) extractToolCalls(text);
+      },
+    },
+    {
+      name: 'extractToolCalls, allow-list',
+      bytes: outputBytes,
+      fn: () => {
+        for (const entry of entries) extractToolCalls(entry.text, { tools: entry.tools });
+      },
+    },
+  ],
+  timeMs: 1500,
+});
+// The ratio above compares MB/s of different texts; per output is what the issue asks for.
+const [jsonRow, anyRow, allowRow] = perOutput;
+if (jsonRow !== undefined && anyRow !== undefined && allowRow !== undefined) {
+  console.log(
+    `per output: any name ${(anyRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x JSON.parse, allow-list ${(allowRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x; allow-list costs ${((anyRow.opsPerSec / allowRow.opsPerSec - 1) * 100).toFixed(0)}% over any name`,
+  );
+}
+
+// The same outputs through a Python `ast` decoder (BFCL / vLLM pythonic style), in this run.
+const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
+if (python.status !== 0) {
+  console.log('\n(d2) Python ast decoder: skipped, python3 is not available on this machine.');
+} else {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-bench-'));
+  try {
+    const file = join(dir, 'outputs.json');
+    writeFileSync(file, JSON.stringify(outputs));
+    const run = spawnSync('python3', [new URL('./python-ast-decoder.py', import.meta.url).pathname, file, '3'], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`python3 failed: ${run.stderr}`);
+    const { outputsPerSec } = JSON.parse(run.stdout) as { outputsPerSec: number };
+    // Python reports CPU time; measure ours the same way, so that other load on the machine
+    // does not tilt the ratio.
+    const cpuRate = (fn: () => void): number => {
+      for (let w = 0; w < 5; w++) fn();
+      const start = process.cpuUsage();
+      const wall = performance.now();
+      let passes = 0;
+      while (performance.now() - wall < 3000) {
+        fn();
+        passes++;
+      }
+      const used = process.cpuUsage(start);
+      return (passes * outputs.length) / ((used.user + used.system) / 1e6);
+    };
+    const ours = cpuRate(() => {
+      for (const text of outputs) extractToolCalls(text);
+    });
+    const oursAllow = cpuRate(() => {
+      for (const entry of entries) extractToolCalls(entry.text, { tools: entry.tools });
+    });
+    const row = (name: string, rate: number) => ({ name, opsPerSec: rate, mbPerSec: undefined, meanMs: 1000 / rate, p50Ms: 1000 / rate, p99Ms: 1000 / rate, ratio: rate / outputsPerSec });
+    printTable('(d2) per model output vs a Python ast decoder on the same outputs (ops = outputs per CPU second)', [
+      row('Python 3 ast decoder (python3)', outputsPerSec),
+      row('extractToolCalls, any name', ours),
+      row('extractToolCalls, allow-list', oursAllow),
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// (e) What the native formats cost on prose: the same text with call syntax and JSON only.
+await compare({
+  title: '(e) 10 MB of prose: every format vs call syntax + JSON only (the cost of auto-detecting native formats)',
+  baseline: { name: 'formats: call + json', bytes: bytes(prose), fn: () => extractToolCalls(prose, { formats: ['call', 'json'] }) },
+  cases: [{ name: 'all formats (default)', bytes: bytes(prose), fn: () => extractToolCalls(prose) }],
+});
+
+// (f) Native formats: outputs of every family, per output and streamed.
+const NATIVE: TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus'];
+const nativeOutputs: string[] = [];
+const nativeJson: string[] = [];
+for (let i = 0; i < 2000; i++) {
+  const format = NATIVE[i % NATIVE.length] ?? 'hermes';
+  const calls = [
+    { name: 'get_weather', arguments: { city: `City ${i}`, unit: i % 2 === 0 ? 'celsius' : 'fahrenheit' } },
+    { name: 'search_docs', arguments: { query: `item ${i} with "quotes" and <tags>`, limit: String(i % 50) } },
+  ].slice(0, 1 + (i % 2));
+  nativeOutputs.push(`Let me check that for you.\n${calls.map((call) => renderToolCall(call, format)).join('\n')}`);
+  nativeJson.push(JSON.stringify(calls));
+}
+const nativeText = nativeOutputs.join('\n');
+const native1 = chunks(nativeText, 1);
+await compare({
+  title: `(f) native formats: ${nativeOutputs.length} outputs over ${NATIVE.length} families, per output`,
+  baseline: {
+    name: 'JSON.parse of each output\'s calls',
+    bytes: nativeJson.reduce((sum, text) => sum + bytes(text), 0),
+    fn: () => {
+      for (const json of nativeJson) JSON.parse(json);
+    },
+  },
+  cases: [
+    {
+      name: 'extractToolCalls per output',
+      bytes: nativeOutputs.reduce((sum, text) => sum + bytes(text), 0),
+      fn: () => {
+        for (const text of nativeOutputs) extractToolCalls(text);
+      },
+    },
+  ],
+});
+await compare({
+  title: '(f2) native formats concatenated: streaming vs batch',
+  baseline: { name: 'extractToolCalls (batch)', bytes: bytes(nativeText), fn: () => extractToolCalls(nativeText) },
+  cases: [{ name: 'streaming, 1-byte chunks', bytes: bytes(nativeText), fn: () => stream(native1) }],
+});
+
+// (g) Adversarial input for every native format at 1 MB and 2 MB (equal MB/s means linear).
+const adversarial: [string, (size: number) => string][] = [
+  ['open <tool_call> + 1 MB of <parameter=', (size) => `<tool_call>\n<function=f>\n${'<parameter='.repeat(size / 11)}`],
+  ['closed block of <parameter= text', (size) => `<tool_call>\n<function=f>\n<parameter=a>\n${'x <parameter='.repeat(size / 13)}\n</parameter>\n</function>\n</tool_call>`],
+  ['<tool_call> repeated', (size) => '<tool_call>'.repeat(size / 11)],
+  ['<function=f> repeated (no body)', (size) => '<function=f>'.repeat(size / 12)],
+  ['GLM <arg_key> unclosed', (size) => `<tool_call>f\n${'<arg_key>k'.repeat(size / 10)}`],
+  ['DeepSeek begin tokens nested', (size) => '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>'.repeat(size / 42)],
+  ['Kimi section with unclosed calls', (size) => `<|tool_calls_section_begin|>${'<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{'.repeat(size / 64)}`],
+  ['Gemma unclosed string', (size) => `<|tool_call>call:f{a:<|"|>${'x'.repeat(size)}`],
+  ['harmony headers without message', (size) => '<|channel|>commentary to=functions.f '.repeat(size / 38)],
+  ['Mistral [TOOL_CALLS] nested', (size) => '[TOOL_CALLS]f[ARGS]{"a":'.repeat(size / 24)],
+  ['Functionary >>> repeated', (size) => '>>>f\n{'.repeat(size / 6)],
+  ['<think> never closed', (size) => `<think>${'f(a=1) '.repeat(size / 7)}`],
+  ['many [THINK] blocks', (size) => '[THINK]f(a=1)[/THINK]g(b=2) '.repeat(size / 29)],
+  // Many closed blocks in one text: a closing token that never comes must not be looked for
+  // in the whole rest of the text per block.
+  ...(['deepseek', 'gemma4', 'kimi-k2', 'deepseek-dsml', 'qwen3-xml', 'mistral'] as const).map(
+    (format): [string, (size: number) => string] => [
+      `many ${format} blocks`,
+      (size) => {
+        const one = `ok ${renderToolCall({ name: 'get_weather', arguments: { city: 'Paris', n: 1 } }, format)}\n`;
+        const parts: string[] = [];
+        for (let i = 0; i * one.length < size; i++) parts.push(one.replace('Paris', `P${i}`));
+        return parts.join('');
+      },
+    ],
+  ),
+];
+for (const [name, make] of adversarial) {
+  const one = make(MB);
+  const two = make(2 * MB);
+  await compare({
+    title: `(g) adversarial, ${name}: 1 MB vs 2 MB (ratio near 1.00x means linear)`,
+    baseline: { name: '1 MB', bytes: one.length, fn: () => extractToolCalls(one) },
+    cases: [{ name: '2 MB', bytes: two.length, fn: () => extractToolCalls(two) }],
+    timeMs: 300,
+  });
+}
+
+// (h) The issue's targets in CPU time, interleaved rounds, best of each: other processes on a
+// shared machine slow every case of a wall-clock table unevenly; CPU time is steadier.
+{
+  const cases: Record<string, () => void> = {
+    jsonPerOutput: () => {
+      for (const json of outputJson) JSON.parse(json);
+    },
+    anyPerOutput: () => {
+      for (const text of outputs) extractToolCalls(text);
+    },
+    allowPerOutput: () => {
+      for (const entry of entries) extractToolCalls(entry.text, { tools: entry.tools });
+    },
+    corpusBatch: () => extractToolCalls(corpus),
+    corpus1Byte: () => stream(corpus1),
+    proseCallJson: () => extractToolCalls(prose, { formats: ['call', 'json'] }),
+    proseAll: () => extractToolCalls(prose),
+    proseJson: () => JSON.parse(proseJson) as unknown,
+  };
+  const best = new Map<string, number>();
+  for (let round = 0; round < 6; round++) {
+    for (const [name, fn] of Object.entries(cases)) {
+      const start = process.cpuUsage();
+      const wall = performance.now();
+      let passes = 0;
+      while (performance.now() - wall < 250 || passes < 2) {
+        fn();
+        passes++;
+      }
+      const used = process.cpuUsage(start);
+      const ms = (used.user + used.system) / 1000 / passes;
+      best.set(name, Math.min(best.get(name) ?? Number.POSITIVE_INFINITY, ms));
+    }
+  }
+  const ms = (name: string): number => best.get(name) ?? Number.NaN;
+  const proseRate = (name: string): number => bytes(prose) / ms(name);
+  console.log('\n(h) targets in CPU time (best of 6 interleaved rounds)');
+  console.log(`per output, any name:    ${(ms('jsonPerOutput') / ms('anyPerOutput')).toFixed(2)}x JSON.parse of the same calls (target >= 0.5x)`);
+  console.log(`per output, allow-list:  ${(ms('jsonPerOutput') / ms('allowPerOutput')).toFixed(2)}x JSON.parse; allow-list costs ${((ms('allowPerOutput') / ms('anyPerOutput') - 1) * 100).toFixed(0)}% over any name (target <= 10%)`);
+  console.log(`1-byte streaming:        ${(ms('corpus1Byte') / ms('corpusBatch')).toFixed(2)}x the time of batch (target <= 2.5x)`);
+  console.log(`native formats on prose: cost ${((ms('proseAll') / ms('proseCallJson') - 1) * 100).toFixed(1)}% of throughput (target <= 5%); prose ${(proseRate('proseAll') / (bytes(proseJson) / ms('proseJson'))).toFixed(2)}x JSON.parse MB/s (target >= 1x)`);
+}

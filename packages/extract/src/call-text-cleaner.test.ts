@@ -41,3 +41,11 @@ describe('CallTextCleaner', () => {
     expect(clean(['value <tool'])).toBe('value <tool');
   });
 });
+
+describe('CallTextCleaner: native framing', () => {
+  it('removes harmony framing and end tokens around a final answer', () => {
+    const cleaner = new CallTextCleaner();
+    const shown = ['<|start|>assistant<|channel|>final<|mes', 'sage|>It is 7.<|return|>'].map((part) => cleaner.text(part)).join('') + cleaner.end();
+    expect(shown).toBe('It is 7.');
+  });
+});

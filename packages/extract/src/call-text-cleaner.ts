@@ -10,6 +10,16 @@ const MARKERS = [
   '<end_of_turn>',
   '<|eot_id|>',
   '<|im_end|>',
+  // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
+  '</function>',
+  '<|channel|>final<|message|>',
+  '<|start|>assistant',
+  '<|end|>',
+  '<|return|>',
+  '<|call|>',
+  '</think>',
+  '<turn|>',
+  '<\uff5cend\u2581of\u2581sentence\uff5c>',
 ];
 
 /** Characters that only frame calls: list brackets, separators and the whitespace between them. */
@@ -58,7 +68,7 @@ export class CallTextCleaner {
         from = i;
         continue;
       }
-      if (s.length - i < 16 && isMarkerPrefix(s.slice(i))) {
+      if (s.length - i < 32 && isMarkerPrefix(s.slice(i))) {
         this.pending = s.slice(i);
         break;
       }

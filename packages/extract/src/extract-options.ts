@@ -4,13 +4,58 @@ import type { JsonSchema } from '@toolwire/core';
 export type ToolCallFormat =
   /** Call syntax: `search(q="x")`, Python-style lists `[f(a=1), g()]`, `<|python_tag|>f(a=1)`. */
   | 'call'
-  /** JSON: `{"name": …, "arguments": …}` (bare, in arrays, fences or `<tool_call>` tags) and `[TOOL_CALLS]name{…}`. */
-  | 'json';
+  /**
+   * JSON: `{"name": …, "arguments": …}` (bare, in arrays, fences, `<tool_call>` tags: Hermes,
+   * Qwen2.5/3, Llama 3.x, Granite, Cohere `Action:`/`tool_name`), `[TOOL_CALLS] […]` and `[TOOL_CALLS]name{…}`.
+   */
+  | 'json'
+  /** Qwen3-Coder, Qwen3.5, Nemotron 3: `<tool_call><function=NAME><parameter=ARG>…</parameter></function></tool_call>`. */
+  | 'qwen3-xml'
+  /** Seed-OSS: the Qwen3 XML body inside `<seed:tool_call>`. */
+  | 'seed-oss'
+  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`. */
+  | 'minimax-m2'
+  /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
+  | 'glm'
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  | 'deepseek'
+  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
+  | 'deepseek-dsml'
+  /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
+  | 'kimi-k2'
+  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
+  | 'gemma4'
+  /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
+  | 'harmony'
+  /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
+  | 'mistral'
+  /** Functionary v3.1 `<function=NAME>{…}</function>` and v3.2 `>>>NAME\n{…}`. */
+  | 'functionary'
+  /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
+  | 'apertus';
+
+/** Every format, in the order of the README's table. */
+const ALL_FORMATS: readonly ToolCallFormat[] = [
+  'call',
+  'json',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'deepseek',
+  'deepseek-dsml',
+  'kimi-k2',
+  'gemma4',
+  'harmony',
+  'mistral',
+  'functionary',
+  'apertus',
+];
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
 export interface ExtractableTool {
   name: string;
-  /** Drives type coercion of the arguments (`"5"` → 5 for an integer property). */
+  /** Drives type coercion of the arguments (`"5"` → 5 for an integer property, XML values). */
   inputSchema?: JsonSchema;
 }
 
@@ -18,26 +63,42 @@ export interface ExtractableTool {
 export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
-   * drive type coercion. Without it, any identifier counts as a tool name.
+   * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
+   * A list is read once and remembered (pass a new array rather than editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
-  /** The formats to look for (default: all). */
+  /** The formats to look for (default: all, auto-detected in the same pass). */
   formats?: readonly ToolCallFormat[];
+  /** Looks for this one format only, when the caller knows the model (`format: 'qwen3-xml'`). Wins over `formats`. */
+  format?: ToolCallFormat;
+  /**
+   * Calls written inside a reasoning block (`<think>…</think>`, harmony `analysis`, …) are
+   * reasoning, not calls (default). `true` reads them as calls too (Qwen3.5 sometimes puts its
+   * real call before `</think>`).
+   */
+  callsInReasoning?: boolean;
+  /** The prompt already opened a reasoning block (it ends with `<think>`): the text starts inside it. */
+  startInReasoning?: boolean;
   /**
    * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
    * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
+   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`) is kept.
    */
   id?: (name: string, index: number) => string;
 }
 
 /** Options with their defaults resolved, shared by the batch and streaming forms. */
 export interface ResolvedExtractOptions {
-  /** Allowed names with their schemas; `undefined` means any identifier. */
+  /** Allowed names with their schemas; `undefined` means any name. */
   allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
   prefixes: ReadonlySet<string> | undefined;
   call: boolean;
   json: boolean;
+  /** The formats looked for. */
+  formats: ReadonlySet<ToolCallFormat>;
+  callsInReasoning: boolean;
+  startInReasoning: boolean;
   id: (name: string, index: number) => string;
 }
 
@@ -45,27 +106,85 @@ function defaultId(name: string, index: number): string {
   return `${name}_${index}`;
 }
 
+interface ResolvedTools {
+  length: number;
+  allowed: Map<string, JsonSchema | undefined>;
+  prefixes: Set<string>;
+  /** The options `{ tools }` alone resolve to (the common call), made once. */
+  alone: ResolvedExtractOptions | undefined;
+}
+
+/**
+ * Allow-lists resolved before, by array identity: callers pass the same tool list for every
+ * output, and building its prefix set per call cost more than scanning a short output. The
+ * list is `readonly`; one whose length changed is resolved again.
+ */
+const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
+const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
+const ALL = new Set<ToolCallFormat>(ALL_FORMATS);
+
+function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
+  const cached = toolCache.get(tools);
+  if (cached?.length === tools.length) return cached;
+  const allowed = new Map<string, JsonSchema | undefined>();
+  for (const tool of tools) {
+    if (typeof tool === 'string') allowed.set(tool, undefined);
+    else allowed.set(tool.name, tool.inputSchema);
+  }
+  const prefixes = new Set<string>();
+  for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
+  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes, alone: undefined };
+  toolCache.set(tools, resolved);
+  return resolved;
+}
+
+function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
+  const list = options?.format !== undefined ? [options.format] : options?.formats;
+  if (list === undefined) return ALL;
+  const key = list.join(',');
+  let set = formatCache.get(key);
+  if (set === undefined) {
+    set = new Set(list);
+    // Bounded: format lists are few; odd ones are not worth keeping.
+    if (formatCache.size < 64) formatCache.set(key, set);
+  }
+  return set;
+}
+
+const DEFAULTS: ResolvedExtractOptions = {
+  allowed: undefined,
+  prefixes: undefined,
+  call: true,
+  json: true,
+  formats: ALL,
+  callsInReasoning: false,
+  startInReasoning: false,
+  id: defaultId,
+};
+
 /** Resolves the defaults of `ExtractOptions` in one place. */
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
-  let allowed: Map<string, JsonSchema | undefined> | undefined;
-  if (options?.tools !== undefined) {
-    allowed = new Map();
-    for (const tool of options.tools) {
-      if (typeof tool === 'string') allowed.set(tool, undefined);
-      else allowed.set(tool.name, tool.inputSchema);
-    }
-  }
-  let prefixes: Set<string> | undefined;
-  if (allowed !== undefined) {
-    prefixes = new Set();
-    for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
-  }
-  const formats = options?.formats;
-  return {
-    allowed,
-    prefixes,
-    call: formats === undefined || formats.includes('call'),
-    json: formats === undefined || formats.includes('json'),
-    id: options?.id ?? defaultId,
+  if (options === undefined) return DEFAULTS;
+  const tools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const alone =
+    options.format === undefined &&
+    options.formats === undefined &&
+    options.callsInReasoning === undefined &&
+    options.startInReasoning === undefined &&
+    options.id === undefined;
+  if (alone && tools === undefined) return DEFAULTS;
+  if (alone && tools?.alone !== undefined) return tools.alone;
+  const formats = resolveFormats(options);
+  const resolved: ResolvedExtractOptions = {
+    allowed: tools?.allowed,
+    prefixes: tools?.prefixes,
+    call: formats.has('call'),
+    json: formats.has('json'),
+    formats,
+    callsInReasoning: options.callsInReasoning === true,
+    startInReasoning: options.startInReasoning === true,
+    id: options.id ?? defaultId,
   };
+  if (alone && tools !== undefined) tools.alone = resolved;
+  return resolved;
 }

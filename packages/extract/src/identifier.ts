@@ -1,5 +1,6 @@
 // Character classes of the tool-call scanner. ASCII is decided by comparisons; other
 // characters by a single-character Unicode property test (no backtracking possible).
+import { isToolNameUnit } from '@toolwire/core';
 
 const ID_START = /^[\p{ID_Start}_]$/u;
 const ID_CONTINUE = /^[\p{ID_Continue}]$/u;
@@ -18,9 +19,35 @@ export function isIdentifierUnit(c: number): boolean {
   return ID_CONTINUE.test(String.fromCharCode(c));
 }
 
-/** A unit of a possible dotted name: identifier units and `.`. */
+/**
+ * A unit of a possible name: identifier units, `.` (dotted names) and `-` (core's tool-name
+ * rule allows it: `weather-now`). ASCII follows `isToolNameUnit` from core.
+ */
 export function isNameRunUnit(c: number): boolean {
-  return c === 0x2e || isIdentifierUnit(c);
+  if (c < 0x80) return c === 0x2e || isToolNameUnit(c);
+  return isIdentifierUnit(c);
+}
+
+/**
+ * Characters of scripts written without spaces between words (CJK, kana, Hangul, Thai, Lao,
+ * Khmer, Myanmar, Yi, full-width forms) and astral characters (surrogates: rare ideographs,
+ * emoji). Prose in these scripts runs straight into an ASCII name: `请调用get_weather(`.
+ */
+function isUnspacedScript(c: number): boolean {
+  return (
+    (c >= 0x0e00 && c <= 0x109f) ||
+    (c >= 0x1780 && c <= 0x17ff) ||
+    (c >= 0x2e80 && c <= 0xa4cf) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0xd800 && c <= 0xdfff) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xff00 && c <= 0xffef)
+  );
+}
+
+/** Whether a name may start at `next` after `before`: an unspaced-script character followed by ASCII. */
+export function isScriptBoundary(before: number, next: number): boolean {
+  return next < 0x80 && isUnspacedScript(before);
 }
 
 function isIdentifierStart(c: number): boolean {
@@ -29,17 +56,24 @@ function isIdentifierStart(c: number): boolean {
   return ID_START.test(String.fromCharCode(c));
 }
 
-/** Whether `name` is a (dotted) identifier: `search`, `math.factorial`, `天气`. */
+/**
+ * Whether `name` is a name the scanner accepts without an allow-list: identifiers joined by
+ * `.` or `-` (`search`, `math.factorial`, `weather-now`, `天气`). A part after `.` starts
+ * like an identifier; a part after `-` may start with a digit (`gpt-4o`). No empty parts, so
+ * `-b` or `a--b` are never names.
+ */
 export function isValidName(name: string): boolean {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH) return false;
   let partStart = true;
+  let afterHyphen = false;
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
-    if (c === 0x2e) {
+    if (c === 0x2e || c === 0x2d) {
       if (partStart) return false;
       partStart = true;
+      afterHyphen = c === 0x2d;
     } else if (partStart) {
-      if (!isIdentifierStart(c)) return false;
+      if (afterHyphen ? !isIdentifierUnit(c) : !isIdentifierStart(c)) return false;
       partStart = false;
     } else if (!isIdentifierUnit(c)) {
       return false;

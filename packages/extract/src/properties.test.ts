@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import type { TextToolFormat } from './text-tool-format.ts';
 
 // Prose that cannot contain a call of its own: words, spaces, punctuation, no brackets.
 const WORDS = ['the', 'weather', 'is', 'nice', 'Sure', 'I', 'will', 'check', 'that', 'für', '东京', 'ok', 'then', 'a', 'list'];
@@ -40,6 +42,30 @@ const document = fc
     })),
   );
 
+// Native formats. XML formats carry text values (typed only by a schema), so their calls
+// get string values, without leading or trailing whitespace (MiniMax trims it).
+const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek-dsml'] as const;
+const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4'] as const;
+const xmlText = fc
+  .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
+  .map((text) => text.trim());
+const xmlCall = fc.record({ name, arguments: fc.dictionary(key, xmlText, { maxKeys: 4 }) });
+// Gemma's strings cannot hold its own quote token; the generators never write `<|`.
+const nativeDocument = fc
+  .array(
+    fc.oneof(
+      fc.tuple(prose, xmlCall, fc.constantFrom<TextToolFormat>(...XML_FORMATS)),
+      fc.tuple(prose, call, fc.constantFrom<TextToolFormat>(...JSON_FORMATS)),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .chain((parts) =>
+    prose.map((end) => ({
+      text: parts.map(([before, c, format]) => `${before} ${renderToolCall(c, format)} `).join('') + end,
+      calls: parts.map(([, c]) => c),
+    })),
+  );
+
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (typeof v === 'object' && v !== null) {
@@ -62,8 +88,8 @@ function uniqueCalls(calls: readonly { name: string; arguments: Record<string, u
   });
 }
 
-function stream(text: string, cuts: readonly number[], tools?: readonly string[]): ToolCallParserEvent[] {
-  const parser = createToolCallParser(tools === undefined ? undefined : { tools });
+function stream(text: string, cuts: readonly number[], tools?: readonly string[], options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(tools === undefined ? options : { ...options, tools });
   const events: ToolCallParserEvent[] = [];
   let last = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -104,6 +130,45 @@ const fragment = fc.constantFrom(
   '😀',
 );
 const messy = fc.array(fc.oneof(fragment, prose), { maxLength: 30 }).map((parts) => parts.join(''));
+
+// Pieces of every native format's markup, shuffled: openers without closers, closers alone,
+// reasoning inside calls and calls inside reasoning.
+const nativeFragment = fc.constantFrom(
+  '<tool_call>',
+  '</tool_call>',
+  '\n<function=f>\n',
+  '<parameter=a>\n',
+  '</parameter>\n',
+  '</function>',
+  '<seed:tool_call>',
+  '<minimax:tool_call><invoke name="g">',
+  '<parameter name="a">1</parameter>',
+  '</invoke></minimax:tool_call>',
+  'g\n<arg_key>k</arg_key><arg_value>v</arg_value>',
+  '<\uff5ctool\u2581calls\u2581begin\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581calls\u2581end\uff5c>',
+  '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}',
+  '<|tool_call_end|><|tool_calls_section_end|>',
+  '<|tool_call>call:g{a:<|"|>x<|"|>}',
+  '<tool_call|>',
+  '<|channel|>analysis<|message|>',
+  '<|channel|>commentary to=functions.f <|constrain|>json<|message|>',
+  '<|end|>',
+  '<|call|>',
+  '[TOOL_CALLS]f[ARGS]',
+  '[CALL_ID]abc',
+  '>>>g\n',
+  '{"b": 2}',
+  '<think>',
+  '</think>',
+  '<|tools_prefix|>[{"f": {}}]<|tools_suffix|>',
+  'search(q="x")',
+  '<',
+  '>',
+  '[',
+);
+const nativeMessy = fc.array(fc.oneof(nativeFragment, prose), { maxLength: 25 }).map((parts) => parts.join(''));
 
 describe('properties', () => {
   it('finds the calls embedded in random prose, with their arguments, once each', () => {
@@ -146,6 +211,43 @@ describe('properties', () => {
         expect(calls).toEqual(extractToolCalls(text, { tools }));
         expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('finds calls written in every native format, embedded in prose', () => {
+    fc.assert(
+      fc.property(nativeDocument, ({ text, calls }) => {
+        const found = extractToolCalls(text).map((c) => ({ name: c.name, arguments: c.arguments }));
+        expect(found).toEqual(uniqueCalls(calls));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same native-format calls and text for any chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          nativeDocument.map((d) => d.text),
+          nativeMessy,
+        ),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (text, rawCuts) => {
+          const cuts = rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+          const events = stream(text, cuts);
+          expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text));
+          expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+          const allowed = stream(text, cuts, ['f', 'g', 'search']);
+          expect(allowed.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, { tools: ['f', 'g', 'search'] }));
+          expect(allowed.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+          for (const options of [{ callsInReasoning: true }, { startInReasoning: true }]) {
+            const events = stream(text, cuts, undefined, options);
+            expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, options));
+            expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

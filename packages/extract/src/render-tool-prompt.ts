@@ -1,10 +1,16 @@
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
+import { renderToolCall } from './render-tool-call.ts';
 import type { TextToolFormat } from './text-tool-format.ts';
 
 /** Options of `renderToolPrompt`. */
 export interface RenderToolPromptOptions {
   /** The call format the model is taught (default `'call'`). */
   format?: TextToolFormat;
+  /**
+   * Teaches the format the model family was trained on (`'qwen3-xml'`, `'hermes'`,
+   * `'harmony'`, …); wins over `format`. Extraction reads every format either way.
+   */
+  promptFormat?: TextToolFormat;
   /** `'required'` or a named tool adds an instruction to call one; `'none'` renders nothing. */
   toolChoice?: ToolChoice;
   /** `false` asks for at most one call per answer. */
@@ -68,7 +74,43 @@ function example(tool: PromptTool, format: TextToolFormat): string {
     const args = keys.map((key) => `${JSON.stringify(key)}: ${exampleValue(properties[key])}`).join(', ');
     return `<tool_call>{"name": ${JSON.stringify(tool.name)}, "arguments": {${args}}}</tool_call>`;
   }
-  return `${tool.name}(${keys.map((key) => `${key}=${exampleValue(properties[key])}`).join(', ')})`;
+  if (format === 'call') return `${tool.name}(${keys.map((key) => `${key}=${exampleValue(properties[key])}`).join(', ')})`;
+  const args: Record<string, unknown> = {};
+  for (const key of keys) args[key] = JSON.parse(exampleValue(properties[key])) as unknown;
+  return renderToolCall({ name: tool.name, arguments: args }, format);
+}
+
+/** The sentence before the example: how calls are written in `format`. */
+function instruction(format: TextToolFormat): string {
+  switch (format) {
+    case 'call':
+      return 'To call a tool, write the call on its own line with named arguments and JSON values (strings in double quotes), e.g.:';
+    case 'json-tag':
+    case 'hermes':
+      return 'To call a tool, write a JSON object with its name and arguments inside <tool_call></tool_call> tags, e.g.:';
+    case 'qwen3-xml':
+    case 'seed-oss':
+      return 'To call a tool, write a <function=NAME> block with one <parameter=NAME> element per argument, e.g.:';
+    case 'minimax-m2':
+      return 'To call a tool, write an <invoke name="NAME"> element with one <parameter name="NAME"> element per argument, e.g.:';
+    case 'glm':
+      return 'To call a tool, write its name after <tool_call>, then an <arg_key>/<arg_value> pair per argument, e.g.:';
+    case 'deepseek':
+    case 'kimi-k2':
+    case 'harmony':
+    case 'mistral':
+    case 'functionary':
+    case 'apertus':
+      return 'To call a tool, write its name and its arguments as a JSON object in this format, e.g.:';
+    case 'deepseek-dsml':
+      return 'To call a tool, write an invoke element with one parameter element per argument (string="false" for JSON values), e.g.:';
+    case 'gemma4':
+      return 'To call a tool, write call:NAME{key:value,…} inside the tool-call tokens, strings between <|"|> tokens, e.g.:';
+    default: {
+      const unknown: never = format;
+      throw new Error(`unknown format ${String(unknown)}`);
+    }
+  }
 }
 
 /**
@@ -77,19 +119,16 @@ function example(tool: PromptTool, format: TextToolFormat): string {
  * without a tool. Kept short for small context windows.
  *
  * @example renderToolPrompt([getWeather], { format: 'call' })
+ * @example renderToolPrompt([getWeather], { promptFormat: 'qwen3-xml' }) // for a Qwen3-Coder model
  */
 export function renderToolPrompt(tools: readonly PromptTool[], options?: RenderToolPromptOptions): string {
-  const format = options?.format ?? 'call';
+  const format = options?.promptFormat ?? options?.format ?? 'call';
   const choice = options?.toolChoice ?? 'auto';
   if (tools.length === 0 || choice === 'none') return '';
   const first = tools[0];
   if (first === undefined) return '';
   const lines = ['You can call these tools:', ...tools.map(renderTool), ''];
-  if (format === 'json-tag') {
-    lines.push('To call a tool, write a JSON object with its name and arguments inside <tool_call></tool_call> tags, e.g.:');
-  } else {
-    lines.push('To call a tool, write the call on its own line with named arguments and JSON values (strings in double quotes), e.g.:');
-  }
+  lines.push(instruction(format));
   lines.push(example(first, format));
   lines.push(
     options?.parallelToolCalls === false

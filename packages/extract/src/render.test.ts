@@ -4,6 +4,7 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
 import { renderToolResult } from './render-tool-result.ts';
+import { TEXT_TOOL_FORMATS } from './text-tool-format.ts';
 
 const search: FunctionToolSpec = {
   type: 'function',
@@ -98,5 +99,30 @@ describe('renderToolCall', () => {
     const text = renderToolCall({ name: 'f', arguments: { 'a b': 1 } });
     expect(text).toBe('f({"a b":1})');
     expect(extractToolCalls(text)[0]?.arguments).toEqual({ 'a b': 1 });
+  });
+});
+
+describe('renderToolCall in every text format', () => {
+  const call = { name: 'set_alarm', arguments: { time: '07:00 <b> "x"', label: 'gym, {a}: b', minutes: 45, repeat: false, days: ['mon'] } };
+  const schema = {
+    type: 'object' as const,
+    properties: {
+      time: { type: 'string' as const },
+      label: { type: 'string' as const },
+      minutes: { type: 'integer' as const },
+      repeat: { type: 'boolean' as const },
+      days: { type: 'array' as const, items: { type: 'string' as const } },
+    },
+  };
+
+  it.each(TEXT_TOOL_FORMATS)('%s parses back to the same call', (format) => {
+    const text = `Sure.\n${renderToolCall(call, format)}\nDone.`;
+    expect(extractToolCalls(text, { tools: [{ name: 'set_alarm', inputSchema: schema }] }).map((c) => ({ name: c.name, arguments: c.arguments }))).toEqual([call]);
+  });
+
+  it.each(TEXT_TOOL_FORMATS)('renderToolPrompt teaches %s with an example that parses', (format) => {
+    const prompt = renderToolPrompt([search], { promptFormat: format });
+    const exampleLine = prompt.split('e.g.:\n')[1] ?? '';
+    expect(extractToolCalls(exampleLine, { tools: [search] }).map((c) => c.name)).toEqual(['search']);
   });
 });

@@ -78,6 +78,13 @@ export class TextToolsDecoder {
           if (event.id !== undefined) this.pending.delete(event.id);
           text(event.text);
           break;
+        case 'reasoning':
+          out.push({ type: 'reasoning-delta', delta: event.text });
+          break;
+        case 'reasoning-start':
+        case 'reasoning-end':
+          // The delimiters (`<think>`, `</think>`) are neither answer nor reasoning text.
+          break;
         default: {
           const unknown: never = event;
           throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);

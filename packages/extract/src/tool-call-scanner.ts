@@ -1,15 +1,23 @@
 import { InvalidArgumentsError, parseArguments } from '@toolwire/core';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
-import type { ResolvedExtractOptions } from './extract-options.ts';
+import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
   endsWithDefinitionKeyword,
   isNameRunUnit,
+  isScriptBoundary,
   isSpace,
   isValidName,
   isWordUnit,
   MAX_NAME_LENGTH,
   NOT_CALL_NAMES,
 } from './identifier.ts';
+import { isRecord } from './native/json-extent.ts';
+import type { NativeContext } from './native/native-call.ts';
+import { firstToken } from './native/first-token.ts';
+import { matchOpener, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import type { BlockBody, OpenerContext } from './native/native-opener.ts';
+import { parseBlock } from './native/parse-block.ts';
+import { SeenCalls } from './seen-calls.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
 const DQUOTE = 0x22;
@@ -21,6 +29,8 @@ const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 const LBRACE = 0x7b;
 const RBRACE = 0x7d;
+const LANGLE = 0x3c;
+const RANGLE = 0x3e;
 
 /** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 0 other. */
 const CLASS = new Uint8Array(128);
@@ -33,20 +43,49 @@ CLASS[RPAREN] = 3;
 CLASS[RBRACKET] = 3;
 CLASS[RBRACE] = 3;
 
-/** How much released text is kept for look-behind (`def `, `[TOOL_CALLS]`, the name boundary). */
+/** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
-/** Mistral's marker: `[TOOL_CALLS]name{…}` is a call with JSON arguments. */
-const MARKER = '[TOOL_CALLS]';
+/** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
+const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-injected-document']);
+/** Keys that hold a JSON call's arguments, in order of preference. */
+const ARGUMENT_KEYS = ['arguments', 'parameters', 'params', 'args', 'input'];
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
 const MAX_INNER_DEPTH = 4;
 
-type FrameKind = 'call' | 'marker' | 'json';
+/** Never written: `feed` records nested objects of JSON frames only. */
+const NO_RECORDS: number[] = [];
+/**
+ * The result of a `push` that completes nothing (most pushes of a token stream), shared so
+ * that such a push allocates nothing. It is typed readonly; should a caller write into it
+ * anyway, it is emptied again before it is handed out. (Not frozen: iterating a frozen
+ * array takes a slow path in V8.)
+ */
+const NO_EVENTS: ToolCallParserEvent[] = [];
+
+function noEvents(): ToolCallParserEvent[] {
+  if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
+  return NO_EVENTS;
+}
+
+type FrameKind = 'call' | 'marker' | 'json' | 'block';
 type FrameStatus = 'open' | 'closed' | 'mismatch' | 'not-json';
 
-/** A span being scanned that may be a call: `name(…)`, `[TOOL_CALLS]name{…}` or a JSON object. */
+/**
+ * A span being scanned that may be a call: `name(…)`, a header before JSON arguments
+ * (`[TOOL_CALLS]name[ARGS]{…}`, harmony, Functionary), a JSON object, or a native block
+ * read whole once its closing token arrives.
+ */
 interface Frame {
   kind: FrameKind;
   name: string;
+  /** An id the model wrote (Mistral `[CALL_ID]`). */
+  modelId: string | undefined;
+  /** Blocks: how the body is read, the tokens that close it, the opener's length. */
+  body: BlockBody | undefined;
+  ends: readonly string[];
+  openerLength: number;
+  /** Blocks: the last characters received, which may hold the start of a closing token. */
+  carry: string;
   /** The id announced by `tool-call-start` (call frames only). */
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
@@ -74,6 +113,11 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   return {
     kind: start.kind,
     name: start.name,
+    modelId: undefined,
+    body: undefined,
+    ends: [],
+    openerLength: 0,
+    carry: '',
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
@@ -83,103 +127,16 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     escaped: false,
     prev: paren ? LPAREN : LBRACE,
     awaitingQuote: start.kind === 'json',
-    inner: [],
-    openRecord: [-1, -1],
+    // Only JSON frames record nested objects: the others share empty arrays they never write.
+    inner: start.kind === 'json' ? [] : NO_RECORDS,
+    openRecord: start.kind === 'json' ? [-1, -1] : NO_RECORDS,
     status: 'open',
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function collectKeys(value: unknown, keys: Set<string>): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const item of value) collectKeys(item, keys);
-    return;
-  }
-  for (const key of Object.keys(value)) {
-    keys.add(key);
-    collectKeys((value as Record<string, unknown>)[key], keys);
-  }
-}
-
-/**
- * JSON with sorted keys: two spellings of the same arguments give the same key. A key list
- * passed to `JSON.stringify` orders the members of every object by that list, so the native
- * serializer does the work.
- */
-function canonical(value: Record<string, unknown>): string {
-  const keys = new Set<string>();
-  collectKeys(value, keys);
-  return JSON.stringify(value, [...keys].sort());
-}
-
-/** A string hash over every character of short strings and 32 evenly spread ones of long strings. */
-function stringHash(s: string): number {
-  const n = s.length;
-  const step = n <= 64 ? 1 : Math.floor(n / 32);
-  let h = Math.imul(n, 0x9e3779b1);
-  for (let i = 0; i < n; i += step) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h;
-}
-
-/**
- * A cheap fingerprint of a value that ignores the order of object keys (members are
- * combined by addition): equal values always get equal fingerprints, so only calls whose
- * fingerprints collide need the full canonical comparison.
- */
-function fingerprint(value: unknown): number {
-  switch (typeof value) {
-    case 'string':
-      return stringHash(value);
-    case 'number':
-      return (Math.imul(value | 0, 0x85ebca6b) ^ ((value * 1e6) | 0)) | 0;
-    case 'boolean':
-      return value ? 0x1234567 : 0x7654321;
-    case 'object': {
-      if (value === null) return 0x0f0f0f0f;
-      if (Array.isArray(value)) {
-        let h = 0x3c6ef372;
-        for (const item of value) h = (Math.imul(h, 31) + fingerprint(item)) | 0;
-        return h;
-      }
-      let h = 0x5bd1e995;
-      const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) h = (h + (Math.imul(stringHash(key), 0x27d4eb2d) ^ fingerprint(record[key]))) | 0;
-      return h;
-    }
-    default:
-      return 0;
-  }
-}
-
-/**
- * The calls seen so far, for de-duplication. A call is reduced to a canonical key only when
- * its name and fingerprint match an earlier call's, so distinct calls pay little; the cost
- * stays linear however many calls collide.
- */
-class SeenCalls {
-  private readonly buckets = new Map<string, { first: Record<string, unknown> | undefined; keys: Set<string> }>();
-
-  /** Records the call; false when an identical one was recorded before. */
-  add(name: string, args: Record<string, unknown>): boolean {
-    const bucketKey = `${name}\u0000${fingerprint(args)}`;
-    const bucket = this.buckets.get(bucketKey);
-    if (bucket === undefined) {
-      this.buckets.set(bucketKey, { first: args, keys: new Set() });
-      return true;
-    }
-    if (bucket.first !== undefined) {
-      bucket.keys.add(canonical(bucket.first));
-      bucket.first = undefined;
-    }
-    const key = canonical(args);
-    if (bucket.keys.has(key)) return false;
-    bucket.keys.add(key);
-    return true;
-  }
+/** A JSON Schema of an object: the `parameters` of an echoed tool definition, not arguments. */
+function isObjectSchema(value: unknown): boolean {
+  return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
 }
 
 function tryParseArguments(text: string, schema: JsonSchema | undefined): Record<string, unknown> | undefined {
@@ -191,13 +148,19 @@ function tryParseArguments(text: string, schema: JsonSchema | undefined): Record
   }
 }
 
+/** Reasoning being read: the tokens that may close it, and a held-back possible start of one. */
+interface Reasoning {
+  closers: readonly string[];
+  carry: string;
+}
+
 /**
  * The one scanner behind `extractToolCalls` and `createToolCallParser`. It consumes text
  * chunk by chunk; every character is examined a bounded number of times (a held-back name
- * of at most `MAX_NAME_LENGTH` characters is re-read with the next chunk, a closed span is
- * parsed once), so the cost is linear in the input whatever the chunking.
+ * or opener of bounded length is re-read with the next chunk, a closed span is parsed
+ * once), so the cost is linear in the input whatever the chunking.
  */
-export class ToolCallScanner {
+export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Calls found so far, de-duplicated, in order of appearance. */
   readonly calls: ToolCall[] = [];
   private readonly options: ResolvedExtractOptions;
@@ -208,22 +171,35 @@ export class ToolCallScanner {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
-  private readonly seen = new SeenCalls();
-  /** Held-back text at the end of the last chunk: a possible start of a name. */
+  /** Created with the first call: most outputs hold none or one. */
+  private seen: SeenCalls | undefined;
+  /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
   private tail = '';
+  /** Whether `tail` holds a possible opener (which the one-character fast path must not release). */
+  private tailOpener = false;
   /** The last characters released before `tail`. */
   private history = '';
   private frame: Frame | undefined;
+  /** Reasoning whose calls are not calls: only its closer is looked for. */
+  private reasoning: Reasoning | undefined;
+  /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
+  private reasoningClosers: readonly string[] | undefined;
+  /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
+  private nextIn: string | undefined;
+  private nextAt: number[] = [];
+  /** `end()` was called: openers are decided on the text there is. */
+  private final = false;
 
   constructor(options: ResolvedExtractOptions, withEvents: boolean) {
     this.options = options;
     this.withEvents = withEvents;
+    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
+    if (frame !== undefined && frame.kind !== 'block' && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
       // One ordinary character inside an open span (token streams): no bracket or quote changes.
       const c = chunk.charCodeAt(0);
       const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
@@ -232,21 +208,34 @@ export class ToolCallScanner {
         frame.received += chunk;
         frame.length++;
         const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
-        return id === undefined ? [] : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
       }
     }
     this.scanChunk(chunk);
     return this.takeEvents();
   }
 
-  /** Flushes held-back text; an open call becomes an `incomplete` event. */
+  /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
   end(): readonly ToolCallParserEvent[] {
+    this.final = true;
+    if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
+      // Decide held-back openers on the text there is.
+      const tail = this.tail;
+      this.tail = '';
+      this.tailOpener = false;
+      this.drive(tail, 0);
+    }
     const frame = this.frame;
     if (frame !== undefined) {
       this.frame = undefined;
       const text = frame.received;
       if (frame.kind === 'json' && frame.awaitingQuote) this.releaseText(text);
       else if (this.withEvents) this.emit(frame.id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id: frame.id });
+    }
+    const reasoning = this.reasoning;
+    if (reasoning !== undefined) {
+      this.reasoning = undefined;
+      if (reasoning.carry !== '' && this.withEvents) this.emit({ type: 'reasoning', text: reasoning.carry });
     }
     if (this.tail !== '') {
       this.releaseText(this.tail);
@@ -256,11 +245,11 @@ export class ToolCallScanner {
   }
 
   /**
-   * The events emitted since the last call. An empty result is a new (unfrozen) array:
-   * iterating a frozen array takes a slow path in V8, and a shared one could be mutated.
+   * The events emitted since the last call; the shared empty array when there are none.
    */
   private takeEvents(): ToolCallParserEvent[] {
-    const events = this.events ?? [];
+    const events = this.events;
+    if (events === undefined) return noEvents();
     this.events = undefined;
     return events;
   }
@@ -268,8 +257,12 @@ export class ToolCallScanner {
   /** Scans one chunk, emitting into `events`. */
   private scanChunk(chunk: string): void {
     if (chunk.length === 0) return;
+    if (this.reasoning !== undefined) {
+      this.drive(chunk, 0);
+      return;
+    }
     const frame = this.frame;
-    if (frame === undefined && chunk.length === 1) {
+    if (frame === undefined && chunk.length === 1 && !this.tailOpener) {
       // One character at a time (token streams): skip the general scan when it cannot matter.
       const c = chunk.charCodeAt(0);
       if (isNameRunUnit(c)) {
@@ -278,7 +271,7 @@ export class ToolCallScanner {
           this.tail = run;
           return;
         }
-      } else if (c !== LPAREN && c !== LBRACE) {
+      } else if (c !== LPAREN && c !== LBRACE && c !== LANGLE && c !== LBRACKET && c !== RANGLE) {
         this.releaseText(this.tail + chunk);
         this.tail = '';
         return;
@@ -287,7 +280,18 @@ export class ToolCallScanner {
     if (frame === undefined) {
       const s = this.tail + chunk;
       this.tail = '';
-      this.scanText(s, 0);
+      this.tailOpener = false;
+      this.drive(s, 0);
+    } else if (frame.kind === 'block') {
+      const end = this.feedBlock(frame, chunk, 0);
+      if (end < 0) {
+        frame.received += chunk;
+        frame.length += chunk.length;
+      } else {
+        this.frame = undefined;
+        this.finishBlock(frame, frame.received + chunk.slice(0, end));
+        this.drive(chunk, end);
+      }
     } else {
       const end = this.feed(frame, chunk, 0, frame.length);
       this.emitDelta(frame, chunk, 0, end);
@@ -296,23 +300,207 @@ export class ToolCallScanner {
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
-        this.scanText(chunk, this.finish(frame, chunk, 0, end));
+        this.drive(chunk, this.finish(frame, chunk, 0, end));
       }
     }
   }
 
-  /** Scans `s` from `from` outside any frame, opening and finishing frames as they come. */
-  private scanText(s: string, from: number): void {
+  /** Scans `s` from `from`, switching between text and reasoning without recursion. */
+  private drive(s: string, from: number): void {
+    let text = s;
+    let at = from;
+    while (at >= 0 && at <= text.length) {
+      if (this.reasoning !== undefined) {
+        const next = this.scanReasoning(this.reasoning, text, at);
+        text = next.text;
+        at = next.at;
+      } else {
+        at = this.scanText(text, at);
+      }
+    }
+  }
+
+  private enterReasoning(closers: readonly string[]): void {
+    if (this.options.callsInReasoning) this.reasoningClosers = closers;
+    else this.reasoning = { closers, carry: '' };
+  }
+
+  /**
+   * Reasoning whose calls are not calls: releases its text as `reasoning` up to a closer,
+   * holding back only a possible start of one. Returns where text scanning resumes (in the
+   * returned string), or -1 when `s` is used up.
+   */
+  private scanReasoning(reasoning: Reasoning, s: string, from: number): { text: string; at: number } {
+    // Positions stay in `s` when nothing is carried over, so that text scanning resumes in the
+    // same string (and keeps what it knows about it: see `scanText`).
+    const search = reasoning.carry === '' ? s : reasoning.carry + s.slice(from);
+    const start = reasoning.carry === '' ? from : 0;
+    reasoning.carry = '';
+    // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
+    const interrupts = reasoning.closers.includes('</think>');
+    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers, start);
+    const best = found === undefined ? -1 : found.at;
+    const bestToken = found === undefined ? '' : found.token;
+    const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
+    if (best >= 0) {
+      if (best > start) this.emitReasoning(search.slice(start, best));
+      this.reasoning = undefined;
+      if (interrupt) {
+        // A tool section opened inside reasoning ends it; the section is read as usual.
+        return { text: search, at: best };
+      }
+      if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
+      this.remember(bestToken);
+      return { text: search, at: best + bestToken.length };
+    }
+    let hold = 0;
+    // Hold back the longest end of the text that may start a closer (tried only where its first character is).
+    for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
+      const first = token.charAt(0);
+      let j = search.indexOf(first, Math.max(start, search.length - token.length + 1));
+      while (j >= 0 && search.length - j > hold) {
+        if (token.startsWith(search.slice(j))) {
+          hold = search.length - j;
+          break;
+        }
+        j = search.indexOf(first, j + 1);
+      }
+    }
+    if (search.length - start > hold) this.emitReasoning(search.slice(start, search.length - hold));
+    reasoning.carry = search.slice(search.length - hold);
+    return { text: search, at: -1 };
+  }
+
+  private emitReasoning(text: string): void {
+    if (this.withEvents) this.emit({ type: 'reasoning', text });
+  }
+
+  /**
+   * Scans `s` from `from` outside any frame, opening and finishing frames as they come.
+   * Returns -1 when `s` is used up (or a frame stays open), or the position where reasoning
+   * (whose calls are not calls) starts.
+   */
+  private scanText(s: string, from: number): number {
     let textStart = from;
     let i = from;
     let nextParen = this.options.call ? -2 : -1;
     let nextBrace = this.options.json ? -2 : -1;
+    let nextAngle = -2;
+    let nextBracket = -2;
+    let nextArrows = this.options.formats.has('functionary') ? -2 : -1;
+    const known = this.nextIn === s ? this.nextAt : undefined;
+    if (known !== undefined) {
+      // Back in the same text after a reasoning block: a character found absent stays absent,
+      // so the rest of the text is not searched again for it (per block, that would be quadratic).
+      nextParen = known[0] ?? nextParen;
+      nextBrace = known[1] ?? nextBrace;
+      nextAngle = known[2] ?? nextAngle;
+      nextBracket = known[3] ?? nextBracket;
+      nextArrows = known[4] ?? nextArrows;
+    }
+    this.nextIn = undefined;
+    let holdFrom = -1;
     while (i < s.length) {
       if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
       if (nextBrace !== -1 && nextBrace < i) nextBrace = s.indexOf('{', i);
-      if (nextParen === -1 && nextBrace === -1) break;
-      const p = nextParen === -1 ? nextBrace : nextBrace === -1 ? nextParen : Math.min(nextParen, nextBrace);
-      const frameStart = s.charCodeAt(p) === LPAREN ? this.openCall(s, p) : this.openBrace(s, p);
+      if (nextAngle !== -1 && nextAngle < i) nextAngle = s.indexOf('<', i);
+      if (nextBracket !== -1 && nextBracket < i) nextBracket = s.indexOf('[', i);
+      if (nextArrows !== -1 && nextArrows < i) nextArrows = s.indexOf('>', i);
+      let p = s.length;
+      if (nextParen >= 0 && nextParen < p) p = nextParen;
+      if (nextBrace >= 0 && nextBrace < p) p = nextBrace;
+      if (nextAngle >= 0 && nextAngle < p) p = nextAngle;
+      if (nextBracket >= 0 && nextBracket < p) p = nextBracket;
+      if (nextArrows >= 0 && nextArrows < p) p = nextArrows;
+      if (p === s.length) break;
+      const c = s.charCodeAt(p);
+      if (c === LANGLE || c === LBRACKET || c === RANGLE) {
+        const closers = this.reasoningClosers;
+        if (closers !== undefined && c !== RANGLE) {
+          const closer = closers.find((token) => s.startsWith(token, p));
+          if (closer !== undefined) {
+            this.release(s, textStart, p);
+            this.reasoningClosers = undefined;
+            if (this.withEvents) this.emit({ type: 'reasoning-end', text: closer });
+            this.remember(closer);
+            i = textStart = p + closer.length;
+            continue;
+          }
+          if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
+            holdFrom = p;
+            break;
+          }
+        }
+        const match = matchOpener(s, p, this, this.final);
+        if (match === undefined) {
+          i = p + 1;
+          continue;
+        }
+        if (match === 'partial') {
+          holdFrom = p;
+          break;
+        }
+        switch (match.type) {
+          case 'text':
+            i = p + match.length;
+            continue;
+          case 'reasoning': {
+            if (this.reasoningClosers !== undefined) {
+              i = p + 1;
+              continue;
+            }
+            this.release(s, textStart, p);
+            const opener = s.slice(p, p + match.length);
+            if (this.withEvents) this.emit({ type: 'reasoning-start', text: opener });
+            this.remember(opener);
+            this.enterReasoning(match.closers);
+            i = textStart = p + match.length;
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
+            continue;
+          }
+          case 'block': {
+            this.release(s, textStart, p);
+            const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
+            frame.body = match.body;
+            frame.ends = match.ends;
+            frame.openerLength = match.length;
+            const end = this.feedBlock(frame, s, p + match.length);
+            if (end < 0) {
+              frame.received = s.slice(p);
+              frame.length = s.length - p;
+              this.frame = frame;
+              return -1;
+            }
+            this.finishBlock(frame, s.slice(p, end));
+            i = textStart = end;
+            continue;
+          }
+          case 'marker': {
+            this.release(s, textStart, p);
+            const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
+            frame.modelId = match.id;
+            const brace = p + match.length;
+            const end = this.feed(frame, s, brace + 1, -p);
+            if (end < 0) {
+              frame.received = s.slice(p);
+              frame.length = s.length - p;
+              this.frame = frame;
+              return -1;
+            }
+            i = textStart = this.finish(frame, s, p, end);
+            continue;
+          }
+          default: {
+            const unknown: never = match;
+            throw new Error(`unknown opener ${String(unknown)}`);
+          }
+        }
+      }
+      const frameStart = c === LPAREN ? this.openCall(s, p) : this.openBrace(s, p);
       if (frameStart < 0) {
         i = p + 1;
         continue;
@@ -331,26 +519,45 @@ export class ToolCallScanner {
       if (end < 0) {
         frame.received = s.slice(frameStart);
         frame.length = s.length - frameStart;
-        return;
+        return -1;
       }
       this.frame = undefined;
       i = this.finish(frame, s, frameStart, end);
       textStart = i;
     }
+    if (holdFrom >= 0) {
+      this.release(s, textStart, holdFrom);
+      this.tail = s.slice(holdFrom);
+      this.tailOpener = true;
+      return -1;
+    }
     // Hold back a trailing name run: the next chunk may continue it with `(` or `{`.
-    let hold = s.length;
-    while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) hold--;
-    if (s.length - hold > MAX_NAME_LENGTH || (hold < s.length && !this.couldBeName(s.slice(hold)))) hold = s.length;
+    const hold = this.nameHold(s, textStart);
     this.release(s, textStart, hold);
     this.tail = s.slice(hold);
+    return -1;
+  }
+
+  /** Where a trailing run that may still become a call name starts (`s.length` when none). */
+  private nameHold(s: string, textStart: number): number {
+    let hold = s.length;
+    let boundary = -1;
+    while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) {
+      if (boundary < 0 && hold < s.length && isScriptBoundary(s.charCodeAt(hold - 1), s.charCodeAt(hold))) boundary = hold;
+      hold--;
+    }
+    if (hold === s.length) return hold;
+    if (s.length - hold <= MAX_NAME_LENGTH && this.couldBeName(s.slice(hold))) return hold;
+    // The whole run cannot be a name; the part after a script boundary still can (`请调用get_w`).
+    if (boundary >= 0 && this.couldBeName(s.slice(boundary))) return boundary;
+    return s.length;
   }
 
   /** At `(` (position p): opens a call frame when a tool name stands right before it; returns the frame start or -1. */
   private openCall(s: string, p: number): number {
-    const nameStart = this.nameStartBefore(s, p);
+    const nameStart = this.callNameStart(s, p);
     if (nameStart < 0) return -1;
     const name = s.slice(nameStart, p);
-    if (!this.isCallName(name)) return -1;
     // The same 32-character window as `lookBehind`, read in place when `s` reaches that far.
     const definition =
       nameStart >= HISTORY_LENGTH
@@ -361,31 +568,38 @@ export class ToolCallScanner {
     return nameStart;
   }
 
-  /** At `{` (position p): `[TOOL_CALLS]name{…}`, or a JSON object that may be a call. */
+  /** At `{` (position p): a JSON object that may be a call. */
   private openBrace(s: string, p: number): number {
-    const nameStart = this.nameStartBefore(s, p);
-    if (nameStart >= 0) {
-      const name = s.slice(nameStart, p);
-      const before = this.lookBehind(s, nameStart).trimEnd();
-      if (before.endsWith(MARKER) && isValidName(name) && this.isAllowed(name)) {
-        this.frame = newFrame({ kind: 'marker', name, argsOffset: name.length });
-        return nameStart;
-      }
-    }
     this.frame = newFrame({ kind: 'json', name: '', argsOffset: 0 });
     return p;
   }
 
-  /** Start of the name run that ends right before `p`, or -1 when there is none or it is too long. */
-  private nameStartBefore(s: string, p: number): number {
+  /**
+   * Start of the call name that ends right before `p`, or -1. The name is the run of name
+   * characters before `p`; with an allow-list the whole run if listed, else the part after
+   * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
+   * name). Without an allow-list the name never continues from such a script into ASCII.
+   */
+  private callNameStart(s: string, p: number): number {
     let start = p;
-    while (start > 0 && p - start <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(start - 1))) start--;
-    if (start === p || p - start > MAX_NAME_LENGTH) return -1;
-    // The run continues into released text: it is longer than any name could be.
-    if (start === 0 && this.history.length > 0 && isNameRunUnit(this.history.charCodeAt(this.history.length - 1))) {
-      return -1;
+    let boundary = -1;
+    while (start > 0 && p - start <= MAX_NAME_LENGTH) {
+      const c = s.charCodeAt(start - 1);
+      if (!isNameRunUnit(c)) break;
+      if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
+      start--;
     }
-    return start;
+    if (start === p) return -1;
+    let whole = p - start <= MAX_NAME_LENGTH;
+    if (whole && start === 0 && this.history.length > 0) {
+      // The run continues into released text unless a script boundary separates them.
+      const last = this.history.charCodeAt(this.history.length - 1);
+      if (isNameRunUnit(last) && !isScriptBoundary(last, s.charCodeAt(0))) whole = false;
+    }
+    const allowList = this.options.allowed !== undefined;
+    if (whole && (allowList || boundary < 0) && this.isCallName(s.slice(start, p))) return start;
+    if (boundary >= 0 && this.isCallName(s.slice(boundary, p))) return boundary;
+    return -1;
   }
 
   private lookBehind(s: string, position: number): string {
@@ -402,13 +616,23 @@ export class ToolCallScanner {
   }
 
   private isCallName(name: string): boolean {
-    if (!isValidName(name)) return false;
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
-    return !NOT_CALL_NAMES.has(name);
+    return isValidName(name) && !NOT_CALL_NAMES.has(name);
   }
 
   private isAllowed(name: string): boolean {
     return this.options.allowed === undefined || this.options.allowed.has(name);
+  }
+
+  /** Whether a format is looked for (`OpenerContext`). */
+  has(format: ToolCallFormat): boolean {
+    return this.options.formats.has(format);
+  }
+
+  /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
+  accepts(name: string): boolean {
+    if (this.options.allowed !== undefined) return this.options.allowed.has(name);
+    return isValidName(name) && !PSEUDO_TOOLS.has(name);
   }
 
   /**
@@ -480,6 +704,30 @@ export class ToolCallScanner {
     return -1;
   }
 
+  /**
+   * Looks for a block's closing token in `s` from `from`, including a token that began in
+   * the previous chunk (kept in `carry`). Returns the index in `s` just past it, or -1.
+   */
+  private feedBlock(frame: Frame, s: string, from: number): number {
+    const ends = frame.ends;
+    let longest = 0;
+    for (const token of ends) if (token.length > longest) longest = token.length;
+    if (s.length - from <= 8 && s.indexOf('>', from) < 0) {
+      // Token streams: every closing token ends with `>`, so a chunk without one closes
+      // nothing; keep its characters for a token that may end in a later chunk.
+      let carry = frame.carry + (from === 0 ? s : s.slice(from));
+      if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
+      frame.carry = carry;
+      return -1;
+    }
+    const carry = frame.carry;
+    const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
+    const found = firstToken(search, ends);
+    if (found !== undefined) return from - carry.length + found.at + found.token.length;
+    frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
+    return -1;
+  }
+
   /** Reports the argument text a call frame consumed from `s` (up to, not including, its end). */
   private emitDelta(frame: Frame, s: string, from: number, end: number): void {
     if (!this.withEvents || frame.kind !== 'call' || frame.id === undefined) return;
@@ -500,18 +748,20 @@ export class ToolCallScanner {
           frame.status === 'closed'
             ? tryParseArguments(text.slice(frame.argsOffset, -1), this.schemaOf(frame.name))
             : undefined;
-        this.settle(frame.name, args, text, frame.id);
+        this.settle(frame.name, args, text, frame.id, undefined);
         break;
       }
       case 'marker': {
         const args = frame.status === 'closed' ? tryParseArguments(text.slice(frame.argsOffset), this.schemaOf(frame.name)) : undefined;
-        this.settle(frame.name, args, text, undefined);
+        this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
       case 'json':
         if (frame.status === 'closed') this.finishJson(frame, text);
         else this.releaseText(text);
         break;
+      case 'block':
+        throw new Error('a block frame is finished by finishBlock');
       default: {
         const unknown: never = frame.kind;
         throw new Error(`unknown frame kind ${String(unknown)}`);
@@ -520,11 +770,32 @@ export class ToolCallScanner {
     return end + 1;
   }
 
+  /** A closed native block: its calls, each with its part of the block as source span. */
+  private finishBlock(frame: Frame, text: string): void {
+    const body = frame.body;
+    const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
+    if (calls.length === 0) {
+      this.releaseText(text);
+      return;
+    }
+    let previous = 0;
+    for (let k = 0; k < calls.length; k++) {
+      const call = calls[k];
+      if (call === undefined) continue;
+      const spanEnd = k === calls.length - 1 ? text.length : Math.max(previous, call.end);
+      const span = text.slice(previous, spanEnd);
+      previous = spanEnd;
+      const schema = this.schemaOf(call.name);
+      const args = call.args === undefined || schema === undefined ? call.args : tryParseArguments(JSON.stringify(call.args), schema);
+      this.settle(call.name, args, span, undefined, call.id);
+    }
+  }
+
   /** A closed JSON object: a call itself, or a wrapper with call objects inside, or plain text. */
   private finishJson(frame: Frame, text: string): void {
     const whole = this.callOfJson(text);
     if (whole !== undefined) {
-      this.settle(whole.name, whole.args, text, undefined);
+      this.settle(whole.name, whole.args, text, undefined, undefined);
       return;
     }
     let released = 0;
@@ -538,20 +809,27 @@ export class ToolCallScanner {
       const call = this.callOfJson(span);
       if (call === undefined) continue;
       this.releaseText(text.slice(released, start));
-      this.settle(call.name, call.args, span, undefined);
+      this.settle(call.name, call.args, span, undefined, undefined);
       released = end + 1;
       skipUntil = end + 1;
     }
     this.releaseText(text.slice(released));
   }
 
-  /** The call a JSON object text describes (`{"name": …, "arguments"|"parameters": …}`), if any. */
+  /**
+   * The call a JSON object text describes: `{"name"|"tool_name": …, "arguments"|"parameters"|
+   * "params"|"args"|"input": …}`, or with an allow-list `{"NAME": {…}}` (Apertus). An echoed
+   * tool definition (its `parameters` a JSON Schema of an object) is not a call.
+   */
   private callOfJson(text: string): { name: string; args: Record<string, unknown> | undefined } | undefined {
     const value = tryParseArguments(text, undefined);
     if (value === undefined) return undefined;
     const name = value.name ?? value.tool_name;
-    if (typeof name !== 'string' || !isValidName(name) || !this.isAllowed(name)) return undefined;
-    const raw = Object.hasOwn(value, 'arguments') ? value.arguments : Object.hasOwn(value, 'parameters') ? value.parameters : undefined;
+    if (typeof name !== 'string') return this.callOfNameKey(value);
+    if (!this.accepts(name)) return undefined;
+    const key = ARGUMENT_KEYS.find((k) => Object.hasOwn(value, k));
+    const raw = key === undefined ? undefined : value[key];
+    if (isObjectSchema(raw)) return undefined;
     const schema = this.schemaOf(name);
     let args: Record<string, unknown> | undefined;
     if (raw === null) args = {};
@@ -561,12 +839,32 @@ export class ToolCallScanner {
     return { name, args };
   }
 
-  private schemaOf(name: string): JsonSchema | undefined {
+  /** `{"NAME": {…}}` with NAME on the allow-list (never without one: any object would do). */
+  private callOfNameKey(value: Record<string, unknown>): { name: string; args: Record<string, unknown> | undefined } | undefined {
+    const allowed = this.options.allowed;
+    if (allowed === undefined) return undefined;
+    const keys = Object.keys(value);
+    const name = keys[0];
+    if (keys.length !== 1 || name === undefined || !allowed.has(name)) return undefined;
+    const raw = value[name];
+    if (!isRecord(raw) || isObjectSchema(raw)) return undefined;
+    const schema = allowed.get(name);
+    return { name, args: schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema) };
+  }
+
+  /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
+  schemaOf(name: string): JsonSchema | undefined {
     return this.options.allowed?.get(name);
   }
 
   /** Emits a found call (or reports it as discarded: bad arguments, or a repeat of an earlier call). */
-  private settle(name: string, args: Record<string, unknown> | undefined, text: string, startedId: string | undefined): void {
+  private settle(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    text: string,
+    startedId: string | undefined,
+    modelId: string | undefined,
+  ): void {
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
         this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
@@ -575,15 +873,16 @@ export class ToolCallScanner {
       }
       return;
     }
-    if (!this.seen.add(name, args)) {
+    const seen = (this.seen ??= new SeenCalls());
+    if (!seen.add(name, args)) {
       if (this.withEvents) {
-        const id = startedId ?? this.options.id(name, this.calls.length);
+        const id = startedId ?? modelId ?? this.options.id(name, this.calls.length);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
       this.remember(text);
       return;
     }
-    const id = startedId !== undefined && startedId !== '' ? startedId : this.options.id(name, this.calls.length);
+    const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.calls.length));
     const toolCall: ToolCall = { id, name, arguments: args };
     this.calls.push(toolCall);
     if (this.withEvents) {
@@ -607,7 +906,7 @@ export class ToolCallScanner {
 
   private releaseText(text: string): void {
     if (text === '') return;
-    if (this.withEvents) this.emit({ type: 'text', text });
+    if (this.withEvents) this.emit(this.reasoningClosers === undefined ? { type: 'text', text } : { type: 'reasoning', text });
     this.remember(text);
   }
 

@@ -293,3 +293,50 @@ describe('withTextToolCalling: stream', () => {
     expect(events.map((e) => e.type)).toEqual(['text-delta', 'error']);
   });
 });
+
+describe('withTextToolCalling: promptFormat', () => {
+  it('teaches the family format, writes history calls in it, and reads the answer back', async () => {
+    const answer =
+      '<think>The user wants Paris.</think>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>';
+    const model = fakeTextModel([answer, answer]);
+    const wrapped = withTextToolCalling(model, { promptFormat: 'qwen3-xml', ...ids });
+    const history: Message[] = [
+      ...ask,
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c0', name: 'get_time', arguments: { tz: 'UTC' } }] },
+      { role: 'tool', toolCallId: 'c0', content: '12:00' },
+    ];
+    const response = await wrapped.generate({ messages: history, tools: [getWeather, getTime] });
+    const system = model.requests[0]?.messages[0];
+    expect(system?.role === 'system' ? system.content : '').toContain('<function=get_weather>\n<parameter=city>\n...\n</parameter>');
+    const previous = model.requests[0]?.messages.find((m) => m.role === 'assistant');
+    expect(previous?.content).toContain('<function=get_time>\n<parameter=tz>\nUTC\n</parameter>');
+    expect(response.toolCalls).toEqual([{ id: 'get_weather_0', name: 'get_weather', arguments: { city: 'Paris', days: 3 } }]);
+    expect(response.text).toBe('');
+
+    const events = await collect(wrapped.stream({ messages: ask, tools: [getWeather] }));
+    expect(events.filter((e) => e.type === 'reasoning-delta').map((e) => (e.type === 'reasoning-delta' ? e.delta : '')).join('')).toBe(
+      'The user wants Paris.',
+    );
+    expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1);
+  });
+});
+
+describe('withTextToolCalling: names the API accepts', () => {
+  it('returns a call to a hyphenated tool on the text path, generate and stream', async () => {
+    const weatherNow: FunctionToolSpec = {
+      type: 'function',
+      name: 'weather-now',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    };
+    const answer = 'Checking.\nweather-now(city="Oslo")';
+    const model = fakeTextModel([answer, answer]);
+    const wrapped = withTextToolCalling(model, ids);
+    const response = await wrapped.generate({ messages: ask, tools: [weatherNow] });
+    expect(response.toolCalls).toEqual([{ id: 'weather-now_0', name: 'weather-now', arguments: { city: 'Oslo' } }]);
+    expect(response.finishReason).toBe('tool-calls');
+    const prompt = model.requests[0]?.messages[0];
+    expect(prompt?.role === 'system' ? prompt.content : '').toContain('weather-now(city="...")');
+    const events = await collect(wrapped.stream({ messages: ask, tools: [weatherNow] }));
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.name] : []))).toEqual(['weather-now']);
+  });
+});

@@ -20,6 +20,11 @@ import { TextToolsDecoder } from './text-tools-decoder.ts';
 export interface TextToolCallingOptions {
   /** How the prompt asks the model to write calls: `name(a=1)` (default) or `<tool_call>{json}</tool_call>`. */
   format?: TextToolFormat;
+  /**
+   * Teaches the model in the format its family was trained on (`'qwen3-xml'`, `'hermes'`,
+   * `'harmony'`, `'gemma4'`, …); wins over `format`. Calls in any format are read back.
+   */
+  promptFormat?: TextToolFormat;
   /** Makes call ids (default: `generateId('call_')`, unique across turns). */
   id?: (name: string, index: number) => string;
 }
@@ -63,7 +68,7 @@ function droppedWarning(count: number): Warning {
  * @example const model = withTextToolCalling(textOnlyModel, { format: 'call' });
  */
 export function withTextToolCalling(model: ChatModel, options?: TextToolCallingOptions): ChatModel {
-  const format = options?.format ?? 'call';
+  const format = options?.promptFormat ?? options?.format ?? 'call';
   const makeId = options?.id ?? (() => generateId('call_'));
 
   function prepare(request: ChatRequest): PreparedRequest {

@@ -7,7 +7,7 @@ import type { ParsedChatRequest } from './parsed-chat-request.ts';
 import { isObject, unsupported } from './request-fields.ts';
 import type { Json } from './request-fields.ts';
 
-export { isValidToolName, MAX_TOOLS } from './parse-chat-tools.ts';
+export { MAX_TOOLS } from './parse-chat-tools.ts';
 
 // Fields that ask for a feature the gateway cannot honour: refused by name, never dropped.
 function rejectUnsupportedFields(body: Json): void {

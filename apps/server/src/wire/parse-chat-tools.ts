@@ -1,3 +1,4 @@
+import { isValidToolName, TOOL_NAME_RULE } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
 import { invalidRequest } from './gateway-error.ts';
 import type { ParsedTool } from './parsed-chat-request.ts';
@@ -6,20 +7,6 @@ import type { Json } from './request-fields.ts';
 
 /** OpenAI's limit on `tools` (and on `tool_calls` in one message). */
 export const MAX_TOOLS = 128;
-
-const TOOL_NAME_MAX = 64;
-
-/** `^[a-zA-Z0-9_-]{1,64}$`, checked with a plain loop. */
-export function isValidToolName(name: string): boolean {
-  if (name.length === 0 || name.length > TOOL_NAME_MAX) return false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    const ok =
-      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 /* _ */ || c === 45; /* - */
-    if (!ok) return false;
-  }
-  return true;
-}
 
 function parseTools(raw: unknown): ParsedTool[] | undefined {
   if (raw === undefined || raw === null) return undefined;
@@ -52,7 +39,7 @@ function parseTools(raw: unknown): ParsedTool[] | undefined {
     const name = fn.name;
     if (typeof name !== 'string' || !isValidToolName(name)) {
       throw invalidRequest(
-        `Invalid '${at}.function.name': ${JSON.stringify(name ?? null)} does not match '^[a-zA-Z0-9_-]{1,64}$'. Use letters, digits, '_' and '-' only.`,
+        `Invalid '${at}.function.name': ${JSON.stringify(name ?? null)} does not match '${TOOL_NAME_RULE.pattern}'. Use ${TOOL_NAME_RULE.description}.`,
         `${at}.function.name`,
         'invalid_value',
       );

@@ -1,0 +1,114 @@
+// De-duplication of calls: the same name with the same arguments (whatever the key order) is one call.
+
+function collectKeys(value: unknown, keys: Set<string>): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectKeys(item, keys);
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    keys.add(key);
+    collectKeys((value as Record<string, unknown>)[key], keys);
+  }
+}
+
+/**
+ * JSON with sorted keys: two spellings of the same arguments give the same key. A key list
+ * passed to `JSON.stringify` orders the members of every object by that list, so the native
+ * serializer does the work.
+ */
+function canonical(value: Record<string, unknown>): string {
+  const keys = new Set<string>();
+  collectKeys(value, keys);
+  return JSON.stringify(value, [...keys].sort());
+}
+
+/** A string hash over every character of short strings and 32 evenly spread ones of long strings. */
+function stringHash(s: string): number {
+  const n = s.length;
+  const step = n <= 64 ? 1 : Math.floor(n / 32);
+  let h = Math.imul(n, 0x9e3779b1);
+  for (let i = 0; i < n; i += step) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/**
+ * A cheap fingerprint of a value that ignores the order of object keys (members are
+ * combined by addition): equal values always get equal fingerprints, so only calls whose
+ * fingerprints collide need the full canonical comparison.
+ */
+function fingerprint(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return stringHash(value);
+    case 'number':
+      return (Math.imul(value | 0, 0x85ebca6b) ^ ((value * 1e6) | 0)) | 0;
+    case 'boolean':
+      return value ? 0x1234567 : 0x7654321;
+    case 'object': {
+      if (value === null) return 0x0f0f0f0f;
+      if (Array.isArray(value)) {
+        let h = 0x3c6ef372;
+        for (const item of value) h = (Math.imul(h, 31) + fingerprint(item)) | 0;
+        return h;
+      }
+      let h = 0x5bd1e995;
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) h = (h + (Math.imul(stringHash(key), 0x27d4eb2d) ^ fingerprint(record[key]))) | 0;
+      return h;
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The calls seen so far, for de-duplication. A call is reduced to a canonical key only when
+ * its name and fingerprint match an earlier call's, so distinct calls pay little; the cost
+ * stays linear however many calls collide.
+ */
+interface Bucket {
+  first: Record<string, unknown> | undefined;
+  keys: Set<string>;
+}
+
+export class SeenCalls {
+  /** The only call so far: most outputs hold one, which then costs nothing to record. */
+  private onlyName: string | undefined;
+  private onlyArgs: Record<string, unknown> | undefined;
+  private buckets: Map<string, Bucket> | undefined;
+
+  /** Records the call; false when an identical one was recorded before. */
+  add(name: string, args: Record<string, unknown>): boolean {
+    if (this.buckets === undefined) {
+      if (this.onlyName === undefined) {
+        this.onlyName = name;
+        this.onlyArgs = args;
+        return true;
+      }
+      this.buckets = new Map();
+      this.record(this.onlyName, this.onlyArgs ?? {});
+      this.onlyName = undefined;
+      this.onlyArgs = undefined;
+    }
+    return this.record(name, args);
+  }
+
+  private record(name: string, args: Record<string, unknown>): boolean {
+    const buckets = (this.buckets ??= new Map<string, Bucket>());
+    const bucketKey = `${name}\u0000${fingerprint(args)}`;
+    const bucket = buckets.get(bucketKey);
+    if (bucket === undefined) {
+      buckets.set(bucketKey, { first: args, keys: new Set() });
+      return true;
+    }
+    if (bucket.first !== undefined) {
+      bucket.keys.add(canonical(bucket.first));
+      bucket.first = undefined;
+    }
+    const key = canonical(args);
+    if (bucket.keys.has(key)) return false;
+    bucket.keys.add(key);
+    return true;
+  }
+}
