@@ -1,15 +1,18 @@
 import type { ToolRegistry } from '@toolwire/core';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
-import type { RateLimiter } from './auth/rate-limiter.ts';
-import type { HiddenToolTurns } from './hidden-tool-turns.ts';
 import type { ModelRouter } from './models/model-router.ts';
+import type { GatewayMetrics } from './observability/gateway-metrics.ts';
+import type { GatewayState } from './state/gateway-state.ts';
 import type { ToolAuditEvent } from './tools/audit-event.ts';
 
 /** What the route handlers share for the lifetime of one server. */
 export interface GatewayContext {
   router: ModelRouter;
   keys: ApiKeyStore;
-  rateLimiter: RateLimiter;
+  /** Rate limits, concurrency slots and hidden turns: in memory, or shared on Redis. */
+  state: GatewayState;
+  /** Counters and histograms for `GET /metrics`. */
+  metrics: GatewayMetrics;
   /** The server tools: each key's permissions and one concurrency cap for all (see `createServerToolRegistry`). */
   serverTools: ToolRegistry;
   /** Time allowed per server-tool call, waiting for a slot included. */
@@ -17,8 +20,6 @@ export interface GatewayContext {
   /** Receives the audit event of every server-tool call. */
   audit: (event: ToolAuditEvent) => void;
   maxSteps: number;
-  /** Server halves of turns that also called client tools, restored when the client comes back. */
-  hiddenTurns: HiddenToolTurns;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
   inflight: Set<AbortController>;
   /** Seconds since the epoch at start (the `created` of listed models). */

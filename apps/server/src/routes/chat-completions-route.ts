@@ -1,17 +1,22 @@
 import { collectStream, generateId } from '@toolwire/core';
-import type { ChatStreamEvent } from '@toolwire/core';
+import type { ChatModel, ChatStreamEvent } from '@toolwire/core';
+import type { Principal } from '../auth/api-key-store.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
 import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
+import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
+import { withRequestSpan } from '../observability/request-span.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
 import { toChatCompletion } from '../wire/chat-completion.ts';
 import type { ResponseIdentity } from '../wire/chat-completion.ts';
 import { createChunkMapper } from '../wire/chunk-mapper.ts';
-import { GatewayError } from '../wire/gateway-error.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
+import type { ParsedChatRequest } from '../wire/parsed-chat-request.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import { toGatewayError } from '../wire/to-gateway-error.ts';
+import { admitRequest } from './admit-request.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
+import type { PreparedChatRequest } from './prepare-chat-request.ts';
 
 /**
  * The `POST /v1/chat/completions` handler: authenticate, rate-limit, validate, route, run
@@ -19,37 +24,47 @@ import { prepareChatRequest } from './prepare-chat-request.ts';
  * that can fail before the first byte is answered as an HTTP error in OpenAI's envelope.
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return async (req, reply) => {
-    const context = getContext();
-    try {
-      await handleChatCompletion(context, req, reply);
-    } catch (error) {
-      // A key limited by `models` never learns other models' names from a 404.
-      const model = (req.body as { model?: unknown } | undefined)?.model;
-      throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
-    }
-  };
+  return (req, reply) =>
+    withRequestSpan('/v1/chat/completions', async (span) => {
+      const context = getContext();
+      try {
+        await handleChatCompletion(context, req, reply);
+      } catch (error) {
+        // A key limited by `models` never learns other models' names from a 404.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
+      }
+      if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
+    });
 }
 
 async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const principal = context.keys.authenticate(req.headers.authorization);
-  if (principal.requestsPerMinute !== undefined) {
-    const decision = context.rateLimiter.take(principal.id, principal.requestsPerMinute);
-    if (!decision.allowed) {
-      throw new GatewayError({
-        status: 429,
-        type: 'rate_limit_error',
-        message: `Rate limit reached for the API key '${principal.id}' (${principal.requestsPerMinute} requests per minute). Retry after ${decision.retryAfterSeconds} s.`,
-        code: 'rate_limit_exceeded',
-        retryAfterSeconds: decision.retryAfterSeconds,
-      });
-    }
+  const admission = await admitRequest(context.state, principal);
+  try {
+    const parsed = parseChatRequest(req.body);
+    context.keys.assertModel(principal, parsed.model);
+    const model = context.router.resolve(parsed.model);
+    const { request, clientTools } = prepareChatRequest(context, principal, parsed);
+    // Turns whose server calls the client never saw get them back, from whichever instance ran them.
+    request.messages = await context.state.restoreTurns(principal.id, request.messages);
+    await answer({ context, req, reply, principal, parsed, model, request, clientTools });
+  } finally {
+    admission.release();
   }
-  const parsed = parseChatRequest(req.body);
-  context.keys.assertModel(principal, parsed.model);
-  const model = context.router.resolve(parsed.model);
-  const { request, clientTools } = prepareChatRequest(context, principal, parsed);
+}
 
+interface AnswerOptions extends PreparedChatRequest {
+  context: GatewayContext;
+  req: FastifyRequest;
+  reply: FastifyReply;
+  principal: Principal;
+  parsed: ParsedChatRequest;
+  model: ChatModel;
+}
+
+async function answer(options: AnswerOptions): Promise<void> {
+  const { context, req, reply, principal, parsed, model, request, clientTools } = options;
   const controller = new AbortController();
   const res = reply.raw;
   // The response closing before it finished means the client went away: stop upstream and tools.
@@ -70,7 +85,10 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
     onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
     maxSteps: context.maxSteps,
     stream: parsed.stream,
-    onHiddenTurn: (turn) => context.hiddenTurns.remember(principal.id, turn),
+    onHiddenTurn: (turn) => {
+      // The answer is already on its way: a turn Redis could not keep is logged, and the model will see the client's half only.
+      context.state.rememberTurn(principal.id, turn).catch((error: unknown) => req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn'));
+    },
   });
 
   try {
@@ -78,6 +96,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
       let response;
       try {
         response = await collectStream(events);
+        if (response.usage !== undefined) context.metrics.tokens(model.provider, response.usage.inputTokens, response.usage.outputTokens);
       } catch (error) {
         if (!controller.signal.aborted) throw error;
         // The client is gone: nobody to answer, and not a server error.
@@ -89,7 +108,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
       await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(toChatCompletion(identity, response));
       return;
     }
-    await stream({ req, reply, events, identity, includeUsage: parsed.includeUsage, signal: controller.signal });
+    await stream({ req, reply, events, identity, includeUsage: parsed.includeUsage, signal: controller.signal, metrics: context.metrics, provider: model.provider });
   } finally {
     context.inflight.delete(controller);
     res.off('close', onClose);
@@ -103,6 +122,8 @@ interface StreamOptions {
   identity: ResponseIdentity;
   includeUsage: boolean;
   signal: AbortSignal;
+  metrics: GatewayMetrics;
+  provider: string;
 }
 
 async function stream(options: StreamOptions): Promise<void> {
@@ -117,6 +138,10 @@ async function stream(options: StreamOptions): Promise<void> {
 
   reply.hijack();
   const res = reply.raw;
+  const { metrics } = options;
+  metrics.firstChunk(reply.elapsedTime / 1000);
+  metrics.streamOpened();
+  res.once('close', () => metrics.streamClosed());
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -140,6 +165,7 @@ async function stream(options: StreamOptions): Promise<void> {
         await fail(event.error);
         return;
       }
+      if (event.type === 'finish' && event.usage !== undefined) metrics.tokens(options.provider, event.usage.inputTokens, event.usage.outputTokens);
       if (!(await writer.write(mapper.push(event)))) return;
       const next = await events.next();
       if (next.done) break;
