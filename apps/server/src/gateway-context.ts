@@ -1,8 +1,8 @@
 import type { ToolRegistry } from '@toolwire/core';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
-import type { RateLimiter } from './auth/rate-limiter.ts';
-import type { HiddenToolTurns } from './hidden-tool-turns.ts';
 import type { ModelRouter } from './models/model-router.ts';
+import type { GatewayMetrics } from './observability/gateway-metrics.ts';
+import type { GatewayState } from './state/gateway-state.ts';
 import type { ResponseStore } from './response-store.ts';
 import type { ToolAuditEvent } from './tools/audit-event.ts';
 
@@ -10,7 +10,10 @@ import type { ToolAuditEvent } from './tools/audit-event.ts';
 export interface GatewayContext {
   router: ModelRouter;
   keys: ApiKeyStore;
-  rateLimiter: RateLimiter;
+  /** Rate limits, concurrency slots and hidden turns: in memory, or shared on Redis. */
+  state: GatewayState;
+  /** Counters and histograms for `GET /metrics`. */
+  metrics: GatewayMetrics;
   /** The server tools: each key's permissions and one concurrency cap for all (see `createServerToolRegistry`). */
   serverTools: ToolRegistry;
   /** Time allowed per server-tool call, waiting for a slot included. */
@@ -18,9 +21,7 @@ export interface GatewayContext {
   /** Receives the audit event of every server-tool call. */
   audit: (event: ToolAuditEvent) => void;
   maxSteps: number;
-  /** Server halves of turns that also called client tools, restored when the client comes back. */
-  hiddenTurns: HiddenToolTurns;
-  /** Responses kept for `previous_response_id` and `item_reference` (`store` not false). */
+  /** Responses kept for `previous_response_id`, `item_reference` and `GET /v1/responses/{id}` (`store` not false). */
   responses: ResponseStore;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
   inflight: Set<AbortController>;

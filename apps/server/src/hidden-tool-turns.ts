@@ -52,6 +52,45 @@ function sameIds(calls: readonly ToolCall[], ids: readonly string[]): boolean {
   return calls.length === ids.length && calls.every((call, i) => call.id === ids[i]);
 }
 
+/** The id a remembered turn would be found by for each assistant message with tool calls (its first call's). */
+export function turnLookupIds(messages: readonly Message[]): string[] {
+  const ids: string[] = [];
+  for (const message of messages) {
+    const first = message.role === 'assistant' ? message.toolCalls?.[0] : undefined;
+    if (first !== undefined) ids.push(first.id);
+  }
+  return ids;
+}
+
+/**
+ * `messages` with the turns `find` knows restored: an assistant message whose calls are
+ * exactly a turn's client calls gets the turn's server calls back, followed by their
+ * results. `onRestored` hears each first call id used. The same array when none matched.
+ */
+export function restoreHiddenTurns(messages: Message[], find: (firstCallId: string) => HiddenToolTurn | undefined, onRestored?: (firstCallId: string) => void): Message[] {
+  const out: Message[] = [];
+  let changed = false;
+  for (const message of messages) {
+    const first = message.role === 'assistant' ? message.toolCalls?.[0] : undefined;
+    const turn = first === undefined ? undefined : find(first.id);
+    if (message.role !== 'assistant' || message.toolCalls === undefined || first === undefined || turn === undefined || !sameIds(message.toolCalls, turn.clientCallIds)) {
+      out.push(message);
+      continue;
+    }
+    changed = true;
+    onRestored?.(first.id);
+    // The client's calls as it sent them back; the server's from the turn.
+    const sent = new Map(message.toolCalls.map((call) => [call.id, call]));
+    out.push({ ...message, toolCalls: turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...turn.results);
+  }
+  return changed ? out : messages;
+}
+
+/** A turn's size for the store's cap: its results' text length. */
+export function hiddenTurnSize(turn: HiddenToolTurn): number {
+  return turn.results.reduce((sum, result) => sum + result.content.length, 0);
+}
+
 /** Creates the store one server shares across its requests. */
 export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): HiddenToolTurns {
   const maxEntries = options.maxEntries ?? 1000;
@@ -82,7 +121,7 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
       if (first === undefined || turn.results.length === 0) return;
       const at = now();
       dropExpired(at);
-      const size = turn.results.reduce((sum, result) => sum + result.content.length, 0);
+      const size = hiddenTurnSize(turn);
       // A turn larger than the whole cap is not kept: the model then sees the client's half only.
       if (size > maxTextLength) return;
       const key = keyOf(principal, first);
@@ -99,25 +138,18 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
       if (entries.size === 0) return messages;
       const at = now();
       dropExpired(at);
-      const out: Message[] = [];
-      let changed = false;
-      for (const message of messages) {
-        const first = message.role === 'assistant' ? message.toolCalls?.[0] : undefined;
-        const key = first === undefined ? undefined : keyOf(principal, first.id);
-        const entry = key === undefined ? undefined : entries.get(key);
-        if (message.role !== 'assistant' || message.toolCalls === undefined || key === undefined || entry === undefined || !sameIds(message.toolCalls, entry.turn.clientCallIds)) {
-          out.push(message);
-          continue;
-        }
-        changed = true;
-        // Used again: it moves to the end and lives another `ttlMs`.
-        entries.delete(key);
-        entries.set(key, { ...entry, expiresAt: at + ttlMs });
-        // The client's calls as it sent them back; the server's from the turn.
-        const sent = new Map(message.toolCalls.map((call) => [call.id, call]));
-        out.push({ ...message, toolCalls: entry.turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...entry.turn.results);
-      }
-      return changed ? out : messages;
+      return restoreHiddenTurns(
+        messages,
+        (firstCallId) => entries.get(keyOf(principal, firstCallId))?.turn,
+        (firstCallId) => {
+          // Used again: it moves to the end and lives another `ttlMs`.
+          const key = keyOf(principal, firstCallId);
+          const entry = entries.get(key);
+          if (entry === undefined) return;
+          entries.delete(key);
+          entries.set(key, { ...entry, expiresAt: at + ttlMs });
+        },
+      );
     },
   };
 }

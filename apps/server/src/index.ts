@@ -1,6 +1,6 @@
 export { createServer } from './server.ts';
 export type { ToolwireServer } from './server.ts';
-export type { BuiltinToolName, LimitsConfig, ProvidersConfig, ServerConfig, ServerToolsConfig } from './config/server-config.ts';
+export type { BuiltinToolName, LimitsConfig, MetricsConfig, ProvidersConfig, ServerConfig, ServerToolsConfig, StateConfig } from './config/server-config.ts';
 export { loadServerConfig, parseEnvKeys, SERVER_USAGE } from './config/load-server-config.ts';
 export type { LoadServerConfigOptions, ServerCommand } from './config/load-server-config.ts';
 export { parseConfigFile } from './config/parse-config-file.ts';

@@ -1,6 +1,7 @@
 import { hashApiKey } from './auth/hash-key.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadServerConfig, SERVER_USAGE } from './config/load-server-config.ts';
+import { startOtelFromEnv } from './observability/start-otel.ts';
 import { createServer } from './server.ts';
 import type { ToolwireServer } from './server.ts';
 
@@ -64,10 +65,13 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         printError(`toolwire-server: ${error.message}`);
         return 2;
       }
+      const otel = startOtelFromEnv(options.env);
+      if (otel !== undefined) server.logger.info('OpenTelemetry: sending traces over OTLP (OTEL_* environment)');
       try {
         await server.listen();
       } catch (error) {
         printError(`toolwire-server: ${(error as Error).message}`);
+        await otel?.shutdown();
         return 1;
       }
       const removeSafetyNet = installSafetyNet(server);
@@ -76,10 +80,13 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
           process.off('SIGTERM', stop);
           process.off('SIGINT', stop);
           server.logger.info({ signal }, 'shutting down: draining open streams');
-          server.close().then(resolve, (error: unknown) => {
-            server.logger.error({ err: error }, 'shutdown failed');
-            resolve();
-          });
+          server
+            .close()
+            .catch((error: unknown) => server.logger.error({ err: error }, 'shutdown failed'))
+            // Spans still buffered are sent before the process ends.
+            .then(() => otel?.shutdown())
+            .catch((error: unknown) => server.logger.error({ err: error }, 'flushing traces failed'))
+            .finally(resolve);
         };
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);

@@ -1,15 +1,15 @@
 import { generateId } from '@toolwire/core';
+import { timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
+import { hashApiKey } from './auth/hash-key.ts';
 import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
-import { createRateLimiter } from './auth/rate-limiter.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { createHiddenToolTurns } from './hidden-tool-turns.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
@@ -17,6 +17,10 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
+import { createGatewayMetrics } from './observability/gateway-metrics.ts';
+import type { GatewayMetrics } from './observability/gateway-metrics.ts';
+import { createGatewayState } from './state/create-gateway-state.ts';
+import type { GatewayState } from './state/gateway-state.ts';
 import { loadDynamicTools } from './tools/load-dynamic-tools.ts';
 import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
@@ -108,10 +112,25 @@ interface BuildAppOptions {
   context: () => GatewayContext;
   /** True once `close` has begun. */
   closing: () => boolean;
+  metrics: GatewayMetrics;
+  /** The state, once `listen` has created it. */
+  state: () => GatewayState | undefined;
 }
 
+/** Whether a scrape may read `/metrics`: any caller without a configured key, else the bearer key's hash must match. */
+function mayScrape(authorization: string | undefined, keyHash: string | undefined): boolean {
+  if (keyHash === undefined) return true;
+  if (authorization === undefined || !authorization.toLowerCase().startsWith('bearer ')) return false;
+  const sent = Buffer.from(hashApiKey(authorization.slice(7).trim()));
+  const expected = Buffer.from(keyHash.toLowerCase());
+  return sent.length === expected.length && timingSafeEqual(sent, expected);
+}
+
+/** Health probes and the metrics scrape: answered without a client key. */
+const UNAUTHENTICATED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
+
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
+function buildApp({ config, keys, logger, context, closing, metrics, state }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const timeouts = clientTimeouts(config);
   const pendingBodies = createPendingBodies(config.limits?.maxPendingBodiesPerKey ?? DEFAULT_MAX_PENDING_BODIES_PER_KEY);
@@ -131,12 +150,21 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
     // Requests arriving while closing get our own 503 in OpenAI's envelope (below).
     return503OnClosing: false,
   });
+  const metricsConfig = config.metrics;
+  if (metricsConfig?.enabled === true) {
+    // Every exchange, streams included (a hijacked reply skips Fastify's own onResponse).
+    app.addHook('onRequest', (req, reply, done) => {
+      reply.raw.once('close', () => metrics.request(req.routeOptions.url ?? 'unmatched', req.method, reply.raw.statusCode, reply.elapsedTime / 1000));
+      done();
+    });
+  }
   app.addHook('onRequest', async (req, reply) => {
     if (closing()) {
       void reply.header('connection', 'close');
       throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
     }
-    if (req.routeOptions.url === '/healthz') return;
+    // Probes carry no client key (`/metrics` checks its own).
+    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) return;
     // The key is checked from the headers, before a byte of the body is read: a client
     // without one holds no buffer and no connection (the 401 closes it).
     let principal;
@@ -193,7 +221,7 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
       new GatewayError({
         status: 404,
         type: 'invalid_request_error',
-        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, POST /v1/responses, GET /v1/responses/{id}, GET /v1/models and GET /healthz.`,
+        message: `Unknown request URL: ${req.method} ${req.url}. The gateway serves POST /v1/chat/completions, POST /v1/responses, GET /v1/responses/{id}, GET /v1/models, GET /livez and GET /readyz.`,
         code: 'unknown_url',
         retryable: false,
       }),
@@ -201,7 +229,26 @@ function buildApp({ config, keys, logger, context, closing }: BuildAppOptions) {
     );
   });
 
+  // Liveness: the process answers (`/healthz` is the older name). Readiness: it should get traffic.
   app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/livez', () => ({ status: 'ok' }));
+  app.get('/readyz', (_req, reply) => {
+    const reasons: string[] = [];
+    const current = state();
+    if (closing()) reasons.push('draining');
+    if (current === undefined) reasons.push('starting');
+    else if (!current.available) reasons.push(`${current.kind}_unavailable`);
+    if (reasons.length === 0) return { status: 'ready', state: current?.kind };
+    return reply.code(503).header('cache-control', 'no-store').send({ status: 'not_ready', reasons });
+  });
+  if (metricsConfig?.enabled === true) {
+    app.get('/metrics', (req, reply) => {
+      if (!mayScrape(req.headers.authorization, metricsConfig.keyHash)) {
+        throw new GatewayError({ status: 401, type: 'invalid_request_error', message: "GET /metrics needs the metrics key: send it as 'Authorization: Bearer <key>'.", code: 'invalid_api_key', retryable: false });
+      }
+      return reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
+    });
+  }
   app.get('/v1/models', createModelsHandler(context));
   app.post('/v1/chat/completions', createChatCompletionsHandler(context));
   app.post('/v1/responses', createResponsesHandler(context));
@@ -220,9 +267,24 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   const keys = createApiKeyStore(config.keys ?? []);
   const inflight = new Set<AbortController>();
   let context: GatewayContext | undefined;
+  let state: GatewayState | undefined;
   let listening = false;
   let closing = false;
+  let toolLoad = (): { active: number; waiting: number } => ({ active: 0, waiting: 0 });
+  let sandboxPoolSize = 0;
+  const toolSlots = config.tools?.maxConcurrent ?? 10;
+  const metrics = createGatewayMetrics({
+    toolLoad: () => toolLoad(),
+    toolSlots,
+    get sandboxPoolSize() {
+      return sandboxPoolSize;
+    },
+    state: () => ({ kind: state?.kind ?? (config.state?.redis === undefined ? 'memory' : 'redis'), available: state?.available ?? false }),
+    inflight: () => inflight.size,
+  });
   const app = buildApp({
+    metrics,
+    state: () => state,
     config,
     keys,
     logger,
@@ -245,16 +307,24 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
             "Configure 'keys' (or TOOLWIRE_API_KEYS) or listen on 127.0.0.1.",
         );
       }
-      const loaded = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger });
+      const loaded = await loadServerTools({ config: config.tools ?? {}, extraTools: config.extraTools ?? [], logger, onSandboxRun: (outcome) => metrics.sandboxRun(outcome) });
       // MCP servers and OpenAPI documents: a required one that fails stops the start here.
       const dynamicTools = await loadDynamicTools({ mcpServers: config.mcpServers ?? {}, openApi: config.openApi ?? {}, logger }).catch(async (error: unknown) => {
         await loaded.dispose();
         throw error;
       });
       const serverTools = loaded.tools;
+      sandboxPoolSize = loaded.sandboxPoolSize;
       disposeTools = async () => {
         await Promise.all([loaded.dispose(), dynamicTools.close()]);
       };
+      const gatewayState = createGatewayState(config.state, logger);
+      state = gatewayState;
+      if (!(await gatewayState.whenAvailable(2000))) {
+        logger.warn('The shared state (Redis) is not reachable yet: the gateway starts, /readyz answers 503, and requests that need it get 503 until it is.');
+      }
+      const registry = createServerToolRegistry({ tools: serverTools.values(), keys: config.keys ?? [], maxConcurrent: toolSlots });
+      toolLoad = () => registry.load;
       const providers = [...(config.modelProviders ?? [])];
       for (const provider of await createConfiguredProviders(config.providers ?? {}, { logger, ...upstreamLimits(config) })) {
         if (!providers.some((p) => p.name === provider.name)) providers.push(provider);
@@ -262,11 +332,13 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       context = {
         router: createModelRouter(providers),
         keys,
-        rateLimiter: createRateLimiter(),
-        serverTools: createServerToolRegistry({ tools: serverTools.values(), keys: config.keys ?? [], maxConcurrent: config.tools?.maxConcurrent ?? 10 }),
+        state: gatewayState,
+        metrics,
+        serverTools: registry,
         toolTimeoutMs: config.tools?.timeoutMs ?? 30_000,
         audit: (event) => {
           logger.info({ audit: event }, 'tool execution');
+          metrics.toolExecution(event, registry.get(event.tool) !== undefined);
           try {
             config.onToolAudit?.(event);
           } catch (error) {
@@ -275,7 +347,6 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
           }
         },
         maxSteps: config.limits?.maxSteps ?? 8,
-        hiddenTurns: createHiddenToolTurns(),
         responses: createResponseStore(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
@@ -286,11 +357,15 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         address = await app.listen({ port, host });
       } catch (error) {
         await disposeTools();
+        await gatewayState.close();
         throw error;
       }
       listening = true;
       if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
-      logger.info({ providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], dynamicTools: dynamicTools.summary() }, `Toolwire gateway at ${address}/v1`);
+      logger.info(
+        { providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], dynamicTools: dynamicTools.summary(), state: gatewayState.kind },
+        `Toolwire gateway at ${address}/v1`,
+      );
       return `${address}/v1`;
     },
     async close() {
@@ -308,6 +383,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       } finally {
         clearTimeout(timer);
         await disposeTools();
+        await state?.close();
       }
     },
   };

@@ -5,8 +5,8 @@ import { createServer, hashApiKey } from '../src/index.ts';
 import type { ServerConfig, ToolAuditEvent } from '../src/index.ts';
 import { startFakeOllama, startFakeOpenAI } from './helpers/fake-upstreams.ts';
 import type { FakeUpstream, UpstreamReply } from './helpers/fake-upstreams.ts';
-import { startPacedOpenAI } from './helpers/paced-openai-upstream.ts';
-import type { PacedFrame } from './helpers/paced-openai-upstream.ts';
+import { OPENAI_MODEL, startPacedUpstream } from './helpers/paced-upstream.ts';
+import type { PacedUpstream, ScriptedDelta } from './helpers/paced-upstream.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -162,29 +162,35 @@ describe("a client's own tool is the client's on the Ollama paths too", () => {
 const lookup = { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
 const weather = { type: 'function' as const, function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 
-function header(index: number, id: string, name: string): PacedFrame {
+function header(index: number, id: string, name: string): ScriptedDelta {
   return { delta: { tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] } };
 }
-function args(index: number, text: string): PacedFrame {
+function args(index: number, text: string): ScriptedDelta {
   return { delta: { tool_calls: [{ index, function: { arguments: text } }] } };
 }
 
+/** A paced upstream that streams exactly these deltas, `pauseMs` apart, to every request. */
+async function pacedDeltas(pauseMs: number, deltas: ScriptedDelta[]): Promise<PacedUpstream> {
+  const upstream = await startPacedUpstream({ pauseMs, script: () => ({ deltas }) });
+  closers.push(() => upstream.close());
+  return upstream;
+}
+
+/** When the upstream wrote each event of its first answer, then `[DONE]`. */
+const sentAt = (upstream: PacedUpstream): number[] => upstream.requests[0]?.sentAt ?? [];
+
 describe('streamed client tool calls arrive as the upstream sends them (openai/ path)', () => {
   it('forwards the header and each argument delta long before the upstream turn ends (events 300 ms apart)', async () => {
-    const upstream = await startPacedOpenAI({
-      delayMs: 300,
-      frames: () => [
-        { delta: { role: 'assistant', content: null } },
-        header(0, 'call_up0', 'lookup'),
-        args(0, '{"q": '),
-        args(0, '"Par'),
-        args(0, 'is"}'),
-        { delta: {}, finish: 'tool_calls' },
-      ],
-    });
-    closers.push(() => upstream.close());
+    const upstream = await pacedDeltas(300, [
+      { delta: { role: 'assistant', content: null } },
+      header(0, 'call_up0', 'lookup'),
+      args(0, '{"q": '),
+      args(0, '"Par'),
+      args(0, 'is"}'),
+      { delta: {}, finish: 'tool_calls' },
+    ]);
     const { openai } = await gateway(upstream.url);
-    const stream = await openai.chat.completions.create({ model: 'openai/gpt-fake', messages: question, tools: [lookup], stream: true });
+    const stream = await openai.chat.completions.create({ model: `openai/${OPENAI_MODEL}`, messages: question, tools: [lookup], stream: true });
     let headerAt: number | undefined;
     let firstArgumentsAt: number | undefined;
     let text = '';
@@ -200,7 +206,7 @@ describe('streamed client tool calls arrive as the upstream sends them (openai/ 
       }
       finish = choice?.finish_reason ?? finish;
     }
-    const sent = upstream.sentAt;
+    const sent = sentAt(upstream);
     // The header before the upstream wrote its second argument fragment, the first fragment before its finish.
     expect(headerAt).toBeLessThan(sent[3] ?? 0);
     expect(firstArgumentsAt).toBeLessThan(sent[5] ?? 0);
@@ -209,22 +215,18 @@ describe('streamed client tool calls arrive as the upstream sends them (openai/ 
   });
 
   it('never interleaves two calls that the upstream interleaves, holding only the second until the first is complete', async () => {
-    const upstream = await startPacedOpenAI({
-      delayMs: 60,
-      frames: () => [
-        { delta: { role: 'assistant', content: null } },
-        header(0, 'call_a', 'lookup'),
-        header(1, 'call_b', 'weather'),
-        args(0, '{"q":'),
-        args(1, '{"city":'),
-        args(0, '"tides"}'),
-        args(1, '"Oslo"}'),
-        { delta: {}, finish: 'tool_calls' },
-      ],
-    });
-    closers.push(() => upstream.close());
+    const upstream = await pacedDeltas(60, [
+      { delta: { role: 'assistant', content: null } },
+      header(0, 'call_a', 'lookup'),
+      header(1, 'call_b', 'weather'),
+      args(0, '{"q":'),
+      args(1, '{"city":'),
+      args(0, '"tides"}'),
+      args(1, '"Oslo"}'),
+      { delta: {}, finish: 'tool_calls' },
+    ]);
     const { openai } = await gateway(upstream.url);
-    const request = { model: 'openai/gpt-fake', messages: question, tools: [lookup, weather] };
+    const request = { model: `openai/${OPENAI_MODEL}`, messages: question, tools: [lookup, weather] };
     const stream = await openai.chat.completions.create({ ...request, stream: true });
     const order: number[] = [];
     let firstArgumentsAt: number | undefined;
@@ -237,7 +239,7 @@ describe('streamed client tool calls arrive as the upstream sends them (openai/ 
     // All of call 0, then all of call 1.
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(order[0]).toBe(0);
-    expect(firstArgumentsAt).toBeLessThan(upstream.sentAt[7] ?? 0);
+    expect(firstArgumentsAt).toBeLessThan(sentAt(upstream)[7] ?? 0);
     const final = await openai.chat.completions.stream(request).finalChatCompletion();
     expect(final.choices[0]?.message.tool_calls?.map((c) => (c.type === 'function' ? [c.function.name, c.function.arguments] : []))).toEqual([
       ['lookup', '{"q":"tides"}'],

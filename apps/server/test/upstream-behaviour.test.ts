@@ -3,8 +3,8 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayBin } from './helpers/gateway-bin.ts';
 import type { GatewayBin } from './helpers/gateway-bin.ts';
-import { startPacedUpstream } from './helpers/misbehaving-upstream.ts';
-import type { PacedUpstream, UpstreamBehaviour } from './helpers/misbehaving-upstream.ts';
+import { OPENAI_MODEL, startPacedUpstream } from './helpers/paced-upstream.ts';
+import type { PacedUpstream, ScriptedTurn } from './helpers/paced-upstream.ts';
 
 // The gateway runs as its own process (the real bin): an exception outside a request's
 // error path would kill it, and every later request would fail to connect.
@@ -12,8 +12,49 @@ let upstream: PacedUpstream;
 let gateway: GatewayBin;
 let openai: OpenAI;
 
+const HELLO = 'Hello there.';
+
+/** How the upstream answers, picked by the user message of the request (so concurrent requests can differ). */
+const BEHAVIOURS = {
+  /** Text, the finish chunk, a separate `choices: []` usage chunk, `[DONE]`. */
+  'usage-chunk': { text: HELLO },
+  /** Text, the finish chunk, `[DONE]`: no usage at all. */
+  'no-usage': { text: HELLO, usage: 'none' },
+  /** Text, then `usage` on the finish chunk itself (several compatible servers), `[DONE]`. */
+  'usage-on-finish': { text: HELLO, usage: 'finish' },
+  /** A tool call (header then argument fragments), finish `tool_calls`, usage, `[DONE]`. */
+  'tool-call': { toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] },
+  /** A few text events, then the TCP connection is reset. */
+  reset: { text: HELLO, ending: 'reset' },
+  /** The TCP connection is reset before any response. */
+  'reset-at-once': { text: HELLO, ending: 'reset-at-once' },
+  /** Text and the finish chunk, then the body ends without `[DONE]`. */
+  'no-done': { text: HELLO, ending: 'no-done' },
+  /** A few text events, then the body ends: no finish chunk, no `[DONE]` (not streamed: half a JSON body). */
+  cut: { text: HELLO, ending: 'cut' },
+  /** Comment lines, lines without a colon, bare `id:` and `retry:` fields and stray bytes between valid events. */
+  garbage: { text: HELLO, noise: 'junk' },
+  /** A data event whose JSON is broken, mid-stream (not streamed: a body that is not JSON). */
+  'invalid-json': { text: HELLO, ending: 'garbage' },
+  /** The whole answer written one byte at a time. */
+  trickle: { text: HELLO, trickle: 'bytes' },
+  /** A few events, then silence (the gateway's idle timeout must cut it). */
+  stall: { text: HELLO, ending: 'stall' },
+  /** A long pause (400 ms) mid-answer, then the rest. */
+  pause: { text: HELLO, midPauseMs: 400 },
+} satisfies Record<string, ScriptedTurn>;
+
+type UpstreamBehaviour = keyof typeof BEHAVIOURS;
+
 beforeAll(async () => {
-  upstream = await startPacedUpstream({ pauseMs: 30 });
+  upstream = await startPacedUpstream({
+    pauseMs: 30,
+    script: (request) => {
+      const behaviour = request.messages.at(-1)?.content ?? '';
+      if (!Object.hasOwn(BEHAVIOURS, behaviour)) throw new Error(`no upstream behaviour named "${behaviour}"`);
+      return BEHAVIOURS[behaviour as UpstreamBehaviour];
+    },
+  });
   gateway = await startGatewayBin({
     config: { providers: { openai: { baseURL: `${upstream.url}/v1` } }, limits: { upstreamIdleTimeoutMs: 1500 }, logLevel: 'info' },
     env: { OPENAI_API_KEY: 'sk-upstream' },
@@ -30,8 +71,8 @@ async function streamOf(behaviour: UpstreamBehaviour, includeUsage = true): Prom
   const chunks: ChatCompletionChunk[] = [];
   try {
     const stream = await openai.chat.completions.create({
-      model: `openai/${behaviour}`,
-      messages: [{ role: 'user', content: 'hi' }],
+      model: MODEL,
+      messages: [{ role: 'user', content: behaviour }],
       stream: true,
       ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
     });
@@ -42,6 +83,8 @@ async function streamOf(behaviour: UpstreamBehaviour, includeUsage = true): Prom
   }
 }
 
+const MODEL = `openai/${OPENAI_MODEL}`;
+
 const textOf = (chunks: ChatCompletionChunk[]): string => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
 /** The gateway is alive, answers the next request normally, and logged no uncaught error. */
@@ -50,7 +93,7 @@ async function expectGatewayServes(): Promise<void> {
   const { chunks, error } = await streamOf('usage-chunk');
   expect(error).toBeUndefined();
   expect(textOf(chunks)).toBe('Hello there.');
-  const completion = await openai.chat.completions.create({ model: 'openai/usage-chunk', messages: [{ role: 'user', content: 'hi' }] });
+  const completion = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'usage-chunk' }] });
   expect(completion.choices[0]?.message.content).toBe('Hello there.');
   expect(gateway.logs.filter((entry) => entry.msg?.includes('uncaught') === true)).toEqual([]);
 }
@@ -60,7 +103,7 @@ describe('an upstream that paces its events', () => {
     const { chunks, error } = await streamOf('usage-chunk');
     expect(error).toBeUndefined();
     expect(textOf(chunks)).toBe('Hello there.');
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 57, completion_tokens: 17, total_tokens: 74 } });
     await expectGatewayServes();
   });
 
@@ -72,7 +115,7 @@ describe('an upstream that paces its events', () => {
       expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
       expect(chunks.filter((c) => c.usage !== null && c.usage !== undefined)).toEqual([]);
     }
-    const completion = await openai.chat.completions.create({ model: 'openai/no-usage', messages: [{ role: 'user', content: 'hi' }] });
+    const completion = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'no-usage' }] });
     expect(completion.usage).toBeUndefined();
     await expectGatewayServes();
   });
@@ -80,7 +123,7 @@ describe('an upstream that paces its events', () => {
   it('passes usage sent on the finish chunk through', async () => {
     const { chunks, error } = await streamOf('usage-on-finish');
     expect(error).toBeUndefined();
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 57, completion_tokens: 17, total_tokens: 74 } });
     const plain = await streamOf('usage-on-finish', false);
     expect(plain.chunks.some((c) => c.usage !== undefined && c.usage !== null)).toBe(false);
     await expectGatewayServes();
@@ -134,13 +177,14 @@ describe('an upstream that fails mid-stream', () => {
   }
 
   const envelopes: [UpstreamBehaviour, string][] = [
-    ['reset', 'a reset before any response'],
+    ['reset-at-once', 'a reset before any response'],
+    ['reset', 'a reset halfway through the body'],
     ['invalid-json', 'a body that is not JSON'],
     ['stall', 'no response within the idle timeout'],
   ];
   for (const [behaviour, what] of envelopes) {
     it(`answers a non-streamed request with an error envelope after ${what}`, async () => {
-      const failure = await openai.chat.completions.create({ model: `openai/${behaviour}`, messages: [{ role: 'user', content: 'hi' }] }).then(
+      const failure = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: behaviour }] }).then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -151,10 +195,13 @@ describe('an upstream that fails mid-stream', () => {
   }
 
   it('survives a client that leaves mid-stream while the upstream is still pacing', async () => {
-    const stream = await openai.chat.completions.create({ model: 'openai/pause', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'pause' }], stream: true });
+    let text = '';
     for await (const chunk of stream) {
-      if (chunk.choices[0]?.delta.content === 'Hello') break;
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (text.startsWith('Hello')) break;
     }
+    expect(text).not.toBe(HELLO);
     await expectGatewayServes();
   });
 
@@ -168,16 +215,16 @@ describe('an upstream that fails mid-stream', () => {
   });
 
   it('leaves no upstream request open', async () => {
-    for (let i = 0; i < 100 && upstream.open > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(upstream.open).toBe(0);
+    for (let i = 0; i < 100 && upstream.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.inFlight).toBe(0);
   });
 });
 
 describe('a tool-call turn', () => {
   it('starts with content null, as OpenAI sends it', async () => {
     const stream = await openai.chat.completions.create({
-      model: 'openai/tool-call',
-      messages: [{ role: 'user', content: 'find x' }],
+      model: MODEL,
+      messages: [{ role: 'user', content: 'tool-call' }],
       tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
       stream: true,
     });
@@ -196,7 +243,7 @@ describe('the same upstreams behind POST /v1/responses', () => {
   async function responsesStreamOf(behaviour: UpstreamBehaviour): Promise<{ text: string; types: string[]; response?: OpenAI.Responses.Response; error?: Error }> {
     let text = '';
     const types: string[] = [];
-    const stream = openai.responses.stream({ model: `openai/${behaviour}`, input: 'hi', store: false });
+    const stream = openai.responses.stream({ model: MODEL, input: behaviour, store: false });
     stream.on('event', (event) => types.push(event.type));
     stream.on('response.output_text.delta', (event) => (text += event.delta));
     try {
@@ -215,7 +262,7 @@ describe('the same upstreams behind POST /v1/responses', () => {
       expect(response).toMatchObject({ status: 'completed', output_text: 'Hello there.' });
       // No usage is invented when the upstream sent none.
       if (behaviour === 'no-usage') expect(response?.usage ?? null).toBeNull();
-      else if (behaviour !== 'no-done' && behaviour !== 'garbage' && behaviour !== 'pause') expect(response?.usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });
+      else if (behaviour !== 'no-done' && behaviour !== 'garbage' && behaviour !== 'pause') expect(response?.usage).toMatchObject({ input_tokens: 57, output_tokens: 17, total_tokens: 74 });
       await expectGatewayServes();
     });
   }
@@ -226,7 +273,7 @@ describe('the same upstreams behind POST /v1/responses', () => {
       expect(text.startsWith('Hello')).toBe(true);
       expect(error).toBeInstanceOf(OpenAI.APIError);
       // The raw stream: the error event, then response.failed, then the end.
-      const raw = await fetch(`${gateway.baseURL}/responses`, { method: 'POST', body: JSON.stringify({ model: `openai/${behaviour}`, input: 'hi', stream: true }) });
+      const raw = await fetch(`${gateway.baseURL}/responses`, { method: 'POST', body: JSON.stringify({ model: MODEL, input: behaviour, stream: true }) });
       const events = (await raw.text()).split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
       expect(events.slice(-2)).toEqual(['error', 'response.failed']);
       await expectGatewayServes();
@@ -234,7 +281,7 @@ describe('the same upstreams behind POST /v1/responses', () => {
   }
 
   it('answers a non-streamed request with an error envelope after a reset', async () => {
-    const failure = await openai.responses.create({ model: 'openai/reset', input: 'hi' }).then(
+    const failure = await openai.responses.create({ model: MODEL, input: 'reset-at-once' }).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -245,8 +292,8 @@ describe('the same upstreams behind POST /v1/responses', () => {
 
   it('streams a tool call as a function_call item', async () => {
     const stream = openai.responses.stream({
-      model: 'openai/tool-call',
-      input: 'find x',
+      model: MODEL,
+      input: 'tool-call',
       tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: false }],
     });
     const response = await stream.finalResponse();
@@ -255,7 +302,7 @@ describe('the same upstreams behind POST /v1/responses', () => {
   });
 
   it('leaves no upstream request open', async () => {
-    for (let i = 0; i < 100 && upstream.open > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(upstream.open).toBe(0);
+    for (let i = 0; i < 100 && upstream.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.inFlight).toBe(0);
   });
 });

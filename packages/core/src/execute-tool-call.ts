@@ -1,4 +1,5 @@
 import type { ToolRegistry } from './tool-registry.ts';
+import { traceToolExecution } from './tracing.ts';
 import { toolFailure, toolSuccess } from './tool-results.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
@@ -42,9 +43,15 @@ type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: un
  * A concurrency slot is held until the tool's promise settles, even after a timeout, so
  * `maxConcurrency` counts tools that really still run.
  *
+ * Each call is an OpenTelemetry `execute_tool` span (see the README's "Tracing").
+ *
  * @example const result = await executeToolCall(call, { registry, principal: 'key_1', timeoutMs: 10_000 });
  */
-export async function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
+export function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
+  return traceToolExecution(call, () => executeAudited(call, options));
+}
+
+async function executeAudited(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
   const { onAudit } = options;
   if (onAudit === undefined) return run(call, options, undefined);
   const timing: Timing = { startedAt: performance.now(), slotAt: undefined };

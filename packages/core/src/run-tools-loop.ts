@@ -3,6 +3,7 @@ import { executeToolCall } from './execute-tool-call.ts';
 import { isProviderTool } from './provider-tools.ts';
 import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
 import { ToolRegistry } from './tool-registry.ts';
+import { traceModelCall } from './tracing.ts';
 import { toolFailure } from './tool-results.ts';
 import type { ChatRequest, ToolSpec } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
@@ -51,7 +52,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
     signal?.throwIfAborted();
     const request = buildRequest({ options, tools, history, stepNumber, signal });
     await emit({ type: 'step-start', stepNumber, request });
-    const response = await callModel(request);
+    const response = await traceModelCall(options.model, request, () => callModel(request));
     signal?.throwIfAborted();
     usage = addUsage(usage, response.usage) ?? usage;
     history.push(response.message);

@@ -1,6 +1,7 @@
 import type { ProviderTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
-import { codeInterpreterResponse, functionCallItem, response } from '../test/responses-wire.ts';
+import { codeInterpreterResponse } from '../test/recorded-streams.ts';
+import { functionCallItem, responseObject } from './testing/index.ts';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { mapResponsesFinishReason } from './responses-finish-reason.ts';
 import { mapResponsesResponse } from './responses-response.ts';
@@ -43,7 +44,7 @@ describe('mapResponsesResponse', () => {
   });
 
   it('maps function calls by call_id with parsed arguments', () => {
-    const wire = response('completed', [functionCallItem('call_1', 'get_weather', '{"city":"Paris"}'), functionCallItem('call_2', 'now', '')]);
+    const wire = responseObject('completed', [functionCallItem('call_1', 'get_weather', '{"city":"Paris"}'), functionCallItem('call_2', 'now', '')]);
     const { response: mapped } = mapResponsesResponse(wire, { providerTools: [] });
     expect(mapped.toolCalls).toEqual([
       { id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } },
@@ -53,7 +54,7 @@ describe('mapResponsesResponse', () => {
   });
 
   it('reports length for an incomplete response and marks the unfinished call invalid', () => {
-    const wire = response('incomplete', [functionCallItem('call_1', 'write', '{"text":"Once', 'incomplete')], {
+    const wire = responseObject('incomplete', [functionCallItem('call_1', 'write', '{"text":"Once', 'incomplete')], {
       incomplete_details: { reason: 'max_output_tokens' },
     });
     const { response: mapped } = mapResponsesResponse(wire, { providerTools: [] });
@@ -62,7 +63,7 @@ describe('mapResponsesResponse', () => {
   });
 
   it('maps refusals and reasoning summaries', () => {
-    const wire = response('completed', [
+    const wire = responseObject('completed', [
       { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'The user asks for X.' }] },
       { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help.' }] },
     ]);
@@ -84,7 +85,7 @@ describe('mapResponsesFinishReason', () => {
 
 describe('mapResponsesResponse with parallelToolCalls: false', () => {
   it('keeps only the first function call, with a warning', () => {
-    const wire = response('completed', [functionCallItem('call_1', 'f', '{}'), functionCallItem('call_2', 'g', '{}')]);
+    const wire = responseObject('completed', [functionCallItem('call_1', 'f', '{}'), functionCallItem('call_2', 'g', '{}')]);
     const { response: mapped } = mapResponsesResponse(wire, { providerTools: [], parallelToolCalls: false });
     expect(mapped.toolCalls.map((call) => call.id)).toEqual(['call_1']);
     expect(mapped.warnings).toHaveLength(1);

@@ -2,7 +2,8 @@ import { ContextLengthExceededError, RateLimitError, StreamError } from '@toolwi
 import type { ProviderTool } from '@toolwire/core';
 import type { ResponsesStreamEvent } from './responses-wire.ts';
 import { describe, expect, it } from 'vitest';
-import { codeInterpreterChunks, functionCallEvents, response } from '../test/responses-wire.ts';
+import { codeInterpreterChunks } from '../test/recorded-streams.ts';
+import { functionCallEvents, responseObject } from './testing/index.ts';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
 import type { ResponsesStreamPart } from './responses-stream.ts';
@@ -80,7 +81,7 @@ describe('createResponsesStreamDecoder', () => {
     events.push({
       type: 'response.incomplete',
       sequence_number: 99,
-      response: response('incomplete', [], { incomplete_details: { reason: 'max_output_tokens' } }),
+      response: responseObject('incomplete', [], { incomplete_details: { reason: 'max_output_tokens' } }),
     });
     const parts = run(events);
     expect(ofType(parts, 'tool-call')[0]?.toolCall.invalid?.rawArguments).toBe('{"text":"Once');
@@ -89,11 +90,11 @@ describe('createResponsesStreamDecoder', () => {
 
   it('turns response.failed into an error event of the matching class', () => {
     const parts = run([
-      { type: 'response.created', sequence_number: 0, response: response('in_progress') },
+      { type: 'response.created', sequence_number: 0, response: responseObject('in_progress') },
       {
         type: 'response.failed',
         sequence_number: 1,
-        response: response('failed', [], { error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4.1-mini.' } }),
+        response: responseObject('failed', [], { error: { code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4.1-mini.' } }),
       },
     ]);
     expect(parts).toHaveLength(1);

@@ -1,14 +1,23 @@
 // Recorded Responses streams from src/__fixtures__ (sources and licences in SOURCES.md there).
 import { readFileSync } from 'node:fs';
+import { eventLines } from '../src/testing/index.ts';
+import type { ResponsesEventObject, ResponsesResponseObject } from '../src/testing/index.ts';
 
 const fixtures = new URL('../src/__fixtures__/', import.meta.url);
 
 /** A `*.chunks.txt` recording: one JSON event per line. */
-export function chunkEvents(name: string): Record<string, unknown>[] {
-  return readFileSync(new URL(name, fixtures), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+export function chunkEvents(name: string): ResponsesEventObject[] {
+  return eventLines(readFileSync(new URL(name, fixtures), 'utf8'));
+}
+
+/** The recorded stream events of a code-interpreter run (gpt-5-nano). */
+export function codeInterpreterChunks(): ResponsesEventObject[] {
+  return chunkEvents('openai-code-interpreter-tool.1.chunks.txt');
+}
+
+/** The recorded non-streaming response of a code-interpreter run. */
+export function codeInterpreterResponse(): ResponsesResponseObject {
+  return JSON.parse(readFileSync(new URL('openai-code-interpreter-tool.1.json', fixtures), 'utf8')) as ResponsesResponseObject;
 }
 
 /**

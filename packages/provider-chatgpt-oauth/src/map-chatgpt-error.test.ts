@@ -1,4 +1,5 @@
 import {
+  AuthenticationError,
   ContextLengthExceededError,
   InvalidRequestError,
   ModelNotFoundError,
@@ -70,6 +71,19 @@ describe('backendError', () => {
     if (!RateLimitError.isInstance(limited) || UsageLimitError.isInstance(limited)) throw new Error('expected a plain RateLimitError');
     expect(limited.retryAfterMs).toBe(3000);
   });
+
+  it("leaves the status classes to core's mapper, with this backend's advice", () => {
+    const auth = fail(401, { detail: 'Unauthorized' });
+    expect(AuthenticationError.isInstance(auth)).toBe(true);
+    expect(auth.message).toBe('The ChatGPT backend said "Unauthorized" (the sign-in was rejected even after a refresh: sign in again with `toolwire login chatgpt`)');
+    const missing = fail(404, { detail: 'Not Found' }, { knownModels: ['gpt-5.4'] });
+    expect(ModelNotFoundError.isInstance(missing) ? missing.modelId : undefined).toBe('gpt-9');
+    expect(missing.message).toContain("use one of this account's models: gpt-5.4");
+    const long = fail(400, { error: { code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' } });
+    expect(ContextLengthExceededError.isInstance(long)).toBe(true);
+    expect(long.message).toContain('shorten the conversation');
+    expect(fail(429, { error: { type: 'rate_limit', message: 'slow down' } }, { headers: { 'retry-after': '3' } }).message).toContain('wait 3 s and try again');
+  });
 });
 
 describe('streamFailureError', () => {
@@ -89,7 +103,6 @@ describe('streamFailureError', () => {
     expect(quota.message).toContain('billing quota');
     expect(fail(429, { error: { code: 'insufficient_quota', message: 'quota' } }).message).toContain('billing quota');
   });
-
 
   it('says what to do when the backend refuses the reasoning effort', () => {
     const error = fail(400, {

@@ -1,16 +1,8 @@
-import {
-  AuthenticationError,
-  ContextLengthExceededError,
-  InvalidRequestError,
-  ModelNotFoundError,
-  PermissionDeniedError,
-  ProviderError,
-  ProviderServerError,
-  RateLimitError,
-  UsageLimitError,
-} from '@toolwire/core';
+import { InvalidRequestError, ModelNotFoundError, PermissionDeniedError, UsageLimitError } from '@toolwire/core';
+import type { ProviderError } from '@toolwire/core';
 
-import { isContextLengthMessage, mapProviderError, parseRetryAfter, retryDelayFromText } from '@toolwire/core/provider';
+import { mapProviderError, parseRetryAfter } from '@toolwire/core/provider';
+import type { ProviderErrorHints } from '@toolwire/core/provider';
 
 import { isRecord } from './auth/jwt.ts';
 import { PROVIDER_NAME } from './constants.ts';
@@ -26,10 +18,24 @@ export interface BackendFailure {
   knownModels?: readonly string[];
 }
 
+/** Advice for the classes core's mapping picks, as it applies to a ChatGPT account. */
+const HINTS: ProviderErrorHints = {
+  authentication: 'the sign-in was rejected even after a refresh: sign in again with `toolwire login chatgpt`',
+  permission: 'check that this account may use Codex and that baseURL is https://chatgpt.com/backend-api',
+  // `insufficient_quota` is a billing quota, not the plan's usage window: retrying does not
+  // help until credits are added (core's wording, with where to look for a ChatGPT account).
+  quota: "the account's billing quota (credits) is used up: add credits in the ChatGPT workspace's billing settings or wait for the plan to renew; retrying will not help",
+  contextLength: 'shorten the conversation or drop old tool outputs',
+  server: 'try again later',
+};
+
 /**
  * Turns a non-2xx backend answer into a core error that quotes the backend and says what
- * to change. Usage limits (429, and the 404 variant) become `UsageLimitError` with the
- * reset time and are not retryable.
+ * to change. Core's `mapProviderError` picks the class from the status and code; before it,
+ * what only this backend sends: usage limits (429, and the 404 variant) become
+ * `UsageLimitError` with the reset time and are not retryable, a plan without Codex and
+ * Cloudflare's HTML 403 are explained, and a 4xx naming a model the account does not serve
+ * is a `ModelNotFoundError` that lists the account's models.
  */
 export function backendError(failure: BackendFailure): ProviderError {
   const { status, modelId } = failure;
@@ -39,91 +45,51 @@ export function backendError(failure: BackendFailure): ProviderError {
   const base = { provider: PROVIDER_NAME, status, ...(code !== undefined ? { code } : {}) };
 
   if (code === 'usage_limit_reached' && (status === 429 || status === 404)) return usageLimitError(parsed.error, base);
-  if (code === 'insufficient_quota') return quotaError(quoted, base);
   if (code === 'usage_not_included') {
     return new PermissionDeniedError({
       ...base,
       message: `The ChatGPT backend said ${quoted}: this plan does not include Codex. Use a ChatGPT plan with Codex (Plus, Pro, team), or an OpenAI API key with @toolwire/provider-openai.`,
     });
   }
-  if (status === 401) {
-    return new AuthenticationError({ ...base, message: `The ChatGPT backend rejected the sign-in (${quoted}) even after a refresh: sign in again with \`toolwire login chatgpt\`.` });
-  }
-  if (status === 403) {
-    const html = failure.body.trimStart().startsWith('<');
+  if (status === 403 && failure.body.trimStart().startsWith('<')) {
     return new PermissionDeniedError({
       ...base,
-      message: html
-        ? 'The ChatGPT backend answered 403 with an HTML page (Cloudflare blocks some networks and non-Codex clients). Try another network, and check that baseURL points to https://chatgpt.com/backend-api.'
-        : `The ChatGPT backend refused the request (403, ${quoted}). Check that this account may use Codex and that baseURL is right.`,
+      message:
+        'The ChatGPT backend answered 403 with an HTML page (Cloudflare blocks some networks and non-Codex clients). Try another network, and check that baseURL points to https://chatgpt.com/backend-api.',
     });
-  }
-  if (status === 429) {
-    const retryAfter = parseRetryAfter({ headers: failure.headers, message: parsed.message });
-    return new RateLimitError({
-      ...base,
-      ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
-      message: `The ChatGPT backend is rate limiting (${quoted}). Wait${retryAfter !== undefined ? ` ${Math.ceil(retryAfter / 1000)} s` : ' a moment'} and try again.`,
-    });
-  }
-  if (status >= 500) {
-    return new ProviderServerError({ ...base, retryable: true, message: `The ChatGPT backend failed (HTTP ${status}, ${quoted}). Try again later.` });
   }
   const detail = parsed.message ?? '';
-  if (isContextLengthMessage(detail, code)) {
-    return new ContextLengthExceededError({ ...base, message: `The ChatGPT backend said ${quoted}. Shorten the conversation or drop old tool outputs.` });
-  }
-  if (status === 404 || isUnknownModel(detail)) {
-    const suggestion =
-      failure.knownModels !== undefined && failure.knownModels.length > 0
-        ? `Use one of this account's models: ${failure.knownModels.join(', ')}.`
-        : 'Check the model name (e.g. gpt-5.4) and that baseURL is https://chatgpt.com/backend-api.';
-    return new ModelNotFoundError({ ...base, modelId, message: `The ChatGPT backend does not serve model "${modelId}" here (${quoted}). ${suggestion}` });
-  }
-  return new InvalidRequestError({ ...base, message: `The ChatGPT backend rejected the request: ${quoted}. ${adviceFor(detail, code)}` });
+  const notFound =
+    failure.knownModels !== undefined && failure.knownModels.length > 0
+      ? `use one of this account's models: ${failure.knownModels.join(', ')}`
+      : 'check the model name (e.g. gpt-5.4) and that baseURL is https://chatgpt.com/backend-api';
+  const message = `The ChatGPT backend said ${quoted}`;
+  const mapped = mapProviderError({
+    ...base,
+    message,
+    headers: failure.headers,
+    modelId,
+    hints: { ...HINTS, notFound, rateLimit: rateLimitHint(failure, parsed), invalidRequest: adviceFor(detail, code) },
+  });
+  // The backend answers a model the account does not serve with a 400, which core reads as a bad request.
+  if (InvalidRequestError.isInstance(mapped) && isUnknownModel(detail)) return new ModelNotFoundError({ ...base, modelId, message: `${message} (${notFound})` });
+  return mapped;
 }
 
-/** Turns a `response.failed` (or stream `error`) payload into a core error. */
+/** Turns a `response.failed` (or stream `error`) payload into a core error, by its code. */
 export function streamFailureError(error: unknown): ProviderError {
   const record = isRecord(error) ? error : {};
   const code = typeof record.code === 'string' ? record.code : typeof record.type === 'string' ? record.type : undefined;
-  const message = typeof record.message === 'string' ? record.message : 'The response failed without a message.';
-  const base = { provider: PROVIDER_NAME, message: `The ChatGPT backend failed the response: "${message}"`, ...(code !== undefined ? { code } : {}) };
-  switch (code) {
-    case 'context_length_exceeded':
-      return new ContextLengthExceededError({ ...base, message: `${base.message}. Shorten the conversation or drop old tool outputs.` });
-    case 'usage_limit_reached':
-      return usageLimitError(record, { provider: PROVIDER_NAME, code });
-    case 'insufficient_quota':
-      return quotaError(`"${message}"`, { provider: PROVIDER_NAME, code });
-    case 'usage_not_included':
-      return new PermissionDeniedError({ ...base, message: `${base.message}. This plan does not include Codex.` });
-    case 'rate_limit_exceeded': {
-      const retryAfter = retryDelayFromText(message);
-      return new RateLimitError({ ...base, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) });
-    }
-    case 'server_is_overloaded':
-    case 'slow_down':
-      return new ProviderServerError({ ...base, retryable: true, message: `${base.message}. Try again shortly.` });
-    default:
-      return new ProviderError(base);
-  }
+  const message = `The ChatGPT backend failed the response: "${typeof record.message === 'string' ? record.message : 'The response failed without a message.'}"`;
+  if (code === 'usage_limit_reached') return usageLimitError(record, { provider: PROVIDER_NAME, code });
+  if (code === 'usage_not_included') return new PermissionDeniedError({ provider: PROVIDER_NAME, code, message: `${message}. This plan does not include Codex.` });
+  return mapProviderError({ provider: PROVIDER_NAME, message, code, hints: { ...HINTS, server: 'try again shortly' } });
 }
 
-/**
- * `insufficient_quota` is a billing quota, not the plan's usage window: retrying does not
- * help until credits are added (core's wording, with where to look for a ChatGPT account).
- */
-function quotaError(quoted: string, base: { provider: string; status?: number; code?: string }): ProviderError {
-  return mapProviderError({
-    ...base,
-    code: 'insufficient_quota',
-    message: `The ChatGPT backend said ${quoted}`,
-    hints: {
-      quota:
-        "the account's billing quota (credits) is used up: add credits in the ChatGPT workspace's billing settings or wait for the plan to renew; retrying will not help",
-    },
-  });
+function rateLimitHint(failure: BackendFailure, parsed: ParsedBody): string | undefined {
+  if (failure.status !== 429) return undefined;
+  const wait = parseRetryAfter({ headers: failure.headers, message: parsed.message });
+  return `the backend is rate limiting: wait${wait !== undefined ? ` ${Math.ceil(wait / 1000)} s` : ' a moment'} and try again`;
 }
 
 function usageLimitError(error: Record<string, unknown> | undefined, base: { provider: string; status?: number; code?: string }): UsageLimitError {
@@ -175,17 +141,17 @@ function isUnknownModel(detail: string): boolean {
 }
 
 function adviceFor(detail: string, code: string | undefined): string {
-  if (detail.startsWith('Instructions are required')) return 'Send instructions (this provider always does; check a custom fetch that rewrites the body).';
-  if (detail.startsWith('Instructions are not valid')) return "Drop a custom `instructions` setting so the model's base instructions are sent (put your guidance in a system message instead).";
-  if (detail.startsWith('Unsupported parameter')) return 'Remove that setting from the request or the provider options.';
+  if (detail.startsWith('Instructions are required')) return 'Send instructions (this provider always does; check a custom fetch that rewrites the body)';
+  if (detail.startsWith('Instructions are not valid')) return "Drop a custom `instructions` setting so the model's base instructions are sent (put your guidance in a system message instead)";
+  if (detail.startsWith('Unsupported parameter')) return 'Remove that setting from the request or the provider options';
   if (detail.includes('reasoning.effort') || detail.includes("'reasoning_effort'")) {
-    return "Set reasoningEffort to a level this model takes (the model catalog lists them), or leave it unset for the model's default.";
+    return "Set reasoningEffort to a level this model takes (the model catalog lists them), or leave it unset for the model's default";
   }
   if (detail.startsWith('Store must be set to false') || detail.startsWith('Stream must be set to true')) {
-    return 'Do not override `store` or `stream` in providerOptions.chatgpt.';
+    return 'Do not override `store` or `stream` in providerOptions.chatgpt';
   }
   if (code === 'invalid_function_parameters' || detail.startsWith('Invalid schema for function')) {
-    return 'Fix that tool\'s parameter schema (an object with `type: "object"` and `properties`).';
+    return 'Fix that tool\'s parameter schema (an object with `type: "object"` and `properties`)';
   }
-  return 'Change the request as the message says.';
+  return 'Change the request as the message says';
 }

@@ -20,16 +20,18 @@ export function mapUsage(chunk: OllamaChatChunk): Usage | undefined {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }
 
-/** Builds the core response of one turn. */
-export function buildResponse(options: {
+/** What one turn produced, streamed or not: the input of `buildResponse`. */
+export interface TurnSummary {
   text: string;
   reasoning: string;
   toolCalls: ToolCall[];
   doneReason: string | undefined;
   usage: Usage | undefined;
   modelId: string | undefined;
-  warnings: Warning[];
-}): ChatResponse {
+}
+
+/** Builds the core response of one turn. */
+export function buildResponse(options: TurnSummary & { warnings: Warning[] }): ChatResponse {
   const { text, reasoning, toolCalls } = options;
   const response: ChatResponse = {
     text,

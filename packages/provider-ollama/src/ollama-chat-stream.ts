@@ -1,17 +1,8 @@
-import type { ChatStreamEvent, ToolCall, Usage, Warning } from '@toolwire/core';
+import type { ChatStreamEvent, ToolCall, Warning } from '@toolwire/core';
 import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
 import { mapUsage } from './ollama-chat-response.ts';
+import type { TurnSummary } from './ollama-chat-response.ts';
 import type { OllamaChatChunk } from './ollama-wire.ts';
-
-/** What one streamed turn produced, for the caller that decides what comes next. */
-export interface TurnSummary {
-  text: string;
-  reasoning: string;
-  toolCalls: ToolCall[];
-  doneReason: string | undefined;
-  usage: Usage | undefined;
-  modelId: string | undefined;
-}
 
 /** How `streamTurn` treats the chunks. */
 export interface StreamTurnOptions {

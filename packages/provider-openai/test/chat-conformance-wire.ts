@@ -1,7 +1,8 @@
 // The Chat Completions wire format for core's provider conformance suite, built from the
 // chunk shapes in chat-wire.ts (role first, one delta per fragment, the finishing delta,
 // then the usage chunk, then [DONE]).
-import type { ConformanceScenario, ConformanceWire, WireReply } from '@toolwire/core/testing';
+import type { ConformanceWire, WireReply } from '@toolwire/core/testing';
+import { openAIErrorReply } from '@toolwire/openai-responses/testing';
 import { callArgs, callStart, chunk, completion, finishChunk, roleChunk } from './chat-wire.ts';
 
 function usage(scenario: { usage: { inputTokens: number; outputTokens: number } }) {
@@ -9,19 +10,10 @@ function usage(scenario: { usage: { inputTokens: number; outputTokens: number } 
   return { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
 }
 
-function errorReply(scenario: Extract<ConformanceScenario, { type: 'error' }>): WireReply {
-  const type = scenario.status === 429 ? 'rate_limit_error' : scenario.status >= 500 ? 'server_error' : 'invalid_request_error';
-  return {
-    status: scenario.status,
-    headers: scenario.retryAfterSeconds !== undefined ? { 'retry-after': String(scenario.retryAfterSeconds) } : {},
-    body: JSON.stringify({ error: { message: scenario.message, type, param: null, code: scenario.code ?? null } }),
-  };
-}
-
 export const chatConformanceWire: ConformanceWire = {
   isStream: (request) => (request.body as { stream?: unknown } | undefined)?.stream === true,
   render(scenario, { stream }): WireReply {
-    if (scenario.type === 'error') return errorReply(scenario);
+    if (scenario.type === 'error') return openAIErrorReply(scenario);
     const finish = scenario.type === 'text' ? scenario.finish : 'tool_calls';
     if (!stream) {
       const message =

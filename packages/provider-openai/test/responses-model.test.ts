@@ -1,11 +1,17 @@
 import { collectStream, ProviderToolMismatchError, RateLimitError } from '@toolwire/core';
 import type { ChatStreamEvent, ProviderTool, ProviderToolContext } from '@toolwire/core';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import { useOpenAITestServer, responsesFrames } from './openai-test-server.ts';
-import { codeInterpreterChunks, codeInterpreterResponse, functionCallEvents, response } from './responses-wire.ts';
+import { eventLines, functionCallEvents, responseObject } from '@toolwire/openai-responses/testing';
 
 const server = useOpenAITestServer();
+
+// A recorded code-interpreter run (gpt-5-nano), streamed and whole; sources in src/__fixtures__/SOURCES.md.
+const fixtures = new URL('../src/__fixtures__/', import.meta.url);
+const codeInterpreterChunks = () => eventLines(readFileSync(new URL('openai-code-interpreter-tool.1.chunks.txt', fixtures), 'utf8'));
+const codeInterpreterResponse = (): unknown => JSON.parse(readFileSync(new URL('openai-code-interpreter-tool.1.json', fixtures), 'utf8'));
 
 function model() {
   return createOpenAI({ baseURL: server().baseURL, apiKey: 'sk-test', maxRetries: 0 }).responses('gpt-5-nano');
@@ -86,7 +92,7 @@ describe('openai.responses generate', () => {
   });
 
   it('round-trips a function call: call out, function_call_output back', async () => {
-    server().reply({ kind: 'json', body: response('completed', [{ id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }]) });
+    server().reply({ kind: 'json', body: responseObject('completed', [{ id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }]) });
     const first = await model().generate({ messages: [{ role: 'user', content: 'Paris?' }], tools: [weather], toolChoice: { type: 'tool', name: 'get_weather' } });
     expect(first.toolCalls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }]);
     expect(first.finishReason).toBe('tool-calls');
@@ -96,7 +102,7 @@ describe('openai.responses generate', () => {
     });
     server().reply({
       kind: 'json',
-      body: response('completed', [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is 18°C.', annotations: [] }] }]),
+      body: responseObject('completed', [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is 18°C.', annotations: [] }] }]),
     });
     const second = await model().generate({
       messages: [{ role: 'user', content: 'Paris?' }, first.message, { role: 'tool', toolCallId: 'call_1', content: '18°C' }],
@@ -145,8 +151,8 @@ describe('openai.responses stream', () => {
       kind: 'sse',
       done: false,
       frames: responsesFrames([
-        { type: 'response.created', sequence_number: 0, response: response('in_progress') } as never,
-        { type: 'response.failed', sequence_number: 1, response: response('failed', [], { error: { code: 'rate_limit_exceeded', message: 'Slow down.' } }) } as never,
+        { type: 'response.created', sequence_number: 0, response: responseObject('in_progress') } as never,
+        { type: 'response.failed', sequence_number: 1, response: responseObject('failed', [], { error: { code: 'rate_limit_exceeded', message: 'Slow down.' } }) } as never,
       ]),
     });
     const events: ChatStreamEvent[] = [];

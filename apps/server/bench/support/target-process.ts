@@ -5,17 +5,39 @@
 // gateway's fetch: the ceiling of any gateway that calls its upstream through the SDK).
 import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ChatModel } from '@toolwire/core';
 import OpenAI from 'openai';
 import { pino } from 'pino';
-import { createServer } from '../../src/index.ts';
+import { createServer, hashApiKey } from '../../src/index.ts';
 import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
+
+// A side door for the capacity bench: this process's RSS and event-loop delay (ms), on its own port.
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+const stats = createHttpServer((req, res) => {
+  if (req.method === 'POST') delay.reset();
+  const memory = process.memoryUsage();
+  const cpu = process.cpuUsage();
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, eldP50Ms: delay.percentile(50) / 1e6, eldP99Ms: delay.percentile(99) / 1e6, eldMaxMs: delay.max / 1e6 }));
+});
+const statsURL = await new Promise<string>((resolve) => {
+  stats.listen(0, '127.0.0.1', () => {
+    const address = stats.address();
+    resolve(address !== null && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : '');
+  });
+});
+
+function announce(url: string): void {
+  process.stdout.write(`${JSON.stringify({ url, stats: statsURL })}\n`);
+}
 
 function printURL(server: ReturnType<typeof createHttpServer>): void {
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/v1` })}\n`);
+    announce(`http://127.0.0.1:${address.port}/v1`);
   });
 }
 
@@ -31,7 +53,8 @@ if (upstreamURL === undefined) throw new Error('usage: target-process.ts proxy|g
 
 if (kind === 'proxy') {
   const port = Number(new URL(upstreamURL).port);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Uncapped like the gateway's: the capacity bench holds thousands of streams open at once.
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const proxy = createHttpServer((req, res) => {
     const up = httpRequest({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers, agent }, (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
@@ -82,12 +105,22 @@ if (kind === 'proxy') {
     modelProviders: [{ name: 'openai', chat: () => model, listModels: () => Promise.resolve(['gpt-fake']) }],
   });
   const url = await gateway.listen({ port: 0 });
-  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  announce(url);
   process.on('SIGTERM', () => void gateway.close().then(() => process.exit(0)));
 } else {
   // Logs at warn: per-request info lines would measure the log sink, not the gateway.
-  const gateway = createServer({ logger: pino({ level: 'warn' }), providers: { openai: { apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1` } } });
+  // BENCH_REDIS_URL puts the state on Redis; BENCH_KEY adds a client key with a (never
+  // reached) rate limit, so that every request takes a token from the state.
+  const redisURL = process.env.BENCH_REDIS_URL;
+  const benchKey = process.env.BENCH_KEY;
+  const gateway = createServer({
+    logger: pino({ level: 'warn' }),
+    providers: { openai: { apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1` } },
+    limits: { shutdownGraceMs: 1000 },
+    ...(redisURL === undefined ? {} : { state: { redis: { url: redisURL } } }),
+    ...(benchKey === undefined ? {} : { keys: [{ id: 'bench', keyHash: hashApiKey(benchKey), requestsPerMinute: 100_000_000 }] }),
+  });
   const url = await gateway.listen({ port: 0 });
-  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  announce(url);
   process.on('SIGTERM', () => void gateway.close().then(() => process.exit(0)));
 }

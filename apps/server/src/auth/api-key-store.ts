@@ -20,6 +20,8 @@ export interface ApiKeyConfig {
   alwaysTools?: string[];
   /** Requests per minute; absent: unlimited. */
   requestsPerMinute?: number;
+  /** Requests of this key running at once (streams included), across all instances sharing state; absent: unlimited. */
+  maxConcurrentRequests?: number;
 }
 
 /** Who made a request, with their rights. */
@@ -29,6 +31,7 @@ export interface Principal {
   tools?: readonly string[];
   alwaysTools: readonly string[];
   requestsPerMinute?: number;
+  maxConcurrentRequests?: number;
 }
 
 /** The principal of every request on a server without keys (loopback only). */
@@ -98,6 +101,7 @@ export function createApiKeyStore(keys: readonly ApiKeyConfig[]): ApiKeyStore {
     if (key.models) principal.models = key.models;
     if (key.tools) principal.tools = key.tools;
     if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
+    if (key.maxConcurrentRequests !== undefined) principal.maxConcurrentRequests = key.maxConcurrentRequests;
     byHash.set(key.keyHash.toLowerCase(), principal);
   }
   const required = byHash.size > 0;

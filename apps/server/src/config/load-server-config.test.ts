@@ -19,6 +19,14 @@ describe('loadServerConfig', () => {
     expect(await serve([])).toEqual({ providers: { ollama: {} } });
   });
 
+  it('reads TOOLWIRE_REDIS_URL, TOOLWIRE_METRICS and TOOLWIRE_METRICS_KEY (hashed at once)', async () => {
+    expect(await serve([], { TOOLWIRE_REDIS_URL: 'redis://127.0.0.1:6390' })).toMatchObject({ state: { redis: { url: 'redis://127.0.0.1:6390' } } });
+    expect(await serve([], { TOOLWIRE_METRICS: '1' })).toMatchObject({ metrics: { enabled: true } });
+    const config = await serve([], { TOOLWIRE_METRICS_KEY: 'sk-scrape' });
+    expect(config.metrics).toEqual({ enabled: true, keyHash: hashApiKey('sk-scrape') });
+    await expect(serve([], { TOOLWIRE_REDIS_URL: 'localhost:6379' })).rejects.toSatisfy((error: unknown) => ConfigError.isInstance(error) && error.setting === 'TOOLWIRE_REDIS_URL');
+  });
+
   it('reads the usual environment, hashing TOOLWIRE_API_KEYS at once', async () => {
     const config = await serve([], {
       PORT: '9000',

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { hashApiKey } from '../auth/hash-key.ts';
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
 import { ConfigError } from './config-error.ts';
-import { parseConfigFile } from './parse-config-file.ts';
+import { parseConfigFile, redisUrl } from './parse-config-file.ts';
 import type { ServerConfig } from './server-config.ts';
 
 /** The `toolwire-server --help` text. */
@@ -26,7 +26,10 @@ Options:
   -h, --help               Show this help
 
 Environment: PORT, HOST, OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST,
-TOOLWIRE_API_KEYS (comma-separated client keys, each "id:key" or just "key").
+TOOLWIRE_API_KEYS (comma-separated client keys, each "id:key" or just "key"),
+TOOLWIRE_REDIS_URL (shared state for several instances, redis://host:port),
+TOOLWIRE_METRICS=1 (serve GET /metrics), TOOLWIRE_METRICS_KEY (bearer key for /metrics),
+OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_TRACES_EXPORTER=otlp (send traces over OTLP/HTTP).
 Precedence: flags, then environment, then the config file.`;
 
 /** What the command line asked for. */
@@ -153,6 +156,14 @@ export async function loadServerConfig(options: LoadServerConfigOptions): Promis
   if (env.TOOLWIRE_API_KEYS !== undefined && env.TOOLWIRE_API_KEYS !== '') {
     config.keys = [...(config.keys ?? []), ...parseEnvKeys(env.TOOLWIRE_API_KEYS)];
   }
+  const redisEnv = env.TOOLWIRE_REDIS_URL;
+  if (redisEnv !== undefined && redisEnv !== '') {
+    const url = redisUrl(redisEnv, 'TOOLWIRE_REDIS_URL') ?? redisEnv;
+    config.state = { ...config.state, redis: { ...config.state?.redis, url } };
+  }
+  const metricsKey = env.TOOLWIRE_METRICS_KEY;
+  if (metricsKey !== undefined && metricsKey !== '') config.metrics = { ...config.metrics, enabled: true, keyHash: hashApiKey(metricsKey) };
+  else if (env.TOOLWIRE_METRICS === '1' || env.TOOLWIRE_METRICS === 'true') config.metrics = { ...config.metrics, enabled: true };
   if (flags['custom-tools'] !== undefined) (config.tools ??= {}).customToolsPath = resolve(cwd, flags['custom-tools']);
   if (flags['allowed-domain'] !== undefined) (config.tools ??= {}).allowedDomains = flags['allowed-domain'];
   return { kind: 'serve', config };

@@ -30,6 +30,27 @@ describe('parseConfigFile', () => {
     expect(config.providers?.replay?.transcripts).toEqual({ demo: 'demo.json' });
   });
 
+  it('reads shared state, metrics and per-key concurrency, refusing what cannot work', () => {
+    const hash = hashApiKey('sk-metrics');
+    expect(
+      parseConfigFile({
+        state: { redis: { url: 'redis://127.0.0.1:6379', keyPrefix: 'tw:', commandTimeoutMs: 500 } },
+        metrics: { enabled: true, keyHash: hash },
+        keys: [{ id: 'a', keyHash: hashApiKey('sk-a'), maxConcurrentRequests: 4 }],
+      }),
+    ).toMatchObject({
+      state: { redis: { url: 'redis://127.0.0.1:6379', keyPrefix: 'tw:', commandTimeoutMs: 500 } },
+      metrics: { enabled: true, keyHash: hash },
+      keys: [{ id: 'a', maxConcurrentRequests: 4 }],
+    });
+    expect(settingOf({ state: { redis: { url: 'http://127.0.0.1:6379' } } })).toBe('state.redis.url');
+    expect(settingOf({ state: { redis: {} } })).toBe('state.redis.url');
+    expect(settingOf({ state: { memcached: {} } })).toBe('state.memcached');
+    expect(settingOf({ metrics: { key: 'sk-plain' } })).toBe('metrics.key');
+    expect(settingOf({ metrics: { enabled: 'yes' } })).toBe('metrics.enabled');
+    expect(settingOf({ keys: [{ id: 'a', keyHash: hashApiKey('x'), maxConcurrentRequests: 0 }] })).toBe('keys[0].maxConcurrentRequests');
+  });
+
   it('refuses plain keys, pointing at --hash-key', () => {
     expect(settingOf({ keys: [{ id: 'a', key: 'sk-plain' }] })).toBe('keys[0].key');
   });

@@ -6,7 +6,7 @@ import type { BuiltinToolName, ServerConfig } from './server-config.ts';
 type Json = Record<string, unknown>;
 
 const BUILTINS: readonly BuiltinToolName[] = ['get_current_time', 'calculate', 'fetch_url'];
-const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'logLevel', 'mcpServers', 'openApi']);
+const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'state', 'metrics', 'logLevel', 'mcpServers', 'openApi']);
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,6 +72,8 @@ function parseKeys(raw: unknown): ApiKeyConfig[] | undefined {
     if (alwaysTools) key.alwaysTools = alwaysTools;
     const rpm = positive(entry.requestsPerMinute, `${at}.requestsPerMinute`);
     if (rpm !== undefined) key.requestsPerMinute = rpm;
+    const maxConcurrentRequests = positive(entry.maxConcurrentRequests, `${at}.maxConcurrentRequests`);
+    if (maxConcurrentRequests !== undefined) key.maxConcurrentRequests = maxConcurrentRequests;
     return key;
   });
 }
@@ -188,8 +190,54 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     const upstreamIdleTimeoutMs = positive(l.upstreamIdleTimeoutMs, 'limits.upstreamIdleTimeoutMs', { allowZero: true });
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
   }
+  if (raw.state !== undefined) {
+    const st = raw.state;
+    if (!isObject(st)) fail('state', 'expected an object.');
+    for (const key of Object.keys(st)) if (key !== 'redis') fail(`state.${key}`, 'unknown setting. Known: redis.');
+    if (st.redis !== undefined) {
+      const r = st.redis;
+      if (!isObject(r)) fail('state.redis', 'expected an object like { "url": "redis://127.0.0.1:6379" }.');
+      const url = redisUrl(r.url, 'state.redis.url') ?? fail('state.redis.url', 'missing; e.g. redis://127.0.0.1:6379 (or set TOOLWIRE_REDIS_URL).');
+      const redis: NonNullable<NonNullable<ServerConfig['state']>['redis']> = { url };
+      const keyPrefix = str(r.keyPrefix, 'state.redis.keyPrefix');
+      if (keyPrefix !== undefined) redis.keyPrefix = keyPrefix;
+      const commandTimeoutMs = positive(r.commandTimeoutMs, 'state.redis.commandTimeoutMs');
+      if (commandTimeoutMs !== undefined) redis.commandTimeoutMs = commandTimeoutMs;
+      config.state = { redis };
+    }
+  }
+
+  if (raw.metrics !== undefined) {
+    const m = raw.metrics;
+    if (!isObject(m)) fail('metrics', 'expected an object like { "enabled": true }.');
+    config.metrics = {};
+    if (m.enabled !== undefined) {
+      if (typeof m.enabled !== 'boolean') fail('metrics.enabled', 'expected true or false.');
+      config.metrics.enabled = m.enabled;
+    }
+    if ('key' in m) fail('metrics.key', "plain keys are not stored in the config file. Run 'toolwire-server --hash-key <key>' and put the output in 'keyHash'.");
+    const keyHash = str(m.keyHash, 'metrics.keyHash');
+    if (keyHash !== undefined) {
+      if (!/^sha256:[0-9a-fA-F]{64}$/.test(keyHash)) fail('metrics.keyHash', "expected 'sha256:' followed by 64 hex digits.");
+      config.metrics.keyHash = keyHash;
+    }
+  }
   const dynamic = parseDynamicTools(raw, options.env ?? {});
   if (dynamic.mcpServers !== undefined) config.mcpServers = dynamic.mcpServers;
   if (dynamic.openApi !== undefined) config.openApi = dynamic.openApi;
   return config;
+}
+
+/** A `redis://` or `rediss://` URL. */
+export function redisUrl(value: unknown, setting: string): string | undefined {
+  const text = str(value, setting);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(setting, 'not a URL; expected e.g. redis://127.0.0.1:6379.');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') fail(setting, `expected a redis:// or rediss:// URL, got '${url.protocol}'.`);
+  return text;
 }

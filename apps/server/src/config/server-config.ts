@@ -68,6 +68,22 @@ export interface LimitsConfig {
   upstreamIdleTimeoutMs?: number;
 }
 
+/** Where the state other instances must see lives (rate limits, concurrency slots, mixed turns). */
+export interface StateConfig {
+  /**
+   * Redis (or Valkey) shared by every instance; absent: this process's memory. `url` is
+   * `redis://[user:password@]host:port[/db]` (prefer `TOOLWIRE_REDIS_URL` for a password).
+   */
+  redis?: { url: string; keyPrefix?: string; commandTimeoutMs?: number };
+}
+
+/** `GET /metrics` (Prometheus text format): off unless enabled. */
+export interface MetricsConfig {
+  enabled?: boolean;
+  /** `sha256:<hex>` of the bearer key scrapers must send (`--hash-key` prints it); absent: open to whoever reaches the port. */
+  keyHash?: string;
+}
+
 /** Everything `createServer` takes. The JSON config file holds the serialisable part. */
 export interface ServerConfig {
   /** Default 127.0.0.1. Without keys only a loopback address is accepted. */
@@ -79,6 +95,10 @@ export interface ServerConfig {
   keys?: ApiKeyConfig[];
   tools?: ServerToolsConfig;
   limits?: LimitsConfig;
+  /** Shared state (default in memory; Redis for several instances). */
+  state?: StateConfig;
+  /** Prometheus metrics at `GET /metrics` (default off). */
+  metrics?: MetricsConfig;
   /** MCP servers whose tools become server tools named `<name>_<tool>` (see README, "MCP servers and OpenAPI documents"). */
   mcpServers?: Record<string, McpServerConfig>;
   /** OpenAPI documents whose operations become server tools named `<name>_<operationId>`. */

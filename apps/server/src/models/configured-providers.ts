@@ -65,7 +65,9 @@ export async function createConfiguredProviders(
   options: { logger?: Logger; upstreamIdleTimeoutMs?: number } = {},
 ): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
-  const upstreamFetch = createNodeHttpFetch(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs });
+  // No cap on upstream sockets: a stream holds its socket for its whole length, so a cap
+  // (the agent's was 256) would queue every stream past it behind the running ones.
+  const upstreamFetch = createNodeHttpFetch({ maxSockets: Infinity, ...(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs }) });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
     const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch });

@@ -1,7 +1,6 @@
 import { defineTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../auth/api-key-store.ts';
-import { createHiddenToolTurns } from '../hidden-tool-turns.ts';
 import { createServerToolRegistry } from '../tools/server-tool-registry.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
@@ -16,7 +15,7 @@ const serverTools = createServerToolRegistry({
   ],
   maxConcurrent: 4,
 });
-const context = { serverTools, hiddenTurns: createHiddenToolTurns() };
+const context = { serverTools };
 const open: Principal = { id: 'open', alwaysTools: [] };
 
 function prepare(body: Record<string, unknown>, principal: Principal = open) {

@@ -1,6 +1,5 @@
 import type { ChatRequest, ToolRegistry, ToolSpec } from '@toolwire/core';
 import type { Principal } from '../auth/api-key-store.ts';
-import type { HiddenToolTurns } from '../hidden-tool-turns.ts';
 import { GatewayError, invalidRequest } from '../wire/gateway-error.ts';
 import type { ParsedChatRequest, ParsedTool } from '../wire/parsed-chat-request.ts';
 
@@ -15,7 +14,6 @@ export interface PreparedChatRequest {
 /** What `prepareChatRequest` reads from the server. */
 export interface PrepareContext {
   serverTools: ToolRegistry;
-  hiddenTurns: HiddenToolTurns;
 }
 
 function notAllowed(principal: Principal, tool: ParsedTool, serverTools: ToolRegistry): GatewayError {
@@ -100,8 +98,8 @@ export function prepareChatRequest(context: PrepareContext, principal: Principal
       specs.push(serverTool);
     }
   }
-  // Turns whose server calls the client never saw get them back (see HiddenToolTurns).
-  const request: ChatRequest = { messages: context.hiddenTurns.restore(principal.id, parsed.messages) };
+  // The route restores hidden turns into these messages from the shared state (see GatewayState.restoreTurns).
+  const request: ChatRequest = { messages: parsed.messages };
   if (specs.length > 0) request.tools = specs;
   if (parsed.toolChoice !== undefined) request.toolChoice = parsed.toolChoice;
   if (parsed.parallelToolCalls !== undefined) request.parallelToolCalls = parsed.parallelToolCalls;

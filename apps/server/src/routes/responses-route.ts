@@ -1,6 +1,7 @@
 import { generateId } from '@toolwire/core';
 import type { ChatStreamEvent, Message } from '@toolwire/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/api-key-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import { parseResponsesRequest } from '../wire/parse-responses-request.ts';
@@ -10,7 +11,9 @@ import type { ClientToolShape, ResponsesEventMapper } from '../wire/responses-ev
 import { toOutputMessage } from '../wire/responses-output-message.ts';
 import type { WireResponse } from '../wire/responses-wire-types.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
-import { admitRequest, createModelRouteHandler, serveGatewayCall } from './serve-gateway-call.ts';
+import { withRequestSpan } from '../observability/request-span.ts';
+import { admitRequest } from './admit-request.ts';
+import { serveGatewayCall } from './serve-gateway-call.ts';
 
 /**
  * The `POST /v1/responses` handler: the same admission, routing, tool rule, loop and
@@ -19,7 +22,18 @@ import { admitRequest, createModelRouteHandler, serveGatewayCall } from './serve
  * error in OpenAI's envelope; a failure after it is an `error` event and `response.failed`.
  */
 export function createResponsesHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return createModelRouteHandler(getContext, handleResponses);
+  return (req, reply) =>
+    withRequestSpan('/v1/responses', async (span) => {
+      const context = getContext();
+      try {
+        await handleResponses(context, req, reply);
+      } catch (error) {
+        // A key limited by `models` never learns other models' names from a 404.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
+      }
+      if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
+    });
 }
 
 /**
@@ -29,7 +43,7 @@ export function createResponsesHandler(getContext: () => GatewayContext): (req: 
 export function createRetrieveResponseHandler(getContext: () => GatewayContext): (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => Promise<void> {
   return async (req, reply) => {
     const context = getContext();
-    const principal = admitRequest(context, req);
+    const principal = context.keys.authenticate(req.headers.authorization);
     const response = context.responses.get(principal.id, req.params.id);
     if (response === undefined) {
       throw new GatewayError({
@@ -62,11 +76,22 @@ function responsesSseFrame(payload: unknown): string {
 }
 
 async function handleResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const principal = admitRequest(context, req);
+  const principal = context.keys.authenticate(req.headers.authorization);
+  const admission = await admitRequest(context.state, principal);
+  try {
+    await answerResponses(context, req, reply, principal);
+  } finally {
+    admission.release();
+  }
+}
+
+async function answerResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
   const parsed = parseResponsesRequest(req.body, { history: context.responses.historyOf(principal.id) });
   context.keys.assertModel(principal, parsed.model);
   const model = context.router.resolve(parsed.model);
   const { request, clientTools } = prepareChatRequest(context, principal, { ...parsed, includeUsage: false, wire: 'responses' });
+  // Turns whose server calls the client never saw get them back, from whichever instance ran them.
+  request.messages = await context.state.restoreTurns(principal.id, request.messages);
   const mapper = createResponsesEventMapper({
     identity: { id: generateId('resp_'), createdAt: Math.floor(Date.now() / 1000), model: parsed.model, echo: parsed.echo },
     tools: clientToolShapes(parsed, clientTools),

@@ -3,47 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-key-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
+import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
-import { GatewayError } from '../wire/gateway-error.ts';
+import type { GatewayError } from '../wire/gateway-error.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import type { SseWriter } from '../wire/sse-writer.ts';
 import { toGatewayError } from '../wire/to-gateway-error.ts';
-
-type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-/**
- * Wraps a model route's handler: a key limited by `models` never learns other models'
- * names from a 404, whichever route it called.
- */
-export function createModelRouteHandler(getContext: () => GatewayContext, handle: (context: GatewayContext, req: FastifyRequest, reply: FastifyReply) => Promise<void>): Handler {
-  return async (req, reply) => {
-    const context = getContext();
-    try {
-      await handle(context, req, reply);
-    } catch (error) {
-      const model = (req.body as { model?: unknown } | undefined)?.model;
-      throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
-    }
-  };
-}
-
-/** Authenticates the request and takes one from the key's rate limit (429 when none is left). */
-export function admitRequest(context: GatewayContext, req: FastifyRequest): Principal {
-  const principal = context.keys.authenticate(req.headers.authorization);
-  if (principal.requestsPerMinute !== undefined) {
-    const decision = context.rateLimiter.take(principal.id, principal.requestsPerMinute);
-    if (!decision.allowed) {
-      throw new GatewayError({
-        status: 429,
-        type: 'rate_limit_error',
-        message: `Rate limit reached for the API key '${principal.id}' (${principal.requestsPerMinute} requests per minute). Retry after ${decision.retryAfterSeconds} s.`,
-        code: 'rate_limit_exceeded',
-        retryAfterSeconds: decision.retryAfterSeconds,
-      });
-    }
-  }
-  return principal;
-}
 
 /** How one API writes a streamed answer. */
 export interface StreamWire {
@@ -78,8 +43,9 @@ export interface GatewayCallOptions {
 }
 
 /**
- * Runs the gateway's tool loop for one admitted, prepared request and answers it, for any
- * API: a client that goes away aborts the upstream and the tools; the shutdown grace period
+ * Runs the gateway's tool loop for one admitted, prepared request (turns restored) and
+ * answers it in one API's wire format: hidden turns are remembered in the shared state,
+ * token counts and stream timings go to the metrics, a client that goes away aborts the upstream and the tools; the shutdown grace period
  * can abort it; a failure before the first streamed byte is an HTTP error in OpenAI's
  * envelope, after it the API's error frames; nothing the upstream does escapes.
  */
@@ -104,14 +70,25 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
     onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
     maxSteps: context.maxSteps,
     stream: options.stream,
-    onHiddenTurn: (turn) => context.hiddenTurns.remember(principal.id, turn),
+    onHiddenTurn: (turn) => {
+      // The answer is already on its way: a turn the state could not keep is logged, and the model will see the client's half only.
+      context.state.rememberTurn(principal.id, turn).catch((error: unknown) => req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn'));
+    },
   });
+  const provider = options.model.provider;
+  // Token counts for the metrics, whichever way the answer goes out.
+  const counted = async function* (source: AsyncGenerator<ChatStreamEvent>): AsyncGenerator<ChatStreamEvent> {
+    for await (const event of source) {
+      if (event.type === 'finish' && event.usage !== undefined) context.metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
+      yield event;
+    }
+  };
 
   try {
     if (!options.stream) {
       let body: unknown;
       try {
-        body = await options.answer(events);
+        body = await options.answer(counted(events));
       } catch (error) {
         if (!controller.signal.aborted) throw error;
         // The client is gone: nobody to answer, and not a server error.
@@ -123,7 +100,7 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
       await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(body);
       return;
     }
-    await stream({ req, reply, events, wire: options.streamWire, signal: controller.signal });
+    await stream({ req, reply, events: counted(events), wire: options.streamWire, signal: controller.signal, metrics: context.metrics });
   } finally {
     context.inflight.delete(controller);
     res.off('close', onClose);
@@ -136,6 +113,7 @@ interface StreamOptions {
   events: AsyncGenerator<ChatStreamEvent>;
   wire: () => StreamWire;
   signal: AbortSignal;
+  metrics: GatewayMetrics;
 }
 
 async function stream(options: StreamOptions): Promise<void> {
@@ -150,6 +128,10 @@ async function stream(options: StreamOptions): Promise<void> {
 
   reply.hijack();
   const res = reply.raw;
+  const { metrics } = options;
+  metrics.firstChunk(reply.elapsedTime / 1000);
+  metrics.streamOpened();
+  res.once('close', () => metrics.streamClosed());
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',

@@ -11,6 +11,18 @@ async function cpuOver(ms: number): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
+/**
+ * The least CPU the process used in one of four 500 ms windows. A terminated worker may
+ * finish the one native big-number operation it is inside (V8 stops a thread between
+ * operations), so the first window can still be busy; a worker left computing would keep
+ * every window near 500 ms.
+ */
+async function quietestWindow(): Promise<number> {
+  let least = Infinity;
+  for (let i = 0; i < 4 && least >= 150; i++) least = Math.min(least, await cpuOver(500));
+  return least;
+}
+
 describe('calculate', () => {
   it('evaluates arithmetic, functions and unit conversions', async () => {
     expect(await calculate('2 * (3 + 4)')).toBe('14');
@@ -56,15 +68,14 @@ describe('calculate', () => {
   });
 
   // Operands computed inside the expression pass the static bounds: the deadline stops them.
-  const explosive = ['fraction(2,3)^(3000*1000)', 'nthRoots(1, 10^7)', 'catalan(bignumber(100*1000))', 'stirlingS2(3000*10, 1500*10)'];
+  const explosive = ['fraction(2,3)^(3000*1000)', 'nthRoots(1, 10^7)', 'bellNumbers(100*1000)', 'stirlingS2(3000*10, 1500*10)'];
   for (const expression of explosive) {
     it(`stops ${expression} at the deadline: the worker is terminated and burns no CPU after`, async () => {
       await calculate('1 + 1'); // a warm worker, so the deadline measures the evaluation
       const started = performance.now();
       await expect(calculate(expression, { timeoutMs: 300 })).rejects.toThrow(/took longer than 300 ms and was stopped/);
       expect(performance.now() - started).toBeLessThan(2_000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await cpuOver(500)).toBeLessThan(250);
+      expect(await quietestWindow()).toBeLessThan(150);
       expect(liveCalculatorWorkers()).toBeLessThanOrEqual(2);
       // The pool still answers.
       expect(await calculate('6 * 7')).toBe('42');
@@ -77,8 +88,7 @@ describe('calculate', () => {
     const pending = calculate('fraction(2,3)^(3000*1000)', { signal: controller.signal, timeoutMs: 10_000 });
     setTimeout(() => controller.abort(new Error('the client left')), 100);
     await expect(pending).rejects.toThrow('the client left');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await cpuOver(500)).toBeLessThan(250);
+    expect(await quietestWindow()).toBeLessThan(150);
   });
 
   it('evaluates calls in parallel up to its pool size, then queues them', async () => {

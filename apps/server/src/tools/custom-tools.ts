@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Tool } from '@toolwire/core';
+import { availableParallelism } from 'node:os';
 import { createJsSandbox, sandboxedTool } from '@toolwire/sandbox';
 import type { AuditHandler, JsSandbox } from '@toolwire/sandbox';
 import { ConfigError } from '../config/config-error.ts';
@@ -69,9 +70,14 @@ export interface LoadCustomToolsOptions {
   onAudit: AuditHandler;
 }
 
+/** Worker processes of the custom tools' sandbox: as many as cores, 1 to 4. */
+const POOL_SIZE = Math.max(1, Math.min(4, availableParallelism()));
+
 /** The loaded tools and the sandbox they share. */
 export interface CustomTools {
   tools: Tool[];
+  /** Worker processes of the shared sandbox (0 when no tool was loaded). */
+  poolSize: number;
   /** Stops the sandbox's worker processes. */
   dispose(): Promise<void>;
 }
@@ -85,8 +91,8 @@ export async function loadCustomTools(options: LoadCustomToolsOptions): Promise<
     throw new ConfigError({ setting: 'tools.customToolsPath', message: `cannot read ${options.path}: ${(error as Error).message}` });
   }
   const files = entries.filter((name) => name.endsWith('.js')).sort();
-  if (files.length === 0) return { tools: [], dispose: () => Promise.resolve() };
-  const sandbox = createJsSandbox({ timeoutMs: options.timeoutMs, allowedDomains: [...options.allowedDomains], onAudit: options.onAudit, auditTool: 'custom-tool' });
+  if (files.length === 0) return { tools: [], poolSize: 0, dispose: () => Promise.resolve() };
+  const sandbox = createJsSandbox({ timeoutMs: options.timeoutMs, allowedDomains: [...options.allowedDomains], onAudit: options.onAudit, auditTool: 'custom-tool', poolSize: POOL_SIZE });
   const tools: Tool[] = [];
   try {
     for (const file of files) {
@@ -100,5 +106,5 @@ export async function loadCustomTools(options: LoadCustomToolsOptions): Promise<
     await sandbox.dispose();
     throw error;
   }
-  return { tools, dispose: () => sandbox.dispose() };
+  return { tools, poolSize: POOL_SIZE, dispose: () => sandbox.dispose() };
 }

@@ -10,11 +10,15 @@ export interface LoadServerToolsOptions {
   config: ServerToolsConfig;
   extraTools: readonly Tool[];
   logger: Logger;
+  /** Told the outcome of every sandbox run (`ok`, `timeout`, `memory`, …), for metrics. */
+  onSandboxRun?: (outcome: string) => void;
 }
 
 /** The loaded server tools by name, and how to release what they hold (the sandbox). */
 export interface LoadedServerTools {
   tools: Map<string, Tool>;
+  /** Worker processes of the custom tools' sandbox (0 without custom tools). */
+  sandboxPoolSize: number;
   dispose(): Promise<void>;
 }
 
@@ -29,16 +33,21 @@ export async function loadServerTools(options: LoadServerToolsOptions): Promise<
   };
   for (const tool of createBuiltinTools(fetch ? { config: options.config, fetch } : { config: options.config })) add(tool);
   let dispose = (): Promise<void> => Promise.resolve();
+  let sandboxPoolSize = 0;
   if (options.config.customToolsPath !== undefined) {
     const custom = await loadCustomTools({
       path: options.config.customToolsPath,
       allowedDomains: domains,
       timeoutMs: options.config.timeoutMs ?? 30_000,
-      onAudit: (event) => options.logger.info({ audit: event }, 'sandbox execution'),
+      onAudit: (event) => {
+        options.logger.info({ audit: event }, 'sandbox execution');
+        options.onSandboxRun?.(event.outcome);
+      },
     });
     for (const tool of custom.tools) add(tool);
     dispose = () => custom.dispose();
+    sandboxPoolSize = custom.poolSize;
   }
   for (const tool of options.extraTools) add(tool);
-  return { tools, dispose };
+  return { tools, sandboxPoolSize, dispose };
 }

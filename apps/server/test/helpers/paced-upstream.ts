@@ -6,10 +6,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * HTTP server on 127.0.0.1 that speaks OpenAI Chat Completions (`/v1/chat/completions`
  * as JSON or SSE, `/v1/models`) and Ollama (`/api/chat` as JSON or NDJSON, `/api/tags`,
  * `/api/show`), writes streamed events one by one with pauses, and can leave out the
- * usage chunk, put usage on the finish chunk, trickle events in pieces, reset the
- * connection mid-stream, end the body halfway or without `[DONE]`, or send garbage. What
- * the model answers is scripted per test from the request it receives; every request is
- * recorded. The model is obedient where real ones are (it calls only tools it was offered,
+ * usage chunk, put usage on the finish chunk, trickle events in pieces or byte by byte,
+ * pause midway, reset the connection at once or mid-stream, end the body halfway or without
+ * `[DONE]`, fall silent, or send garbage. What the model answers is scripted per test from
+ * the request it receives (down to the exact deltas, where a test needs them); every
+ * request is recorded, with when each event was written. The model is obedient where real ones are (it calls only tools it was offered,
  * and OpenAI's never under `tool_choice: "none"`) and nowhere else.
  */
 
@@ -36,10 +37,20 @@ export type StreamEnding =
   | 'no-done'
   /** The TCP connection is reset after about half the events (a non-streamed body: after half its bytes). */
   | 'reset'
-  /** The body ends cleanly after about half the events: no finish, no `[DONE]`. */
+  /** The TCP connection is reset before anything is written, as by a crashing server. */
+  | 'reset-at-once'
+  /** The body ends cleanly after about half the events: no finish, no `[DONE]` (a non-streamed body: its first half, not JSON). */
   | 'cut'
-  /** After about half the events a line that is not JSON arrives, then the stream goes on. */
-  | 'garbage';
+  /** After about half the events a line that is not JSON arrives, then the stream goes on (a non-streamed body: its first half, not JSON). */
+  | 'garbage'
+  /** After about half the events (a non-streamed request: before any response) the server falls silent, the connection open until the other side closes it. */
+  | 'stall';
+
+/** One Chat Completions choice delta, written as given, with the finish reason it carries (if any). */
+export interface ScriptedDelta {
+  delta: Record<string, unknown>;
+  finish?: string;
+}
 
 /** What the scripted model answers in one turn, and how the server delivers it. */
 export interface ScriptedTurn {
@@ -47,14 +58,25 @@ export interface ScriptedTurn {
   text?: string;
   /** Calls the model makes: native calls on OpenAI and the native Ollama model, call text (`name(key=value)`) on the text-only model. */
   toolCalls?: ScriptedCall[];
+  /**
+   * OpenAI, streamed only: the choice deltas to send, as given, instead of those built from
+   * `text` and `toolCalls` (for call fragments in an exact order); usage follows `usage`.
+   */
+  deltas?: ScriptedDelta[];
   /** Pause before each streamed event (default: the server's `pauseMs`). */
   pauseMs?: number;
+  /** A further pause this long before the event about halfway, then the rest. */
+  midPauseMs?: number;
   usage?: UsageMode;
   ending?: StreamEnding;
-  /** SSE comments and keep-alive lines between events (harmless to any client). */
-  noise?: boolean;
-  /** Each event written in three pieces with pauses between them, as a slow link delivers it. */
-  trickle?: boolean;
+  /**
+   * OpenAI: `true` puts SSE comments and keep-alive lines between events (harmless to any
+   * client); `'junk'` also lines without a colon, bare `id:` and `retry:` fields and stray
+   * non-UTF-8 bytes, all of which an SSE reader must skip.
+   */
+  noise?: boolean | 'junk';
+  /** `true`: each event written in three pieces with pauses between them, as a slow link delivers it; `'bytes'`: one byte at a time. */
+  trickle?: boolean | 'bytes';
   /** An HTTP error instead of an answer. */
   error?: { status: number; message: string; code?: string };
 }
@@ -87,6 +109,8 @@ export interface RecordedRequest extends UpstreamRequest {
   lastEventAt?: number;
   /** When it wrote the event that ends the turn (OpenAI's finish chunk, Ollama's `done` line), if it got that far. */
   finishWrittenAt?: number;
+  /** `performance.now()` when each streamed event was written, then the end marker (`[DONE]`, the `done` line). */
+  sentAt: number[];
 }
 
 /** The running server. */
@@ -109,6 +133,18 @@ export interface PacedUpstream {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves when the response's connection closes (the gateway gave up, or the server closed). */
+const closed = (res: ServerResponse): Promise<void> => new Promise((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve())));
+
+/** What `noise: 'junk'` puts between events, in turn: each is skipped by a reader that follows the SSE spec. */
+const JUNK: readonly (string | Buffer)[] = [
+  ': keep-alive comment\n\n',
+  'garbage without a colon\n\n',
+  'id: 5\n\n',
+  'retry: abc\nid: 7\n\n',
+  Buffer.from([0xff, 0xfe, 0x0a, 0x0a]),
+];
 
 /** Splits text into pieces of 1–`max` characters, as tokenizers do (deterministic). */
 export function piecesOf(text: string, max = 4): string[] {
@@ -254,7 +290,7 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       return;
     }
     const request = toUpstreamRequest(api, body);
-    const recorded: RecordedRequest = { ...request, path, headers: req.headers };
+    const recorded: RecordedRequest = { ...request, path, headers: req.headers, sentAt: [] };
     requests.push(recorded);
 
     const known = api === 'openai' ? request.model === OPENAI_MODEL : request.model === OLLAMA_NATIVE_MODEL || request.model === OLLAMA_TEXT_MODEL;
@@ -273,6 +309,7 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
     }
 
     const turn = upstream.script(request);
+    if (turn.deltas !== undefined && (api !== 'openai' || !request.stream)) throw new Error('scripted deltas are for streamed OpenAI answers only');
     if (turn.error !== undefined) {
       if (api === 'openai') {
         json(res, turn.error.status, { error: { message: turn.error.message, type: 'invalid_request_error', param: null, code: turn.error.code ?? null } });
@@ -291,13 +328,26 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
     const events = api === 'openai' ? openAIEvents(request, turn) : ollamaEvents(request, turn);
     const pause = turn.pauseMs ?? upstream.pauseMs;
     const ending = turn.ending ?? 'done';
+    if (ending === 'reset-at-once') {
+      req.socket.resetAndDestroy();
+      return;
+    }
     if (!request.stream) {
+      if (ending === 'stall') {
+        await closed(res);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       const whole = JSON.stringify(events.whole);
       if (ending === 'reset') {
         res.write(whole.slice(0, whole.length >> 1));
         await sleep(pause);
         req.socket.resetAndDestroy();
+        return;
+      }
+      if (ending === 'cut' || ending === 'garbage') {
+        finished = true;
+        res.end(whole.slice(0, whole.length >> 1));
         return;
       }
       res.end(whole);
@@ -310,6 +360,7 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
     const half = Math.max(1, Math.floor(events.lines.length / 2));
     for (let i = 0; i < events.lines.length; i++) {
       if (pause > 0) await sleep(pause);
+      if (i === half && turn.midPauseMs !== undefined) await sleep(turn.midPauseMs);
       // The gateway left (its client went away): stop writing, as a real server does.
       if (res.destroyed) return;
       if (i === half && ending === 'reset') {
@@ -321,10 +372,22 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
         res.end();
         return;
       }
+      if (i === half && ending === 'stall') {
+        await closed(res);
+        return;
+      }
       if (i === half && ending === 'garbage') res.write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
       if (turn.noise === true && api === 'openai') res.write(i % 2 === 0 ? ': keep-alive\n\n' : ': OPENROUTER PROCESSING\n\n');
+      if (turn.noise === 'junk' && api === 'openai') res.write(JUNK[i % JUNK.length]!);
       const line = events.lines[i] ?? '';
-      if (turn.trickle === true) {
+      if (turn.trickle === 'bytes') {
+        const bytes = Buffer.from(line);
+        for (let at = 0; at < bytes.length; at++) {
+          if (res.destroyed) return;
+          res.write(bytes.subarray(at, at + 1));
+          if (at % 8 === 7) await sleep(1);
+        }
+      } else if (turn.trickle === true) {
         const third = Math.ceil(line.length / 3);
         for (let at = 0; at < line.length; at += third) {
           if (at > 0) await sleep(Math.max(1, pause >> 1));
@@ -334,11 +397,13 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       } else {
         res.write(line);
       }
+      recorded.sentAt.push(performance.now());
       if (i === events.finishIndex) recorded.finishWrittenAt = Date.now();
     }
     recorded.lastEventAt = Date.now();
     if (ending !== 'no-done') {
       res.write(events.done);
+      recorded.sentAt.push(performance.now());
       if (api === 'ollama') recorded.finishWrittenAt = recorded.lastEventAt;
     }
     finished = true;
@@ -392,16 +457,23 @@ function openAIEvents(request: UpstreamRequest, scripted: ScriptedTurn): WireAns
   const chunk = (delta: unknown, finishReason: string | null = null, extra: Record<string, unknown> = {}): string =>
     frame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra });
 
-  const lines = [chunk({ role: 'assistant', content: calls.length > 0 && text === '' ? null : '', refusal: null })];
-  for (const piece of piecesOf(text)) lines.push(chunk({ content: piece }));
-  for (const call of calls) {
-    lines.push(chunk({ tool_calls: [{ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const piece of piecesOf(call.arguments, 6)) lines.push(chunk({ tool_calls: [{ index: call.index, function: { arguments: piece } }] }));
-  }
   const usage = turn.usage ?? 'chunk';
   const wantsUsage = (request.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  const finishIndex = lines.length;
-  lines.push(chunk({}, finish, usage === 'finish' ? { usage: USAGE } : {}));
+  const lines: string[] = [];
+  let finishIndex: number;
+  if (turn.deltas !== undefined) {
+    for (const { delta, finish: reason } of turn.deltas) lines.push(chunk(delta, reason ?? null, reason !== undefined && usage === 'finish' ? { usage: USAGE } : {}));
+    finishIndex = turn.deltas.findIndex((delta) => delta.finish !== undefined);
+  } else {
+    lines.push(chunk({ role: 'assistant', content: calls.length > 0 && text === '' ? null : '', refusal: null }));
+    for (const piece of piecesOf(text)) lines.push(chunk({ content: piece }));
+    for (const call of calls) {
+      lines.push(chunk({ tool_calls: [{ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      for (const piece of piecesOf(call.arguments, 6)) lines.push(chunk({ tool_calls: [{ index: call.index, function: { arguments: piece } }] }));
+    }
+    finishIndex = lines.length;
+    lines.push(chunk({}, finish, usage === 'finish' ? { usage: USAGE } : {}));
+  }
   if (usage === 'chunk' && wantsUsage) lines.push(frame({ ...base, choices: [], usage: USAGE }));
 
   const whole = {

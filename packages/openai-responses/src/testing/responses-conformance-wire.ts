@@ -1,4 +1,5 @@
 import type { ConformanceScenario, ConformanceWire, WireReply } from '@toolwire/core/testing';
+import { openAIErrorReply } from './openai-error-reply.ts';
 
 /** Options of `responsesConformanceWire`. */
 export interface ResponsesConformanceWireOptions {
@@ -81,22 +82,13 @@ function responseObject(scenario: Exclude<ConformanceScenario, { type: 'error' }
   };
 }
 
-function errorReply(scenario: Extract<ConformanceScenario, { type: 'error' }>): WireReply {
-  const type = scenario.status === 429 ? 'rate_limit_error' : scenario.status >= 500 ? 'server_error' : 'invalid_request_error';
-  return {
-    status: scenario.status,
-    headers: scenario.retryAfterSeconds !== undefined ? { 'retry-after': String(scenario.retryAfterSeconds) } : {},
-    body: JSON.stringify({ error: { message: scenario.message, type, param: null, code: scenario.code ?? null } }),
-  };
-}
-
 function whole(scenario: ConformanceScenario): WireReply {
-  if (scenario.type === 'error') return errorReply(scenario);
+  if (scenario.type === 'error') return openAIErrorReply(scenario);
   return { status: 200, body: JSON.stringify(responseObject(scenario, outputItems(scenario))) };
 }
 
 function streamed(scenario: ConformanceScenario): WireReply {
-  if (scenario.type === 'error') return errorReply(scenario);
+  if (scenario.type === 'error') return openAIErrorReply(scenario);
   let sequence = 0;
   const events: Record<string, unknown>[] = [];
   const push = (event: Record<string, unknown>): void => {

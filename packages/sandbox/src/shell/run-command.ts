@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { Writable } from 'node:stream';
 import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
@@ -7,6 +6,7 @@ import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
+import { killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
@@ -84,9 +84,6 @@ export interface CommandResult {
 }
 
 const KILL_GRACE_MS = 500;
-// The fd the seccomp program reaches bubblewrap on (through sh, setpriv and prlimit, which
-// pass inherited descriptors on).
-export const SECCOMP_FD = 3;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
 // Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
 // ever travels as positional arguments ("$@"), never as shell text.
@@ -284,22 +281,10 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       detached: true,
       stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
-    const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
-    if (options.seccomp !== undefined && seccompPipe) {
-      // A child that exits before reading it must not turn into an error here.
-      seccompPipe.on('error', () => undefined);
-      seccompPipe.end(options.seccomp);
-    }
+    writeSeccompProgram(child, options.seccomp);
     let timedOut = false;
     let spawnError: Error | undefined;
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // The group is gone already.
-      }
-    };
+    const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
     let killTimer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;

@@ -3,7 +3,8 @@ import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { prepareCommand, SECCOMP_FD } from './run-command.ts';
+import { killProcessGroup, writeSeccompProgram } from './jail-process.ts';
+import { prepareCommand } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
 /** Options of `spawnSandboxed`: `runCommand`'s isolation for a process that keeps running. */
@@ -82,25 +83,13 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     detached: true,
     stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
-  // bubblewrap reads the seccomp program from this fd before it starts the command.
-  const seccompPipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
-  if (prepared.seccomp !== undefined && seccompPipe) {
-    seccompPipe.on('error', () => undefined);
-    seccompPipe.end(prepared.seccomp);
-  }
+  writeSeccompProgram(child, prepared.seccomp);
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
   let spawnError: string | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const killGroup = (signal: NodeJS.Signals) => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // The group is gone already.
-    }
-  };
+  const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
   // A write to a process that died is answered by its exit, not by an unhandled error.
   child.stdin.on('error', () => undefined);
   child.on('error', (error) => {

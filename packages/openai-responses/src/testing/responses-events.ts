@@ -1,29 +1,21 @@
-// Responses API payloads: the recorded code-interpreter run from src/__fixtures__, and
-// function-call streams built in the shapes OpenAI sends (research/openai-compat.md §4).
-import { readFileSync } from 'node:fs';
-import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
+// Responses API payloads built in the shapes OpenAI sends (an `in_progress` → `completed`
+// stream with `sequence_number`s, function calls whose arguments arrive in fragments), for
+// tests of code that reads the Responses wire: the decoder here and the providers on it.
 
-const fixtures = new URL('../src/__fixtures__/', import.meta.url);
+/** A Responses `response` object as these builders make it: the API's fields, `status` and `output` typed. */
+export type ResponsesResponseObject = Record<string, unknown> & { status: string; output: unknown[] };
 
-/** The recorded stream events of a code-interpreter run (gpt-5-nano). */
-export function codeInterpreterChunks(): ResponseStreamEvent[] {
-  const text = readFileSync(new URL('openai-code-interpreter-tool.1.chunks.txt', fixtures), 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ResponseStreamEvent);
-}
-
-/** The recorded non-streaming response of a code-interpreter run. */
-export function codeInterpreterResponse(): Response {
-  return JSON.parse(readFileSync(new URL('openai-code-interpreter-tool.1.json', fixtures), 'utf8')) as Response;
-}
+/** A Responses stream event as these builders make it: `type` plus the event's fields. */
+export type ResponsesEventObject = Record<string, unknown> & { type: string };
 
 const RESPONSE_ID = 'resp_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
 const MODEL = 'gpt-4.1-mini-2025-04-14';
 
-/** A Response object with the given status and output. */
-export function response(status: Response['status'], output: unknown[] = [], extra: Partial<Response> = {}): Response {
+/**
+ * A `response` object with the given status and output items; `usage` is filled unless the
+ * status is `in_progress`, and `extra` overrides any field (`error`, `incomplete_details`).
+ */
+export function responseObject(status: string, output: unknown[] = [], extra: Record<string, unknown> = {}): ResponsesResponseObject {
   return {
     id: RESPONSE_ID,
     object: 'response',
@@ -46,22 +38,25 @@ export function response(status: Response['status'], output: unknown[] = [], ext
         ? null
         : { input_tokens: 120, input_tokens_details: { cached_tokens: 100 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 8 }, total_tokens: 160 },
     ...extra,
-  } as unknown as Response;
+  };
 }
 
 let sequence = 0;
 const seq = (): number => sequence++;
 
-/** A function call item. */
+/** A `function_call` output item (id `fc_<callId>`). */
 export function functionCallItem(callId: string, name: string, args: string, status: 'in_progress' | 'completed' | 'incomplete' = 'completed') {
   return { id: `fc_${callId}`, type: 'function_call', status, arguments: args, call_id: callId, name };
 }
 
-/** The events of a streamed turn with one or more function calls (arguments in fragments). */
-export function functionCallEvents(calls: { callId: string; name: string; fragments: string[] }[], text = ''): ResponseStreamEvent[] {
-  const events: unknown[] = [
-    { type: 'response.created', sequence_number: seq(), response: response('in_progress') },
-    { type: 'response.in_progress', sequence_number: seq(), response: response('in_progress') },
+/**
+ * The events of a streamed turn with one or more function calls, each call's arguments in
+ * the given fragments, after an optional assistant message with `text`.
+ */
+export function functionCallEvents(calls: { callId: string; name: string; fragments: string[] }[], text = ''): ResponsesEventObject[] {
+  const events: ResponsesEventObject[] = [
+    { type: 'response.created', sequence_number: seq(), response: responseObject('in_progress') },
+    { type: 'response.in_progress', sequence_number: seq(), response: responseObject('in_progress') },
   ];
   let outputIndex = 0;
   const output: unknown[] = [];
@@ -85,6 +80,14 @@ export function functionCallEvents(calls: { callId: string; name: string; fragme
     output.push(done);
     outputIndex++;
   }
-  events.push({ type: 'response.completed', sequence_number: seq(), response: response('completed', output) });
-  return events as ResponseStreamEvent[];
+  events.push({ type: 'response.completed', sequence_number: seq(), response: responseObject('completed', output) });
+  return events;
+}
+
+/** The events of a `*.chunks.txt` recording: one JSON event per line, blank lines skipped. */
+export function eventLines(text: string): ResponsesEventObject[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ResponsesEventObject);
 }

@@ -1,0 +1,68 @@
+// Child processes of a bench: each prints one JSON line `{"url": …}` (maybe with `stats`)
+// when it is ready; everything else it prints is its own log.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+/** A started child and what it announced. */
+export interface BenchProcess {
+  child: ChildProcess;
+  url: string;
+  /** The target's stats side door (RSS, event-loop delay), when it has one. */
+  stats: string | undefined;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Starts `script` (relative to bench/support) with Node and waits for its URL line. */
+export async function startProcess(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<BenchProcess> {
+  const child = spawn(process.execPath, ['--conditions=@toolwire/source', new URL(script, import.meta.url).pathname, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (child.stdout === null) throw new Error('no stdout');
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (!line.startsWith('{"url":')) continue;
+    const announced = JSON.parse(line) as { url: string; stats?: string };
+    // Keep draining its output so the child never blocks on a full pipe.
+    child.stdout.resume();
+    return { child, url: announced.url, stats: announced.stats };
+  }
+  throw new Error(`${script} exited before printing its URL`);
+}
+
+/** Stops one child (SIGTERM, SIGKILL after 5 s). */
+export async function stopProcess(target: BenchProcess): Promise<void> {
+  const { child } = target;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Stops every child still running. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((child) => stopProcess({ child, url: '', stats: undefined })));
+}
+
+/** A target's stats: RSS in bytes, event-loop delay percentiles in ms since the last reset. */
+export interface TargetStats {
+  rss: number;
+  heapUsed: number;
+  /** CPU time used since the process started (user + system). */
+  cpuMs: number;
+  eldP50Ms: number;
+  eldP99Ms: number;
+  eldMaxMs: number;
+}
+
+/** Reads (`reset: false`) or reads and resets the event-loop histogram of a target. */
+export async function readStats(statsURL: string, reset = false): Promise<TargetStats> {
+  const res = await fetch(statsURL, { method: reset ? 'POST' : 'GET' });
+  return (await res.json()) as TargetStats;
+}

@@ -1,0 +1,155 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HiddenToolTurn } from '../src/hidden-tool-turns.ts';
+import { createRedisState } from '../src/state/redis-state.ts';
+import type { GatewayState } from '../src/state/gateway-state.ts';
+import { GatewayError } from '../src/wire/gateway-error.ts';
+import { startRedis } from './helpers/redis-server.ts';
+import type { RedisProcess } from './helpers/redis-server.ts';
+
+const started = await startRedis();
+if ('skip' in started) console.warn(`[redis-state.test] skipped: ${started.skip}`);
+const redis = 'skip' in started ? undefined : started;
+
+const quiet = pino({ level: 'silent' });
+let prefixCount = 0;
+
+function turn(first: string, serverResult: string): HiddenToolTurn {
+  return {
+    clientCallIds: [first],
+    toolCalls: [
+      { id: 'srv_1', name: 'get_current_time', arguments: {} },
+      { id: first, name: 'client_fn', arguments: { x: 1 } },
+    ],
+    results: [{ role: 'tool', toolCallId: 'srv_1', toolName: 'get_current_time', content: serverResult }],
+  };
+}
+
+describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () => {
+  const server = redis as RedisProcess;
+  let inspector: Redis;
+  const states: GatewayState[] = [];
+  const open = async (options: Partial<Parameters<typeof createRedisState>[0]> = {}): Promise<GatewayState> => {
+    const state = createRedisState({ url: server.url, logger: quiet, keyPrefix: `t${prefixCount}:`, ...options });
+    states.push(state);
+    expect(await state.whenAvailable(10_000)).toBe(true);
+    return state;
+  };
+
+  beforeAll(() => {
+    inspector = new Redis(server.url, { lazyConnect: false });
+  });
+  afterAll(async () => {
+    for (const state of states) await state.close();
+    inspector.disconnect();
+    await server.stop();
+  });
+
+  it('holds one rate limit across instances: concurrent takes never exceed the bucket', async () => {
+    prefixCount++;
+    const [a, b, c] = [await open(), await open(), await open()];
+    const takes = await Promise.all(Array.from({ length: 30 }, (_, i) => [a, b, c][i % 3]!.takeRate('key-1', 10)));
+    expect(takes.filter((t) => t.allowed)).toHaveLength(10);
+    const refused = takes.find((t) => !t.allowed);
+    expect(refused).toMatchObject({ allowed: false });
+    // 10 per minute: the next token is ~6 s away.
+    expect(refused !== undefined && !refused.allowed ? refused.retryAfterSeconds : 0).toBeGreaterThanOrEqual(5);
+    // Another key has its own bucket.
+    expect(await b.takeRate('key-2', 10)).toEqual({ allowed: true });
+  });
+
+  it('shares concurrency slots across instances and frees them on release', async () => {
+    prefixCount++;
+    const [a, b] = [await open(), await open()];
+    const first = await a.acquireSlot('k', 2);
+    const second = await b.acquireSlot('k', 2);
+    expect(first.acquired && second.acquired).toBe(true);
+    expect((await a.acquireSlot('k', 2)).acquired).toBe(false);
+    if (first.acquired) first.slot.release();
+    // The release is sent without waiting; give it a moment on a loaded machine.
+    let third = await b.acquireSlot('k', 2);
+    for (let i = 0; i < 50 && !third.acquired; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      third = await b.acquireSlot('k', 2);
+    }
+    expect(third.acquired).toBe(true);
+  });
+
+  it('restores a turn remembered by another instance, for the same key only', async () => {
+    prefixCount++;
+    const [a, b] = [await open(), await open()];
+    await a.rememberTurn('key-a', turn('call_c1', '"12:00"'));
+    const sent = [
+      { role: 'user' as const, content: 'time and x?' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_c1', name: 'client_fn', arguments: { x: 1 } }] },
+      { role: 'tool' as const, toolCallId: 'call_c1', content: 'x done' },
+    ];
+    const restored = await b.restoreTurns('key-a', sent);
+    expect(restored.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    expect(restored[1]).toMatchObject({ toolCalls: [{ id: 'srv_1' }, { id: 'call_c1' }] });
+    expect(restored[2]).toMatchObject({ toolCallId: 'srv_1', content: '"12:00"' });
+    // Another key never sees it; a conversation without calls needs no lookup.
+    expect(await b.restoreTurns('key-b', sent)).toBe(sent);
+    const plain = [{ role: 'user' as const, content: 'hi' }];
+    expect(await b.restoreTurns('key-a', plain)).toBe(plain);
+  });
+
+  it('puts a TTL on every key it writes', async () => {
+    prefixCount++;
+    const prefix = `t${prefixCount}:`;
+    const state = await open();
+    await state.takeRate('k', 60);
+    const slot = await state.acquireSlot('k', 3);
+    await state.rememberTurn('k', turn('call_ttl', 'x'));
+    const keys = await inspector.keys(`${prefix}*`);
+    expect(keys.length).toBeGreaterThanOrEqual(6);
+    for (const key of keys) expect(await inspector.pttl(key), key).toBeGreaterThan(0);
+    if (slot.acquired) slot.slot.release();
+  });
+
+  it('keeps the turn store within maxEntries and the total size, least recently used first', async () => {
+    prefixCount++;
+    const state = await open({ turns: { maxEntries: 2, maxTextLength: 100 } });
+    const ask = (id: string) => [{ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] }];
+    await state.rememberTurn('k', turn('c1', 'a'));
+    await state.rememberTurn('k', turn('c2', 'b'));
+    await new Promise((r) => setTimeout(r, 5));
+    // Using c1 makes c2 the least recently used.
+    expect(await state.restoreTurns('k', ask('c1'))).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 20));
+    await state.rememberTurn('k', turn('c3', 'c'));
+    expect(await state.restoreTurns('k', ask('c2'))).toHaveLength(1);
+    expect(await state.restoreTurns('k', ask('c1'))).toHaveLength(2);
+    expect(await state.restoreTurns('k', ask('c3'))).toHaveLength(2);
+    // A turn larger than the total cap is not kept; one that fills it pushes the others out.
+    await state.rememberTurn('k', turn('big', 'x'.repeat(101)));
+    expect(await state.restoreTurns('k', ask('big'))).toHaveLength(1);
+    await state.rememberTurn('k', turn('full', 'x'.repeat(100)));
+    expect(await state.restoreTurns('k', ask('full'))).toHaveLength(2);
+    expect(await state.restoreTurns('k', ask('c3'))).toHaveLength(1);
+  });
+
+  it('answers 503 at once while Redis is down, and recovers when it returns', async () => {
+    prefixCount++;
+    const state = await open();
+    expect(await state.takeRate('k', 100)).toEqual({ allowed: true });
+    await server.stop();
+    // The connection's loss is noticed.
+    for (let i = 0; i < 200 && state.available; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(state.available).toBe(false);
+    const startedAt = performance.now();
+    const failure = await state.takeRate('k', 100).catch((error: unknown) => error);
+    expect(performance.now() - startedAt).toBeLessThan(1000);
+    expect(GatewayError.isInstance(failure) && failure.status).toBe(503);
+    expect(GatewayError.isInstance(failure) && failure.code).toBe('state_unavailable');
+    expect(GatewayError.isInstance(failure) && failure.message).toContain('Redis');
+    await expect(state.restoreTurns('k', [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: {} }] }])).rejects.toMatchObject({ status: 503 });
+
+    await server.start();
+    expect(await state.whenAvailable(15_000)).toBe(true);
+    expect(await state.takeRate('k', 100)).toEqual({ allowed: true });
+    inspector.disconnect();
+    inspector = new Redis(server.url);
+  });
+});

@@ -1,0 +1,149 @@
+import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool } from './define-tool.ts';
+import { executeToolCall } from './execute-tool-call.ts';
+import { runTools } from './run-tools.ts';
+import { runToolsStream } from './run-tools-stream.ts';
+import { createScriptedModel } from './testing/scripted-model.ts';
+import { ToolRegistry } from './tool-registry.ts';
+import { TRACER_NAME } from './tracing.ts';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+const secretTool = defineTool({
+  name: 'lookup',
+  description: 'Looks something up',
+  parameters: z.object({ password: z.string() }),
+  execute: ({ password }) => `found ${password.length}`,
+});
+const failingTool = defineTool({
+  name: 'broken',
+  description: 'Always fails',
+  parameters: z.object({}),
+  execute: () => {
+    throw new Error('database sk-live-123 is down');
+  },
+});
+
+function spans() {
+  return exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, status: span.status, scope: span.instrumentationScope.name }));
+}
+
+describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
+  beforeAll(() => {
+    trace.setGlobalTracerProvider(provider);
+  });
+  afterAll(async () => {
+    trace.disable();
+    await provider.shutdown();
+  });
+  beforeEach(() => exporter.reset());
+
+  it('records a chat span per model call and an execute_tool span per tool execution', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'lookup', arguments: { password: 'hunter2' } }], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+      { text: 'Done.', usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23 } },
+    ]);
+    await runTools({ model, messages: [{ role: 'user', content: 'my password is hunter2' }], tools: [secretTool], settings: { maxOutputTokens: 100 } });
+
+    const recorded = spans();
+    expect(recorded.map((s) => s.name)).toEqual([`chat ${model.modelId}`, 'execute_tool lookup', `chat ${model.modelId}`]);
+    expect(recorded.every((s) => s.scope === TRACER_NAME)).toBe(true);
+    expect(recorded[0]?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': model.provider,
+      'gen_ai.request.model': model.modelId,
+      'gen_ai.response.finish_reasons': ['tool-calls'],
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 5,
+      'gen_ai.request.max_tokens': 100,
+    });
+    expect(recorded[1]?.attributes).toEqual({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.call.id': 'c1',
+      'gen_ai.tool.type': 'function',
+      'toolwire.tool.outcome': 'success',
+    });
+    expect(recorded[2]?.attributes['gen_ai.usage.output_tokens']).toBe(3);
+    // Neither the prompt nor the argument value reaches a span.
+    expect(JSON.stringify(recorded)).not.toContain('hunter2');
+  });
+
+  it('marks a failed tool with its error type and never its message', async () => {
+    const registry = new ToolRegistry({ tools: [failingTool] });
+    const result = await executeToolCall({ id: 'c2', name: 'broken', arguments: {} }, { registry });
+    expect(result.success).toBe(false);
+    const unknown = await executeToolCall({ id: 'c3', name: 'nope', arguments: {} }, { registry });
+    expect(unknown.error?.type).toBe('unknown_tool');
+
+    const [broken, missing] = spans();
+    expect(broken).toMatchObject({ name: 'execute_tool broken', status: { code: SpanStatusCode.ERROR, message: 'execution_error' } });
+    expect(broken?.attributes).toMatchObject({ 'toolwire.tool.outcome': 'execution_error', 'error.type': 'execution_error' });
+    expect(missing?.attributes).toMatchObject({ 'gen_ai.tool.name': 'nope', 'toolwire.tool.outcome': 'unknown_tool' });
+    expect(JSON.stringify(spans())).not.toContain('sk-live-123');
+  });
+
+  it('marks an aborted tool call as aborted', async () => {
+    const slow = defineTool({ name: 'slow', description: 'Waits', parameters: z.object({}), execute: () => new Promise(() => undefined) });
+    const controller = new AbortController();
+    const pending = executeToolCall({ id: 'c4', name: 'slow', arguments: {} }, { registry: new ToolRegistry({ tools: [slow] }), signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 10);
+    await expect(pending).rejects.toThrow('stop');
+    expect(spans()[0]?.attributes).toMatchObject({ 'toolwire.tool.outcome': 'aborted', 'error.type': 'Error' });
+  });
+
+  it('covers a streamed model call until its end, and a failed model call', async () => {
+    const model = createScriptedModel([{ text: 'streamed', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }]);
+    const run = runToolsStream({ model, messages: [{ role: 'user', content: 'hi' }] });
+    const types: string[] = [];
+    for await (const event of run) types.push(event.type);
+    expect(types.at(-1)).toBe('finish');
+    expect(spans()[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': 2, 'gen_ai.response.finish_reasons': ['stop'] });
+
+    exporter.reset();
+    const failing = createScriptedModel([]);
+    await expect(runTools({ model: failing, messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow();
+    const [span] = spans();
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(typeof span?.attributes['error.type']).toBe('string');
+  });
+
+  it('records the GenAI client metrics: operation duration and token usage by type', async () => {
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(meterProvider);
+    try {
+      const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } }]);
+      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
+      await reader.forceFlush();
+      const exported = metricExporter.getMetrics().flatMap((m) => m.scopeMetrics).filter((scope) => scope.scope.name === TRACER_NAME).flatMap((scope) => scope.metrics);
+      const byName = new Map(exported.map((metric) => [metric.descriptor.name, metric]));
+      const duration = byName.get('gen_ai.client.operation.duration');
+      expect(duration?.descriptor.unit).toBe('s');
+      expect(duration?.dataPoints[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId });
+      const usage = byName.get('gen_ai.client.token.usage');
+      const sums = Object.fromEntries((usage?.dataPoints ?? []).map((point) => [String(point.attributes['gen_ai.token.type']), (point.value as { sum: number }).sum]));
+      expect(sums).toEqual({ input: 7, output: 3 });
+    } finally {
+      metrics.disable();
+      await meterProvider.shutdown();
+    }
+  });
+
+  it('records nothing without a registered SDK', async () => {
+    trace.disable();
+    try {
+      const model = createScriptedModel([{ text: 'quiet' }]);
+      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
+      expect(spans()).toEqual([]);
+    } finally {
+      trace.setGlobalTracerProvider(provider);
+    }
+  });
+});

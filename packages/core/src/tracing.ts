@@ -1,0 +1,151 @@
+import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Histogram, MeterProvider, Span } from '@opentelemetry/api';
+import type { ChatModel } from './types/chat-model.ts';
+import type { ChatRequest } from './types/chat-request.ts';
+import type { ChatResponse } from './types/chat-response.ts';
+import type { ToolCall } from './types/tool-call.ts';
+import type { ToolResult } from './types/tool-result.ts';
+
+/** The instrumentation scope of core's spans (what an OpenTelemetry SDK shows as the tracer name). */
+export const TRACER_NAME = '@toolwire/core';
+
+/** What a finished `execute_tool` span records as `toolwire.tool.outcome`. */
+export type ToolSpanOutcome = 'success' | NonNullable<ToolResult['error']>['type'] | 'aborted';
+
+// Looked up per span rather than once: an SDK registered (or replaced) after this module
+// loaded is still used. Without an SDK this is the no-op tracer, and `isRecording()` is
+// false, so no attribute is computed.
+const tracer = () => trace.getTracer(TRACER_NAME);
+
+interface Instruments {
+  provider: MeterProvider;
+  duration: Histogram;
+  tokens: Histogram;
+}
+let instruments: Instruments | undefined;
+
+/** The GenAI client metrics, made again only when another meter provider was registered. */
+function clientMetrics(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (instruments?.provider === provider) return instruments;
+  const meter = provider.getMeter(TRACER_NAME);
+  instruments = {
+    provider,
+    duration: meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of GenAI model calls (a stream to its end).' }),
+    tokens: meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).' }),
+  };
+  return instruments;
+}
+
+function recordModelCall(model: ChatModel, startedAt: number, response: ChatResponse | undefined, error: unknown): void {
+  const { duration, tokens } = clientMetrics();
+  const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId };
+  if (response === undefined) attributes['error.type'] = errorType(error);
+  duration.record((performance.now() - startedAt) / 1000, attributes);
+  if (response?.usage === undefined) return;
+  tokens.record(response.usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+  tokens.record(response.usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+}
+
+function errorType(error: unknown): string {
+  if (error instanceof Error) return error.name;
+  return typeof error;
+}
+
+/** Only a name, never the message: provider and tool messages can carry user data. */
+function failSpan(span: Span, error: unknown): void {
+  const type = errorType(error);
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+function requestAttributes(model: ChatModel, request: ChatRequest): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': model.provider,
+    'gen_ai.request.model': model.modelId,
+  };
+  if (request.maxOutputTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.maxOutputTokens;
+  if (request.temperature !== undefined) attributes['gen_ai.request.temperature'] = request.temperature;
+  if (request.topP !== undefined) attributes['gen_ai.request.top_p'] = request.topP;
+  if (request.seed !== undefined) attributes['gen_ai.request.seed'] = request.seed;
+  if (request.tools !== undefined) attributes['toolwire.request.tool_count'] = request.tools.length;
+  return attributes;
+}
+
+function responseAttributes(response: ChatResponse): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.response.finish_reasons': [response.finishReason],
+    'toolwire.response.tool_call_count': response.toolCalls.length,
+  };
+  if (response.modelId !== undefined) attributes['gen_ai.response.model'] = response.modelId;
+  if (response.responseId !== undefined) attributes['gen_ai.response.id'] = response.responseId;
+  if (response.usage !== undefined) {
+    attributes['gen_ai.usage.input_tokens'] = response.usage.inputTokens;
+    attributes['gen_ai.usage.output_tokens'] = response.usage.outputTokens;
+    if (response.usage.cachedInputTokens !== undefined) attributes['gen_ai.usage.cache_read.input_tokens'] = response.usage.cachedInputTokens;
+    if (response.usage.reasoningTokens !== undefined) attributes['gen_ai.usage.reasoning.output_tokens'] = response.usage.reasoningTokens;
+  }
+  return attributes;
+}
+
+/**
+ * Runs one model call inside a `chat {model}` client span (OpenTelemetry GenAI semantic
+ * conventions): provider, requested and answered model, finish reason, token usage; and
+ * records the GenAI client metrics `gen_ai.client.operation.duration` and
+ * `gen_ai.client.token.usage`.
+ * Messages, tool arguments and settings that may hold secrets are never recorded.
+ */
+export async function traceModelCall(model: ChatModel, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+  const startedAt = performance.now();
+  const span = tracer().startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT });
+  const recording = span.isRecording();
+  if (recording) span.setAttributes(requestAttributes(model, request));
+  try {
+    const response = await call();
+    if (recording) span.setAttributes(responseAttributes(response));
+    recordModelCall(model, startedAt, response, undefined);
+    return response;
+  } catch (error) {
+    if (recording) failSpan(span, error);
+    recordModelCall(model, startedAt, undefined, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Runs one tool execution inside an `execute_tool {name}` span: the tool's name, the call
+ * id and the outcome (`toolwire.tool.outcome`: `success`, the failed result's error type,
+ * or `aborted`). Argument values and result messages are never recorded.
+ */
+export async function traceToolExecution(call: ToolCall, execute: () => Promise<ToolResult>): Promise<ToolResult> {
+  const span = tracer().startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL });
+  if (!span.isRecording()) {
+    span.end();
+    return execute();
+  }
+  span.setAttributes({
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.name,
+    'gen_ai.tool.call.id': call.id,
+    'gen_ai.tool.type': 'function',
+  });
+  try {
+    const result = await execute();
+    const outcome: ToolSpanOutcome = result.success ? 'success' : (result.error?.type ?? 'execution_error');
+    span.setAttribute('toolwire.tool.outcome', outcome);
+    if (!result.success) {
+      span.setAttribute('error.type', outcome);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    }
+    return result;
+  } catch (error) {
+    span.setAttribute('toolwire.tool.outcome', 'aborted' satisfies ToolSpanOutcome);
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
