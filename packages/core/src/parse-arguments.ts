@@ -26,12 +26,12 @@ export function parseArguments(raw: string, options?: ParseArgumentsOptions): Re
 }
 
 /**
- * Most argument objects models write are plain JSON, and `JSON.parse` builds them several
- * times faster than the general parser. It reads them the same way except for numbers the
- * general parser keeps as text (too large for a double, or an integer that would lose
- * digits), so text with an exponent or a run of 16+ digits takes the general path; so does
- * text `JSON.parse` refuses (Python literals, single quotes, a trailing comma), at the cost
- * of one failed attempt, and only when the text looks like an object.
+ * Most argument objects models write are plain JSON, which `JSON.parse` builds natively.
+ * It reads them the same way except for numbers the general parser keeps as text (not
+ * finite, or an integer too large for a double), so a result holding such a number is
+ * parsed again the general way (checking the values costs less than pre-scanning the
+ * text); so is text `JSON.parse` refuses (Python literals, single quotes, a trailing
+ * comma), at the cost of one failed attempt, and only when the text looks like an object.
  */
 function plainJsonObject(raw: string): Record<string, unknown> | undefined {
   let i = 0;
@@ -41,23 +41,28 @@ function plainJsonObject(raw: string): Record<string, unknown> | undefined {
   let end = n;
   while (end > i && isJsonSpace(raw.charCodeAt(end - 1))) end--;
   if (raw.charCodeAt(end - 1) !== RBRACE) return undefined;
-  let digits = 0;
-  for (let k = i; k < end; k++) {
-    const c = raw.charCodeAt(k);
-    if (c >= 0x30 && c <= 0x39) {
-      if (++digits >= 16) return undefined;
-    } else {
-      if ((c === 0x65 || c === 0x45) && digits > 0) return undefined;
-      digits = 0;
-    }
-  }
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
     return undefined;
   }
-  return isRecord(value) ? value : undefined;
+  return isRecord(value) && plainNumbers(value, 0) ? value : undefined;
+}
+
+/** Whether every number in a parsed value reads the same in both parsers (see `literalOf`). */
+function plainNumbers(value: unknown, depth: number): boolean {
+  if (typeof value === 'number') return Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value));
+  if (typeof value !== 'object' || value === null) return true;
+  // Deeper nesting is refused by the general parser: let it say so.
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!plainNumbers(item, depth + 1)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (!plainNumbers(record[key], depth + 1)) return false;
+  return true;
 }
 
 function isJsonSpace(c: number): boolean {
