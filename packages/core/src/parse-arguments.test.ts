@@ -18,6 +18,18 @@ describe('parseArguments forms', () => {
     expect(parseArguments('{"q": "x", "limit": 5}')).toEqual({ q: 'x', limit: 5 });
   });
 
+  it('reads plain JSON objects (the JSON.parse fast path) as the general parser does', () => {
+    // Numbers that would change as doubles stay text, as everywhere else.
+    expect(parseArguments('{"id": 12345678901234567890, "big": 1e400, "n": 1e3}')).toEqual({ id: '12345678901234567890', big: '1e400', n: 1000 });
+    const proto = parseArguments('{"__proto__": {"polluted": true}, "a": [1, {"b": null}]}');
+    expect(Object.keys(proto)).toEqual(['__proto__', 'a']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // Not JSON: Python literals, single quotes, a trailing comma go the general way.
+    expect(parseArguments("{'q': 'x', 'ok': True,}")).toEqual({ q: 'x', ok: true });
+    expect(parseArguments(' {"q": "a\\u00e9\\n"} ')).toEqual({ q: 'a\u00e9\n' });
+    expect(parseArguments('{"limit": "5"}', { schema: { type: 'object', properties: { limit: { type: 'integer' } } } })).toEqual({ limit: 5 });
+  });
+
   it('reads JSON members without braces', () => {
     expect(parseArguments('"q": "x", "limit": 5')).toEqual({ q: 'x', limit: 5 });
   });

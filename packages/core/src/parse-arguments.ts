@@ -17,7 +17,56 @@ export interface ParseArgumentsOptions {
  * @example parseArguments('"x", limit=10, zip="02134"') // { arg0: 'x', limit: 10, zip: '02134' }
  */
 export function parseArguments(raw: string, options?: ParseArgumentsOptions): Record<string, unknown> {
-  return new ArgumentParser(raw).parseTop(options?.schema);
+  const schema = options?.schema;
+  if (schema === undefined) {
+    const fast = plainJsonObject(raw);
+    if (fast !== undefined) return fast;
+  }
+  return new ArgumentParser(raw).parseTop(schema);
+}
+
+/**
+ * Most argument objects models write are plain JSON, which `JSON.parse` builds natively.
+ * It reads them the same way except for numbers the general parser keeps as text (not
+ * finite, or an integer too large for a double), so a result holding such a number is
+ * parsed again the general way (checking the values costs less than pre-scanning the
+ * text); so is text `JSON.parse` refuses (Python literals, single quotes, a trailing
+ * comma), at the cost of one failed attempt, and only when the text looks like an object.
+ */
+function plainJsonObject(raw: string): Record<string, unknown> | undefined {
+  let i = 0;
+  const n = raw.length;
+  while (i < n && isJsonSpace(raw.charCodeAt(i))) i++;
+  if (raw.charCodeAt(i) !== LBRACE) return undefined;
+  let end = n;
+  while (end > i && isJsonSpace(raw.charCodeAt(end - 1))) end--;
+  if (raw.charCodeAt(end - 1) !== RBRACE) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return isRecord(value) && plainNumbers(value, 0) ? value : undefined;
+}
+
+/** Whether every number in a parsed value reads the same in both parsers (see `literalOf`). */
+function plainNumbers(value: unknown, depth: number): boolean {
+  if (typeof value === 'number') return Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value));
+  if (typeof value !== 'object' || value === null) return true;
+  // Deeper nesting is refused by the general parser: let it say so.
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!plainNumbers(item, depth + 1)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (!plainNumbers(record[key], depth + 1)) return false;
+  return true;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 // Character codes the scanner compares against.

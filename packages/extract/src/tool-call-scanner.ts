@@ -148,6 +148,9 @@ function tryParseArguments(text: string, schema: JsonSchema | undefined): Record
   }
 }
 
+/** Text left to scan up to which one loop over it beats an `indexOf` per character looked for. */
+const SHORT_SCAN = 128;
+
 /** Reasoning being read: the tokens that may close it, and a held-back possible start of one. */
 interface Reasoning {
   closers: readonly string[];
@@ -400,18 +403,30 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     this.nextIn = undefined;
     let holdFrom = -1;
+    const call = nextParen !== -1;
+    const json = nextBrace !== -1;
+    const arrows = nextArrows !== -1;
     while (i < s.length) {
-      if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
-      if (nextBrace !== -1 && nextBrace < i) nextBrace = s.indexOf('{', i);
-      if (nextAngle !== -1 && nextAngle < i) nextAngle = s.indexOf('<', i);
-      if (nextBracket !== -1 && nextBracket < i) nextBracket = s.indexOf('[', i);
-      if (nextArrows !== -1 && nextArrows < i) nextArrows = s.indexOf('>', i);
       let p = s.length;
-      if (nextParen >= 0 && nextParen < p) p = nextParen;
-      if (nextBrace >= 0 && nextBrace < p) p = nextBrace;
-      if (nextAngle >= 0 && nextAngle < p) p = nextAngle;
-      if (nextBracket >= 0 && nextBracket < p) p = nextBracket;
-      if (nextArrows >= 0 && nextArrows < p) p = nextArrows;
+      if (s.length - i <= SHORT_SCAN) {
+        // Little text left (most model outputs are short): one pass over it costs less than
+        // five `indexOf` calls. The positions `indexOf` found stay valid for the long path.
+        for (p = i; p < s.length; p++) {
+          const c = s.charCodeAt(p);
+          if (c === LANGLE || c === LBRACKET || (c === LPAREN && call) || (c === LBRACE && json) || (c === RANGLE && arrows)) break;
+        }
+      } else {
+        if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
+        if (nextBrace !== -1 && nextBrace < i) nextBrace = s.indexOf('{', i);
+        if (nextAngle !== -1 && nextAngle < i) nextAngle = s.indexOf('<', i);
+        if (nextBracket !== -1 && nextBracket < i) nextBracket = s.indexOf('[', i);
+        if (nextArrows !== -1 && nextArrows < i) nextArrows = s.indexOf('>', i);
+        if (nextParen >= 0 && nextParen < p) p = nextParen;
+        if (nextBrace >= 0 && nextBrace < p) p = nextBrace;
+        if (nextAngle >= 0 && nextAngle < p) p = nextAngle;
+        if (nextBracket >= 0 && nextBracket < p) p = nextBracket;
+        if (nextArrows >= 0 && nextArrows < p) p = nextArrows;
+      }
       if (p === s.length) break;
       const c = s.charCodeAt(p);
       if (c === LANGLE || c === LBRACKET || c === RANGLE) {
