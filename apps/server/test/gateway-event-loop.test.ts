@@ -53,9 +53,9 @@ function expectResponsive(times: number[]): void {
 }
 
 const cases: [string, RegExp][] = [
-  ['fraction(2,3)^(3000*1000)', /took longer than 2000 ms and was stopped/],
+  ['fraction(2,3)^(3000*1000)', /took longer than 2000 ms and was stopped|more memory than the calculator allows/],
   ['nthRoots(1, 10^7)', /took longer than 2000 ms and was stopped|more memory than the calculator allows/],
-  ['stirlingS2(3000*10, 1500*10)', /took longer than 2000 ms and was stopped/],
+  ['stirlingS2(3000*10, 1500*10)', /took longer than 2000 ms and was stopped|more memory than the calculator allows/],
   ['bellNumbers(100000)', /larger than 10000/],
 ];
 
