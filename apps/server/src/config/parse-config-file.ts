@@ -1,39 +1,15 @@
 import type { ApiKeyConfig } from '../auth/api-key-store.ts';
-import { ConfigError } from './config-error.ts';
+import { fail, httpUrl, isObject, str } from './config-values.ts';
 import { parseDynamicTools } from './parse-dynamic-tools.ts';
 import type { BuiltinToolName, ServerConfig } from './server-config.ts';
 
-type Json = Record<string, unknown>;
 
 const BUILTINS: readonly BuiltinToolName[] = ['get_current_time', 'calculate', 'fetch_url'];
 const TOP_LEVEL = new Set(['$schema', 'host', 'port', 'providers', 'keys', 'tools', 'limits', 'state', 'metrics', 'logLevel', 'mcpServers', 'openApi']);
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function fail(setting: string, message: string): never {
-  throw new ConfigError({ setting, message });
-}
 
-function str(value: unknown, setting: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') fail(setting, 'expected a non-empty string.');
-  return value;
-}
 
-function httpUrl(value: unknown, setting: string): string | undefined {
-  const text = str(value, setting);
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    fail(setting, `'${text}' is not a URL; expected e.g. https://chatgpt.com/backend-api.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(setting, `expected an http:// or https:// URL, got '${url.protocol}'.`);
-  return text;
-}
 
 function strings(value: unknown, setting: string): string[] | undefined {
   if (value === undefined) return undefined;
@@ -122,9 +98,9 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
       if (authFile !== undefined) chatgpt.authFile = authFile;
       const models = strings(p.chatgpt.models, 'providers.chatgpt.models');
       if (models) chatgpt.models = models;
-      const baseURL = httpUrl(p.chatgpt.baseURL, 'providers.chatgpt.baseURL');
+      const baseURL = httpUrl(p.chatgpt.baseURL, 'providers.chatgpt.baseURL', 'https://chatgpt.com/backend-api');
       if (baseURL !== undefined) chatgpt.baseURL = baseURL;
-      const issuer = httpUrl(p.chatgpt.issuer, 'providers.chatgpt.issuer');
+      const issuer = httpUrl(p.chatgpt.issuer, 'providers.chatgpt.issuer', 'https://auth.openai.com');
       if (issuer !== undefined) chatgpt.issuer = issuer;
       config.providers.chatgpt = chatgpt;
     }

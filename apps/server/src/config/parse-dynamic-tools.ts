@@ -1,9 +1,9 @@
 import type { OpenApiAuth } from '@toolwire/openapi';
 import type { CommandLimits } from '@toolwire/sandbox';
-import { ConfigError } from './config-error.ts';
+import { fail, httpUrl, isObject, str } from './config-values.ts';
+import type { Json } from './config-values.ts';
 import type { McpServerConfig, OpenApiSourceConfig } from './dynamic-tools-config.ts';
 
-type Json = Record<string, unknown>;
 type Env = Readonly<Record<string, string | undefined>>;
 
 const STDIO_FIELDS = new Set(['command', 'args', 'env', 'passEnv', 'cwd', 'readOnlyPaths', 'network', 'limits', 'optional']);
@@ -15,19 +15,8 @@ const LIMIT_FIELDS = new Set(['memoryMb', 'cpuSeconds', 'fileSizeMb', 'processes
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
 const MAX_NAME_LENGTH = 32;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function fail(setting: string, message: string): never {
-  throw new ConfigError({ setting, message });
-}
 
-function str(value: unknown, setting: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') fail(setting, 'expected a non-empty string.');
-  return value;
-}
 
 function strings(value: unknown, setting: string): string[] | undefined {
   if (value === undefined) return undefined;
@@ -52,18 +41,6 @@ function stringMap(value: unknown, setting: string): Record<string, string> | un
   return map;
 }
 
-function httpUrl(value: unknown, setting: string): string | undefined {
-  const text = str(value, setting);
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    fail(setting, `'${text}' is not a URL; expected e.g. https://api.example.com/v1.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(setting, `expected an http:// or https:// URL, got '${url.protocol}'.`);
-  return text;
-}
 
 function checkFields(entry: Json, known: Set<string>, setting: string): void {
   for (const key of Object.keys(entry)) {
@@ -145,7 +122,7 @@ function parseMcpServer(entry: unknown, setting: string, env: Env): McpServerCon
   }
   if ('url' in entry) {
     checkFields(entry, HTTP_FIELDS, setting);
-    const url = httpUrl(entry.url, `${setting}.url`) ?? fail(`${setting}.url`, 'expected an http:// or https:// URL.');
+    const url = httpUrl(entry.url, `${setting}.url`, 'https://api.example.com/v1') ?? fail(`${setting}.url`, 'expected an http:// or https:// URL.');
     const server: McpServerConfig & { url: string } = { url, ...common };
     const h = headers(entry, setting, env);
     if (h !== undefined) server.headers = h;
@@ -190,7 +167,7 @@ function parseOpenApiSource(entry: unknown, setting: string, env: Env): OpenApiS
   const source: OpenApiSourceConfig = { document };
   const optional = bool(entry.optional, `${setting}.optional`);
   if (optional !== undefined) source.optional = optional;
-  const baseURL = httpUrl(entry.baseURL, `${setting}.baseURL`);
+  const baseURL = httpUrl(entry.baseURL, `${setting}.baseURL`, 'https://api.example.com/v1');
   if (baseURL !== undefined) source.baseURL = baseURL;
   const operations = strings(entry.operations, `${setting}.operations`);
   if (operations !== undefined) source.operations = operations;
