@@ -34,6 +34,9 @@ export type ToolCallFormat =
   /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
   | 'apertus';
 
+/** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
+export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
+
 /** Every format, in the order of the README's table. */
 const ALL_FORMATS: readonly ToolCallFormat[] = [
   'call',
