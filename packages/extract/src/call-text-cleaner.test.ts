@@ -6,7 +6,7 @@ function clean(pieces: readonly (string | null)[]): string {
   const cleaner = new CallTextCleaner();
   let out = '';
   for (const piece of pieces) {
-    if (piece === null) cleaner.call();
+    if (piece === null) out += cleaner.call();
     else out += cleaner.text(piece);
   }
   return out + cleaner.end();
@@ -47,5 +47,23 @@ describe('CallTextCleaner: native framing', () => {
     const cleaner = new CallTextCleaner();
     const shown = ['<|start|>assistant<|channel|>final<|mes', 'sage|>It is 7.<|return|>'].map((part) => cleaner.text(part)).join('') + cleaner.end();
     expect(shown).toBe('It is 7.');
+  });
+});
+
+describe('CallTextCleaner: Kimi K2 (no content) placeholder', () => {
+  it('drops the placeholder when it is the whole text before the first call', () => {
+    expect(clean(['(no content)', null])).toBe('');
+    expect(clean(['\n(no con', 'tent) \n', null, '\nDone.'])).toBe('\nDone.');
+  });
+
+  it('keeps it when no call follows, when more text follows, or later in the answer', () => {
+    expect(clean(['(no content)'])).toBe('(no content)');
+    expect(clean(['(no content) in the file', null])).toBe('(no content) in the file');
+    expect(clean(['Ok. (no content)', null])).toBe('Ok. (no content)');
+    expect(clean(['x', null, '(no content)'])).toBe('x(no content)');
+  });
+
+  it('shows a held prefix that was not the placeholder before the call', () => {
+    expect(clean(['(no', null])).toBe('(no');
   });
 });

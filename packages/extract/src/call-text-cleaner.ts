@@ -31,6 +31,23 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** What Kimi K2 sometimes writes as the whole answer text of a turn that only calls tools. */
+const NO_CONTENT = '(no content)';
+
+/** Whether `s` (the answer so far) could still be just the placeholder: space, a prefix of it, or all of it then space. */
+function mayBePlaceholder(s: string): boolean {
+  let i = 0;
+  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+  let k = 0;
+  while (i < s.length && k < NO_CONTENT.length) {
+    if (s.charCodeAt(i) !== NO_CONTENT.charCodeAt(k)) return false;
+    i++;
+    k++;
+  }
+  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+  return i === s.length;
+}
+
 /** Whether `tail` could still grow into a marker. */
 function isMarkerPrefix(tail: string): boolean {
   return MARKERS.some((marker) => marker.length > tail.length && marker.startsWith(tail));
@@ -47,9 +64,24 @@ export class CallTextCleaner {
   private pending = '';
   private framing = '';
   private afterCall = false;
+  /** The answer's opening text while it may still be Kimi's `(no content)` placeholder; undefined once decided. */
+  private lead: string | undefined = '';
 
   /** Text between calls; returns what can be shown now. */
   text(text: string): string {
+    if (this.lead !== undefined) {
+      const opening = this.lead + text;
+      if (mayBePlaceholder(opening)) {
+        this.lead = opening;
+        return '';
+      }
+      this.lead = undefined;
+      return this.cleaned(opening);
+    }
+    return this.cleaned(text);
+  }
+
+  private cleaned(text: string): string {
     const s = this.pending + text;
     this.pending = '';
     let kept = '';
@@ -78,15 +110,27 @@ export class CallTextCleaner {
     return this.filterFraming(kept);
   }
 
-  /** A call was taken out here: framing held before it goes. */
-  call(): void {
+  /**
+   * A call was taken out here: framing held before it goes, and so does a `(no content)`
+   * placeholder that was the whole text before the first call. Returns held text that is
+   * not the placeholder, to be shown before the call.
+   */
+  call(): string {
+    let released = '';
+    const lead = this.lead;
+    this.lead = undefined;
+    if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead);
     this.pending = '';
     this.framing = '';
     this.afterCall = true;
+    return released;
   }
 
   /** The end of the answer: flushes what was held. */
   end(): string {
+    const lead = this.lead;
+    this.lead = undefined;
+    if (lead !== undefined && lead !== '') return this.cleaned(lead) + this.end();
     const rest = this.pending;
     this.pending = '';
     const out = rest === '' ? '' : this.filterFraming(rest);

@@ -171,6 +171,12 @@ describe('GLM-4.5 / 4.6 / 4.7', () => {
   it('reports truncated output as incomplete', () => {
     incomplete('<tool_call>set_alarm\n<arg_key>time</arg_key>\n<arg_value>06:4');
   });
+
+  it('reads the name before a stray </arg_value> ("GLM 5.2" deployments)', () => {
+    expect(checked('<tool_call>lookup</arg_value><arg_key>q</arg_key><arg_value>paris</arg_value></tool_call>')).toEqual([{ name: 'lookup', arguments: { q: 'paris' } }]);
+    expect(checked('<tool_call>get_time</arg_value></tool_call>', { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    expect(checked('<tool_call>get_time</arg_value></tool_call>', { tools: ['other'] })).toEqual([]);
+  });
 });
 
 describe('DeepSeek R1 / V3 / V3.1', () => {

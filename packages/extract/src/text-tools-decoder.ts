@@ -60,7 +60,8 @@ export class TextToolsDecoder {
         case 'tool-call': {
           const started = this.pending.get(event.toolCall.id) ?? [];
           this.pending.delete(event.toolCall.id);
-          this.cleaner.call();
+          const before = this.cleaner.call();
+          if (before !== '') out.push({ type: 'text-delta', delta: before });
           if (this.single && this.called > 0) {
             this.dropped++;
           } else {
@@ -72,7 +73,10 @@ export class TextToolsDecoder {
         case 'tool-call-discarded':
           this.pending.delete(event.id);
           if (event.reason === 'invalid-arguments') text(event.text);
-          else this.cleaner.call();
+          else {
+            const before = this.cleaner.call();
+            if (before !== '') out.push({ type: 'text-delta', delta: before });
+          }
           break;
         case 'incomplete':
           if (event.id !== undefined) this.pending.delete(event.id);

@@ -190,6 +190,17 @@ describe('withTextToolCalling: generate', () => {
     expect(second.text).toBe('');
   });
 
+  it("drops Kimi K2's (no content) placeholder before its tool section, generate and stream", async () => {
+    const answer = '(no content)<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>';
+    const model = withTextToolCalling(fakeTextModel([answer, answer]));
+    const generated = await model.generate({ messages: ask, tools: [getWeather] });
+    expect(generated.toolCalls.map((c) => [c.id, c.arguments])).toEqual([['functions.get_weather:0', { city: 'Oslo' }]]);
+    expect(generated.text).toBe('');
+    const streamed = await collect(model.stream({ messages: ask, tools: [getWeather] }));
+    expect(streamed.filter((e) => e.type === 'text-delta')).toEqual([]);
+    expect(streamed.filter((e) => e.type === 'tool-call')).toHaveLength(1);
+  });
+
   it('makes unique call ids by default', async () => {
     const inner = fakeTextModel(['get_weather(city="Paris")']);
     const response = await withTextToolCalling(inner).generate({ messages: ask, tools: [getWeather] });

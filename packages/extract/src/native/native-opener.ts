@@ -170,6 +170,9 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     // Anything else (prose such as "<tool_call> tags are…") is text.
     const nameEnd = nameRunEnd(s, after);
     let next = skipSpace(s, nameEnd);
+    // A "GLM 5.2" deployment leaves a stray `</arg_value>` after the name; the name still counts.
+    if (s.startsWith('</arg_value>', next)) next = skipSpace(s, next + '</arg_value>'.length);
+    else if (next < s.length && isPrefixAtEnd(s, next, '</arg_value>')) return outOfText(i, next);
     while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
     if (next >= s.length || (next === s.length - 1 && s.charCodeAt(next) === 0x5c)) return outOfText(i, next);
     if (next - i >= MAX_HEADER) return undefined;
