@@ -17,7 +17,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
-import { createGatewayMetrics } from './observability/gateway-metrics.ts';
+import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
 import type { GatewayState } from './state/gateway-state.ts';
@@ -158,13 +158,18 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       done();
     });
   }
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback hook, not an async one: every request passes here, and nothing in it waits.
+  app.addHook('onRequest', (req, reply, done) => {
     if (closing()) {
       void reply.header('connection', 'close');
-      throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+      done(new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true }));
+      return;
     }
     // Probes carry no client key (`/metrics` checks its own).
-    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) return;
+    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) {
+      done();
+      return;
+    }
     // The key is checked from the headers, before a byte of the body is read: a client
     // without one holds no buffer and no connection (the 401 closes it).
     let principal;
@@ -172,9 +177,16 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       principal = keys.authenticate(req.headers.authorization);
     } catch (error) {
       void reply.header('connection', 'close');
-      throw error;
+      done(error as Error);
+      return;
     }
-    if (keys.required) pendingBodies.admit(req, principal.id, reply);
+    try {
+      if (keys.required) pendingBodies.admit(req, principal.id, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   });
   // A body fully read (or its request gone) no longer counts against its key.
   app.addHook('preValidation', (req, _reply, done) => {
@@ -273,7 +285,8 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   let toolLoad = (): { active: number; waiting: number } => ({ active: 0, waiting: 0 });
   let sandboxPoolSize = 0;
   const toolSlots = config.tools?.maxConcurrent ?? 10;
-  const metrics = createGatewayMetrics({
+  // Without the scrape endpoint nobody reads the counters: count nothing.
+  const metrics = config.metrics?.enabled !== true ? DISABLED_GATEWAY_METRICS : createGatewayMetrics({
     toolLoad: () => toolLoad(),
     toolSlots,
     get sandboxPoolSize() {
