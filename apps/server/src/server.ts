@@ -188,15 +188,17 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
     }
     done();
   });
-  // A body fully read (or its request gone) no longer counts against its key.
-  app.addHook('preValidation', (req, _reply, done) => {
-    pendingBodies.release(req);
-    done();
-  });
+  // A body fully read (or its request gone) no longer counts against its key (counted only when keys are required).
+  if (keys.required) {
+    app.addHook('preValidation', (req, _reply, done) => {
+      pendingBodies.release(req);
+      done();
+    });
+  }
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+  const parseJsonBody = (_req: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
     try {
       // Before JSON.parse: a body of nothing but brackets would allocate millions of arrays.
       checkJsonTextDepth(body as string);
@@ -219,7 +221,11 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
         undefined,
       );
     }
-  });
+  };
+  // Registered by name too: Fastify caches the parser of a content type it has a name for,
+  // while the catch-all alone has the header parsed again on every request.
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parseJsonBody);
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, parseJsonBody);
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
