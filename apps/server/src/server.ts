@@ -165,8 +165,14 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       done(new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true }));
       return;
     }
-    // Probes carry no client key (`/metrics` checks its own).
-    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) {
+    // Without keys there is nothing to check; probes carry no client key (`/metrics` checks its own).
+    // (`routeOptions` is a getter that builds its object on every read: read once, and only when needed.)
+    if (!keys.required) {
+      done();
+      return;
+    }
+    const route = req.routeOptions.url;
+    if (route !== undefined && UNAUTHENTICATED_ROUTES.has(route)) {
       done();
       return;
     }
@@ -181,7 +187,7 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       return;
     }
     try {
-      if (keys.required) pendingBodies.admit(req, principal.id, reply);
+      pendingBodies.admit(req, principal.id, reply);
     } catch (error) {
       done(error as Error);
       return;
