@@ -11,9 +11,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    promise
-      .finally(() => signal.removeEventListener('abort', onAbort))
-      .then(resolve, reject);
+    // One reaction for both outcomes (no `finally` chain): this sits on every model call.
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
   });
 }
 
