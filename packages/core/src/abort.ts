@@ -11,17 +11,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    // One reaction for both outcomes (no `finally` chain): this sits on every model call.
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
+    // Plain reactions rather than a `finally` chain: this sits on every model call.
+    const stopListening = (): void => signal.removeEventListener('abort', onAbort);
+    promise.then(stopListening, stopListening);
+    promise.then(resolve, reject);
   });
 }
 
