@@ -172,7 +172,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
           response = new Response(nullBody ? null : toWebBody(res), { status, statusText: res.statusMessage ?? '', headers: responseHeaderPairs(res.rawHeaders) });
         } catch (error) {
           res.destroy();
-          reject(error as Error);
+          reject(error instanceof Error ? error : new Error(String(error)));
           return;
         }
         if (nullBody) res.resume();
