@@ -171,10 +171,13 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       done();
       return;
     }
-    const route = req.routeOptions.url;
-    if (route !== undefined && UNAUTHENTICATED_ROUTES.has(route)) {
-      done();
-      return;
+    // The API's paths never match a probe's route: only other paths need the route looked up.
+    if (!req.url.startsWith('/v1/')) {
+      const route = req.routeOptions.url;
+      if (route !== undefined && UNAUTHENTICATED_ROUTES.has(route)) {
+        done();
+        return;
+      }
     }
     // The key is checked from the headers, before a byte of the body is read: a client
     // without one holds no buffer and no connection (the 401 closes it).
