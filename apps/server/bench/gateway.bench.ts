@@ -14,9 +14,13 @@ import { createInterface } from 'node:readline';
 import { Agent, request as httpRequest } from 'node:http';
 import { compare, printTable } from '../../../bench/harness.ts';
 import { startPortkey } from './support/portkey-process.ts';
+import { processCpuMs } from './support/process-cpu.ts';
 import type { CaseResult } from '../../../bench/harness.ts';
 
 const children: ChildProcess[] = [];
+
+/** The process id behind each started target's URL, for its CPU time. */
+const pids = new Map<string, number | undefined>();
 
 async function start(script: string, args: string[] = []): Promise<string> {
   const child = spawn(process.execPath, ['--conditions=@toolwire/source', new URL(script, import.meta.url).pathname, ...args], {
@@ -26,7 +30,11 @@ async function start(script: string, args: string[] = []): Promise<string> {
   if (child.stdout === null) throw new Error('no stdout');
   for await (const line of createInterface({ input: child.stdout })) {
     // Other JSON lines are the child's logs.
-    if (line.startsWith('{"url":')) return (JSON.parse(line) as { url: string }).url;
+    if (line.startsWith('{"url":')) {
+      const { url } = JSON.parse(line) as { url: string };
+      pids.set(url, child.pid);
+      return url;
+    }
   }
   throw new Error(`${script} exited before printing its URL`);
 }
@@ -37,6 +45,13 @@ const proxyBase = await start('./support/target-process.ts', ['proxy', upstream]
 const gatewayBase = await start('./support/target-process.ts', ['gateway', upstream]);
 const localBase = await start('./support/target-process.ts', ['gateway-local', upstream]);
 const sdkProxyBase = await start('./support/target-process.ts', ['sdk-proxy', upstream]);
+const targetPids: Record<string, number | undefined> = {
+  proxy: pids.get(proxyBase),
+  gateway: pids.get(gatewayBase),
+  local: pids.get(localBase),
+  sdkProxy: pids.get(sdkProxyBase),
+  portkey: portkey.pid,
+};
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 function post(url: string, body: string, headers: Record<string, string> = {}): Promise<string> {
@@ -76,15 +91,34 @@ async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: numb
   return done / (ms / 1000);
 }
 
-/** Requests per second of each target, measured in turns of `sliceMs`, `rounds` times over. */
-async function interleavedThroughput(fns: Record<string, () => Promise<unknown>>, inFlight: number, rounds: number, sliceMs: number): Promise<Record<string, number>> {
+/**
+ * Requests per second of each target, measured in turns of `sliceMs`, `rounds` times over,
+ * and the CPU time its process spent per request meanwhile (ms; NaN where /proc cannot tell).
+ */
+async function interleavedThroughput(
+  fns: Record<string, () => Promise<unknown>>,
+  inFlight: number,
+  rounds: number,
+  sliceMs: number,
+): Promise<{ rates: Record<string, number>; cpuMsPerRequest: Record<string, number> }> {
   const done: Record<string, number> = {};
+  const cpu: Record<string, number> = {};
   for (let round = 0; round < rounds; round++) {
-    for (const [name, fn] of Object.entries(fns)) done[name] = (done[name] ?? 0) + (await throughput(fn, inFlight, sliceMs)) * (sliceMs / 1000);
+    for (const [name, fn] of Object.entries(fns)) {
+      const before = processCpuMs(targetPids[name]);
+      const count = (await throughput(fn, inFlight, sliceMs)) * (sliceMs / 1000);
+      const after = processCpuMs(targetPids[name]);
+      done[name] = (done[name] ?? 0) + count;
+      cpu[name] = (cpu[name] ?? 0) + (before === undefined || after === undefined ? Number.NaN : after - before);
+    }
   }
   const rates: Record<string, number> = {};
-  for (const [name, count] of Object.entries(done)) rates[name] = count / ((rounds * sliceMs) / 1000);
-  return rates;
+  const cpuMsPerRequest: Record<string, number> = {};
+  for (const [name, count] of Object.entries(done)) {
+    rates[name] = count / ((rounds * sliceMs) / 1000);
+    cpuMsPerRequest[name] = (cpu[name] ?? Number.NaN) / count;
+  }
+  return { rates, cpuMsPerRequest };
 }
 
 try {
@@ -121,7 +155,7 @@ try {
     const IN_FLIGHT = 32;
     // Interleaved in 750 ms slices, 4 rounds: the machine's load drifts over seconds, and
     // back-to-back 3 s windows once put the same target at 0.5x and 1.9x of another.
-    const rates = await interleavedThroughput(
+    const { rates, cpuMsPerRequest } = await interleavedThroughput(
       { proxy: t.proxy, gateway: t.gateway, local: t.local, sdkProxy: t.sdkProxy, ...(portkeyWorks ? { portkey: t.portkey } : {}) },
       IN_FLIGHT,
       4,
@@ -152,8 +186,18 @@ try {
       row('bare proxy calling the upstream via the openai SDK (ceiling)', sdkProxyRate),
       ...(portkeyWorks ? [row(`portkey gateway ${portkey.version}`, portkeyRate)] : []),
     ]);
+    // Throughput moves with everything else the machine runs; the CPU time a target's own
+    // process spends per request moves much less, so it is printed beside it.
+    const cpuUs = (name: string) => (1000 * (cpuMsPerRequest[name] ?? Number.NaN)).toFixed(0);
+    console.log(
+      `${kind}: CPU time per request in the target's process (µs): bare proxy ${cpuUs('proxy')}, gateway ${cpuUs('gateway')}, ` +
+        `gateway in-process model ${cpuUs('local')}, SDK-only proxy ${cpuUs('sdkProxy')}${portkeyWorks ? `, portkey ${cpuUs('portkey')}` : ''}`,
+    );
     console.log(`${kind}: the gateway reaches ${((100 * gatewayRate) / sdkProxyRate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);
-    if (portkeyWorks) console.log(`${kind}: the gateway's throughput is ${(gatewayRate / portkeyRate).toFixed(2)}x Portkey's (aim ≥ 2x)`);
+    if (portkeyWorks) {
+      const cpuRatio = (cpuMsPerRequest.portkey ?? Number.NaN) / (cpuMsPerRequest.gateway ?? Number.NaN);
+      console.log(`${kind}: the gateway's throughput is ${(gatewayRate / portkeyRate).toFixed(2)}x Portkey's (aim ≥ 2x); it spends ${cpuRatio.toFixed(2)}x less CPU per request`);
+    }
     else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
   }
 } finally {

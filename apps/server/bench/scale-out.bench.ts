@@ -8,6 +8,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { printTable } from '../../../bench/harness.ts';
 import type { CaseResult } from '../../../bench/harness.ts';
 import { startRedis } from '../test/helpers/redis-server.ts';
+import { processCpuMs } from './support/process-cpu.ts';
 import { startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess } from './support/processes.ts';
 
@@ -28,11 +29,17 @@ function post(url: string): Promise<void> {
   });
 }
 
-/** Requests per second over `targets`, round-robin. */
-async function throughput(targets: readonly BenchProcess[], ms: number): Promise<number> {
+/** CPU time (ms) the gateway processes have used so far; NaN where /proc cannot tell. */
+function gatewaysCpuMs(targets: readonly BenchProcess[]): number {
+  return targets.reduce((sum, target) => sum + (processCpuMs(target.child.pid) ?? Number.NaN), 0);
+}
+
+/** Requests per second over `targets`, round-robin, and the gateways' CPU time per request (µs, all processes together). */
+async function throughput(targets: readonly BenchProcess[], ms: number): Promise<{ rate: number; cpuUsPerRequest: number }> {
   let next = 0;
   const send = () => post(`${targets[next++ % targets.length]!.url}/chat/completions`);
   for (let i = 0; i < 200; i++) await send();
+  const cpuBefore = gatewaysCpuMs(targets);
   const deadline = performance.now() + ms;
   let done = 0;
   await Promise.all(
@@ -43,13 +50,15 @@ async function throughput(targets: readonly BenchProcess[], ms: number): Promise
       }
     }),
   );
-  return done / (ms / 1000);
+  return { rate: done / (ms / 1000), cpuUsPerRequest: (1000 * (gatewaysCpuMs(targets) - cpuBefore)) / done };
 }
 
 const redis = await startRedis();
 try {
   const upstream = await startProcess('./upstream-process.ts');
   const best = new Map<string, number>();
+  // CPU per request: the least of the rounds, like the throughput (the machine's load only ever adds).
+  const cpu = new Map<string, number>();
   const configs: { name: string; processes: number; redis: boolean }[] = [
     { name: '1 process, in-memory state', processes: 1, redis: false },
     { name: '1 process on Redis', processes: 1, redis: true },
@@ -66,8 +75,9 @@ try {
     const env: Record<string, string> = { BENCH_KEY: KEY, ...(config.redis && !('skip' in redis) ? { BENCH_REDIS_URL: redis.url } : {}) };
     const targets = await Promise.all(Array.from({ length: config.processes }, () => startProcess('./target-process.ts', ['gateway', upstream.url], env)));
     try {
-      const rate = await throughput(targets, SECONDS * 1000);
+      const { rate, cpuUsPerRequest } = await throughput(targets, SECONDS * 1000);
       best.set(config.name, Math.max(best.get(config.name) ?? 0, rate));
+      cpu.set(config.name, Math.min(cpu.get(config.name) ?? Number.POSITIVE_INFINITY, cpuUsPerRequest));
     } finally {
       await Promise.all(targets.map(stopProcess));
     }
@@ -78,6 +88,8 @@ try {
     return { name, opsPerSec: rate, mbPerSec: undefined, meanMs: (1000 * IN_FLIGHT) / rate, p50Ms: Number.NaN, p99Ms: Number.NaN, ratio: rate / baseline };
   });
   printTable(`scale-out: throughput with ${IN_FLIGHT} requests in flight, round-robin, every request rate-limited, best of 2 rounds (ratios to one in-memory process)`, rows);
+  // Throughput on a shared 2-core machine moves with its load; the gateways' own CPU time per request shows what the shared state costs.
+  console.log(`scale-out: gateway CPU time per request, all processes together (µs): ${configs.map(({ name }) => `${name} ${(cpu.get(name) ?? Number.NaN).toFixed(0)}`).join('; ')}`);
 } finally {
   agent.destroy();
   await stopAll();

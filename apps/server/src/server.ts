@@ -17,7 +17,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
-import { createGatewayMetrics } from './observability/gateway-metrics.ts';
+import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
 import type { GatewayState } from './state/gateway-state.ts';
@@ -158,13 +158,27 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       done();
     });
   }
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback hook, not an async one: every request passes here, and nothing in it waits.
+  app.addHook('onRequest', (req, reply, done) => {
     if (closing()) {
       void reply.header('connection', 'close');
-      throw new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true });
+      done(new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true }));
+      return;
     }
-    // Probes carry no client key (`/metrics` checks its own).
-    if (req.routeOptions.url !== undefined && UNAUTHENTICATED_ROUTES.has(req.routeOptions.url)) return;
+    // Without keys there is nothing to check; probes carry no client key (`/metrics` checks its own).
+    // (`routeOptions` is a getter that builds its object on every read: read once, and only when needed.)
+    if (!keys.required) {
+      done();
+      return;
+    }
+    // The API's paths never match a probe's route: only other paths need the route looked up.
+    if (!req.url.startsWith('/v1/')) {
+      const route = req.routeOptions.url;
+      if (route !== undefined && UNAUTHENTICATED_ROUTES.has(route)) {
+        done();
+        return;
+      }
+    }
     // The key is checked from the headers, before a byte of the body is read: a client
     // without one holds no buffer and no connection (the 401 closes it).
     let principal;
@@ -172,19 +186,28 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
       principal = keys.authenticate(req.headers.authorization);
     } catch (error) {
       void reply.header('connection', 'close');
-      throw error;
+      done(error as Error);
+      return;
     }
-    if (keys.required) pendingBodies.admit(req, principal.id, reply);
-  });
-  // A body fully read (or its request gone) no longer counts against its key.
-  app.addHook('preValidation', (req, _reply, done) => {
-    pendingBodies.release(req);
+    try {
+      pendingBodies.admit(req, principal.id, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
     done();
   });
+  // A body fully read (or its request gone) no longer counts against its key (counted only when keys are required).
+  if (keys.required) {
+    app.addHook('preValidation', (req, _reply, done) => {
+      pendingBodies.release(req);
+      done();
+    });
+  }
 
   // JSON bodies with any (or no) content type: clients differ, and an unreadable body is a 400 either way.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+  const parseJsonBody = (_req: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
     try {
       // Before JSON.parse: a body of nothing but brackets would allocate millions of arrays.
       checkJsonTextDepth(body as string);
@@ -207,7 +230,11 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
         undefined,
       );
     }
-  });
+  };
+  // Registered by name too: Fastify caches the parser of a content type it has a name for,
+  // while the catch-all alone has the header parsed again on every request.
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parseJsonBody);
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, parseJsonBody);
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
@@ -273,7 +300,8 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   let toolLoad = (): { active: number; waiting: number } => ({ active: 0, waiting: 0 });
   let sandboxPoolSize = 0;
   const toolSlots = config.tools?.maxConcurrent ?? 10;
-  const metrics = createGatewayMetrics({
+  // Without the scrape endpoint nobody reads the counters: count nothing.
+  const metrics = config.metrics?.enabled !== true ? DISABLED_GATEWAY_METRICS : createGatewayMetrics({
     toolLoad: () => toolLoad(),
     toolSlots,
     get sandboxPoolSize() {

@@ -11,9 +11,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       reject(signal.reason as Error);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    promise
-      .finally(() => signal.removeEventListener('abort', onAbort))
-      .then(resolve, reject);
+    // Plain reactions rather than a `finally` chain: this sits on every model call.
+    const stopListening = (): void => signal.removeEventListener('abort', onAbort);
+    promise.then(stopListening, stopListening);
+    promise.then(resolve, reject);
   });
 }
 

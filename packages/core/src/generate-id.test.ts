@@ -16,4 +16,11 @@ describe('generateId', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => generateId('id_')));
     expect(ids.size).toBe(1000);
   });
+
+  it('stays unique and well-formed across refills of its random pool, and for ids longer than the pool', () => {
+    const ids = new Set(Array.from({ length: 2000 }, () => generateId('', 30)));
+    expect(ids.size).toBe(2000);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{30}$/);
+    expect(generateId('x_', 5000)).toMatch(/^x_[A-Za-z0-9]{5000}$/);
+  });
 });

@@ -15,6 +15,8 @@ export interface PortkeyProcess {
   /** The headers that route a request to `upstream`. */
   headers(upstream: string): Record<string, string>;
   version: string;
+  /** Its process id (for CPU accounting). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startPortkey(): Promise<PortkeyProcess> {
   return {
     url,
     version,
+    pid: child.pid,
     headers: (upstream) => ({ authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream}/v1` }),
     async stop() {
       if (child.exitCode !== null) return;

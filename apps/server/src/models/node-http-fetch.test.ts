@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeHttpFetch, toWebBody } from './node-http-fetch.ts';
+import { createNodeHttpFetch, rawRequestHeaders, toWebBody } from './node-http-fetch.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -33,6 +33,26 @@ describe('createNodeHttpFetch', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('x-echo')).toBe('yes');
     expect(await res.json()).toEqual({ method: 'POST', body: '{"a":1}' });
+  });
+
+  it('sends Host and Content-Length like Node would, and reuses one keep-alive connection', async () => {
+    const seen: { host: string | undefined; length: string | undefined; encoding: string | undefined; port: number | undefined }[] = [];
+    const url = await serve((req, res) => {
+      seen.push({ host: req.headers.host, length: req.headers['content-length'], encoding: req.headers['transfer-encoding'], port: req.socket.remotePort });
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    const fetch = createNodeHttpFetch();
+    await (await fetch(`${url}/a`, { method: 'POST', headers: new Headers({ 'content-type': 'application/json' }), body: '{"q":"é"}' })).text();
+    await (await fetch(`${url}/b`, { method: 'POST' })).text();
+    await (await fetch(`${url}/c`)).text();
+    const host = new URL(url).host;
+    expect(seen.map(({ host, length, encoding }) => ({ host, length, encoding }))).toEqual([
+      { host, length: '10', encoding: undefined },
+      { host, length: '0', encoding: undefined },
+      { host, length: undefined, encoding: undefined },
+    ]);
+    expect(new Set(seen.map((s) => s.port)).size).toBe(1);
   });
 
   it('streams the body as it arrives', async () => {
@@ -70,6 +90,28 @@ describe('createNodeHttpFetch', () => {
     const pending = createNodeHttpFetch()(url, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('too slow')), 10);
     await expect(pending).rejects.toThrow('too slow');
+  });
+});
+
+describe('rawRequestHeaders', () => {
+  it("keeps the caller's headers and adds Host and the body's byte length", () => {
+    expect(rawRequestHeaders(new Headers({ Authorization: 'Bearer k', 'X-A': '1' }), 'example.com:8080', 'POST', 'héllo')).toEqual([
+      'authorization',
+      'Bearer k',
+      'x-a',
+      '1',
+      'host',
+      'example.com:8080',
+      'content-length',
+      '6',
+    ]);
+  });
+
+  it('leaves a Host or Content-Length the caller set, and frames a body-less POST but not a GET', () => {
+    expect(rawRequestHeaders({ host: 'other', 'content-length': '2' }, 'example.com', 'PUT', 'ab')).toEqual(['content-length', '2', 'host', 'other']);
+    expect(rawRequestHeaders(undefined, 'example.com', 'POST', undefined)).toEqual(['host', 'example.com', 'content-length', '0']);
+    expect(rawRequestHeaders(undefined, 'example.com', 'GET', undefined)).toEqual(['host', 'example.com']);
+    expect(rawRequestHeaders(undefined, 'example.com', 'POST', new Uint8Array(3))).toEqual(['host', 'example.com', 'content-length', '3']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 
@@ -59,12 +59,42 @@ export function toWebBody(res: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-const toRecord = (init: HeadersInit | undefined): Record<string, string> => {
-  const headers: Record<string, string> = {};
-  // The SDKs pass a `Headers`; anything else goes through one.
-  (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => (headers[name] = value));
-  return headers;
-};
+/** Methods that Node sends without a body framing header when they carry no body. */
+const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The request's header lines as Node's flat raw-header array (`[name, value, name, value…]`),
+ * with `Host` and the body's `Content-Length` added unless the caller set them. Node writes
+ * such an array as it is (still validating every name and value), without the per-header
+ * bookkeeping of a headers object; it then adds only `Connection`.
+ *
+ * Exported for its tests only.
+ */
+export function rawRequestHeaders(init: HeadersInit | undefined, host: string, method: string, body: string | Uint8Array | undefined): string[] {
+  const raw: string[] = [];
+  let hasHost = false;
+  let hasLength = false;
+  const add = (value: string, name: string): void => {
+    if (name === 'host') hasHost = true;
+    else if (name === 'content-length' || name === 'transfer-encoding') hasLength = true;
+    raw.push(name, value);
+  };
+  // The SDKs pass a `Headers` (names already lower-case and validated); anything else goes through one.
+  if (init !== undefined) (init instanceof Headers ? init : new Headers(init)).forEach(add);
+  if (!hasHost) raw.push('host', host);
+  if (!hasLength) {
+    if (body !== undefined) raw.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+    else if (!BODILESS_METHODS.has(method)) raw.push('content-length', '0');
+  }
+  return raw;
+}
+
+/** Node's raw response headers as the `[name, value]` pairs a `Response` takes (repeated names are kept, as `append` would). */
+function responseHeaderPairs(raw: readonly string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] as string, raw[i + 1] as string]);
+  return pairs;
+}
 
 /** Options of `createNodeHttpFetch`. */
 export interface NodeHttpFetchOptions {
@@ -83,6 +113,13 @@ export interface NodeHttpFetchOptions {
  */
 export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 600_000;
 
+/** An upstream URL parsed once: Node's request options and the Host header it implies. */
+interface Target {
+  options: ReturnType<typeof urlToHttpOptions>;
+  host: string;
+  secure: boolean;
+}
+
 /**
  * A `fetch` for upstream calls built on `node:http(s)` with keep-alive agents. The
  * provider SDKs accept a custom `fetch`; this one costs a fraction of the global (undici)
@@ -97,23 +134,15 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
 
-  const toHeaders = (raw: IncomingHttpHeaders): Headers => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(raw)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else headers.set(name, value);
-    }
-    return headers;
-  };
-
   // Upstream calls go to a handful of URLs: parse each once, not per request.
-  const targets = new Map<string, ReturnType<typeof urlToHttpOptions>>();
-  const target = (input: string | URL): ReturnType<typeof urlToHttpOptions> => {
+  const targets = new Map<string, Target>();
+  const target = (input: string | URL): Target => {
     const key = typeof input === 'string' ? input : input.href;
     let parsed = targets.get(key);
     if (parsed === undefined) {
-      parsed = urlToHttpOptions(typeof input === 'string' ? new URL(input) : input);
+      const url = typeof input === 'string' ? new URL(input) : input;
+      // `url.host` leaves out a default port and brackets an IPv6 address, as Node's own Host header does.
+      parsed = { options: urlToHttpOptions(url), host: url.host, secure: url.protocol === 'https:' };
       if (targets.size >= 256) targets.clear();
       targets.set(key, parsed);
     }
@@ -125,26 +154,29 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
       return globalThis.fetch(input, init);
     }
-    const url = target(input);
-    const headers = toRecord(init?.headers);
+    const { options: url, host, secure } = target(input);
+    const method = init?.method ?? 'GET';
+    const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
-    const secure = url.protocol === 'https:';
-    const requestOptions = { ...url, method: init?.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent };
+    const requestOptions = { ...url, method, headers, agent: secure ? httpsAgent : httpAgent };
     return new Promise<Response>((resolve, reject) => {
-      let response: IncomingMessage | undefined;
+      let upstream: IncomingMessage | undefined;
       const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
-        response = res;
+        upstream = res;
         const status = res.statusCode ?? 502;
-        const nullBody = status === 204 || status === 304 || init?.method === 'HEAD';
+        const nullBody = status === 204 || status === 304 || method === 'HEAD';
+        let response: Response;
+        try {
+          // Node's parser has already refused malformed header lines; a header a `Response` still refuses fails this request only.
+          response = new Response(nullBody ? null : toWebBody(res), { status, statusText: res.statusMessage ?? '', headers: responseHeaderPairs(res.rawHeaders) });
+        } catch (error) {
+          res.destroy();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
         if (nullBody) res.resume();
-        resolve(
-          new Response(nullBody ? null : toWebBody(res), {
-            status,
-            statusText: res.statusMessage ?? '',
-            headers: toHeaders(res.headers),
-          }),
-        );
+        resolve(response);
       });
       const onAbort = (): void => {
         req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -156,7 +188,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
         req.setTimeout(idleTimeoutMs, () => {
           const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
           // The body's reader sees this error, not the socket's generic 'aborted'.
-          response?.destroy(error);
+          upstream?.destroy(error);
           req.destroy(error);
         });
       }

@@ -20,6 +20,8 @@ export interface GatewayMetricsSources {
 
 /** The gateway's Prometheus metrics; `render()` answers `GET /metrics`. */
 export interface GatewayMetrics {
+  /** False for `DISABLED_GATEWAY_METRICS`: callers may skip the work of measuring. */
+  readonly enabled: boolean;
   /** A finished HTTP exchange; `route` is the matched route pattern (never the raw URL). */
   request(route: string, method: string, status: number, seconds: number): void;
   streamOpened(): void;
@@ -63,6 +65,7 @@ export function createGatewayMetrics(sources: GatewayMetricsSources): GatewayMet
   }, ['backend']);
 
   return {
+    enabled: true,
     request(route, method, status, seconds) {
       requests.inc([route, method, String(status)]);
       latency.observe([route], seconds);
@@ -91,3 +94,18 @@ export function createGatewayMetrics(sources: GatewayMetricsSources): GatewayMet
     render: () => registry.render(),
   };
 }
+
+const ignore = (): void => undefined;
+
+/** The metrics of a server without `metrics.enabled`: nothing is counted, so nothing costs. */
+export const DISABLED_GATEWAY_METRICS: GatewayMetrics = {
+  enabled: false,
+  request: ignore,
+  streamOpened: ignore,
+  streamClosed: ignore,
+  firstChunk: ignore,
+  tokens: ignore,
+  toolExecution: ignore,
+  sandboxRun: ignore,
+  render: () => '',
+};
