@@ -234,6 +234,13 @@ describe('extractToolCalls: de-duplication and ids', () => {
     ]);
   });
 
+  it('returns identical calls once among many calls, repeats coming before and after the first ten', () => {
+    const distinct = Array.from({ length: 12 }, (_, i) => `f(a=${i}, b="x")`);
+    const repeats = Array.from({ length: 12 }, (_, i) => `f(b='x', a=${11 - i})`);
+    const text = [...distinct.slice(0, 3), repeats[11], ...distinct.slice(3), ...repeats, 'g()', 'g()'].join(' ');
+    expect(calls(text)).toEqual([...Array.from({ length: 12 }, (_, i) => ({ name: 'f', arguments: { a: i, b: 'x' } })), { name: 'g', arguments: {} }]);
+  });
+
   it('numbers ids ${name}_${index} over the whole list', () => {
     expect(extractToolCalls('SearchDatabase(q=1) GetWeather(c=2)').map((c) => c.id)).toEqual(['SearchDatabase_0', 'GetWeather_1']);
   });

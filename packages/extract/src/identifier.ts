@@ -63,11 +63,16 @@ function isIdentifierStart(c: number): boolean {
  * `-b` or `a--b` are never names.
  */
 export function isValidName(name: string): boolean {
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) return false;
+  return isValidNameIn(name, 0, name.length);
+}
+
+/** `isValidName` of `s[start, end)`, read in place (the scanner checks names without cutting them out). */
+export function isValidNameIn(s: string, start: number, end: number): boolean {
+  if (end <= start || end - start > MAX_NAME_LENGTH) return false;
   let partStart = true;
   let afterHyphen = false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
     if (c === 0x2e || c === 0x2d) {
       if (partStart) return false;
       partStart = true;
@@ -135,3 +140,6 @@ export const NOT_CALL_NAMES: ReadonlySet<string> = new Set([
   'yield',
   'new',
 ]);
+
+/** Length of the longest of `NOT_CALL_NAMES`: a longer name is never one of them (no string cut out to ask). */
+export const NOT_CALL_NAME_LENGTH = Math.max(...[...NOT_CALL_NAMES].map((name) => name.length));

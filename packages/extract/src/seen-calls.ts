@@ -72,25 +72,43 @@ interface Bucket {
   keys: Set<string>;
 }
 
+/**
+ * Up to this many calls are kept in a list and compared directly: most outputs hold a few
+ * calls with different names, which then need no fingerprint and no map. Past it, buckets.
+ */
+const LIST_LIMIT = 8;
+
+interface SeenCall {
+  name: string;
+  args: Record<string, unknown>;
+  /** Computed when another call of the same name comes. */
+  print: number | undefined;
+}
+
 export class SeenCalls {
-  /** The only call so far: most outputs hold one, which then costs nothing to record. */
-  private onlyName: string | undefined;
-  private onlyArgs: Record<string, unknown> | undefined;
+  /** The calls so far while there are at most `LIST_LIMIT`. */
+  private readonly list: SeenCall[] = [];
   private buckets: Map<string, Bucket> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
-    if (this.buckets === undefined) {
-      if (this.onlyName === undefined) {
-        this.onlyName = name;
-        this.onlyArgs = args;
-        return true;
-      }
-      this.buckets = new Map();
-      this.record(this.onlyName, this.onlyArgs ?? {});
-      this.onlyName = undefined;
-      this.onlyArgs = undefined;
+    if (this.buckets !== undefined) return this.record(name, args);
+    const list = this.list;
+    let print: number | undefined;
+    let key: string | undefined;
+    for (const earlier of list) {
+      if (earlier.name !== name) continue;
+      print ??= fingerprint(args);
+      earlier.print ??= fingerprint(earlier.args);
+      if (earlier.print === print && canonical(earlier.args) === (key ??= canonical(args))) return false;
     }
+    if (list.length < LIST_LIMIT) {
+      list.push({ name, args, print });
+      return true;
+    }
+    this.buckets = new Map();
+    for (const earlier of list) this.record(earlier.name, earlier.args);
+    list.length = 0;
     return this.record(name, args);
   }
 

@@ -7,8 +7,10 @@ import {
   isScriptBoundary,
   isSpace,
   isValidName,
+  isValidNameIn,
   isWordUnit,
   MAX_NAME_LENGTH,
+  NOT_CALL_NAME_LENGTH,
   NOT_CALL_NAMES,
 } from './identifier.ts';
 import { isRecord } from './native/json-extent.ts';
@@ -573,11 +575,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const nameStart = this.callNameStart(s, p);
     if (nameStart < 0) return -1;
     const name = s.slice(nameStart, p);
-    // The same 32-character window as `lookBehind`, read in place when `s` reaches that far.
+    // A definition keyword is followed by space: without one before the name (`[f(`, most
+    // calls) the window is not built. The same 32-character window as `lookBehind`, read in
+    // place when `s` reaches that far.
+    const before = nameStart > 0 ? s.charCodeAt(nameStart - 1) : this.history.charCodeAt(this.history.length - 1);
     const definition =
-      nameStart >= HISTORY_LENGTH
+      isSpace(before) &&
+      (nameStart >= HISTORY_LENGTH
         ? endsWithDefinitionKeyword(s, nameStart, nameStart - HISTORY_LENGTH)
-        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart));
+        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart)));
     if (definition) return -1;
     this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
     return nameStart;
@@ -612,8 +618,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (isNameRunUnit(last) && !isScriptBoundary(last, s.charCodeAt(0))) whole = false;
     }
     const allowList = this.options.allowed !== undefined;
-    if (whole && (allowList || boundary < 0) && this.isCallName(s.slice(start, p))) return start;
-    if (boundary >= 0 && this.isCallName(s.slice(boundary, p))) return boundary;
+    if (whole && (allowList || boundary < 0) && this.isCallName(s, start, p)) return start;
+    if (boundary >= 0 && this.isCallName(s, boundary, p)) return boundary;
     return -1;
   }
 
@@ -630,9 +636,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return prefixes === undefined || prefixes.has(run);
   }
 
-  private isCallName(name: string): boolean {
-    if (this.options.allowed !== undefined) return this.options.allowed.has(name);
-    return isValidName(name) && !NOT_CALL_NAMES.has(name);
+  /** Whether `s[start, end)` may be called with `(`; read in place where no list needs the name cut out. */
+  private isCallName(s: string, start: number, end: number): boolean {
+    if (this.options.allowed !== undefined) return this.options.allowed.has(s.slice(start, end));
+    return isValidNameIn(s, start, end) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
   }
 
   private isAllowed(name: string): boolean {
