@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { InvalidArgumentsError } from './errors.ts';
 import { parseArguments } from './parse-arguments.ts';
 import type { JsonSchema } from './types/json-schema.ts';
@@ -338,5 +339,63 @@ describe('parseArguments bad input', () => {
 
   it('throws on a megabyte of unclosed quotes without hanging', () => {
     expect(failure(`a="${'x'.repeat(1_000_000)}`).position).toBe(2);
+  });
+});
+
+describe('parseArguments of a part of a text (from, to)', () => {
+  /** The result or the error of reading `raw` alone, to compare with reading it inside a text. */
+  function outcome(run: () => Record<string, unknown>): unknown {
+    try {
+      return { value: run() };
+    } catch (error) {
+      if (!InvalidArgumentsError.isInstance(error)) throw error;
+      return { message: error.message, position: error.position, text: error.text };
+    }
+  }
+
+  const cases = [
+    'q="x", limit=10',
+    '{"q": "x", "n": [1, 2]}',
+    "it's, 'a'",
+    'q="abc\\',
+    'q="\\x4',
+    'q="\\u00e',
+    'a=1)',
+    'l=[1, 2',
+    'a==b',
+    'a=',
+    'x: "y"',
+    '"x", 10, k=None',
+    '',
+    '   ',
+  ];
+
+  it('reads raw[from, to) exactly as the cut-out text, errors included', () => {
+    // Around the part: characters that change the reading if they were seen (a word
+    // character before a quote, `=` after a key, a closing quote or hex digits after an escape).
+    for (const raw of cases) {
+      for (const [before, after] of [['', ''], ['x', '=1'], ['f(', ')"41'], ['\\', '00e9"'], ['{', '}']] as const) {
+        const text = `${before}${raw}${after}`;
+        const options = { from: before.length, to: before.length + raw.length };
+        expect(outcome(() => parseArguments(text, options)), JSON.stringify({ raw, before, after })).toEqual(outcome(() => parseArguments(raw)));
+      }
+    }
+  });
+
+  it('reads any part of random argument text as the cut-out text', () => {
+    const piece = fc.constantFrom('a', 'k', '=', ':', ',', ' ', '"', "'", '\\', 'x', '4', '1', '(', ')', '[', ']', '{', '}', 'None', 'true', '.');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }).map((parts) => parts.join('')), fc.nat(), fc.nat(), (text, a, b) => {
+        const from = text.length === 0 ? 0 : a % (text.length + 1);
+        const to = from + (text.length === 0 ? 0 : b % (text.length - from + 1));
+        expect(outcome(() => parseArguments(text, { from, to }))).toEqual(outcome(() => parseArguments(text.slice(from, to))));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('applies the schema to the part read', () => {
+    const schema: JsonSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+    expect(parseArguments('call(n="5") and more', { schema, from: 5, to: 10 })).toEqual({ n: 5 });
   });
 });

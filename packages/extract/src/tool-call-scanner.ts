@@ -141,9 +141,10 @@ function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
 }
 
-function tryParseArguments(text: string, schema: JsonSchema | undefined): Record<string, unknown> | undefined {
+/** The arguments in `text[from, to)`, read in place (a part cut out of a long text reads slower than the text). */
+function tryParseArguments(text: string, schema: JsonSchema | undefined, from = 0, to = text.length): Record<string, unknown> | undefined {
   try {
-    return parseArguments(text, schema === undefined ? undefined : { schema });
+    return parseArguments(text, { schema, from, to });
   } catch (error) {
     if (InvalidArgumentsError.isInstance(error)) return undefined;
     throw error;
@@ -764,17 +765,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return end;
     }
     const text = frame.received + s.slice(frameStart, end + 1);
+    // The frame's text read in `s` when it all came in this chunk (batch), else in `text`.
+    const source = frame.received === '' ? s : text;
+    const offset = frame.received === '' ? frameStart : 0;
     switch (frame.kind) {
       case 'call': {
         const args =
           frame.status === 'closed'
-            ? tryParseArguments(text.slice(frame.argsOffset, -1), this.schemaOf(frame.name))
+            ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length - 1)
             : undefined;
         this.settle(frame.name, args, text, frame.id, undefined);
         break;
       }
       case 'marker': {
-        const args = frame.status === 'closed' ? tryParseArguments(text.slice(frame.argsOffset), this.schemaOf(frame.name)) : undefined;
+        const args =
+          frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length) : undefined;
         this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
