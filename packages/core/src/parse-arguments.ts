@@ -1,5 +1,4 @@
 import { InvalidArgumentsError } from './errors.ts';
-import { propertyKey } from './property-key.ts';
 import type { JsonSchema, JsonSchemaTypeName } from './types/json-schema.ts';
 
 /** Options of `parseArguments`. */
@@ -391,7 +390,7 @@ class ArgumentParser {
   private tryKey(): string | undefined {
     const start = this.pos;
     const c = this.peek();
-    // A quoted key is decoded; an unquoted one is cut out once it is known to be a key (see `propertyKey`).
+    // A quoted key is decoded; an unquoted one is cut out once it is known to be a key.
     let quoted: string | undefined;
     if (c === DQUOTE || c === SQUOTE) {
       quoted = this.parseString();
@@ -405,7 +404,7 @@ class ArgumentParser {
     const sep = this.peek();
     if (sep === EQUALS && this.codeAt(this.pos + 1) !== EQUALS) {
       this.pos++;
-      return quoted === undefined ? propertyKey(this.text, start, end) : propertyKey(quoted, 0, quoted.length);
+      return quoted ?? this.text.slice(start, end);
     }
     if (sep === COLON) {
       // `"q": "x"` is a JSON member; an unquoted `q: "x"` counts only when a value clearly
@@ -413,7 +412,7 @@ class ArgumentParser {
       const next = this.codeAt(this.pos + 1);
       if (c === DQUOTE || c === SQUOTE || isSpace(next) || next === DQUOTE || next === SQUOTE || next === LBRACKET || next === LBRACE) {
         this.pos++;
-        return quoted === undefined ? propertyKey(this.text, start, end) : propertyKey(quoted, 0, quoted.length);
+        return quoted ?? this.text.slice(start, end);
       }
     }
     this.pos = start;
@@ -542,12 +541,11 @@ class ArgumentParser {
       const keyStart = this.pos;
       let key: string;
       if (c === DQUOTE || c === SQUOTE) {
-        const quoted = this.parseString();
-        key = propertyKey(quoted, 0, quoted.length);
+        key = this.parseString();
       } else {
         while (this.pos < this.end && isKeyChar(this.peek())) this.pos++;
         if (this.pos === keyStart) this.failUnexpected(this.peek());
-        key = propertyKey(this.text, keyStart, this.pos);
+        key = this.text.slice(keyStart, this.pos);
       }
       this.skipSpace();
       const sep = this.peek();
