@@ -69,7 +69,8 @@ function fingerprint(value: unknown): number {
  */
 interface Bucket {
   first: Record<string, unknown> | undefined;
-  keys: Set<string>;
+  /** Canonical keys, made when a second call lands in the bucket. */
+  keys: Set<string> | undefined;
 }
 
 /**
@@ -88,7 +89,8 @@ interface SeenCall {
 export class SeenCalls {
   /** The calls so far while there are at most `LIST_LIMIT`. */
   private readonly list: SeenCall[] = [];
-  private buckets: Map<string, Bucket> | undefined;
+  /** Buckets by name, then by fingerprint (a small integer: no key string to build and hash per call). */
+  private buckets: Map<string, Map<number, Bucket>> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
@@ -113,20 +115,27 @@ export class SeenCalls {
   }
 
   private record(name: string, args: Record<string, unknown>): boolean {
-    const buckets = (this.buckets ??= new Map<string, Bucket>());
-    const bucketKey = `${name}\u0000${fingerprint(args)}`;
-    const bucket = buckets.get(bucketKey);
+    const buckets = (this.buckets ??= new Map<string, Map<number, Bucket>>());
+    let byPrint = buckets.get(name);
+    if (byPrint === undefined) {
+      byPrint = new Map();
+      buckets.set(name, byPrint);
+    }
+    // Within the small-integer range, so that the map's keys stay unboxed.
+    const print = fingerprint(args) & 0x3fffffff;
+    const bucket = byPrint.get(print);
     if (bucket === undefined) {
-      buckets.set(bucketKey, { first: args, keys: new Set() });
+      byPrint.set(print, { first: args, keys: undefined });
       return true;
     }
+    const keys = (bucket.keys ??= new Set());
     if (bucket.first !== undefined) {
-      bucket.keys.add(canonical(bucket.first));
+      keys.add(canonical(bucket.first));
       bucket.first = undefined;
     }
     const key = canonical(args);
-    if (bucket.keys.has(key)) return false;
-    bucket.keys.add(key);
+    if (keys.has(key)) return false;
+    keys.add(key);
     return true;
   }
 }
