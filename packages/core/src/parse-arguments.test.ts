@@ -399,3 +399,40 @@ describe('parseArguments of a part of a text (from, to)', () => {
     expect(parseArguments('call(n="5") and more', { schema, from: 5, to: 10 })).toEqual({ n: 5 });
   });
 });
+
+describe('parseArguments fast paths', () => {
+  it('reads plain numbers and words in place exactly as the general reading does', () => {
+    expect(parseArguments('a=007, b=-0, c=10 apples, d=12345678901234567890, e=truex, f=None ')).toEqual({
+      a: '007',
+      b: -0,
+      c: '10 apples',
+      d: '12345678901234567890',
+      e: 'truex',
+      f: null,
+    });
+    expect(parseArguments('a=[1, -2, None], b={"x": false}, c=123456789012345')).toEqual({ a: [1, -2, null], b: { x: false }, c: 123456789012345 });
+  });
+
+  it('gives the same result with and without the fast paths (a schema without types turns them off)', () => {
+    // A schema for every member and item, at any depth, that declares no type: values read
+    // as without a schema, but not by the fast paths (top-level positional values excepted).
+    const untyped: JsonSchema = {};
+    untyped.additionalProperties = untyped;
+    untyped.items = untyped;
+    const piece = fc.constantFrom('a=', 'b: ', ', ', ' ', '0', '7', '12', '07', '-', '.5', 'e3', 'true', 'None', 'False', 'nul', '"x"', "'y'", '[', ']', '(', ')', '{', '}', '\u00a0', '\u3000');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }).map((parts) => parts.join('')), (text) => {
+        const read = (schema?: JsonSchema): unknown => {
+          try {
+            return { value: parseArguments(text, schema === undefined ? undefined : { schema }) };
+          } catch (error) {
+            if (!InvalidArgumentsError.isInstance(error)) throw error;
+            return { position: error.position };
+          }
+        };
+        expect(read()).toEqual(read(untyped));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -182,6 +182,29 @@ function literalOf(raw: string): unknown {
   return value;
 }
 
+/** What `plainLiteral` returns for a value it leaves to the general reading. */
+const NOT_PLAIN = Symbol('not a plain literal');
+
+/** The unquoted word with a JSON value (see `literalOf`) that starts with `c`, if any. */
+function plainWord(c: number): string | undefined {
+  switch (c) {
+    case 0x74:
+      return 'true';
+    case 0x66:
+      return 'false';
+    case 0x54:
+      return 'True';
+    case 0x46:
+      return 'False';
+    case 0x6e:
+      return 'null';
+    case 0x4e:
+      return 'None';
+    default:
+      return undefined;
+  }
+}
+
 /** How many schemas `typesOf` looks at, so a schema with thousands of nested branches costs little. */
 const MAX_TYPE_BRANCHES = 256;
 
@@ -442,12 +465,58 @@ class ArgumentParser {
 
   private parseUnquoted(schema: JsonSchema | undefined): unknown {
     const start = this.pos;
+    if (schema === undefined) {
+      const plain = this.plainLiteral();
+      if (plain !== NOT_PLAIN) return plain;
+    }
     this.skipRaw();
     const raw = this.text.slice(start, this.pos).trim();
     if (raw === '') {
       this.fail('a value is missing', start, 'remove the extra comma or give the value');
     }
     return classifyUnquoted(raw, schema, this.depth);
+  }
+
+  /**
+   * The commonest unquoted values read in place: a small integer without leading zeros
+   * (`10`, `-3`) or `true/false/True/False/null/None`, followed only by spaces up to a `,`, a
+   * closing bracket or the end. They read as `classifyUnquoted` (without a schema) reads them;
+   * anything else is left to it (`NOT_PLAIN`).
+   */
+  private plainLiteral(): unknown {
+    const text = this.text;
+    const end = this.end;
+    let i = this.pos;
+    let value: unknown;
+    const c = text.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      const negative = c === 0x2d;
+      if (negative) i++;
+      const first = i;
+      let n = 0;
+      // At most 15 digits: always a safe integer.
+      while (i < end && i - first < 15) {
+        const d = text.charCodeAt(i);
+        if (d < 0x30 || d > 0x39) break;
+        n = n * 10 + (d - 0x30);
+        i++;
+      }
+      const digits = i - first;
+      if (digits === 0 || (digits > 1 && text.charCodeAt(first) === 0x30)) return NOT_PLAIN;
+      value = negative ? -n : n;
+    } else {
+      const word = plainWord(c);
+      if (word === undefined || i + word.length > end || !text.startsWith(word, i)) return NOT_PLAIN;
+      i += word.length;
+      value = literalOf(word);
+    }
+    while (i < end && isSpace(text.charCodeAt(i))) i++;
+    if (i < end) {
+      const next = text.charCodeAt(i);
+      if (next !== COMMA && !isCloser(next)) return NOT_PLAIN;
+    }
+    this.pos = i;
+    return value;
   }
 
   /** Moves past unquoted text up to a `,` or closing bracket at depth 0, tracking quotes and brackets. */
