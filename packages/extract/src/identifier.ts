@@ -19,12 +19,16 @@ export function isIdentifierUnit(c: number): boolean {
   return ID_CONTINUE.test(String.fromCharCode(c));
 }
 
+/** `isNameRunUnit` of the ASCII characters, by table: it runs on every character of a name, backwards and forwards. */
+const NAME_RUN_ASCII = new Uint8Array(0x80);
+for (let c = 0; c < 0x80; c++) NAME_RUN_ASCII[c] = c === 0x2e || isToolNameUnit(c) ? 1 : 0;
+
 /**
  * A unit of a possible name: identifier units, `.` (dotted names) and `-` (core's tool-name
  * rule allows it: `weather-now`). ASCII follows `isToolNameUnit` from core.
  */
 export function isNameRunUnit(c: number): boolean {
-  if (c < 0x80) return c === 0x2e || isToolNameUnit(c);
+  if (c < 0x80) return NAME_RUN_ASCII[c] === 1;
   return isIdentifierUnit(c);
 }
 
@@ -34,6 +38,8 @@ export function isNameRunUnit(c: number): boolean {
  * emoji). Prose in these scripts runs straight into an ASCII name: `请调用get_weather(`.
  */
 function isUnspacedScript(c: number): boolean {
+  // Below the first range (ASCII, Latin, Greek, Cyrillic…): decided by one comparison.
+  if (c < 0x0e00) return false;
   return (
     (c >= 0x0e00 && c <= 0x109f) ||
     (c >= 0x1780 && c <= 0x17ff) ||

@@ -605,9 +605,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private callNameStart(s: string, p: number): number {
     let start = p;
     let boundary = -1;
+    // Whether the run is ASCII letters, digits and `_` only (most names): then it is a valid
+    // name unless it starts with a digit, and need not be read again.
+    let word = true;
     while (start > 0 && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
+      if (c >= 0x80 || c === 0x2e || c === 0x2d) word = false;
       if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
       start--;
     }
@@ -619,7 +623,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (isNameRunUnit(last) && !isScriptBoundary(last, s.charCodeAt(0))) whole = false;
     }
     const allowList = this.options.allowed !== undefined;
-    if (whole && (allowList || boundary < 0) && this.isCallName(s, start, p)) return start;
+    const first = s.charCodeAt(start);
+    const valid = word && !(first >= 0x30 && first <= 0x39);
+    if (whole && (allowList || boundary < 0) && this.isCallName(s, start, p, valid)) return start;
     if (boundary >= 0 && this.isCallName(s, boundary, p)) return boundary;
     return -1;
   }
@@ -637,10 +643,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return prefixes === undefined || prefixes.has(run);
   }
 
-  /** Whether `s[start, end)` may be called with `(`; read in place where no list needs the name cut out. */
-  private isCallName(s: string, start: number, end: number): boolean {
+  /**
+   * Whether `s[start, end)` may be called with `(`; read in place where no list needs the name
+   * cut out. `valid`: the caller already knows it is a valid name.
+   */
+  private isCallName(s: string, start: number, end: number, valid = false): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(s.slice(start, end));
-    return isValidNameIn(s, start, end) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
+    return (valid || isValidNameIn(s, start, end)) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
   }
 
   private isAllowed(name: string): boolean {
