@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@toolwire/core';
+import { NamePrefixes } from './name-prefixes.ts';
 
 /** A text format the scanner looks for. */
 export type ToolCallFormat =
@@ -95,7 +96,9 @@ export interface ResolvedExtractOptions {
   /** Allowed names with their schemas; `undefined` means any name. */
   allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
-  prefixes: ReadonlySet<string> | undefined;
+  prefixes: NamePrefixes | undefined;
+  /** Whether any allowed tool has a schema (without one, no name needs looking up for it). */
+  typed: boolean;
   call: boolean;
   json: boolean;
   /** The formats looked for. */
@@ -112,7 +115,8 @@ function defaultId(name: string, index: number): string {
 interface ResolvedTools {
   length: number;
   allowed: Map<string, JsonSchema | undefined>;
-  prefixes: Set<string>;
+  prefixes: NamePrefixes;
+  typed: boolean;
   /** The options `{ tools }` alone resolve to (the common call), made once. */
   alone: ResolvedExtractOptions | undefined;
 }
@@ -134,9 +138,9 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
     if (typeof tool === 'string') allowed.set(tool, undefined);
     else allowed.set(tool.name, tool.inputSchema);
   }
-  const prefixes = new Set<string>();
-  for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
-  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes, alone: undefined };
+  let typed = false;
+  for (const schema of allowed.values()) if (schema !== undefined) typed = true;
+  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes: new NamePrefixes(allowed), typed, alone: undefined };
   toolCache.set(tools, resolved);
   return resolved;
 }
@@ -157,6 +161,7 @@ function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCa
 const DEFAULTS: ResolvedExtractOptions = {
   allowed: undefined,
   prefixes: undefined,
+  typed: false,
   call: true,
   json: true,
   formats: ALL,
@@ -181,6 +186,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
   const resolved: ResolvedExtractOptions = {
     allowed: tools?.allowed,
     prefixes: tools?.prefixes,
+    typed: tools?.typed ?? false,
     call: formats.has('call'),
     json: formats.has('json'),
     formats,

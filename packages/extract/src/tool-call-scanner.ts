@@ -890,7 +890,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
   schemaOf(name: string): JsonSchema | undefined {
-    return this.options.allowed?.get(name);
+    return this.options.typed ? this.options.allowed?.get(name) : undefined;
   }
 
   /** Emits a found call (or reports it as discarded: bad arguments, or a repeat of an earlier call). */
