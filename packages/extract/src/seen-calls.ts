@@ -87,14 +87,27 @@ interface SeenCall {
 }
 
 export class SeenCalls {
-  /** The calls so far while there are at most `LIST_LIMIT`. */
-  private readonly list: SeenCall[] = [];
+  /** The only call so far: most outputs hold one, which then costs nothing to record. */
+  private onlyName: string | undefined;
+  private onlyArgs: Record<string, unknown> | undefined;
+  /** The calls so far from the second on, while there are at most `LIST_LIMIT`. */
+  private list: SeenCall[] | undefined;
   /** Buckets by name, then by fingerprint (a small integer: no key string to build and hash per call). */
   private buckets: Map<string, Map<number, Bucket>> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
     if (this.buckets !== undefined) return this.record(name, args);
+    if (this.list === undefined) {
+      if (this.onlyName === undefined || this.onlyArgs === undefined) {
+        this.onlyName = name;
+        this.onlyArgs = args;
+        return true;
+      }
+      this.list = [{ name: this.onlyName, args: this.onlyArgs, print: undefined }];
+      this.onlyName = undefined;
+      this.onlyArgs = undefined;
+    }
     const list = this.list;
     let print: number | undefined;
     let key: string | undefined;

@@ -56,6 +56,8 @@ const MAX_INNER_DEPTH = 4;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
+/** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
+const NO_ENDS: readonly string[] = [];
 /**
  * The result of a `push` that completes nothing (most pushes of a token stream), shared so
  * that such a push allocates nothing. It is typed readonly; should a caller write into it
@@ -117,7 +119,7 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     name: start.name,
     modelId: undefined,
     body: undefined,
-    ends: [],
+    ends: NO_ENDS,
     openerLength: 0,
     carry: '',
     id: undefined,
