@@ -123,9 +123,9 @@ for (let c = 0; c < 128; c++) {
     !isSpace(c) && c !== DQUOTE && c !== SQUOTE && c !== COMMA && c !== EQUALS && c !== COLON && !isOpener(c) && !isCloser(c) ? 1 : 0;
 }
 
-/** A character that may stand in an unquoted key (`limit`, `user.name`, `max-items`); not the NaN past the end. */
+/** A character that may stand in an unquoted key (`limit`, `user.name`, `max-items`); not the -1 past the end. */
 function isKeyChar(c: number): boolean {
-  if (c < 128) return KEY_CHARS[c] === 1;
+  if (c < 128) return c >= 0 && KEY_CHARS[c] === 1;
   return c >= 128 && !isSpace(c);
 }
 
@@ -352,9 +352,12 @@ class ArgumentParser {
     this.pos = start;
   }
 
-  /** The character at `i`, NaN past the end of the part read (as `charCodeAt` past a string's end). */
+  /**
+   * The character at `i`, -1 past the end of the part read: it equals no character, and
+   * keeps every character a small integer (NaN would make them all floating-point numbers).
+   */
   private codeAt(i: number): number {
-    return i < this.end ? this.text.charCodeAt(i) : Number.NaN;
+    return i < this.end ? this.text.charCodeAt(i) : -1;
   }
 
   parseTop(schema: JsonSchema | undefined): Record<string, unknown> {
@@ -488,7 +491,7 @@ class ArgumentParser {
     const end = this.end;
     let i = this.pos;
     let value: unknown;
-    const c = text.charCodeAt(i);
+    const c = this.peek();
     if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const negative = c === 0x2d;
       if (negative) i++;
