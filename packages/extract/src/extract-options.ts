@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@toolwire/core';
 import { NamePrefixes } from './name-prefixes.ts';
+import { SMALL_LIST_LENGTH, SmallAllowList } from './small-allow-list.ts';
 
 /** A text format the scanner looks for. */
 export type ToolCallFormat =
@@ -91,10 +92,17 @@ export interface ExtractOptions {
   id?: (name: string, index: number) => string;
 }
 
+/** The allowed names with their schemas, as the scanner asks about them (a `Map` is one). */
+export interface AllowList {
+  has(name: string): boolean;
+  get(name: string): JsonSchema | undefined;
+  keys(): Iterable<string>;
+}
+
 /** Options with their defaults resolved, shared by the batch and streaming forms. */
 export interface ResolvedExtractOptions {
   /** Allowed names with their schemas; `undefined` means any name. */
-  allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
+  allowed: AllowList | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
   prefixes: NamePrefixes | undefined;
   /** Whether any allowed tool has a schema (without one, no name needs looking up for it). */
@@ -173,7 +181,23 @@ const DEFAULTS: ResolvedExtractOptions = {
 /** Resolves the defaults of `ExtractOptions` in one place. */
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
-  const tools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const list = options.tools;
+  if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
+    const allowed = new SmallAllowList(list);
+    const formats = resolveFormats(options);
+    return {
+      allowed,
+      prefixes: new NamePrefixes(allowed),
+      typed: allowed.typed(),
+      call: formats.has('call'),
+      json: formats.has('json'),
+      formats,
+      callsInReasoning: options.callsInReasoning === true,
+      startInReasoning: options.startInReasoning === true,
+      id: options.id ?? defaultId,
+    };
+  }
+  const tools = list === undefined ? undefined : resolveTools(list);
   const alone =
     options.format === undefined &&
     options.formats === undefined &&

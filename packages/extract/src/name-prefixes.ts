@@ -4,11 +4,11 @@
  * that gets a new tool list with every request would pay it for every output).
  */
 export class NamePrefixes {
-  private readonly names: ReadonlyMap<string, unknown>;
+  private readonly names: { keys(): Iterable<string> };
   private set: Set<string> | undefined;
 
-  /** `names`: the allow-list's names as map keys (read when the prefixes are first asked for). */
-  constructor(names: ReadonlyMap<string, unknown>) {
+  /** `names`: the allow-list's names as its keys (read when the prefixes are first asked for). */
+  constructor(names: { keys(): Iterable<string> }) {
     this.names = names;
   }
 
