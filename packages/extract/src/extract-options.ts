@@ -69,7 +69,8 @@ export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
    * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
-   * A list is read once and remembered (pass a new array rather than editing one in place).
+   * A list of more than 8 tools is read once and remembered by identity (pass a new array
+   * rather than editing one in place); a shorter one is read on every call.
    */
   tools?: readonly (string | ExtractableTool)[];
   /** The formats to look for (default: all, auto-detected in the same pass). */
