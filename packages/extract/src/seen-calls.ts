@@ -84,6 +84,8 @@ interface SeenCall {
   args: Record<string, unknown>;
   /** Computed when another call of the same name comes. */
   print: number | undefined;
+  /** Computed when another call of the same name and fingerprint comes. */
+  key: string | undefined;
 }
 
 export class SeenCalls {
@@ -104,7 +106,7 @@ export class SeenCalls {
         this.onlyArgs = args;
         return true;
       }
-      this.list = [{ name: this.onlyName, args: this.onlyArgs, print: undefined }];
+      this.list = [{ name: this.onlyName, args: this.onlyArgs, print: undefined, key: undefined }];
       this.onlyName = undefined;
       this.onlyArgs = undefined;
     }
@@ -115,10 +117,10 @@ export class SeenCalls {
       if (earlier.name !== name) continue;
       print ??= fingerprint(args);
       earlier.print ??= fingerprint(earlier.args);
-      if (earlier.print === print && canonical(earlier.args) === (key ??= canonical(args))) return false;
+      if (earlier.print === print && (earlier.key ??= canonical(earlier.args)) === (key ??= canonical(args))) return false;
     }
     if (list.length < LIST_LIMIT) {
-      list.push({ name, args, print });
+      list.push({ name, args, print, key });
       return true;
     }
     this.buckets = new Map();
