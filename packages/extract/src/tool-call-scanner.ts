@@ -613,8 +613,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     while (start > 0 && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
-      if (c >= 0x80 || c === 0x2e || c === 0x2d) word = false;
-      if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
+      if (c >= 0x80 || c === 0x2e || c === 0x2d) {
+        word = false;
+        // A script boundary needs a non-ASCII character before the name.
+        if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
+      }
       start--;
     }
     if (start === p) return -1;
