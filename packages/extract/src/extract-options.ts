@@ -69,8 +69,9 @@ export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
    * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
-   * A list of more than 8 tools is read once and remembered by identity (pass a new array
-   * rather than editing one in place); a shorter one is read on every call.
+   * The list is read when `extractToolCalls` or `createToolCallParser` is called; one of more
+   * than 8 tools is also remembered by identity for later calls (pass a new array rather than
+   * editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
   /** The formats to look for (default: all, auto-detected in the same pass). */

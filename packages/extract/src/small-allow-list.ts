@@ -5,16 +5,18 @@ import type { AllowList, ExtractableTool } from './extract-options.ts';
 export const SMALL_LIST_LENGTH = 8;
 
 /**
- * A short allow-list read in place on every call: nothing to prepare, cache or look up per
- * call, so a new list with every request costs nothing, and an old one touches no cache
- * (a cache entry per list is memory the processor must fetch again when lists are many).
- * Answers as a map of the names would: a name listed twice takes its last schema.
+ * A short allow-list read where it stands on every call (from a copy of the array): nothing
+ * to prepare, cache or look up, so a new list with every request costs nothing, and an old
+ * one touches no cache (a cache entry per list is memory the processor must fetch again when
+ * lists are many). Answers as a map of the names would: a name listed twice takes its last
+ * schema.
  */
 export class SmallAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
 
   constructor(tools: readonly (string | ExtractableTool)[]) {
-    this.tools = tools;
+    // A copy: a parser answers as the list was when it was created, whatever the caller does to it later.
+    this.tools = tools.slice();
   }
 
   has(name: string): boolean {
