@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { InvalidArgumentsError } from './errors.ts';
 import { parseArguments } from './parse-arguments.ts';
 import type { JsonSchema } from './types/json-schema.ts';
@@ -338,5 +339,100 @@ describe('parseArguments bad input', () => {
 
   it('throws on a megabyte of unclosed quotes without hanging', () => {
     expect(failure(`a="${'x'.repeat(1_000_000)}`).position).toBe(2);
+  });
+});
+
+describe('parseArguments of a part of a text (from, to)', () => {
+  /** The result or the error of reading `raw` alone, to compare with reading it inside a text. */
+  function outcome(run: () => Record<string, unknown>): unknown {
+    try {
+      return { value: run() };
+    } catch (error) {
+      if (!InvalidArgumentsError.isInstance(error)) throw error;
+      return { message: error.message, position: error.position, text: error.text };
+    }
+  }
+
+  const cases = [
+    'q="x", limit=10',
+    '{"q": "x", "n": [1, 2]}',
+    "it's, 'a'",
+    'q="abc\\',
+    'q="\\x4',
+    'q="\\u00e',
+    'a=1)',
+    'l=[1, 2',
+    'a==b',
+    'a=',
+    'x: "y"',
+    '"x", 10, k=None',
+    '',
+    '   ',
+  ];
+
+  it('reads raw[from, to) exactly as the cut-out text, errors included', () => {
+    // Around the part: characters that change the reading if they were seen (a word
+    // character before a quote, `=` after a key, a closing quote or hex digits after an escape).
+    for (const raw of cases) {
+      for (const [before, after] of [['', ''], ['x', '=1'], ['f(', ')"41'], ['\\', '00e9"'], ['{', '}']] as const) {
+        const text = `${before}${raw}${after}`;
+        const options = { from: before.length, to: before.length + raw.length };
+        expect(outcome(() => parseArguments(text, options)), JSON.stringify({ raw, before, after })).toEqual(outcome(() => parseArguments(raw)));
+      }
+    }
+  });
+
+  it('reads any part of random argument text as the cut-out text', () => {
+    const piece = fc.constantFrom('a', 'k', '=', ':', ',', ' ', '"', "'", '\\', 'x', '4', '1', '(', ')', '[', ']', '{', '}', 'None', 'true', '.');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }).map((parts) => parts.join('')), fc.nat(), fc.nat(), (text, a, b) => {
+        const from = text.length === 0 ? 0 : a % (text.length + 1);
+        const to = from + (text.length === 0 ? 0 : b % (text.length - from + 1));
+        expect(outcome(() => parseArguments(text, { from, to }))).toEqual(outcome(() => parseArguments(text.slice(from, to))));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('applies the schema to the part read', () => {
+    const schema: JsonSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+    expect(parseArguments('call(n="5") and more', { schema, from: 5, to: 10 })).toEqual({ n: 5 });
+  });
+});
+
+describe('parseArguments fast paths', () => {
+  it('reads plain numbers and words in place exactly as the general reading does', () => {
+    expect(parseArguments('a=007, b=-0, c=10 apples, d=12345678901234567890, e=truex, f=None ')).toEqual({
+      a: '007',
+      b: -0,
+      c: '10 apples',
+      d: '12345678901234567890',
+      e: 'truex',
+      f: null,
+    });
+    expect(parseArguments('a=[1, -2, None], b={"x": false}, c=123456789012345')).toEqual({ a: [1, -2, null], b: { x: false }, c: 123456789012345 });
+  });
+
+  it('gives the same result with and without the fast paths (a schema without types turns them off)', () => {
+    // A schema for every member and item, at any depth, that declares no type: values read
+    // as without a schema, but not by the fast paths (top-level positional values excepted).
+    const untyped: JsonSchema = {};
+    untyped.additionalProperties = untyped;
+    untyped.items = untyped;
+    const piece = fc.constantFrom('a=', 'b: ', ', ', ' ', '0', '7', '12', '07', '-', '.5', 'e3', 'true', 'None', 'False', 'nul', '"x"', "'y'", '[', ']', '(', ')', '{', '}', '\u00a0', '\u3000');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }).map((parts) => parts.join('')), (text) => {
+        const read = (schema?: JsonSchema): unknown => {
+          try {
+            return { value: parseArguments(text, schema === undefined ? undefined : { schema }) };
+          } catch (error) {
+            if (!InvalidArgumentsError.isInstance(error)) throw error;
+            return { position: error.position };
+          }
+        };
+        expect(read()).toEqual(read(untyped));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

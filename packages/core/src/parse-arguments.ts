@@ -5,6 +5,13 @@ import type { JsonSchema, JsonSchemaTypeName } from './types/json-schema.ts';
 export interface ParseArgumentsOptions {
   /** The tool's JSON Schema: values are coerced to declared property types when lossless. */
   schema?: JsonSchema;
+  /**
+   * Reads only `raw[from, to)` (defaults: 0 and `raw.length`), exactly as if that part had
+   * been cut out (error positions count from `from`); a scanner that found the arguments
+   * inside a longer text saves the copy, and reading the longer text is faster.
+   */
+  from?: number;
+  to?: number;
 }
 
 /**
@@ -18,11 +25,13 @@ export interface ParseArgumentsOptions {
  */
 export function parseArguments(raw: string, options?: ParseArgumentsOptions): Record<string, unknown> {
   const schema = options?.schema;
+  const from = Math.min(Math.max(options?.from ?? 0, 0), raw.length);
+  const to = Math.min(Math.max(options?.to ?? raw.length, from), raw.length);
   if (schema === undefined) {
-    const fast = plainJsonObject(raw);
+    const fast = plainJsonObject(raw, from, to);
     if (fast !== undefined) return fast;
   }
-  return new ArgumentParser(raw).parseTop(schema);
+  return new ArgumentParser(raw, 0, from, to).parseTop(schema);
 }
 
 /**
@@ -33,17 +42,16 @@ export function parseArguments(raw: string, options?: ParseArgumentsOptions): Re
  * text); so is text `JSON.parse` refuses (Python literals, single quotes, a trailing
  * comma), at the cost of one failed attempt, and only when the text looks like an object.
  */
-function plainJsonObject(raw: string): Record<string, unknown> | undefined {
-  let i = 0;
-  const n = raw.length;
-  while (i < n && isJsonSpace(raw.charCodeAt(i))) i++;
-  if (raw.charCodeAt(i) !== LBRACE) return undefined;
-  let end = n;
+function plainJsonObject(raw: string, from: number, to: number): Record<string, unknown> | undefined {
+  let i = from;
+  while (i < to && isJsonSpace(raw.charCodeAt(i))) i++;
+  if (i >= to || raw.charCodeAt(i) !== LBRACE) return undefined;
+  let end = to;
   while (end > i && isJsonSpace(raw.charCodeAt(end - 1))) end--;
   if (raw.charCodeAt(end - 1) !== RBRACE) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = JSON.parse(from === 0 && to === raw.length ? raw : raw.slice(from, to));
   } catch {
     return undefined;
   }
@@ -108,19 +116,17 @@ function isWordChar(c: number): boolean {
   );
 }
 
-/** A character that may stand in an unquoted key (`limit`, `user.name`, `max-items`). */
+/** ASCII characters that may stand in an unquoted key: 1 yes, 0 no (see `isKeyChar`). */
+const KEY_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  KEY_CHARS[c] =
+    !isSpace(c) && c !== DQUOTE && c !== SQUOTE && c !== COMMA && c !== EQUALS && c !== COLON && !isOpener(c) && !isCloser(c) ? 1 : 0;
+}
+
+/** A character that may stand in an unquoted key (`limit`, `user.name`, `max-items`); not the -1 past the end. */
 function isKeyChar(c: number): boolean {
-  return (
-    !isSpace(c) &&
-    c !== DQUOTE &&
-    c !== SQUOTE &&
-    c !== COMMA &&
-    c !== EQUALS &&
-    c !== COLON &&
-    !isOpener(c) &&
-    !isCloser(c) &&
-    !Number.isNaN(c)
-  );
+  if (c < 128) return c >= 0 && KEY_CHARS[c] === 1;
+  return c >= 128 && !isSpace(c);
 }
 
 /** Whether `s` is a plain decimal number: `[+-]digits[.digits][e[+-]digits]` (no hex, no `inf`). */
@@ -174,6 +180,29 @@ function literalOf(raw: string): unknown {
     if (String(value) !== digits) return undefined;
   }
   return value;
+}
+
+/** What `plainLiteral` returns for a value it leaves to the general reading. */
+const NOT_PLAIN = Symbol('not a plain literal');
+
+/** The unquoted word with a JSON value (see `literalOf`) that starts with `c`, if any. */
+function plainWord(c: number): string | undefined {
+  switch (c) {
+    case 0x74:
+      return 'true';
+    case 0x66:
+      return 'false';
+    case 0x54:
+      return 'True';
+    case 0x46:
+      return 'False';
+    case 0x6e:
+      return 'null';
+    case 0x4e:
+      return 'None';
+    default:
+      return undefined;
+  }
 }
 
 /** How many schemas `typesOf` looks at, so a schema with thousands of nested branches costs little. */
@@ -310,11 +339,25 @@ function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: nu
 class ArgumentParser {
   readonly text: string;
   readonly depth: number;
-  pos = 0;
+  /** The part of `text` read: `[start, end)`. */
+  readonly start: number;
+  readonly end: number;
+  pos: number;
 
-  constructor(text: string, depth = 0) {
+  constructor(text: string, depth = 0, start = 0, end = text.length) {
     this.text = text;
     this.depth = depth;
+    this.start = start;
+    this.end = end;
+    this.pos = start;
+  }
+
+  /**
+   * The character at `i`, -1 past the end of the part read: it equals no character, and
+   * keeps every character a small integer (NaN would make them all floating-point numbers).
+   */
+  private codeAt(i: number): number {
+    return i < this.end ? this.text.charCodeAt(i) : -1;
   }
 
   parseTop(schema: JsonSchema | undefined): Record<string, unknown> {
@@ -373,28 +416,29 @@ class ArgumentParser {
   private tryKey(): string | undefined {
     const start = this.pos;
     const c = this.peek();
-    let key: string;
+    // A quoted key is decoded; an unquoted one is cut out once it is known to be a key.
+    let quoted: string | undefined;
     if (c === DQUOTE || c === SQUOTE) {
-      key = this.parseString();
+      quoted = this.parseString();
     } else if (isKeyChar(c)) {
-      while (this.pos < this.text.length && isKeyChar(this.peek())) this.pos++;
-      key = this.text.slice(start, this.pos);
+      while (this.pos < this.end && isKeyChar(this.peek())) this.pos++;
     } else {
       return undefined;
     }
+    const end = this.pos;
     this.skipSpace();
     const sep = this.peek();
-    if (sep === EQUALS && this.text.charCodeAt(this.pos + 1) !== EQUALS) {
+    if (sep === EQUALS && this.codeAt(this.pos + 1) !== EQUALS) {
       this.pos++;
-      return key;
+      return quoted ?? this.text.slice(start, end);
     }
     if (sep === COLON) {
       // `"q": "x"` is a JSON member; an unquoted `q: "x"` counts only when a value clearly
       // follows, so `http://x` and `10:30` stay plain text.
-      const next = this.text.charCodeAt(this.pos + 1);
+      const next = this.codeAt(this.pos + 1);
       if (c === DQUOTE || c === SQUOTE || isSpace(next) || next === DQUOTE || next === SQUOTE || next === LBRACKET || next === LBRACE) {
         this.pos++;
-        return key;
+        return quoted ?? this.text.slice(start, end);
       }
     }
     this.pos = start;
@@ -424,6 +468,10 @@ class ArgumentParser {
 
   private parseUnquoted(schema: JsonSchema | undefined): unknown {
     const start = this.pos;
+    if (schema === undefined) {
+      const plain = this.plainLiteral();
+      if (plain !== NOT_PLAIN) return plain;
+    }
     this.skipRaw();
     const raw = this.text.slice(start, this.pos).trim();
     if (raw === '') {
@@ -432,15 +480,57 @@ class ArgumentParser {
     return classifyUnquoted(raw, schema, this.depth);
   }
 
+  /**
+   * The commonest unquoted values read in place: a small integer without leading zeros
+   * (`10`, `-3`) or `true/false/True/False/null/None`, followed only by spaces up to a `,`, a
+   * closing bracket or the end. They read as `classifyUnquoted` (without a schema) reads them;
+   * anything else is left to it (`NOT_PLAIN`).
+   */
+  private plainLiteral(): unknown {
+    const text = this.text;
+    const end = this.end;
+    let i = this.pos;
+    let value: unknown;
+    const c = this.peek();
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      const negative = c === 0x2d;
+      if (negative) i++;
+      const first = i;
+      let n = 0;
+      // At most 15 digits: always a safe integer.
+      while (i < end && i - first < 15) {
+        const d = text.charCodeAt(i);
+        if (d < 0x30 || d > 0x39) break;
+        n = n * 10 + (d - 0x30);
+        i++;
+      }
+      const digits = i - first;
+      if (digits === 0 || (digits > 1 && text.charCodeAt(first) === 0x30)) return NOT_PLAIN;
+      value = negative ? -n : n;
+    } else {
+      const word = plainWord(c);
+      if (word === undefined || i + word.length > end || !text.startsWith(word, i)) return NOT_PLAIN;
+      i += word.length;
+      value = literalOf(word);
+    }
+    while (i < end && isSpace(text.charCodeAt(i))) i++;
+    if (i < end) {
+      const next = text.charCodeAt(i);
+      if (next !== COMMA && !isCloser(next)) return NOT_PLAIN;
+    }
+    this.pos = i;
+    return value;
+  }
+
   /** Moves past unquoted text up to a `,` or closing bracket at depth 0, tracking quotes and brackets. */
   private skipRaw(): void {
     const text = this.text;
     // Allocated on the first bracket: most unquoted values (numbers, words) have none.
     let stack: number[] | undefined;
     let positions: number[] | undefined;
-    while (this.pos < text.length) {
+    while (this.pos < this.end) {
       const c = text.charCodeAt(this.pos);
-      if (c === DQUOTE || (c === SQUOTE && !(this.pos > 0 && isWordChar(text.charCodeAt(this.pos - 1))))) {
+      if (c === DQUOTE || (c === SQUOTE && !(this.pos > this.start && isWordChar(text.charCodeAt(this.pos - 1))))) {
         this.parseString();
         continue;
       }
@@ -525,9 +615,9 @@ class ArgumentParser {
       if (c === DQUOTE || c === SQUOTE) {
         key = this.parseString();
       } else {
-        while (this.pos < this.text.length && isKeyChar(this.peek())) this.pos++;
+        while (this.pos < this.end && isKeyChar(this.peek())) this.pos++;
+        if (this.pos === keyStart) this.failUnexpected(this.peek());
         key = this.text.slice(keyStart, this.pos);
-        if (key === '') this.failUnexpected(this.peek());
       }
       this.skipSpace();
       const sep = this.peek();
@@ -568,7 +658,8 @@ class ArgumentParser {
     let out = '';
     let chunkStart = open + 1;
     let i = chunkStart;
-    while (i < text.length) {
+    const end = this.end;
+    while (i < end) {
       const c = text.charCodeAt(i);
       if (c === quote) {
         this.pos = i + 1;
@@ -576,7 +667,7 @@ class ArgumentParser {
       }
       if (c === BACKSLASH) {
         out += text.slice(chunkStart, i);
-        const [decoded, next] = decodeEscape(text, i);
+        const [decoded, next] = decodeEscape(text, i, end);
         out += decoded;
         i = next;
         chunkStart = i;
@@ -589,11 +680,11 @@ class ArgumentParser {
   }
 
   private atEnd(): boolean {
-    return this.pos >= this.text.length;
+    return this.pos >= this.end;
   }
 
   private peek(): number {
-    return this.text.charCodeAt(this.pos);
+    return this.codeAt(this.pos);
   }
 
   private atValueEnd(): boolean {
@@ -603,7 +694,7 @@ class ArgumentParser {
   }
 
   private skipSpace(): void {
-    while (this.pos < this.text.length && isSpace(this.text.charCodeAt(this.pos))) this.pos++;
+    while (this.pos < this.end && isSpace(this.text.charCodeAt(this.pos))) this.pos++;
   }
 
   private failUnexpected(c: number): never {
@@ -617,7 +708,7 @@ class ArgumentParser {
   private failMismatch(c: number, openPos: number, stack: number[]): never {
     const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
     return this.fail(
-      `"${String.fromCharCode(c)}" does not match "${this.text.charAt(openPos)}" at position ${openPos}`,
+      `"${String.fromCharCode(c)}" does not match "${this.text.charAt(openPos)}" at position ${openPos - this.start}`,
       this.pos,
       `close it with "${expected}"`,
     );
@@ -628,11 +719,12 @@ class ArgumentParser {
     return this.fail(`"${this.text.charAt(openPos)}" is never closed`, openPos, `add the closing "${expected}"`);
   }
 
-  private fail(problem: string, position: number, hint: string): never {
+  private fail(problem: string, at: number, hint: string): never {
+    const position = at - this.start;
     throw new InvalidArgumentsError({
       message: `Cannot parse the arguments at position ${position}: ${problem}; ${hint}.`,
       position,
-      text: this.text,
+      text: this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end),
     });
   }
 }
@@ -641,8 +733,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function hexValue(text: string, start: number, length: number): number {
-  if (start + length > text.length) return -1;
+function hexValue(text: string, start: number, length: number, end: number): number {
+  if (start + length > end) return -1;
   let value = 0;
   for (let i = start; i < start + length; i++) {
     const c = text.charCodeAt(i);
@@ -660,8 +752,8 @@ function hexValue(text: string, start: number, length: number): number {
  * Decodes the escape at `text[i]` (a backslash) and returns the text and the index after it.
  * Unknown escapes keep their backslash (`C:\dir` stays as written), like Python does.
  */
-function decodeEscape(text: string, i: number): [string, number] {
-  const c = text.charAt(i + 1);
+function decodeEscape(text: string, i: number, end: number): [string, number] {
+  const c = i + 1 < end ? text.charAt(i + 1) : '';
   switch (c) {
     case 'n':
       return ['\n', i + 2];
@@ -686,15 +778,15 @@ function decodeEscape(text: string, i: number): [string, number] {
     case '\n':
       return ['', i + 2];
     case 'x': {
-      const v = hexValue(text, i + 2, 2);
+      const v = hexValue(text, i + 2, 2, end);
       return v < 0 ? ['\\x', i + 2] : [String.fromCharCode(v), i + 4];
     }
     case 'u': {
-      const v = hexValue(text, i + 2, 4);
+      const v = hexValue(text, i + 2, 4, end);
       return v < 0 ? ['\\u', i + 2] : [String.fromCharCode(v), i + 6];
     }
     case 'U': {
-      const v = hexValue(text, i + 2, 8);
+      const v = hexValue(text, i + 2, 8, end);
       return v < 0 || v > 0x10ffff ? ['\\U', i + 2] : [String.fromCodePoint(v), i + 10];
     }
     case '':

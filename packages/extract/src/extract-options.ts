@@ -1,4 +1,6 @@
 import type { JsonSchema } from '@toolwire/core';
+import { NamePrefixes } from './name-prefixes.ts';
+import { SMALL_LIST_LENGTH, SmallAllowList } from './small-allow-list.ts';
 
 /** A text format the scanner looks for. */
 export type ToolCallFormat =
@@ -67,7 +69,9 @@ export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
    * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
-   * A list is read once and remembered (pass a new array rather than editing one in place).
+   * The list is read when `extractToolCalls` or `createToolCallParser` is called; one of more
+   * than 8 tools is also remembered by identity for later calls (pass a new array rather than
+   * editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
   /** The formats to look for (default: all, auto-detected in the same pass). */
@@ -90,12 +94,21 @@ export interface ExtractOptions {
   id?: (name: string, index: number) => string;
 }
 
+/** The allowed names with their schemas, as the scanner asks about them (a `Map` is one). */
+export interface AllowList {
+  has(name: string): boolean;
+  get(name: string): JsonSchema | undefined;
+  keys(): Iterable<string>;
+}
+
 /** Options with their defaults resolved, shared by the batch and streaming forms. */
 export interface ResolvedExtractOptions {
   /** Allowed names with their schemas; `undefined` means any name. */
-  allowed: ReadonlyMap<string, JsonSchema | undefined> | undefined;
+  allowed: AllowList | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
-  prefixes: ReadonlySet<string> | undefined;
+  prefixes: NamePrefixes | undefined;
+  /** Whether any allowed tool has a schema (without one, no name needs looking up for it). */
+  typed: boolean;
   call: boolean;
   json: boolean;
   /** The formats looked for. */
@@ -112,7 +125,8 @@ function defaultId(name: string, index: number): string {
 interface ResolvedTools {
   length: number;
   allowed: Map<string, JsonSchema | undefined>;
-  prefixes: Set<string>;
+  prefixes: NamePrefixes;
+  typed: boolean;
   /** The options `{ tools }` alone resolve to (the common call), made once. */
   alone: ResolvedExtractOptions | undefined;
 }
@@ -134,9 +148,9 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
     if (typeof tool === 'string') allowed.set(tool, undefined);
     else allowed.set(tool.name, tool.inputSchema);
   }
-  const prefixes = new Set<string>();
-  for (const name of allowed.keys()) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
-  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes, alone: undefined };
+  let typed = false;
+  for (const schema of allowed.values()) if (schema !== undefined) typed = true;
+  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes: new NamePrefixes(allowed), typed, alone: undefined };
   toolCache.set(tools, resolved);
   return resolved;
 }
@@ -157,6 +171,7 @@ function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCa
 const DEFAULTS: ResolvedExtractOptions = {
   allowed: undefined,
   prefixes: undefined,
+  typed: false,
   call: true,
   json: true,
   formats: ALL,
@@ -168,7 +183,23 @@ const DEFAULTS: ResolvedExtractOptions = {
 /** Resolves the defaults of `ExtractOptions` in one place. */
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
-  const tools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const list = options.tools;
+  if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
+    const allowed = new SmallAllowList(list);
+    const formats = resolveFormats(options);
+    return {
+      allowed,
+      prefixes: new NamePrefixes(allowed),
+      typed: allowed.typed(),
+      call: formats.has('call'),
+      json: formats.has('json'),
+      formats,
+      callsInReasoning: options.callsInReasoning === true,
+      startInReasoning: options.startInReasoning === true,
+      id: options.id ?? defaultId,
+    };
+  }
+  const tools = list === undefined ? undefined : resolveTools(list);
   const alone =
     options.format === undefined &&
     options.formats === undefined &&
@@ -181,6 +212,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
   const resolved: ResolvedExtractOptions = {
     allowed: tools?.allowed,
     prefixes: tools?.prefixes,
+    typed: tools?.typed ?? false,
     call: formats.has('call'),
     json: formats.has('json'),
     formats,

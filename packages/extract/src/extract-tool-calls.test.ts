@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import type { ExtractableTool } from './extract-options.ts';
 
-function calls(text: string, tools?: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
+function calls(text: string, tools?: readonly (string | ExtractableTool)[]): { name: string; arguments: Record<string, unknown> }[] {
   return extractToolCalls(text, tools === undefined ? undefined : { tools }).map((c) => ({ name: c.name, arguments: c.arguments }));
 }
 
@@ -234,6 +235,13 @@ describe('extractToolCalls: de-duplication and ids', () => {
     ]);
   });
 
+  it('returns identical calls once among many calls, repeats coming before and after the first ten', () => {
+    const distinct = Array.from({ length: 12 }, (_, i) => `f(a=${i}, b="x")`);
+    const repeats = Array.from({ length: 12 }, (_, i) => `f(b='x', a=${11 - i})`);
+    const text = [...distinct.slice(0, 3), repeats[11], ...distinct.slice(3), ...repeats, 'g()', 'g()'].join(' ');
+    expect(calls(text)).toEqual([...Array.from({ length: 12 }, (_, i) => ({ name: 'f', arguments: { a: i, b: 'x' } })), { name: 'g', arguments: {} }]);
+  });
+
   it('numbers ids ${name}_${index} over the whole list', () => {
     expect(extractToolCalls('SearchDatabase(q=1) GetWeather(c=2)').map((c) => c.id)).toEqual(['SearchDatabase_0', 'GetWeather_1']);
   });
@@ -248,6 +256,26 @@ describe('extractToolCalls: tools and formats', () => {
     const tool = { name: 'search', inputSchema: { type: 'object' as const, properties: { limit: { type: 'integer' as const } } } };
     expect(extractToolCalls('search(limit="5")', { tools: [tool] })[0]?.arguments).toEqual({ limit: 5 });
     expect(extractToolCalls('{"name": "search", "arguments": {"limit": "7"}}', { tools: [tool] })[0]?.arguments).toEqual({ limit: 7 });
+  });
+
+  it('reads short and long allow-lists alike (a short one is read in place, a long one resolved once)', () => {
+    const typed = { name: 'search', inputSchema: { type: 'object' as const, properties: { limit: { type: 'integer' as const } } } };
+    const text = 'search(limit="5") other(x=1) {"name": "get", "arguments": {"n": "2"}} get(n="3") <function=get>{"n": 4}</function>';
+    const short = [typed, 'get', 'search2'];
+    const long = [...short, ...Array.from({ length: 20 }, (_, i) => `unused_${i}`)];
+    const expected = [
+      { name: 'search', arguments: { limit: 5 } },
+      { name: 'get', arguments: { n: '2' } },
+      { name: 'get', arguments: { n: '3' } },
+      { name: 'get', arguments: { n: 4 } },
+    ];
+    expect(calls(text, short)).toEqual(expected);
+    expect(calls(text, long)).toEqual(expected);
+    // A name listed twice takes its last entry's schema, in both forms.
+    for (const pad of [[], long]) {
+      expect(extractToolCalls('search(limit="5")', { tools: [...pad, typed, 'search'] })[0]?.arguments).toEqual({ limit: '5' });
+      expect(extractToolCalls('search(limit="5")', { tools: [...pad, 'search', typed] })[0]?.arguments).toEqual({ limit: 5 });
+    }
   });
 
   it('looks only for the formats asked for', () => {

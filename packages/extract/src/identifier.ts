@@ -19,12 +19,16 @@ export function isIdentifierUnit(c: number): boolean {
   return ID_CONTINUE.test(String.fromCharCode(c));
 }
 
+/** `isNameRunUnit` of the ASCII characters, by table: it runs on every character of a name, backwards and forwards. */
+const NAME_RUN_ASCII = new Uint8Array(0x80);
+for (let c = 0; c < 0x80; c++) NAME_RUN_ASCII[c] = c === 0x2e || isToolNameUnit(c) ? 1 : 0;
+
 /**
  * A unit of a possible name: identifier units, `.` (dotted names) and `-` (core's tool-name
  * rule allows it: `weather-now`). ASCII follows `isToolNameUnit` from core.
  */
 export function isNameRunUnit(c: number): boolean {
-  if (c < 0x80) return c === 0x2e || isToolNameUnit(c);
+  if (c < 0x80) return NAME_RUN_ASCII[c] === 1;
   return isIdentifierUnit(c);
 }
 
@@ -34,6 +38,8 @@ export function isNameRunUnit(c: number): boolean {
  * emoji). Prose in these scripts runs straight into an ASCII name: `请调用get_weather(`.
  */
 function isUnspacedScript(c: number): boolean {
+  // Below the first range (ASCII, Latin, Greek, Cyrillic…): decided by one comparison.
+  if (c < 0x0e00) return false;
   return (
     (c >= 0x0e00 && c <= 0x109f) ||
     (c >= 0x1780 && c <= 0x17ff) ||
@@ -63,11 +69,16 @@ function isIdentifierStart(c: number): boolean {
  * `-b` or `a--b` are never names.
  */
 export function isValidName(name: string): boolean {
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) return false;
+  return isValidNameIn(name, 0, name.length);
+}
+
+/** `isValidName` of `s[start, end)`, read in place (the scanner checks names without cutting them out). */
+export function isValidNameIn(s: string, start: number, end: number): boolean {
+  if (end <= start || end - start > MAX_NAME_LENGTH) return false;
   let partStart = true;
   let afterHyphen = false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
     if (c === 0x2e || c === 0x2d) {
       if (partStart) return false;
       partStart = true;
@@ -135,3 +146,6 @@ export const NOT_CALL_NAMES: ReadonlySet<string> = new Set([
   'yield',
   'new',
 ]);
+
+/** Length of the longest of `NOT_CALL_NAMES`: a longer name is never one of them (no string cut out to ask). */
+export const NOT_CALL_NAME_LENGTH = Math.max(...[...NOT_CALL_NAMES].map((name) => name.length));

@@ -16,6 +16,23 @@ function streamed(text: string, size: number, tools?: readonly string[]): string
   return names;
 }
 
+describe('names in call syntax without an allow-list', () => {
+  it('reads identifiers that start with a letter or "_", not with a digit', () => {
+    expect(calls('see 3d(x=1) and 2(y=2)')).toEqual([]);
+    expect(calls('_private(x=1) Get_Weather2(x=2)')).toEqual([
+      { name: '_private', arguments: { x: 1 } },
+      { name: 'Get_Weather2', arguments: { x: 2 } },
+    ]);
+  });
+
+  it('reads a dotted or hyphenated part that starts with a digit only after a hyphen', () => {
+    expect(calls('gpt-4o(x=1) a.4b(x=2) math.sqrt(x=3)')).toEqual([
+      { name: 'gpt-4o', arguments: { x: 1 } },
+      { name: 'math.sqrt', arguments: { x: 3 } },
+    ]);
+  });
+});
+
 describe('names with hyphens (the tool-name rule of core)', () => {
   it('reads a hyphenated name in call syntax, with and without an allow-list', () => {
     expect(calls('weather-now(city="Paris")')).toEqual([{ name: 'weather-now', arguments: { city: 'Paris' } }]);

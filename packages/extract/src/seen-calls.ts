@@ -69,46 +69,88 @@ function fingerprint(value: unknown): number {
  */
 interface Bucket {
   first: Record<string, unknown> | undefined;
-  keys: Set<string>;
+  /** Canonical keys, made when a second call lands in the bucket. */
+  keys: Set<string> | undefined;
+}
+
+/**
+ * Up to this many calls are kept in a list and compared directly: most outputs hold a few
+ * calls with different names, which then need no fingerprint and no map. Past it, buckets.
+ */
+const LIST_LIMIT = 8;
+
+interface SeenCall {
+  name: string;
+  args: Record<string, unknown>;
+  /** Computed when another call of the same name comes. */
+  print: number | undefined;
+  /** Computed when another call of the same name and fingerprint comes. */
+  key: string | undefined;
 }
 
 export class SeenCalls {
   /** The only call so far: most outputs hold one, which then costs nothing to record. */
   private onlyName: string | undefined;
   private onlyArgs: Record<string, unknown> | undefined;
-  private buckets: Map<string, Bucket> | undefined;
+  /** The calls so far from the second on, while there are at most `LIST_LIMIT`. */
+  private list: SeenCall[] | undefined;
+  /** Buckets by name, then by fingerprint (a small integer: no key string to build and hash per call). */
+  private buckets: Map<string, Map<number, Bucket>> | undefined;
 
   /** Records the call; false when an identical one was recorded before. */
   add(name: string, args: Record<string, unknown>): boolean {
-    if (this.buckets === undefined) {
-      if (this.onlyName === undefined) {
+    if (this.buckets !== undefined) return this.record(name, args);
+    if (this.list === undefined) {
+      if (this.onlyName === undefined || this.onlyArgs === undefined) {
         this.onlyName = name;
         this.onlyArgs = args;
         return true;
       }
-      this.buckets = new Map();
-      this.record(this.onlyName, this.onlyArgs ?? {});
+      this.list = [{ name: this.onlyName, args: this.onlyArgs, print: undefined, key: undefined }];
       this.onlyName = undefined;
       this.onlyArgs = undefined;
     }
+    const list = this.list;
+    let print: number | undefined;
+    let key: string | undefined;
+    for (const earlier of list) {
+      if (earlier.name !== name) continue;
+      print ??= fingerprint(args);
+      earlier.print ??= fingerprint(earlier.args);
+      if (earlier.print === print && (earlier.key ??= canonical(earlier.args)) === (key ??= canonical(args))) return false;
+    }
+    if (list.length < LIST_LIMIT) {
+      list.push({ name, args, print, key });
+      return true;
+    }
+    this.buckets = new Map();
+    for (const earlier of list) this.record(earlier.name, earlier.args);
+    list.length = 0;
     return this.record(name, args);
   }
 
   private record(name: string, args: Record<string, unknown>): boolean {
-    const buckets = (this.buckets ??= new Map<string, Bucket>());
-    const bucketKey = `${name}\u0000${fingerprint(args)}`;
-    const bucket = buckets.get(bucketKey);
+    const buckets = (this.buckets ??= new Map<string, Map<number, Bucket>>());
+    let byPrint = buckets.get(name);
+    if (byPrint === undefined) {
+      byPrint = new Map();
+      buckets.set(name, byPrint);
+    }
+    // Within the small-integer range, so that the map's keys stay unboxed.
+    const print = fingerprint(args) & 0x3fffffff;
+    const bucket = byPrint.get(print);
     if (bucket === undefined) {
-      buckets.set(bucketKey, { first: args, keys: new Set() });
+      byPrint.set(print, { first: args, keys: undefined });
       return true;
     }
+    const keys = (bucket.keys ??= new Set());
     if (bucket.first !== undefined) {
-      bucket.keys.add(canonical(bucket.first));
+      keys.add(canonical(bucket.first));
       bucket.first = undefined;
     }
     const key = canonical(args);
-    if (bucket.keys.has(key)) return false;
-    bucket.keys.add(key);
+    if (keys.has(key)) return false;
+    keys.add(key);
     return true;
   }
 }

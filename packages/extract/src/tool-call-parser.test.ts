@@ -163,3 +163,16 @@ describe('createToolCallParser', () => {
     expect(reassemble(events)).toBe(`${long}(1)`);
   });
 });
+
+describe('createToolCallParser: the allow-list', () => {
+  it('answers as the list was when the parser was created, short or long', () => {
+    for (const pad of [[], Array.from({ length: 10 }, (_, i) => `unused_${i}`)]) {
+      const tools = [...pad, 'search'];
+      const parser = createToolCallParser({ tools });
+      tools.length = 0;
+      tools.push('other');
+      const names = [...parser.push('search(q=1) other(q=2)'), ...parser.end()].flatMap((event) => (event.type === 'tool-call' ? [event.toolCall.name] : []));
+      expect(names).toEqual(['search']);
+    }
+  });
+});

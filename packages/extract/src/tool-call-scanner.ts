@@ -7,8 +7,10 @@ import {
   isScriptBoundary,
   isSpace,
   isValidName,
+  isValidNameIn,
   isWordUnit,
   MAX_NAME_LENGTH,
+  NOT_CALL_NAME_LENGTH,
   NOT_CALL_NAMES,
 } from './identifier.ts';
 import { isRecord } from './native/json-extent.ts';
@@ -54,6 +56,8 @@ const MAX_INNER_DEPTH = 4;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
+/** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
+const NO_ENDS: readonly string[] = [];
 /**
  * The result of a `push` that completes nothing (most pushes of a token stream), shared so
  * that such a push allocates nothing. It is typed readonly; should a caller write into it
@@ -115,7 +119,7 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     name: start.name,
     modelId: undefined,
     body: undefined,
-    ends: [],
+    ends: NO_ENDS,
     openerLength: 0,
     carry: '',
     id: undefined,
@@ -139,9 +143,10 @@ function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
 }
 
-function tryParseArguments(text: string, schema: JsonSchema | undefined): Record<string, unknown> | undefined {
+/** The arguments in `text[from, to)`, read in place (a part cut out of a long text reads slower than the text). */
+function tryParseArguments(text: string, schema: JsonSchema | undefined, from = 0, to = text.length): Record<string, unknown> | undefined {
   try {
-    return parseArguments(text, schema === undefined ? undefined : { schema });
+    return parseArguments(text, { schema, from, to });
   } catch (error) {
     if (InvalidArgumentsError.isInstance(error)) return undefined;
     throw error;
@@ -573,11 +578,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const nameStart = this.callNameStart(s, p);
     if (nameStart < 0) return -1;
     const name = s.slice(nameStart, p);
-    // The same 32-character window as `lookBehind`, read in place when `s` reaches that far.
+    // A definition keyword is followed by space: without one before the name (`[f(`, most
+    // calls) the window is not built. The same 32-character window as `lookBehind`, read in
+    // place when `s` reaches that far.
+    const before = nameStart > 0 ? s.charCodeAt(nameStart - 1) : this.history.charCodeAt(this.history.length - 1);
     const definition =
-      nameStart >= HISTORY_LENGTH
+      isSpace(before) &&
+      (nameStart >= HISTORY_LENGTH
         ? endsWithDefinitionKeyword(s, nameStart, nameStart - HISTORY_LENGTH)
-        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart));
+        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart)));
     if (definition) return -1;
     this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
     return nameStart;
@@ -598,10 +607,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private callNameStart(s: string, p: number): number {
     let start = p;
     let boundary = -1;
+    // Whether the run is ASCII letters, digits and `_` only (most names): then it is a valid
+    // name unless it starts with a digit, and need not be read again.
+    let word = true;
     while (start > 0 && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
-      if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
+      if (c >= 0x80 || c === 0x2e || c === 0x2d) {
+        word = false;
+        // A script boundary needs a non-ASCII character before the name.
+        if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
+      }
       start--;
     }
     if (start === p) return -1;
@@ -612,8 +628,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (isNameRunUnit(last) && !isScriptBoundary(last, s.charCodeAt(0))) whole = false;
     }
     const allowList = this.options.allowed !== undefined;
-    if (whole && (allowList || boundary < 0) && this.isCallName(s.slice(start, p))) return start;
-    if (boundary >= 0 && this.isCallName(s.slice(boundary, p))) return boundary;
+    const first = s.charCodeAt(start);
+    const valid = word && !(first >= 0x30 && first <= 0x39);
+    if (whole && (allowList || boundary < 0) && this.isCallName(s, start, p, valid)) return start;
+    if (boundary >= 0 && this.isCallName(s, boundary, p)) return boundary;
     return -1;
   }
 
@@ -630,9 +648,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return prefixes === undefined || prefixes.has(run);
   }
 
-  private isCallName(name: string): boolean {
-    if (this.options.allowed !== undefined) return this.options.allowed.has(name);
-    return isValidName(name) && !NOT_CALL_NAMES.has(name);
+  /**
+   * Whether `s[start, end)` may be called with `(`; read in place where no list needs the name
+   * cut out. `valid`: the caller already knows it is a valid name.
+   */
+  private isCallName(s: string, start: number, end: number, valid = false): boolean {
+    if (this.options.allowed !== undefined) return this.options.allowed.has(s.slice(start, end));
+    return (valid || isValidNameIn(s, start, end)) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
   }
 
   private isAllowed(name: string): boolean {
@@ -757,17 +779,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return end;
     }
     const text = frame.received + s.slice(frameStart, end + 1);
+    // The frame's text read in `s` when it all came in this chunk (batch), else in `text`.
+    const source = frame.received === '' ? s : text;
+    const offset = frame.received === '' ? frameStart : 0;
     switch (frame.kind) {
       case 'call': {
         const args =
           frame.status === 'closed'
-            ? tryParseArguments(text.slice(frame.argsOffset, -1), this.schemaOf(frame.name))
+            ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length - 1)
             : undefined;
         this.settle(frame.name, args, text, frame.id, undefined);
         break;
       }
       case 'marker': {
-        const args = frame.status === 'closed' ? tryParseArguments(text.slice(frame.argsOffset), this.schemaOf(frame.name)) : undefined;
+        const args =
+          frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length) : undefined;
         this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
@@ -869,7 +895,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
   schemaOf(name: string): JsonSchema | undefined {
-    return this.options.allowed?.get(name);
+    return this.options.typed ? this.options.allowed?.get(name) : undefined;
   }
 
   /** Emits a found call (or reports it as discarded: bad arguments, or a repeat of an earlier call). */
