@@ -14,8 +14,8 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { matchOpener, REASONING_INTERRUPTS } from './native/native-opener.ts';
-import type { BlockBody, OpenerContext } from './native/native-opener.ts';
+import { keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
@@ -180,6 +180,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tail = '';
   /** Whether `tail` holds a possible opener (which the one-character fast path must not release). */
   private tailOpener = false;
+  /** What the held-back opener waits for (see `openerWait`), when known. */
+  private tailWait: OpenerWait | undefined;
   /** The last characters released before `tail`. */
   private history = '';
   private frame: Frame | undefined;
@@ -202,6 +204,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
+    if (frame !== undefined && frame.kind === 'block' && chunk.length === 1 && chunk !== '>') {
+      // One character inside a native block (token streams): every closing token ends with
+      // `>`, so this one closes nothing; it is kept, and carried for a token it may begin.
+      let carry = frame.carry + chunk;
+      if (carry.length > 64) {
+        // Trimmed now and then, not per character; what may begin the longest closing token stays.
+        let longest = 0;
+        for (const token of frame.ends) if (token.length > longest) longest = token.length;
+        if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
+      }
+      frame.carry = carry;
+      frame.received += chunk;
+      frame.length++;
+      return noEvents();
+    }
     if (frame !== undefined && frame.kind !== 'block' && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
       // One ordinary character inside an open span (token streams): no bracket or quote changes.
       const c = chunk.charCodeAt(0);
@@ -265,6 +282,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return;
     }
     const frame = this.frame;
+    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail.length, chunk.charCodeAt(0))) {
+      // A held-back opener this character cannot decide: kept without reading it again.
+      this.tail += chunk;
+      return;
+    }
     if (frame === undefined && chunk.length === 1 && !this.tailOpener) {
       // One character at a time (token streams): skip the general scan when it cannot matter.
       const c = chunk.charCodeAt(0);
@@ -443,6 +465,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
           if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
             holdFrom = p;
+            this.tailWait = undefined;
             break;
           }
         }
@@ -453,6 +476,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         if (match === 'partial') {
           holdFrom = p;
+          this.tailWait = openerWait(s, p, this);
           break;
         }
         switch (match.type) {

@@ -289,6 +289,61 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   return { type: 'text', length };
 }
 
+/**
+ * What a held-back opener (`'partial'`) waits for in a stream: its text cannot be decided
+ * while it stays a proper prefix of `token`, or (`char`) until `char` arrives or it reaches
+ * `limit` characters. A token stream brings one character at a time; the scanner re-reads
+ * the opener only for a character that may decide it (re-reading it for every character
+ * costs the square of its length: a harmony header runs to 400).
+ */
+export type OpenerWait = { type: 'prefix'; token: string } | { type: 'char'; char: number; limit: number };
+
+/** Openers of fixed text, each with the format it needs (none: always looked for). No one is a prefix of another. */
+const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] = [
+  ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
+  ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
+  ['<tool_call>', undefined],
+  ['<function=', undefined],
+  ['<|channel|>', 'harmony'],
+  ['<|start|>', 'harmony'],
+  ['>>>', 'functionary'],
+];
+
+/**
+ * What the opener at `s[i]`, for which `matchOpener` gave `'partial'`, waits for; undefined
+ * when any character may decide it. Every wait given here keeps `matchOpener` at `'partial'`
+ * (it is read again whenever the wait ends, so a wait may end early, never late).
+ */
+export function openerWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
+  const held = s.length - i;
+  // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
+  if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
+  if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) {
+    // A header waits for `<|message|>`, which only a `>` can complete.
+    return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+  }
+  for (const [token, format] of FIXED_OPENERS) {
+    if (format !== undefined && !context.has(format)) continue;
+    if (isPrefixAtEnd(s, i, token)) return { type: 'prefix', token };
+  }
+  if ((context.has('mistral') || context.has('json')) && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) return { type: 'prefix', token: '[TOOL_CALLS]' };
+  return undefined;
+}
+
+/** Whether a held-back opener of `held` characters still waits after character `c`. */
+export function keepsWaiting(wait: OpenerWait, held: number, c: number): boolean {
+  switch (wait.type) {
+    case 'prefix':
+      return held + 1 < wait.token.length && wait.token.charCodeAt(held) === c;
+    case 'char':
+      return c !== wait.char && held + 1 < wait.limit;
+    default: {
+      const unknown: never = wait;
+      throw new Error(`unknown opener wait ${String(unknown)}`);
+    }
+  }
+}
+
 function firstOf(s: string, from: number, needles: readonly string[]): number {
   let best = s.length;
   for (const needle of needles) {
