@@ -204,35 +204,48 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && frame.kind === 'block' && chunk.length === 1 && chunk !== '>') {
-      // One character inside a native block (token streams): every closing token ends with
-      // `>`, so this one closes nothing; it is kept, and carried for a token it may begin.
-      let carry = frame.carry + chunk;
-      if (carry.length > 64) {
-        // Trimmed now and then, not per character; what may begin the longest closing token stays.
-        let longest = 0;
-        for (const token of frame.ends) if (token.length > longest) longest = token.length;
-        if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
-      }
-      frame.carry = carry;
-      frame.received += chunk;
-      frame.length++;
-      return noEvents();
-    }
-    if (frame !== undefined && frame.kind !== 'block' && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
-      // One ordinary character inside an open span (token streams): no bracket or quote changes.
-      const c = chunk.charCodeAt(0);
-      const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
-      if (ordinary) {
-        frame.prev = c;
-        frame.received += chunk;
-        frame.length++;
-        const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
-        return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+    if (frame !== undefined && chunk.length === 1) {
+      // One character inside an open span (token streams), read here without the general scan.
+      if (frame.kind === 'block') {
+        if (chunk !== '>') return this.keepBlockCharacter(frame, chunk);
+      } else {
+        const c = chunk.charCodeAt(0);
+        const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
+        let end = -1;
+        // An ordinary character changes no bracket or quote; any other is read by the frame scanner.
+        if (ordinary && !frame.awaitingQuote && !frame.escaped) frame.prev = c;
+        else end = this.feed(frame, chunk, 0, frame.length);
+        if (end < 0) {
+          frame.received += chunk;
+          frame.length++;
+          const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
+          return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        }
+        this.frame = undefined;
+        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        return this.takeEvents();
       }
     }
     this.scanChunk(chunk);
     return this.takeEvents();
+  }
+
+  /**
+   * A character other than `>` inside a native block: every closing token ends with `>`, so
+   * it closes nothing; it is kept, and carried for a closing token it may begin.
+   */
+  private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
+    let carry = frame.carry + chunk;
+    if (carry.length > 64) {
+      // Trimmed now and then, not per character; what may begin the longest closing token stays.
+      let longest = 0;
+      for (const token of frame.ends) if (token.length > longest) longest = token.length;
+      if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
+    }
+    frame.carry = carry;
+    frame.received += chunk;
+    frame.length++;
+    return noEvents();
   }
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. */

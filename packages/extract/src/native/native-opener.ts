@@ -323,8 +323,7 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
   }
   for (const [token, format] of FIXED_OPENERS) {
-    if (format !== undefined && !context.has(format)) continue;
-    if (isPrefixAtEnd(s, i, token)) return { type: 'prefix', token };
+    if (isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) return { type: 'prefix', token };
   }
   if ((context.has('mistral') || context.has('json')) && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) return { type: 'prefix', token: '[TOOL_CALLS]' };
   return undefined;
