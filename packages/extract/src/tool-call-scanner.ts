@@ -611,10 +611,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (nameStart < 0) return -1;
     const name = s.slice(nameStart, p);
     // The same 32-character window as `lookBehind`, read in place when `s` reaches that far.
+    // A keyword stands before the name only after whitespace: most names (`[search(`, a
+    // streamed name whose text went out before) skip building the look-behind text.
+    const before = nameStart > 0 ? s.charCodeAt(nameStart - 1) : this.history.charCodeAt(this.history.length - 1);
     const definition =
-      nameStart >= HISTORY_LENGTH
+      isSpace(before) &&
+      (nameStart >= HISTORY_LENGTH
         ? endsWithDefinitionKeyword(s, nameStart, nameStart - HISTORY_LENGTH)
-        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart));
+        : endsWithDefinitionKeyword(this.lookBehind(s, nameStart)));
     if (definition) return -1;
     this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
     return nameStart;
