@@ -204,22 +204,35 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
+    if (frame !== undefined && chunk.length === 1 && frame.kind !== 'block' && !frame.awaitingQuote && !frame.escaped) {
+      // One ordinary character inside an open span (token streams: most pushes): it changes no
+      // bracket or quote. Kept small so that it inlines into the caller's loop.
+      const c = chunk.charCodeAt(0);
+      if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
+        frame.prev = c;
+        frame.received += chunk;
+        frame.length++;
+        const id = frame.id;
+        return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+      }
+    }
+    return this.pushOther(chunk);
+  }
+
+  /** `push` of anything but an ordinary character inside an open span. */
+  private pushOther(chunk: string): readonly ToolCallParserEvent[] {
+    const frame = this.frame;
     if (frame !== undefined && chunk.length === 1) {
-      // One character inside an open span (token streams), read here without the general scan.
+      // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
         if (chunk !== '>') return this.keepBlockCharacter(frame, chunk);
       } else {
-        const c = chunk.charCodeAt(0);
-        const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
-        let end = -1;
-        // An ordinary character changes no bracket or quote; any other is read by the frame scanner.
-        if (ordinary && !frame.awaitingQuote && !frame.escaped) frame.prev = c;
-        else end = this.feed(frame, chunk, 0, frame.length);
+        const end = this.feed(frame, chunk, 0, frame.length);
         if (end < 0) {
           frame.received += chunk;
           frame.length++;
-          const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
-          return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+          const id = frame.id;
+          return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
         }
         this.frame = undefined;
         this.drive(chunk, this.finish(frame, chunk, 0, end));
