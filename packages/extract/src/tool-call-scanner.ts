@@ -245,17 +245,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * A character other than `>` inside a native block: every closing token ends with `>`, so
-   * it closes nothing; it is kept, and carried for a closing token it may begin.
+   * it closes nothing; it is kept, and carried for a closing token it may begin. A closing
+   * token starts with its only `<`: what may begin one is the text from the last `<` (shorter
+   * than the longest token), so a character after none is not carried at all.
    */
   private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
-    let carry = frame.carry + chunk;
-    if (carry.length > 64) {
-      // Trimmed now and then, not per character; what may begin the longest closing token stays.
+    if (chunk === '<') {
+      frame.carry = '<';
+    } else if (frame.carry !== '') {
+      let carry = frame.carry + chunk;
       let longest = 0;
       for (const token of frame.ends) if (token.length > longest) longest = token.length;
-      if (carry.length > 2 * longest) carry = carry.slice(carry.length - longest + 1);
+      if (carry.length >= longest) {
+        const open = carry.lastIndexOf('<');
+        carry = open < 0 || carry.length - open >= longest ? '' : carry.slice(open);
+      }
+      frame.carry = carry;
     }
-    frame.carry = carry;
     frame.received += chunk;
     frame.length++;
     return noEvents();
