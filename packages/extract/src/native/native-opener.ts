@@ -363,7 +363,14 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
     if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', token: '<function=', at: after - i };
     const c = s.charCodeAt(after);
-    if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c) && nameRunEnd(s, after) >= s.length) return { type: 'name', limit: nameLimit(i, after) };
+    if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
+      const nameEnd = nameRunEnd(s, after);
+      if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, after) };
+      let next = skipSpace(s, nameEnd);
+      while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
+      if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
+      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>']);
+    }
   }
   return undefined;
 }
