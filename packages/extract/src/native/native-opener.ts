@@ -342,7 +342,11 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   if (mistral && s.startsWith('[TOOL_CALLS]', i)) {
     const nameStart = skipSpace(s, i + '[TOOL_CALLS]'.length);
     if (nameStart >= s.length) return { type: 'space', limit: MAX_HEADER };
-    return nameRunEnd(s, nameStart) >= s.length ? { type: 'name', limit: nameLimit(i, nameStart) } : undefined;
+    const nameEnd = nameRunEnd(s, nameStart);
+    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+    if (!context.has('mistral') || nameEnd === nameStart) return undefined;
+    if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+    return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
   }
   if (context.has('functionary') && s.startsWith('>>>', i)) {
     const nameEnd = nameRunEnd(s, i + 3);
