@@ -134,6 +134,13 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   };
 }
 
+/** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
+function closesBlock(frame: Frame): boolean {
+  const candidate = `${frame.carry}>`;
+  for (const token of frame.ends) if (candidate.endsWith(token)) return true;
+  return false;
+}
+
 /** A JSON Schema of an object: the `parameters` of an echoed tool definition, not arguments. */
 function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
@@ -225,7 +232,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
-        if (chunk !== '>') return this.keepBlockCharacter(frame, chunk);
+        if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
       } else {
         const end = this.feed(frame, chunk, 0, frame.length);
         if (end < 0) {
@@ -244,14 +251,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * A character other than `>` inside a native block: every closing token ends with `>`, so
-   * it closes nothing; it is kept, and carried for a closing token it may begin. A closing
-   * token starts with its only `<`: what may begin one is the text from the last `<` (shorter
-   * than the longest token), so a character after none is not carried at all.
+   * A character inside a native block that does not close it. A closing token starts with its
+   * only `<` and ends with its only `>`: what may begin one is the text from the last `<`
+   * (shorter than the longest token), so a character after none is not carried at all, and
+   * after a `>` nothing is.
    */
   private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
     if (chunk === '<') {
       frame.carry = '<';
+    } else if (chunk === '>') {
+      frame.carry = '';
     } else if (frame.carry !== '') {
       let carry = frame.carry + chunk;
       let longest = 0;
