@@ -175,6 +175,17 @@ describe('createToolCallParser', () => {
     ]);
   });
 
+  it('passes reasoning through a character at a time, holding back only what may begin its end', () => {
+    const parser = createToolCallParser();
+    const text = '<think>ab</thinx>c</think>';
+    const pushes = Array.from({ length: text.length }, (_, i) => parser.push(text.charAt(i)));
+    expect(pushes[7]).toEqual([{ type: 'reasoning', text: 'a' }]);
+    expect(pushes[8]).toEqual([{ type: 'reasoning', text: 'b' }]);
+    expect(pushes.slice(9, 15)).toEqual([[], [], [], [], [], []]);
+    expect(pushes[15]).toEqual([{ type: 'reasoning', text: '</thinx' }]);
+    expect(pushes.at(-1)).toEqual([{ type: 'reasoning-end', text: '</think>' }]);
+  });
+
   it('handles a name longer than any tool name without holding it back forever', () => {
     const long = 'x'.repeat(500);
     const parser = createToolCallParser();

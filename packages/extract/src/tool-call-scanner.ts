@@ -143,6 +143,13 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
+/** Whether `c` may begin a token that ends the reasoning: a closer, or (inside `<think>`) a Kimi tool section. */
+function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
+  for (const token of reasoning.closers) if (token.charCodeAt(0) === c) return true;
+  if (reasoning.closers.includes('</think>')) for (const token of REASONING_INTERRUPTS) if (token.charCodeAt(0) === c) return true;
+  return false;
+}
+
 /** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
 function closesBlock(frame: Frame): boolean {
   const candidate = `${frame.carry}>`;
@@ -327,8 +334,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans one chunk, emitting into `events`. */
   private scanChunk(chunk: string): void {
     if (chunk.length === 0) return;
-    if (this.reasoning !== undefined) {
-      this.drive(chunk, 0);
+    const reasoning = this.reasoning;
+    if (reasoning !== undefined) {
+      // One character of reasoning that cannot begin its end (token streams): it goes out as is.
+      if (chunk.length === 1 && reasoning.carry === '' && !beginsReasoningEnd(reasoning, chunk.charCodeAt(0))) this.emitReasoning(chunk);
+      else this.drive(chunk, 0);
       return;
     }
     const frame = this.frame;
