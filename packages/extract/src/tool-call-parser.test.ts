@@ -154,6 +154,38 @@ describe('createToolCallParser', () => {
     expect((caught as Error).message).toMatch(/create a new parser/);
   });
 
+  it('holds a native header back only until the character that decides it, one character at a time', () => {
+    const released = (text: string): [number, string][] => {
+      const parser = createToolCallParser();
+      const out: [number, string][] = [];
+      for (let i = 0; i < text.length; i++) {
+        for (const event of parser.push(text.charAt(i))) if (event.type === 'text') out.push([i, event.text]);
+      }
+      return out;
+    };
+    // The space after the name shows that no `[ARGS]` or `{` follows: the header is text.
+    expect(released('Hi [TOOL_CALLS]get_weather is')).toEqual([
+      [2, 'Hi '],
+      [26, '[TOOL_CALLS]get_weather '],
+    ]);
+    // A harmony header goes out whole at the `>` of `<|message|>`, where it turns out `final`.
+    expect(released('Hi <|channel|>final<|message|>Done')).toEqual([
+      [2, 'Hi '],
+      [29, '<|channel|>final<|message|>'],
+    ]);
+  });
+
+  it('passes reasoning through a character at a time, holding back only what may begin its end', () => {
+    const parser = createToolCallParser();
+    const text = '<think>ab</thinx>c</think>';
+    const pushes = Array.from({ length: text.length }, (_, i) => parser.push(text.charAt(i)));
+    expect(pushes[7]).toEqual([{ type: 'reasoning', text: 'a' }]);
+    expect(pushes[8]).toEqual([{ type: 'reasoning', text: 'b' }]);
+    expect(pushes.slice(9, 15)).toEqual([[], [], [], [], [], []]);
+    expect(pushes[15]).toEqual([{ type: 'reasoning', text: '</thinx' }]);
+    expect(pushes.at(-1)).toEqual([{ type: 'reasoning-end', text: '</think>' }]);
+  });
+
   it('handles a name longer than any tool name without holding it back forever', () => {
     const long = 'x'.repeat(500);
     const parser = createToolCallParser();

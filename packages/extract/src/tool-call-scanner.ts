@@ -16,8 +16,8 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { matchOpener, REASONING_INTERRUPTS } from './native/native-opener.ts';
-import type { BlockBody, OpenerContext } from './native/native-opener.ts';
+import { keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
@@ -138,6 +138,29 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   };
 }
 
+/**
+ * A text built a chunk at a time (a rope of one node per chunk) as a slice of one flat copy:
+ * the block readers call `startsWith`, `indexOf` and `slice` on it many times, which on the
+ * rope itself cost several times as much. Slicing off an appended character makes the copy once.
+ */
+function flat(text: string): string {
+  return `${text} `.slice(0, -1);
+}
+
+/** Whether `c` may begin a token that ends the reasoning: a closer, or (inside `<think>`) a Kimi tool section. */
+function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
+  for (const token of reasoning.closers) if (token.charCodeAt(0) === c) return true;
+  if (reasoning.closers.includes('</think>')) for (const token of REASONING_INTERRUPTS) if (token.charCodeAt(0) === c) return true;
+  return false;
+}
+
+/** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
+function closesBlock(frame: Frame): boolean {
+  const candidate = `${frame.carry}>`;
+  for (const token of frame.ends) if (candidate.endsWith(token)) return true;
+  return false;
+}
+
 /** A JSON Schema of an object: the `parameters` of an echoed tool definition, not arguments. */
 function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
@@ -185,6 +208,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tail = '';
   /** Whether `tail` holds a possible opener (which the one-character fast path must not release). */
   private tailOpener = false;
+  /** What the held-back opener waits for (see `openerWait`), when known. */
+  private tailWait: OpenerWait | undefined;
   /** The last characters released before `tail`. */
   private history = '';
   private frame: Frame | undefined;
@@ -207,20 +232,69 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && frame.kind !== 'block' && chunk.length === 1 && !frame.awaitingQuote && !frame.escaped) {
-      // One ordinary character inside an open span (token streams): no bracket or quote changes.
+    if (frame !== undefined && chunk.length === 1 && frame.kind !== 'block' && !frame.awaitingQuote && !frame.escaped) {
+      // One ordinary character inside an open span (token streams: most pushes): it changes no
+      // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
-      const ordinary = frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH;
-      if (ordinary) {
+      if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
         frame.prev = c;
         frame.received += chunk;
         frame.length++;
-        const id = frame.kind === 'call' && this.withEvents ? frame.id : undefined;
-        return id === undefined ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        const id = frame.id;
+        return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+      }
+    }
+    return this.pushOther(chunk);
+  }
+
+  /** `push` of anything but an ordinary character inside an open span. */
+  private pushOther(chunk: string): readonly ToolCallParserEvent[] {
+    const frame = this.frame;
+    if (frame !== undefined && chunk.length === 1) {
+      // One character inside an open span, read without the general scan.
+      if (frame.kind === 'block') {
+        if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
+      } else {
+        const end = this.feed(frame, chunk, 0, frame.length);
+        if (end < 0) {
+          frame.received += chunk;
+          frame.length++;
+          const id = frame.id;
+          return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        }
+        this.frame = undefined;
+        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        return this.takeEvents();
       }
     }
     this.scanChunk(chunk);
     return this.takeEvents();
+  }
+
+  /**
+   * A character inside a native block that does not close it. A closing token starts with its
+   * only `<` and ends with its only `>`: what may begin one is the text from the last `<`
+   * (shorter than the longest token), so a character after none is not carried at all, and
+   * after a `>` nothing is.
+   */
+  private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
+    if (chunk === '<') {
+      frame.carry = '<';
+    } else if (chunk === '>') {
+      frame.carry = '';
+    } else if (frame.carry !== '') {
+      let carry = frame.carry + chunk;
+      let longest = 0;
+      for (const token of frame.ends) if (token.length > longest) longest = token.length;
+      if (carry.length >= longest) {
+        const open = carry.lastIndexOf('<');
+        carry = open < 0 || carry.length - open >= longest ? '' : carry.slice(open);
+      }
+      frame.carry = carry;
+    }
+    frame.received += chunk;
+    frame.length++;
+    return noEvents();
   }
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
@@ -265,11 +339,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans one chunk, emitting into `events`. */
   private scanChunk(chunk: string): void {
     if (chunk.length === 0) return;
-    if (this.reasoning !== undefined) {
-      this.drive(chunk, 0);
+    const reasoning = this.reasoning;
+    if (reasoning !== undefined) {
+      // One character of reasoning that cannot begin its end (token streams): it goes out as is.
+      if (chunk.length === 1 && reasoning.carry === '' && !beginsReasoningEnd(reasoning, chunk.charCodeAt(0))) this.emitReasoning(chunk);
+      else this.drive(chunk, 0);
       return;
     }
     const frame = this.frame;
+    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail.length, chunk.charCodeAt(0))) {
+      // A held-back opener this character cannot decide: kept without reading it again.
+      this.tail += chunk;
+      return;
+    }
     if (frame === undefined && chunk.length === 1 && !this.tailOpener) {
       // One character at a time (token streams): skip the general scan when it cannot matter.
       const c = chunk.charCodeAt(0);
@@ -297,7 +379,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
-        this.finishBlock(frame, frame.received + chunk.slice(0, end));
+        this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
         this.drive(chunk, end);
       }
     } else {
@@ -448,6 +530,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
           if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
             holdFrom = p;
+            this.tailWait = undefined;
             break;
           }
         }
@@ -458,6 +541,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         if (match === 'partial') {
           holdFrom = p;
+          this.tailWait = openerWait(s, p, this);
           break;
         }
         switch (match.type) {
@@ -798,7 +882,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         break;
       }
       case 'json':
-        if (frame.status === 'closed') this.finishJson(frame, text);
+        if (frame.status === 'closed') this.finishJson(frame, frame.received === '' ? text : flat(text));
         else this.releaseText(text);
         break;
       case 'block':

@@ -1,6 +1,6 @@
 import type { ToolCallFormat } from '../extract-options.ts';
 import { isIdentifierUnit, isNameRunUnit, MAX_NAME_LENGTH } from '../identifier.ts';
-import { skipSpace } from './json-extent.ts';
+import { isJsonSpace, skipSpace } from './json-extent.ts';
 import { deepseekToken } from './token-calls.ts';
 
 /** How a closed block is read. */
@@ -290,6 +290,120 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   }
   if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: ['<|end|>'] };
   return { type: 'text', length };
+}
+
+/**
+ * What a held-back opener (`'partial'`) waits for in a stream. It stays undecided while its
+ * text from offset `at` stays a proper prefix of `token` (`prefix`); until `char` arrives
+ * (`char`); while name characters (`name`) or whitespace (`space`) arrive; in each case
+ * only below `limit` characters. A token stream brings one character at a time; the scanner
+ * re-reads the opener only for a character that may decide it (re-reading it for every
+ * character costs the square of its length: a harmony header runs to 400).
+ */
+export type OpenerWait =
+  | { type: 'prefix'; token: string; at: number }
+  | { type: 'char'; char: number; limit: number }
+  | { type: 'name'; limit: number }
+  | { type: 'space'; limit: number };
+
+/** A name run that reaches the end of the text from `nameStart` (opener at `i`) keeps it undecided below this length. */
+function nameLimit(i: number, nameStart: number): number {
+  // `nameRunEnd` reads at most MAX_NAME_LENGTH + 1 characters; `outOfText` gives up at MAX_HEADER.
+  return Math.min(MAX_HEADER, nameStart - i + MAX_NAME_LENGTH + 2);
+}
+
+/** Openers of fixed text, each with the format it needs (none: always looked for). No one is a prefix of another. */
+const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] = [
+  ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
+  ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
+  ['<tool_call>', undefined],
+  ['<function=', undefined],
+  ['<|channel|>', 'harmony'],
+  ['<|start|>', 'harmony'],
+  ['>>>', 'functionary'],
+];
+
+/**
+ * What the opener at `s[i]`, for which `matchOpener` gave `'partial'`, waits for; undefined
+ * when any character may decide it. Every wait given here keeps `matchOpener` at `'partial'`
+ * (it is read again whenever the wait ends, so a wait may end early, never late).
+ */
+export function openerWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
+  const held = s.length - i;
+  // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
+  if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
+  if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) {
+    // A header waits for `<|message|>`, which only a `>` can complete.
+    return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+  }
+  for (const [token, format] of FIXED_OPENERS) {
+    if (isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) return { type: 'prefix', token, at: 0 };
+  }
+  const mistral = context.has('mistral') || context.has('json');
+  if (mistral && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) return { type: 'prefix', token: '[TOOL_CALLS]', at: 0 };
+  // Past a complete opener token: waits of the header that follows (as the matchers above read it).
+  if (mistral && s.startsWith('[TOOL_CALLS]', i)) {
+    const nameStart = skipSpace(s, i + '[TOOL_CALLS]'.length);
+    if (nameStart >= s.length) return { type: 'space', limit: MAX_HEADER };
+    const nameEnd = nameRunEnd(s, nameStart);
+    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+    if (!context.has('mistral') || nameEnd === nameStart) return undefined;
+    if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+    return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
+  }
+  if (context.has('functionary') && s.startsWith('>>>', i)) {
+    const nameEnd = nameRunEnd(s, i + 3);
+    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, i + 3) };
+    return nameEnd > i + 3 && skipSpace(s, nameEnd) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+  }
+  if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
+    const nameStart = i + '<function='.length;
+    const nameEnd = nameRunEnd(s, nameStart);
+    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+    if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x3e) return undefined;
+    const after = skipSpace(s, nameEnd + 1);
+    if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
+    return context.has('qwen3-xml') ? tagPrefixWait(s, i, after, ['<parameter=', '</function>']) : undefined;
+  }
+  if (s.startsWith('<tool_call>', i)) {
+    const after = skipSpace(s, i + '<tool_call>'.length);
+    if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
+    if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', token: '<function=', at: after - i };
+    const c = s.charCodeAt(after);
+    if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
+      const nameEnd = nameRunEnd(s, after);
+      if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, after) };
+      let next = skipSpace(s, nameEnd);
+      while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
+      if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
+      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>']);
+    }
+  }
+  return undefined;
+}
+
+/** A prefix wait on the first of `tokens` that the text from `after` begins (opener at `i`). */
+function tagPrefixWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
+  for (const token of tokens) if (isPrefixAtEnd(s, after, token)) return { type: 'prefix', token, at: after - i };
+  return undefined;
+}
+
+/** Whether a held-back opener of `held` characters still waits after character `c`. */
+export function keepsWaiting(wait: OpenerWait, held: number, c: number): boolean {
+  switch (wait.type) {
+    case 'prefix':
+      return held + 1 < wait.at + wait.token.length && wait.token.charCodeAt(held - wait.at) === c;
+    case 'char':
+      return c !== wait.char && held + 1 < wait.limit;
+    case 'name':
+      return isNameRunUnit(c) && held + 1 < wait.limit;
+    case 'space':
+      return isJsonSpace(c) && held + 1 < wait.limit;
+    default: {
+      const unknown: never = wait;
+      throw new Error(`unknown opener wait ${String(unknown)}`);
+    }
+  }
 }
 
 function firstOf(s: string, from: number, needles: readonly string[]): number {

@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ToolCallFormat } from '../extract-options.ts';
+import { renderToolCall } from '../render-tool-call.ts';
+import type { TextToolFormat } from '../text-tool-format.ts';
+import { keepsWaiting, matchOpener, openerWait } from './native-opener.ts';
+import type { OpenerContext } from './native-opener.ts';
+
+const EVERY_FORMAT: readonly ToolCallFormat[] = [
+  'call',
+  'json',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'deepseek',
+  'deepseek-dsml',
+  'kimi-k2',
+  'gemma4',
+  'harmony',
+  'mistral',
+  'functionary',
+  'apertus',
+];
+
+function context(formats: readonly ToolCallFormat[], tools?: readonly string[]): OpenerContext {
+  const set = new Set(formats);
+  return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
+}
+
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus'];
+
+/** Openers as models write them, and pieces that start like one and then go elsewhere. */
+const opener = fc.oneof(
+  fc.constantFrom(...NATIVE).map((format) => renderToolCall({ name: 'get_weather', arguments: { city: 'Paris' } }, format)),
+  fc.constantFrom(
+    '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|> {"a": 1}',
+    '<|channel|>final<|message|>Hi',
+    '<|channel|>analysis<|message|>x',
+    '[TOOL_CALLS] get_weather[CALL_ID]a1b2[ARGS]{"a": 1}',
+    '[TOOL_CALLS][{"name": "f", "arguments": {}}]',
+    '>>>all\nHi',
+    '>>>f \n {"a": 1}',
+    '<function=f>  {"a": 1}</function>',
+    '<function=f>\n</function>',
+    '<tool_call>  \n {"name": "f"}',
+    '<tool_call>get_weather\\n<arg_key>a</arg_key>',
+    '<tool_call>get_weather \n</tool_call>',
+    '<tool_call> tags are',
+    '<\uff5ctool_calls_begin\uff5c>',
+    '<\uff5ctool calls begin\uff5c>',
+    '<think>x</think>',
+    '[THINK]x[/THINK]',
+    '<|tool_call>call:f{}',
+    '<|tool_calls_section_begin|>',
+  ),
+);
+/** An opener with some of its characters replaced or doubled: near misses of every kind. */
+const mutated = fc
+  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
+  .map(([text, edits]) => edits.reduce((s, [at, piece]) => s.slice(0, at % (s.length + 1)) + piece + s.slice((at % (s.length + 1)) + 1), text));
+
+/**
+ * For every prefix of `text` held back as `'partial'`: each character the wait lets through
+ * (the text's own next one, and a few others) leaves the opener undecided.
+ */
+function checkWaits(text: string, ctx: OpenerContext): void {
+  for (let end = 1; end < text.length; end++) {
+    const held = text.slice(0, end);
+    if (matchOpener(held, 0, ctx, false) !== 'partial') continue;
+    const wait = openerWait(held, 0, ctx);
+    if (wait === undefined) continue;
+    for (const next of [text.charAt(end), ' ', 'a', '>', '<', '[', '{', '\n']) {
+      if (next === '' || !keepsWaiting(wait, held.length, next.charCodeAt(0))) continue;
+      expect(matchOpener(held + next, 0, ctx, false), JSON.stringify([held.slice(0, 40), held.length, next, wait])).toBe('partial');
+    }
+  }
+}
+
+describe('openerWait', () => {
+  it('only waits where every character it lets through leaves the opener undecided', () => {
+    fc.assert(
+      fc.property(mutated, fc.subarray([...EVERY_FORMAT], { minLength: 1 }), fc.boolean(), (text, formats, listed) => {
+        checkWaits(text, context(formats, listed ? ['get_weather', 'f'] : undefined));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('stops waiting at the longest name and header the matchers read', () => {
+    const ctx = context(EVERY_FORMAT);
+    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool']) {
+      for (const run of ['a'.repeat(132), ' '.repeat(402), `f${' '.repeat(401)}`]) checkWaits(`${start}${run}{`, ctx);
+    }
+  });
+
+  it('waits through a harmony header until a `>` and through a held name, and not past the header limit', () => {
+    const ctx = context(EVERY_FORMAT);
+    const header = '<|channel|>commentary to=functions.get';
+    expect(openerWait(header, 0, ctx)).toEqual({ type: 'char', char: 0x3e, limit: 400 });
+    const mistral = openerWait('[TOOL_CALLS]get_wea', 0, ctx);
+    expect(mistral?.type).toBe('name');
+    if (mistral === undefined) return;
+    expect(keepsWaiting(mistral, 19, 't'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(mistral, 19, '['.charCodeAt(0))).toBe(false);
+    expect(keepsWaiting({ type: 'char', char: 0x3e, limit: 400 }, 399, 'x'.charCodeAt(0))).toBe(false);
+  });
+});
