@@ -31,8 +31,9 @@ export async function startProcess(script: string, args: string[] = [], env: Rec
   for await (const line of createInterface({ input: child.stdout })) {
     if (!line.startsWith('{"url":')) continue;
     const announced = JSON.parse(line) as { url: string; stats?: string };
-    // Keep draining its output so the child never blocks on a full pipe.
-    child.stdout.resume();
+    // Keep draining its output so the child never blocks on a full pipe (shown with TOOLWIRE_BENCH_CHILD_LOGS).
+    if (process.env.TOOLWIRE_BENCH_CHILD_LOGS === undefined) child.stdout.resume();
+    else child.stdout.pipe(process.stderr);
     return { child, url: announced.url, stats: announced.stats };
   }
   throw new Error(`${script} exited before printing its URL`);
