@@ -25,6 +25,7 @@
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess, TargetStats } from './support/processes.ts';
 import type { ClientReport, OpenCommand } from './support/stream-client-process.ts';
@@ -146,7 +147,7 @@ interface CapacityResult {
   name: string;
   streams: number;
   ok: number;
-  /** The fewest streams open while memory was sampled (all N, unless some ended early). */
+  /** The fewest streams flowing (first token received, not ended) while memory was sampled: all N, unless some never started or ended early. */
   openAtSample: number;
   rssPerStreamKb: number;
   heapPerStreamKb: number;
@@ -215,7 +216,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   const cpuPerTokenUs = (1000 * (last.cpuMs - windowStart.cpuMs)) / Math.max(1, received() - tokensAtStart);
   // Then what each open stream retains, checking that they are still open.
   let openAtSample = n;
-  const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, n - ended())));
+  const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
   if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot with ${n - ended()} streams open: ${await heapSnapshot(statsURL, 'open')}`);
   const reports = await allDone;
   for (const client of clients) client.child.disconnect();
@@ -262,7 +263,7 @@ function print(results: CapacityResult[]): void {
     'target',
     'streams',
     'completed',
-    'open at mem',
+    'flowing at mem',
     'RSS KB/stream',
     'heap KB/stream',
     'of RSS: young gen KB/stream',
@@ -282,7 +283,13 @@ function print(results: CapacityResult[]): void {
 }
 
 const limit = fileLimit();
-console.log(`capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}`);
+// The load average says how much of the machine the processes measured here could have.
+console.log(
+  `capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}; ` +
+    `${availableParallelism()} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+);
 try {
   const upstream = await startProcess('./paced-upstream-process.ts');
   for (const n of sizes) {
@@ -306,6 +313,9 @@ try {
     if (proxy !== undefined && gateway !== undefined) {
       const addedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
       const addedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;
+      if (gateway.openAtSample < n || proxy.openAtSample < n) {
+        console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
+      }
       console.log(
         `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30), event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms` +
           ` (aim ≤ 20 at 5,000), added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000)`,
