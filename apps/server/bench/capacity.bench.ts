@@ -1,21 +1,34 @@
-// Capacity: N concurrent long-lived streams (~30 tokens/s each, from a local paced upstream)
-// through one gateway process, against the same through a bare byte-forwarding proxy, in
-// one run. Per target: RSS per open stream (RSS with all streams open minus RSS before,
-// over N), event-loop delay p99 while they run, and time to first token p50/p99 (the
-// gateway's added TTFT is its TTFT minus the proxy's). Upstream, targets and this client
-// each run in their own process; everything is on 127.0.0.1.
+// Capacity: N concurrent long-lived streams (~30 tokens/s each, from a local paced
+// upstream) through one gateway process, against the same through a bare byte-forwarding
+// proxy, in one run. Per target: memory retained per open stream, event-loop delay p99
+// while they run, and time to first token p50/p99 (the gateway's added TTFT is its TTFT
+// minus the proxy's). Upstream, targets and the clients each run in their own process
+// (several client processes at thousands of streams, so that the client's own event loop
+// is not what delays first tokens); everything is on 127.0.0.1.
+//
+// Memory per open stream: with every stream open and flowing, the target runs a full
+// garbage collection and reports RSS and heap; the median of several such samples, minus
+// the same taken before the streams (after a warm-up), over N. The peak RSS without
+// collecting (what the old figure was) is printed beside it: it counts garbage the
+// collector had not got to yet, which depends on its heuristics, not on what a stream holds.
 //
 // Aims (issue 19): ≤ 30 KB RSS per open stream; event-loop delay p99 ≤ 20 ms at 5,000
 // streams; added TTFT p99 ≤ 5 ms at 1,000 streams.
 //
 // TOOLWIRE_BENCH_STREAMS=1000,5000,10000 picks the sizes (default 200, to keep `pnpm bench`
 // within minutes); TOOLWIRE_BENCH_STREAM_SECONDS the length of each stream (default 10;
-// the issue's runs use 20). A size needing more file descriptors than the limit allows
-// is skipped with a note.
-import { execFileSync } from 'node:child_process';
+// the issue's runs use 20); TOOLWIRE_BENCH_CLIENTS the number of client processes (default
+// one per 1,000 streams, at most 8); TOOLWIRE_BENCH_HEAP_SNAPSHOT=1 writes a heap snapshot of
+// each target (to the temp directory) with the streams open; TOOLWIRE_BENCH_NODE_FLAGS adds
+// Node flags to the targets (`--cpu-prof --cpu-prof-dir=…`). A size needing more file descriptors than the limit
+// allows is skipped with a note.
+import { execFileSync, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
-import type { BenchProcess } from './support/processes.ts';
+import type { BenchProcess, TargetStats } from './support/processes.ts';
+import type { ClientReport, OpenCommand } from './support/stream-client-process.ts';
 
 const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
   .split(',')
@@ -24,6 +37,10 @@ const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
 const streamSeconds = Number(process.env.TOOLWIRE_BENCH_STREAM_SECONDS ?? '10');
 const TOKENS_PER_SECOND = 30;
 const tokens = Math.max(1, Math.round(streamSeconds * TOKENS_PER_SECOND));
+// Clients arrive in waves: 250 every 50 ms.
+const WAVE = 250;
+const WAVE_MS = 50;
+const MEMORY_SAMPLES = 5;
 
 /** The soft limit on open files of processes started from here. */
 function fileLimit(): number {
@@ -35,50 +52,118 @@ function fileLimit(): number {
 }
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface StreamOutcome {
-  ttftMs: number;
-  ok: boolean;
-}
-
-/** One stream: resolves once it has ended, with its time to first token. */
-function openStream(agent: Agent, url: string, model: string, firstToken: () => void): Promise<StreamOutcome> {
-  return openStreamOf(agent, url, model, tokens, firstToken);
-}
-
-function openStreamOf(agent: Agent, url: string, model: string, count: number, firstToken: () => void = () => undefined): Promise<StreamOutcome> {
+/** A short stream from this process, for the warm-up; resolves when it has ended. */
+function warmStream(agent: Agent, url: string, model: string): Promise<void> {
   return new Promise((resolve) => {
-    const startedAt = performance.now();
-    let ttftMs = Number.NaN;
-    let text = '';
-    const body = JSON.stringify({ model, stream: true, max_tokens: count, messages: [{ role: 'user', content: 'Tell me a long story.' }] });
+    const body = JSON.stringify({ model, stream: true, max_tokens: 3, messages: [{ role: 'user', content: 'Warm up.' }] });
     const req = httpRequest(`${url}/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (part: string) => {
-        if (Number.isNaN(ttftMs) && part.includes('tok ')) {
-          ttftMs = performance.now() - startedAt;
-          firstToken();
-        }
-        // Only the tail is needed, to see [DONE].
-        text = (text + part).slice(-64);
-      });
-      res.on('end', () => resolve({ ttftMs, ok: res.statusCode === 200 && text.includes('[DONE]') }));
-      res.on('error', () => resolve({ ttftMs, ok: false }));
+      res.resume();
+      res.on('end', () => resolve());
+      res.on('error', () => resolve());
     });
-    req.on('error', () => resolve({ ttftMs, ok: false }));
+    req.on('error', () => resolve());
     req.end(body);
   });
+}
+
+/** Memory of a target after a full collection: the median of `MEMORY_SAMPLES` reads. */
+async function retained(statsURL: string, onSample: () => void = () => undefined): Promise<Memory> {
+  const samples: TargetStats[] = [];
+  for (let i = 0; i < MEMORY_SAMPLES; i++) {
+    if (i > 0) await sleep(200);
+    samples.push(await readStats(statsURL, { gc: true }));
+    onSample();
+  }
+  return {
+    rss: median(samples.map((s) => s.rss)),
+    heapUsed: median(samples.map((s) => s.heapUsed)),
+    newSpace: median(samples.map((s) => s.spaces.new_space ?? 0)),
+  };
+}
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  /**
+   * The young generation's committed size. V8 grows it (up to 2 x 64 MB here) while
+   * allocation is heavy and keeps it after a full collection: part of RSS, but sized by
+   * the allocation rate, not by what the open streams hold.
+   */
+  newSpace: number;
+}
+
+/** Has the target write a heap snapshot; resolves with its path. */
+async function heapSnapshot(statsURL: string, label: string): Promise<string> {
+  const res = await fetch(`${statsURL}/?snapshot=${label}`);
+  return ((await res.json()) as { snapshot: string }).snapshot;
+}
+
+interface Client {
+  child: ChildProcess;
+  first: number;
+  ended: number;
+  tokens: number;
+  done: Promise<Extract<ClientReport, { type: 'done' }>>;
+}
+
+/** Starts one client process and waits until it is ready for its command. */
+async function startClient(): Promise<Client> {
+  const child = fork(new URL('./support/stream-client-process.ts', import.meta.url).pathname, [], {
+    execArgv: ['--conditions=@toolwire/source'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let ready: () => void = () => undefined;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  let finish: (report: Extract<ClientReport, { type: 'done' }>) => void = () => undefined;
+  const client: Client = { child, first: 0, ended: 0, tokens: 0, done: new Promise((resolve) => (finish = resolve)) };
+  child.on('message', (report: ClientReport) => {
+    switch (report.type) {
+      case 'ready':
+        ready();
+        return;
+      case 'progress':
+        client.first = report.first;
+        client.ended = report.ended;
+        client.tokens = report.tokens;
+        return;
+      case 'done':
+        finish(report);
+        return;
+      default: {
+        const unexpected: never = report;
+        throw new Error(`unknown report ${JSON.stringify(unexpected)}`);
+      }
+    }
+  });
+  child.once('exit', (code) => finish({ type: 'done', ttfts: [], ok: 0, cpuMs: 0, wallMs: code ?? 0 }));
+  await isReady;
+  return client;
 }
 
 interface CapacityResult {
   name: string;
   streams: number;
   ok: number;
+  /** The fewest streams flowing (first token received, not ended) while memory was sampled: all N, unless some never started or ended early. */
+  openAtSample: number;
   rssPerStreamKb: number;
+  heapPerStreamKb: number;
+  /** The young generation's growth per stream: part of the RSS figure (see `Memory.newSpace`). */
+  newSpacePerStreamKb: number;
+  /** Peak RSS without collecting, the old figure: counts garbage too. */
+  peakRssPerStreamKb: number;
   eldP99Ms: number;
   eldMaxMs: number;
   /** CPU time over wall time while all streams ran (1 = one core busy). */
   cpuShare: number;
+  /** The target's CPU time per token the clients received, in µs, while all streams ran. */
+  cpuPerTokenUs: number;
+  /** The client processes' CPU over their wall time, summed (near 1 per client = client-bound). */
+  clientCpuShare: number;
+  clients: number;
   ttftP50Ms: number;
   ttftP99Ms: number;
 }
@@ -86,70 +171,111 @@ interface CapacityResult {
 async function measure(name: string, target: BenchProcess, model: string, n: number): Promise<CapacityResult> {
   const statsURL = target.stats;
   if (statsURL === undefined) throw new Error(`${name} has no stats`);
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  // Warm-up (JIT, lazily loaded modules, the upstream client's sockets), then settle, then the baseline RSS.
+  // Warm-up (JIT, lazily loaded modules, the upstream client's sockets), then settle, then the baseline.
   const warm = new Agent({ keepAlive: false, maxSockets: Infinity });
   for (let round = 0; round < 3; round++) {
-    await Promise.all(Array.from({ length: 100 }, () => openStreamOf(warm, target.url, model, 3)));
+    await Promise.all(Array.from({ length: 100 }, () => warmStream(warm, target.url, model)));
   }
   warm.destroy();
-  await new Promise((r) => setTimeout(r, 1000));
-  (globalThis as { gc?: () => void }).gc?.();
-  const before = await readStats(statsURL, true);
-  let first = 0;
-  let allFirst: () => void = () => undefined;
-  const allStarted = new Promise<void>((resolve) => (allFirst = resolve));
-  const onFirst = (): void => {
-    first++;
-    if (first === n) allFirst();
-  };
-  // Opened in waves, as clients arrive: 250 every 50 ms.
-  const streams: Promise<StreamOutcome>[] = [];
-  for (let i = 0; i < n; i++) {
-    streams.push(openStream(agent, target.url, model, onFirst));
-    if (i % 250 === 249) await new Promise((r) => setTimeout(r, 50));
-  }
-  const settled = Promise.all(streams);
-  // All open (or given up on): sample RSS and the event loop while they stream.
-  await Promise.race([allStarted, settled, new Promise((r) => setTimeout(r, (streamSeconds + 30) * 1000))]);
-  const windowStart = await readStats(statsURL, true);
+  await sleep(1000);
+  const before = await retained(statsURL);
+  if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot before the streams: ${await heapSnapshot(statsURL, 'before')}`);
+  const clientCount = Math.max(1, Math.min(n, Number(process.env.TOOLWIRE_BENCH_CLIENTS ?? Math.min(8, Math.ceil(n / 1000)))));
+  const clients = await Promise.all(Array.from({ length: clientCount }, () => startClient()));
+  const started = (): number => clients.reduce((sum, c) => sum + c.first, 0);
+  const ended = (): number => clients.reduce((sum, c) => sum + c.ended, 0);
+  const received = (): number => clients.reduce((sum, c) => sum + c.tokens, 0);
+  const allDone = Promise.all(clients.map((c) => c.done));
+  let remaining = n;
+  clients.forEach((client, i) => {
+    const count = Math.floor(remaining / (clientCount - i));
+    remaining -= count;
+    const command: OpenCommand = { type: 'open', url: target.url, model, count, tokens, wave: Math.max(1, Math.round(WAVE / clientCount)), waveMs: WAVE_MS };
+    client.child.send(command);
+  });
+  // All open (or given up on): measure while they stream.
+  const giveUpAt = performance.now() + (streamSeconds + 30) * 1000;
+  let finished = false;
+  void allDone.then(() => (finished = true));
+  while (started() < n && !finished && performance.now() < giveUpAt) await sleep(20);
+  // Event-loop delay and CPU first, without the collections of the memory samples below.
+  const windowStart = await readStats(statsURL, { reset: true });
   const windowStartedAt = performance.now();
-  let cpuShare = 0;
+  const tokensAtStart = received();
   let peakRss = 0;
-  let eldP99Ms = 0;
-  let eldMaxMs = 0;
-  const windowMs = Math.max(1000, (streamSeconds * 1000) / 2);
-  const sampleUntil = performance.now() + windowMs;
-  while (performance.now() < sampleUntil) {
-    await new Promise((r) => setTimeout(r, 250));
-    const now = await readStats(statsURL);
-    peakRss = Math.max(peakRss, now.rss);
-    eldP99Ms = now.eldP99Ms;
-    eldMaxMs = now.eldMaxMs;
-    cpuShare = (now.cpuMs - windowStart.cpuMs) / (performance.now() - windowStartedAt);
+  let last = windowStart;
+  // A quarter of a stream's length, so that the memory samples after it still find them all open.
+  const windowMs = Math.max(1000, streamSeconds * 1000 * 0.25);
+  while (performance.now() < windowStartedAt + windowMs) {
+    await sleep(250);
+    last = await readStats(statsURL);
+    peakRss = Math.max(peakRss, last.rss);
   }
-  const outcomes = await settled;
-  agent.destroy();
-  const ttfts = outcomes
-    .map((o) => o.ttftMs)
-    .filter((t) => !Number.isNaN(t))
-    .sort((a, b) => a - b);
+  const cpuShare = (last.cpuMs - windowStart.cpuMs) / (performance.now() - windowStartedAt);
+  // Both token counts are equally stale (progress comes every 100 ms).
+  const cpuPerTokenUs = (1000 * (last.cpuMs - windowStart.cpuMs)) / Math.max(1, received() - tokensAtStart);
+  // Then what each open stream retains, checking that they are still open.
+  let openAtSample = n;
+  const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
+  if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot with ${n - ended()} streams open: ${await heapSnapshot(statsURL, 'open')}`);
+  const reports = await allDone;
+  for (const client of clients) client.child.disconnect();
+  const ttfts = reports.flatMap((r) => r.ttfts).sort((a, b) => a - b);
   return {
     name,
     streams: n,
-    ok: outcomes.filter((o) => o.ok).length,
-    rssPerStreamKb: (peakRss - before.rss) / 1024 / n,
-    eldP99Ms,
-    eldMaxMs,
+    ok: reports.reduce((sum, r) => sum + r.ok, 0),
+    openAtSample,
+    rssPerStreamKb: (during.rss - before.rss) / 1024 / n,
+    heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
+    newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
+    peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
+    eldP99Ms: last.eldP99Ms,
+    eldMaxMs: last.eldMaxMs,
     cpuShare,
+    cpuPerTokenUs,
+    clientCpuShare: reports.reduce((sum, r) => sum + (r.wallMs > 0 ? r.cpuMs / r.wallMs : 0), 0),
+    clients: clientCount,
     ttftP50Ms: percentile(ttfts, 50),
     ttftP99Ms: percentile(ttfts, 99),
   };
 }
 
 function print(results: CapacityResult[]): void {
-  const rows = results.map((r) => [r.name, String(r.streams), `${r.ok}/${r.streams}`, r.rssPerStreamKb.toFixed(1), r.eldP99Ms.toFixed(1), r.eldMaxMs.toFixed(1), `${(100 * r.cpuShare).toFixed(0)}%`, r.ttftP50Ms.toFixed(1), r.ttftP99Ms.toFixed(1)]);
-  const header = ['target', 'streams', 'completed', 'RSS KB/stream', 'ELD p99 ms', 'ELD max ms', 'CPU (1 core=100%)', 'TTFT p50 ms', 'TTFT p99 ms'];
+  const rows = results.map((r) => [
+    r.name,
+    String(r.streams),
+    `${r.ok}/${r.streams}`,
+    String(r.openAtSample),
+    r.rssPerStreamKb.toFixed(1),
+    r.heapPerStreamKb.toFixed(1),
+    r.newSpacePerStreamKb.toFixed(1),
+    r.peakRssPerStreamKb.toFixed(1),
+    r.eldP99Ms.toFixed(1),
+    r.eldMaxMs.toFixed(1),
+    `${(100 * r.cpuShare).toFixed(0)}%`,
+    r.cpuPerTokenUs.toFixed(1),
+    `${(100 * r.clientCpuShare).toFixed(0)}% (${r.clients})`,
+    r.ttftP50Ms.toFixed(1),
+    r.ttftP99Ms.toFixed(1),
+  ]);
+  const header = [
+    'target',
+    'streams',
+    'completed',
+    'flowing at mem',
+    'RSS KB/stream',
+    'heap KB/stream',
+    'of RSS: young gen KB/stream',
+    'peak RSS KB/stream (no GC)',
+    'ELD p99 ms',
+    'ELD max ms',
+    'CPU (1 core=100%)',
+    'CPU µs/token',
+    'client CPU (procs)',
+    'TTFT p50 ms',
+    'TTFT p99 ms',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
   console.log(line(header));
@@ -157,11 +283,17 @@ function print(results: CapacityResult[]): void {
 }
 
 const limit = fileLimit();
-console.log(`capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}`);
+// The load average says how much of the machine the processes measured here could have.
+console.log(
+  `capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}; ` +
+    `${availableParallelism()} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+);
 try {
   const upstream = await startProcess('./paced-upstream-process.ts');
   for (const n of sizes) {
-    // The target holds two sockets per stream (client side, upstream side), this client one.
+    // The target holds two sockets per stream (client side, upstream side).
     if (2 * n + 200 > limit) {
       console.log(`\n${n} streams: skipped: needs about ${2 * n + 200} open files per process, the limit here is ${limit} (raise it with 'ulimit -n' before 'pnpm bench').`);
       continue;
@@ -181,8 +313,11 @@ try {
     if (proxy !== undefined && gateway !== undefined) {
       const addedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
       const addedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;
+      if (gateway.openAtSample < n || proxy.openAtSample < n) {
+        console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
+      }
       console.log(
-        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS per open stream (aim ≤ 30), event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms` +
+        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30), event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms` +
           ` (aim ≤ 20 at 5,000), added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000)`,
       );
     }

@@ -43,6 +43,9 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // Above the default upstream idle timeout: a non-streamed request is silent while it waits.
 const DEFAULT_CONNECTION_TIMEOUT_MS = 900_000;
+// Node's default (511) overflows when thousands of streaming clients arrive at once, and a
+// dropped handshake costs the client a 1 s SYN retransmission; the kernel caps it at somaxconn.
+const DEFAULT_LISTEN_BACKLOG = 4096;
 
 /** Node's timeouts for receiving requests, from `limits`, consistent with each other. */
 function clientTimeouts(config: ServerConfig): { requestTimeout: number; headersTimeout: number; connectionTimeout: number; checkEvery: number } {
@@ -382,7 +385,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       dynamicTools.attach(context.serverTools);
       let address: string;
       try {
-        address = await app.listen({ port, host });
+        address = await app.listen({ port, host, backlog: config.limits?.listenBacklog ?? DEFAULT_LISTEN_BACKLOG });
       } catch (error) {
         await disposeTools();
         await gatewayState.close();

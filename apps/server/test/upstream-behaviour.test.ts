@@ -40,6 +40,8 @@ const BEHAVIOURS = {
   trickle: { text: HELLO, trickle: 'bytes' },
   /** A few events, then silence (the gateway's idle timeout must cut it). */
   stall: { text: HELLO, ending: 'stall' },
+  /** A few events, then an error object mid-stream (`data: {"error": …}`), as OpenAI sends one. */
+  'error-payload': { text: HELLO, ending: 'error' },
   /** A long pause (400 ms) mid-answer, then the rest. */
   pause: { text: HELLO, midPauseMs: 400 },
 } satisfies Record<string, ScriptedTurn>;
@@ -164,6 +166,7 @@ describe('an upstream that fails mid-stream', () => {
     ['cut', 'a body that ends without a finish chunk or [DONE]'],
     ['invalid-json', 'an event whose JSON is broken'],
     ['stall', 'silence past the idle timeout'],
+    ['error-payload', 'an error object in the stream'],
   ];
   for (const [behaviour, what] of failures) {
     it(`ends only that request with an error frame after ${what}`, async () => {
@@ -175,6 +178,11 @@ describe('an upstream that fails mid-stream', () => {
       await expectGatewayServes();
     });
   }
+
+  it("passes the upstream's message of an error object in the stream on in the error frame", async () => {
+    const { error } = await streamOf('error-payload');
+    expect(error?.message).toContain('The server had an error while processing your request.');
+  });
 
   const envelopes: [UpstreamBehaviour, string][] = [
     ['reset-at-once', 'a reset before any response'],

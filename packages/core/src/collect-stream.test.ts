@@ -41,6 +41,14 @@ describe('collectStream', () => {
     });
   });
 
+  it('keeps every delta of a long stream in order, across the batches it joins them in', async () => {
+    const deltas = Array.from({ length: 1000 }, (_, i) => `t${i} `);
+    const events: ChatStreamEvent[] = [...deltas.map((delta): ChatStreamEvent => ({ type: 'text-delta', delta })), { type: 'finish', finishReason: 'stop' }];
+    const response = await collectStream(from(events));
+    expect(response.text).toBe(deltas.join(''));
+    expect(response.message.content).toBe(deltas.join(''));
+  });
+
   it('takes complete tool calls from tool-call events, not from the deltas', async () => {
     const call = { id: 'c1', name: 'search', arguments: { q: 'x' } };
     const result = { toolCallId: 'p1', name: 'code_interpreter', success: true, message: 'ok', providerExecuted: true };

@@ -29,10 +29,35 @@ export interface ResponseCollector {
   response(): ChatResponse;
 }
 
+// Deltas are joined in batches of this many. `text += delta` for every delta keeps one rope
+// node (32 bytes) per token alive for as long as the stream is open, several times the text.
+const DELTA_BATCH = 64;
+
+/** Text built from many small deltas without a rope node per delta. */
+class TextBuilder {
+  #text = '';
+  #parts: string[] = [];
+
+  add(delta: string): void {
+    this.#parts.push(delta);
+    if (this.#parts.length < DELTA_BATCH) return;
+    this.#text += this.#parts.join('');
+    this.#parts.length = 0;
+  }
+
+  toString(): string {
+    if (this.#parts.length > 0) {
+      this.#text += this.#parts.join('');
+      this.#parts.length = 0;
+    }
+    return this.#text;
+  }
+}
+
 /** Creates an empty `ResponseCollector`. */
 export function createResponseCollector(): ResponseCollector {
-  let text = '';
-  let reasoning = '';
+  const textBuilder = new TextBuilder();
+  const reasoningBuilder = new TextBuilder();
   const toolCalls: ToolCall[] = [];
   const toolResults: ToolResult[] = [];
   const warnings: Warning[] = [];
@@ -46,10 +71,10 @@ export function createResponseCollector(): ResponseCollector {
     add(event) {
       switch (event.type) {
         case 'text-delta':
-          text += event.delta;
+          textBuilder.add(event.delta);
           break;
         case 'reasoning-delta':
-          reasoning += event.delta;
+          reasoningBuilder.add(event.delta);
           break;
         case 'tool-call':
           toolCalls.push(event.toolCall);
@@ -82,6 +107,8 @@ export function createResponseCollector(): ResponseCollector {
       if (finishReason === undefined) {
         throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
       }
+      const text = textBuilder.toString();
+      const reasoning = reasoningBuilder.toString();
       const response: ChatResponse = {
         text,
         toolCalls,

@@ -7,6 +7,7 @@ import { requestOptions } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
+import { readChatChunks } from './read-chat-chunks.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 
@@ -63,9 +64,11 @@ export class OpenAIChatModel implements ChatModel {
 
   async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
     const built = this.#build(request, true);
-    let chunks;
+    let response: Response;
     try {
-      chunks = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request));
+      // The SDK makes the call (auth, headers, retries, status errors); its body is read
+      // here (see `readChatChunks`), not through the SDK's per-chunk generator chain.
+      response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
@@ -76,12 +79,14 @@ export class OpenAIChatModel implements ChatModel {
     });
     const restore = createStrictCallRestorer(request.tools);
     try {
-      for await (const chunk of chunks) for (const event of mapper.push(chunk)) yield restoreEventCall(event, restore);
+      for await (const chunks of readChatChunks(response)) {
+        for (const chunk of chunks) for (const event of mapper.push(chunk)) yield restoreEventCall(event, restore);
+      }
     } catch (error) {
       yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
       return;
     }
-    // The SDK ends an aborted stream quietly; say why it stopped.
+    // A body cut by an abort may end quietly; say why it stopped.
     if (request.signal?.aborted === true) {
       yield { type: 'error', error: abortReason(request.signal) };
       return;

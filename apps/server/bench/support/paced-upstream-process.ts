@@ -65,7 +65,8 @@ const server = createServer((req, res) => {
   });
 });
 server.maxConnections = Infinity;
-server.listen(0, '127.0.0.1', () => {
+// A backlog as large as the targets': a model server's accept queue is not what is measured.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`);

@@ -17,7 +17,11 @@ const children = new Set<ChildProcess>();
 
 /** Starts `script` (relative to bench/support) with Node and waits for its URL line. */
 export async function startProcess(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<BenchProcess> {
-  const child = spawn(process.execPath, ['--conditions=@toolwire/source', new URL(script, import.meta.url).pathname, ...args], {
+  // --expose-gc: a target's stats side door can collect garbage before reading memory.
+  // TOOLWIRE_BENCH_NODE_FLAGS: more Node flags for every child, for profiling
+  // (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
+  const flags = (process.env.TOOLWIRE_BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child = spawn(process.execPath, ['--conditions=@toolwire/source', '--expose-gc', ...flags, new URL(script, import.meta.url).pathname, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
@@ -27,8 +31,9 @@ export async function startProcess(script: string, args: string[] = [], env: Rec
   for await (const line of createInterface({ input: child.stdout })) {
     if (!line.startsWith('{"url":')) continue;
     const announced = JSON.parse(line) as { url: string; stats?: string };
-    // Keep draining its output so the child never blocks on a full pipe.
-    child.stdout.resume();
+    // Keep draining its output so the child never blocks on a full pipe (shown with TOOLWIRE_BENCH_CHILD_LOGS).
+    if (process.env.TOOLWIRE_BENCH_CHILD_LOGS === undefined) child.stdout.resume();
+    else child.stdout.pipe(process.stderr);
     return { child, url: announced.url, stats: announced.stats };
   }
   throw new Error(`${script} exited before printing its URL`);
@@ -50,10 +55,16 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...children].map((child) => stopProcess({ child, url: '', stats: undefined })));
 }
 
-/** A target's stats: RSS in bytes, event-loop delay percentiles in ms since the last reset. */
+/** A target's stats: memory in bytes, event-loop delay percentiles in ms since the last reset. */
 export interface TargetStats {
   rss: number;
   heapUsed: number;
+  /** The V8 heap's committed size (used and free). */
+  heapTotal: number;
+  /** Committed bytes per V8 heap space (`new_space`, `old_space`, …). */
+  spaces: Record<string, number>;
+  /** Memory of C++ objects bound to JS ones (socket and other buffers). */
+  external: number;
   /** CPU time used since the process started (user + system). */
   cpuMs: number;
   eldP50Ms: number;
@@ -61,8 +72,17 @@ export interface TargetStats {
   eldMaxMs: number;
 }
 
-/** Reads (`reset: false`) or reads and resets the event-loop histogram of a target. */
-export async function readStats(statsURL: string, reset = false): Promise<TargetStats> {
-  const res = await fetch(statsURL, { method: reset ? 'POST' : 'GET' });
+/** Options of `readStats`. */
+export interface ReadStatsOptions {
+  /** Reset the event-loop delay histogram after reading it. */
+  reset?: boolean;
+  /** Run a full garbage collection in the target before reading its memory: what is retained, not garbage. */
+  gc?: boolean;
+}
+
+/** Reads a target's stats. */
+export async function readStats(statsURL: string, options: ReadStatsOptions = {}): Promise<TargetStats> {
+  const res = await fetch(options.gc === true ? `${statsURL}/?gc=1` : statsURL, { method: options.reset === true ? 'POST' : 'GET' });
+  if (!res.ok) throw new Error(`stats: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()) as TargetStats;
 }

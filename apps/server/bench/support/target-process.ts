@@ -5,22 +5,56 @@
 // gateway's fetch: the ceiling of any gateway that calls its upstream through the SDK).
 import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import type { ChatModel } from '@toolwire/core';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { createServer, hashApiKey } from '../../src/index.ts';
 import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
 
-// A side door for the capacity bench: this process's RSS and event-loop delay (ms), on its own port.
+// A side door for the capacity bench: this process's memory, CPU time and event-loop delay
+// (ms), on its own port. POST resets the delay histogram; `?gc=1` runs a full garbage
+// collection first (the bench starts targets with --expose-gc), so that the memory read is
+// what is retained, not garbage the collector has not got to yet.
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
+const collect = (globalThis as { gc?: () => void }).gc;
 const stats = createHttpServer((req, res) => {
   if (req.method === 'POST') delay.reset();
+  if (req.url?.includes('gc=1') === true) {
+    if (collect === undefined) {
+      res.writeHead(500).end('start this process with --expose-gc');
+      return;
+    }
+    collect();
+  }
+  const snapshot = new URL(req.url ?? '/', 'http://stats').searchParams.get('snapshot');
+  if (snapshot !== null) {
+    // A heap snapshot for the capacity bench's TOOLWIRE_BENCH_HEAP_SNAPSHOT (slow: seconds).
+    const path = writeHeapSnapshot(join(tmpdir(), `capacity-${process.pid}-${snapshot.replace(/[^a-z0-9-]/giu, '')}.heapsnapshot`));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ snapshot: path }));
+    return;
+  }
   const memory = process.memoryUsage();
   const cpu = process.cpuUsage();
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMs: (cpu.user + cpu.system) / 1000, eldP50Ms: delay.percentile(50) / 1e6, eldP99Ms: delay.percentile(99) / 1e6, eldMaxMs: delay.max / 1e6 }));
+  res.end(
+    JSON.stringify({
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      heapTotal: memory.heapTotal,
+      // Committed size of each V8 heap space (new, old, code, large objects…), in bytes.
+      spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])),
+      external: memory.external,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      eldP50Ms: delay.percentile(50) / 1e6,
+      eldP99Ms: delay.percentile(99) / 1e6,
+      eldMaxMs: delay.max / 1e6,
+    }),
+  );
 });
 const statsURL = await new Promise<string>((resolve) => {
   stats.listen(0, '127.0.0.1', () => {
@@ -34,7 +68,8 @@ function announce(url: string): void {
 }
 
 function printURL(server: ReturnType<typeof createHttpServer>): void {
-  server.listen(0, '127.0.0.1', () => {
+  // The gateway's default backlog: the proxies face the same bursts of connections.
+  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');
     announce(`http://127.0.0.1:${address.port}/v1`);

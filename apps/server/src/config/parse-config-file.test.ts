@@ -82,9 +82,14 @@ describe('parseConfigFile', () => {
     expect(settingOf({ providers: { chatgpt: { issuer: 'file:///etc/passwd' } } })).toBe('providers.chatgpt.issuer');
   });
 
+  it('reads the listen backlog', () => {
+    expect(parseConfigFile({ limits: { listenBacklog: 8192 } }).limits).toEqual({ listenBacklog: 8192 });
+  });
+
   it('refuses wrong types', () => {
     expect(settingOf({ port: '80' })).toBe('port');
     expect(settingOf({ limits: { maxSteps: 0 } })).toBe('limits.maxSteps');
+    expect(settingOf({ limits: { listenBacklog: 0 } })).toBe('limits.listenBacklog');
     expect(settingOf({ tools: { allowedDomains: 'example.com' } })).toBe('tools.allowedDomains');
   });
 });

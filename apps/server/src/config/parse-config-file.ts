@@ -165,6 +165,8 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (connectionTimeoutMs !== undefined) config.limits.connectionTimeoutMs = connectionTimeoutMs;
     const upstreamIdleTimeoutMs = positive(l.upstreamIdleTimeoutMs, 'limits.upstreamIdleTimeoutMs', { allowZero: true });
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
+    const listenBacklog = positive(l.listenBacklog, 'limits.listenBacklog');
+    if (listenBacklog !== undefined) config.limits.listenBacklog = listenBacklog;
   }
   if (raw.state !== undefined) {
     const st = raw.state;

@@ -66,6 +66,11 @@ export interface LimitsConfig {
    * `openai` SDK's own request timeout; 0 disables).
    */
   upstreamIdleTimeoutMs?: number;
+  /**
+   * Connections the kernel queues for the gateway to accept (default 4096; Linux caps it at
+   * `net.core.somaxconn`). Clients arriving in a burst past it wait a SYN retransmission (1 s, then 3 s).
+   */
+  listenBacklog?: number;
 }
 
 /** Where the state other instances must see lives (rate limits, concurrency slots, mixed turns). */

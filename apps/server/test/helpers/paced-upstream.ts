@@ -44,7 +44,12 @@ export type StreamEnding =
   /** After about half the events a line that is not JSON arrives, then the stream goes on (a non-streamed body: its first half, not JSON). */
   | 'garbage'
   /** After about half the events (a non-streamed request: before any response) the server falls silent, the connection open until the other side closes it. */
-  | 'stall';
+  | 'stall'
+  /** After about half the events an error object arrives as OpenAI sends one mid-stream (`data: {"error": …}`), then the body ends (a non-streamed request: a 500 with that error). */
+  | 'error';
+
+/** What OpenAI sends when a request fails on its side. */
+const SERVER_ERROR = { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } };
 
 /** One Chat Completions choice delta, written as given, with the finish reason it carries (if any). */
 export interface ScriptedDelta {
@@ -337,6 +342,11 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
         await closed(res);
         return;
       }
+      if (ending === 'error') {
+        finished = true;
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(SERVER_ERROR));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       const whole = JSON.stringify(events.whole);
       if (ending === 'reset') {
@@ -374,6 +384,11 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       }
       if (i === half && ending === 'stall') {
         await closed(res);
+        return;
+      }
+      if (i === half && ending === 'error' && api === 'openai') {
+        finished = true;
+        res.end(`data: ${JSON.stringify(SERVER_ERROR)}\n\n`);
         return;
       }
       if (i === half && ending === 'garbage') res.write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
