@@ -40,7 +40,7 @@ export type ToolCallFormat =
 export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
 
 /** Every format, in the order of the README's table. */
-const ALL_FORMATS: readonly ToolCallFormat[] = [
+export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'call',
   'json',
   'qwen3-xml',

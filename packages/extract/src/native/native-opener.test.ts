@@ -1,27 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ALL_FORMATS } from '../extract-options.ts';
 import type { ToolCallFormat } from '../extract-options.ts';
 import { renderToolCall } from '../render-tool-call.ts';
 import type { TextToolFormat } from '../text-tool-format.ts';
 import { keepsWaiting, matchOpener, openerWait } from './native-opener.ts';
 import type { OpenerContext } from './native-opener.ts';
 
-const EVERY_FORMAT: readonly ToolCallFormat[] = [
-  'call',
-  'json',
-  'qwen3-xml',
-  'seed-oss',
-  'minimax-m2',
-  'glm',
-  'deepseek',
-  'deepseek-dsml',
-  'kimi-k2',
-  'gemma4',
-  'harmony',
-  'mistral',
-  'functionary',
-  'apertus',
-];
+const EVERY_FORMAT: readonly ToolCallFormat[] = ALL_FORMATS;
 
 function context(formats: readonly ToolCallFormat[], tools?: readonly string[]): OpenerContext {
   const set = new Set(formats);
