@@ -1,4 +1,4 @@
-import { InvalidArgumentsError, parseArguments } from '@toolwire/core';
+import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
@@ -222,10 +222,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private nextAt: number[] = [];
   /** `end()` was called: openers are decided on the text there is. */
   private final = false;
+  /**
+   * Whether a call's arguments are first read in one pass from its `(` (see `parseCallArguments`),
+   * rather than found by the frame scanner and then parsed: only without events, which report
+   * the arguments as they are scanned.
+   */
+  private readonly onePass: boolean;
 
-  constructor(options: ResolvedExtractOptions, withEvents: boolean) {
+  /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
+  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
     this.options = options;
     this.withEvents = withEvents;
+    this.onePass = onePass && !withEvents;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
@@ -612,6 +620,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const frame = this.frame;
       if (frame === undefined) break;
       this.release(s, textStart, frameStart);
+      if (frame.kind === 'call' && this.onePass) {
+        // Arguments valid up to the `)` that closes the call are read once, here; anything
+        // else (invalid, unclosed, a JSON object) is scanned and parsed as below. A failed
+        // reading stops where the frame scanner would, so it at most doubles that work.
+        const read = parseCallArguments(s, { from: p + 1, schema: this.schemaOf(frame.name) });
+        if (read !== undefined) {
+          this.frame = undefined;
+          this.settle(frame.name, read.arguments, s.slice(frameStart, read.end + 1), '', undefined);
+          i = textStart = read.end + 1;
+          continue;
+        }
+      }
       if (frame.kind === 'call' && this.withEvents) {
         frame.id = this.options.id(frame.name, this.calls.length);
         this.emit({ type: 'tool-call-start', id: frame.id, name: frame.name });
