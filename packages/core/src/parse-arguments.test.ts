@@ -449,6 +449,8 @@ describe('parseCallArguments', () => {
   });
 
   it('returns undefined for arguments that do not read, a call that never closes, and one JSON object', () => {
+    expect(parseCallArguments('f(a=1) g(b=2)', { from: 2, to: 5 })).toBeUndefined();
+    expect(parseCallArguments('f(a=1) g(b=2)', { from: 2, to: 6 })).toEqual({ arguments: { a: 1 }, end: 5 });
     for (const text of ['f(x=)', 'f(a=1', 'f(a="x)', 'f(a=[1)]', 'f(a=1]', 'f(x=1, , y)', 'f({"a": 1})', 'f(']) {
       expect(parseCallArguments(text, { from: 2 })).toBeUndefined();
     }

@@ -45,6 +45,8 @@ export interface CallArguments {
 export interface ParseCallArgumentsOptions {
   /** The index right after the call's `(`. */
   from: number;
+  /** Reads no further than this index (default: the end of `raw`): a call not closed before it reads as not closed. */
+  to?: number;
   /** The tool's JSON Schema, as for `parseArguments`. */
   schema?: JsonSchema;
 }
@@ -64,11 +66,12 @@ export interface ParseCallArgumentsOptions {
  */
 export function parseCallArguments(raw: string, options: ParseCallArgumentsOptions): CallArguments | undefined {
   const from = Math.min(Math.max(options.from, 0), raw.length);
-  const parser = new ArgumentParser(raw, 0, from, raw.length, true);
+  const to = Math.min(Math.max(options.to ?? raw.length, from), raw.length);
+  const parser = new ArgumentParser(raw, 0, from, to, true);
   try {
     const args = parser.parseTop(options.schema);
-    // The arguments may also have stopped at the end of the text: a call never closed.
-    if (args === undefined || parser.pos >= raw.length || raw.charCodeAt(parser.pos) !== RPAREN) return undefined;
+    // The arguments may also have stopped at `to`: a call not closed before it.
+    if (args === undefined || parser.pos >= to || raw.charCodeAt(parser.pos) !== RPAREN) return undefined;
     return { arguments: args, end: parser.pos };
   } catch (error) {
     if (error === NOT_READ) return undefined;

@@ -177,4 +177,13 @@ describe('one-pass reading of call arguments', () => {
       expectSame(text, { tools: TYPED });
     }
   });
+
+  it('reads calls longer than a one-pass reading goes, and calls after many broken ones, the same way', () => {
+    const long = `f(a="${'x)'.repeat(20_000)}", b=[${'1, '.repeat(10_000)}2])`;
+    expectSame(`${long} g(x=1)`);
+    expect(calls(long, undefined, true)).toHaveLength(1);
+    const broken = `${'f(x=[1)] '.repeat(50)}g(y=2) ${'h(z=1]) '.repeat(3)}g(y=3)`;
+    expectSame(broken);
+    expect(calls(broken, undefined, true).map((c) => c.arguments)).toEqual([{ y: 2 }, { y: 3 }]);
+  });
 });

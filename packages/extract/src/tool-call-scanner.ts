@@ -176,6 +176,11 @@ function tryParseArguments(text: string, schema: JsonSchema | undefined, from = 
   }
 }
 
+/** How far a call's arguments are read in one pass: longer ones (rare) are scanned, then parsed. */
+const ONE_PASS_LENGTH = 16_384;
+/** How many more one-pass readings may fail than succeed before a text stops trying them. */
+const ONE_PASS_SLACK = 8;
+
 /** Text left to scan up to which one loop over it beats an `indexOf` per character looked for. */
 const SHORT_SCAN = 128;
 
@@ -228,6 +233,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * the arguments as they are scanned.
    */
   private readonly onePass: boolean;
+  /** One-pass readings that failed and that succeeded: failures past a budget end the attempts. */
+  private onePassFailures = 0;
+  private onePassReads = 0;
 
   /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
   constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
@@ -620,12 +628,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const frame = this.frame;
       if (frame === undefined) break;
       this.release(s, textStart, frameStart);
-      if (frame.kind === 'call' && this.onePass) {
+      if (frame.kind === 'call' && this.onePass && this.onePassFailures <= ONE_PASS_SLACK + this.onePassReads) {
         // Arguments valid up to the `)` that closes the call are read once, here; anything
         // else (invalid, unclosed, a JSON object) is scanned and parsed as below. A failed
-        // reading stops where the frame scanner would, so it at most doubles that work.
-        const read = parseCallArguments(s, { from: p + 1, schema: this.schemaOf(frame.name) });
-        if (read !== undefined) {
+        // reading stops where the frame scanner would (or after ONE_PASS_LENGTH characters),
+        // so it at most doubles that work; text where most readings fail (broken calls by
+        // the thousand) soon stops trying.
+        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema: this.schemaOf(frame.name) });
+        if (read === undefined) {
+          this.onePassFailures++;
+        } else {
+          this.onePassReads++;
           this.frame = undefined;
           this.settle(frame.name, read.arguments, s.slice(frameStart, read.end + 1), '', undefined);
           i = textStart = read.end + 1;
