@@ -45,8 +45,8 @@ export {
 export type { ProviderErrorOptions } from './errors.ts';
 export { collectStream } from './collect-stream.ts';
 export { generateId } from './generate-id.ts';
-export { parseArguments } from './parse-arguments.ts';
-export type { ParseArgumentsOptions } from './parse-arguments.ts';
+export { parseArguments, parseCallArguments } from './parse-arguments.ts';
+export type { CallArguments, ParseArgumentsOptions, ParseCallArgumentsOptions } from './parse-arguments.ts';
 export { isProviderTool, partitionTools } from './provider-tools.ts';
 export { isToolNameUnit, isValidToolName, TOOL_NAME_RULE } from './tool-name.ts';
 export type { ToolNameRuleOptions } from './tool-name.ts';

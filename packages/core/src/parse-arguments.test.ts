@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { InvalidArgumentsError } from './errors.ts';
-import { parseArguments } from './parse-arguments.ts';
+import { parseArguments, parseCallArguments } from './parse-arguments.ts';
 import type { JsonSchema } from './types/json-schema.ts';
 
 function failure(raw: string): InvalidArgumentsError {
@@ -431,6 +431,40 @@ describe('parseArguments fast paths', () => {
           }
         };
         expect(read()).toEqual(read(untyped));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('parseCallArguments', () => {
+  it('reads a call’s arguments up to the `)` that closes the call', () => {
+    expect(parseCallArguments('f(a=1, b="x)") and more', { from: 2 })).toEqual({ arguments: { a: 1, b: 'x)' }, end: 13 });
+    expect(parseCallArguments('f(g(1), [2, (3)]) tail', { from: 2 })).toEqual({ arguments: { arg0: 'g(1)', arg1: [2, 3] }, end: 16 });
+    expect(parseCallArguments('f() f(x=2)', { from: 2 })).toEqual({ arguments: {}, end: 2 });
+    expect(parseCallArguments('f(x="5")', { from: 2, schema: { type: 'object', properties: { x: { type: 'integer' } } } })).toEqual({
+      arguments: { x: 5 },
+      end: 7,
+    });
+  });
+
+  it('returns undefined for arguments that do not read, a call that never closes, and one JSON object', () => {
+    expect(parseCallArguments('f(a=1) g(b=2)', { from: 2, to: 5 })).toBeUndefined();
+    expect(parseCallArguments('f(a=1) g(b=2)', { from: 2, to: 6 })).toEqual({ arguments: { a: 1 }, end: 5 });
+    for (const text of ['f(x=)', 'f(a=1', 'f(a="x)', 'f(a=[1)]', 'f(a=1]', 'f(x=1, , y)', 'f({"a": 1})', 'f(']) {
+      expect(parseCallArguments(text, { from: 2 })).toBeUndefined();
+    }
+  });
+
+  it('reads what parseArguments reads between `from` and the `)` it found, on random text', () => {
+    const piece = fc.constantFrom('a', 'k', '=', ':', ',', ' ', '"', "'", '\\', 'x', '4', '(', ')', '[', ']', '{', '}', 'None', 'true', '#', 'é', '"""');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }).map((parts) => parts.join('')), fc.nat(), (text, at) => {
+        const from = at % (text.length + 1);
+        const read = parseCallArguments(text, { from });
+        if (read === undefined) return;
+        expect(text.charAt(read.end)).toBe(')');
+        expect(read.arguments).toStrictEqual(parseArguments(text, { from, to: read.end }));
       }),
       { numRuns: 3000 },
     );

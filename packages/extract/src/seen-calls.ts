@@ -23,6 +23,28 @@ function canonical(value: Record<string, unknown>): string {
   return JSON.stringify(value, [...keys].sort());
 }
 
+/**
+ * Whether two values have the same canonical key (`canonical`), compared directly: the same
+ * members whatever their order, the same items in order, equal primitives. Stops at the first
+ * difference, so comparing a call with a few earlier ones costs less than making their keys.
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) if (!Object.hasOwn(right, key) || !sameValue(left[key], right[key])) return false;
+  return true;
+}
+
 /** A string hash over every character of short strings and 32 evenly spread ones of long strings. */
 function stringHash(s: string): number {
   const n = s.length;
@@ -74,18 +96,15 @@ interface Bucket {
 }
 
 /**
- * Up to this many calls are kept in a list and compared directly: most outputs hold a few
- * calls with different names, which then need no fingerprint and no map. Past it, buckets.
+ * Up to this many calls are kept in a list and compared directly (`sameValue`, with the
+ * earlier calls of the same name only): most outputs hold a few calls, which then need no
+ * fingerprint, no canonical key and no map. Past it, buckets.
  */
 const LIST_LIMIT = 8;
 
 interface SeenCall {
   name: string;
   args: Record<string, unknown>;
-  /** Computed when another call of the same name comes. */
-  print: number | undefined;
-  /** Computed when another call of the same name and fingerprint comes. */
-  key: string | undefined;
 }
 
 export class SeenCalls {
@@ -106,21 +125,14 @@ export class SeenCalls {
         this.onlyArgs = args;
         return true;
       }
-      this.list = [{ name: this.onlyName, args: this.onlyArgs, print: undefined, key: undefined }];
+      this.list = [{ name: this.onlyName, args: this.onlyArgs }];
       this.onlyName = undefined;
       this.onlyArgs = undefined;
     }
     const list = this.list;
-    let print: number | undefined;
-    let key: string | undefined;
-    for (const earlier of list) {
-      if (earlier.name !== name) continue;
-      print ??= fingerprint(args);
-      earlier.print ??= fingerprint(earlier.args);
-      if (earlier.print === print && (earlier.key ??= canonical(earlier.args)) === (key ??= canonical(args))) return false;
-    }
+    for (const earlier of list) if (earlier.name === name && sameValue(earlier.args, args)) return false;
     if (list.length < LIST_LIMIT) {
-      list.push({ name, args, print, key });
+      list.push({ name, args });
       return true;
     }
     this.buckets = new Map();

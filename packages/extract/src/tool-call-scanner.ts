@@ -1,4 +1,4 @@
-import { InvalidArgumentsError, parseArguments } from '@toolwire/core';
+import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
@@ -176,6 +176,11 @@ function tryParseArguments(text: string, schema: JsonSchema | undefined, from = 
   }
 }
 
+/** How far a call's arguments are read in one pass: longer ones (rare) are scanned, then parsed. */
+const ONE_PASS_LENGTH = 16_384;
+/** How many more one-pass readings may fail than succeed before a text stops trying them. */
+const ONE_PASS_SLACK = 8;
+
 /** Text left to scan up to which one loop over it beats an `indexOf` per character looked for. */
 const SHORT_SCAN = 128;
 
@@ -222,10 +227,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private nextAt: number[] = [];
   /** `end()` was called: openers are decided on the text there is. */
   private final = false;
+  /**
+   * Whether a call's arguments are first read in one pass from its `(` (see `parseCallArguments`),
+   * rather than found by the frame scanner and then parsed: only without events, which report
+   * the arguments as they are scanned.
+   */
+  private readonly onePass: boolean;
+  /** One-pass readings that failed and that succeeded: failures past a budget end the attempts. */
+  private onePassFailures = 0;
+  private onePassReads = 0;
 
-  constructor(options: ResolvedExtractOptions, withEvents: boolean) {
+  /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
+  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
     this.options = options;
     this.withEvents = withEvents;
+    this.onePass = onePass && !withEvents;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
@@ -604,13 +620,33 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const frameStart = c === LPAREN ? this.openCall(s, p) : this.openBrace(s, p);
-      if (frameStart < 0) {
+      const nameStart = c === LPAREN ? this.callStart(s, p) : p;
+      if (nameStart < 0) {
         i = p + 1;
         continue;
       }
-      const frame = this.frame;
-      if (frame === undefined) break;
+      if (c === LPAREN && this.onePass && this.onePassFailures <= ONE_PASS_SLACK + this.onePassReads) {
+        // Arguments valid up to the `)` that closes the call are read once, here (no frame
+        // made); anything else (invalid, unclosed, a JSON object) is scanned and parsed as
+        // below. A failed reading stops where the frame scanner would (or after
+        // ONE_PASS_LENGTH characters), so it at most doubles that work; text where most
+        // readings fail (broken calls by the thousand) soon stops trying.
+        const name = s.slice(nameStart, p);
+        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema: this.schemaOf(name) });
+        if (read === undefined) {
+          this.onePassFailures++;
+        } else {
+          this.onePassReads++;
+          this.release(s, textStart, nameStart);
+          this.settle(name, read.arguments, s.slice(nameStart, read.end + 1), '', undefined);
+          i = textStart = read.end + 1;
+          continue;
+        }
+      }
+      const frameStart = nameStart;
+      const frame = (this.frame = newFrame(
+        c === LPAREN ? { kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 } : { kind: 'json', name: '', argsOffset: 0 },
+      ));
       this.release(s, textStart, frameStart);
       if (frame.kind === 'call' && this.withEvents) {
         frame.id = this.options.id(frame.name, this.calls.length);
@@ -657,11 +693,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return s.length;
   }
 
-  /** At `(` (position p): opens a call frame when a tool name stands right before it; returns the frame start or -1. */
-  private openCall(s: string, p: number): number {
+  /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
+  private callStart(s: string, p: number): number {
     const nameStart = this.callNameStart(s, p);
     if (nameStart < 0) return -1;
-    const name = s.slice(nameStart, p);
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
     // place when `s` reaches that far.
@@ -671,15 +706,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       (nameStart >= HISTORY_LENGTH
         ? endsWithDefinitionKeyword(s, nameStart, nameStart - HISTORY_LENGTH)
         : endsWithDefinitionKeyword(this.lookBehind(s, nameStart)));
-    if (definition) return -1;
-    this.frame = newFrame({ kind: 'call', name, argsOffset: name.length + 1 });
-    return nameStart;
-  }
-
-  /** At `{` (position p): a JSON object that may be a call. */
-  private openBrace(s: string, p: number): number {
-    this.frame = newFrame({ kind: 'json', name: '', argsOffset: 0 });
-    return p;
+    return definition ? -1 : nameStart;
   }
 
   /**
