@@ -180,24 +180,29 @@ const DEFAULTS: ResolvedExtractOptions = {
   id: defaultId,
 };
 
+/** The resolved options for an allow-list already resolved (or none); one object shape for every caller. */
+function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['allowed'], prefixes: ResolvedExtractOptions['prefixes'], typed: boolean): ResolvedExtractOptions {
+  const formats = resolveFormats(options);
+  return {
+    allowed,
+    prefixes,
+    typed,
+    call: formats.has('call'),
+    json: formats.has('json'),
+    formats,
+    callsInReasoning: options.callsInReasoning === true,
+    startInReasoning: options.startInReasoning === true,
+    id: options.id ?? defaultId,
+  };
+}
+
 /** Resolves the defaults of `ExtractOptions` in one place. */
 export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
   const list = options.tools;
   if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
     const allowed = new SmallAllowList(list);
-    const formats = resolveFormats(options);
-    return {
-      allowed,
-      prefixes: new NamePrefixes(allowed),
-      typed: allowed.typed(),
-      call: formats.has('call'),
-      json: formats.has('json'),
-      formats,
-      callsInReasoning: options.callsInReasoning === true,
-      startInReasoning: options.startInReasoning === true,
-      id: options.id ?? defaultId,
-    };
+    return resolvedWith(options, allowed, new NamePrefixes(allowed), allowed.typed());
   }
   const tools = list === undefined ? undefined : resolveTools(list);
   const alone =
@@ -208,18 +213,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined): Reso
     options.id === undefined;
   if (alone && tools === undefined) return DEFAULTS;
   if (alone && tools?.alone !== undefined) return tools.alone;
-  const formats = resolveFormats(options);
-  const resolved: ResolvedExtractOptions = {
-    allowed: tools?.allowed,
-    prefixes: tools?.prefixes,
-    typed: tools?.typed ?? false,
-    call: formats.has('call'),
-    json: formats.has('json'),
-    formats,
-    callsInReasoning: options.callsInReasoning === true,
-    startInReasoning: options.startInReasoning === true,
-    id: options.id ?? defaultId,
-  };
+  const resolved = resolvedWith(options, tools?.allowed, tools?.prefixes, tools?.typed ?? false);
   if (alone && tools !== undefined) tools.alone = resolved;
   return resolved;
 }
