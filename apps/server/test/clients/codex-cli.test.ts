@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_PATHS, useClientSuite } from './client-suite.ts';
@@ -16,8 +16,15 @@ import { MODEL_PATHS, useClientSuite } from './client-suite.ts';
  */
 
 const codexBin = fileURLToPath(new URL('../../node_modules/.bin/codex', import.meta.url));
-// Codex refuses to set up its sandbox helper when CODEX_HOME is under the system temp dir.
-const codexHomes = fileURLToPath(new URL('../../node_modules/.cache/codex-e2e/', import.meta.url));
+// Codex refuses to set up its sandbox helper when CODEX_HOME is under the system temp dir:
+// the package's cache, unless the checkout itself is there (a clone in /tmp), then the user's.
+const packageCache = fileURLToPath(new URL('../../node_modules/.cache/codex-e2e/', import.meta.url));
+const codexHomes = isUnder(packageCache, realpathSync(tmpdir())) ? join(homedir(), '.cache', 'toolwire-codex-e2e') + sep : packageCache;
+
+function isUnder(path: string, dir: string): boolean {
+  const rel = relative(dir, resolve(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
 const suite = useClientSuite();
 
 interface Run {
