@@ -56,6 +56,10 @@ const MAX_INNER_DEPTH = 4;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
+/** `codes` of a scanner that has not streamed a character into a frame yet. */
+const NO_CODES = new Uint16Array(0);
+/** How many streamed characters are kept as codes before they join the frame's text. */
+const CODES_LENGTH = 1024;
 /** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
 const NO_ENDS: readonly string[] = [];
 /**
@@ -236,6 +240,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** One-pass readings that failed and that succeeded: failures past a budget end the attempts. */
   private onePassFailures = 0;
   private onePassReads = 0;
+  /**
+   * Ordinary characters of the open frame streamed one at a time, not yet in its `received`
+   * text: appending each to the text would make a string per character, kept alive (and
+   * copied by every young-generation collection) until the frame closes.
+   */
+  private codes: Uint16Array = NO_CODES;
+  private pending = 0;
 
   /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
   constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
@@ -254,13 +265,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const c = chunk.charCodeAt(0);
       if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
         frame.prev = c;
-        frame.received += chunk;
+        const pending = this.pending;
+        if (pending < this.codes.length) {
+          this.codes[pending] = c;
+          this.pending = pending + 1;
+        } else {
+          this.keepCode(c);
+        }
         frame.length++;
         const id = frame.id;
         return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
       }
     }
     return this.pushOther(chunk);
+  }
+
+  /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
+  private keepCode(c: number): void {
+    if (this.pending === this.codes.length) {
+      if (this.codes.length === 0) this.codes = new Uint16Array(CODES_LENGTH);
+      else this.flushCodes();
+    }
+    this.codes[this.pending++] = c;
+  }
+
+  /** Appends the characters kept in `codes` to the open frame's text. */
+  private flushCodes(): void {
+    const frame = this.frame;
+    if (this.pending === 0 || frame === undefined) return;
+    // `apply` takes the typed array as its argument list: no array of numbers is made.
+    frame.received += String.fromCharCode.apply(null, this.codes.subarray(0, this.pending) as unknown as number[]);
+    this.pending = 0;
   }
 
   /** `push` of anything but an ordinary character inside an open span. */
@@ -273,16 +308,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else {
         const end = this.feed(frame, chunk, 0, frame.length);
         if (end < 0) {
-          frame.received += chunk;
+          this.keepCode(chunk.charCodeAt(0));
           frame.length++;
           const id = frame.id;
           return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
         }
+        this.flushCodes();
         this.frame = undefined;
         this.drive(chunk, this.finish(frame, chunk, 0, end));
         return this.takeEvents();
       }
     }
+    this.flushCodes();
     this.scanChunk(chunk);
     return this.takeEvents();
   }
@@ -308,13 +345,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       frame.carry = carry;
     }
-    frame.received += chunk;
+    this.keepCode(chunk.charCodeAt(0));
     frame.length++;
     return noEvents();
   }
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
   end(): readonly ToolCallParserEvent[] {
+    this.flushCodes();
     this.final = true;
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
