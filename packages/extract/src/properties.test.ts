@@ -101,6 +101,22 @@ function stream(text: string, cuts: readonly number[], tools?: readonly string[]
   return events;
 }
 
+/** Events with consecutive text, reasoning, and deltas of one call joined: what is left of a chunking. */
+function merged(events: readonly ToolCallParserEvent[]): ToolCallParserEvent[] {
+  const out: ToolCallParserEvent[] = [];
+  for (const event of events) {
+    const last = out.at(-1);
+    if (last !== undefined && (last.type === 'text' || last.type === 'reasoning') && last.type === event.type) {
+      out[out.length - 1] = { type: last.type, text: last.text + event.text };
+    } else if (last?.type === 'tool-call-delta' && event.type === 'tool-call-delta' && last.id === event.id) {
+      out[out.length - 1] = { ...last, argumentsText: last.argumentsText + event.argumentsText };
+    } else {
+      out.push(event);
+    }
+  }
+  return out;
+}
+
 // Texts that stress the scanner: held-back names, quotes, escapes, brackets, markers, JSON.
 const fragment = fc.constantFrom(
   'search(',
@@ -249,6 +265,26 @@ describe('properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('streamed one character at a time, gives the events of the whole text in one push, merged per kind', () => {
+    // One-character pushes take the scanner's per-character paths (characters kept as codes,
+    // joined in pieces); one push of the whole text takes the general scan. Long runs pass the
+    // pieces' size; surrogates (paired, lone) and U+FEFF must come out as they went in.
+    const long = fc.constantFrom('x'.repeat(1500), `"${'y'.repeat(1100)}"`, `${'\uD83D\uDE00'.repeat(600)}`);
+    const unusual = fc.constantFrom('\uD800', '\uDC00', '\uFEFF', '\uD83D\uDE00', 'é');
+    const text = fc.array(fc.oneof(fragment, nativeFragment, prose, long, unusual), { maxLength: 25 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }), (input, options) => {
+        const whole = stream(input, [], undefined, options);
+        const parser = createToolCallParser(options);
+        const single: ToolCallParserEvent[] = [];
+        for (let i = 0; i < input.length; i++) single.push(...parser.push(input.charAt(i)));
+        single.push(...parser.end());
+        expect(merged(single)).toEqual(merged(whole));
+      }),
+      { numRuns: 300 },
     );
   });
 
