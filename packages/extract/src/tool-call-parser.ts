@@ -1,4 +1,3 @@
-import { ToolCallParserEndedError } from './errors.ts';
 import { resolveExtractOptions } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
@@ -6,7 +5,7 @@ import { ToolCallScanner } from './tool-call-scanner.ts';
 
 /** The streaming form of `extractToolCalls`: feed chunks, get events. */
 export interface ToolCallParser {
-  /** Scans the next chunk and returns the events it completes. */
+  /** Scans the next chunk and returns the events it completes. Throws `ToolCallParserEndedError` after `end()`. */
   push(chunk: string): readonly ToolCallParserEvent[];
   /** Ends the stream: flushes held-back text and reports an unclosed call as `incomplete`. */
   end(): readonly ToolCallParserEvent[];
@@ -22,29 +21,7 @@ export interface ToolCallParser {
  * for (const event of parser.end()) handle(event);
  */
 export function createToolCallParser(options?: ExtractOptions): ToolCallParser {
-  return new StreamingToolCallParser(new ToolCallScanner(resolveExtractOptions(options), true));
-}
-
-/**
- * A class rather than an object of closures: every parser shares the same `push` function,
- * so the engine can inline it into the caller's loop (a per-byte call in token streams).
- */
-class StreamingToolCallParser implements ToolCallParser {
-  private readonly scanner: ToolCallScanner;
-  private ended = false;
-
-  constructor(scanner: ToolCallScanner) {
-    this.scanner = scanner;
-  }
-
-  push(chunk: string): readonly ToolCallParserEvent[] {
-    if (this.ended) throw new ToolCallParserEndedError();
-    return this.scanner.push(chunk);
-  }
-
-  end(): readonly ToolCallParserEvent[] {
-    if (this.ended) return [];
-    this.ended = true;
-    return this.scanner.end();
-  }
+  // The scanner itself, not a wrapper around it: in a token stream `push` runs once per
+  // character, where one more call and check per character is measurable.
+  return new ToolCallScanner(resolveExtractOptions(options), true);
 }

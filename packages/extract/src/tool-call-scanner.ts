@@ -1,4 +1,5 @@
 import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
+import { ToolCallParserEndedError } from './errors.ts';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
@@ -231,7 +232,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
   private nextAt: number[] = [];
-  /** `end()` was called: openers are decided on the text there is. */
+  /** `end()` was called: openers are decided on the text there is, and no chunk may follow. */
   private final = false;
   /**
    * Whether a call's arguments are first read in one pass from its `(` (see `parseCallArguments`),
@@ -308,6 +309,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** `push` of anything but an ordinary character inside an open span. */
   private pushOther(chunk: string): readonly ToolCallParserEvent[] {
+    // After `end()` no frame is open: a chunk always comes here.
+    if (this.final) throw new ToolCallParserEndedError();
     const frame = this.frame;
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
@@ -360,8 +363,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
   end(): readonly ToolCallParserEvent[] {
-    this.flushCodes();
+    if (this.final) return noEvents();
     this.final = true;
+    this.flushCodes();
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
