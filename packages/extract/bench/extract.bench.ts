@@ -330,6 +330,26 @@ for (const [name, make] of adversarial) {
   });
 }
 
+// (g2) Adversarial input streamed one byte at a time (a token stream): each byte is a push,
+// and what a push keeps or holds back must not be read again per byte.
+const streamedAdversarial: [string, (size: number) => string][] = [
+  ['a(a(a(…', (size) => 'a('.repeat(size / 2)],
+  ['unclosed quote', (size) => `f(a="${'x'.repeat(size - 5)}`],
+  ...adversarial.filter(([name]) =>
+    ['open <tool_call> + 1 MB of <parameter=', 'Kimi section with unclosed calls', 'Gemma unclosed string', 'Mistral [TOOL_CALLS] nested', '<think> never closed'].includes(name),
+  ),
+];
+for (const [name, make] of streamedAdversarial) {
+  const one = chunks(make(MB), 1);
+  const two = chunks(make(2 * MB), 1);
+  await compare({
+    title: `(g2) adversarial streamed 1 byte at a time, ${name}: 1 MB vs 2 MB (ratio near 1.00x means linear)`,
+    baseline: { name: '1 MB', bytes: one.length, fn: () => stream(one) },
+    cases: [{ name: '2 MB', bytes: two.length, fn: () => stream(two) }],
+    timeMs: 300,
+  });
+}
+
 // (h) The issue's targets in CPU time, interleaved rounds, best of each: other processes on a
 // shared machine slow every case of a wall-clock table unevenly; CPU time is steadier.
 {
