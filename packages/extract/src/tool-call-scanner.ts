@@ -111,6 +111,8 @@ interface Frame {
   prev: number;
   /** A JSON frame waits for a quote after `{` (a key) before it counts as JSON. */
   awaitingQuote: boolean;
+  /** Not a block, not awaiting a quote, no escape pending: `push` may keep an ordinary character directly. */
+  plain: boolean;
   /** JSON frames: [start, end] offsets of nested objects (end -1 while open), flattened. */
   inner: number[];
   /** JSON frames: the `inner` record index of the bracket open at each depth (-1: not recorded). */
@@ -138,6 +140,7 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     escaped: false,
     prev: paren ? LPAREN : LBRACE,
     awaitingQuote: start.kind === 'json',
+    plain: start.kind === 'call' || start.kind === 'marker',
     // Only JSON frames record nested objects: the others share empty arrays they never write.
     inner: start.kind === 'json' ? [] : NO_RECORDS,
     openRecord: start.kind === 'json' ? [-1, -1] : NO_RECORDS,
@@ -264,7 +267,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Scans the next chunk; returns the events it completes. */
   push(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && chunk.length === 1 && frame.kind !== 'block' && !frame.awaitingQuote && !frame.escaped) {
+    if (frame !== undefined && frame.plain && chunk.length === 1) {
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
@@ -326,7 +329,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         this.flushCodes();
         this.frame = undefined;
-        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        // The span's closing character leaves nothing to scan (a frame holds no text back before it).
+        const at = this.finish(frame, chunk, 0, end);
+        if (at < chunk.length) this.drive(chunk, at);
         return this.takeEvents();
       }
     }
@@ -898,6 +903,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     frame.quote = quote;
     frame.escaped = escaped;
+    frame.plain = !escaped && !frame.awaitingQuote;
     frame.prev = prev;
     return -1;
   }
