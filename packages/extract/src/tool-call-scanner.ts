@@ -164,6 +164,12 @@ function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
   return false;
 }
 
+/** Whether `text` (not ending in `>`) is the start of one of a block's closing tokens. */
+function beginsEnd(ends: readonly string[], text: string): boolean {
+  for (const token of ends) if (token.length > text.length && token.startsWith(text)) return true;
+  return false;
+}
+
 /** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
 function closesBlock(frame: Frame): boolean {
   const candidate = `${frame.carry}>`;
@@ -352,12 +358,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     } else if (chunk === '>') {
       frame.carry = '';
     } else if (frame.carry !== '') {
+      // Only text that may still grow into a closing token is carried: inside a block most
+      // `<` open the body's own tags, whose text is then dropped after a character or two.
       let carry = frame.carry + chunk;
-      let longest = 0;
-      for (const token of frame.ends) if (token.length > longest) longest = token.length;
-      if (carry.length >= longest) {
+      if (!beginsEnd(frame.ends, carry)) {
+        // A carry from a longer chunk may hold several `<`: a token can begin only at the last.
         const open = carry.lastIndexOf('<');
-        carry = open < 0 || carry.length - open >= longest ? '' : carry.slice(open);
+        carry = open > 0 && beginsEnd(frame.ends, carry.slice(open)) ? carry.slice(open) : '';
       }
       frame.carry = carry;
     }
