@@ -425,7 +425,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return;
     }
     const frame = this.frame;
-    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail.length, chunk.charCodeAt(0))) {
+    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail, chunk.charCodeAt(0))) {
       // A held-back opener this character cannot decide: kept without reading it again.
       this.tail += chunk;
       return;

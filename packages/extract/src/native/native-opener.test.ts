@@ -57,7 +57,7 @@ function checkWaits(text: string, ctx: OpenerContext): void {
     const wait = openerWait(held, 0, ctx);
     if (wait === undefined) continue;
     for (const next of [text.charAt(end), ' ', 'a', '>', '<', '[', '{', '\n']) {
-      if (next === '' || !keepsWaiting(wait, held.length, next.charCodeAt(0))) continue;
+      if (next === '' || !keepsWaiting(wait, held, next.charCodeAt(0))) continue;
       expect(matchOpener(held + next, 0, ctx, false), JSON.stringify([held.slice(0, 40), held.length, next, wait])).toBe('partial');
     }
   }
@@ -87,8 +87,24 @@ describe('openerWait', () => {
     const mistral = openerWait('[TOOL_CALLS]get_wea', 0, ctx);
     expect(mistral?.type).toBe('name');
     if (mistral === undefined) return;
-    expect(keepsWaiting(mistral, 19, 't'.charCodeAt(0))).toBe(true);
-    expect(keepsWaiting(mistral, 19, '['.charCodeAt(0))).toBe(false);
-    expect(keepsWaiting({ type: 'char', char: 0x3e, limit: 400 }, 399, 'x'.charCodeAt(0))).toBe(false);
+    expect(keepsWaiting(mistral, '[TOOL_CALLS]get_wea', 't'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(mistral, '[TOOL_CALLS]get_wea', '['.charCodeAt(0))).toBe(false);
+    expect(keepsWaiting({ type: 'char', char: 0x3e, limit: 400 }, '<|channel|>'.padEnd(399, 'x'), 'x'.charCodeAt(0))).toBe(false);
+  });
+
+  it('waits on every token a held `<` or `[` may still become, and only while the text is one', () => {
+    const ctx = context(EVERY_FORMAT);
+    const angle = openerWait('<', 0, ctx);
+    expect(angle?.type).toBe('prefix');
+    if (angle === undefined) return;
+    // `<t` may become `<think>` or `<tool_call>`.
+    expect(keepsWaiting(angle, '<t', 'h'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(angle, '<t', 'o'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(angle, '<t', 'x'.charCodeAt(0))).toBe(false);
+    // `<to` left `<think>` behind: its next character (`n`) does not keep `<ton` waiting.
+    expect(keepsWaiting(angle, '<to', 'n'.charCodeAt(0))).toBe(false);
+    const bracket = openerWait('[', 0, ctx);
+    expect(bracket !== undefined && keepsWaiting(bracket, '[T', 'O'.charCodeAt(0)) && keepsWaiting(bracket, '[T', 'H'.charCodeAt(0))).toBe(true);
+    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>']) checkWaits(`${token}x`, ctx);
   });
 });

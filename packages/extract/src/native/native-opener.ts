@@ -294,14 +294,14 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
 
 /**
  * What a held-back opener (`'partial'`) waits for in a stream. It stays undecided while its
- * text from offset `at` stays a proper prefix of `token` (`prefix`); until `char` arrives
+ * text from offset `at` stays a proper prefix of one of `tokens` (`prefix`); until `char` arrives
  * (`char`); while name characters (`name`) or whitespace (`space`) arrive; in each case
  * only below `limit` characters. A token stream brings one character at a time; the scanner
  * re-reads the opener only for a character that may decide it (re-reading it for every
  * character costs the square of its length: a harmony header runs to 400).
  */
 export type OpenerWait =
-  | { type: 'prefix'; token: string; at: number }
+  | { type: 'prefix'; tokens: readonly string[]; at: number }
   | { type: 'char'; char: number; limit: number }
   | { type: 'name'; limit: number }
   | { type: 'space'; limit: number };
@@ -336,11 +336,15 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     // A header waits for `<|message|>`, which only a `>` can complete.
     return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
   }
+  // Every token the text may still become (`<` begins many): a wait on the first alone would
+  // end, and read the opener again, where the text goes on as another (`<to` after `<think>`).
+  let tokens: string[] | undefined;
   for (const [token, format] of FIXED_OPENERS) {
-    if (isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) return { type: 'prefix', token, at: 0 };
+    if (isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) (tokens ??= []).push(token);
   }
   const mistral = context.has('mistral') || context.has('json');
-  if (mistral && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) return { type: 'prefix', token: '[TOOL_CALLS]', at: 0 };
+  if (mistral && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) (tokens ??= []).push('[TOOL_CALLS]');
+  if (tokens !== undefined) return { type: 'prefix', tokens, at: 0 };
   // Past a complete opener token: waits of the header that follows (as the matchers above read it).
   if (mistral && s.startsWith('[TOOL_CALLS]', i)) {
     const nameStart = skipSpace(s, i + '[TOOL_CALLS]'.length);
@@ -368,7 +372,7 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
-    if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', token: '<function=', at: after - i };
+    if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', tokens: ['<function='], at: after - i };
     const c = s.charCodeAt(after);
     if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
       const nameEnd = nameRunEnd(s, after);
@@ -382,23 +386,33 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   return undefined;
 }
 
-/** A prefix wait on the first of `tokens` that the text from `after` begins (opener at `i`). */
+/** A prefix wait on those of `tokens` that the text from `after` begins (opener at `i`). */
 function tagPrefixWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
-  for (const token of tokens) if (isPrefixAtEnd(s, after, token)) return { type: 'prefix', token, at: after - i };
-  return undefined;
+  const begun = tokens.filter((token) => isPrefixAtEnd(s, after, token));
+  return begun.length === 0 ? undefined : { type: 'prefix', tokens: begun, at: after - i };
 }
 
-/** Whether a held-back opener of `held` characters still waits after character `c`. */
-export function keepsWaiting(wait: OpenerWait, held: number, c: number): boolean {
+/** Whether `held` from `at`, then `c`, is a proper prefix of `token`. */
+function continues(token: string, held: string, at: number, c: number): boolean {
+  const length = held.length - at;
+  if (length + 1 >= token.length || token.charCodeAt(length) !== c) return false;
+  // Bounded by the token's length; the tokens of one wait part ways after their first characters.
+  for (let k = 0; k < length; k++) if (held.charCodeAt(at + k) !== token.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether a held-back opener (its text `held`, from the opener on) still waits after character `c`. */
+export function keepsWaiting(wait: OpenerWait, held: string, c: number): boolean {
   switch (wait.type) {
     case 'prefix':
-      return held + 1 < wait.at + wait.token.length && wait.token.charCodeAt(held - wait.at) === c;
+      for (const token of wait.tokens) if (continues(token, held, wait.at, c)) return true;
+      return false;
     case 'char':
-      return c !== wait.char && held + 1 < wait.limit;
+      return c !== wait.char && held.length + 1 < wait.limit;
     case 'name':
-      return isNameRunUnit(c) && held + 1 < wait.limit;
+      return isNameRunUnit(c) && held.length + 1 < wait.limit;
     case 'space':
-      return isJsonSpace(c) && held + 1 < wait.limit;
+      return isJsonSpace(c) && held.length + 1 < wait.limit;
     default: {
       const unknown: never = wait;
       throw new Error(`unknown opener wait ${String(unknown)}`);
