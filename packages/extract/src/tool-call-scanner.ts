@@ -233,6 +233,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailWait: OpenerWait | undefined;
   /** The last characters released before `tail`. */
   private history = '';
+  /**
+   * The last character of `history` (-1: none yet), read before every call name: `history`
+   * grows by concatenation, and reading a character of such a string first copies it flat.
+   */
+  private lastReleased = -1;
   private frame: Frame | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
@@ -762,7 +767,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
     // place when `s` reaches that far.
-    const before = nameStart > 0 ? s.charCodeAt(nameStart - 1) : this.history.charCodeAt(this.history.length - 1);
+    const before = nameStart > 0 ? s.charCodeAt(nameStart - 1) : this.lastReleased;
     const definition =
       isSpace(before) &&
       (nameStart >= HISTORY_LENGTH
@@ -795,9 +800,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     if (start === p) return -1;
     let whole = p - start <= MAX_NAME_LENGTH;
-    if (whole && start === 0 && this.history.length > 0) {
+    if (whole && start === 0 && this.lastReleased >= 0) {
       // The run continues into released text unless a script boundary separates them.
-      const last = this.history.charCodeAt(this.history.length - 1);
+      const last = this.lastReleased;
       if (isNameRunUnit(last) && !isScriptBoundary(last, s.charCodeAt(0))) whole = false;
     }
     const allowList = this.options.allowed !== undefined;
@@ -1127,6 +1132,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Keeps the last characters that went out, for look-behind (trimmed now and then, not on every call). */
   private remember(text: string): void {
+    if (text.length > 0) this.lastReleased = text.charCodeAt(text.length - 1);
     if (text.length >= HISTORY_LENGTH) {
       this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;
     } else {
