@@ -213,8 +213,12 @@ interface Reasoning {
  * once), so the cost is linear in the input whatever the chunking.
  */
 export class ToolCallScanner implements OpenerContext, NativeContext {
-  /** Calls found so far, de-duplicated, in order of appearance. */
+  /** Calls found so far, de-duplicated, in order of appearance (batch only: a stream reports them as events). */
   readonly calls: ToolCall[] = [];
+  /** How many calls were found (and given ids) so far. */
+  private callCount = 0;
+  /** Whether Functionary's `>>>` is looked for (asked once per scan of a chunk). */
+  private readonly functionary: boolean;
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
@@ -272,6 +276,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.options = options;
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
+    this.functionary = options.formats.has('functionary');
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
@@ -338,7 +343,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           const id = frame.id;
           return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
         }
-        this.flushCodes();
+        if (this.pending !== 0) this.flushCodes();
         this.frame = undefined;
         // The span's closing character leaves nothing to scan (a frame holds no text back before it).
         const at = this.finish(frame, chunk, 0, end);
@@ -346,7 +351,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return this.takeEvents();
       }
     }
-    this.flushCodes();
+    if (this.pending !== 0) this.flushCodes();
     this.scanChunk(chunk);
     return this.takeEvents();
   }
@@ -382,7 +387,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   end(): readonly ToolCallParserEvent[] {
     if (this.final) return noEvents();
     this.final = true;
-    this.flushCodes();
+    if (this.pending !== 0) this.flushCodes();
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
@@ -560,7 +565,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let nextBrace = this.options.json ? -2 : -1;
     let nextAngle = -2;
     let nextBracket = -2;
-    let nextArrows = this.options.formats.has('functionary') ? -2 : -1;
+    let nextArrows = this.functionary ? -2 : -1;
     const known = this.nextIn === s ? this.nextAt : undefined;
     if (known !== undefined) {
       // Back in the same text after a reasoning block: a character found absent stays absent,
@@ -716,7 +721,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       ));
       this.release(s, textStart, frameStart);
       if (frame.kind === 'call' && this.withEvents) {
-        frame.id = this.options.id(frame.name, this.calls.length);
+        frame.id = this.options.id(frame.name, this.callCount);
         this.emit({ type: 'tool-call-start', id: frame.id, name: frame.name });
       } else if (frame.kind === 'call') {
         frame.id = '';
@@ -1096,15 +1101,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const seen = (this.seen ??= new SeenCalls());
     if (!seen.add(name, args)) {
       if (this.withEvents) {
-        const id = startedId ?? modelId ?? this.options.id(name, this.calls.length);
+        const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
       this.remember(text);
       return;
     }
-    const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.calls.length));
+    const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.callCount));
     const toolCall: ToolCall = { id, name, arguments: args };
-    this.calls.push(toolCall);
+    this.callCount++;
+    if (!this.withEvents) this.calls.push(toolCall);
     if (this.withEvents) {
       if (startedId === undefined) {
         this.emit({ type: 'tool-call-start', id, name });
