@@ -99,12 +99,12 @@ export function matchOpener(s: string, i: number, context: OpenerContext, final:
 
 function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   const c = s.charCodeAt(i);
-  // The second character rules out most tokens with one comparison (this runs again on every
-  // chunk while an opener is held back); -1 when the text ends after the first.
+  // The first two characters rule out most tokens with a comparison each (this runs again on
+  // every chunk while an opener is held back); `d` is -1 when the text ends after the first.
   const d = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
   let partial = false;
   for (const [open, closers] of REASONING) {
-    if (d >= 0 && open.charCodeAt(1) !== d) continue;
+    if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
@@ -339,8 +339,9 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   // Every token the text may still become (`<` begins many): a wait on the first alone would
   // end, and read the opener again, where the text goes on as another (`<to` after `<think>`).
   let tokens: string[] | undefined;
+  const first = s.charCodeAt(i);
   for (const [token, format] of FIXED_OPENERS) {
-    if (isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) (tokens ??= []).push(token);
+    if (token.charCodeAt(0) === first && isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) (tokens ??= []).push(token);
   }
   const mistral = context.has('mistral') || context.has('json');
   if (mistral && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) (tokens ??= []).push('[TOOL_CALLS]');
