@@ -1,6 +1,6 @@
 import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
-import { ToolCallParserEndedError } from './errors.ts';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
+import { ToolCallParserEndedError } from './errors.ts';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
   endsWithDefinitionKeyword,
