@@ -61,8 +61,11 @@ const NO_RECORDS: number[] = [];
 const NO_CODES = new Uint16Array(0);
 /** How many streamed characters are kept as codes before they join the frame's text. */
 const CODES_LENGTH = 1024;
-/** Decodes `codes` (any character but a surrogate: see `flushCodes`); `ignoreBOM` keeps a leading U+FEFF. */
-const UTF16 = new TextDecoder('utf-16le', { ignoreBOM: true });
+/**
+ * Decodes `codes` (any character but a surrogate: see `flushCodes`) in the byte order a
+ * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
+ */
+const UTF16 = new TextDecoder(new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 'utf-16le' : 'utf-16be', { ignoreBOM: true });
 /** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
 const NO_ENDS: readonly string[] = [];
 /**
