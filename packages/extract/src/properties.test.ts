@@ -268,21 +268,26 @@ describe('properties', () => {
     );
   });
 
-  it('streamed one character at a time, gives the events of the whole text in one push, merged per kind', () => {
+  it('streamed one character at a time, or mostly, gives the events of the whole text in one push, merged per kind', () => {
     // One-character pushes take the scanner's per-character paths (characters kept as codes,
-    // joined in pieces); one push of the whole text takes the general scan. Long runs pass the
-    // pieces' size; surrogates (paired, lone) and U+FEFF must come out as they went in.
+    // joined in pieces); one push of the whole text takes the general scan, and longer chunks
+    // among single characters switch between the two. Long runs pass the pieces' size;
+    // surrogates (paired, lone) and U+FEFF must come out as they went in.
     const long = fc.constantFrom('x'.repeat(1500), `"${'y'.repeat(1100)}"`, '\uD83D\uDE00'.repeat(600));
     const unusual = fc.constantFrom('\uD800', '\uDC00', '\uFEFF', '\uD83D\uDE00', 'é');
     const text = fc.array(fc.oneof(fragment, nativeFragment, prose, long, unusual), { maxLength: 25 }).map((parts) => parts.join(''));
+    const sizes = fc.array(fc.constantFrom(1, 1, 1, 1, 1, 2, 3, 7, 40), { minLength: 1, maxLength: 50 });
     fc.assert(
-      fc.property(text, fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }), (input, options) => {
-        const whole = stream(input, [], undefined, options);
+      fc.property(text, fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }), sizes, (input, options, steps) => {
+        const whole = merged(stream(input, [], undefined, options));
         const parser = createToolCallParser(options);
         const single: ToolCallParserEvent[] = [];
         for (let i = 0; i < input.length; i++) single.push(...parser.push(input.charAt(i)));
         single.push(...parser.end());
-        expect(merged(single)).toEqual(merged(whole));
+        expect(merged(single)).toEqual(whole);
+        const cuts: number[] = [];
+        for (let at = 0, k = 0; at < input.length; k++) cuts.push((at += steps[k % steps.length] ?? 1));
+        expect(merged(stream(input, cuts, undefined, options))).toEqual(whole);
       }),
       { numRuns: 300 },
     );
