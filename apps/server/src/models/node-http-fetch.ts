@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { NodeHttpResponse } from './node-http-response.ts';
@@ -109,7 +109,7 @@ export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 600_000;
 
 /** An upstream URL parsed once: Node's request options and the Host header it implies. */
 interface Target {
-  options: ReturnType<typeof urlToHttpOptions>;
+  options: Pick<RequestOptions, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
   host: string;
   secure: boolean;
   /** The URL as the response reports it. */
@@ -138,7 +138,10 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     if (parsed === undefined) {
       const url = typeof input === 'string' ? new URL(input) : input;
       // `url.host` leaves out a default port and brackets an IPv6 address, as Node's own Host header does.
-      parsed = { options: urlToHttpOptions(url), host: url.host, secure: url.protocol === 'https:', href: url.href };
+      const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+      // Only what Node's request reads: every field here is copied again on each request.
+      const options: Target['options'] = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
+      parsed = { options, host: url.host, secure: url.protocol === 'https:', href: url.href };
       if (targets.size >= 256) targets.clear();
       targets.set(key, parsed);
     }

@@ -49,11 +49,13 @@ export class RawResponseHeaders implements Headers {
 
   #pairs(): [string, string][] {
     if (this.#sorted !== undefined) return this.#sorted;
+    const map = this.#map();
+    const names = [...map.keys()].sort();
     const pairs: [string, string][] = [];
     // As a fetch `Headers` iterates: by name, repeated names joined, except each `set-cookie` on its own.
-    for (const name of [...this.#map().keys()].sort()) {
+    for (const name of names) {
       if (name === 'set-cookie') for (const cookie of this.getSetCookie()) pairs.push([name, cookie]);
-      else pairs.push([name, this.#map().get(name) as string]);
+      else pairs.push([name, map.get(name) as string]);
     }
     this.#sorted = pairs;
     return pairs;
@@ -63,16 +65,17 @@ export class RawResponseHeaders implements Headers {
     for (const [name, value] of this.#pairs()) callback.call(thisArg, value, name, this);
   }
 
-  *entries(): HeadersIterator<[string, string]> {
-    for (const [name, value] of this.#pairs()) yield [name, value];
+  // Array iterators over copies: no generator per call, and a caller cannot change what the next iteration sees.
+  entries(): HeadersIterator<[string, string]> {
+    return this.#pairs().map(([name, value]): [string, string] => [name, value])[Symbol.iterator]();
   }
 
-  *keys(): HeadersIterator<string> {
-    for (const [name] of this.#pairs()) yield name;
+  keys(): HeadersIterator<string> {
+    return this.#pairs().map(([name]) => name)[Symbol.iterator]();
   }
 
-  *values(): HeadersIterator<string> {
-    for (const [, value] of this.#pairs()) yield value;
+  values(): HeadersIterator<string> {
+    return this.#pairs().map(([, value]) => value)[Symbol.iterator]();
   }
 
   [Symbol.iterator](): HeadersIterator<[string, string]> {
