@@ -205,6 +205,25 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
     await expect(res.text()).rejects.toThrow(/sent nothing/);
   });
 
+  it('times out a request that stalls on a reused keep-alive connection, and the next request still gets through', async () => {
+    let requests = 0;
+    const ports: (number | undefined)[] = [];
+    const url = await serve((req, res) => {
+      requests++;
+      ports.push(req.socket.remotePort);
+      // The second request gets nothing; the others an answer.
+      if (requests === 2) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"n":${requests}}`);
+    });
+    const fetchUpstream = createNodeHttpFetch({ idleTimeoutMs: 150 });
+    expect(await (await fetchUpstream(url)).json()).toEqual({ n: 1 });
+    await expect(fetchUpstream(url)).rejects.toThrow(/sent nothing/);
+    expect(await (await fetchUpstream(url)).json()).toEqual({ n: 3 });
+    // The stalled request ran on the first one's pooled connection.
+    expect(ports[1]).toBe(ports[0]);
+  });
+
   it('stops reading and closes the upstream when the signal aborts mid-body', async () => {
     let closed!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
