@@ -126,10 +126,7 @@ interface Target {
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof globalThis.fetch {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
-  // The idle timeout is the sockets' own (the agent sets it once per socket), not a timer
-  // re-armed for every request: a request listens for its socket's 'timeout'; a pooled
-  // socket that stays idle that long is closed by the agent.
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, ...(idleTimeoutMs > 0 ? { timeout: idleTimeoutMs } : {}) };
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
 
@@ -177,8 +174,10 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('close', () => signal?.removeEventListener('abort', onAbort));
       if (idleTimeoutMs > 0) {
-        // The socket's inactivity timer (see the agent): runs while waiting for headers and between body reads.
-        req.once('timeout', () => {
+        // The socket's inactivity timer: runs while waiting for headers and between body reads.
+        // Set per request: a pooled socket carries the timeout its last response's
+        // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
+        req.setTimeout(idleTimeoutMs, () => {
           const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
           // The body's reader sees this error, not the socket's generic 'aborted'.
           upstream?.destroy(error);

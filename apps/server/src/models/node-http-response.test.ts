@@ -224,6 +224,27 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
     expect(ports[1]).toBe(ports[0]);
   });
 
+  it('keeps the idle timeout on a reused connection whose last response hinted a shorter keep-alive', async () => {
+    let requests = 0;
+    const ports: (number | undefined)[] = [];
+    const url = await serve((req, res) => {
+      requests++;
+      ports.push(req.socket.remotePort);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // The second request's answer comes after longer than the hinted keep-alive.
+      if (requests === 2) setTimeout(() => res.end('{"n":2}'), 1400);
+      else res.end('{"n":1}');
+    });
+    // `Keep-Alive: timeout=2`: Node's agent then gives the pooled socket a 1 s timeout.
+    if (server !== undefined) server.keepAliveTimeout = 2000;
+    const fetchUpstream = createNodeHttpFetch({ idleTimeoutMs: 5000 });
+    const first = await fetchUpstream(url);
+    expect(first.headers.get('keep-alive')).toBe('timeout=2');
+    expect(await first.json()).toEqual({ n: 1 });
+    expect(await (await fetchUpstream(url)).json()).toEqual({ n: 2 });
+    expect(ports[1]).toBe(ports[0]);
+  });
+
   it('stops reading and closes the upstream when the signal aborts mid-body', async () => {
     let closed!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
