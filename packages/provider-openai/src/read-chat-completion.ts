@@ -3,6 +3,8 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 
 /** A JSON media type, as the SDK's own parser tells one (`application/json`, `…+json`). */
 function isJsonMediaType(contentType: string | null): boolean {
+  // What every server sends, told without taking the header apart.
+  if (contentType?.startsWith('application/json') === true) return true;
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   return mediaType.includes('application/json') || mediaType.endsWith('+json');
 }
