@@ -8,6 +8,8 @@
 // The old aim of 0.70x a bare byte proxy is retired: no gateway that calls its upstream
 // through the `openai` SDK can reach it (an empty SDK-backed proxy reaches ~0.2-0.5x), so
 // the SDK-only proxy row is the ceiling and the gateway is reported as a share of it.
+//
+// Alone (about a minute), in apps/server: node --conditions=@toolwire/source --expose-gc bench/gateway.bench.ts
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
