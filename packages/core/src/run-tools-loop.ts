@@ -39,8 +39,10 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
   const parallel = options.parallelToolCalls ?? true;
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
   const plan = planTools(tools, options.registry, options.tools === undefined);
+  // Events are built and awaited only for a caller that listens: most runs have no `onEvent`.
+  const onEvent = options.onEvent;
   const emit = async (event: RunToolsEvent): Promise<void> => {
-    if (options.onEvent) await options.onEvent(event);
+    if (onEvent) await onEvent(event);
   };
 
   const history: Message[] = [...options.messages];
@@ -51,7 +53,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
   for (let stepNumber = 1; ; stepNumber++) {
     signal?.throwIfAborted();
     const request = buildRequest({ options, tools, history, stepNumber, signal });
-    await emit({ type: 'step-start', stepNumber, request });
+    if (onEvent) await emit({ type: 'step-start', stepNumber, request });
     const response = await traceModelCall(options.model, request, () => callModel(request));
     signal?.throwIfAborted();
     usage = addUsage(usage, response.usage) ?? usage;
@@ -64,21 +66,23 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
       const handledBy = call.providerExecuted === true ? 'provider' : plan.isClientCall(call) ? 'client' : 'local';
       if (handledBy === 'local') local.push(call);
       else if (handledBy === 'client') pending.push(call);
-      await emit({ type: 'tool-call', stepNumber, toolCall: call, handledBy });
+      if (onEvent) await emit({ type: 'tool-call', stepNumber, toolCall: call, handledBy });
     }
 
-    // Tools see the conversation up to this turn; a snapshot, since the history keeps growing.
-    const seen: readonly Message[] = [...history];
-    const execute = async (call: ToolCall): Promise<ToolResult> => {
-      const result = await plan.execute(call, { options, signal, history: seen });
-      onToolResult?.(result);
-      await emit({ type: 'tool-result', stepNumber, toolCall: call, result });
-      return result;
-    };
     const results: ToolResult[] = [];
-    if (parallel) results.push(...(await Promise.all(local.map(execute))));
-    else for (const call of local) results.push(await execute(call));
-    signal?.throwIfAborted();
+    if (local.length > 0) {
+      // Tools see the conversation up to this turn; a snapshot, since the history keeps growing.
+      const seen: readonly Message[] = [...history];
+      const execute = async (call: ToolCall): Promise<ToolResult> => {
+        const result = await plan.execute(call, { options, signal, history: seen });
+        onToolResult?.(result);
+        if (onEvent) await emit({ type: 'tool-result', stepNumber, toolCall: call, result });
+        return result;
+      };
+      if (parallel) results.push(...(await Promise.all(local.map(execute))));
+      else for (const call of local) results.push(await execute(call));
+      signal?.throwIfAborted();
+    }
 
     for (const [index, call] of local.entries()) {
       const result = results[index];
@@ -99,7 +103,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
     };
     if (response.usage) step.usage = response.usage;
     steps.push(step);
-    await emit({ type: 'step-finish', step });
+    if (onEvent) await emit({ type: 'step-finish', step });
 
     let stoppedBy: RunToolsStoppedBy | undefined;
     if (pending.length > 0) stoppedBy = 'client-tool-calls';
@@ -184,10 +188,10 @@ function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefine
     const spec = offered.get(name);
     return spec === held || (spec === undefined && offeredByRegistry);
   };
-  // Offered tools with handlers that the registry does not run go through a registry of their own.
-  const direct = new ToolRegistry();
+  // Offered tools with handlers that the registry does not run go through a registry of their own (made only when there are some).
+  let direct: ToolRegistry | undefined;
   for (const spec of tools) {
-    if (isTool(spec) && spec.execute && !ownedByRegistry(spec.name) && !direct.get(spec.name)) direct.register(spec);
+    if (isTool(spec) && spec.execute && !ownedByRegistry(spec.name) && !direct?.get(spec.name)) (direct ??= new ToolRegistry()).register(spec);
   }
 
   return {
@@ -199,7 +203,7 @@ function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefine
       return !spec.execute && spec.validate(call.arguments).success;
     },
     async execute(call, { options, signal, history }) {
-      const owner = ownedByRegistry(call.name) ? registry : direct.get(call.name) ? direct : undefined;
+      const owner = ownedByRegistry(call.name) ? registry : direct?.get(call.name) ? direct : undefined;
       const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
       if (owner) return executeToolCall(call, { registry: owner, ...common, ...(options.onToolAudit ? { onAudit: options.onToolAudit } : {}) });
       const spec = offered.get(call.name);

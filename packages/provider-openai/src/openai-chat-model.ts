@@ -8,6 +8,7 @@ import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
 import { readChatChunks } from './read-chat-chunks.ts';
+import { readChatCompletion } from './read-chat-completion.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 
@@ -45,7 +46,9 @@ export class OpenAIChatModel implements ChatModel {
     const built = this.#build(request, false);
     let completion;
     try {
-      completion = await this.#context.client().chat.completions.create({ ...built.body, stream: false }, requestOptions(request));
+      // The SDK makes the call (auth, headers, retries, status errors); the body is read here (see `readChatCompletion`).
+      const response = await this.#context.client().chat.completions.create({ ...built.body, stream: false }, requestOptions(request)).asResponse();
+      completion = await readChatCompletion(response);
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     }

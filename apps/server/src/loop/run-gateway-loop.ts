@@ -114,11 +114,9 @@ export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerat
     result = await run.result;
   } else {
     result = await runTools(loop);
-    for (const event of stepEvents(result)) {
-      view.map(event, out);
-      yield* out;
-      out.length = 0;
-    }
+    for (const event of stepEvents(result)) view.map(event, out);
+    // One plain loop: `yield*` of an array inside an async generator wraps each value in an async-from-sync step.
+    for (const mapped of out) yield mapped;
   }
   const turn = hiddenTurn(result, (id) => view.clientId(id));
   if (turn !== undefined) options.onHiddenTurn?.(turn);

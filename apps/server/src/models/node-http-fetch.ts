@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
+import { NodeHttpResponse } from './node-http-response.ts';
 
 /**
  * A response body as a web stream, pausing the socket while the reader is behind. Leaner
@@ -89,13 +90,6 @@ export function rawRequestHeaders(init: HeadersInit | undefined, host: string, m
   return raw;
 }
 
-/** Node's raw response headers as the `[name, value]` pairs a `Response` takes (repeated names are kept, as `append` would). */
-function responseHeaderPairs(raw: readonly string[]): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] as string, raw[i + 1] as string]);
-  return pairs;
-}
-
 /** Options of `createNodeHttpFetch`. */
 export interface NodeHttpFetchOptions {
   /** Sockets per upstream origin (default 256). */
@@ -115,9 +109,11 @@ export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS = 600_000;
 
 /** An upstream URL parsed once: Node's request options and the Host header it implies. */
 interface Target {
-  options: ReturnType<typeof urlToHttpOptions>;
+  options: Pick<RequestOptions, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
   host: string;
   secure: boolean;
+  /** The URL as the response reports it. */
+  href: string;
 }
 
 /**
@@ -142,7 +138,10 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     if (parsed === undefined) {
       const url = typeof input === 'string' ? new URL(input) : input;
       // `url.host` leaves out a default port and brackets an IPv6 address, as Node's own Host header does.
-      parsed = { options: urlToHttpOptions(url), host: url.host, secure: url.protocol === 'https:' };
+      const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+      // Only what Node's request reads: every field here is copied again on each request.
+      const options: Target['options'] = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
+      parsed = { options, host: url.host, secure: url.protocol === 'https:', href: url.href };
       if (targets.size >= 256) targets.clear();
       targets.set(key, parsed);
     }
@@ -154,7 +153,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
       return globalThis.fetch(input, init);
     }
-    const { options: url, host, secure } = target(input);
+    const { options: url, host, secure, href } = target(input);
     const method = init?.method ?? 'GET';
     const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
@@ -165,17 +164,8 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
       const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
         upstream = res;
         const status = res.statusCode ?? 502;
-        const nullBody = status === 204 || status === 304 || method === 'HEAD';
-        let response: Response;
-        try {
-          // Node's parser has already refused malformed header lines; a header a `Response` still refuses fails this request only.
-          response = new Response(nullBody ? null : toWebBody(res), { status, statusText: res.statusMessage ?? '', headers: responseHeaderPairs(res.rawHeaders) });
-        } catch (error) {
-          res.destroy();
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        if (nullBody) res.resume();
+        // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
+        const response = new NodeHttpResponse(res, { url: href, nullBody: status === 204 || status === 304 || method === 'HEAD', stream: toWebBody });
         resolve(response);
       });
       const onAbort = (): void => {
@@ -185,6 +175,8 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
       req.on('close', () => signal?.removeEventListener('abort', onAbort));
       if (idleTimeoutMs > 0) {
         // The socket's inactivity timer: runs while waiting for headers and between body reads.
+        // Set per request: a pooled socket carries the timeout its last response's
+        // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
         req.setTimeout(idleTimeoutMs, () => {
           const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
           // The body's reader sees this error, not the socket's generic 'aborted'.

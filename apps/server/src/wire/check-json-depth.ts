@@ -50,35 +50,37 @@ export function checkJsonTextDepth(text: string): void {
 
 /**
  * A 400 `nesting_too_deep` when a parsed request nests deeper than `MAX_JSON_DEPTH`, or when
- * an `arguments` string (a replayed tool call) holds JSON that does. Iterative (an explicit
- * stack), so the check itself cannot overflow; the error names the top-level field.
+ * an `arguments` string (a replayed tool call) holds JSON that does. The error names the
+ * top-level field. The recursion stops at `MAX_JSON_DEPTH`, so the check itself cannot
+ * overflow the stack.
  */
 export function checkJsonDepth(body: unknown): void {
-  const values: unknown[] = [body];
-  const depths: number[] = [0];
-  const fields: (string | null)[] = [null];
-  while (values.length > 0) {
-    const value = values.pop();
-    const depth = depths.pop() ?? 0;
-    const field = fields.pop() ?? null;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth + 1 > MAX_JSON_DEPTH) throw tooDeep(field === null ? 'The request' : `'${field}'`, field);
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        values.push(item);
-        depths.push(depth + 1);
-        fields.push(field);
-      }
-      continue;
+  if (typeof body === 'object' && body !== null) visit(body, 0, null);
+}
+
+// Visits in the order of a stack of pending values (last child first), as the check always
+// has, so that a body with several faults still gets the same error.
+function visit(value: object, depth: number, field: string | null): void {
+  if (depth + 1 > MAX_JSON_DEPTH) throw tooDeep(field === null ? 'The request' : `'${field}'`, field);
+  if (Array.isArray(value)) {
+    for (let i = value.length - 1; i >= 0; i--) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) visit(item, depth + 1, field);
     }
-    for (const [key, child] of Object.entries(value)) {
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (const key of keys) {
+    const child = record[key];
+    if (key === 'arguments' && typeof child === 'string' && jsonTextDepth(child, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
       const top = field ?? key;
-      if (key === 'arguments' && typeof child === 'string' && jsonTextDepth(child, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-        throw tooDeep(`A tool call's 'arguments' in '${top}'`, top);
-      }
-      values.push(child);
-      depths.push(depth + 1);
-      fields.push(top);
+      throw tooDeep(`A tool call's 'arguments' in '${top}'`, top);
     }
+  }
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string;
+    const child = record[key];
+    if (typeof child === 'object' && child !== null) visit(child, depth + 1, field ?? key);
   }
 }

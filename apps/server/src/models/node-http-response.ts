@@ -1,0 +1,247 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * A fetch response's headers read straight from Node's raw header array: what the
+ * provider SDKs do with response headers (`get`, `has`, iteration) without building an
+ * undici `Headers` (validation of every line, a sorted copy on each iteration) per
+ * response. Like a fetch response's, they are immutable.
+ */
+export class RawResponseHeaders implements Headers {
+  readonly #raw: readonly string[];
+  /** Lower-case name → value, repeated names joined with ", " (built on first use). */
+  #byName: Map<string, string> | undefined;
+  /** The `[name, value]` pairs iteration yields: sorted, joined, `set-cookie` kept apart. */
+  #sorted: [string, string][] | undefined;
+
+  /** @param raw Node's `rawHeaders`: `[name, value, name, value…]` as received. */
+  constructor(raw: readonly string[]) {
+    this.#raw = raw;
+  }
+
+  #map(): Map<string, string> {
+    if (this.#byName !== undefined) return this.#byName;
+    const map = new Map<string, string>();
+    const raw = this.#raw;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = (raw[i] as string).toLowerCase();
+      const value = raw[i + 1] as string;
+      const seen = map.get(name);
+      map.set(name, seen === undefined ? value : `${seen}, ${value}`);
+    }
+    this.#byName = map;
+    return map;
+  }
+
+  get(name: string): string | null {
+    return this.#map().get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.#map().has(name.toLowerCase());
+  }
+
+  getSetCookie(): string[] {
+    const cookies: string[] = [];
+    const raw = this.#raw;
+    for (let i = 0; i + 1 < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === 'set-cookie') cookies.push(raw[i + 1] as string);
+    return cookies;
+  }
+
+  #pairs(): [string, string][] {
+    if (this.#sorted !== undefined) return this.#sorted;
+    const map = this.#map();
+    const names = [...map.keys()].sort();
+    const pairs: [string, string][] = [];
+    // As a fetch `Headers` iterates: by name, repeated names joined, except each `set-cookie` on its own.
+    for (const name of names) {
+      if (name === 'set-cookie') for (const cookie of this.getSetCookie()) pairs.push([name, cookie]);
+      else pairs.push([name, map.get(name) as string]);
+    }
+    this.#sorted = pairs;
+    return pairs;
+  }
+
+  forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.#pairs()) callback.call(thisArg, value, name, this);
+  }
+
+  // Array iterators over copies: no generator per call, and a caller cannot change what the next iteration sees.
+  entries(): HeadersIterator<[string, string]> {
+    return this.#pairs().map(([name, value]): [string, string] => [name, value])[Symbol.iterator]();
+  }
+
+  keys(): HeadersIterator<string> {
+    return this.#pairs().map(([name]) => name)[Symbol.iterator]();
+  }
+
+  values(): HeadersIterator<string> {
+    return this.#pairs().map(([, value]) => value)[Symbol.iterator]();
+  }
+
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
+    return this.entries();
+  }
+
+  append(): void {
+    throw new TypeError('Response headers are immutable.');
+  }
+
+  set(): void {
+    throw new TypeError('Response headers are immutable.');
+  }
+
+  delete(): void {
+    throw new TypeError('Response headers are immutable.');
+  }
+}
+
+/** What `NodeHttpResponse` needs besides the Node response. */
+export interface NodeHttpResponseInit {
+  /** The URL that was fetched. */
+  url: string;
+  /** Whether the response has no body whatever the upstream sent (204, 304, a HEAD request). */
+  nullBody: boolean;
+  /** The body as a web stream (`toWebBody`), called at most once, when `body` is first read. */
+  stream: (res: IncomingMessage) => ReadableStream<Uint8Array>;
+}
+
+const UNUSABLE = 'Body is unusable: the body has already been read.';
+
+/**
+ * A fetch `Response` over a Node `IncomingMessage`, for the upstream fetch. `text()`,
+ * `json()`, `arrayBuffer()` and `bytes()` read the socket directly (the non-streamed path
+ * of every SDK call); `body` is the same web stream the streamed path always had
+ * (`init.stream`), created when first asked for; everything else goes through a real
+ * `Response` over that stream. A body that fails or is cut (reset, abort, idle timeout, a
+ * close before its end) rejects the read with the same error the stream would give.
+ */
+export class NodeHttpResponse implements Response {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly url: string;
+  readonly redirected = false;
+  readonly type: ResponseType = 'basic';
+  readonly headers: RawResponseHeaders;
+  readonly #res: IncomingMessage;
+  readonly #toStream: (res: IncomingMessage) => ReadableStream<Uint8Array>;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
+  /** Set once a body method has taken the body. */
+  #used = false;
+  /** An error or early close that came before anything read the body. */
+  #failure: Error | undefined;
+  /** The pending direct read, told about the body's end or failure. */
+  #reader: { chunks: Buffer[]; resolve: (bytes: Buffer) => void; reject: (error: Error) => void } | undefined;
+
+  constructor(res: IncomingMessage, init: NodeHttpResponseInit) {
+    this.#res = res;
+    this.status = res.statusCode ?? 502;
+    this.statusText = res.statusMessage ?? '';
+    this.ok = this.status >= 200 && this.status <= 299;
+    this.url = init.url;
+    this.headers = new RawResponseHeaders(res.rawHeaders);
+    this.#toStream = init.stream;
+    if (init.nullBody) {
+      this.#stream = null;
+      res.resume();
+    }
+    // From the start: an 'error' without a listener would be thrown where nothing catches it,
+    // and a failure before anyone reads must still reach the reader that comes later.
+    res.on('error', (error) => this.#fail(error));
+    res.once('close', () => {
+      if (!res.complete) this.#fail(new Error('The upstream response closed before it ended.'));
+    });
+  }
+
+  #fail(error: Error): void {
+    if (this.#reader !== undefined) {
+      const { reject } = this.#reader;
+      this.#reader = undefined;
+      reject(error);
+    } else if (this.#stream === undefined && !this.#used) {
+      this.#failure ??= error;
+    }
+  }
+
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (this.#stream !== undefined) return this.#stream;
+    if (this.#used || this.#failure !== undefined) {
+      const reason = this.#failure ?? new TypeError(UNUSABLE);
+      this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
+    } else {
+      this.#stream = this.#toStream(this.#res) as ReadableStream<Uint8Array<ArrayBuffer>>;
+    }
+    return this.#stream;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /** The whole body, read from the socket unless the stream was handed out already. */
+  async #bytes(): Promise<Buffer> {
+    if (this.#used) throw new TypeError(UNUSABLE);
+    this.#used = true;
+    if (this.#stream === null) return Buffer.alloc(0);
+    if (this.#stream !== undefined) return Buffer.from(await new Response(this.#stream).arrayBuffer());
+    if (this.#failure !== undefined) throw this.#failure;
+    const res = this.#res;
+    return new Promise<Buffer>((resolve, reject) => {
+      const reader = { chunks: [] as Buffer[], resolve, reject };
+      this.#reader = reader;
+      res.on('data', (chunk: Buffer) => reader.chunks.push(chunk));
+      res.once('end', () => {
+        if (this.#reader !== reader) return;
+        this.#reader = undefined;
+        resolve(reader.chunks.length === 1 ? (reader.chunks[0] as Buffer) : Buffer.concat(reader.chunks));
+      });
+    });
+  }
+
+  async text(): Promise<string> {
+    const bytes = await this.#bytes();
+    // UTF-8 decoding as fetch does it: a leading byte-order mark is dropped.
+    const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    return bytes.toString('utf8', bom ? 3 : 0);
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    // A copy: Node may hand out a slice of a shared pool.
+    return new Uint8Array(await this.#bytes());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  async blob(): Promise<Blob> {
+    // Through a real Response: it normalises the media type as fetch does.
+    return new Response(await this.bytes(), { headers: [...this.headers] }).blob();
+  }
+
+  async formData(): Promise<FormData> {
+    return this.#real().formData();
+  }
+
+  clone(): Response {
+    if (this.#used) throw new TypeError(UNUSABLE);
+    const body = this.body;
+    if (body === null) return this.#real();
+    // Both halves of one tee, as `Response.clone` does: this response keeps the first.
+    const [mine, theirs] = body.tee();
+    this.#stream = mine;
+    return new Response(theirs, { status: this.status, statusText: this.statusText, headers: [...this.headers] });
+  }
+
+  /** A real `Response` over this body, for the members the fast paths do not cover. */
+  #real(): Response {
+    if (this.#used) throw new TypeError(UNUSABLE);
+    const body = this.body;
+    this.#used = body !== null;
+    return new Response(body, { status: this.status, statusText: this.statusText, headers: [...this.headers] });
+  }
+}
