@@ -14,7 +14,6 @@ import { ToolCallScanner } from './tool-call-scanner.ts';
  */
 export function extractToolCalls(text: string, options?: ExtractOptions): ToolCall[] {
   const scanner = new ToolCallScanner(resolveExtractOptions(options), false);
-  scanner.push(text);
-  scanner.end();
+  scanner.scanWhole(text);
   return scanner.calls;
 }

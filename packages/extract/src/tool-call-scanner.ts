@@ -225,8 +225,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
   private nextAt: number[] = [];
-  /** `end()` was called: openers are decided on the text there is. */
+  /** `end()` was called (or the text came whole): openers are decided on the text there is. */
   private final = false;
+  /**
+   * The text came whole (`scanWhole`, batch): nothing is held back for a next chunk, and
+   * released text is not kept for look-behind, which then reads the text itself.
+   */
+  private whole = false;
   /**
    * Whether a call's arguments are first read in one pass from its `(` (see `parseCallArguments`),
    * rather than found by the frame scanner and then parsed: only without events, which report
@@ -243,6 +248,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+  }
+
+  /**
+   * Scans a whole text and ends (batch): the same calls as `push(text)` then `end()`, without
+   * holding back the end of the text for a chunk that never comes.
+   */
+  scanWhole(text: string): void {
+    this.final = true;
+    this.whole = true;
+    this.scanChunk(text);
+    this.end();
   }
 
   /** Scans the next chunk; returns the events it completes. */
@@ -638,7 +654,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.onePassReads++;
           this.release(s, textStart, nameStart);
-          this.settle(name, read.arguments, s.slice(nameStart, read.end + 1), '', undefined);
+          // The call's text only goes to look-behind (no events here), which a whole text does not keep.
+          this.settle(name, read.arguments, this.whole ? '' : s.slice(nameStart, read.end + 1), '', undefined);
           i = textStart = read.end + 1;
           continue;
         }
@@ -680,6 +697,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Where a trailing run that may still become a call name starts (`s.length` when none). */
   private nameHold(s: string, textStart: number): number {
+    if (this.whole) return s.length;
     let hold = s.length;
     let boundary = -1;
     while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) {
@@ -1053,7 +1071,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private release(s: string, from: number, to: number): void {
-    if (to > from) this.releaseText(s.slice(from, to));
+    // Released text goes to events and look-behind: a whole text without events keeps neither.
+    if (to > from && (this.withEvents || !this.whole)) this.releaseText(s.slice(from, to));
   }
 
   private releaseText(text: string): void {
@@ -1064,6 +1083,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Keeps the last characters that went out, for look-behind (trimmed now and then, not on every call). */
   private remember(text: string): void {
+    // A whole text is its own look-behind (a name found at its start has nothing before it).
+    if (this.whole) return;
     if (text.length >= HISTORY_LENGTH) {
       this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;
     } else {
