@@ -20,6 +20,7 @@ import { keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './n
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
+import { SmallAllowList } from './small-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
 const DQUOTE = 0x22;
@@ -782,7 +783,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * cut out. `valid`: the caller already knows it is a valid name.
    */
   private isCallName(s: string, start: number, end: number, valid = false): boolean {
-    if (this.options.allowed !== undefined) return this.options.allowed.has(s.slice(start, end));
+    const allowed = this.options.allowed;
+    if (allowed !== undefined) return allowed instanceof SmallAllowList ? allowed.hasIn(s, start, end) : allowed.has(s.slice(start, end));
     return (valid || isValidNameIn(s, start, end)) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
   }
 
