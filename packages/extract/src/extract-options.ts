@@ -114,6 +114,8 @@ export interface ResolvedExtractOptions {
   typed: boolean;
   call: boolean;
   json: boolean;
+  /** Functionary (`>>>NAME`): whether `>` is looked at. */
+  functionary: boolean;
   /** The formats looked for. */
   formats: ReadonlySet<ToolCallFormat>;
   callsInReasoning: boolean;
@@ -177,6 +179,7 @@ const DEFAULTS: ResolvedExtractOptions = {
   typed: false,
   call: true,
   json: true,
+  functionary: true,
   formats: ALL,
   callsInReasoning: false,
   startInReasoning: false,
@@ -192,6 +195,7 @@ function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['
     typed,
     call: formats.has('call'),
     json: formats.has('json'),
+    functionary: formats.has('functionary'),
     formats,
     callsInReasoning: options.callsInReasoning === true,
     startInReasoning: options.startInReasoning === true,
@@ -220,7 +224,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     // The list is not read here: only an output with a possible call reads it (from memory
     // that, with a new list per output, the processor has to fetch).
     if (alone) {
-      return { allowed, prefixes, typed: true, call: true, json: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
     }
     return resolvedWith(options, allowed, prefixes, true);
   }

@@ -46,6 +46,22 @@ CLASS[RPAREN] = 3;
 CLASS[RBRACKET] = 3;
 CLASS[RBRACE] = 3;
 
+/**
+ * Classes of ASCII characters for the short text scan: 0 a word character (letter, digit,
+ * `_`), 1 any other, 2 `<` and `[` (always looked at), 3 `(`, 4 `{`, 5 `>` (looked at when
+ * their format is).
+ */
+const SCAN_CLASS = new Uint8Array(128).fill(1);
+for (let c = 0x30; c <= 0x39; c++) SCAN_CLASS[c] = 0;
+for (let c = 0x41; c <= 0x5a; c++) SCAN_CLASS[c] = 0;
+for (let c = 0x61; c <= 0x7a; c++) SCAN_CLASS[c] = 0;
+SCAN_CLASS[0x5f] = 0;
+SCAN_CLASS[LANGLE] = 2;
+SCAN_CLASS[LBRACKET] = 2;
+SCAN_CLASS[LPAREN] = 3;
+SCAN_CLASS[LBRACE] = 4;
+SCAN_CLASS[RANGLE] = 5;
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -510,7 +526,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let nextBrace = this.options.json ? -2 : -1;
     let nextAngle = -2;
     let nextBracket = -2;
-    let nextArrows = this.options.formats.has('functionary') ? -2 : -1;
+    let nextArrows = this.options.functionary ? -2 : -1;
     const known = this.nextIn === s ? this.nextAt : undefined;
     if (known !== undefined) {
       // Back in the same text after a reasoning block: a character found absent stays absent,
@@ -528,12 +544,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const arrows = nextArrows !== -1;
     while (i < s.length) {
       let p = s.length;
+      // Where the run of ASCII word characters before `p` starts, when the short scan knows:
+      // the name before a `(` is then not read again backwards (see `callNameStart`).
+      let words = -1;
       if (s.length - i <= SHORT_SCAN) {
         // Little text left (most model outputs are short): one pass over it costs less than
         // five `indexOf` calls. The positions `indexOf` found stay valid for the long path.
+        words = i;
         for (p = i; p < s.length; p++) {
           const c = s.charCodeAt(p);
-          if (c === LANGLE || c === LBRACKET || (c === LPAREN && call) || (c === LBRACE && json) || (c === RANGLE && arrows)) break;
+          const k = c < 128 ? (SCAN_CLASS[c] ?? 1) : 1;
+          if (k === 0) continue;
+          if (k === 2 || (k === 3 && call) || (k === 4 && json) || (k === 5 && arrows)) break;
+          words = p + 1;
         }
       } else {
         if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
@@ -637,7 +660,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -713,8 +736,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
-  private callStart(s: string, p: number): number {
-    const nameStart = this.callNameStart(s, p);
+  private callStart(s: string, p: number, words: number): number {
+    const nameStart = this.callNameStart(s, p, words);
     if (nameStart < 0) return -1;
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
@@ -734,8 +757,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
    * name). Without an allow-list the name never continues from such a script into ASCII.
    */
-  private callNameStart(s: string, p: number): number {
-    let start = p;
+  private callNameStart(s: string, p: number, words: number): number {
+    // `s[words, p)` are ASCII word characters (when the caller knows, else -1): the loop below
+    // would pass them changing nothing but `start`.
+    let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
     let boundary = -1;
     // Whether the run is ASCII letters, digits and `_` only (most names): then it is a valid
     // name unless it starts with a digit, and need not be read again.
