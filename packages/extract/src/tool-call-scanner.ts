@@ -224,7 +224,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
-  /** Created with the first call: most outputs hold none or one. */
+  /** Created with the second call: most outputs hold none or one. */
   private seen: SeenCalls | undefined;
   /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
   private tail = '';
@@ -241,7 +241,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private reasoningClosers: readonly string[] | undefined;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
-  private nextAt: number[] = [];
+  private nextAt: readonly number[] = NO_RECORDS;
   /** `end()` was called (or the text came whole): openers are decided on the text there is. */
   private final = false;
   /**
@@ -1070,8 +1070,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       return;
     }
-    const seen = (this.seen ??= new SeenCalls());
-    if (!seen.add(name, args)) {
+    // The first call repeats none: most outputs hold one, and record nothing (see `seenCalls`).
+    if (this.calls.length > 0 && !this.seenCalls().add(name, args)) {
       if (this.withEvents) {
         const id = startedId ?? modelId ?? this.options.id(name, this.calls.length);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
@@ -1090,6 +1090,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.emit({ type: 'tool-call', toolCall, text });
     }
     this.remember(text);
+  }
+
+  /** The calls seen, made with the second call: the calls so far are exactly those recorded. */
+  private seenCalls(): SeenCalls {
+    if (this.seen === undefined) {
+      this.seen = new SeenCalls();
+      for (const call of this.calls) this.seen.add(call.name, call.arguments);
+    }
+    return this.seen;
   }
 
   private emit(event: ToolCallParserEvent): void {
