@@ -274,7 +274,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   scanWhole(text: string): void {
     this.final = true;
     this.whole = true;
-    this.scanChunk(text);
+    // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
+    if (text.length > 1) this.drive(text, 0);
+    else this.scanChunk(text);
     this.end();
   }
 
