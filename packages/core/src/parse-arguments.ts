@@ -774,6 +774,8 @@ class ArgumentParser {
   }
 
   private failUnexpected(c: number): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const ch = String.fromCharCode(c);
     if (isCloser(c)) {
       return this.fail(`"${ch}" closes nothing`, this.pos, `remove it or add the matching opening bracket`);
@@ -782,6 +784,8 @@ class ArgumentParser {
   }
 
   private failMismatch(c: number, openPos: number, stack: number[]): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
     return this.fail(
       `"${String.fromCharCode(c)}" does not match "${this.text.charAt(openPos)}" at position ${openPos - this.start}`,
@@ -791,6 +795,8 @@ class ArgumentParser {
   }
 
   private failUnclosed(openPos: number, stack: number[]): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
     return this.fail(`"${this.text.charAt(openPos)}" is never closed`, openPos, `add the closing "${expected}"`);
   }
