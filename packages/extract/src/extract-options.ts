@@ -221,8 +221,8 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     const allowed = new SmallAllowList(once ? list : list.slice());
     const prefixes = new NamePrefixes(allowed);
     // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.
-    // The list is not read here: only an output with a possible call reads it (from memory
-    // that, with a new list per output, the processor has to fetch).
+    // Only the list's length is read here: its names only for an output with a possible call
+    // (memory that, with a new list per output, the processor has to fetch).
     if (alone) {
       return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
     }
