@@ -7,9 +7,9 @@ export const SMALL_LIST_LENGTH = 8;
 /**
  * A short allow-list read where it stands on every call (a streaming parser gives it a copy
  * of the array, made when the parser is created): nothing to prepare, cache or look up, so a
- * new list with every request costs nothing, and an old one touches no cache (a cache entry per list is memory the processor must fetch again when
- * lists are many). Answers as a map of the names would: a name listed twice takes its last
- * schema.
+ * new list with every request costs nothing, and an old one touches no cache (a cache entry
+ * per list is memory the processor must fetch again when lists are many). Answers as a map
+ * of the names would: a name listed twice takes its last schema.
  */
 export class SmallAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
