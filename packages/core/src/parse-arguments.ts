@@ -147,7 +147,8 @@ const RBRACE = 0x7d;
 const MAX_DEPTH = 200;
 
 function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0xfeff;
+  // Tab to carriage return, space, no-break space, BOM; most characters fail the first test.
+  return c > 0x20 ? c === 0xa0 || c === 0xfeff : c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
 function isOpener(c: number): boolean {
@@ -488,7 +489,11 @@ class ArgumentParser {
     if (c === DQUOTE || c === SQUOTE) {
       quoted = this.parseString();
     } else if (isKeyChar(c)) {
-      while (this.pos < this.end && isKeyChar(this.peek())) this.pos++;
+      const text = this.text;
+      const end = this.end;
+      let i = this.pos + 1;
+      while (i < end && isKeyChar(text.charCodeAt(i))) i++;
+      this.pos = i;
     } else {
       return undefined;
     }
@@ -518,7 +523,7 @@ class ArgumentParser {
     const c = this.peek();
     let value: unknown;
     if (c === DQUOTE || c === SQUOTE) {
-      value = coerceString(this.parseString(), schema, this.depth + depth);
+      value = schema === undefined ? this.parseString() : coerceString(this.parseString(), schema, this.depth + depth);
     } else if (c === LBRACKET || c === LPAREN) {
       value = this.parseArray(schema, depth + 1);
     } else if (c === LBRACE) {
@@ -709,7 +714,7 @@ class ArgumentParser {
       let value: unknown;
       if (c === LBRACE) value = this.parseObject(schema, depth + 1);
       else if (c === LBRACKET || c === LPAREN) value = this.parseArray(schema, depth + 1);
-      else value = coerceString(this.parseString(), schema, this.depth + depth);
+      else value = schema === undefined ? this.parseString() : coerceString(this.parseString(), schema, this.depth + depth);
       this.skipSpace();
       if (this.atValueEnd()) return value;
       this.pos = start;
@@ -761,10 +766,16 @@ class ArgumentParser {
   }
 
   private skipSpace(): void {
-    while (this.pos < this.end && isSpace(this.text.charCodeAt(this.pos))) this.pos++;
+    const text = this.text;
+    const end = this.end;
+    let i = this.pos;
+    while (i < end && isSpace(text.charCodeAt(i))) i++;
+    this.pos = i;
   }
 
   private failUnexpected(c: number): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const ch = String.fromCharCode(c);
     if (isCloser(c)) {
       return this.fail(`"${ch}" closes nothing`, this.pos, `remove it or add the matching opening bracket`);
@@ -773,6 +784,8 @@ class ArgumentParser {
   }
 
   private failMismatch(c: number, openPos: number, stack: number[]): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
     return this.fail(
       `"${String.fromCharCode(c)}" does not match "${this.text.charAt(openPos)}" at position ${openPos - this.start}`,
@@ -782,6 +795,8 @@ class ArgumentParser {
   }
 
   private failUnclosed(openPos: number, stack: number[]): never {
+    // A call's arguments that do not read need no message (see `NOT_READ`).
+    if (this.call) throw NOT_READ;
     const expected = String.fromCharCode(stack[stack.length - 1] ?? RPAREN);
     return this.fail(`"${this.text.charAt(openPos)}" is never closed`, openPos, `add the closing "${expected}"`);
   }

@@ -107,10 +107,15 @@ export interface ResolvedExtractOptions {
   allowed: AllowList | undefined;
   /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
   prefixes: NamePrefixes | undefined;
-  /** Whether any allowed tool has a schema (without one, no name needs looking up for it). */
+  /**
+   * Whether any allowed tool may have a schema (without one, no name needs looking up for
+   * it). A short list is asked whenever a name is (it finds out when first asked).
+   */
   typed: boolean;
   call: boolean;
   json: boolean;
+  /** Functionary (`>>>NAME`): whether `>` is looked at. */
+  functionary: boolean;
   /** The formats looked for. */
   formats: ReadonlySet<ToolCallFormat>;
   callsInReasoning: boolean;
@@ -174,6 +179,7 @@ const DEFAULTS: ResolvedExtractOptions = {
   typed: false,
   call: true,
   json: true,
+  functionary: true,
   formats: ALL,
   callsInReasoning: false,
   startInReasoning: false,
@@ -189,6 +195,7 @@ function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['
     typed,
     call: formats.has('call'),
     json: formats.has('json'),
+    functionary: formats.has('functionary'),
     formats,
     callsInReasoning: options.callsInReasoning === true,
     startInReasoning: options.startInReasoning === true,
@@ -196,21 +203,32 @@ function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['
   };
 }
 
-/** Resolves the defaults of `ExtractOptions` in one place. */
-export function resolveExtractOptions(options: ExtractOptions | undefined): ResolvedExtractOptions {
+/**
+ * Resolves the defaults of `ExtractOptions` in one place. `once`: the options serve one
+ * call that returns before the caller can change them (batch), so a short tool list is read
+ * where it stands rather than copied.
+ */
+export function resolveExtractOptions(options: ExtractOptions | undefined, once = false): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
   const list = options.tools;
-  if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
-    const allowed = new SmallAllowList(list);
-    return resolvedWith(options, allowed, new NamePrefixes(allowed), allowed.typed());
-  }
-  const tools = list === undefined ? undefined : resolveTools(list);
   const alone =
     options.format === undefined &&
     options.formats === undefined &&
     options.callsInReasoning === undefined &&
     options.startInReasoning === undefined &&
     options.id === undefined;
+  if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
+    const allowed = new SmallAllowList(once ? list : list.slice());
+    const prefixes = new NamePrefixes(allowed);
+    // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.
+    // Only the list's length is read here: its names only for an output with a possible call
+    // (memory that, with a new list per output, the processor has to fetch).
+    if (alone) {
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
+    }
+    return resolvedWith(options, allowed, prefixes, true);
+  }
+  const tools = list === undefined ? undefined : resolveTools(list);
   if (alone && tools === undefined) return DEFAULTS;
   if (alone && tools?.alone !== undefined) return tools.alone;
   const resolved = resolvedWith(options, tools?.allowed, tools?.prefixes, tools?.typed ?? false);

@@ -13,8 +13,7 @@ import { ToolCallScanner } from './tool-call-scanner.ts';
  * // [{ id: 'search_0', name: 'search', arguments: { query: 'python', limit: 10 } }]
  */
 export function extractToolCalls(text: string, options?: ExtractOptions): ToolCall[] {
-  const scanner = new ToolCallScanner(resolveExtractOptions(options), false);
-  scanner.push(text);
-  scanner.end();
+  const scanner = new ToolCallScanner(resolveExtractOptions(options, true), false);
+  scanner.scanWhole(text);
   return scanner.calls;
 }

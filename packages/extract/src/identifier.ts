@@ -104,6 +104,9 @@ export function isWordUnit(c: number): boolean {
 }
 
 const DEFINITION_KEYWORDS = ['def', 'function', 'fn', 'func', 'fun', 'sub', 'proc'];
+/** The last letters of `DEFINITION_KEYWORDS` (1), by character code. */
+const KEYWORD_LAST = new Uint8Array(0x80);
+for (const keyword of DEFINITION_KEYWORDS) KEYWORD_LAST[keyword.charCodeAt(keyword.length - 1)] = 1;
 
 /**
  * Whether the text before a name makes it a definition (`def search(`, `function search(`)
@@ -112,7 +115,10 @@ const DEFINITION_KEYWORDS = ['def', 'function', 'fn', 'func', 'fun', 'sub', 'pro
 export function endsWithDefinitionKeyword(before: string, end: number = before.length, from = 0): boolean {
   let i = end;
   while (i > from && isSpace(before.charCodeAt(i - 1))) i--;
-  if (i === end) return false;
+  if (i === end || i === from) return false;
+  // Most text before a name (`, ` in a list of calls) ends in no keyword's last letter.
+  const last = before.charCodeAt(i - 1);
+  if (last >= 0x80 || KEYWORD_LAST[last] !== 1) return false;
   for (const keyword of DEFINITION_KEYWORDS) {
     const start = i - keyword.length;
     if (start < from || !before.startsWith(keyword, start)) continue;

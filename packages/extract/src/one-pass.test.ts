@@ -16,8 +16,7 @@ import { ToolCallScanner } from './tool-call-scanner.ts';
 
 function calls(text: string, options: ExtractOptions | undefined, onePass: boolean): ToolCall[] {
   const scanner = new ToolCallScanner(resolveExtractOptions(options), false, onePass);
-  scanner.push(text);
-  scanner.end();
+  scanner.scanWhole(text);
   return scanner.calls;
 }
 

@@ -5,18 +5,20 @@ import type { AllowList, ExtractableTool } from './extract-options.ts';
 export const SMALL_LIST_LENGTH = 8;
 
 /**
- * A short allow-list read where it stands on every call (from a copy of the array): nothing
- * to prepare, cache or look up, so a new list with every request costs nothing, and an old
- * one touches no cache (a cache entry per list is memory the processor must fetch again when
- * lists are many). Answers as a map of the names would: a name listed twice takes its last
- * schema.
+ * A short allow-list read where it stands on every call (a streaming parser gives it a copy
+ * of the array, made when the parser is created): nothing to prepare, cache or look up, so a
+ * new list with every request costs nothing, and an old one touches no cache (a cache entry
+ * per list is memory the processor must fetch again when lists are many). Answers as a map
+ * of the names would: a name listed twice takes its last schema.
  */
 export class SmallAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
+  /** Whether any listed tool has a schema; found out when first asked for one (see `get`). */
+  private schemas: boolean | undefined;
 
+  /** `tools`: a copy where the caller could change the list while it is in use (a streaming parser). */
   constructor(tools: readonly (string | ExtractableTool)[]) {
-    // A copy: a parser answers as the list was when it was created, whatever the caller does to it later.
-    this.tools = tools.slice();
+    this.tools = tools;
   }
 
   has(name: string): boolean {
@@ -24,7 +26,23 @@ export class SmallAllowList implements AllowList {
     return false;
   }
 
+  /** `has(s.slice(start, end))`, read in place (the scanner asks at every `(`). */
+  hasIn(s: string, start: number, end: number): boolean {
+    const length = end - start;
+    for (const tool of this.tools) {
+      const name = typeof tool === 'string' ? tool : tool.name;
+      if (name.length === length && s.startsWith(name, start)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The schema of a listed tool. A list of names only answers without comparing any: most
+   * lists are names, and an output without a call never asks.
+   */
   get(name: string): JsonSchema | undefined {
+    this.schemas ??= this.typed();
+    if (!this.schemas) return undefined;
     let schema: JsonSchema | undefined;
     for (const tool of this.tools) {
       if (typeof tool === 'string') {

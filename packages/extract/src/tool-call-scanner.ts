@@ -21,6 +21,7 @@ import { keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './n
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
+import { SmallAllowList } from './small-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
 const DQUOTE = 0x22;
@@ -45,6 +46,22 @@ CLASS[LBRACE] = 2;
 CLASS[RPAREN] = 3;
 CLASS[RBRACKET] = 3;
 CLASS[RBRACE] = 3;
+
+/**
+ * Classes of ASCII characters for the short text scan: 0 a word character (letter, digit,
+ * `_`), 1 any other, 2 `<` and `[` (always looked at), 3 `(`, 4 `{`, 5 `>` (looked at when
+ * their format is).
+ */
+const SCAN_CLASS = new Uint8Array(128).fill(1);
+for (let c = 0x30; c <= 0x39; c++) SCAN_CLASS[c] = 0;
+for (let c = 0x41; c <= 0x5a; c++) SCAN_CLASS[c] = 0;
+for (let c = 0x61; c <= 0x7a; c++) SCAN_CLASS[c] = 0;
+SCAN_CLASS[0x5f] = 0;
+SCAN_CLASS[LANGLE] = 2;
+SCAN_CLASS[LBRACKET] = 2;
+SCAN_CLASS[LPAREN] = 3;
+SCAN_CLASS[LBRACE] = 4;
+SCAN_CLASS[RANGLE] = 5;
 
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
@@ -220,8 +237,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   readonly calls: ToolCall[] = [];
   /** How many calls were found (and given ids) so far. */
   private callCount = 0;
-  /** Whether Functionary's `>>>` is looked for (asked once per scan of a chunk). */
-  private readonly functionary: boolean;
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
@@ -230,7 +245,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
-  /** Created with the first call: most outputs hold none or one. */
+  /** Created with the second call: most outputs hold none or one. */
   private seen: SeenCalls | undefined;
   /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
   private tail = '';
@@ -252,9 +267,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private reasoningClosers: readonly string[] | undefined;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
-  private nextAt: number[] = [];
-  /** `end()` was called: openers are decided on the text there is, and no chunk may follow. */
+  private nextAt: readonly number[] = NO_RECORDS;
+  /** `end()` was called (or the text came whole): openers are decided on the text there is, and no chunk may follow. */
   private final = false;
+  /**
+   * The text came whole (`scanWhole`, batch): nothing is held back for a next chunk, and
+   * released text is not kept for look-behind, which then reads the text itself.
+   */
+  private whole = false;
   /**
    * Whether a call's arguments are first read in one pass from its `(` (see `parseCallArguments`),
    * rather than found by the frame scanner and then parsed: only without events, which report
@@ -279,8 +299,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.options = options;
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
-    this.functionary = options.formats.has('functionary');
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+  }
+
+  /**
+   * Scans a whole text and ends (batch): the same calls as `push(text)` then `end()`, without
+   * holding back the end of the text for a chunk that never comes.
+   */
+  scanWhole(text: string): void {
+    this.final = true;
+    this.whole = true;
+    // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
+    if (text.length > 1) this.drive(text, 0);
+    else this.scanChunk(text);
+    this.end();
   }
 
   /** Scans the next chunk; returns the events it completes. */
@@ -568,7 +600,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let nextBrace = this.options.json ? -2 : -1;
     let nextAngle = -2;
     let nextBracket = -2;
-    let nextArrows = this.functionary ? -2 : -1;
+    let nextArrows = this.options.functionary ? -2 : -1;
     const known = this.nextIn === s ? this.nextAt : undefined;
     if (known !== undefined) {
       // Back in the same text after a reasoning block: a character found absent stays absent,
@@ -586,12 +618,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const arrows = nextArrows !== -1;
     while (i < s.length) {
       let p = s.length;
+      // Where the run of ASCII word characters before `p` starts, when the short scan knows:
+      // the name before a `(` is then not read again backwards (see `callNameStart`).
+      let words = -1;
       if (s.length - i <= SHORT_SCAN) {
         // Little text left (most model outputs are short): one pass over it costs less than
         // five `indexOf` calls. The positions `indexOf` found stay valid for the long path.
+        words = i;
         for (p = i; p < s.length; p++) {
           const c = s.charCodeAt(p);
-          if (c === LANGLE || c === LBRACKET || (c === LPAREN && call) || (c === LBRACE && json) || (c === RANGLE && arrows)) break;
+          const k = c < 128 ? (SCAN_CLASS[c] ?? 1) : 1;
+          if (k === 0) continue;
+          if (k === 2 || (k === 3 && call) || (k === 4 && json) || (k === 5 && arrows)) break;
+          words = p + 1;
         }
       } else {
         if (nextParen !== -1 && nextParen < i) nextParen = s.indexOf('(', i);
@@ -695,7 +734,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -713,7 +752,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.onePassReads++;
           this.release(s, textStart, nameStart);
-          this.settle(name, read.arguments, s.slice(nameStart, read.end + 1), '', undefined);
+          // The call's text only goes to look-behind (no events here), which a whole text does not keep.
+          this.settle(name, read.arguments, this.whole ? '' : s.slice(nameStart, read.end + 1), '', undefined);
           i = textStart = read.end + 1;
           continue;
         }
@@ -755,6 +795,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Where a trailing run that may still become a call name starts (`s.length` when none). */
   private nameHold(s: string, textStart: number): number {
+    if (this.whole) return s.length;
     let hold = s.length;
     let boundary = -1;
     while (hold > textStart && s.length - hold <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(hold - 1))) {
@@ -769,8 +810,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
-  private callStart(s: string, p: number): number {
-    const nameStart = this.callNameStart(s, p);
+  private callStart(s: string, p: number, words: number): number {
+    const nameStart = this.callNameStart(s, p, words);
     if (nameStart < 0) return -1;
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
@@ -790,8 +831,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
    * name). Without an allow-list the name never continues from such a script into ASCII.
    */
-  private callNameStart(s: string, p: number): number {
-    let start = p;
+  private callNameStart(s: string, p: number, words: number): number {
+    // `s[words, p)` are ASCII word characters (when the caller knows, else -1): the loop below
+    // would pass them changing nothing but `start`.
+    let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
     let boundary = -1;
     // Whether the run is ASCII letters, digits and `_` only (most names): then it is a valid
     // name unless it starts with a digit, and need not be read again.
@@ -839,7 +882,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * cut out. `valid`: the caller already knows it is a valid name.
    */
   private isCallName(s: string, start: number, end: number, valid = false): boolean {
-    if (this.options.allowed !== undefined) return this.options.allowed.has(s.slice(start, end));
+    const allowed = this.options.allowed;
+    if (allowed !== undefined) return allowed instanceof SmallAllowList ? allowed.hasIn(s, start, end) : allowed.has(s.slice(start, end));
     return (valid || isValidNameIn(s, start, end)) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
   }
 
@@ -1101,8 +1145,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       return;
     }
-    const seen = (this.seen ??= new SeenCalls());
-    if (!seen.add(name, args)) {
+    // The first call repeats none: in batch, where most outputs hold one, it records nothing
+    // (see `seenCalls`); a stream keeps no list of its calls, so it records every call.
+    if ((this.withEvents || this.calls.length > 0) && !this.seenCalls().add(name, args)) {
       if (this.withEvents) {
         const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
@@ -1124,13 +1169,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.remember(text);
   }
 
+  /** The calls seen; in batch made with the second call, from the calls so far (exactly those recorded). */
+  private seenCalls(): SeenCalls {
+    if (this.seen === undefined) {
+      this.seen = new SeenCalls();
+      for (const call of this.calls) this.seen.add(call.name, call.arguments);
+    }
+    return this.seen;
+  }
+
   private emit(event: ToolCallParserEvent): void {
     if (this.events === undefined) this.events = [event];
     else this.events.push(event);
   }
 
   private release(s: string, from: number, to: number): void {
-    if (to > from) this.releaseText(s.slice(from, to));
+    // Released text goes to events and look-behind: a whole text without events keeps neither.
+    if (to > from && (this.withEvents || !this.whole)) this.releaseText(s.slice(from, to));
   }
 
   private releaseText(text: string): void {
@@ -1141,6 +1196,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Keeps the last characters that went out, for look-behind (trimmed now and then, not on every call). */
   private remember(text: string): void {
+    // A whole text is its own look-behind (a name found at its start has nothing before it).
+    if (this.whole) return;
     if (text.length > 0) this.lastReleased = text.charCodeAt(text.length - 1);
     if (text.length >= HISTORY_LENGTH) {
       this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;

@@ -102,6 +102,9 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   // The first two characters rule out most tokens with a comparison each (this runs again on
   // every chunk while an opener is held back); `d` is -1 when the text ends after the first.
   const d = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
+  // Every token opening with `[` goes on with `T` (`[THINK]`, `[TOOL_CALLS]`): a Python-style
+  // list of calls (`[f(…)]`, most outputs of some models) is decided at once.
+  if (c === 0x5b && d !== 0x54 && d >= 0) return undefined;
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
