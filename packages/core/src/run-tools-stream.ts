@@ -123,35 +123,55 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
 
 /**
  * Reads a model stream to its end, handing each event to `onEvent` (which may throw to
- * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream and
- * no generator in between: events are the hot path.
+ * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream, and
+ * per event only the source's own `next()` promise and one reaction to it (no generator,
+ * no await, no wrapper promise in between): events are the hot path. Stopped early (an
+ * abort, `onEvent` throwing, the source failing), it lets the source clean up (`return`).
  */
-async function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
+function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
   signal.throwIfAborted();
   const iterator = events[Symbol.asyncIterator]();
-  let rejectWaiting: ((reason: unknown) => void) | undefined;
-  const onAbort = (): void => rejectWaiting?.(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  let finished = false;
-  try {
-    for (;;) {
-      const next = await new Promise<IteratorResult<ChatStreamEvent>>((resolve, reject) => {
-        rejectWaiting = reject;
-        iterator.next().then(resolve, reject);
-      });
-      rejectWaiting = undefined;
-      signal.throwIfAborted();
-      if (next.done === true) {
-        finished = true;
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const settle = (failure: { error: unknown } | undefined): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (failure === undefined) {
+        resolve();
         return;
       }
-      onEvent(next.value);
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    // Stopped early (abort, or an `error` event ended the step): let the model stream clean up.
-    if (!finished) void iterator.return?.()?.catch(noop);
-  }
+      // Stopped before the end: let the model stream clean up (a throwing `return` changes nothing).
+      try {
+        void iterator.return?.()?.catch(noop);
+      } catch {
+        // Nothing more to release.
+      }
+      reject(failure.error);
+    };
+    const onAbort = (): void => settle({ error: signal.reason });
+    const onNext = (next: IteratorResult<ChatStreamEvent>): void => {
+      if (settled) return;
+      if (signal.aborted) return settle({ error: signal.reason });
+      if (next.done === true) return settle(undefined);
+      try {
+        onEvent(next.value);
+      } catch (error) {
+        return settle({ error });
+      }
+      step();
+    };
+    const onFailure = (error: unknown): void => settle({ error });
+    const step = (): void => {
+      try {
+        iterator.next().then(onNext, onFailure);
+      } catch (error) {
+        settle({ error });
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    step();
+  });
 }
 
 function noop(): void {

@@ -1,5 +1,6 @@
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { takeBodyReader } from '@toolwire/core/provider';
 import { createSseEventParser } from './sse-event-parser.ts';
 import type { SseEvent } from './sse-event-parser.ts';
 
@@ -17,24 +18,52 @@ function toChunk(sse: SseEvent, headers: Headers): ChatCompletionChunk {
   return data as ChatCompletionChunk;
 }
 
+/** The body's bytes, read by whichever means the response offers. */
+interface ByteSource {
+  /** Every chunk since the last read; `undefined` at the end. */
+  read(): Promise<readonly Uint8Array[] | undefined>;
+  cancel(): void;
+}
+
+/** The response's `BodyReader` when its `fetch` attached one (no web stream in between), else its web body. */
+function byteSource(response: Response): ByteSource {
+  const attached = takeBodyReader(response);
+  if (attached !== undefined) return attached;
+  const body = response.body;
+  if (body === null) throw new SyntaxError('Error reading response: the streamed response has no body.');
+  const reader = body.getReader();
+  return {
+    read: () => reader.read().then((read) => (read.done ? undefined : [read.value])),
+    cancel: () => {
+      reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
 /**
  * The chunks of a streamed Chat Completions response, as they arrive (all the chunks of
  * one read together): SSE parsed in one linear pass, each payload parsed once, an error
  * payload thrown as the SDK's `APIError` (what the SDK's stream throws), `[DONE]` ends it.
  * One await per read of the body, where the SDK's stream takes several generators and
- * promises per chunk. Leaving early (or an error) cancels the body, which frees the socket.
+ * promises per chunk; when the `fetch` attached a `BodyReader` (the gateway's does), the
+ * bytes come without a web stream, everything that arrived since the last read at once.
+ * Leaving early (or an error) cancels the body, which frees the socket.
  */
 export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
-  const body = response.body;
-  if (body === null) throw new SyntaxError('Error reading response: the streamed response has no body.');
-  const reader = body.getReader();
+  const source = byteSource(response);
   const decoder = new TextDecoder();
   const parser = createSseEventParser();
   let ended = false;
   try {
     for (;;) {
-      const read = await reader.read();
-      const events = read.done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(read.value, { stream: true }));
+      const parts = await source.read();
+      let events: SseEvent[];
+      if (parts === undefined) events = [...parser.push(decoder.decode()), ...parser.end()];
+      else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
+      else {
+        events = [];
+        for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
+      }
       const chunks: ChatCompletionChunk[] = [];
       let sawDone = false;
       for (const sse of events) {
@@ -45,13 +74,13 @@ export async function* readChatChunks(response: Response): AsyncGenerator<ChatCo
         chunks.push(toChunk(sse, response.headers));
       }
       if (chunks.length > 0) yield chunks;
-      if (sawDone || read.done) {
-        ended = read.done;
+      if (sawDone || parts === undefined) {
+        ended = parts === undefined;
         return;
       }
     }
   } finally {
     // Stopped before the body's end ([DONE], an error, or the consumer left): let the socket go.
-    if (!ended) reader.cancel().catch(() => undefined);
+    if (!ended) source.cancel();
   }
 }

@@ -3,12 +3,26 @@ import type { ServerResponse } from 'node:http';
 
 /** Writes `data: …\n\n` frames to a response, waiting when the socket's buffer is full. */
 export interface SseWriter {
-  /** Queues frames; resolves when the socket can take more (false once closed). */
-  write(frames: readonly unknown[]): Promise<boolean>;
+  /**
+   * Queues frames: whether more may be written (false once closed), at once while the
+   * socket keeps up, or as a promise when its buffer is full, settled once it drained.
+   * Streams write per token: no promise (and no await) on that path.
+   */
+  write(frames: readonly unknown[]): boolean | Promise<boolean>;
   /** Writes `data: [DONE]` and ends the response. */
   done(): void;
   /** Ends the response without `[DONE]` (after an error frame). */
   end(): void;
+}
+
+/** Waits for the response's buffer to drain, or for the client to go away (an 'error' rejects `once`). */
+async function drained(res: ServerResponse): Promise<boolean> {
+  try {
+    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  } catch {
+    return false;
+  }
+  return !res.destroyed;
 }
 
 /** Frames one JSON payload as an SSE data event. */
@@ -57,7 +71,7 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
     else res.end(text);
   };
   return {
-    async write(frames) {
+    write(frames) {
       if (frames.length === 0) return !res.destroyed;
       if (res.destroyed || res.writableEnded) return false;
       for (const frame of frames) pending += frameOf(frame);
@@ -67,13 +81,7 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
         setImmediate(flush);
       }
       if (!res.writableNeedDrain) return true;
-      // Wait for the buffer to drain, or for the client to go away (an 'error' rejects `once`).
-      try {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
-      } catch {
-        return false;
-      }
-      return !res.destroyed;
+      return drained(res);
     },
     done() {
       finish('data: [DONE]\n\n');
