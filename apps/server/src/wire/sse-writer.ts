@@ -9,6 +9,8 @@ export interface SseWriter {
    * Streams write per token: no promise (and no await) on that path.
    */
   write(frames: readonly unknown[]): boolean | Promise<boolean>;
+  /** `write` for one frame already in SSE form (`data: …\n\n`). */
+  writeText(text: string): boolean | Promise<boolean>;
   /** Writes `data: [DONE]` and ends the response. */
   done(): void;
   /** Ends the response without `[DONE]` (after an error frame). */
@@ -33,6 +35,24 @@ export function sseFrame(payload: unknown): string {
 // Past this many queued characters the frames leave at once rather than at the end of the turn.
 const FLUSH_AT = 16_384;
 
+// Writers with frames waiting for the end of this turn: one `setImmediate` flushes them all
+// (one per turn for the process, not one per stream per turn).
+let due: (() => void)[] = [];
+const flushDue = (): void => {
+  const writers = due;
+  due = [];
+  let failure: { error: unknown } | undefined;
+  for (const flush of writers) {
+    try {
+      flush();
+    } catch (error) {
+      // The other streams still get their frames; the failure surfaces as before, uncaught.
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+};
+
 /** Options of `createSseWriter`. */
 export interface SseWriterOptions {
   /** Told about a socket error on the response (a reset client). */
@@ -44,7 +64,8 @@ export interface SseWriterOptions {
 /**
  * Wraps a raw response whose `text/event-stream` headers were already written. Frames
  * produced in the same turn of the event loop (everything one upstream read yields) are
- * joined and leave in one socket write, after that turn's I/O callbacks (`setImmediate`);
+ * joined and leave in one socket write, after that turn's I/O callbacks (one `setImmediate`
+ * for every writer with frames waiting);
  * the frames still queued when the stream ends leave with the end of the response
  * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
  * joining strings.
@@ -70,18 +91,26 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
     if (text === '') res.end();
     else res.end(text);
   };
+  const queued = (): boolean | Promise<boolean> => {
+    if (pending.length >= FLUSH_AT) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      if (due.push(flush) === 1) setImmediate(flushDue);
+    }
+    if (!res.writableNeedDrain) return true;
+    return drained(res);
+  };
   return {
     write(frames) {
       if (frames.length === 0) return !res.destroyed;
       if (res.destroyed || res.writableEnded) return false;
       for (const frame of frames) pending += frameOf(frame);
-      if (pending.length >= FLUSH_AT) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-      if (!res.writableNeedDrain) return true;
-      return drained(res);
+      return queued();
+    },
+    writeText(text) {
+      if (res.destroyed || res.writableEnded) return false;
+      pending += text;
+      return queued();
     },
     done() {
       finish('data: [DONE]\n\n');
