@@ -7,7 +7,8 @@ import { requestOptions } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
-import { readChatChunks } from './read-chat-chunks.ts';
+import { createChatChunkReader } from './read-chat-chunks.ts';
+import type { ChatChunkReader } from './read-chat-chunks.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 
@@ -67,7 +68,7 @@ export class OpenAIChatModel implements ChatModel {
     let response: Response;
     try {
       // The SDK makes the call (auth, headers, retries, status errors); its body is read
-      // here (see `readChatChunks`), not through the SDK's per-chunk generator chain.
+      // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
       response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
@@ -78,13 +79,18 @@ export class OpenAIChatModel implements ChatModel {
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
     const restore = createStrictCallRestorer(request.tools);
+    let reader: ChatChunkReader | undefined;
     try {
-      for await (const chunks of readChatChunks(response)) {
+      reader = createChatChunkReader(response);
+      for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) {
         for (const chunk of chunks) for (const event of mapper.push(chunk)) yield restoreEventCall(event, restore);
       }
     } catch (error) {
       yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
       return;
+    } finally {
+      // Left early (the consumer stopped, or an error): the socket goes.
+      reader?.cancel();
     }
     // A body cut by an abort may end quietly; say why it stopped.
     if (request.signal?.aborted === true) {

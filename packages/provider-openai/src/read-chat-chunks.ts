@@ -40,47 +40,78 @@ function byteSource(response: Response): ByteSource {
   };
 }
 
+/** Reads the chunks of a streamed Chat Completions response; see `createChatChunkReader`. */
+export interface ChatChunkReader {
+  /** The chunks of the next read of the body (never empty); `undefined` at `[DONE]` or the end of the body. */
+  read(): Promise<ChatCompletionChunk[] | undefined>;
+  /** Stops reading before the end and frees the socket (nothing happens after the end). */
+  cancel(): void;
+}
+
 /**
  * The chunks of a streamed Chat Completions response, as they arrive (all the chunks of
  * one read together): SSE parsed in one linear pass, each payload parsed once, an error
  * payload thrown as the SDK's `APIError` (what the SDK's stream throws), `[DONE]` ends it.
  * One await per read of the body, where the SDK's stream takes several generators and
- * promises per chunk; when the `fetch` attached a `BodyReader` (the gateway's does), the
- * bytes come without a web stream, everything that arrived since the last read at once.
- * Leaving early (or an error) cancels the body, which frees the socket.
+ * promises per chunk, and no generator of its own; when the `fetch` attached a `BodyReader`
+ * (the gateway's does), the bytes come without a web stream, everything that arrived since
+ * the last read at once. A failed read (or an error payload) cancels the body; so does
+ * `cancel`, which the caller owes when it stops before `undefined`.
  */
-export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
+export function createChatChunkReader(response: Response): ChatChunkReader {
   const source = byteSource(response);
   const decoder = new TextDecoder();
   const parser = createSseEventParser();
-  let ended = false;
-  try {
-    for (;;) {
-      const parts = await source.read();
-      let events: SseEvent[];
-      if (parts === undefined) events = [...parser.push(decoder.decode()), ...parser.end()];
-      else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
-      else {
-        events = [];
-        for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
-      }
-      const chunks: ChatCompletionChunk[] = [];
-      let sawDone = false;
-      for (const sse of events) {
-        if (sse.data === '[DONE]') {
-          sawDone = true;
-          break;
-        }
-        chunks.push(toChunk(sse, response.headers));
-      }
-      if (chunks.length > 0) yield chunks;
-      if (sawDone || parts === undefined) {
-        ended = parts === undefined;
-        return;
-      }
+  let finished = false;
+  const cancel = (): void => {
+    if (finished) return;
+    finished = true;
+    source.cancel();
+  };
+  const parse = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined => {
+    let events: SseEvent[];
+    if (parts === undefined) {
+      // The body ended: nothing to cancel.
+      finished = true;
+      events = [...parser.push(decoder.decode()), ...parser.end()];
+    } else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
+    else {
+      events = [];
+      for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
     }
+    const chunks: ChatCompletionChunk[] = [];
+    for (const sse of events) {
+      if (sse.data === '[DONE]') {
+        // Whatever follows [DONE] is not read: the socket goes.
+        cancel();
+        break;
+      }
+      chunks.push(toChunk(sse, response.headers));
+    }
+    return chunks;
+  };
+  const read = async (): Promise<ChatCompletionChunk[] | undefined> => {
+    for (;;) {
+      if (finished) return undefined;
+      let chunks: ChatCompletionChunk[] | undefined;
+      try {
+        chunks = parse(await source.read());
+      } catch (error) {
+        cancel();
+        throw error;
+      }
+      if (chunks !== undefined && chunks.length > 0) return chunks;
+    }
+  };
+  return { read, cancel };
+}
+
+/** `createChatChunkReader` as an async generator: the chunks of each read; leaving early cancels the body. */
+export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
+  const reader = createChatChunkReader(response);
+  try {
+    for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) yield chunks;
   } finally {
-    // Stopped before the body's end ([DONE], an error, or the consumer left): let the socket go.
-    if (!ended) source.cancel();
+    reader.cancel();
   }
 }
