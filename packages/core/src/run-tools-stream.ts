@@ -147,6 +147,7 @@ function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEve
       } catch {
         // Nothing more to release.
       }
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason or the source's failure, passed on as it is
       reject(failure.error);
     };
     const onAbort = (): void => settle({ error: signal.reason });

@@ -178,5 +178,13 @@ describe('createChatChunkReader with a BodyReader', () => {
     expect(source.webRead()).toBe(true);
     fallback.cancel();
   });
+
+  it('hands out the chunks before a bad event of the same read, then fails', async () => {
+    const garbage = withBodyReader([[chunk('a'), chunk('b'), 'data: {"id":\n\n', chunk('c')]]);
+    const reader = createChatChunkReader(garbage.response);
+    expect((await reader.read())?.map((c) => c.choices[0]?.delta.content)).toEqual(['a', 'b']);
+    await expect(reader.read()).rejects.toThrow(SyntaxError);
+    expect(garbage.cancelled()).toBe(true);
+  });
 });
 

@@ -86,12 +86,23 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
         cancel();
         break;
       }
-      chunks.push(toChunk(sse, response.headers));
+      try {
+        chunks.push(toChunk(sse, response.headers));
+      } catch (error) {
+        if (chunks.length === 0) throw error;
+        // The chunks before the bad event still go out (a read may hold the whole rest of
+        // the body); the failure comes with the next read.
+        failure = { error };
+        cancel();
+        break;
+      }
     }
     return chunks;
   };
+  let failure: { error: unknown } | undefined;
   const read = async (): Promise<ChatCompletionChunk[] | undefined> => {
     for (;;) {
+      if (failure !== undefined) throw failure.error;
       if (finished) return undefined;
       let chunks: ChatCompletionChunk[] | undefined;
       try {
