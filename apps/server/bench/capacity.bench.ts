@@ -161,6 +161,8 @@ interface CapacityResult {
   eldMaxMs: number;
   /** CPU time over wall time while all streams ran (1 = one core busy). */
   cpuShare: number;
+  /** Time ready to run but without a core, over wall time, in the same window (other processes had the cores). */
+  runWaitShare: number;
   /** The target's CPU time per token the clients received, in µs, while all streams ran. */
   cpuPerTokenUs: number;
   /** The client processes' CPU over their wall time, summed (near 1 per client = client-bound). */
@@ -314,6 +316,8 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     peakRss = Math.max(peakRss, last.rss);
   }
   const cpuShare = (last.cpuMs - windowStart.cpuMs) / (performance.now() - windowStartedAt);
+  // How contended the machine was: time the target was ready to run but had no core.
+  const runWaitShare = (last.runWaitMs - windowStart.runWaitMs) / (performance.now() - windowStartedAt);
   // Both token counts are equally stale (progress comes every 100 ms).
   const cpuPerTokenUs = (1000 * (last.cpuMs - windowStart.cpuMs)) / Math.max(1, received() - tokensAtStart);
   // Then what each open stream retains, checking that they are still open.
@@ -344,6 +348,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
     cpuShare,
+    runWaitShare,
     cpuPerTokenUs,
     clientCpuShare: reports.reduce((sum, r) => sum + (r.wallMs > 0 ? r.cpuMs / r.wallMs : 0), 0),
     clients: clientCount,
@@ -366,6 +371,7 @@ function print(results: CapacityResult[]): void {
     r.eldP99Ms.toFixed(1),
     r.eldMaxMs.toFixed(1),
     `${(100 * r.cpuShare).toFixed(0)}%`,
+    Number.isNaN(r.runWaitShare) ? '-' : `${(100 * r.runWaitShare).toFixed(0)}%`,
     r.cpuPerTokenUs.toFixed(1),
     `${(100 * r.clientCpuShare).toFixed(0)}% (${r.clients})`,
     r.ttftP50Ms.toFixed(1),
@@ -383,6 +389,7 @@ function print(results: CapacityResult[]): void {
     'ELD p99 ms',
     'ELD max ms',
     'CPU (1 core=100%)',
+    'waiting for a core',
     'CPU µs/token',
     'client CPU (procs)',
     'TTFT p50 ms',
