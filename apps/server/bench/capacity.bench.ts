@@ -165,6 +165,8 @@ interface CapacityResult {
   runWaitShare: number;
   /** The target's CPU time per token the clients received, in µs, while all streams ran. */
   cpuPerTokenUs: number;
+  /** Bytes the target allocated on its JS heap per token in the same window (what its collector has to clear). */
+  allocPerToken: number;
   /** The client processes' CPU over their wall time, summed (near 1 per client = client-bound). */
   clientCpuShare: number;
   clients: number;
@@ -320,6 +322,8 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   const runWaitShare = (last.runWaitMs - windowStart.runWaitMs) / (performance.now() - windowStartedAt);
   // Both token counts are equally stale (progress comes every 100 ms).
   const cpuPerTokenUs = (1000 * (last.cpuMs - windowStart.cpuMs)) / Math.max(1, received() - tokensAtStart);
+  // Allocation per token: GC pressure, counted rather than timed (the reset above started the count).
+  const allocPerToken = last.allocatedBytes / Math.max(1, received() - tokensAtStart);
   // Then what each open stream retains, checking that they are still open.
   let openAtSample = n;
   const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
@@ -350,6 +354,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     cpuShare,
     runWaitShare,
     cpuPerTokenUs,
+    allocPerToken,
     clientCpuShare: reports.reduce((sum, r) => sum + (r.wallMs > 0 ? r.cpuMs / r.wallMs : 0), 0),
     clients: clientCount,
     ttftP50Ms: percentile(ttfts, 50),
@@ -373,6 +378,7 @@ function print(results: CapacityResult[]): void {
     `${(100 * r.cpuShare).toFixed(0)}%`,
     Number.isNaN(r.runWaitShare) ? '-' : `${(100 * r.runWaitShare).toFixed(0)}%`,
     r.cpuPerTokenUs.toFixed(1),
+    r.allocPerToken.toFixed(0),
     `${(100 * r.clientCpuShare).toFixed(0)}% (${r.clients})`,
     r.ttftP50Ms.toFixed(1),
     r.ttftP99Ms.toFixed(1),
@@ -391,6 +397,7 @@ function print(results: CapacityResult[]): void {
     'CPU (1 core=100%)',
     'waiting for a core',
     'CPU µs/token',
+    'heap B/token',
     'client CPU (procs)',
     'TTFT p50 ms',
     'TTFT p99 ms',

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { ChatModel } from '@toolwire/core';
 import OpenAI from 'openai';
 import { pino } from 'pino';
@@ -25,8 +25,34 @@ import { phaseReport, resetPhases } from './stream-phases.ts';
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 const collect = (globalThis as { gc?: () => void }).gc;
+// Bytes allocated on the JS heap since the last reset: what each collection found used
+// before it, minus what the previous one left, summed (a count the CPU's contention does not skew).
+let gcProfiler: GCProfiler | undefined;
+let usedAfterLast = 0;
+let allocated = 0;
+const readAllocated = (): number => {
+  const report = gcProfiler?.stop();
+  for (const gc of report?.statistics ?? []) {
+    allocated += gc.beforeGC.heapStatistics.usedHeapSize - usedAfterLast;
+    usedAfterLast = gc.afterGC.heapStatistics.usedHeapSize;
+  }
+  const used = getHeapStatistics().used_heap_size;
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  return allocated + used - usedAfterLast;
+};
+const resetAllocated = (): void => {
+  gcProfiler?.stop();
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  allocated = 0;
+  usedAfterLast = getHeapStatistics().used_heap_size;
+};
 const stats = createHttpServer((req, res) => {
-  if (req.method === 'POST') delay.reset();
+  if (req.method === 'POST') {
+    delay.reset();
+    resetAllocated();
+  }
   if (req.url?.includes('gc=1') === true) {
     if (collect === undefined) {
       res.writeHead(500).end('start this process with --expose-gc');
@@ -64,6 +90,7 @@ const stats = createHttpServer((req, res) => {
       external: memory.external,
       cpuMs: (cpu.user + cpu.system) / 1000,
       runWaitMs: sched.waitMs,
+      allocatedBytes: readAllocated(),
       eldP50Ms: delay.percentile(50) / 1e6,
       eldP99Ms: delay.percentile(99) / 1e6,
       eldMaxMs: delay.max / 1e6,
