@@ -395,9 +395,10 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         if (sockets > 1) {
           const bound = app.server.address();
           if (bound !== null && typeof bound === 'object') {
-            extraListeners = await openExtraListeners({ server: app.server, host: bound.address, port: bound.port, count: sockets - 1, backlog }).catch(async (error: unknown) => {
-              await app.close();
-              throw error;
+            // Not worth refusing to start over: the gateway's own socket serves everything, more slowly in a burst.
+            extraListeners = await openExtraListeners({ server: app.server, host: bound.address, port: bound.port, count: sockets - 1, backlog }).catch((error: unknown) => {
+              logger.warn({ err: error }, `Could not bind ${sockets - 1} more listening sockets to the port (limits.listenSockets); serving from one.`);
+              return undefined;
             });
           }
         }
