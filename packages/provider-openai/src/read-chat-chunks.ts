@@ -92,27 +92,33 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
         if (chunks.length === 0) throw error;
         // The chunks before the bad event still go out (a read may hold the whole rest of
         // the body); the failure comes with the next read.
-        failure = { error };
+        failure = { error: error instanceof Error ? error : new Error(String(error)) };
         cancel();
         break;
       }
     }
     return chunks;
   };
-  let failure: { error: unknown } | undefined;
-  const read = async (): Promise<ChatCompletionChunk[] | undefined> => {
-    for (;;) {
-      if (failure !== undefined) throw failure.error;
-      if (finished) return undefined;
-      let chunks: ChatCompletionChunk[] | undefined;
-      try {
-        chunks = parse(await source.read());
-      } catch (error) {
-        cancel();
-        throw error;
-      }
-      if (chunks !== undefined && chunks.length > 0) return chunks;
+  let failure: { error: Error } | undefined;
+  const fail = (error: unknown): never => {
+    cancel();
+    throw error;
+  };
+  // A read that completed no event (half a line, a comment) reads again.
+  const onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
+    let chunks: ChatCompletionChunk[] | undefined;
+    try {
+      chunks = parse(parts);
+    } catch (error) {
+      return fail(error);
     }
+    return chunks !== undefined && chunks.length > 0 ? chunks : read();
+  };
+  // Not an async function: one promise per read, the source's own and its reaction.
+  const read = (): Promise<ChatCompletionChunk[] | undefined> => {
+    if (failure !== undefined) return Promise.reject(failure.error);
+    if (finished) return Promise.resolve(undefined);
+    return source.read().then(onParts, fail);
   };
   return { read, cancel };
 }
