@@ -39,15 +39,34 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   };
   const unlink = (): void => callerSignal?.removeEventListener('abort', onCallerAbort);
   const queue: ChatStreamEvent[] = [];
-  let wake: (() => void) | undefined;
   let done = false;
   let failure: { error: unknown } | undefined;
   let delivered = false;
   let started: Promise<RunToolsResult> | undefined;
+  // The consumer's `next()` while nothing was ready: settled as soon as something is.
+  let waiting: { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void } | undefined;
+
+  /** Hands a waiting `next()` what it waits for: the next event, the failure, or the end. */
+  const wake = (): void => {
+    const waiter = waiting;
+    if (waiter === undefined) return;
+    const event = queue.shift();
+    if (event !== undefined) {
+      waiting = undefined;
+      delivered = true;
+      waiter.resolve({ value: event, done: false });
+    } else if (failure !== undefined) {
+      waiting = undefined;
+      waiter.reject(failure.error);
+    } else if (done) {
+      waiting = undefined;
+      waiter.resolve({ value: undefined, done: true });
+    }
+  };
 
   const push = (event: ChatStreamEvent): void => {
     queue.push(event);
-    wake?.();
+    wake();
   };
 
   const start = (): Promise<RunToolsResult> => {
@@ -71,7 +90,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       (result) => {
         unlink();
         done = true;
-        wake?.();
+        wake();
         return result;
       },
       (error: unknown) => {
@@ -81,7 +100,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
         // event once events went out (the ChatModel stream convention).
         if (signal.aborted || !(delivered || queue.length > 0)) failure = { error };
         else if (!sawError) queue.push({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
-        wake?.();
+        wake();
         throw error;
       },
     );
@@ -96,20 +115,19 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
     [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
       void start();
       return {
-        async next(): Promise<IteratorResult<ChatStreamEvent>> {
-          for (;;) {
-            const event = queue.shift();
-            if (event) {
-              delivered = true;
-              return { value: event, done: false };
-            }
-            if (failure) throw failure.error;
-            if (done) return { value: undefined, done: true };
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = undefined;
+        // Not an async function: an event already queued costs one resolved promise, a wait one promise.
+        next(): Promise<IteratorResult<ChatStreamEvent>> {
+          const event = queue.shift();
+          if (event !== undefined) {
+            delivered = true;
+            return Promise.resolve({ value: event, done: false });
           }
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's failure (or abort reason), passed on as it is
+          if (failure !== undefined) return Promise.reject(failure.error);
+          if (done) return Promise.resolve({ value: undefined, done: true });
+          return new Promise((resolve, reject) => {
+            waiting = { resolve, reject };
+          });
         },
         return(): Promise<IteratorResult<ChatStreamEvent>> {
           if (!done) own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
