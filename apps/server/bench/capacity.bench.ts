@@ -12,6 +12,17 @@
 // collecting (what the old figure was) is printed beside it: it counts garbage the
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
 //
+// Where time to first token goes is printed under each table: a TTFT histogram, the
+// client's connect and response-header times, the target's phases per request (client sent →
+// accepted → request parsed → upstream request → upstream headers → first byte out, from
+// Node's diagnostics channels; upstream requests per client request show SDK retries), the
+// target's CPU and the time it waited for a core while the streams were being opened, and
+// the machine's TCP drop/retransmit counters. Node accepts one connection per listening
+// socket per turn of its event loop, so a target whose loop is busy takes a burst of clients
+// slowly (see src/extra-listeners.ts); both targets listen on the same number of sockets.
+// CPU per token falls when a target falls behind (each read and write then carries several
+// tokens): compare it between targets that keep up; heap bytes per token is counted, not timed.
+//
 // Aims (issue 19): ≤ 30 KB RSS per open stream; event-loop delay p99 ≤ 20 ms at 5,000
 // streams; added TTFT p99 ≤ 5 ms at 1,000 streams.
 //
