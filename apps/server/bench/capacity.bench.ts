@@ -12,6 +12,17 @@
 // collecting (what the old figure was) is printed beside it: it counts garbage the
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
 //
+// Where time to first token goes is printed under each table: a TTFT histogram, the
+// client's connect and response-header times, the target's phases per request (client sent →
+// accepted → request parsed → upstream request → upstream headers → first byte out, from
+// Node's diagnostics channels; upstream requests per client request show SDK retries), the
+// target's CPU and the time it waited for a core while the streams were being opened, and
+// the machine's TCP drop/retransmit counters. Node accepts one connection per listening
+// socket per turn of its event loop, so a target whose loop is busy takes a burst of clients
+// slowly (see src/extra-listeners.ts); both targets listen on the same number of sockets.
+// CPU per token falls when a target falls behind (each read and write then carries several
+// tokens): compare it between targets that keep up; heap bytes per token is counted, not timed.
+//
 // Aims (issue 19): ≤ 30 KB RSS per open stream; event-loop delay p99 ≤ 20 ms at 5,000
 // streams; added TTFT p99 ≤ 5 ms at 1,000 streams.
 //
@@ -20,7 +31,8 @@
 // the issue's runs use 20); TOOLWIRE_BENCH_CLIENTS the number of client processes (default
 // one per 1,000 streams, at most 8); TOOLWIRE_BENCH_HEAP_SNAPSHOT=1 writes a heap snapshot of
 // each target (to the temp directory) with the streams open; TOOLWIRE_BENCH_NODE_FLAGS adds
-// Node flags to the targets (`--cpu-prof --cpu-prof-dir=…`). A size needing more file descriptors than the limit
+// Node flags to the targets (`--cpu-prof --cpu-prof-dir=…`); TOOLWIRE_BENCH_TARGETS=gateway (or
+// proxy) measures one of them only. A size needing more file descriptors than the limit
 // allows is skipped with a note.
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -29,6 +41,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess, TargetStats } from './support/processes.ts';
 import type { ClientReport, OpenCommand } from './support/stream-client-process.ts';
+import type { PhaseReport, PhaseSummary } from './support/stream-phases.ts';
 
 const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
   .split(',')
@@ -138,7 +151,7 @@ async function startClient(): Promise<Client> {
       }
     }
   });
-  child.once('exit', (code) => finish({ type: 'done', ttfts: [], ok: 0, cpuMs: 0, wallMs: code ?? 0 }));
+  child.once('exit', (code) => finish({ type: 'done', ttfts: [], connects: [], headers: [], ok: 0, cpuMs: 0, wallMs: code ?? 0 }));
   await isReady;
   return client;
 }
@@ -159,13 +172,105 @@ interface CapacityResult {
   eldMaxMs: number;
   /** CPU time over wall time while all streams ran (1 = one core busy). */
   cpuShare: number;
+  /** Time ready to run but without a core, over wall time, in the same window (other processes had the cores). */
+  runWaitShare: number;
   /** The target's CPU time per token the clients received, in µs, while all streams ran. */
   cpuPerTokenUs: number;
+  /** Bytes the target allocated on its JS heap per token in the same window (what its collector has to clear). */
+  allocPerToken: number;
   /** The client processes' CPU over their wall time, summed (near 1 per client = client-bound). */
   clientCpuShare: number;
   clients: number;
   ttftP50Ms: number;
   ttftP99Ms: number;
+  /** Where time to first token went (printed under the table). */
+  ttftDetail: TtftDetail;
+}
+
+/** The client's and the target's view of the time to first token, to tell where a slow one waited. */
+interface TtftDetail {
+  ttfts: number[];
+  connects: number[];
+  headers: number[];
+  phases: PhaseReport;
+  burst: Burst;
+  /** The machine's TCP counters over the run (every process on the machine counts). */
+  tcp: Record<string, number>;
+}
+
+/** The target while the streams were being opened (until every stream had its first token). */
+interface Burst {
+  wallMs: number;
+  cpuMs: number;
+  /** Time the target's main thread was ready to run but had no CPU (other processes had the cores). */
+  runWaitMs: number;
+  eldP99Ms: number;
+  eldMaxMs: number;
+}
+
+/** TCP counters that tell of dropped or retried connections: listen queue overflows, SYN retransmits, resets. */
+const TCP_COUNTERS = ['TcpExtListenOverflows', 'TcpExtListenDrops', 'TcpExtTCPSynRetrans', 'TcpAttemptFails', 'TcpEstabResets', 'TcpExtTCPTimeouts'];
+
+/** The machine's TCP counters (`nstat`), or none where it is not installed. */
+function tcpCounters(): Record<string, number> {
+  try {
+    const text = execFileSync('nstat', ['-az', ...TCP_COUNTERS], { encoding: 'utf8' });
+    const counters: Record<string, number> = {};
+    for (const line of text.split('\n')) {
+      const [name, value] = line.trim().split(/\s+/u);
+      if (name !== undefined && TCP_COUNTERS.includes(name)) counters[name] = Number(value);
+    }
+    return counters;
+  } catch {
+    return {};
+  }
+}
+
+async function readPhases(statsURL: string, reset: boolean): Promise<PhaseReport> {
+  const res = await fetch(`${statsURL}/?phases=${reset ? 'reset' : '1'}`);
+  return (await res.json()) as PhaseReport;
+}
+
+const TTFT_BUCKETS_MS = [50, 100, 250, 500, 1000, 2000, 4000, 8000, 16_000];
+
+/** How many values fall in each bucket (`≤50 ms: 12 …`), the last one open. */
+function histogram(values: readonly number[]): string {
+  const counts = new Array<number>(TTFT_BUCKETS_MS.length + 1).fill(0);
+  for (const v of values) {
+    const i = TTFT_BUCKETS_MS.findIndex((limit) => v <= limit);
+    counts[i === -1 ? TTFT_BUCKETS_MS.length : i]!++;
+  }
+  return counts
+    .map((count, i) => (count === 0 ? '' : `${i < TTFT_BUCKETS_MS.length ? `≤${TTFT_BUCKETS_MS[i]}` : `>${TTFT_BUCKETS_MS.at(-1)}`}: ${count}`))
+    .filter((cell) => cell !== '')
+    .join(', ');
+}
+
+// JSON turns NaN (no request reached that phase) into null.
+const fixed = (v: number | null): string => (v === null || Number.isNaN(v) ? '-' : v.toFixed(0));
+const ms = (s: PhaseSummary): string => `p50 ${fixed(s.p50)} / p90 ${fixed(s.p90)} / p99 ${fixed(s.p99)} / max ${fixed(s.max)}`;
+
+function printTtftDetail(r: CapacityResult): void {
+  const d = r.ttftDetail;
+  const sorted = (values: number[]): PhaseSummary => {
+    const s = [...values].sort((a, b) => a - b);
+    return { count: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s.at(-1) ?? Number.NaN };
+  };
+  const p = d.phases;
+  const tcp = Object.entries(d.tcp)
+    .filter(([, v]) => v !== 0)
+    .map(([k, v]) => `${k.replace(/^Tcp(Ext)?/u, '')} +${v}`)
+    .join(', ');
+  console.log(`  ${r.name}: TTFT ms histogram: ${histogram(d.ttfts)}`);
+  console.log(`    client: connect ${ms(sorted(d.connects))}; response headers ${ms(sorted(d.headers))}`);
+  console.log(
+    `    target: ${p.requests} requests, ${p.upstreamRequests} upstream requests (${p.retried} retried, ${p.upstreamErrors} failed${p.upstreamErrors > 0 ? ` ${JSON.stringify(p.upstreamErrorCodes)}` : ''}); ` +
+      `client sent → accepted ${ms(p.sentToAccept)}; client sent → arrival ${ms(p.sentToArrival)} (arrivals per second: ${p.arrivalsPerSecond.join(' ')}); arrival → upstream request ${ms(p.toUpstream)}; → upstream headers ${ms(p.upstreamHeaders)}; → first byte out ${ms(p.toFirstWrite)}; arrival → first byte out ${ms(p.arrivalToFirstWrite)}`,
+  );
+  console.log(
+    `    opening: ${d.burst.wallMs.toFixed(0)} ms until all had a first token; target CPU ${d.burst.cpuMs.toFixed(0)} ms (${(d.burst.cpuMs / Math.max(1, d.burst.wallMs) * 100).toFixed(0)}% of a core, ${(d.burst.cpuMs / r.streams).toFixed(2)} ms per stream), waiting for a CPU ${d.burst.runWaitMs.toFixed(0)} ms; event-loop delay p99 ${d.burst.eldP99Ms.toFixed(1)} / max ${d.burst.eldMaxMs.toFixed(1)} ms`,
+  );
+  console.log(`    machine TCP counters over the run: ${tcp === '' ? 'no drops, retransmits or resets' : tcp}`);
 }
 
 async function measure(name: string, target: BenchProcess, model: string, n: number): Promise<CapacityResult> {
@@ -180,6 +285,10 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   await sleep(1000);
   const before = await retained(statsURL);
   if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot before the streams: ${await heapSnapshot(statsURL, 'before')}`);
+  await readPhases(statsURL, true);
+  const tcpBefore = tcpCounters();
+  const burstStart = await readStats(statsURL, { reset: true });
+  const burstStartedAt = performance.now();
   const clientCount = Math.max(1, Math.min(n, Number(process.env.TOOLWIRE_BENCH_CLIENTS ?? Math.min(8, Math.ceil(n / 1000)))));
   const clients = await Promise.all(Array.from({ length: clientCount }, () => startClient()));
   const started = (): number => clients.reduce((sum, c) => sum + c.first, 0);
@@ -199,6 +308,14 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   void allDone.then(() => (finished = true));
   while (started() < n && !finished && performance.now() < giveUpAt) await sleep(20);
   // Event-loop delay and CPU first, without the collections of the memory samples below.
+  const burstEnd = await readStats(statsURL);
+  const burst: Burst = {
+    wallMs: performance.now() - burstStartedAt,
+    cpuMs: burstEnd.cpuMs - burstStart.cpuMs,
+    runWaitMs: burstEnd.runWaitMs - burstStart.runWaitMs,
+    eldP99Ms: burstEnd.eldP99Ms,
+    eldMaxMs: burstEnd.eldMaxMs,
+  };
   const windowStart = await readStats(statsURL, { reset: true });
   const windowStartedAt = performance.now();
   const tokensAtStart = received();
@@ -212,8 +329,12 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     peakRss = Math.max(peakRss, last.rss);
   }
   const cpuShare = (last.cpuMs - windowStart.cpuMs) / (performance.now() - windowStartedAt);
+  // How contended the machine was: time the target was ready to run but had no core.
+  const runWaitShare = (last.runWaitMs - windowStart.runWaitMs) / (performance.now() - windowStartedAt);
   // Both token counts are equally stale (progress comes every 100 ms).
   const cpuPerTokenUs = (1000 * (last.cpuMs - windowStart.cpuMs)) / Math.max(1, received() - tokensAtStart);
+  // Allocation per token: GC pressure, counted rather than timed (the reset above started the count).
+  const allocPerToken = last.allocatedBytes / Math.max(1, received() - tokensAtStart);
   // Then what each open stream retains, checking that they are still open.
   let openAtSample = n;
   const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
@@ -221,6 +342,15 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   const reports = await allDone;
   for (const client of clients) client.child.disconnect();
   const ttfts = reports.flatMap((r) => r.ttfts).sort((a, b) => a - b);
+  const tcpAfter = tcpCounters();
+  const ttftDetail: TtftDetail = {
+    ttfts,
+    connects: reports.flatMap((r) => r.connects),
+    headers: reports.flatMap((r) => r.headers),
+    phases: await readPhases(statsURL, false),
+    burst,
+    tcp: Object.fromEntries(Object.entries(tcpAfter).map(([k, v]) => [k, v - (tcpBefore[k] ?? 0)])),
+  };
   return {
     name,
     streams: n,
@@ -233,11 +363,14 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
     cpuShare,
+    runWaitShare,
     cpuPerTokenUs,
+    allocPerToken,
     clientCpuShare: reports.reduce((sum, r) => sum + (r.wallMs > 0 ? r.cpuMs / r.wallMs : 0), 0),
     clients: clientCount,
     ttftP50Ms: percentile(ttfts, 50),
     ttftP99Ms: percentile(ttfts, 99),
+    ttftDetail,
   };
 }
 
@@ -254,7 +387,9 @@ function print(results: CapacityResult[]): void {
     r.eldP99Ms.toFixed(1),
     r.eldMaxMs.toFixed(1),
     `${(100 * r.cpuShare).toFixed(0)}%`,
+    Number.isNaN(r.runWaitShare) ? '-' : `${(100 * r.runWaitShare).toFixed(0)}%`,
     r.cpuPerTokenUs.toFixed(1),
+    r.allocPerToken.toFixed(0),
     `${(100 * r.clientCpuShare).toFixed(0)}% (${r.clients})`,
     r.ttftP50Ms.toFixed(1),
     r.ttftP99Ms.toFixed(1),
@@ -271,7 +406,9 @@ function print(results: CapacityResult[]): void {
     'ELD p99 ms',
     'ELD max ms',
     'CPU (1 core=100%)',
+    'waiting for a core',
     'CPU µs/token',
+    'heap B/token',
     'client CPU (procs)',
     'TTFT p50 ms',
     'TTFT p99 ms',
@@ -280,8 +417,11 @@ function print(results: CapacityResult[]): void {
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+  for (const r of results) printTtftDetail(r);
 }
 
+// TOOLWIRE_BENCH_TARGETS=gateway measures one target only (while working on it); the comparison needs both.
+const targetKinds = (['proxy', 'gateway'] as const).filter((kind) => (process.env.TOOLWIRE_BENCH_TARGETS ?? 'proxy,gateway').split(',').includes(kind));
 const limit = fileLimit();
 // The load average says how much of the machine the processes measured here could have.
 console.log(
@@ -300,7 +440,7 @@ try {
     }
     console.log(`\n${n} concurrent streams`);
     const results: CapacityResult[] = [];
-    for (const kind of ['proxy', 'gateway'] as const) {
+    for (const kind of targetKinds) {
       const target = await startProcess('./target-process.ts', [kind, upstream.url]);
       try {
         results.push(await measure(kind === 'proxy' ? 'bare byte proxy' : 'toolwire gateway', target, kind === 'proxy' ? 'gpt-fake' : 'openai/gpt-fake', n));

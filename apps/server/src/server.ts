@@ -1,7 +1,7 @@
 import { generateId } from '@toolwire/core';
 import { timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyListenOptions, FastifyReply } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-key-store.ts';
@@ -9,6 +9,8 @@ import type { ApiKeyStore } from './auth/api-key-store.ts';
 import { hashApiKey } from './auth/hash-key.ts';
 import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import type { ServerConfig } from './config/server-config.ts';
+import { DEFAULT_LISTEN_SOCKETS, openExtraListeners } from './extra-listeners.ts';
+import type { ExtraListeners } from './extra-listeners.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
@@ -326,6 +328,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     closing: () => closing,
   });
   let disposeTools = (): Promise<void> => Promise.resolve();
+  let extraListeners: ExtraListeners | undefined;
 
   return {
     logger,
@@ -385,7 +388,20 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       dynamicTools.attach(context.serverTools);
       let address: string;
       try {
-        address = await app.listen({ port, host, backlog: config.limits?.listenBacklog ?? DEFAULT_LISTEN_BACKLOG });
+        const backlog = config.limits?.listenBacklog ?? DEFAULT_LISTEN_BACKLOG;
+        const sockets = config.limits?.listenSockets ?? DEFAULT_LISTEN_SOCKETS;
+        // `reusePort` is Node's (≥ 22.12) and passes through Fastify to `server.listen`.
+        address = await app.listen({ port, host, backlog, ...(sockets > 1 ? { reusePort: true } : {}) } as FastifyListenOptions);
+        if (sockets > 1) {
+          const bound = app.server.address();
+          if (bound !== null && typeof bound === 'object') {
+            // Not worth refusing to start over: the gateway's own socket serves everything, more slowly in a burst.
+            extraListeners = await openExtraListeners({ server: app.server, host: bound.address, port: bound.port, count: sockets - 1, backlog }).catch((error: unknown) => {
+              logger.warn({ err: error }, `Could not bind ${sockets - 1} more listening sockets to the port (limits.listenSockets); serving from one.`);
+              return undefined;
+            });
+          }
+        }
       } catch (error) {
         await disposeTools();
         await gatewayState.close();
@@ -403,6 +419,8 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       if (!listening) return;
       listening = false;
       closing = true;
+      extraListeners?.close();
+      extraListeners = undefined;
       const grace = config.limits?.shutdownGraceMs ?? 30_000;
       const timer = setTimeout(() => {
         for (const controller of inflight) controller.abort(new Error('The server is shutting down.'));

@@ -39,15 +39,34 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   };
   const unlink = (): void => callerSignal?.removeEventListener('abort', onCallerAbort);
   const queue: ChatStreamEvent[] = [];
-  let wake: (() => void) | undefined;
   let done = false;
   let failure: { error: unknown } | undefined;
   let delivered = false;
   let started: Promise<RunToolsResult> | undefined;
+  // The consumer's `next()` while nothing was ready: settled as soon as something is.
+  let waiting: { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void } | undefined;
+
+  /** Hands a waiting `next()` what it waits for: the next event, the failure, or the end. */
+  const wake = (): void => {
+    const waiter = waiting;
+    if (waiter === undefined) return;
+    const event = queue.shift();
+    if (event !== undefined) {
+      waiting = undefined;
+      delivered = true;
+      waiter.resolve({ value: event, done: false });
+    } else if (failure !== undefined) {
+      waiting = undefined;
+      waiter.reject(failure.error);
+    } else if (done) {
+      waiting = undefined;
+      waiter.resolve({ value: undefined, done: true });
+    }
+  };
 
   const push = (event: ChatStreamEvent): void => {
     queue.push(event);
-    wake?.();
+    wake();
   };
 
   const start = (): Promise<RunToolsResult> => {
@@ -71,7 +90,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       (result) => {
         unlink();
         done = true;
-        wake?.();
+        wake();
         return result;
       },
       (error: unknown) => {
@@ -81,7 +100,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
         // event once events went out (the ChatModel stream convention).
         if (signal.aborted || !(delivered || queue.length > 0)) failure = { error };
         else if (!sawError) queue.push({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
-        wake?.();
+        wake();
         throw error;
       },
     );
@@ -96,20 +115,19 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
     [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
       void start();
       return {
-        async next(): Promise<IteratorResult<ChatStreamEvent>> {
-          for (;;) {
-            const event = queue.shift();
-            if (event) {
-              delivered = true;
-              return { value: event, done: false };
-            }
-            if (failure) throw failure.error;
-            if (done) return { value: undefined, done: true };
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = undefined;
+        // Not an async function: an event already queued costs one resolved promise, a wait one promise.
+        next(): Promise<IteratorResult<ChatStreamEvent>> {
+          const event = queue.shift();
+          if (event !== undefined) {
+            delivered = true;
+            return Promise.resolve({ value: event, done: false });
           }
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's failure (or abort reason), passed on as it is
+          if (failure !== undefined) return Promise.reject(failure.error);
+          if (done) return Promise.resolve({ value: undefined, done: true });
+          return new Promise((resolve, reject) => {
+            waiting = { resolve, reject };
+          });
         },
         return(): Promise<IteratorResult<ChatStreamEvent>> {
           if (!done) own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
@@ -123,35 +141,56 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
 
 /**
  * Reads a model stream to its end, handing each event to `onEvent` (which may throw to
- * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream and
- * no generator in between: events are the hot path.
+ * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream, and
+ * per event only the source's own `next()` promise and one reaction to it (no generator,
+ * no await, no wrapper promise in between): events are the hot path. Stopped early (an
+ * abort, `onEvent` throwing, the source failing), it lets the source clean up (`return`).
  */
-async function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
+function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
   signal.throwIfAborted();
   const iterator = events[Symbol.asyncIterator]();
-  let rejectWaiting: ((reason: unknown) => void) | undefined;
-  const onAbort = (): void => rejectWaiting?.(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  let finished = false;
-  try {
-    for (;;) {
-      const next = await new Promise<IteratorResult<ChatStreamEvent>>((resolve, reject) => {
-        rejectWaiting = reject;
-        iterator.next().then(resolve, reject);
-      });
-      rejectWaiting = undefined;
-      signal.throwIfAborted();
-      if (next.done === true) {
-        finished = true;
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const settle = (failure: { error: unknown } | undefined): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (failure === undefined) {
+        resolve();
         return;
       }
-      onEvent(next.value);
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    // Stopped early (abort, or an `error` event ended the step): let the model stream clean up.
-    if (!finished) void iterator.return?.()?.catch(noop);
-  }
+      // Stopped before the end: let the model stream clean up (a throwing `return` changes nothing).
+      try {
+        void iterator.return?.()?.catch(noop);
+      } catch {
+        // Nothing more to release.
+      }
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason or the source's failure, passed on as it is
+      reject(failure.error);
+    };
+    const onAbort = (): void => settle({ error: signal.reason });
+    const onNext = (next: IteratorResult<ChatStreamEvent>): void => {
+      if (settled) return;
+      if (signal.aborted) return settle({ error: signal.reason });
+      if (next.done === true) return settle(undefined);
+      try {
+        onEvent(next.value);
+      } catch (error) {
+        return settle({ error });
+      }
+      step();
+    };
+    const onFailure = (error: unknown): void => settle({ error });
+    const step = (): void => {
+      try {
+        iterator.next().then(onNext, onFailure);
+      } catch (error) {
+        settle({ error });
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    step();
+  });
 }
 
 function noop(): void {

@@ -1,13 +1,13 @@
 import { generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
-import { abortReason, mapOpenAIError } from './map-openai-error.ts';
+import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
-import { readChatChunks } from './read-chat-chunks.ts';
+import { createChatEventStream } from './openai-chat-event-stream.ts';
 import { readChatCompletion } from './read-chat-completion.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
@@ -65,35 +65,31 @@ export class OpenAIChatModel implements ChatModel {
     return guardStream(this.#stream(request), { provider: this.provider });
   }
 
-  async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
-    const built = this.#build(request, true);
-    let response: Response;
-    try {
-      // The SDK makes the call (auth, headers, retries, status errors); its body is read
-      // here (see `readChatChunks`), not through the SDK's per-chunk generator chain.
-      response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
-    } catch (error) {
-      throw mapOpenAIError(error, this.#errorContext(request));
-    }
-    for (const warning of built.warnings) yield { type: 'warning', warning };
-    const mapper = createChatStreamMapper({
-      generateId: newCallId,
-      ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+  #stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    return createChatEventStream({
+      open: async () => {
+        const built = this.#build(request, true);
+        let response: Response;
+        try {
+          // The SDK makes the call (auth, headers, retries, status errors); its body is read
+          // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
+          response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
+        } catch (error) {
+          throw mapOpenAIError(error, this.#errorContext(request));
+        }
+        const restore = createStrictCallRestorer(request.tools);
+        return {
+          response,
+          before: built.warnings.map((warning): ChatStreamEvent => ({ type: 'warning', warning })),
+          mapper: createChatStreamMapper({
+            generateId: newCallId,
+            ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+          }),
+          restore: (event) => restoreEventCall(event, restore),
+        };
+      },
+      mapError: (error) => mapOpenAIError(error, this.#errorContext(request)),
+      signal: request.signal,
     });
-    const restore = createStrictCallRestorer(request.tools);
-    try {
-      for await (const chunks of readChatChunks(response)) {
-        for (const chunk of chunks) for (const event of mapper.push(chunk)) yield restoreEventCall(event, restore);
-      }
-    } catch (error) {
-      yield { type: 'error', error: mapOpenAIError(error, this.#errorContext(request)) };
-      return;
-    }
-    // A body cut by an abort may end quietly; say why it stopped.
-    if (request.signal?.aborted === true) {
-      yield { type: 'error', error: abortReason(request.signal) };
-      return;
-    }
-    for (const event of mapper.end()) yield restoreEventCall(event, restore);
   }
 }

@@ -1,6 +1,8 @@
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { readChatChunks } from './read-chat-chunks.ts';
+import { attachBodyReader } from '@toolwire/core/provider';
+import type { BodyReader } from '@toolwire/core/provider';
+import { createChatChunkReader, readChatChunks } from './read-chat-chunks.ts';
 
 /** A streamed response whose body arrives in `parts`; `cancelled` tells whether the reader gave up on it. */
 function streamed(parts: string[]): { response: Response; cancelled: () => boolean } {
@@ -88,3 +90,101 @@ describe('readChatChunks', () => {
     expect(await collect(streamed([chunk('a').trimEnd()]).response)).toEqual(['a']);
   });
 });
+
+/**
+ * A response whose `fetch` attached a `BodyReader` handing out `reads` (each read's chunks
+ * at once; an Error fails that read); its web body must never be touched.
+ */
+function withBodyReader(reads: (string[] | Error)[]): { response: Response; cancelled: () => boolean; webRead: () => boolean } {
+  const encoder = new TextEncoder();
+  let cancelled = false;
+  let webRead = false;
+  let next = 0;
+  const reader: BodyReader = {
+    read() {
+      if (cancelled) return Promise.resolve(undefined);
+      const read = reads[next++];
+      if (read === undefined) return Promise.resolve(undefined);
+      if (read instanceof Error) return Promise.reject(read);
+      return Promise.resolve(read.map((part) => encoder.encode(part)));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  };
+  const web = new ReadableStream<Uint8Array>({
+    pull() {
+      webRead = true;
+    },
+  }, { highWaterMark: 0 });
+  let claimed = false;
+  const response = attachBodyReader(new Response(web), {
+    claim: () => {
+      if (claimed) return undefined;
+      claimed = true;
+      return reader;
+    },
+  });
+  return { response, cancelled: () => cancelled, webRead: () => webRead };
+}
+
+describe('createChatChunkReader with a BodyReader', () => {
+  it('reads the attached reader, not the web body, all chunks of one read at once', async () => {
+    const source = withBodyReader([[chunk('a'), chunk('b').slice(0, 10)], [chunk('b').slice(10), chunk('c')], ['data: [DONE]\n\n']]);
+    const reader = createChatChunkReader(source.response);
+    const reads: string[][] = [];
+    for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) reads.push(chunks.map((c) => c.choices[0]?.delta.content ?? ''));
+    expect(reads).toEqual([['a'], ['b', 'c']]);
+    expect(source.webRead()).toBe(false);
+    // [DONE] frees the socket.
+    expect(source.cancelled()).toBe(true);
+  });
+
+  it('does not cancel a body that ended, and cancels one left early', async () => {
+    const ended = withBodyReader([[chunk('a')]]);
+    const reader = createChatChunkReader(ended.response);
+    expect(await reader.read()).toHaveLength(1);
+    expect(await reader.read()).toBeUndefined();
+    reader.cancel();
+    expect(ended.cancelled()).toBe(false);
+
+    const early = withBodyReader([[chunk('a')], [chunk('b')]]);
+    const left = createChatChunkReader(early.response);
+    await left.read();
+    left.cancel();
+    expect(early.cancelled()).toBe(true);
+    expect(await left.read()).toBeUndefined();
+  });
+
+  it('rejects a failed read and an error payload, and frees the socket', async () => {
+    const reset = withBodyReader([[chunk('a')], new Error('socket hang up')]);
+    const reader = createChatChunkReader(reset.response);
+    await reader.read();
+    await expect(reader.read()).rejects.toThrow('socket hang up');
+    expect(reset.cancelled()).toBe(true);
+
+    const failing = withBodyReader([['data: {"error":{"message":"overloaded"}}\n\n']]);
+    await expect(createChatChunkReader(failing.response).read()).rejects.toBeInstanceOf(APIError);
+    expect(failing.cancelled()).toBe(true);
+  });
+
+  it('reads the web body when the reader was taken already', async () => {
+    const source = withBodyReader([[chunk('a')]]);
+    // Claimed once: the second claim finds nothing and falls back to response.body.
+    createChatChunkReader(source.response);
+    const fallback = createChatChunkReader(source.response);
+    void fallback.read();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(source.webRead()).toBe(true);
+    fallback.cancel();
+  });
+
+  it('hands out the chunks before a bad event of the same read, then fails', async () => {
+    const garbage = withBodyReader([[chunk('a'), chunk('b'), 'data: {"id":\n\n', chunk('c')]]);
+    const reader = createChatChunkReader(garbage.response);
+    expect((await reader.read())?.map((c) => c.choices[0]?.delta.content)).toEqual(['a', 'b']);
+    await expect(reader.read()).rejects.toThrow(SyntaxError);
+    expect(garbage.cancelled()).toBe(true);
+  });
+});
+

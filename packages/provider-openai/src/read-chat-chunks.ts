@@ -1,5 +1,6 @@
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { takeBodyReader } from '@toolwire/core/provider';
 import { createSseEventParser } from './sse-event-parser.ts';
 import type { SseEvent } from './sse-event-parser.ts';
 
@@ -17,41 +18,117 @@ function toChunk(sse: SseEvent, headers: Headers): ChatCompletionChunk {
   return data as ChatCompletionChunk;
 }
 
+/** The body's bytes, read by whichever means the response offers. */
+interface ByteSource {
+  /** Every chunk since the last read; `undefined` at the end. */
+  read(): Promise<readonly Uint8Array[] | undefined>;
+  cancel(): void;
+}
+
+/** The response's `BodyReader` when its `fetch` attached one (no web stream in between), else its web body. */
+function byteSource(response: Response): ByteSource {
+  const attached = takeBodyReader(response);
+  if (attached !== undefined) return attached;
+  const body = response.body;
+  if (body === null) throw new SyntaxError('Error reading response: the streamed response has no body.');
+  const reader = body.getReader();
+  return {
+    read: () => reader.read().then((read) => (read.done ? undefined : [read.value])),
+    cancel: () => {
+      reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/** Reads the chunks of a streamed Chat Completions response; see `createChatChunkReader`. */
+export interface ChatChunkReader {
+  /** The chunks of the next read of the body (never empty); `undefined` at `[DONE]` or the end of the body. */
+  read(): Promise<ChatCompletionChunk[] | undefined>;
+  /** Stops reading before the end and frees the socket (nothing happens after the end). */
+  cancel(): void;
+}
+
 /**
  * The chunks of a streamed Chat Completions response, as they arrive (all the chunks of
  * one read together): SSE parsed in one linear pass, each payload parsed once, an error
  * payload thrown as the SDK's `APIError` (what the SDK's stream throws), `[DONE]` ends it.
  * One await per read of the body, where the SDK's stream takes several generators and
- * promises per chunk. Leaving early (or an error) cancels the body, which frees the socket.
+ * promises per chunk, and no generator of its own; when the `fetch` attached a `BodyReader`
+ * (the gateway's does), the bytes come without a web stream, everything that arrived since
+ * the last read at once. A failed read (or an error payload) cancels the body; so does
+ * `cancel`, which the caller owes when it stops before `undefined`.
  */
-export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
-  const body = response.body;
-  if (body === null) throw new SyntaxError('Error reading response: the streamed response has no body.');
-  const reader = body.getReader();
+export function createChatChunkReader(response: Response): ChatChunkReader {
+  const source = byteSource(response);
   const decoder = new TextDecoder();
   const parser = createSseEventParser();
-  let ended = false;
-  try {
-    for (;;) {
-      const read = await reader.read();
-      const events = read.done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(read.value, { stream: true }));
-      const chunks: ChatCompletionChunk[] = [];
-      let sawDone = false;
-      for (const sse of events) {
-        if (sse.data === '[DONE]') {
-          sawDone = true;
-          break;
-        }
-        chunks.push(toChunk(sse, response.headers));
+  let finished = false;
+  const cancel = (): void => {
+    if (finished) return;
+    finished = true;
+    source.cancel();
+  };
+  const parse = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined => {
+    let events: SseEvent[];
+    if (parts === undefined) {
+      // The body ended: nothing to cancel.
+      finished = true;
+      events = [...parser.push(decoder.decode()), ...parser.end()];
+    } else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
+    else {
+      events = [];
+      for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
+    }
+    const chunks: ChatCompletionChunk[] = [];
+    for (const sse of events) {
+      if (sse.data === '[DONE]') {
+        // Whatever follows [DONE] is not read: the socket goes.
+        cancel();
+        break;
       }
-      if (chunks.length > 0) yield chunks;
-      if (sawDone || read.done) {
-        ended = read.done;
-        return;
+      try {
+        chunks.push(toChunk(sse, response.headers));
+      } catch (error) {
+        if (chunks.length === 0) throw error;
+        // The chunks before the bad event still go out (a read may hold the whole rest of
+        // the body); the failure comes with the next read.
+        failure = { error: error instanceof Error ? error : new Error(String(error)) };
+        cancel();
+        break;
       }
     }
+    return chunks;
+  };
+  let failure: { error: Error } | undefined;
+  const fail = (error: unknown): never => {
+    cancel();
+    throw error;
+  };
+  // A read that completed no event (half a line, a comment) reads again.
+  const onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
+    let chunks: ChatCompletionChunk[] | undefined;
+    try {
+      chunks = parse(parts);
+    } catch (error) {
+      return fail(error);
+    }
+    return chunks !== undefined && chunks.length > 0 ? chunks : read();
+  };
+  // Not an async function: one promise per read, the source's own and its reaction.
+  const read = (): Promise<ChatCompletionChunk[] | undefined> => {
+    if (failure !== undefined) return Promise.reject(failure.error);
+    if (finished) return Promise.resolve(undefined);
+    return source.read().then(onParts, fail);
+  };
+  return { read, cancel };
+}
+
+/** `createChatChunkReader` as an async generator: the chunks of each read; leaving early cancels the body. */
+export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
+  const reader = createChatChunkReader(response);
+  try {
+    for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) yield chunks;
   } finally {
-    // Stopped before the body's end ([DONE], an error, or the consumer left): let the socket go.
-    if (!ended) reader.cancel().catch(() => undefined);
+    reader.cancel();
   }
 }

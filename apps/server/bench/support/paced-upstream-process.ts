@@ -2,6 +2,12 @@
 // then one `tok ` content token per ~33 ms (about 30 tokens/s) per stream, `max_tokens`
 // tokens in all (default 300), then the finish chunk, usage and [DONE]. Streams are spread
 // over 7 phases of one shared ticker, so 10,000 streams cost 7 timers, not 10,000.
+//
+// It shares the machine's cores with the target measured, so it is kept cheap, the same for
+// every target: a stream's token chunk is built once, already framed as an HTTP/1.1 chunk
+// (`<size>\r\n<data>\r\n`), and written to the socket as those bytes; the role chunk (which
+// sends the headers) and the end of the stream go through the response, whose `end()`
+// writes the final zero-length chunk. The bytes on the wire are the same as `res.write`'s.
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 
@@ -9,7 +15,15 @@ interface Stream {
   res: ServerResponse;
   left: number;
   base: string;
+  /** One token's SSE frame as a chunk of the chunked body. */
+  token: Buffer;
 }
+
+/** `text` as one chunk of a `Transfer-Encoding: chunked` body. */
+const httpChunk = (text: string): Buffer => {
+  const data = Buffer.from(text);
+  return Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+};
 
 const PHASES = 7;
 const TOKEN_INTERVAL_MS = 33;
@@ -25,7 +39,8 @@ setInterval(() => {
   phase = (phase + 1) % PHASES;
   for (const stream of streams) {
     if (stream.left > 0) {
-      stream.res.write(chunk(stream, '{"content":"tok "}'));
+      // The headers and the role chunk went out through the response already; the socket is its own.
+      stream.res.socket?.write(stream.token);
       stream.left--;
       continue;
     }
@@ -56,7 +71,8 @@ const server = createServer((req, res) => {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const stream: Stream = { res, left: parsed.max_tokens ?? 300, base };
+    const stream: Stream = { res, left: parsed.max_tokens ?? 300, base, token: Buffer.alloc(0) };
+    stream.token = httpChunk(chunk(stream, '{"content":"tok "}'));
     res.write(chunk(stream, '{"role":"assistant","content":""}'));
     const owner = phases[nextPhase]!;
     nextPhase = (nextPhase + 1) % PHASES;

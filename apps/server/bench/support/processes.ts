@@ -67,6 +67,10 @@ export interface TargetStats {
   external: number;
   /** CPU time used since the process started (user + system). */
   cpuMs: number;
+  /** Time the main thread was runnable but waiting for a CPU (Linux; NaN elsewhere): other processes had the cores. */
+  runWaitMs: number;
+  /** Bytes allocated on the JS heap since the last reset (POST). */
+  allocatedBytes: number;
   eldP50Ms: number;
   eldP99Ms: number;
   eldMaxMs: number;

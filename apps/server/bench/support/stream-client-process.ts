@@ -22,10 +22,22 @@ export interface OpenCommand {
 export type ClientReport =
   | { type: 'ready' }
   | { type: 'progress'; first: number; ended: number; tokens: number }
-  | { type: 'done'; ttfts: number[]; ok: number; cpuMs: number; wallMs: number };
+  | {
+      type: 'done';
+      ttfts: number[];
+      /** Per stream, ms from sending to the TCP connection being established (SYN retransmits show as 1 s, 3 s, 7 s…). */
+      connects: number[];
+      /** Per stream, ms from sending to the response headers. */
+      headers: number[];
+      ok: number;
+      cpuMs: number;
+      wallMs: number;
+    };
 
 interface StreamOutcome {
   ttftMs: number;
+  connectMs: number;
+  headersMs: number;
   ok: boolean;
 }
 
@@ -46,16 +58,19 @@ function openStream(agent: Agent, command: OpenCommand, onFirst: () => void, onE
   return new Promise((resolve) => {
     const startedAt = performance.now();
     let ttftMs = Number.NaN;
+    let connectMs = Number.NaN;
+    let headersMs = Number.NaN;
     let tail = '';
     let settled = false;
     const settle = (ok: boolean): void => {
       if (settled) return;
       settled = true;
       onEnd();
-      resolve({ ttftMs, ok });
+      resolve({ ttftMs, connectMs, headersMs, ok });
     };
     const body = JSON.stringify({ model: command.model, stream: true, max_tokens: command.tokens, messages: [{ role: 'user', content: 'Tell me a long story.' }] });
-    const req = httpRequest(`${command.url}/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = httpRequest(`${command.url}/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-bench-sent-at': String(performance.timeOrigin + startedAt) } }, (res) => {
+      headersMs = performance.now() - startedAt;
       res.setEncoding('utf8');
       res.on('data', (part: string) => {
         tokens += countTokens(part);
@@ -71,6 +86,7 @@ function openStream(agent: Agent, command: OpenCommand, onFirst: () => void, onE
       res.on('close', () => settle(false));
     });
     req.on('error', () => settle(false));
+    req.once('socket', (socket) => socket.once('connect', () => (connectMs = performance.now() - startedAt)));
     req.end(body);
   });
 }
@@ -104,6 +120,8 @@ async function run(command: OpenCommand): Promise<void> {
   send({
     type: 'done',
     ttfts: outcomes.map((o) => o.ttftMs).filter((t) => !Number.isNaN(t)),
+    connects: outcomes.map((o) => o.connectMs).filter((t) => !Number.isNaN(t)),
+    headers: outcomes.map((o) => o.headersMs).filter((t) => !Number.isNaN(t)),
     ok: outcomes.filter((o) => o.ok).length,
     cpuMs: (cpu.user + cpu.system) / 1000,
     wallMs: performance.now() - startedAt,

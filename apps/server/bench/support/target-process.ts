@@ -3,17 +3,20 @@
 // `gateway-local` (the gateway with an in-process model, to isolate its own cost); or
 // `sdk-proxy` (a bare node:http proxy whose upstream client is the `openai` SDK, with the
 // gateway's fetch: the ceiling of any gateway that calls its upstream through the SDK).
+import { readFileSync } from 'node:fs';
 import { Agent, createServer as createHttpServer, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { ChatModel } from '@toolwire/core';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { createServer, hashApiKey } from '../../src/index.ts';
+import { DEFAULT_LISTEN_SOCKETS, openExtraListeners } from '../../src/extra-listeners.ts';
 import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
+import { phaseReport, resetPhases } from './stream-phases.ts';
 
 // A side door for the capacity bench: this process's memory, CPU time and event-loop delay
 // (ms), on its own port. POST resets the delay histogram; `?gc=1` runs a full garbage
@@ -22,8 +25,34 @@ import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 const collect = (globalThis as { gc?: () => void }).gc;
+// Bytes allocated on the JS heap since the last reset: what each collection found used
+// before it, minus what the previous one left, summed (a count the CPU's contention does not skew).
+let gcProfiler: GCProfiler | undefined;
+let usedAfterLast = 0;
+let allocated = 0;
+const readAllocated = (): number => {
+  const report = gcProfiler?.stop();
+  for (const gc of report?.statistics ?? []) {
+    allocated += gc.beforeGC.heapStatistics.usedHeapSize - usedAfterLast;
+    usedAfterLast = gc.afterGC.heapStatistics.usedHeapSize;
+  }
+  const used = getHeapStatistics().used_heap_size;
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  return allocated + used - usedAfterLast;
+};
+const resetAllocated = (): void => {
+  gcProfiler?.stop();
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  allocated = 0;
+  usedAfterLast = getHeapStatistics().used_heap_size;
+};
 const stats = createHttpServer((req, res) => {
-  if (req.method === 'POST') delay.reset();
+  if (req.method === 'POST') {
+    delay.reset();
+    resetAllocated();
+  }
   if (req.url?.includes('gc=1') === true) {
     if (collect === undefined) {
       res.writeHead(500).end('start this process with --expose-gc');
@@ -31,7 +60,15 @@ const stats = createHttpServer((req, res) => {
     }
     collect();
   }
-  const snapshot = new URL(req.url ?? '/', 'http://stats').searchParams.get('snapshot');
+  const params = new URL(req.url ?? '/', 'http://stats').searchParams;
+  // Where time to first token went (see stream-phases.ts): `?phases=reset` before the streams, `?phases=1` after.
+  const phases = params.get('phases');
+  if (phases !== null) {
+    if (phases === 'reset') resetPhases();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(phaseReport()));
+    return;
+  }
+  const snapshot = params.get('snapshot');
   if (snapshot !== null) {
     // A heap snapshot for the capacity bench's TOOLWIRE_BENCH_HEAP_SNAPSHOT (slow: seconds).
     const path = writeHeapSnapshot(join(tmpdir(), `capacity-${process.pid}-${snapshot.replace(/[^a-z0-9-]/giu, '')}.heapsnapshot`));
@@ -39,6 +76,8 @@ const stats = createHttpServer((req, res) => {
     return;
   }
   const memory = process.memoryUsage();
+  // Linux: the main thread's time on a CPU and time runnable but waiting for one (ns), from the scheduler.
+  const sched = readSchedstat();
   const cpu = process.cpuUsage();
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(
@@ -50,12 +89,23 @@ const stats = createHttpServer((req, res) => {
       spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])),
       external: memory.external,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      runWaitMs: sched.waitMs,
+      allocatedBytes: readAllocated(),
       eldP50Ms: delay.percentile(50) / 1e6,
       eldP99Ms: delay.percentile(99) / 1e6,
       eldMaxMs: delay.max / 1e6,
     }),
   );
 });
+function readSchedstat(): { waitMs: number } {
+  try {
+    const [, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ');
+    return { waitMs: Number(wait) / 1e6 };
+  } catch {
+    return { waitMs: Number.NaN };
+  }
+}
+
 const statsURL = await new Promise<string>((resolve) => {
   stats.listen(0, '127.0.0.1', () => {
     const address = stats.address();
@@ -68,11 +118,14 @@ function announce(url: string): void {
 }
 
 function printURL(server: ReturnType<typeof createHttpServer>): void {
-  // The gateway's default backlog: the proxies face the same bursts of connections.
-  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
+  // The gateway's default backlog and listening sockets: the proxies face the same bursts of
+  // connections and take them as fast (Node accepts one connection per socket per turn of its loop).
+  const backlog = 4096;
+  server.listen({ port: 0, host: '127.0.0.1', backlog, ...(DEFAULT_LISTEN_SOCKETS > 1 ? { reusePort: true } : {}) }, () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');
-    announce(`http://127.0.0.1:${address.port}/v1`);
+    const ready = DEFAULT_LISTEN_SOCKETS > 1 ? openExtraListeners({ server, host: '127.0.0.1', port: address.port, count: DEFAULT_LISTEN_SOCKETS - 1, backlog }) : Promise.resolve();
+    void ready.then(() => announce(`http://127.0.0.1:${address.port}/v1`));
   });
 }
 

@@ -84,12 +84,15 @@ describe('parseConfigFile', () => {
 
   it('reads the listen backlog', () => {
     expect(parseConfigFile({ limits: { listenBacklog: 8192 } }).limits).toEqual({ listenBacklog: 8192 });
+    expect(parseConfigFile({ limits: { listenSockets: 4 } }).limits).toEqual({ listenSockets: 4 });
   });
 
   it('refuses wrong types', () => {
     expect(settingOf({ port: '80' })).toBe('port');
     expect(settingOf({ limits: { maxSteps: 0 } })).toBe('limits.maxSteps');
     expect(settingOf({ limits: { listenBacklog: 0 } })).toBe('limits.listenBacklog');
+    expect(settingOf({ limits: { listenSockets: 0 } })).toBe('limits.listenSockets');
+    expect(settingOf({ limits: { listenSockets: 65 } })).toBe('limits.listenSockets');
     expect(settingOf({ tools: { allowedDomains: 'example.com' } })).toBe('tools.allowedDomains');
   });
 });

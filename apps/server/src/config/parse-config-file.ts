@@ -167,6 +167,9 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
     const listenBacklog = positive(l.listenBacklog, 'limits.listenBacklog');
     if (listenBacklog !== undefined) config.limits.listenBacklog = listenBacklog;
+    const listenSockets = positive(l.listenSockets, 'limits.listenSockets');
+    if (listenSockets !== undefined && listenSockets > 64) fail('limits.listenSockets', 'expected at most 64 (8 already take a burst of thousands of clients in a few turns of the event loop).');
+    if (listenSockets !== undefined) config.limits.listenSockets = listenSockets;
   }
   if (raw.state !== undefined) {
     const st = raw.state;

@@ -71,6 +71,13 @@ export interface LimitsConfig {
    * `net.core.somaxconn`). Clients arriving in a burst past it wait a SYN retransmission (1 s, then 3 s).
    */
   listenBacklog?: number;
+  /**
+   * Listening sockets bound to the gateway's port with `SO_REUSEPORT` (default 8 on Linux,
+   * 1 elsewhere). Node accepts one connection per socket per turn of its event loop, and a
+   * turn lasts milliseconds while thousands of streams flow: with one socket a burst of new
+   * clients waits in the kernel's queue for seconds. 1 binds the port exclusively as before.
+   */
+  listenSockets?: number;
 }
 
 /** Where the state other instances must see lives (rate limits, concurrency slots, mixed turns). */

@@ -213,4 +213,32 @@ describe('runGatewayLoop', () => {
     expect((await collectStream(events)).text).toBe('Sorry.');
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Tool "boom" failed: no network', result: { success: false, error: { type: 'execution_error' } } });
   });
+
+  it('stops the run when the consumer leaves early, and starts nothing before the first next()', async () => {
+    const { model, events } = setup([{ text: 'Adding.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'Three.' }]);
+    expect(model.requests).toHaveLength(0);
+    const first = await events.next();
+    expect(first.done).toBe(false);
+    await events.return(undefined);
+    await expect(events.next()).resolves.toEqual({ value: undefined, done: true });
+    // The run's signal (what the model call and the tools see) is aborted.
+    expect(model.requests[0]?.signal?.aborted).toBe(true);
+  });
+
+  it('rejects next() when the run fails before any event (the caller answers with an HTTP error)', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('client left'));
+    const events = runGatewayLoop({
+      model: createScriptedModel([{ text: 'never' }]),
+      request: { messages: [{ role: 'user', content: 'x' }] },
+      clientTools: new Set(),
+      registry: new ToolRegistry({ tools: [] }),
+      principal: 'p',
+      signal: controller.signal,
+      stream: true,
+    });
+    await expect(events.next()).rejects.toThrow('client left');
+    await expect(events.next()).resolves.toEqual({ value: undefined, done: true });
+  });
 });
+

@@ -1,7 +1,8 @@
 import { runTools, runToolsStream } from '@toolwire/core';
-import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
+import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, RunToolsStream, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
+import type { ClientView } from './client-view.ts';
 
 /** Options of `runGatewayLoop`. */
 export interface GatewayLoopOptions {
@@ -91,34 +92,122 @@ function hiddenTurn(result: RunToolsResult, clientId: (id: string) => string): H
  * returns the client's; `onHiddenTurn` gets the rest, so the next request can restore it.
  * When `maxSteps` runs out the text so far is the answer (finish reason `stop`).
  */
-export async function* runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
+export function runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
+  return options.stream ? new StreamedGatewayLoop(options) : generatedLoop(options);
+}
+
+/** The loop over `runTools` (no streaming from the model): its steps replayed as events. */
+async function* generatedLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
   const view = createClientView(options.clientTools);
-  const loop = loopOptions(options);
+  const result = await runTools(loopOptions(options));
   const out: ChatStreamEvent[] = [];
-  let result: RunToolsResult;
-  if (options.stream) {
-    const run = runToolsStream(loop);
-    for await (const event of run) {
-      view.map(event, out);
-      for (const mapped of out) {
-        yield mapped;
-        if (mapped.type === 'error') return;
-      }
-      out.length = 0;
-      // A streamed client call the loop would answer itself is the client's now: its turn ends here (leaving the loop stops the run).
-      if (event.type === 'finish' && view.endsAfterStep) {
-        yield view.finishAtStep();
-        return;
-      }
-    }
-    result = await run.result;
-  } else {
-    result = await runTools(loop);
-    for (const event of stepEvents(result)) view.map(event, out);
-    // One plain loop: `yield*` of an array inside an async generator wraps each value in an async-from-sync step.
-    for (const mapped of out) yield mapped;
-  }
+  for (const event of stepEvents(result)) view.map(event, out);
+  // One plain loop: `yield*` of an array inside an async generator wraps each value in an async-from-sync step.
+  for (const mapped of out) yield mapped;
   const turn = hiddenTurn(result, (id) => view.clientId(id));
   if (turn !== undefined) options.onHiddenTurn?.(turn);
   yield view.finish(result);
+}
+
+type Result = IteratorResult<ChatStreamEvent, undefined>;
+
+const DONE: Result = { value: undefined, done: true };
+
+/**
+ * The loop over `runToolsStream`, seen through the client's view. An iterator rather than
+ * an async generator: this is on the path of every token of every stream, and a
+ * generator's `for await` and `yield` cost several promises per event; here an event costs
+ * the run's `next()` and one reaction. Leaving early (or an `error` event, or a client call
+ * that ends the turn) stops the run. Call `next()` once at a time, as `for await` does.
+ */
+class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> {
+  readonly #options: GatewayLoopOptions;
+  readonly #view: ClientView;
+  #run: RunToolsStream | undefined;
+  #iterator: AsyncIterator<ChatStreamEvent> | undefined;
+  readonly #queue: ChatStreamEvent[] = [];
+  readonly #out: ChatStreamEvent[] = [];
+  #state: 'running' | 'finishing' | 'done' = 'running';
+  /** Set by `return`: nothing more is handed out. */
+  #left = false;
+  readonly #onEvent = (next: IteratorResult<ChatStreamEvent>): Result | Promise<Result> => this.#took(next);
+  readonly #onFailure = (error: unknown): Result => {
+    this.#state = 'done';
+    if (this.#left) return DONE;
+    throw error;
+  };
+
+  constructor(options: GatewayLoopOptions) {
+    this.#options = options;
+    this.#view = createClientView(options.clientTools);
+  }
+
+  next(): Promise<Result> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
+    if (this.#state !== 'running') return Promise.resolve(DONE);
+    if (this.#iterator === undefined) {
+      this.#run = runToolsStream(loopOptions(this.#options));
+      this.#iterator = this.#run[Symbol.asyncIterator]();
+    }
+    return this.#iterator.next().then(this.#onEvent, this.#onFailure);
+  }
+
+  return(): Promise<Result> {
+    this.#left = true;
+    this.#queue.length = 0;
+    this.#stop();
+    return Promise.resolve(DONE);
+  }
+
+  throw(error: unknown): Promise<Result> {
+    return this.return().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  /** Ends the iteration; a run still going is stopped (leaving its iterator aborts it). */
+  #stop(): void {
+    const running = this.#state === 'running';
+    this.#state = 'done';
+    if (running) void this.#iterator?.return?.()?.catch(() => undefined);
+  }
+
+  #took(next: IteratorResult<ChatStreamEvent>): Result | Promise<Result> {
+    if (this.#left) return DONE;
+    const view = this.#view;
+    if (next.done === true) {
+      // The run ended: its outcome gives the hidden half of a mixed turn and the closing finish.
+      this.#state = 'finishing';
+      return (this.#run as RunToolsStream).result.then((result) => {
+        this.#state = 'done';
+        const turn = hiddenTurn(result, (id) => view.clientId(id));
+        if (turn !== undefined) this.#options.onHiddenTurn?.(turn);
+        return { value: view.finish(result), done: false };
+      }, this.#onFailure);
+    }
+    const event = next.value;
+    const out = this.#out;
+    view.map(event, out);
+    for (const mapped of out) {
+      this.#queue.push(mapped);
+      if (mapped.type === 'error') {
+        this.#stop();
+        break;
+      }
+    }
+    out.length = 0;
+    // A streamed client call the loop would answer itself is the client's now: its turn ends here (stopping the run).
+    if (this.#state === 'running' && event.type === 'finish' && view.endsAfterStep) {
+      this.#queue.push(view.finishAtStep());
+      this.#stop();
+    }
+    return this.next();
+  }
 }

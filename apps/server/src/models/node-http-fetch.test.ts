@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeHttpFetch, rawRequestHeaders, toWebBody } from './node-http-fetch.ts';
+import { takeBodyReader } from '@toolwire/core/provider';
+import type { BodyReader } from '@toolwire/core/provider';
+import { createNodeBody, createNodeHttpFetch, rawRequestHeaders, toWebBody } from './node-http-fetch.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -229,3 +231,133 @@ describe('createNodeHttpFetch against a misbehaving upstream', () => {
     expect(await res.text()).toBe(body);
   });
 });
+
+/** Reads a BodyReader to its end as text, counting the reads. */
+async function readAll(reader: BodyReader): Promise<{ text: string; reads: number }> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let reads = 0;
+  for (let parts = await reader.read(); parts !== undefined; parts = await reader.read()) {
+    reads++;
+    for (const part of parts) text += decoder.decode(part, { stream: true });
+  }
+  return { text, reads };
+}
+
+describe('the BodyReader of createNodeHttpFetch', () => {
+  const socketLike = (): IncomingMessage => new Readable({ read: () => undefined }) as unknown as IncomingMessage;
+
+  it('hands a streamed body to takeBodyReader without touching the web body, which then refuses', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.end('data: [DONE]\n\n'), 20);
+    });
+    const res = await createNodeHttpFetch()(url);
+    const reader = takeBodyReader(res);
+    expect(reader).toBeDefined();
+    expect(takeBodyReader(res)).toBeUndefined();
+    expect((await readAll(reader!)).text).toBe('data: 1\n\ndata: [DONE]\n\n');
+    await expect(res.text()).rejects.toThrow();
+  });
+
+  it('leaves the body to the web stream once that was read (the SDK reading an error body)', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"boom"}}');
+    });
+    const res = await createNodeHttpFetch()(url);
+    expect(await res.text()).toBe('{"error":{"message":"boom"}}');
+    expect(takeBodyReader(res)).toBeUndefined();
+  });
+
+  it('leaves no reader once the web body was handed out, and none after a cut before anything read', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: [DONE]\n\n');
+    });
+    const read = await createNodeHttpFetch()(url);
+    const body = read.body!;
+    expect(takeBodyReader(read)).toBeUndefined();
+    expect(await new Response(body).text()).toBe('data: [DONE]\n\n');
+
+    const cutURL = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const cut = await createNodeHttpFetch()(cutURL);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(takeBodyReader(cut)).toBeUndefined();
+    await expect(new Response(cut.body).text()).rejects.toThrow();
+  });
+
+  it('gives every chunk that arrived since the last read in one read', async () => {
+    const res = socketLike();
+    const reader = createNodeBody(res).claim()!;
+    res.emit('data', Buffer.from('a'));
+    res.emit('data', Buffer.from('b'));
+    res.emit('data', Buffer.from('c'));
+    expect((await reader.read())?.map((part) => Buffer.from(part).toString())).toEqual(['a', 'b', 'c']);
+    const waiting = reader.read();
+    res.emit('data', Buffer.from('d'));
+    expect((await waiting)?.map((part) => Buffer.from(part).toString())).toEqual(['d']);
+    res.emit('end');
+    expect(await reader.read()).toBeUndefined();
+  });
+
+  it('pauses the socket while the reader is 64 KiB behind, and resumes it on the next read', async () => {
+    const res = socketLike();
+    const reader = createNodeBody(res).claim()!;
+    res.emit('data', Buffer.alloc(40 * 1024));
+    expect(res.isPaused()).toBe(false);
+    res.emit('data', Buffer.alloc(40 * 1024));
+    expect(res.isPaused()).toBe(true);
+    expect(await reader.read()).toHaveLength(2);
+    expect(res.isPaused()).toBe(false);
+  });
+
+  it('rejects reads after a reset or a close before the end, and ignores later events', async () => {
+    for (const how of ['error', 'close'] as const) {
+      const res = socketLike();
+      const reader = createNodeBody(res).claim()!;
+      const waiting = reader.read();
+      if (how === 'error') res.emit('error', new Error('reset'));
+      else res.emit('close');
+      await expect(waiting).rejects.toThrow(how === 'error' ? 'reset' : /closed before it ended/);
+      await expect(reader.read()).rejects.toThrow();
+      expect(() => {
+        res.emit('data', Buffer.from('late'));
+        res.emit('end');
+        res.emit('error', new Error('again'));
+      }).not.toThrow();
+    }
+  });
+
+  it('cancel destroys the response, ends a pending read and ignores later events', async () => {
+    const res = socketLike();
+    const reader = createNodeBody(res).claim()!;
+    const waiting = reader.read();
+    reader.cancel();
+    expect(await waiting).toBeUndefined();
+    expect(res.destroyed).toBe(true);
+    expect(await reader.read()).toBeUndefined();
+    expect(() => res.emit('data', Buffer.from('late'))).not.toThrow();
+  });
+
+  it('errors the reader when the upstream is reset mid-stream, and times out a silent one', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      if (_req.url === '/reset') setTimeout(() => res.socket?.resetAndDestroy(), 20);
+    });
+    const fetchUpstream = createNodeHttpFetch({ idleTimeoutMs: 100 });
+    const reset = takeBodyReader(await fetchUpstream(`${url}/reset`))!;
+    await reset.read();
+    await expect(reset.read()).rejects.toThrow();
+    const silent = takeBodyReader(await fetchUpstream(`${url}/silent`))!;
+    await silent.read();
+    await expect(silent.read()).rejects.toThrow(/sent nothing/);
+  });
+});
+

@@ -2,62 +2,178 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
+import type { BodyReader } from '@toolwire/core/provider';
+import { attachBodyReader } from '@toolwire/core/provider';
 import { NodeHttpResponse } from './node-http-response.ts';
 
+/** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
+const READ_AHEAD_BYTES = 64 * 1024;
+
 /**
- * A response body as a web stream, pausing the socket while the reader is behind. Leaner
- * per request and per chunk than `Readable.toWeb`; a response that closes before its end
- * errors the stream.
+ * One upstream response body, read once: by a `BodyReader` (`claim`, what the providers
+ * that read streams themselves take: every chunk since the last read, no web stream in
+ * between), or as the web stream `web` (`Response.body`, for the SDK's own reads), whichever
+ * asks first; the other then fails. Nothing flows before one asks (the socket stays paused).
+ * A response that closes before its end fails the read; a socket event after the body
+ * ended, failed or was cancelled is ignored, never thrown from an emitter listener.
  *
  * Exported for its tests only.
- *
- * Every controller call is guarded: the consumer may cancel at any moment (the SDKs cancel
- * at `[DONE]`, before the socket's `'end'`), and a socket event arriving after that must
- * not throw `ERR_INVALID_STATE` from an emitter listener, where nothing would catch it.
  */
-export function toWebBody(res: IncomingMessage): ReadableStream<Uint8Array> {
-  // `open` until the body ends, fails or is cancelled; nothing touches the controller after.
+export function createNodeBody(res: IncomingMessage, options: { flowing?: boolean } = {}): { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
+  let mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
+  // `open` until the body ends, fails or is cancelled.
   let open = true;
+  let failure: Error | undefined;
+  let ended = false;
+  // The web view.
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  const settle = (error?: unknown): void => {
+  // The reader view.
+  let chunks: Uint8Array[] = [];
+  let buffered = 0;
+  let waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
+
+  const settle = (error?: Error): void => {
     if (!open) return;
     open = false;
-    try {
-      if (error === undefined) controller?.close();
-      else controller?.error(error);
-    } catch {
-      // Already closed or errored by the stream machinery itself: nothing left to tell.
-    }
-  };
-  res.on('data', (chunk: Buffer) => {
-    if (!open || controller === undefined) return;
-    try {
-      controller.enqueue(chunk);
-    } catch (error) {
-      settle(error);
-      res.destroy();
+    if (error === undefined) ended = true;
+    else failure = error;
+    if (mode === 'web') {
+      try {
+        if (error === undefined) controller?.close();
+        else controller?.error(error);
+      } catch {
+        // Already closed or errored by the stream machinery itself: nothing left to tell.
+      }
       return;
     }
-    if ((controller.desiredSize ?? 0) <= 0) res.pause();
-  });
+    const reader = waiting;
+    if (reader === undefined) return;
+    waiting = undefined;
+    if (error !== undefined) reader.reject(error);
+    else reader.resolve(undefined);
+  };
   res.once('end', () => settle());
   // Stays attached for the life of the response: an 'error' without a listener would be thrown.
   res.on('error', (error) => settle(error));
   res.once('close', () => {
     if (open) settle(new Error('The upstream response closed before it ended.'));
   });
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    pull() {
-      if (open) res.resume();
+
+  const take = (): Uint8Array[] => {
+    const taken = chunks;
+    chunks = [];
+    buffered = 0;
+    if (res.isPaused() && open) res.resume();
+    return taken;
+  };
+  const reader: BodyReader = {
+    read() {
+      if (chunks.length > 0) return Promise.resolve(take());
+      if (failure !== undefined) return Promise.reject(failure);
+      if (!open) return Promise.resolve(undefined);
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        res.resume();
+      });
     },
     cancel() {
-      open = false;
-      res.destroy();
+      chunks = [];
+      if (open) {
+        open = false;
+        res.destroy();
+      }
+      const pending = waiting;
+      waiting = undefined;
+      pending?.resolve(undefined);
     },
-  });
+  };
+  const onReaderData = (chunk: Buffer): void => {
+    if (!open) return;
+    const pending = waiting;
+    if (pending !== undefined) {
+      waiting = undefined;
+      pending.resolve([chunk]);
+      return;
+    }
+    chunks.push(chunk);
+    buffered += chunk.byteLength;
+    if (buffered >= READ_AHEAD_BYTES) res.pause();
+  };
+
+  const onWebData = (chunk: Buffer): void => {
+    if (!open || controller === undefined) return;
+    try {
+      controller.enqueue(chunk);
+    } catch (error) {
+      settle(error instanceof Error ? error : new Error(String(error)));
+      res.destroy();
+      return;
+    }
+    if ((controller.desiredSize ?? 0) <= 0) res.pause();
+  };
+  const startWeb = (): boolean => {
+    if (mode === 'reader') return false;
+    if (mode === 'unclaimed') {
+      mode = 'web';
+      res.on('data', onWebData);
+    }
+    return true;
+  };
+
+  const web = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        // Ended or failed before anyone asked: the stream tells the first read.
+        if (!open && mode === 'unclaimed') {
+          if (failure !== undefined) c.error(failure);
+          else if (ended) c.close();
+        }
+      },
+      pull(c) {
+        if (!startWeb()) {
+          c.error(new TypeError('The response body was already taken by a body reader.'));
+          return;
+        }
+        if (!open) {
+          if (failure !== undefined) c.error(failure);
+          else c.close();
+          return;
+        }
+        res.resume();
+      },
+      cancel() {
+        if (open) {
+          open = false;
+          res.destroy();
+        }
+      },
+    },
+    // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
+    { highWaterMark: 0 },
+  );
+  if (options.flowing === true) startWeb();
+  return {
+    web,
+    claim: () => {
+      if (mode !== 'unclaimed') return undefined;
+      mode = 'reader';
+      res.on('data', onReaderData);
+      return reader;
+    },
+  };
+}
+
+/**
+ * A response body as a web stream that flows at once, pausing the socket while the reader
+ * is behind. Exported for its tests only (the fetch uses `createNodeBody`).
+ *
+ * Every controller call is guarded: the consumer may cancel at any moment (the SDKs cancel
+ * at `[DONE]`, before the socket's `'end'`), and a socket event arriving after that must
+ * not throw `ERR_INVALID_STATE` from an emitter listener, where nothing would catch it.
+ */
+export function toWebBody(res: IncomingMessage): ReadableStream<Uint8Array> {
+  return createNodeBody(res, { flowing: true }).web;
 }
 
 /** Methods that Node sends without a body framing header when they carry no body. */
@@ -164,8 +280,11 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
       const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
         upstream = res;
         const status = res.statusCode ?? 502;
+        const nullBody = status === 204 || status === 304 || method === 'HEAD';
         // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-        const response = new NodeHttpResponse(res, { url: href, nullBody: status === 204 || status === 304 || method === 'HEAD', stream: toWebBody });
+        const response = new NodeHttpResponse(res, { url: href, nullBody, body: createNodeBody });
+        // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
+        if (!nullBody) attachBodyReader(response, response);
         resolve(response);
       });
       const onAbort = (): void => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
 
 /**
  * A fetch response's headers read straight from Node's raw header array: what the
@@ -101,8 +102,11 @@ export interface NodeHttpResponseInit {
   url: string;
   /** Whether the response has no body whatever the upstream sent (204, 304, a HEAD request). */
   nullBody: boolean;
-  /** The body as a web stream (`toWebBody`), called at most once, when `body` is first read. */
-  stream: (res: IncomingMessage) => ReadableStream<Uint8Array>;
+  /**
+   * The body as a web stream or a `BodyReader`, whichever is claimed first (`createNodeBody`);
+   * called at most once, when `body` is first read or the body reader claimed.
+   */
+  body: (res: IncomingMessage) => { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined };
 }
 
 const UNUSABLE = 'Body is unusable: the body has already been read.';
@@ -110,12 +114,13 @@ const UNUSABLE = 'Body is unusable: the body has already been read.';
 /**
  * A fetch `Response` over a Node `IncomingMessage`, for the upstream fetch. `text()`,
  * `json()`, `arrayBuffer()` and `bytes()` read the socket directly (the non-streamed path
- * of every SDK call); `body` is the same web stream the streamed path always had
- * (`init.stream`), created when first asked for; everything else goes through a real
+ * of every SDK call); `body` is a web stream and `claim` (see core's `takeBodyReader`) a
+ * `BodyReader` over the same body (`init.body`), created when first asked for, one of them
+ * only; everything else goes through a real
  * `Response` over that stream. A body that fails or is cut (reset, abort, idle timeout, a
  * close before its end) rejects the read with the same error the stream would give.
  */
-export class NodeHttpResponse implements Response {
+export class NodeHttpResponse implements Response, ClaimableBody {
   readonly status: number;
   readonly statusText: string;
   readonly ok: boolean;
@@ -124,7 +129,7 @@ export class NodeHttpResponse implements Response {
   readonly type: ResponseType = 'basic';
   readonly headers: RawResponseHeaders;
   readonly #res: IncomingMessage;
-  readonly #toStream: (res: IncomingMessage) => ReadableStream<Uint8Array>;
+  readonly #toBody: NodeHttpResponseInit['body'];
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   /** Set once a body method has taken the body. */
   #used = false;
@@ -140,7 +145,7 @@ export class NodeHttpResponse implements Response {
     this.ok = this.status >= 200 && this.status <= 299;
     this.url = init.url;
     this.headers = new RawResponseHeaders(res.rawHeaders);
-    this.#toStream = init.stream;
+    this.#toBody = init.body;
     if (init.nullBody) {
       this.#stream = null;
       res.resume();
@@ -169,9 +174,22 @@ export class NodeHttpResponse implements Response {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
-      this.#stream = this.#toStream(this.#res) as ReadableStream<Uint8Array<ArrayBuffer>>;
+      this.#stream = this.#toBody(this.#res).web as ReadableStream<Uint8Array<ArrayBuffer>>;
     }
     return this.#stream;
+  }
+
+  /**
+   * The body as a `BodyReader` (what `takeBodyReader` asks for); `undefined` when the body was
+   * read, handed out as `body`, or failed before anything read it (`body` then tells why).
+   */
+  claim(): BodyReader | undefined {
+    if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
+    this.#used = true;
+    const body = this.#toBody(this.#res);
+    // `body` now refuses to be read: the reader has it.
+    this.#stream = body.web as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return body.claim();
   }
 
   get bodyUsed(): boolean {

@@ -56,6 +56,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
         return {
           start: () => [],
           push: (event) => mapper.push(event),
+          textFrame: (event) => mapper.textFrame(event),
           fail: (error) => [error.toEnvelope()],
           get finished() {
             return mapper.finished;

@@ -15,6 +15,8 @@ export interface StreamWire {
   /** Frames that open the stream, before the first event (none on chat completions). */
   start(): readonly unknown[];
   push(event: ChatStreamEvent): readonly unknown[];
+  /** The finished SSE frame of an event the wire frames without building a payload (a plain text delta), or undefined. */
+  textFrame?: (event: ChatStreamEvent) => string | undefined;
   /** Frames that end a failed stream. */
   fail(error: GatewayError): readonly unknown[];
   /** Whether the events reached their end (the finish). */
@@ -161,7 +163,10 @@ async function stream(options: StreamOptions): Promise<void> {
         await fail(event.error);
         return;
       }
-      if (!(await writer.write(wire.push(event)))) return;
+      // Awaited only when the client is behind (a promise): one await less per token.
+      const text = wire.textFrame?.(event);
+      const written = text === undefined ? writer.write(wire.push(event)) : writer.writeText(text);
+      if (written !== true && !(await written)) return;
       const next = await events.next();
       if (next.done) break;
       event = next.value;

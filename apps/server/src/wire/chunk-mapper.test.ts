@@ -1,6 +1,7 @@
 import type { ChatStreamEvent } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { createChunkMapper } from './chunk-mapper.ts';
+import { sseFrame } from './sse-writer.ts';
 import type { ChatCompletionChunk } from './openai-wire-types.ts';
 
 const identity = { id: 'chatcmpl-1', created: 1_700_000_000, model: 'openai/gpt-4o' };
@@ -150,5 +151,38 @@ describe('createChunkMapper', () => {
     mapper.push({ type: 'finish', finishReason: 'stop' });
     expect(mapper.finished).toBe(true);
     expect(mapper.push({ type: 'text-delta', delta: 'late' })).toEqual([]);
+  });
+
+  describe('textFrame', () => {
+    const deltas = ['tok ', 'Hel"lo"', 'back\\slash', 'line\nbreak\ttab', '\u0000\u001f control', 'héllo ✓ 👋', '\ud800 lone surrogate', '"delta":{"content":""}', '</script>'];
+    const identities = [identity, { id: 'chatcmpl-"x"', created: 0, model: 'openai/"delta":{"content":""}' }];
+
+    it('is the same bytes as the SSE frame of the text chunk push gives, with and without usage', () => {
+      for (const id of identities) {
+        for (const includeUsage of [false, true]) {
+          const mapper = createChunkMapper({ identity: id, includeUsage });
+          const twin = createChunkMapper({ identity: id, includeUsage });
+          mapper.push({ type: 'text-delta', delta: 'first' });
+          twin.push({ type: 'text-delta', delta: 'first' });
+          for (const delta of deltas) {
+            const event: ChatStreamEvent = { type: 'text-delta', delta };
+            const pushed = twin.push(event);
+            expect(pushed).toHaveLength(1);
+            expect(mapper.textFrame(event)).toBe(sseFrame(pushed[0]));
+          }
+        }
+      }
+    });
+
+    it('leaves the opening chunk, empty deltas, other events and anything after the finish to push', () => {
+      const mapper = createChunkMapper({ identity, includeUsage: false });
+      expect(mapper.textFrame({ type: 'text-delta', delta: 'x' })).toBeUndefined();
+      mapper.push({ type: 'text-delta', delta: 'x' });
+      expect(mapper.textFrame({ type: 'text-delta', delta: '' })).toBeUndefined();
+      expect(mapper.textFrame({ type: 'reasoning-delta', delta: 'r' })).toBeUndefined();
+      expect(mapper.textFrame({ type: 'text-delta', delta: 'y' })).toBeDefined();
+      mapper.push({ type: 'finish', finishReason: 'stop' });
+      expect(mapper.textFrame({ type: 'text-delta', delta: 'late' })).toBeUndefined();
+    });
   });
 });

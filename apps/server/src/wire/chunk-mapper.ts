@@ -27,6 +27,13 @@ export interface ChunkMapperOptions {
  */
 export interface ChunkMapper {
   push(event: ChatStreamEvent): ChatCompletionChunk[];
+  /**
+   * The SSE frame (`data: …\n\n`) of a text delta when `push` would give exactly one plain
+   * text chunk for it (after the opening chunk, before the finish), else `undefined`: the
+   * same bytes as `sseFrame` of that chunk, from a prefix and suffix built once per stream,
+   * with no chunk object built and serialized per token.
+   */
+  textFrame(event: ChatStreamEvent): string | undefined;
   /** Whether the finish chunk was produced. */
   readonly finished: boolean;
 }
@@ -66,6 +73,14 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
     return c;
   };
 
+  // A text chunk's JSON around its content, from the same builder (same keys, same order).
+  const TEXT_MARK = '"delta":{"content":""}';
+  const sample = JSON.stringify(chunk({ content: '' }));
+  // The last occurrence: `id` and `model` come before the delta, and an escaped string cannot hold an unescaped quote.
+  const at = sample.lastIndexOf(TEXT_MARK);
+  const textPrefix = `data: ${sample.slice(0, at)}"delta":{"content":`;
+  const textSuffix = `}${sample.slice(at + TEXT_MARK.length)}\n\n`;
+
   const header = (p: PendingCall): ChatCompletionChunk => {
     p.headerSent = true;
     return chunk({ tool_calls: [{ index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } }] });
@@ -101,6 +116,10 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
   return {
     get finished() {
       return finished;
+    },
+    textFrame(event) {
+      if (event.type !== 'text-delta' || !started || finished || event.delta === '') return undefined;
+      return textPrefix + JSON.stringify(event.delta) + textSuffix;
     },
     push(event) {
       const out: ChatCompletionChunk[] = [];

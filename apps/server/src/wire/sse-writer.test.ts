@@ -44,6 +44,43 @@ async function serve(script: (res: ServerResponse) => Promise<void>): Promise<Se
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('createSseWriter', () => {
+  it('sends ready SSE text (writeText) in the same write as the frames around it', async () => {
+    const { body, calls } = await serve(async (res) => {
+      const writer = createSseWriter(res);
+      await writer.write([{ a: 1 }]);
+      await writer.writeText('data: {"b":2}\n\n');
+      await nextTurn();
+      writer.done();
+    });
+    expect(body).toBe('data: {"a":1}\n\ndata: {"b":2}\n\ndata: [DONE]\n\n');
+    expect(calls[0]).toEqual({ method: 'write', text: 'data: {"a":1}\n\ndata: {"b":2}\n\n' });
+  });
+
+  it('flushes every stream that wrote in a turn at the end of that turn, each in one write', async () => {
+    const turn: { release: () => void } = { release: () => undefined };
+    const released = new Promise<void>((resolve) => (turn.release = resolve));
+    const writers: ReturnType<typeof createSseWriter>[] = [];
+    // Two responses whose writers get frames in the same turn.
+    const both = Promise.all(
+      ['x', 'y'].map((name) =>
+        serve(async (res) => {
+          const writer = createSseWriter(res);
+          writers.push(writer);
+          await released;
+          await writer.write([{ [name]: 1 }]);
+          await writer.write([{ [name]: 2 }]);
+          await nextTurn();
+          writer.done();
+        }),
+      ),
+    );
+    while (writers.length < 2) await nextTurn();
+    turn.release();
+    const [x, y] = await both;
+    expect(x?.calls[0]).toEqual({ method: 'write', text: 'data: {"x":1}\n\ndata: {"x":2}\n\n' });
+    expect(y?.calls[0]).toEqual({ method: 'write', text: 'data: {"y":1}\n\ndata: {"y":2}\n\n' });
+  });
+
   it('sends the frames of one turn of the event loop and [DONE] with the end of the response, in one call', async () => {
     const { body, calls } = await serve(async (res) => {
       const writer = createSseWriter(res);

@@ -3,12 +3,28 @@ import type { ServerResponse } from 'node:http';
 
 /** Writes `data: …\n\n` frames to a response, waiting when the socket's buffer is full. */
 export interface SseWriter {
-  /** Queues frames; resolves when the socket can take more (false once closed). */
-  write(frames: readonly unknown[]): Promise<boolean>;
+  /**
+   * Queues frames: whether more may be written (false once closed), at once while the
+   * socket keeps up, or as a promise when its buffer is full, settled once it drained.
+   * Streams write per token: no promise (and no await) on that path.
+   */
+  write(frames: readonly unknown[]): boolean | Promise<boolean>;
+  /** `write` for one frame already in SSE form (`data: …\n\n`). */
+  writeText(text: string): boolean | Promise<boolean>;
   /** Writes `data: [DONE]` and ends the response. */
   done(): void;
   /** Ends the response without `[DONE]` (after an error frame). */
   end(): void;
+}
+
+/** Waits for the response's buffer to drain, or for the client to go away (an 'error' rejects `once`). */
+async function drained(res: ServerResponse): Promise<boolean> {
+  try {
+    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  } catch {
+    return false;
+  }
+  return !res.destroyed;
 }
 
 /** Frames one JSON payload as an SSE data event. */
@@ -18,6 +34,24 @@ export function sseFrame(payload: unknown): string {
 
 // Past this many queued characters the frames leave at once rather than at the end of the turn.
 const FLUSH_AT = 16_384;
+
+// Writers with frames waiting for the end of this turn: one `setImmediate` flushes them all
+// (one per turn for the process, not one per stream per turn).
+let due: (() => void)[] = [];
+const flushDue = (): void => {
+  const writers = due;
+  due = [];
+  let failure: { error: unknown } | undefined;
+  for (const flush of writers) {
+    try {
+      flush();
+    } catch (error) {
+      // The other streams still get their frames; the failure surfaces as before, uncaught.
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+};
 
 /** Options of `createSseWriter`. */
 export interface SseWriterOptions {
@@ -30,7 +64,8 @@ export interface SseWriterOptions {
 /**
  * Wraps a raw response whose `text/event-stream` headers were already written. Frames
  * produced in the same turn of the event loop (everything one upstream read yields) are
- * joined and leave in one socket write, after that turn's I/O callbacks (`setImmediate`);
+ * joined and leave in one socket write, after that turn's I/O callbacks (one `setImmediate`
+ * for every writer with frames waiting);
  * the frames still queued when the stream ends leave with the end of the response
  * (`[DONE]` and the final chunk of the body). Each socket write costs far more than
  * joining strings.
@@ -56,24 +91,26 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
     if (text === '') res.end();
     else res.end(text);
   };
+  const queued = (): boolean | Promise<boolean> => {
+    if (pending.length >= FLUSH_AT) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      if (due.push(flush) === 1) setImmediate(flushDue);
+    }
+    if (!res.writableNeedDrain) return true;
+    return drained(res);
+  };
   return {
-    async write(frames) {
+    write(frames) {
       if (frames.length === 0) return !res.destroyed;
       if (res.destroyed || res.writableEnded) return false;
       for (const frame of frames) pending += frameOf(frame);
-      if (pending.length >= FLUSH_AT) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-      if (!res.writableNeedDrain) return true;
-      // Wait for the buffer to drain, or for the client to go away (an 'error' rejects `once`).
-      try {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
-      } catch {
-        return false;
-      }
-      return !res.destroyed;
+      return queued();
+    },
+    writeText(text) {
+      if (res.destroyed || res.writableEnded) return false;
+      pending += text;
+      return queued();
     },
     done() {
       finish('data: [DONE]\n\n');

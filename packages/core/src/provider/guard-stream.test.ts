@@ -62,4 +62,39 @@ describe('guardStream', () => {
     expect(await collect(source())).toEqual([{ type: 'finish', finishReason: 'stop' }]);
     expect(readAfter).toBe(false);
   });
+
+  it('lets the source clean up: at the end, when the consumer leaves early, and before a failure to start is thrown', async () => {
+    const cleanups: string[] = [];
+    async function* source(name: string, failFirst = false): AsyncGenerator<ChatStreamEvent> {
+      try {
+        if (failFirst) throw new Error('refused');
+        yield { type: 'text-delta', delta: 'a' };
+        yield { type: 'text-delta', delta: 'b' };
+        yield { type: 'finish', finishReason: 'stop' };
+      } finally {
+        cleanups.push(name);
+      }
+    }
+    await collect(source('whole'));
+    for await (const event of guardStream(source('left'), { provider: 'acme' })) if (event.type === 'text-delta') break;
+    const failing = guardStream(source('refused', true), { provider: 'acme' });
+    await expect(failing.next()).rejects.toThrow('refused');
+    expect(cleanups).toEqual(['whole', 'left', 'refused']);
+    // Ended: nothing more, whatever the caller does.
+    await expect(failing.next()).resolves.toEqual({ value: undefined, done: true });
+    await expect(failing.return(undefined)).resolves.toEqual({ value: undefined, done: true });
+  });
+
+  it('hands out a call added by the guard in order, then the rest of the stream', async () => {
+    const call = { id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } };
+    const events = await collect(from([{ type: 'text-delta', delta: 'x' }, { type: 'tool-call', toolCall: call }, { type: 'finish', finishReason: 'tool-calls' }]));
+    expect(events).toEqual([
+      { type: 'text-delta', delta: 'x' },
+      { type: 'tool-call-start', id: 'c1', name: 'get_weather' },
+      { type: 'tool-call-delta', id: 'c1', argumentsDelta: '{"city":"Paris"}' },
+      { type: 'tool-call', toolCall: call },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+  });
 });
+

@@ -13,82 +13,133 @@ export interface GuardStreamOptions {
  * a tool call goes `tool-call-start` → `tool-call-delta`s → one `tool-call` (a missing start
  * is added, a delta or a second `tool-call` for an unknown or finished id is a `StreamError`);
  * exactly one terminal event (`finish` or `error`) comes last, and a source that ends
- * without one ends with a `StreamError`. Nothing is read from the source after its terminal event.
+ * without one ends with a `StreamError`. Nothing is read from the source after its terminal
+ * event; the source's `return` is awaited when the guarded stream ends or is left.
+ *
+ * Per event it costs one reaction to the source's `next()` promise: it is written as an
+ * iterator rather than an async generator, whose `await` and `yield` take several more
+ * promises per event, on every token of every stream. Call `next()` once at a time, as
+ * `for await` does.
  */
-export async function* guardStream(source: AsyncIterable<ChatStreamEvent>, options: GuardStreamOptions): AsyncGenerator<ChatStreamEvent> {
-  const open = new Set<string>();
-  const done = new Set<string>();
-  let started = false;
-  const iterator = source[Symbol.asyncIterator]();
-  const breach = (message: string): ChatStreamEvent => ({
-    type: 'error',
-    error: new StreamError({ provider: options.provider, message: `The ${options.provider} stream broke the stream contract: ${message}` }),
-  });
-  try {
-    for (;;) {
-      let next: IteratorResult<ChatStreamEvent>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        if (!started) throw error;
-        yield { type: 'error', error: error instanceof Error ? error : new StreamError({ provider: options.provider, message: String(error) }) };
-        return;
+export function guardStream(source: AsyncIterable<ChatStreamEvent>, options: GuardStreamOptions): AsyncGenerator<ChatStreamEvent> {
+  return new GuardedStream(source[Symbol.asyncIterator](), options.provider);
+}
+
+type Result = IteratorResult<ChatStreamEvent, undefined>;
+
+const DONE: Result = { value: undefined, done: true };
+
+class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
+  readonly #source: AsyncIterator<ChatStreamEvent>;
+  readonly #provider: string;
+  readonly #open = new Set<string>();
+  readonly #done = new Set<string>();
+  #started = false;
+  /** Events to hand out before the source is read again (a call's added start and delta). */
+  readonly #queued: ChatStreamEvent[] = [];
+  /** Set once the terminal event is decided: the source is not read again. */
+  #finished = false;
+  #closed: Promise<Result> | undefined;
+  readonly #onNext = (next: IteratorResult<ChatStreamEvent>): Result | Promise<Result> => this.#check(next);
+  readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
+
+  constructor(source: AsyncIterator<ChatStreamEvent>, provider: string) {
+    this.#source = source;
+    this.#provider = provider;
+  }
+
+  next(): Promise<Result> {
+    const queued = this.#queued.shift();
+    if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
+    if (this.#finished) return this.#close();
+    let pending: Promise<IteratorResult<ChatStreamEvent>>;
+    try {
+      pending = this.#source.next();
+    } catch (error) {
+      return Promise.resolve(this.#failed(error));
+    }
+    return pending.then(this.#onNext, this.#onFailure);
+  }
+
+  return(): Promise<Result> {
+    return this.#close();
+  }
+
+  throw(error: unknown): Promise<Result> {
+    return this.#close().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#close();
+  }
+
+  /** Ends the stream once: nothing is handed out or read after, and the source may clean up. */
+  #close(): Promise<Result> {
+    this.#finished = true;
+    this.#queued.length = 0;
+    this.#closed ??= (async (): Promise<Result> => {
+      await this.#source.return?.();
+      return DONE;
+    })();
+    return this.#closed;
+  }
+
+  #failed(error: unknown): Result | Promise<Result> {
+    // Before any event the call failed to start: the caller's `next()` rejects (the source cleaned up first).
+    if (!this.#started) return this.#close().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+    return this.#last({ type: 'error', error: error instanceof Error ? error : new StreamError({ provider: this.#provider, message: String(error) }) });
+  }
+
+  #breach(message: string): Result {
+    return this.#last({
+      type: 'error',
+      error: new StreamError({ provider: this.#provider, message: `The ${this.#provider} stream broke the stream contract: ${message}` }),
+    });
+  }
+
+  #last(event: ChatStreamEvent): Result {
+    this.#finished = true;
+    return { value: event, done: false };
+  }
+
+  #check(next: IteratorResult<ChatStreamEvent>): Result | Promise<Result> {
+    if (this.#closed !== undefined) return this.#closed;
+    if (next.done === true) return this.#breach('it ended without a finish event, so the answer may be incomplete. Send the request again.');
+    const event = next.value;
+    this.#started = true;
+    switch (event.type) {
+      case 'tool-call-start':
+        if (this.#open.has(event.id) || this.#done.has(event.id)) return this.#breach(`tool call "${event.id}" was started twice.`);
+        this.#open.add(event.id);
+        return { value: event, done: false };
+      case 'tool-call-delta':
+        if (!this.#open.has(event.id)) return this.#breach(`arguments arrived for tool call "${event.id}", which is not open.`);
+        return { value: event, done: false };
+      case 'tool-call': {
+        const id = event.toolCall.id;
+        if (this.#done.has(id)) return this.#breach(`tool call "${id}" was finished twice.`);
+        const opened = this.#open.delete(id);
+        this.#done.add(id);
+        if (opened) return { value: event, done: false };
+        this.#queued.push({ type: 'tool-call-delta', id, argumentsDelta: event.toolCall.invalid?.rawArguments ?? JSON.stringify(event.toolCall.arguments) }, event);
+        return { value: { type: 'tool-call-start', id, name: event.toolCall.name, ...(event.toolCall.providerExecuted === true ? { providerExecuted: true } : {}) }, done: false };
       }
-      if (next.done === true) {
-        yield breach('it ended without a finish event, so the answer may be incomplete. Send the request again.');
-        return;
-      }
-      const event = next.value;
-      started = true;
-      switch (event.type) {
-        case 'tool-call-start':
-          if (open.has(event.id) || done.has(event.id)) {
-            yield breach(`tool call "${event.id}" was started twice.`);
-            return;
-          }
-          open.add(event.id);
-          yield event;
-          break;
-        case 'tool-call-delta':
-          if (!open.has(event.id)) {
-            yield breach(`arguments arrived for tool call "${event.id}", which is not open.`);
-            return;
-          }
-          yield event;
-          break;
-        case 'tool-call': {
-          const id = event.toolCall.id;
-          if (done.has(id)) {
-            yield breach(`tool call "${id}" was finished twice.`);
-            return;
-          }
-          if (!open.has(id)) {
-            yield { type: 'tool-call-start', id, name: event.toolCall.name, ...(event.toolCall.providerExecuted === true ? { providerExecuted: true } : {}) };
-            yield { type: 'tool-call-delta', id, argumentsDelta: event.toolCall.invalid?.rawArguments ?? JSON.stringify(event.toolCall.arguments) };
-          }
-          open.delete(id);
-          done.add(id);
-          yield event;
-          break;
-        }
-        case 'finish':
-        case 'error':
-          yield event;
-          return;
-        case 'text-delta':
-        case 'reasoning-delta':
-        case 'tool-result':
-        case 'warning':
-          yield event;
-          break;
-        default: {
-          const unexpected: never = event;
-          yield breach(`unknown event ${JSON.stringify(unexpected)}.`);
-          return;
-        }
+      case 'finish':
+      case 'error':
+        return this.#last(event);
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'tool-result':
+      case 'warning':
+        return { value: event, done: false };
+      default: {
+        const unexpected: never = event;
+        return this.#breach(`unknown event ${JSON.stringify(unexpected)}.`);
       }
     }
-  } finally {
-    await iterator.return?.();
   }
 }

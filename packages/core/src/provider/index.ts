@@ -9,3 +9,5 @@ export { guardStream } from './guard-stream.ts';
 export type { GuardStreamOptions } from './guard-stream.ts';
 export { abortReason } from './abort-reason.ts';
 export { answerUnansweredToolCalls, UNANSWERED_TOOL_CALL_OUTPUT } from './answer-unanswered-tool-calls.ts';
+export { attachBodyReader, takeBodyReader, BODY_READER } from './body-reader.ts';
+export type { BodyReader, ClaimableBody } from './body-reader.ts';

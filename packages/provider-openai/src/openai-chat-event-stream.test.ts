@@ -1,0 +1,102 @@
+import type { ChatStreamEvent } from '@toolwire/core';
+import { describe, expect, it } from 'vitest';
+import { createChatEventStream } from './openai-chat-event-stream.ts';
+import type { OpenedChatStream } from './openai-chat-event-stream.ts';
+import { createChatStreamMapper } from './openai-chat-stream.ts';
+
+const chunk = (delta: string, finish: string | null = null): string =>
+  `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]}\n\n`;
+
+/** A body that hands out `parts` one read at a time (an Error fails that read); `cancelled` tells whether it was let go. */
+function body(parts: (string | Error)[]): { response: Response; cancelled: () => boolean } {
+  let cancelled = false;
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const part = parts[next++];
+      if (part === undefined) controller.close();
+      else if (part instanceof Error) controller.error(part);
+      else controller.enqueue(new TextEncoder().encode(part));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  return { response: new Response(stream), cancelled: () => cancelled };
+}
+
+function opened(response: Response, before: ChatStreamEvent[] = []): OpenedChatStream {
+  return { response, before, mapper: createChatStreamMapper({ generateId: () => 'call_x' }), restore: (event) => event };
+}
+
+async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const events: ChatStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+const mapError = (error: unknown): Error => new Error(`mapped: ${(error as Error).message}`);
+
+describe('createChatEventStream', () => {
+  it('makes the call on the first next(), then gives the warnings, the events of each read and the closing events', async () => {
+    let calls = 0;
+    const { response } = body([chunk('{"role":"assistant","content":""}'), chunk('{"content":"Hel"}') + chunk('{"content":"lo"}'), chunk('{}', 'stop'), 'data: [DONE]\n\n']);
+    const stream = createChatEventStream({
+      open: () => {
+        calls++;
+        return Promise.resolve(opened(response, [{ type: 'warning', warning: { type: 'other', message: 'w' } }]));
+      },
+      mapError,
+    });
+    expect(calls).toBe(0);
+    const events = await collect(stream);
+    expect(calls).toBe(1);
+    expect(events.map((e) => e.type)).toEqual(['warning', 'text-delta', 'text-delta', 'finish']);
+    expect(events.filter((e) => e.type === 'text-delta').map((e) => (e.type === 'text-delta' ? e.delta : ''))).toEqual(['Hel', 'lo']);
+  });
+
+  it('rejects the first next() when the call fails, and is done after', async () => {
+    const stream = createChatEventStream({ open: () => Promise.reject(new Error('401')), mapError });
+    await expect(stream.next()).rejects.toThrow('401');
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+  });
+
+  it('turns a failure while reading into one error event after the events before it', async () => {
+    const failing = body([chunk('{"content":"a"}'), new Error('socket hang up')]);
+    const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(failing.response)), mapError }));
+    expect(events.map((e) => e.type)).toEqual(['text-delta', 'error']);
+    expect(events[1]?.type === 'error' && events[1].error.message).toBe('mapped: socket hang up');
+  });
+
+  it('ends a stream without a finish reason with the mapper error, and a quietly cut aborted one with the abort', async () => {
+    const cut = body([chunk('{"content":"a"}')]);
+    const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(cut.response)), mapError }));
+    expect(events.map((e) => e.type)).toEqual(['text-delta', 'error']);
+
+    const controller = new AbortController();
+    controller.abort(new Error('client left'));
+    const aborted = body([chunk('{"content":"a"}')]);
+    const abortedEvents = await collect(createChatEventStream({ open: () => Promise.resolve(opened(aborted.response)), mapError, signal: controller.signal }));
+    expect(abortedEvents.at(-1)?.type).toBe('error');
+  });
+
+  it('lets the body go when left early, and never calls when left before the first next()', async () => {
+    const streaming = body([chunk('{"content":"a"}'), chunk('{"content":"b"}'), chunk('{}', 'stop')]);
+    const stream = createChatEventStream({ open: () => Promise.resolve(opened(streaming.response)), mapError });
+    for await (const event of stream) if (event.type === 'text-delta') break;
+    expect(streaming.cancelled()).toBe(true);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+
+    let calls = 0;
+    const unused = createChatEventStream({
+      open: () => {
+        calls++;
+        return Promise.resolve(opened(body([]).response));
+      },
+      mapError,
+    });
+    await unused.return(undefined);
+    await expect(unused.next()).resolves.toEqual({ value: undefined, done: true });
+    expect(calls).toBe(0);
+  });
+});

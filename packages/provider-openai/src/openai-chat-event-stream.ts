@@ -1,0 +1,149 @@
+import type { ChatStreamEvent } from '@toolwire/core';
+import { abortReason } from './map-openai-error.ts';
+import type { ChatStreamMapper } from './openai-chat-stream.ts';
+import { createChatChunkReader } from './read-chat-chunks.ts';
+import type { ChatChunkReader } from './read-chat-chunks.ts';
+
+/** What `open` of `createChatEventStream` resolves with. */
+export interface OpenedChatStream {
+  response: Response;
+  /** Events that go out before the first chunk's (the request's warnings). */
+  before: readonly ChatStreamEvent[];
+  mapper: ChatStreamMapper;
+  /** Applied to every event the mapper gives (restores strict tools' call names and arguments). */
+  restore: (event: ChatStreamEvent) => ChatStreamEvent;
+}
+
+/** Options of `createChatEventStream`. */
+export interface ChatEventStreamOptions {
+  /** Makes the call; called on the first `next()`, whose promise rejects with its failure. */
+  open: () => Promise<OpenedChatStream>;
+  /** The error of the `error` event for a failure while reading (a reset, garbage, an error payload). */
+  mapError: (error: unknown) => Error;
+  /** The request's signal: a body that ends quietly after an abort ends with the abort's error. */
+  signal?: AbortSignal | undefined;
+}
+
+type Result = IteratorResult<ChatStreamEvent, undefined>;
+
+const DONE: Result = { value: undefined, done: true };
+
+/**
+ * The events of one streamed Chat Completions call: the call is made on the first
+ * `next()` (its failure rejects it), then each read of the body is parsed, mapped and
+ * handed out event by event; a failure while reading becomes one `error` event, the end of
+ * the body the mapper's closing events. Leaving early (`return`) frees the socket.
+ *
+ * An iterator rather than an async generator: a generator's `yield` costs several promises
+ * and a result object per event, on every token of every stream; here a read of the body
+ * costs its own promise and one reaction, and each event one resolved promise. Call
+ * `next()` once at a time, as `for await` and `guardStream` do.
+ */
+export function createChatEventStream(options: ChatEventStreamOptions): AsyncGenerator<ChatStreamEvent, undefined> {
+  return new ChatEventStream(options);
+}
+
+class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
+  readonly #options: ChatEventStreamOptions;
+  #state: 'idle' | 'opening' | 'reading' | 'ended' = 'idle';
+  /** Set by `return`: nothing more is handed out. */
+  #left = false;
+  readonly #queue: ChatStreamEvent[] = [];
+  #reader: ChatChunkReader | undefined;
+  #opened: OpenedChatStream | undefined;
+  readonly #onChunks = (chunks: ChatCompletionChunks): Promise<Result> => this.#took(chunks);
+  readonly #onFailure = (error: unknown): Promise<Result> => this.#failed(error);
+
+  constructor(options: ChatEventStreamOptions) {
+    this.#options = options;
+  }
+
+  next(): Promise<Result> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
+    switch (this.#state) {
+      case 'idle':
+        this.#state = 'opening';
+        return this.#options.open().then(
+          (opened) => this.#start(opened),
+          (error: unknown) => {
+            this.#state = 'ended';
+            throw error;
+          },
+        );
+      case 'reading':
+        return (this.#reader as ChatChunkReader).read().then(this.#onChunks, this.#onFailure);
+      case 'opening':
+      case 'ended':
+        return Promise.resolve(DONE);
+      default: {
+        const unexpected: never = this.#state;
+        throw new Error(`unknown state ${String(unexpected)}`);
+      }
+    }
+  }
+
+  return(): Promise<Result> {
+    this.#left = true;
+    this.#state = 'ended';
+    this.#queue.length = 0;
+    this.#reader?.cancel();
+    return Promise.resolve(DONE);
+  }
+
+  throw(error: unknown): Promise<Result> {
+    return this.return().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  #start(opened: OpenedChatStream): Promise<Result> {
+    const reader = createChatChunkReader(opened.response);
+    if (this.#left) {
+      // Left while the call was being made: the body is not read.
+      reader.cancel();
+      return Promise.resolve(DONE);
+    }
+    this.#reader = reader;
+    this.#opened = opened;
+    this.#state = 'reading';
+    this.#queue.push(...opened.before);
+    return this.next();
+  }
+
+  #took(chunks: ChatCompletionChunks): Promise<Result> {
+    if (this.#left) return Promise.resolve(DONE);
+    const { mapper, restore } = this.#opened as OpenedChatStream;
+    const signal = this.#options.signal;
+    if (chunks === undefined) {
+      this.#state = 'ended';
+      // A body cut by an abort may end quietly; say why it stopped.
+      if (signal?.aborted === true) this.#queue.push({ type: 'error', error: abortReason(signal) });
+      else for (const event of mapper.end()) this.#queue.push(restore(event));
+      return this.next();
+    }
+    try {
+      for (const chunk of chunks) for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
+    } catch (error) {
+      return this.#failed(error);
+    }
+    return this.next();
+  }
+
+  #failed(error: unknown): Promise<Result> {
+    if (this.#left) return Promise.resolve(DONE);
+    this.#state = 'ended';
+    this.#reader?.cancel();
+    // The events mapped before the failure still go out, then the error.
+    this.#queue.push({ type: 'error', error: this.#options.mapError(error) });
+    return this.next();
+  }
+}
+
+type ChatCompletionChunks = Awaited<ReturnType<ChatChunkReader['read']>>;
