@@ -4,10 +4,37 @@ import { createServer as createNetServer } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 
 /**
- * Default `limits.listenSockets`: on Linux, where the kernel spreads a port's connections
- * over every socket bound to it with `SO_REUSEPORT`; elsewhere one.
+ * Whether this Node binds with `reusePort` (22.12 and 23.1 on). Older ones ignore the
+ * option: their first socket binds the port exclusively and a second one fails.
  */
-export const DEFAULT_LISTEN_SOCKETS = process.platform === 'linux' ? 8 : 1;
+export function supportsReusePort(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+}
+
+/**
+ * Default `limits.listenSockets`: on Linux, where the kernel spreads a port's connections
+ * over every socket bound to it with `SO_REUSEPORT` (and Node can bind them); elsewhere one.
+ */
+export const DEFAULT_LISTEN_SOCKETS = process.platform === 'linux' && supportsReusePort() ? 8 : 1;
+
+/**
+ * Fails (`EADDRINUSE`) when something already listens on `host:port`, by binding it
+ * exclusively for a moment. Why: sockets bound with `SO_REUSEPORT` share a port with any
+ * other such socket of the same user, so a gateway started twice on one port would not
+ * fail as before but silently split the connections with the first one.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  // Port 0: the kernel picks a port nothing is bound to.
+  if (port === 0) return;
+  const probe = createNetServer();
+  probe.listen({ host, port });
+  try {
+    await once(probe, 'listening');
+  } finally {
+    if (probe.listening) await new Promise((resolve) => probe.close(resolve));
+  }
+}
 
 /** Options of `openExtraListeners`. */
 export interface ExtraListenersOptions {

@@ -9,7 +9,7 @@ import type { ApiKeyStore } from './auth/api-key-store.ts';
 import { hashApiKey } from './auth/hash-key.ts';
 import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import type { ServerConfig } from './config/server-config.ts';
-import { DEFAULT_LISTEN_SOCKETS, openExtraListeners } from './extra-listeners.ts';
+import { assertPortFree, DEFAULT_LISTEN_SOCKETS, openExtraListeners, supportsReusePort } from './extra-listeners.ts';
 import type { ExtraListeners } from './extra-listeners.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { isLoopbackHost } from './loopback.ts';
@@ -389,7 +389,11 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       let address: string;
       try {
         const backlog = config.limits?.listenBacklog ?? DEFAULT_LISTEN_BACKLOG;
-        const sockets = config.limits?.listenSockets ?? DEFAULT_LISTEN_SOCKETS;
+        const wanted = config.limits?.listenSockets ?? DEFAULT_LISTEN_SOCKETS;
+        const sockets = wanted > 1 && !supportsReusePort() ? 1 : wanted;
+        if (sockets < wanted) logger.warn(`limits.listenSockets ${wanted} needs Node 22.12 or later (SO_REUSEPORT); this is Node ${process.versions.node}: serving from one socket.`);
+        // Bound with SO_REUSEPORT, the port would be shared with a gateway already on it instead of refused.
+        if (sockets > 1) await assertPortFree(host, port);
         // `reusePort` is Node's (≥ 22.12) and passes through Fastify to `server.listen`.
         address = await app.listen({ port, host, backlog, ...(sockets > 1 ? { reusePort: true } : {}) } as FastifyListenOptions);
         if (sockets > 1) {

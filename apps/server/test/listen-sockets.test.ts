@@ -5,7 +5,9 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openExtraListeners } from '../src/extra-listeners.ts';
+import { pino } from 'pino';
+import { openExtraListeners, supportsReusePort } from '../src/extra-listeners.ts';
+import { createServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
 const linux = process.platform === 'linux';
@@ -106,5 +108,33 @@ describe('the gateway with limits.listenSockets', () => {
       const [error] = (await once(socket, 'error')) as [NodeJS.ErrnoException];
       expect(error.code).toBe('ECONNREFUSED');
     }
+  });
+});
+
+describe('supportsReusePort', () => {
+  it('is true from Node 22.12 and 23.1, false before (those ignore the option)', () => {
+    expect(['20.19.0', '22.11.0', '23.0.0'].map((v) => supportsReusePort(v))).toEqual([false, false, false]);
+    expect(['22.12.0', '23.1.0', '24.0.0', '26.3.1'].map((v) => supportsReusePort(v))).toEqual([true, true, true, true]);
+  });
+});
+
+describe.runIf(linux && supportsReusePort())('a gateway started on a port another gateway listens on', () => {
+  it('fails with EADDRINUSE instead of sharing the port (SO_REUSEPORT would let both bind)', async () => {
+    const model = createScriptedModel([]);
+    const first = await startGateway(model, { limits: { listenSockets: 4 } });
+    const port = Number(new URL(first.origin).port);
+    const second = createServer({ logger: pino({ level: 'silent' }), limits: { listenSockets: 4 } });
+    try {
+      await expect(second.listen({ port, host: '127.0.0.1' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // The first one still answers every connection.
+      const statuses = await Promise.all(Array.from({ length: 16 }, () => fetch(`${first.origin}/healthz`, { headers: { connection: 'close' } }).then(async (res) => (await res.text(), res.status))));
+      expect(statuses).toEqual(Array.from({ length: 16 }, () => 200));
+    } finally {
+      await first.server.close();
+    }
+    // And a gateway on a port that is free again binds it with its extra sockets.
+    const third = createServer({ logger: pino({ level: 'silent' }), limits: { listenSockets: 4 } });
+    await third.listen({ port, host: '127.0.0.1' });
+    await third.close();
   });
 });
