@@ -81,8 +81,9 @@ export async function runToolLoop(input: ToolLoopInput): Promise<RunToolsResult>
       };
       if (parallel) results.push(...(await Promise.all(local.map(execute))));
       else for (const call of local) results.push(await execute(call));
-      signal?.throwIfAborted();
     }
+    // Also without local tools: an abort while the caller's `onEvent` awaited a call ends the run here.
+    signal?.throwIfAborted();
 
     for (const [index, call] of local.entries()) {
       const result = results[index];

@@ -304,6 +304,23 @@ describe('runTools', () => {
     expect(model.calls).toHaveLength(1);
   });
 
+  it('rejects with the abort reason when aborted while onEvent awaits a call of a step with no local tools', async () => {
+    const controller = new AbortController();
+    // No `execute`: the call is the client's, so the step has nothing to run here.
+    const clientTool: FunctionToolSpec = { name: 'ask_user', parameters: { type: 'object' } };
+    const model = createScriptedModel([{ toolCalls: [{ name: 'ask_user' }] }]);
+    const run = runTools({
+      model,
+      messages: question,
+      tools: [clientTool],
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'tool-call') controller.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
   it('rejects at once with an already aborted signal, without calling the model', async () => {
     const model = createScriptedModel([{ text: 'x' }]);
     const reason = new DOMException('stop', 'AbortError');

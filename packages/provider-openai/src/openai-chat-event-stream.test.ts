@@ -61,6 +61,15 @@ describe('createChatEventStream', () => {
     await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
   });
 
+  it('gives the warnings, then one mapped error, for a streamed response without a body (a 204)', async () => {
+    const warning: ChatStreamEvent = { type: 'warning', warning: { type: 'other', message: 'w' } };
+    const stream = createChatEventStream({ open: () => Promise.resolve(opened(new Response(null, { status: 204 }), [warning])), mapError });
+    const events = await collect(stream);
+    expect(events.map((e) => e.type)).toEqual(['warning', 'error']);
+    expect(events[1]?.type === 'error' && events[1].error.message).toMatch(/^mapped: .*no body/);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+  });
+
   it('turns a failure while reading into one error event after the events before it', async () => {
     const failing = body([chunk('{"content":"a"}'), new Error('socket hang up')]);
     const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(failing.response)), mapError }));

@@ -104,7 +104,16 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 
   #start(opened: OpenedChatStream): Promise<Result> {
-    const reader = createChatChunkReader(opened.response);
+    let reader: ChatChunkReader;
+    try {
+      reader = createChatChunkReader(opened.response);
+    } catch (error) {
+      // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
+      if (this.#left) return Promise.resolve(DONE);
+      this.#opened = opened;
+      this.#queue.push(...opened.before);
+      return this.#failed(error);
+    }
     if (this.#left) {
       // Left while the call was being made: the body is not read.
       reader.cancel();
