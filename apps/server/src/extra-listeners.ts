@@ -22,7 +22,9 @@ export const DEFAULT_LISTEN_SOCKETS = process.platform === 'linux' && supportsRe
  * Fails (`EADDRINUSE`) when something already listens on `host:port`, by binding it
  * exclusively for a moment. Why: sockets bound with `SO_REUSEPORT` share a port with any
  * other such socket of the same user, so a gateway started twice on one port would not
- * fail as before but silently split the connections with the first one.
+ * fail as before but silently split the connections with the first one. (A process that
+ * binds the port between this check and the gateway's own bind can still share it: the
+ * check is for the common mistake, not a lock.)
  */
 export async function assertPortFree(host: string, port: number): Promise<void> {
   // Port 0: the kernel picks a port nothing is bound to.
@@ -45,11 +47,15 @@ export interface ExtraListenersOptions {
   /** How many listeners to add beside the server's own. */
   count: number;
   backlog: number;
+  /** Told about an error of a listening socket after it bound (an accept that failed); without a listener Node would throw it. */
+  onError?: (error: Error) => void;
 }
 
 /** The added listeners; `close` stops them accepting (their connections stay the server's to end). */
 export interface ExtraListeners {
   readonly count: number;
+  /** The added listening sockets. */
+  readonly sockets: readonly NetServer[];
   close(): void;
 }
 
@@ -73,12 +79,14 @@ export async function openExtraListeners(options: ExtraListenersOptions): Promis
       listeners.push(listener);
       listener.listen({ host, port, backlog, reusePort: true });
       await once(listener, 'listening');
+      // `once` let go of its 'error' listener: a later error must still find one.
+      listener.on('error', (error) => options.onError?.(error));
     }
   } catch (error) {
     closeAll(listeners);
     throw error;
   }
-  return { count: listeners.length, close: () => closeAll(listeners) };
+  return { count: listeners.length, sockets: listeners, close: () => closeAll(listeners) };
 }
 
 // Stopping to listen is synchronous; the 'close' event would wait for the connections, which the HTTP server ends.

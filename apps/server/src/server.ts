@@ -400,7 +400,14 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
           const bound = app.server.address();
           if (bound !== null && typeof bound === 'object') {
             // Not worth refusing to start over: the gateway's own socket serves everything, more slowly in a burst.
-            extraListeners = await openExtraListeners({ server: app.server, host: bound.address, port: bound.port, count: sockets - 1, backlog }).catch((error: unknown) => {
+            extraListeners = await openExtraListeners({
+              server: app.server,
+              host: bound.address,
+              port: bound.port,
+              count: sockets - 1,
+              backlog,
+              onError: (error) => logger.warn({ err: error }, 'A listening socket of the gateway failed (limits.listenSockets); the others keep serving.'),
+            }).catch((error: unknown) => {
               logger.warn({ err: error }, `Could not bind ${sockets - 1} more listening sockets to the port (limits.listenSockets); serving from one.`);
               return undefined;
             });

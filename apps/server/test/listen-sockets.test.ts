@@ -83,6 +83,17 @@ describe.runIf(linux)('extra listening sockets (SO_REUSEPORT)', () => {
     extra.close();
   });
 
+  it('tell onError about a socket error after binding instead of throwing it', async () => {
+    const { server, port } = await reusePortServer();
+    servers.push(server);
+    const errors: Error[] = [];
+    const extra = await openExtraListeners({ server, host: '127.0.0.1', port, count: 2, backlog: 511, onError: (error) => errors.push(error) });
+    // An accept that failed (EMFILE, say) arrives as an 'error' on the listening socket; without a listener Node throws it.
+    for (const socket of extra.sockets) socket.emit('error', new Error('accept failed'));
+    expect(errors.map((e) => e.message)).toEqual(['accept failed', 'accept failed']);
+    extra.close();
+  });
+
   it('fail cleanly when the port is bound exclusively', async () => {
     const server = createHttpServer();
     servers.push(server);

@@ -307,7 +307,7 @@ describe('runTools', () => {
   it('rejects with the abort reason when aborted while onEvent awaits a call of a step with no local tools', async () => {
     const controller = new AbortController();
     // No `execute`: the call is the client's, so the step has nothing to run here.
-    const clientTool: FunctionToolSpec = { name: 'ask_user', parameters: { type: 'object' } };
+    const clientTool: FunctionToolSpec = { type: 'function', name: 'ask_user', inputSchema: { type: 'object' } };
     const model = createScriptedModel([{ toolCalls: [{ name: 'ask_user' }] }]);
     const run = runTools({
       model,

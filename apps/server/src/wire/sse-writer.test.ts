@@ -170,4 +170,79 @@ describe('createSseWriter', () => {
     });
     expect(late).toBe(false);
   });
+
+  it('keeps no listener per wait for the socket: a slow client makes it wait many times', async () => {
+    let listeners: { close: number; error: number; drain: number } | undefined;
+    let waits = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const writer = createSseWriter(res);
+      void (async () => {
+        for (let i = 0; i < 200; i++) {
+          const result = writer.write([{ big: 'z'.repeat(32 * 1024) }]);
+          if (typeof result !== 'boolean') {
+            waits++;
+            if (!(await result)) break;
+          }
+        }
+        listeners = { close: res.listenerCount('close'), error: res.listenerCount('error'), drain: res.listenerCount('drain') };
+        writer.done();
+      })();
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    const reader = response.body!.getReader();
+    // A slow reader: a pause now and then, so that the writer's buffer fills again and again.
+    for (let read = await reader.read(), n = 0; !read.done; read = await reader.read(), n++) if (n % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(waits).toBeGreaterThan(5);
+    // What Node and the writer attach once, not one per wait.
+    expect(listeners!.drain).toBe(0);
+    expect(listeners!.close).toBeLessThan(5);
+    expect(listeners!.error).toBeLessThan(5);
+  });
+
+  it('fails only the response whose write throws in the shared end-of-turn flush; the others get their frames', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      let broken: ServerResponse | undefined;
+      let brokenWriter: ReturnType<typeof createSseWriter> | undefined;
+      let requests = 0;
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (++requests === 1) {
+          broken = res;
+          const writer = createSseWriter(res);
+          brokenWriter = writer;
+          res.write = (() => {
+            throw new Error('write failed');
+          }) as typeof res.write;
+          void writer.write([{ a: 1 }]);
+          return;
+        }
+        const writer = createSseWriter(res);
+        void writer.write([{ b: 2 }]);
+        setImmediate(() => setImmediate(() => writer.done()));
+      });
+      servers.push(server);
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      const first = fetch(`http://127.0.0.1:${port}/`).then((res) => res.text()).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = await fetch(`http://127.0.0.1:${port}/`).then((res) => res.text());
+      expect(second).toBe('data: {"b":2}\n\ndata: [DONE]\n\n');
+      await first;
+      expect(broken?.destroyed).toBe(true);
+      // Its stream learns at its next write that the response is gone.
+      expect(brokenWriter?.write([{ c: 3 }])).toBe(false);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });

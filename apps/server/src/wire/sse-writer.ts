@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 
 /** Writes `data: …\n\n` frames to a response, waiting when the socket's buffer is full. */
@@ -17,14 +16,25 @@ export interface SseWriter {
   end(): void;
 }
 
-/** Waits for the response's buffer to drain, or for the client to go away (an 'error' rejects `once`). */
-async function drained(res: ServerResponse): Promise<boolean> {
-  try {
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  } catch {
-    return false;
-  }
-  return !res.destroyed;
+/**
+ * Waits for the response's buffer to drain, or for the client to go away (false then, as
+ * after an 'error'). Its listeners go when it settles: a long stream to a slow client waits
+ * many times, and must not collect a listener per wait.
+ */
+function drained(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (ok: boolean): void => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      res.off('error', onClose);
+      resolve(ok && !res.destroyed);
+    };
+    const onDrain = (): void => settle(true);
+    const onClose = (): void => settle(false);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+    res.on('error', onClose);
+  });
 }
 
 /** Frames one JSON payload as an SSE data event. */
@@ -41,16 +51,8 @@ let due: (() => void)[] = [];
 const flushDue = (): void => {
   const writers = due;
   due = [];
-  let failure: { error: unknown } | undefined;
-  for (const flush of writers) {
-    try {
-      flush();
-    } catch (error) {
-      // The other streams still get their frames; the failure surfaces as before, uncaught.
-      failure ??= { error };
-    }
-  }
-  if (failure !== undefined) throw failure.error;
+  // A flush never throws (see `flush`): one failing response must not cost the others their frames.
+  for (const flush of writers) flush();
 };
 
 /** Options of `createSseWriter`. */
@@ -82,7 +84,13 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
     if (pending === '') return;
     const text = pending;
     pending = '';
-    if (!res.writableEnded && !res.destroyed) res.write(text);
+    if (res.writableEnded || res.destroyed) return;
+    try {
+      res.write(text);
+    } catch (error) {
+      // Run for every stream in one `setImmediate`: this response fails (its 'error' tells the stream), not the process.
+      res.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
   };
   const finish = (tail: string): void => {
     const text = pending + tail;
