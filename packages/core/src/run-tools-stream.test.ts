@@ -4,6 +4,7 @@ import { collectStream } from './collect-stream.ts';
 import { defineTool } from './define-tool.ts';
 import { runToolsStream } from './run-tools-stream.ts';
 import { createScriptedModel } from './testing/scripted-model.ts';
+import type { ChatModel } from './types/chat-model.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
 import type { Message } from './types/message.ts';
 import type { FunctionToolSpec } from './types/tool.ts';
@@ -142,5 +143,36 @@ describe('runToolsStream', () => {
     }
     await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
     expect(toolRan).toBe(false);
+  });
+
+  it('reads the model no further than a bounded backlog ahead of a slow consumer, and loses nothing', async () => {
+    const scripted = createScriptedModel([{ text: 'x'.repeat(3000) }], { chunkSize: 1 });
+    let pulled = 0;
+    const model: ChatModel = {
+      ...scripted,
+      stream: async function* (request) {
+        for await (const event of scripted.stream(request)) {
+          pulled++;
+          yield event;
+        }
+      },
+    };
+    const run = runToolsStream({ model, messages: question });
+    const iterator = run[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    // A consumer that stops for a while: the run does not read the whole answer meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pulled).toBeLessThan(600);
+    let text = first.done === true || first.value.type !== 'text-delta' ? '' : first.value.delta;
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) if (next.value.type === 'text-delta') text += next.value.delta;
+    expect(text).toBe('x'.repeat(3000));
+    expect(pulled).toBeGreaterThan(3000);
+    expect((await run.result).text).toBe('x'.repeat(3000));
+  });
+
+  it('runs a long answer to its end when only the result is read (nobody to wait for)', async () => {
+    const model = createScriptedModel([{ text: 'y'.repeat(3000) }], { chunkSize: 1 });
+    const run = runToolsStream({ model, messages: question });
+    expect((await run.result).text).toBe('y'.repeat(3000));
   });
 });

@@ -26,6 +26,14 @@ export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
  * for await (const event of run) if (event.type === 'text-delta') process.stdout.write(event.delta);
  * const { stoppedBy } = await run.result;
  */
+/**
+ * Past this many events waiting for the consumer, the model stream is not read until the
+ * consumer has taken half of them: a client that reads slowly holds back the upstream (its
+ * socket, then TCP) instead of the whole answer piling up here. Only while someone iterates:
+ * a run read through `result` alone runs to its end.
+ */
+const HIGH_WATER_EVENTS = 256;
+
 export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   // The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.)
   const own = new AbortController();
@@ -43,6 +51,21 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   let failure: { error: unknown } | undefined;
   let delivered = false;
   let started: Promise<RunToolsResult> | undefined;
+  let iterating = false;
+  // The model stream's next read, held back while the consumer is `HIGH_WATER_EVENTS` behind.
+  let paused: (() => void) | undefined;
+  const mayRead = (resume: () => void): boolean => {
+    if (!iterating || queue.length < HIGH_WATER_EVENTS) return true;
+    paused = resume;
+    return false;
+  };
+  /** After the consumer took an event: reads on once it is half-way through the backlog. */
+  const took = (): void => {
+    if (paused === undefined || queue.length > HIGH_WATER_EVENTS / 2) return;
+    const resume = paused;
+    paused = undefined;
+    resume();
+  };
   // The consumer's `next()` while nothing was ready: settled as soon as something is.
   let waiting: { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void } | undefined;
 
@@ -55,6 +78,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       waiting = undefined;
       delivered = true;
       waiter.resolve({ value: event, done: false });
+      took();
     } else if (failure !== undefined) {
       waiting = undefined;
       waiter.reject(failure.error);
@@ -79,11 +103,16 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       onToolResult: (result) => push({ type: 'tool-result', result }),
       callModel: async (request) => {
         const collector = createResponseCollector();
-        await pump(options.model.stream(request), signal, (event) => {
-          if (event.type === 'error') sawError = true;
-          push(event);
-          collector.add(event);
-        });
+        await pump(
+          options.model.stream(request),
+          signal,
+          (event) => {
+            if (event.type === 'error') sawError = true;
+            push(event);
+            collector.add(event);
+          },
+          mayRead,
+        );
         return collector.response();
       },
     }).then(
@@ -113,6 +142,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       return start();
     },
     [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
+      iterating = true;
       void start();
       return {
         // Not an async function: an event already queued costs one resolved promise, a wait one promise.
@@ -120,6 +150,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
           const event = queue.shift();
           if (event !== undefined) {
             delivered = true;
+            took();
             return Promise.resolve({ value: event, done: false });
           }
           // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's failure (or abort reason), passed on as it is
@@ -132,6 +163,8 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
         return(): Promise<IteratorResult<ChatStreamEvent>> {
           if (!done) own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
           queue.length = 0;
+          // The abort ends a paused read; nothing resumes it.
+          paused = undefined;
           return Promise.resolve({ value: undefined, done: true });
         },
       };
@@ -145,8 +178,10 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
  * per event only the source's own `next()` promise and one reaction to it (no generator,
  * no await, no wrapper promise in between): events are the hot path. Stopped early (an
  * abort, `onEvent` throwing, the source failing), it lets the source clean up (`return`).
+ * `mayRead` may hold back the next read: it keeps the function that resumes it (an abort
+ * still settles at once).
  */
-function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void): Promise<void> {
+function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void, mayRead: (resume: () => void) => boolean): Promise<void> {
   signal.throwIfAborted();
   const iterator = events[Symbol.asyncIterator]();
   return new Promise<void>((resolve, reject) => {
@@ -178,7 +213,10 @@ function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEve
       } catch (error) {
         return settle({ error });
       }
-      step();
+      if (mayRead(resume)) step();
+    };
+    const resume = (): void => {
+      if (!settled) step();
     };
     const onFailure = (error: unknown): void => settle({ error });
     const step = (): void => {

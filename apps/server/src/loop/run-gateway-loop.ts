@@ -187,8 +187,10 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
       this.#state = 'finishing';
       return (this.#run as RunToolsStream).result.then((result) => {
         this.#state = 'done';
+        // The hidden turn is kept even when the caller left meanwhile (the run did finish); the finish is not handed out then.
         const turn = hiddenTurn(result, (id) => view.clientId(id));
         if (turn !== undefined) this.#options.onHiddenTurn?.(turn);
+        if (this.#left) return DONE;
         return { value: view.finish(result), done: false };
       }, this.#onFailure);
     }
