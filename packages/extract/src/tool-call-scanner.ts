@@ -303,8 +303,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * Scans a whole text and ends (batch): the same calls as `push(text)` then `end()`, without
-   * holding back the end of the text for a chunk that never comes.
+   * Scans a whole text (batch): the same calls as `push(text)` then `end()`. Marked final
+   * from the start, it holds nothing back for a chunk that never comes, so there is nothing
+   * left for `end()` to decide (what it would still do, events for an unclosed call, a
+   * batch does not report).
    */
   scanWhole(text: string): void {
     this.final = true;
@@ -312,7 +314,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.drive(text, 0);
     else this.scanChunk(text);
-    this.end();
   }
 
   /** Scans the next chunk; returns the events it completes. */

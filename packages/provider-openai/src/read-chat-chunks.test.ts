@@ -2,7 +2,8 @@ import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { attachBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
-import { createChatChunkReader, readChatChunks } from './read-chat-chunks.ts';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { createChatChunkReader } from './read-chat-chunks.ts';
 
 /** A streamed response whose body arrives in `parts`; `cancelled` tells whether the reader gave up on it. */
 function streamed(parts: string[]): { response: Response; cancelled: () => boolean } {
@@ -24,13 +25,23 @@ function streamed(parts: string[]): { response: Response; cancelled: () => boole
 
 const chunk = (content: string): string => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
 
+/** `createChatChunkReader` as an async generator: the chunks of each read; leaving early cancels the body. */
+async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
+  const reader = createChatChunkReader(response);
+  try {
+    for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) yield chunks;
+  } finally {
+    reader.cancel();
+  }
+}
+
 async function collect(response: Response): Promise<string[]> {
   const texts: string[] = [];
   for await (const chunks of readChatChunks(response)) for (const c of chunks) texts.push(c.choices[0]?.delta.content ?? '');
   return texts;
 }
 
-describe('readChatChunks', () => {
+describe('createChatChunkReader, read to the end', () => {
   it('yields the chunks of each read, whatever the chunking, and stops at [DONE]', async () => {
     const text = chunk('Hel') + chunk('lo') + 'data: [DONE]\n\n';
     const whole = streamed([text]);

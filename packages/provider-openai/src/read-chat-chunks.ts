@@ -122,13 +122,3 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
   };
   return { read, cancel };
 }
-
-/** `createChatChunkReader` as an async generator: the chunks of each read; leaving early cancels the body. */
-export async function* readChatChunks(response: Response): AsyncGenerator<ChatCompletionChunk[]> {
-  const reader = createChatChunkReader(response);
-  try {
-    for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) yield chunks;
-  } finally {
-    reader.cancel();
-  }
-}

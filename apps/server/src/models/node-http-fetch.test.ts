@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
-import { createNodeBody, createNodeHttpFetch, rawRequestHeaders, toWebBody } from './node-http-fetch.ts';
+import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-http-fetch.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -117,15 +117,18 @@ describe('rawRequestHeaders', () => {
   });
 });
 
-describe('toWebBody', () => {
+describe('the web body of createNodeBody', () => {
   /** An IncomingMessage stand-in whose events the test fires by hand, in any order. */
   const socketLike = (): IncomingMessage => new Readable({ read: () => undefined }) as unknown as IncomingMessage;
 
   it('ignores every socket event after the reader cancelled (the SDK cancels at [DONE], then end arrives)', async () => {
     const res = socketLike();
-    const reader = toWebBody(res).getReader();
+    const reader = createNodeBody(res).web.getReader();
+    // The body flows once read (the stream pulls after the read is asked for).
+    const first = reader.read();
+    await new Promise((resolve) => setImmediate(resolve));
     res.emit('data', Buffer.from('data: [DONE]\n\n'));
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: [DONE]\n\n');
+    expect(new TextDecoder().decode((await first).value)).toBe('data: [DONE]\n\n');
     await reader.cancel();
     expect(() => {
       res.emit('data', Buffer.from('late'));
@@ -138,7 +141,7 @@ describe('toWebBody', () => {
   it('ignores events after the body ended or failed', async () => {
     for (const first of ['end', 'error', 'close'] as const) {
       const res = socketLike();
-      const reader = toWebBody(res).getReader();
+      const reader = createNodeBody(res).web.getReader();
       if (first === 'error') res.emit('error', new Error('reset'));
       else res.emit(first);
       expect(() => {

@@ -19,12 +19,11 @@ const READ_AHEAD_BYTES = 64 * 1024;
  *
  * Exported for its tests only.
  */
-export function createNodeBody(res: IncomingMessage, options: { flowing?: boolean } = {}): { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
+export function createNodeBody(res: IncomingMessage): { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
   let mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
   // `open` until the body ends, fails or is cancelled.
   let open = true;
   let failure: Error | undefined;
-  let ended = false;
   // The web view.
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   // The reader view.
@@ -35,8 +34,7 @@ export function createNodeBody(res: IncomingMessage, options: { flowing?: boolea
   const settle = (error?: Error): void => {
     if (!open) return;
     open = false;
-    if (error === undefined) ended = true;
-    else failure = error;
+    if (error !== undefined) failure = error;
     if (mode === 'web') {
       try {
         if (error === undefined) controller?.close();
@@ -124,11 +122,6 @@ export function createNodeBody(res: IncomingMessage, options: { flowing?: boolea
     {
       start(c) {
         controller = c;
-        // Ended or failed before anyone asked: the stream tells the first read.
-        if (!open && mode === 'unclaimed') {
-          if (failure !== undefined) c.error(failure);
-          else if (ended) c.close();
-        }
       },
       pull(c) {
         if (!startWeb()) {
@@ -152,7 +145,6 @@ export function createNodeBody(res: IncomingMessage, options: { flowing?: boolea
     // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
     { highWaterMark: 0 },
   );
-  if (options.flowing === true) startWeb();
   return {
     web,
     claim: () => {
@@ -162,18 +154,6 @@ export function createNodeBody(res: IncomingMessage, options: { flowing?: boolea
       return reader;
     },
   };
-}
-
-/**
- * A response body as a web stream that flows at once, pausing the socket while the reader
- * is behind. Exported for its tests only (the fetch uses `createNodeBody`).
- *
- * Every controller call is guarded: the consumer may cancel at any moment (the SDKs cancel
- * at `[DONE]`, before the socket's `'end'`), and a socket event arriving after that must
- * not throw `ERR_INVALID_STATE` from an emitter listener, where nothing would catch it.
- */
-export function toWebBody(res: IncomingMessage): ReadableStream<Uint8Array> {
-  return createNodeBody(res, { flowing: true }).web;
 }
 
 /** Methods that Node sends without a body framing header when they carry no body. */

@@ -27,7 +27,7 @@ export interface ClaimableBody {
   claim(): BodyReader | undefined;
 }
 
-/** Attaches a reader to a `Response` (done by a custom `fetch`). */
+/** Attaches a reader to a `Response` (done by a custom `fetch`), once: a second attach to the same response throws. */
 export function attachBodyReader(response: Response, body: ClaimableBody): Response {
   Object.defineProperty(response, BODY_READER, { value: body, enumerable: false });
   return response;
