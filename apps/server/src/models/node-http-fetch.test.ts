@@ -1,25 +1,12 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
+import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
 import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-http-fetch.ts';
 
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  return `http://127.0.0.1:${address.port}`;
-}
+afterEach(closeServed);
 
 describe('createNodeHttpFetch', () => {
   it('sends method, headers and a string body, and returns status, headers and body', async () => {

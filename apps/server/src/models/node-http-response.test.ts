@@ -1,24 +1,10 @@
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
 import { createNodeHttpFetch } from './node-http-fetch.ts';
 import { NodeHttpResponse, RawResponseHeaders } from './node-http-response.ts';
 
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  return `http://127.0.0.1:${address.port}`;
-}
+afterEach(closeServed);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -227,16 +213,18 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
   it('keeps the idle timeout on a reused connection whose last response hinted a shorter keep-alive', async () => {
     let requests = 0;
     const ports: (number | undefined)[] = [];
-    const url = await serve((req, res) => {
-      requests++;
-      ports.push(req.socket.remotePort);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      // The second request's answer comes after longer than the hinted keep-alive.
-      if (requests === 2) setTimeout(() => res.end('{"n":2}'), 1400);
-      else res.end('{"n":1}');
-    });
-    // `Keep-Alive: timeout=2`: Node's agent then gives the pooled socket a 1 s timeout.
-    if (server !== undefined) server.keepAliveTimeout = 2000;
+    const url = await serve(
+      (req, res) => {
+        requests++;
+        ports.push(req.socket.remotePort);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // The second request's answer comes after longer than the hinted keep-alive.
+        if (requests === 2) setTimeout(() => res.end('{"n":2}'), 1400);
+        else res.end('{"n":1}');
+      },
+      // `Keep-Alive: timeout=2`: Node's agent then gives the pooled socket a 1 s timeout.
+      (server) => (server.keepAliveTimeout = 2000),
+    );
     const fetchUpstream = createNodeHttpFetch({ idleTimeoutMs: 5000 });
     const first = await fetchUpstream(url);
     expect(first.headers.get('keep-alive')).toBe('timeout=2');
