@@ -51,8 +51,8 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   readonly #queue: ChatStreamEvent[] = [];
   #reader: ChatChunkReader | undefined;
   #opened: OpenedChatStream | undefined;
-  readonly #onChunks = (chunks: ChatCompletionChunks): Promise<Result> => this.#took(chunks);
-  readonly #onFailure = (error: unknown): Promise<Result> => this.#failed(error);
+  readonly #onChunks = (chunks: ChatCompletionChunks): Result | Promise<Result> => this.#took(chunks);
+  readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
 
   constructor(options: ChatEventStreamOptions) {
     this.#options = options;
@@ -103,13 +103,23 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     await this.return();
   }
 
-  #start(opened: OpenedChatStream): Promise<Result> {
+  /**
+   * `next()` for the reactions below: an event already queued is handed back as it is, not
+   * in a promise (a reaction that returns a promise costs two more microtask turns, per token).
+   */
+  #after(): Result | Promise<Result> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return { value: queued, done: false };
+    return this.next();
+  }
+
+  #start(opened: OpenedChatStream): Result | Promise<Result> {
     let reader: ChatChunkReader;
     try {
       reader = createChatChunkReader(opened.response);
     } catch (error) {
       // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
-      if (this.#left) return Promise.resolve(DONE);
+      if (this.#left) return DONE;
       this.#opened = opened;
       this.#queue.push(...opened.before);
       return this.#failed(error);
@@ -117,17 +127,17 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     if (this.#left) {
       // Left while the call was being made: the body is not read.
       reader.cancel();
-      return Promise.resolve(DONE);
+      return DONE;
     }
     this.#reader = reader;
     this.#opened = opened;
     this.#state = 'reading';
     this.#queue.push(...opened.before);
-    return this.next();
+    return this.#after();
   }
 
-  #took(chunks: ChatCompletionChunks): Promise<Result> {
-    if (this.#left) return Promise.resolve(DONE);
+  #took(chunks: ChatCompletionChunks): Result | Promise<Result> {
+    if (this.#left) return DONE;
     const { mapper, restore } = this.#opened as OpenedChatStream;
     const signal = this.#options.signal;
     if (chunks === undefined) {
@@ -135,23 +145,23 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       // A body cut by an abort may end quietly; say why it stopped.
       if (signal?.aborted === true) this.#queue.push({ type: 'error', error: abortReason(signal) });
       else for (const event of mapper.end()) this.#queue.push(restore(event));
-      return this.next();
+      return this.#after();
     }
     try {
       for (const chunk of chunks) for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
     } catch (error) {
       return this.#failed(error);
     }
-    return this.next();
+    return this.#after();
   }
 
-  #failed(error: unknown): Promise<Result> {
-    if (this.#left) return Promise.resolve(DONE);
+  #failed(error: unknown): Result | Promise<Result> {
+    if (this.#left) return DONE;
     this.#state = 'ended';
     this.#reader?.cancel();
     // The events mapped before the failure still go out, then the error.
     this.#queue.push({ type: 'error', error: this.#options.mapError(error) });
-    return this.next();
+    return this.#after();
   }
 }
 

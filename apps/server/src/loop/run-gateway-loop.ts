@@ -172,6 +172,16 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     await this.return();
   }
 
+  /**
+   * `next()` for `#took`: an event already queued is handed back as it is, not in a promise
+   * (a reaction that returns a promise costs two more microtask turns, per token).
+   */
+  #after(): Result | Promise<Result> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return { value: queued, done: false };
+    return this.next();
+  }
+
   /** Ends the iteration; a run still going is stopped (leaving its iterator aborts it). */
   #stop(): void {
     const running = this.#state === 'running';
@@ -210,6 +220,6 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
       this.#queue.push(view.finishAtStep());
       this.#stop();
     }
-    return this.next();
+    return this.#after();
   }
 }
