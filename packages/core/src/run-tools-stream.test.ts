@@ -175,4 +175,28 @@ describe('runToolsStream', () => {
     const run = runToolsStream({ model, messages: question });
     expect((await run.result).text).toBe('y'.repeat(3000));
   });
+
+  it('stops a run held back by its backlog when the consumer leaves, and lets the model stream go', async () => {
+    const scripted = createScriptedModel([{ text: 'x'.repeat(3000) }], { chunkSize: 1 });
+    let released = false;
+    const model: ChatModel = {
+      ...scripted,
+      stream: async function* (request) {
+        try {
+          yield* scripted.stream(request);
+        } finally {
+          released = true;
+        }
+      },
+    };
+    const run = runToolsStream({ model, messages: question });
+    const iterator = run[Symbol.asyncIterator]();
+    await iterator.next();
+    // The backlog fills and the run waits for the consumer, which leaves instead.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await iterator.return?.();
+    await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(released).toBe(true);
+  });
 });
