@@ -96,5 +96,33 @@ describe('guardStream', () => {
       { type: 'finish', finishReason: 'tool-calls' },
     ]);
   });
-});
 
+  it('asks its source for an iterator on the first next(), as a generator would, and not when left unread', async () => {
+    let asked = 0;
+    const source: AsyncIterable<ChatStreamEvent> = {
+      [Symbol.asyncIterator]() {
+        asked++;
+        return from([{ type: 'finish', finishReason: 'stop' }]);
+      },
+    };
+    const unread = guardStream(source, { provider: 'acme' });
+    await unread.return(undefined);
+    expect(asked).toBe(0);
+    const guarded = guardStream(source, { provider: 'acme' });
+    expect(asked).toBe(0);
+    await guarded.next();
+    expect(asked).toBe(1);
+  });
+
+  it('passes a non-Error failure before the first event on as it is, and a value thrown into it too', async () => {
+    const refusing: AsyncIterable<ChatStreamEvent> = {
+      [Symbol.asyncIterator]: () => ({
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a careless source may do
+        next: () => Promise.reject('refused'),
+      }),
+    };
+    await expect(guardStream(refusing, { provider: 'acme' }).next()).rejects.toBe('refused');
+    const reason = { code: 'stop' };
+    await expect(guardStream(from([]), { provider: 'acme' }).throw(reason)).rejects.toBe(reason);
+  });
+});

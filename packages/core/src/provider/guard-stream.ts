@@ -22,7 +22,7 @@ export interface GuardStreamOptions {
  * `for await` does.
  */
 export function guardStream(source: AsyncIterable<ChatStreamEvent>, options: GuardStreamOptions): AsyncGenerator<ChatStreamEvent> {
-  return new GuardedStream(source[Symbol.asyncIterator](), options.provider);
+  return new GuardedStream(source, options.provider);
 }
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
@@ -30,7 +30,9 @@ type Result = IteratorResult<ChatStreamEvent, undefined>;
 const DONE: Result = { value: undefined, done: true };
 
 class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
-  readonly #source: AsyncIterator<ChatStreamEvent>;
+  readonly #iterable: AsyncIterable<ChatStreamEvent>;
+  /** The source's iterator, asked for on the first `next()` (as a generator would): a source whose iterator starts work starts when read. */
+  #source: AsyncIterator<ChatStreamEvent> | undefined;
   readonly #provider: string;
   readonly #open = new Set<string>();
   readonly #done = new Set<string>();
@@ -43,8 +45,8 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   readonly #onNext = (next: IteratorResult<ChatStreamEvent>): Result | Promise<Result> => this.#check(next);
   readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
 
-  constructor(source: AsyncIterator<ChatStreamEvent>, provider: string) {
-    this.#source = source;
+  constructor(source: AsyncIterable<ChatStreamEvent>, provider: string) {
+    this.#iterable = source;
     this.#provider = provider;
   }
 
@@ -54,7 +56,7 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     if (this.#finished) return this.#close();
     let pending: Promise<IteratorResult<ChatStreamEvent>>;
     try {
-      pending = this.#source.next();
+      pending = (this.#source ??= this.#iterable[Symbol.asyncIterator]()).next();
     } catch (error) {
       return Promise.resolve(this.#failed(error));
     }
@@ -66,7 +68,8 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 
   throw(error: unknown): Promise<Result> {
-    return this.#close().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caller's value, passed on as it is (as a generator rethrows it)
+    return this.#close().then(() => Promise.reject(error));
   }
 
   [Symbol.asyncIterator](): this {
@@ -82,7 +85,7 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     this.#finished = true;
     this.#queued.length = 0;
     this.#closed ??= (async (): Promise<Result> => {
-      await this.#source.return?.();
+      await this.#source?.return?.();
       return DONE;
     })();
     return this.#closed;
@@ -90,7 +93,8 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
 
   #failed(error: unknown): Result | Promise<Result> {
     // Before any event the call failed to start: the caller's `next()` rejects (the source cleaned up first).
-    if (!this.#started) return this.#close().then(() => Promise.reject(error instanceof Error ? error : new Error(String(error))));
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the source's failure, passed on as it is
+    if (!this.#started) return this.#close().then(() => Promise.reject(error));
     return this.#last({ type: 'error', error: error instanceof Error ? error : new StreamError({ provider: this.#provider, message: String(error) }) });
   }
 
