@@ -348,6 +348,28 @@ describe('Functionary v3.1 / v3.2', () => {
     expect(checked('>>>all\nJust text, f{"a": 1}.')).toEqual([]);
   });
 
+  // A whole text finds `>>>NAME` from the `{` after it; a stream finds it at its `>`: both
+  // must agree where a token or an earlier span ends in `>` and where the name cannot be read.
+  it('reads >>>NAME the same way in batch and streaming next to other tokens', () => {
+    const g = [{ name: 'g', arguments: { a: 1 } }];
+    expect(checked('>>>>g\n{"a": 1}')).toEqual(g);
+    expect(checked('x>>>g \n\t {"a": 1}')).toEqual(g);
+    expect(checked('x >>> g {"a": 1}')).toEqual([]);
+    expect(checked('>>>g{"a": 1}')).toEqual(g);
+    expect(checked('<tool_call>>>g\n{"a": 1}')).toEqual([]);
+    expect(checked('<think>x</think>>>g\n{"a": 1}')).toEqual([]);
+    expect(checked('f(a=1)>>>g\n{"a": 1}')).toEqual([{ name: 'f', arguments: { a: 1 } }, ...g]);
+    expect(checked('>>>all\n{"name": "g", "arguments": {"a": 1}}')).toEqual(g);
+    expect(checked('>>>bad name\n{"name": "g", "arguments": {"a": 1}}')).toEqual(g);
+    expect(checked('>>>1x\n{"a": 1}>>>g\n{"a": 1}')).toEqual(g);
+    expect(checked(`>>>${'n'.repeat(128)}\n{"a": 1}`)).toHaveLength(1);
+    expect(checked(`>>>${'n'.repeat(129)}\n{"a": 1}`)).toEqual([]);
+    expect(checked(`>>>${'n'.repeat(140)}\n{"a": 1}`)).toEqual([]);
+    expect(checked('>>>g\n{"a": 1}', { tools: ['h'] })).toEqual([]);
+    expect(checked('>>>g\n{"a": 1} and {"name": "g", "arguments": {}}', { format: 'functionary' })).toEqual(g);
+    expect(checked('>>>g\n{"a": 1}', { formats: ['call', 'json'] })).toEqual([]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete('<function=f>{"a": "b');
     incomplete('>>>f\n{"a": ');

@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import { functionaryBefore, keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
@@ -601,7 +601,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let nextBrace = this.options.json ? -2 : -1;
     let nextAngle = -2;
     let nextBracket = -2;
-    let nextArrows = this.options.functionary ? -2 : -1;
+    // A whole text finds Functionary's `>>>NAME` from the `{` after it (see `functionaryBefore`):
+    // searching it for `>` as well was a pass over the whole text, most of what the native
+    // formats cost on prose.
+    const arrowsBehind = this.whole && this.options.functionary;
+    let nextArrows = this.options.functionary && !arrowsBehind ? -2 : -1;
+    if (arrowsBehind) nextBrace = -2;
     const known = this.nextIn === s ? this.nextAt : undefined;
     if (known !== undefined) {
       // Back in the same text after a reasoning block: a character found absent stays absent,
@@ -614,6 +619,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     this.nextIn = undefined;
     let holdFrom = -1;
+    // Where a `>>>` found behind a `{` may start: not in text a known token took (`arrowsBehind`).
+    let textFloor = from;
+    // The `{` whose look-behind found a `>>>` that opened nothing (it is then read as JSON).
+    let checkedBrace = -1;
     const call = nextParen !== -1;
     const json = nextBrace !== -1;
     const arrows = nextArrows !== -1;
@@ -646,7 +655,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         if (nextArrows >= 0 && nextArrows < p) p = nextArrows;
       }
       if (p === s.length) break;
-      const c = s.charCodeAt(p);
+      let c = s.charCodeAt(p);
+      if (c === LBRACE && arrowsBehind && p !== checkedBrace) {
+        const arrows = functionaryBefore(s, p, textFloor > textStart ? textFloor : textStart);
+        if (arrows >= 0) {
+          // Read from its `>>>`, as when `>` is searched for.
+          checkedBrace = p;
+          p = arrows;
+          c = RANGLE;
+        }
+      }
       if (c === LANGLE || c === LBRACKET || c === RANGLE) {
         const closers = this.reasoningClosers;
         if (closers !== undefined && c !== RANGLE) {
@@ -677,7 +695,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         switch (match.type) {
           case 'text':
-            i = p + match.length;
+            i = textFloor = p + match.length;
             continue;
           case 'reasoning': {
             if (this.reasoningClosers !== undefined) {
@@ -734,6 +752,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             throw new Error(`unknown opener ${String(unknown)}`);
           }
         }
+      }
+      if (c === LBRACE && !this.options.json) {
+        // Looked at for a `>>>` before it only.
+        i = p + 1;
+        continue;
       }
       const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
       if (nameStart < 0) {

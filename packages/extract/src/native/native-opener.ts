@@ -242,6 +242,21 @@ function matchMistral(s: string, i: number, context: OpenerContext): OpenerResul
   return id === undefined || id === '' ? { type: 'marker', name, length: j - i } : { type: 'marker', name, id, length: j - i };
 }
 
+/**
+ * Where a Functionary v3.2 header `>>>NAME` (then only space) that ends at the `{` at `brace`
+ * starts, not before `floor`; -1 when none. A whole text is read this way, from the `{`
+ * (`matchOpener` then decides it from its `>>>`), rather than searched for every `>`.
+ */
+export function functionaryBefore(s: string, brace: number, floor: number): number {
+  let j = brace;
+  while (j > floor && isJsonSpace(s.charCodeAt(j - 1))) j--;
+  const nameEnd = j;
+  // The forward reading takes a run of up to MAX_NAME_LENGTH + 1 units (`nameRunEnd`).
+  while (j > floor && nameEnd - j <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j - 1))) j--;
+  if (j === nameEnd || j - 3 < floor) return -1;
+  return s.charCodeAt(j - 1) === 0x3e && s.charCodeAt(j - 2) === 0x3e && s.charCodeAt(j - 3) === 0x3e ? j - 3 : -1;
+}
+
 /** Functionary v3.2: `>>>NAME\n{…}`; `>>>all\n` is plain text. */
 function matchFunctionaryV32(s: string, i: number, context: OpenerContext): OpenerResult {
   if (!context.has('functionary')) return undefined;
