@@ -105,7 +105,11 @@ export interface AllowList {
 export interface ResolvedExtractOptions {
   /** Allowed names with their schemas; `undefined` means any name. */
   allowed: AllowList | undefined;
-  /** Every prefix of an allowed name: text that is none of these cannot become a call name. */
+  /**
+   * Every prefix of an allowed name: text that is none of these cannot become a call name.
+   * Only text held back for a next chunk asks (`undefined`: any run may grow into a name),
+   * so a short list used once (batch) has none.
+   */
   prefixes: NamePrefixes | undefined;
   /**
    * Whether any allowed tool may have a schema (without one, no name needs looking up for
@@ -219,7 +223,8 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     options.id === undefined;
   if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
     const allowed = new SmallAllowList(once ? list : list.slice());
-    const prefixes = new NamePrefixes(allowed);
+    // A batch holds no text back for a next chunk, so it never asks for prefixes (see `prefixes`).
+    const prefixes = once ? undefined : new NamePrefixes(allowed);
     // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.
     // Only the list's length is read here: its names only for an output with a possible call
     // (memory that, with a new list per output, the processor has to fetch).
