@@ -241,6 +241,23 @@ describe('properties', () => {
     );
   });
 
+  // Batch scans a whole text with a scan of its own (see `scanWholeText`): it must find what a
+  // stream finds, whichever formats are looked for, on short texts and past the short scan.
+  it('gives the same calls in batch as a stream for every choice of formats', () => {
+    const choices: ExtractOptions[] = [{ format: 'functionary' }, { formats: ['call', 'json'] }, { formats: ['json', 'functionary', 'hermes'] }, { format: 'call' }, { format: 'qwen3-xml' }, { callsInReasoning: true, formats: ['functionary', 'call'] }];
+    fc.assert(
+      fc.property(fc.array(fc.oneof(nativeMessy, messy), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }), (parts, rawCuts) => {
+        const text = parts.join('');
+        const cuts = rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+        for (const options of choices) {
+          const events = stream(text, cuts, undefined, options);
+          expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, options));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('gives the same native-format calls and text for any chunking', () => {
     fc.assert(
       fc.property(
