@@ -244,7 +244,7 @@ describe('properties', () => {
   // Batch scans a whole text with a scan of its own (see `scanWholeText`): it must find what a
   // stream finds, whichever formats are looked for, on short texts and past the short scan.
   it('gives the same calls in batch as a stream for every choice of formats', () => {
-    const choices: ExtractOptions[] = [{ format: 'functionary' }, { formats: ['call', 'json'] }, { formats: ['json', 'functionary', 'hermes'] }, { format: 'call' }, { format: 'qwen3-xml' }, { callsInReasoning: true, formats: ['functionary', 'call'] }];
+    const choices: ExtractOptions[] = [{ format: 'functionary' }, { formats: ['call', 'json'] }, { formats: ['json', 'functionary', 'glm'] }, { format: 'call' }, { format: 'qwen3-xml' }, { callsInReasoning: true, formats: ['functionary', 'call'] }];
     fc.assert(
       fc.property(fc.array(fc.oneof(nativeMessy, messy), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }), (parts, rawCuts) => {
         const text = parts.join('');
