@@ -165,6 +165,16 @@ const perOutput = await compare({
       },
     },
     {
+      // The allow-list rows walk the corpus's entry objects (text and list side by side); the
+      // any-name row above walks a plain array of texts. This row walks the entries as they do,
+      // so that the allow-list's cost is compared with the loop it runs in, not with a lighter one.
+      name: 'extractToolCalls, any name, looping over the entries like the allow-list rows',
+      bytes: outputBytes,
+      fn: () => {
+        for (const entry of entries) extractToolCalls(entry.text);
+      },
+    },
+    {
       // A server decoding each request's tools gets a new list every time: nothing resolved
       // for an earlier call helps.
       name: 'extractToolCalls, allow-list, a new list per call',
@@ -177,10 +187,10 @@ const perOutput = await compare({
   timeMs: 1500,
 });
 // The ratio above compares MB/s of different texts; per output is what the issue asks for.
-const [jsonRow, anyRow, allowRow] = perOutput;
-if (jsonRow !== undefined && anyRow !== undefined && allowRow !== undefined) {
+const [jsonRow, anyRow, allowRow, anyEntriesRow] = perOutput;
+if (jsonRow !== undefined && anyRow !== undefined && allowRow !== undefined && anyEntriesRow !== undefined) {
   console.log(
-    `per output: any name ${(anyRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x JSON.parse, allow-list ${(allowRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x; allow-list costs ${((anyRow.opsPerSec / allowRow.opsPerSec - 1) * 100).toFixed(0)}% over any name`,
+    `per output: any name ${(anyRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x JSON.parse, allow-list ${(allowRow.opsPerSec / jsonRow.opsPerSec).toFixed(2)}x; allow-list costs ${((anyEntriesRow.opsPerSec / allowRow.opsPerSec - 1) * 100).toFixed(0)}% over any name in the same loop over the entries (${((anyRow.opsPerSec / allowRow.opsPerSec - 1) * 100).toFixed(0)}% over the any-name row, whose loop reads a plain array of texts)`,
   );
 }
 
@@ -364,6 +374,9 @@ for (const [name, make] of streamedAdversarial) {
     allowPerOutput: () => {
       for (const entry of entries) extractToolCalls(entry.text, { tools: entry.tools });
     },
+    anyEntriesPerOutput: () => {
+      for (const entry of entries) extractToolCalls(entry.text);
+    },
     allowNewListPerOutput: () => {
       for (const entry of entries) extractToolCalls(entry.text, { tools: [...entry.tools] });
     },
@@ -393,8 +406,8 @@ for (const [name, make] of streamedAdversarial) {
   const proseRate = (name: string): number => bytes(prose) / ms(name);
   console.log('\n(h) targets in CPU time (best of 6 interleaved rounds)');
   console.log(`per output, any name:    ${(ms('jsonPerOutput') / ms('anyPerOutput')).toFixed(2)}x JSON.parse of the same calls (target >= 0.5x)`);
-  console.log(`per output, allow-list:  ${(ms('jsonPerOutput') / ms('allowPerOutput')).toFixed(2)}x JSON.parse; allow-list costs ${((ms('allowPerOutput') / ms('anyPerOutput') - 1) * 100).toFixed(0)}% over any name (target <= 10%)`);
-  console.log(`  with a new list per call: ${((ms('allowNewListPerOutput') / ms('anyPerOutput') - 1) * 100).toFixed(0)}% over any name (no target; a server decoding each request's tools)`);
+  console.log(`per output, allow-list:  ${(ms('jsonPerOutput') / ms('allowPerOutput')).toFixed(2)}x JSON.parse; allow-list costs ${((ms('allowPerOutput') / ms('anyEntriesPerOutput') - 1) * 100).toFixed(0)}% over any name in the same loop over the entries (target <= 10%; ${((ms('allowPerOutput') / ms('anyPerOutput') - 1) * 100).toFixed(0)}% over the any-name loop over plain texts)`);
+  console.log(`  with a new list per call: ${((ms('allowNewListPerOutput') / ms('anyEntriesPerOutput') - 1) * 100).toFixed(0)}% over any name in the same loop (no target; a server decoding each request's tools)`);
   console.log(`1-byte streaming:        ${(ms('corpus1Byte') / ms('corpusBatch')).toFixed(2)}x the time of batch (target <= 2.5x)`);
   console.log(`  of which the event API:  ${(ms('corpus1ByteFloor') / ms('corpusBatch')).toFixed(2)}x (a push that scans nothing, keeps the byte and returns one event; batch + this is the least 1-byte streaming can cost)`);
   console.log(`native formats on prose: cost ${((ms('proseAll') / ms('proseCallJson') - 1) * 100).toFixed(1)}% of throughput (target <= 5%); prose ${(proseRate('proseAll') / (bytes(proseJson) / ms('proseJson'))).toFixed(2)}x JSON.parse MB/s (target >= 1x)`);
