@@ -1,6 +1,6 @@
 import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
-import { ToolCallParserEndedError } from './errors.ts';
+import { ToolCallParserEndedError, ToolCallParserReentryError } from './errors.ts';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
   endsWithDefinitionKeyword,
@@ -23,6 +23,8 @@ import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
 import { SmallAllowList } from './small-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { deliverEvent } from './tool-call-sink.ts';
+import type { ToolCallSink } from './tool-call-sink.ts';
 
 const DQUOTE = 0x22;
 const SQUOTE = 0x27;
@@ -92,6 +94,12 @@ const NO_ENDS: readonly string[] = [];
  * array takes a slow path in V8.)
  */
 const NO_EVENTS: ToolCallParserEvent[] = [];
+
+/** A one-character delta handed to a sink (out of `push`, which stays small enough to inline). */
+function deltaInto(sink: ToolCallSink, id: string, chunk: string): ToolCallParserEvent[] {
+  sink.onToolCallDelta?.(id, chunk);
+  return noEvents();
+}
 
 function noEvents(): ToolCallParserEvent[] {
   if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
@@ -245,6 +253,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
+  /** Where the current `push` or `end` delivers its events instead of `events`, when the caller gave a sink. */
+  private sink: ToolCallSink | undefined;
   /** Created with the second call: most outputs hold none or one. */
   private seen: SeenCalls | undefined;
   /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
@@ -316,10 +326,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     else this.scanChunk(text);
   }
 
-  /** Scans the next chunk; returns the events it completes. */
-  push(chunk: string): readonly ToolCallParserEvent[] {
+  /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
+  push(chunk: string, sink?: ToolCallSink): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && frame.plain && chunk.length === 1) {
+    // `this.sink` is set while a scan delivers to a sink: a push from inside one of its methods goes on to fail.
+    if (frame !== undefined && frame.plain && chunk.length === 1 && this.sink === undefined) {
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
@@ -334,10 +345,24 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         frame.length++;
         const id = frame.id;
-        return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        if (id === undefined || !this.withEvents) return noEvents();
+        return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
-    return this.pushOther(chunk);
+    return sink === undefined ? this.pushOther(chunk) : this.pushInto(chunk, sink);
+  }
+
+  /** `push` into a sink, past the one-character path. */
+  private pushInto(chunk: string, sink: ToolCallSink): readonly ToolCallParserEvent[] {
+    if (this.final) throw new ToolCallParserEndedError();
+    if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    this.sink = sink;
+    try {
+      this.scanOther(chunk);
+    } finally {
+      this.sink = undefined;
+    }
+    return noEvents();
   }
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
@@ -366,6 +391,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private pushOther(chunk: string): readonly ToolCallParserEvent[] {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
+    if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    return this.scanOther(chunk);
+  }
+
+  /** `pushOther` once the chunk may be scanned. */
+  private scanOther(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
@@ -377,7 +408,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           this.keepCode(chunk.charCodeAt(0));
           frame.length++;
           const id = frame.id;
-          return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+          if (id !== undefined) this.emitDeltaText(id, chunk);
+          return this.takeEvents();
         }
         if (this.pending !== 0) this.flushCodes();
         this.frame = undefined;
@@ -419,8 +451,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return noEvents();
   }
 
-  /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
-  end(): readonly ToolCallParserEvent[] {
+  /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
+  end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
+    if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    if (sink === undefined) return this.endScan();
+    this.sink = sink;
+    try {
+      this.endScan();
+    } finally {
+      this.sink = undefined;
+    }
+    return noEvents();
+  }
+
+  private endScan(): readonly ToolCallParserEvent[] {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
@@ -586,7 +630,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private emitReasoning(text: string): void {
-    if (this.withEvents) this.emit({ type: 'reasoning', text });
+    if (!this.withEvents) return;
+    const sink = this.sink;
+    if (sink === undefined) this.emit({ type: 'reasoning', text });
+    else sink.onReasoning?.(text);
   }
 
   /**
@@ -1001,7 +1048,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private emitDelta(frame: Frame, s: string, from: number, end: number): void {
     if (!this.withEvents || frame.kind !== 'call' || frame.id === undefined) return;
     const to = end < 0 ? s.length : end;
-    if (to > from) this.emit({ type: 'tool-call-delta', id: frame.id, argumentsText: s.slice(from, to) });
+    if (to > from) this.emitDeltaText(frame.id, s.slice(from, to));
+  }
+
+  /** A `tool-call-delta` (events only). */
+  private emitDeltaText(id: string, argumentsText: string): void {
+    if (!this.withEvents) return;
+    const sink = this.sink;
+    if (sink === undefined) this.emit({ type: 'tool-call-delta', id, argumentsText });
+    else sink.onToolCallDelta?.(id, argumentsText);
   }
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
@@ -1180,7 +1235,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private emit(event: ToolCallParserEvent): void {
-    if (this.events === undefined) this.events = [event];
+    if (this.sink !== undefined) deliverEvent(this.sink, event);
+    else if (this.events === undefined) this.events = [event];
     else this.events.push(event);
   }
 
@@ -1191,7 +1247,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   private releaseText(text: string): void {
     if (text === '') return;
-    if (this.withEvents) this.emit(this.reasoningClosers === undefined ? { type: 'text', text } : { type: 'reasoning', text });
+    if (this.withEvents) {
+      const sink = this.sink;
+      if (sink === undefined) this.emit(this.reasoningClosers === undefined ? { type: 'text', text } : { type: 'reasoning', text });
+      else if (this.reasoningClosers === undefined) sink.onText?.(text);
+      else sink.onReasoning?.(text);
+    }
     this.remember(text);
   }
 
