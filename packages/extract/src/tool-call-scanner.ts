@@ -131,11 +131,13 @@ interface Frame {
   argsOffset: number;
   /** Frame text received in earlier chunks (a rope: appended to, flattened once at the end). */
   received: string;
+  /** Its length, without the characters still kept in the scanner's `codes`. */
   length: number;
   /** Expected closing brackets. */
   stack: number[];
   quote: number;
   escaped: boolean;
+  /** The last character (when it is in the scanner's `codes`, the last of those instead). */
   prev: number;
   /** A JSON frame waits for a quote after `{` (a key) before it counts as JSON. */
   awaitingQuote: boolean;
@@ -335,7 +337,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
       if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
-        frame.prev = c;
+        // The frame's `prev` and `length` are brought up to date from `codes` when next needed.
         const pending = this.pending;
         if (pending < this.codes.length && (c & 0xf800) !== 0xd800) {
           this.codes[pending] = c;
@@ -343,7 +345,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.keepCode(c);
         }
-        frame.length++;
         const id = frame.id;
         if (id === undefined || !this.withEvents) return noEvents();
         return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
@@ -375,7 +376,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.codes[this.pending++] = c;
   }
 
-  /** Appends the characters kept in `codes` to the open frame's text. */
+  /** Appends the characters kept in `codes` to the open frame's text (and brings its `length` and `prev` up to date). */
   private flushCodes(): void {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
@@ -383,6 +384,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // The decoder is several times faster, but it would replace a lone surrogate; `apply`
     // takes the typed array as its argument list (no array of numbers is made).
     frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
+    frame.length += this.pending;
+    frame.prev = codes[codes.length - 1] ?? frame.prev;
     this.pending = 0;
     this.surrogates = false;
   }
@@ -403,10 +406,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (frame.kind === 'block') {
         if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
       } else {
-        const end = this.feed(frame, chunk, 0, frame.length);
+        if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
+        const end = this.feed(frame, chunk, 0, frame.length + this.pending);
         if (end < 0) {
           this.keepCode(chunk.charCodeAt(0));
-          frame.length++;
           const id = frame.id;
           if (id !== undefined) this.emitDeltaText(id, chunk);
           return this.takeEvents();
@@ -447,7 +450,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       frame.carry = carry;
     }
     this.keepCode(chunk.charCodeAt(0));
-    frame.length++;
     return noEvents();
   }
 
