@@ -350,20 +350,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
-    return sink === undefined ? this.pushOther(chunk) : this.pushInto(chunk, sink);
-  }
-
-  /** `push` into a sink, past the one-character path. */
-  private pushInto(chunk: string, sink: ToolCallSink): readonly ToolCallParserEvent[] {
-    if (this.final) throw new ToolCallParserEndedError();
-    if (this.sink !== undefined) throw new ToolCallParserReentryError();
-    this.sink = sink;
-    try {
-      this.scanOther(chunk);
-    } finally {
-      this.sink = undefined;
-    }
-    return noEvents();
+    return this.pushOther(chunk, sink);
   }
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
@@ -391,11 +378,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** `push` of anything but an ordinary character inside an open span. */
-  private pushOther(chunk: string): readonly ToolCallParserEvent[] {
+  private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
-    return this.scanOther(chunk);
+    if (sink === undefined) return this.scanOther(chunk);
+    this.sink = sink;
+    try {
+      this.scanOther(chunk);
+    } finally {
+      this.sink = undefined;
+    }
+    return noEvents();
   }
 
   /** `pushOther` once the chunk may be scanned. */
