@@ -336,7 +336,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
-      if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
+      // A `"` opens a string whatever precedes it, and the quote that opened one closes it (a
+      // plain frame has no escape pending): `feed` would change nothing else for either.
+      const quote = frame.quote;
+      let ordinary: boolean;
+      if (quote === 0) {
+        ordinary = c >= 128 || CLASS[c] === 0;
+        if (c === DQUOTE) {
+          frame.quote = DQUOTE;
+          ordinary = true;
+        }
+      } else {
+        ordinary = c !== BACKSLASH;
+        if (c === quote) frame.quote = 0;
+      }
+      if (ordinary) {
         // The frame's `prev` and `length` are brought up to date from `codes` when next needed.
         const pending = this.pending;
         if (pending < this.codes.length && (c & 0xf800) !== 0xd800) {
