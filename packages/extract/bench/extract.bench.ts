@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createToolCallParser, extractToolCalls, renderToolCall } from '@toolwire/extract';
-import type { TextToolFormat } from '@toolwire/extract';
+import type { TextToolFormat, ToolCallSink } from '@toolwire/extract';
 import { compare, printTable } from '../../../bench/harness.ts';
 
 const MB = 1024 * 1024;
@@ -44,6 +44,23 @@ function stream(parts: readonly string[]): number {
   return calls;
 }
 
+/**
+ * The same stream through the sink form (`push(chunk, sink)`): the same events as method calls,
+ * no event object per push. Counts calls as `stream` does.
+ */
+function streamIntoSink(parts: readonly string[]): number {
+  const parser = createToolCallParser();
+  let calls = 0;
+  const sink: ToolCallSink = {
+    onToolCall: () => {
+      calls++;
+    },
+  };
+  for (const part of parts) parser.push(part, sink);
+  parser.end(sink);
+  return calls;
+}
+
 const bytes = (s: string): number => Buffer.byteLength(s);
 
 /**
@@ -65,6 +82,22 @@ function streamFloor(parts: readonly string[]): number {
   let calls = 0;
   for (const part of parts) for (const event of parser.push(part)) if (event.type === 'tool-call') calls++;
   return calls;
+}
+
+/** The sink form's reference: the same loop, with a push that does nothing. */
+function sinkFloor(parts: readonly string[]): number {
+  const parser = new SinkApiFloor();
+  const sink: ToolCallSink = {};
+  for (const part of parts) parser.push(part, sink);
+  return parser.pushes;
+}
+
+class SinkApiFloor {
+  pushes = 0;
+
+  push(_chunk: string, _sink: ToolCallSink): void {
+    this.pushes++;
+  }
 }
 
 // (a) 10 MB of prose with sparse calls.
@@ -121,6 +154,7 @@ await compare({
     { name: 'streaming, 4 KB chunks', bytes: bytes(corpus), fn: () => stream(corpus4k) },
     { name: 'streaming, 16-byte chunks', bytes: bytes(corpus), fn: () => stream(corpus16) },
     { name: 'streaming, 1-byte chunks', bytes: bytes(corpus), fn: () => stream(corpus1) },
+    { name: 'streaming, 1-byte chunks, sink form', bytes: bytes(corpus), fn: () => streamIntoSink(corpus1) },
   ],
 });
 
@@ -297,7 +331,10 @@ await compare({
 await compare({
   title: '(f2) native formats concatenated: streaming vs batch',
   baseline: { name: 'extractToolCalls (batch)', bytes: bytes(nativeText), fn: () => extractToolCalls(nativeText) },
-  cases: [{ name: 'streaming, 1-byte chunks', bytes: bytes(nativeText), fn: () => stream(native1) }],
+  cases: [
+    { name: 'streaming, 1-byte chunks', bytes: bytes(nativeText), fn: () => stream(native1) },
+    { name: 'streaming, 1-byte chunks, sink form', bytes: bytes(nativeText), fn: () => streamIntoSink(native1) },
+  ],
 });
 
 // (g) Adversarial input for every native format at 1 MB and 2 MB (equal MB/s means linear).
@@ -383,6 +420,8 @@ for (const [name, make] of streamedAdversarial) {
     corpusBatch: () => extractToolCalls(corpus),
     corpus1Byte: () => stream(corpus1),
     corpus1ByteFloor: () => streamFloor(corpus1),
+    corpus1ByteSink: () => streamIntoSink(corpus1),
+    corpus1ByteSinkFloor: () => sinkFloor(corpus1),
     proseCallJson: () => extractToolCalls(prose, { formats: ['call', 'json'] }),
     proseAll: () => extractToolCalls(prose),
     proseJson: () => JSON.parse(proseJson) as unknown,
@@ -410,5 +449,7 @@ for (const [name, make] of streamedAdversarial) {
   console.log(`  with a new list per call: ${((ms('allowNewListPerOutput') / ms('anyEntriesPerOutput') - 1) * 100).toFixed(0)}% over any name in the same loop (no target; a server decoding each request's tools)`);
   console.log(`1-byte streaming:        ${(ms('corpus1Byte') / ms('corpusBatch')).toFixed(2)}x the time of batch (target <= 2.5x)`);
   console.log(`  of which the event API:  ${(ms('corpus1ByteFloor') / ms('corpusBatch')).toFixed(2)}x (a push that scans nothing, keeps the byte and returns one event; batch + this is the least 1-byte streaming can cost)`);
+  console.log(`1-byte streaming, sink:  ${(ms('corpus1ByteSink') / ms('corpusBatch')).toFixed(2)}x the time of batch (push(chunk, sink): the same events as method calls, no event object per push)`);
+  console.log(`  of which the loop:       ${(ms('corpus1ByteSinkFloor') / ms('corpusBatch')).toFixed(2)}x (a push that scans nothing and calls no sink method)`);
   console.log(`native formats on prose: cost ${((ms('proseAll') / ms('proseCallJson') - 1) * 100).toFixed(1)}% of throughput (target <= 5%); prose ${(proseRate('proseAll') / (bytes(proseJson) / ms('proseJson'))).toFixed(2)}x JSON.parse MB/s (target >= 1x)`);
 }

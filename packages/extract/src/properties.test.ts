@@ -5,6 +5,7 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import type { ToolCallSink } from './tool-call-sink.ts';
 import type { TextToolFormat } from './text-tool-format.ts';
 
 // Prose that cannot contain a call of its own: words, spaces, punctuation, no brackets.
@@ -98,6 +99,31 @@ function stream(text: string, cuts: readonly number[], tools?: readonly string[]
   }
   events.push(...parser.push(text.slice(last)));
   events.push(...parser.end());
+  return events;
+}
+
+/** `stream` through the sink form: the sink's method calls rebuilt as events. */
+function streamIntoSink(text: string, cuts: readonly number[], options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(options);
+  const events: ToolCallParserEvent[] = [];
+  const sink: ToolCallSink = {
+    onText: (text) => events.push({ type: 'text', text }),
+    onReasoningStart: (text) => events.push({ type: 'reasoning-start', text }),
+    onReasoning: (text) => events.push({ type: 'reasoning', text }),
+    onReasoningEnd: (text) => events.push({ type: 'reasoning-end', text }),
+    onToolCallStart: (id, name) => events.push({ type: 'tool-call-start', id, name }),
+    onToolCallDelta: (id, argumentsText) => events.push({ type: 'tool-call-delta', id, argumentsText }),
+    onToolCall: (toolCall, text) => events.push({ type: 'tool-call', toolCall, text }),
+    onToolCallDiscarded: (id, text, reason) => events.push({ type: 'tool-call-discarded', id, text, reason }),
+    onIncomplete: (text, id) => events.push(id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id }),
+  };
+  let last = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    parser.push(text.slice(last, cut), sink);
+    last = cut;
+  }
+  parser.push(text.slice(last), sink);
+  parser.end(sink);
   return events;
 }
 
@@ -307,6 +333,28 @@ describe('properties', () => {
         expect(merged(stream(input, cuts, undefined, options))).toEqual(whole);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('hands a sink exactly the events push returns, for any chunking, format and options', () => {
+    const singles = fc.constant<number[]>([]);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          document.map((d) => d.text),
+          messy,
+          nativeDocument.map((d) => d.text),
+          nativeMessy,
+        ),
+        fc.oneof(fc.array(fc.nat(), { maxLength: 20 }), singles),
+        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }, { startInReasoning: true }),
+        (text, rawCuts, options) => {
+          // An empty list of cuts stands for one character per push (a token stream).
+          const cuts = rawCuts.length === 0 ? Array.from({ length: text.length }, (_, i) => i) : rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+          expect(streamIntoSink(text, cuts, options)).toEqual(stream(text, cuts, undefined, options));
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentsError, parseArguments, parseCallArguments } from '@toolwire/core';
 import type { JsonSchema, ToolCall } from '@toolwire/core';
-import { ToolCallParserEndedError } from './errors.ts';
+import { ToolCallParserEndedError, ToolCallParserReentryError } from './errors.ts';
 import type { ResolvedExtractOptions, ToolCallFormat } from './extract-options.ts';
 import {
   endsWithDefinitionKeyword,
@@ -23,6 +23,8 @@ import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
 import { SmallAllowList } from './small-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { deliverEvent } from './tool-call-sink.ts';
+import type { ToolCallSink } from './tool-call-sink.ts';
 
 const DQUOTE = 0x22;
 const SQUOTE = 0x27;
@@ -93,6 +95,12 @@ const NO_ENDS: readonly string[] = [];
  */
 const NO_EVENTS: ToolCallParserEvent[] = [];
 
+/** A one-character delta handed to a sink (out of `push`, which stays small enough to inline). */
+function deltaInto(sink: ToolCallSink, id: string, chunk: string): ToolCallParserEvent[] {
+  sink.onToolCallDelta?.(id, chunk);
+  return noEvents();
+}
+
 function noEvents(): ToolCallParserEvent[] {
   if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
   return NO_EVENTS;
@@ -123,11 +131,13 @@ interface Frame {
   argsOffset: number;
   /** Frame text received in earlier chunks (a rope: appended to, flattened once at the end). */
   received: string;
+  /** Its length, without the characters still kept in the scanner's `codes`. */
   length: number;
   /** Expected closing brackets. */
   stack: number[];
   quote: number;
   escaped: boolean;
+  /** The last character (when it is in the scanner's `codes`, the last of those instead). */
   prev: number;
   /** A JSON frame waits for a quote after `{` (a key) before it counts as JSON. */
   awaitingQuote: boolean;
@@ -245,6 +255,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * stream complete nothing, and `[event]` sizes its storage exactly (`[]` then `push` does not).
    */
   private events: ToolCallParserEvent[] | undefined;
+  /** Where the current `push` or `end` delivers its events instead of `events`, when the caller gave a sink. */
+  private sink: ToolCallSink | undefined;
   /** Created with the second call: most outputs hold none or one. */
   private seen: SeenCalls | undefined;
   /** Held-back text at the end of the last chunk: a possible start of a name or an opener. */
@@ -316,15 +328,30 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     else this.scanChunk(text);
   }
 
-  /** Scans the next chunk; returns the events it completes. */
-  push(chunk: string): readonly ToolCallParserEvent[] {
+  /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
+  push(chunk: string, sink?: ToolCallSink): readonly ToolCallParserEvent[] {
     const frame = this.frame;
-    if (frame !== undefined && frame.plain && chunk.length === 1) {
+    // `this.sink` is set while a scan delivers to a sink: a push from inside one of its methods goes on to fail.
+    if (frame !== undefined && frame.plain && chunk.length === 1 && this.sink === undefined) {
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
-      if (frame.quote === 0 ? c >= 128 || CLASS[c] === 0 : c !== frame.quote && c !== BACKSLASH) {
-        frame.prev = c;
+      // A `"` opens a string whatever precedes it, and the quote that opened one closes it (a
+      // plain frame has no escape pending): `feed` would change nothing else for either.
+      const quote = frame.quote;
+      let ordinary: boolean;
+      if (quote === 0) {
+        ordinary = c >= 128 || CLASS[c] === 0;
+        if (c === DQUOTE) {
+          frame.quote = DQUOTE;
+          ordinary = true;
+        }
+      } else {
+        ordinary = c !== BACKSLASH;
+        if (c === quote) frame.quote = 0;
+      }
+      if (ordinary) {
+        // The frame's `prev` and `length` are brought up to date from `codes` when next needed.
         const pending = this.pending;
         if (pending < this.codes.length && (c & 0xf800) !== 0xd800) {
           this.codes[pending] = c;
@@ -332,12 +359,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.keepCode(c);
         }
-        frame.length++;
         const id = frame.id;
-        return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+        if (id === undefined || !this.withEvents) return noEvents();
+        return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
-    return this.pushOther(chunk);
+    return this.pushOther(chunk, sink);
   }
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
@@ -350,7 +377,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.codes[this.pending++] = c;
   }
 
-  /** Appends the characters kept in `codes` to the open frame's text. */
+  /** Appends the characters kept in `codes` to the open frame's text (and brings its `length` and `prev` up to date). */
   private flushCodes(): void {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
@@ -358,26 +385,42 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // The decoder is several times faster, but it would replace a lone surrogate; `apply`
     // takes the typed array as its argument list (no array of numbers is made).
     frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
+    frame.length += this.pending;
+    frame.prev = codes[codes.length - 1] ?? frame.prev;
     this.pending = 0;
     this.surrogates = false;
   }
 
   /** `push` of anything but an ordinary character inside an open span. */
-  private pushOther(chunk: string): readonly ToolCallParserEvent[] {
+  private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
+    if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    if (sink === undefined) return this.scanOther(chunk);
+    this.sink = sink;
+    try {
+      this.scanOther(chunk);
+    } finally {
+      this.sink = undefined;
+    }
+    return noEvents();
+  }
+
+  /** `pushOther` once the chunk may be scanned. */
+  private scanOther(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
         if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
       } else {
-        const end = this.feed(frame, chunk, 0, frame.length);
+        if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
+        const end = this.feed(frame, chunk, 0, frame.length + this.pending);
         if (end < 0) {
           this.keepCode(chunk.charCodeAt(0));
-          frame.length++;
           const id = frame.id;
-          return id === undefined || !this.withEvents ? noEvents() : [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+          if (id !== undefined) this.emitDeltaText(id, chunk);
+          return this.takeEvents();
         }
         if (this.pending !== 0) this.flushCodes();
         this.frame = undefined;
@@ -415,12 +458,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       frame.carry = carry;
     }
     this.keepCode(chunk.charCodeAt(0));
-    frame.length++;
     return noEvents();
   }
 
-  /** Flushes held-back text; an open call or block becomes an `incomplete` event. */
-  end(): readonly ToolCallParserEvent[] {
+  /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
+  end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
+    if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    if (sink === undefined) return this.endScan();
+    this.sink = sink;
+    try {
+      this.endScan();
+    } finally {
+      this.sink = undefined;
+    }
+    return noEvents();
+  }
+
+  private endScan(): readonly ToolCallParserEvent[] {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
@@ -601,7 +655,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private emitReasoning(text: string): void {
-    if (this.withEvents) this.emit({ type: 'reasoning', text });
+    if (!this.withEvents) return;
+    const sink = this.sink;
+    if (sink === undefined) this.emit({ type: 'reasoning', text });
+    else sink.onReasoning?.(text);
   }
 
   /**
@@ -1183,7 +1240,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private emitDelta(frame: Frame, s: string, from: number, end: number): void {
     if (!this.withEvents || frame.kind !== 'call' || frame.id === undefined) return;
     const to = end < 0 ? s.length : end;
-    if (to > from) this.emit({ type: 'tool-call-delta', id: frame.id, argumentsText: s.slice(from, to) });
+    if (to > from) this.emitDeltaText(frame.id, s.slice(from, to));
+  }
+
+  /** A `tool-call-delta` (events only). */
+  private emitDeltaText(id: string, argumentsText: string): void {
+    if (!this.withEvents) return;
+    const sink = this.sink;
+    if (sink === undefined) this.emit({ type: 'tool-call-delta', id, argumentsText });
+    else sink.onToolCallDelta?.(id, argumentsText);
   }
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
@@ -1362,7 +1427,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private emit(event: ToolCallParserEvent): void {
-    if (this.events === undefined) this.events = [event];
+    if (this.sink !== undefined) deliverEvent(this.sink, event);
+    else if (this.events === undefined) this.events = [event];
     else this.events.push(event);
   }
 
@@ -1373,7 +1439,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   private releaseText(text: string): void {
     if (text === '') return;
-    if (this.withEvents) this.emit(this.reasoningClosers === undefined ? { type: 'text', text } : { type: 'reasoning', text });
+    if (this.withEvents) {
+      const sink = this.sink;
+      if (sink === undefined) this.emit(this.reasoningClosers === undefined ? { type: 'text', text } : { type: 'reasoning', text });
+      else if (this.reasoningClosers === undefined) sink.onText?.(text);
+      else sink.onReasoning?.(text);
+    }
     this.remember(text);
   }
 
