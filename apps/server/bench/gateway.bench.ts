@@ -6,19 +6,23 @@
 // How it measures (the machine this runs on has 2 cores, shared with other work):
 // - Every target (bare proxy, gateway, Portkey, the diagnostic rows) runs in its own
 //   process pinned with `taskset` to CPU 1; this client and the upstream are pinned to
-//   CPU 0. The harness costs ~200 µs of CPU per request, as much as a target: unpinned,
-//   it takes its share from the same cores as the target and every target's throughput
-//   drifts toward the harness's rate (the gateway measured ~1.4x Portkey that way while
-//   spending 1.6x less CPU per request). Pinned, a target's throughput is what one core
-//   gives it. Where taskset or a second CPU is missing, nothing is pinned and the run
-//   says so in its first line; the figures are then shared-core figures.
+//   CPU 0. Where taskset or a second CPU is missing, nothing is pinned and the run says so
+//   in its first line; the figures are then shared-core figures.
+// - The harness is cheap: the client sends request bytes built once over raw keep-alive
+//   sockets (support/raw-http.ts) and the upstream answers with response bytes built once
+//   (support/raw-upstream-process.ts; a streamed answer is one chunked write of the SSE
+//   events), ~50-100 µs of CPU per request together. The earlier harness (node:http client,
+//   the tests' fake upstream) cost ~200-280 µs per request on the same 2 cores as the
+//   targets: every target's throughput drifted toward the harness's rate, and the gateway
+//   measured ~1.4x Portkey's throughput while spending 1.6x less CPU per request.
 // - Throughput is taken one target at a time, in 750 ms slices taken in turn, 4 rounds (the
 //   load of the machine drifts over seconds); the other targets sit idle meanwhile.
 // - Beside each target's throughput: the CPU time its own process spent per request (from
-//   /proc), how busy that kept its core (near 100% = the target is the limit; well below =
-//   something else was: the harness, or other work on the machine), the latency p50/p99 at
-//   32 in flight, and the harness's (client + upstream) CPU per request. CPU per request
-//   moves much less with the machine's load than throughput does.
+//   /proc), how busy that kept its core (near 100% = the target is the limit) and how long
+//   it was runnable but waiting for that core (other work on the machine had it: the
+//   throughput then drops, and the ratios hold only while every target waits alike), the
+//   latency p50/p99 at 32 in flight, and the harness's (client + upstream) CPU per request.
+//   CPU per request moves much less with the machine's load than throughput does.
 // - The targets run without the capacity bench's time-to-first-token instrumentation
 //   (TOOLWIRE_BENCH_PHASES=0): Portkey carries none either.
 //
@@ -31,12 +35,12 @@
 //
 // Alone (about a minute), in apps/server: node --conditions=@toolwire/source --expose-gc bench/gateway.bench.ts
 // TOOLWIRE_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the targets (not Portkey).
-import { Agent, request as httpRequest } from 'node:http';
 import { compare, printTable } from '../../../bench/harness.ts';
 import type { CaseResult } from '../../../bench/harness.ts';
 import { pinningNote, pinSelf } from './support/cpu-pinning.ts';
 import { startPortkey } from './support/portkey-process.ts';
-import { processCpuMs } from './support/process-cpu.ts';
+import { processCpuMs, processRunWaitMs } from './support/process-cpu.ts';
+import { buildRequest, RawConnection } from './support/raw-http.ts';
 import { startProcess, stopAll } from './support/processes.ts';
 
 const HARNESS_CPUS = '0';
@@ -54,7 +58,7 @@ console.log(
 );
 const cpus = pinned ? TARGET_CPUS : undefined;
 
-const upstream = await startProcess('./upstream-process.ts', [], {}, { cpus: pinned ? HARNESS_CPUS : undefined });
+const upstream = await startProcess('./raw-upstream-process.ts', [], {}, { cpus: pinned ? HARNESS_CPUS : undefined });
 const portkey = await startPortkey({ cpus });
 const targetEnv = { TOOLWIRE_BENCH_PHASES: '0' };
 const [proxy, gateway, local, sdkProxy] = await Promise.all(
@@ -71,16 +75,16 @@ function clientCpuMs(): number {
 interface Target {
   url: string;
   pid: number | undefined;
-  body: { false: Buffer; true: Buffer };
-  headers: { false: Record<string, string | number>; true: Record<string, string | number> };
+  /** The request's bytes, built once: non-streaming and streaming. */
+  bytes: { false: Buffer; true: Buffer };
+  /** Keep-alive connections, one per request in flight (lane). */
+  lanes: RawConnection[];
 }
 
-// Request bodies and headers built once: the client's own CPU per request stays small.
-function target(base: string, model: string, pid: number | undefined, extraHeaders: Record<string, string> = {}): Target {
-  const body = (stream: boolean) => Buffer.from(JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] }));
-  const headers = (payload: Buffer) => ({ ...extraHeaders, 'content-type': 'application/json', 'content-length': payload.length });
-  const bodies = { false: body(false), true: body(true) };
-  return { url: `${base}/chat/completions`, pid, body: bodies, headers: { false: headers(bodies.false), true: headers(bodies.true) } };
+function target(base: string, model: string, pid: number | undefined, headers: Record<string, string> = {}): Target {
+  const url = `${base}/chat/completions`;
+  const bytes = (stream: boolean) => buildRequest(url, JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] }), headers);
+  return { url, pid, bytes: { false: bytes(false), true: bytes(true) }, lanes: [] };
 }
 
 const all = {
@@ -93,24 +97,10 @@ const all = {
 };
 type TargetName = keyof typeof all;
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-function post(t: Target, stream: boolean): Promise<void> {
-  const key = stream ? 'true' : 'false';
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(t.url, { method: 'POST', agent, headers: t.headers[key] }, (res) => {
-      if (res.statusCode === 200) {
-        res.on('end', resolve);
-        res.resume();
-        return;
-      }
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => reject(new Error(`${res.statusCode}: ${text}`)));
-    });
-    req.on('error', reject);
-    req.end(t.body[key]);
-  });
+/** One request to `t` on its connection `lane`; resolves when the whole response is in (rejects unless 200). */
+async function post(t: Target, stream: boolean, lane = 0): Promise<void> {
+  const connection = (t.lanes[lane] ??= new RawConnection(t.url));
+  await connection.send(t.bytes[stream ? 'true' : 'false']);
 }
 
 interface Load {
@@ -119,6 +109,8 @@ interface Load {
   cpuMs: number;
   /** Its CPU time over the wall time it was measured (1 = one core kept busy). */
   busy: number;
+  /** The share of that wall time its main thread was runnable but waiting for the CPU (other work had the core). */
+  waited: number;
   /** This client's and the upstream's CPU per request (ms). */
   harnessCpuMs: number;
   p50Ms: number;
@@ -127,26 +119,28 @@ interface Load {
 
 /** Each named target's load figures with `IN_FLIGHT` requests in flight, one target at a time, in interleaved slices. */
 async function measureLoad(names: readonly TargetName[], stream: boolean): Promise<Map<TargetName, Load>> {
-  const totals = new Map(names.map((name) => [name, { count: 0, cpu: 0, harness: 0, latencies: [] as number[] }]));
+  const totals = new Map(names.map((name) => [name, { count: 0, cpu: 0, wait: 0, harness: 0, latencies: [] as number[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of names) {
       const t = all[name];
       const sum = totals.get(name);
       if (sum === undefined) continue;
       const cpuBefore = processCpuMs(t.pid) ?? Number.NaN;
+      const waitBefore = processRunWaitMs(t.pid) ?? Number.NaN;
       const harnessBefore = (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs();
       const deadline = performance.now() + SLICE_MS;
       await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
+        Array.from({ length: IN_FLIGHT }, async (_, lane) => {
           while (performance.now() < deadline) {
             const start = performance.now();
-            await post(t, stream);
+            await post(t, stream, lane);
             sum.latencies.push(performance.now() - start);
             sum.count++;
           }
         }),
       );
       sum.cpu += (processCpuMs(t.pid) ?? Number.NaN) - cpuBefore;
+      sum.wait += (processRunWaitMs(t.pid) ?? Number.NaN) - waitBefore;
       sum.harness += (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs() - harnessBefore;
     }
   }
@@ -155,7 +149,7 @@ async function measureLoad(names: readonly TargetName[], stream: boolean): Promi
   for (const [name, sum] of totals) {
     const sorted = sum.latencies.sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-    loads.set(name, { rate: sum.count / seconds, cpuMs: sum.cpu / sum.count, busy: sum.cpu / 1000 / seconds, harnessCpuMs: sum.harness / sum.count, p50Ms: at(0.5), p99Ms: at(0.99) });
+    loads.set(name, { rate: sum.count / seconds, cpuMs: sum.cpu / sum.count, busy: sum.cpu / 1000 / seconds, waited: sum.wait / 1000 / seconds, harnessCpuMs: sum.harness / sum.count, p50Ms: at(0.5), p99Ms: at(0.99) });
   }
   return loads;
 }
@@ -194,7 +188,7 @@ try {
     );
 
     const loads = await measureLoad(names, stream);
-    const load = (name: TargetName): Load => loads.get(name) ?? { rate: Number.NaN, cpuMs: Number.NaN, busy: Number.NaN, harnessCpuMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN };
+    const load = (name: TargetName): Load => loads.get(name) ?? { rate: Number.NaN, cpuMs: Number.NaN, busy: Number.NaN, waited: Number.NaN, harnessCpuMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN };
     const proxyRate = load('proxy').rate;
     const row = (label: string, name: TargetName): CaseResult => {
       const l = load(name);
@@ -212,10 +206,10 @@ try {
       ...(portkeyWorks ? [row(`portkey gateway ${portkey.version}`, 'portkey')] : []),
     ]);
     const labels: Record<TargetName, string> = { direct: 'upstream', proxy: 'bare proxy', gateway: 'gateway', local: 'gateway in-process model', sdkProxy: 'SDK-only proxy', portkey: 'portkey' };
-    console.log(`${kind}: CPU per request in the target's own process, and how busy it kept its core:`);
+    console.log(`${kind}: CPU per request in the target's own process, how busy it kept its core, and how long it waited for it while other work ran there:`);
     for (const name of names) {
       const l = load(name);
-      console.log(`  ${labels[name].padEnd(26)} ${us(l.cpuMs).padStart(5)} µs/request, core ${(100 * l.busy).toFixed(0).padStart(3)}% busy; harness (client + upstream) ${us(l.harnessCpuMs)} µs/request`);
+      console.log(`  ${labels[name].padEnd(26)} ${us(l.cpuMs).padStart(5)} µs/request, core ${(100 * l.busy).toFixed(0).padStart(3)}% busy, ${(100 * l.waited).toFixed(0).padStart(3)}% waiting for it; harness (client + upstream) ${us(l.harnessCpuMs)} µs/request`);
     }
     const g = load('gateway');
     console.log(`${kind}: the gateway reaches ${((100 * g.rate) / load('sdkProxy').rate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);
@@ -228,7 +222,7 @@ try {
     } else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
   }
 } finally {
-  agent.destroy();
+  for (const t of Object.values(all)) for (const lane of t.lanes) lane.close();
   await stopAll();
   await portkey.stop();
 }
