@@ -15,7 +15,7 @@
 //   the tests' fake upstream) cost ~200-280 µs per request on the same 2 cores as the
 //   targets: every target's throughput drifted toward the harness's rate, and the gateway
 //   measured ~1.4x Portkey's throughput while spending 1.6x less CPU per request.
-// - Throughput is taken one target at a time, in 750 ms slices taken in turn, 4 rounds (the
+// - Throughput is taken one target at a time, in 400 ms slices taken in turn, 8 rounds (the
 //   load of the machine drifts over seconds); the other targets sit idle meanwhile.
 // - Beside each target's throughput: the CPU time its own process spent per request (from
 //   /proc), how busy that kept its core (near 100% = the target is the limit) and how long
@@ -46,8 +46,8 @@ import { startProcess, stopAll } from './support/processes.ts';
 const HARNESS_CPUS = '0';
 const TARGET_CPUS = '1';
 const IN_FLIGHT = 32;
-const ROUNDS = 4;
-const SLICE_MS = 750;
+const ROUNDS = 8;
+const SLICE_MS = 400;
 
 const note = pinningNote();
 const pinned = note === undefined && pinSelf(HARNESS_CPUS);
