@@ -1,59 +1,70 @@
 // The gateway against a bare Node HTTP proxy and a peer gateway (Portkey's, from npm) in
 // front of the same local upstream (a fake OpenAI server on 127.0.0.1), in one run: added
-// latency p50/p99 over calling the upstream directly, and throughput with 32 requests in
-// flight, for non-streaming and streaming requests. Upstream, proxies and gateways each
-// run in their own process; this one is the client.
+// latency p50/p99 over calling the upstream directly (one request at a time), and
+// throughput with 32 requests in flight, for non-streaming and streaming requests.
+//
+// How it measures (the machine this runs on has 2 cores, shared with other work):
+// - Every target (bare proxy, gateway, Portkey, the diagnostic rows) runs in its own
+//   process pinned with `taskset` to CPU 1; this client and the upstream are pinned to
+//   CPU 0. Where taskset or a second CPU is missing, nothing is pinned and the run says so
+//   in its first line; the figures are then shared-core figures.
+// - The harness is cheap: the client sends request bytes built once over raw keep-alive
+//   sockets (support/raw-http.ts) and the upstream answers with response bytes built once
+//   (support/raw-upstream-process.ts; a streamed answer is one chunked write of the SSE
+//   events), ~50-100 µs of CPU per request together. The earlier harness (node:http client,
+//   the tests' fake upstream) cost ~200-280 µs per request on the same 2 cores as the
+//   targets: every target's throughput drifted toward the harness's rate, and the gateway
+//   measured ~1.4x Portkey's throughput while spending 1.6x less CPU per request.
+// - Throughput is taken one target at a time, in 400 ms slices taken in turn, 8 rounds (the
+//   load of the machine drifts over seconds); the other targets sit idle meanwhile.
+// - Beside each target's throughput: the CPU time its own process spent per request (from
+//   /proc), how busy that kept its core (near 100% = the target is the limit) and how long
+//   it was runnable but waiting for that core (other work on the machine had it: the
+//   throughput then drops, and the ratios hold only while every target waits alike), the
+//   latency p50/p99 at 32 in flight, and the harness's (client + upstream) CPU per request.
+//   CPU per request moves much less with the machine's load than throughput does.
+// - The targets run without the capacity bench's time-to-first-token instrumentation
+//   (TOOLWIRE_BENCH_PHASES=0): Portkey carries none either.
 //
 // Aims: p50 added latency under 1 ms; at least 2x Portkey's throughput with a lower p99.
 // The old aim of 0.70x a bare byte proxy is retired: no gateway that calls its upstream
 // through the `openai` SDK can reach it (an empty SDK-backed proxy reaches ~0.2-0.5x), so
 // the SDK-only proxy row is the ceiling and the gateway is reported as a share of it.
+// Portkey 1.15.2 answers 500 to streaming requests to a custom host on Node: its streaming
+// rows are left out and the failure is printed.
 //
 // Alone (about a minute), in apps/server: node --conditions=@toolwire/source --expose-gc bench/gateway.bench.ts
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { Agent, request as httpRequest } from 'node:http';
+// TOOLWIRE_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the targets (not Portkey).
 import { compare, printTable } from '../../../bench/harness.ts';
-import { startPortkey } from './support/portkey-process.ts';
-import { processCpuMs } from './support/process-cpu.ts';
 import type { CaseResult } from '../../../bench/harness.ts';
+import { pinningNote, pinSelf } from './support/cpu-pinning.ts';
+import { startPortkey } from './support/portkey-process.ts';
+import { processCpuMs, processRunWaitMs } from './support/process-cpu.ts';
+import { buildRequest, RawConnection } from './support/raw-http.ts';
+import { startProcess, stopAll } from './support/processes.ts';
 
-const children: ChildProcess[] = [];
+const HARNESS_CPUS = '0';
+const TARGET_CPUS = '1';
+const IN_FLIGHT = 32;
+const ROUNDS = 8;
+const SLICE_MS = 400;
 
-/** The process id behind each started target's URL, for its CPU time. */
-const pids = new Map<string, number | undefined>();
+const note = pinningNote();
+const pinned = note === undefined && pinSelf(HARNESS_CPUS);
+console.log(
+  pinned
+    ? `pinned: targets on CPU ${TARGET_CPUS}, this client and the upstream on CPU ${HARNESS_CPUS} (taskset)`
+    : `note: ${note ?? 'taskset failed'}; every process shares every core, so throughput ratios lean toward 1 (compare CPU per request)`,
+);
+const cpus = pinned ? TARGET_CPUS : undefined;
 
-async function start(script: string, args: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, ['--conditions=@toolwire/source', new URL(script, import.meta.url).pathname, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  if (child.stdout === null) throw new Error('no stdout');
-  for await (const line of createInterface({ input: child.stdout })) {
-    // Other JSON lines are the child's logs.
-    if (line.startsWith('{"url":')) {
-      const { url } = JSON.parse(line) as { url: string };
-      pids.set(url, child.pid);
-      return url;
-    }
-  }
-  throw new Error(`${script} exited before printing its URL`);
-}
-
-const upstream = await start('./support/upstream-process.ts');
-const portkey = await startPortkey();
-const proxyBase = await start('./support/target-process.ts', ['proxy', upstream]);
-const gatewayBase = await start('./support/target-process.ts', ['gateway', upstream]);
-const localBase = await start('./support/target-process.ts', ['gateway-local', upstream]);
-const sdkProxyBase = await start('./support/target-process.ts', ['sdk-proxy', upstream]);
-const targetPids: Record<string, number | undefined> = {
-  proxy: pids.get(proxyBase),
-  gateway: pids.get(gatewayBase),
-  local: pids.get(localBase),
-  sdkProxy: pids.get(sdkProxyBase),
-  portkey: portkey.pid,
-};
+const upstream = await startProcess('./raw-upstream-process.ts', [], {}, { cpus: pinned ? HARNESS_CPUS : undefined });
+const portkey = await startPortkey({ cpus });
+const targetEnv = { TOOLWIRE_BENCH_PHASES: '0' };
+const [proxy, gateway, local, sdkProxy] = await Promise.all(
+  (['proxy', 'gateway', 'gateway-local', 'sdk-proxy'] as const).map((kind) => startProcess('./target-process.ts', [kind, upstream.url], targetEnv, { cpus })),
+);
+if (proxy === undefined || gateway === undefined || local === undefined || sdkProxy === undefined) throw new Error('a target did not start');
 
 /** This (client) process's CPU time so far, in ms. */
 function clientCpuMs(): number {
@@ -61,103 +72,111 @@ function clientCpuMs(): number {
   return (user + system) / 1000;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-function post(url: string, body: string, headers: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+interface Target {
+  url: string;
+  pid: number | undefined;
+  /** The request's bytes, built once: non-streaming and streaming. */
+  bytes: { false: Buffer; true: Buffer };
+  /** Keep-alive connections, one per request in flight (lane). */
+  lanes: RawConnection[];
 }
 
-const body = (model: string, stream: boolean) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] });
-const targets = (stream: boolean) => ({
-  direct: () => post(`${upstream}/v1/chat/completions`, body('gpt-fake', stream)),
-  proxy: () => post(`${proxyBase}/chat/completions`, body('gpt-fake', stream)),
-  gateway: () => post(`${gatewayBase}/chat/completions`, body('openai/gpt-fake', stream)),
-  local: () => post(`${localBase}/chat/completions`, body('openai/gpt-fake', stream)),
-  sdkProxy: () => post(`${sdkProxyBase}/chat/completions`, body('gpt-fake', stream)),
-  portkey: () => post(`${portkey.url}/chat/completions`, body('gpt-fake', stream), portkey.headers(upstream)),
-});
-
-async function throughput(fn: () => Promise<unknown>, inFlight: number, ms: number): Promise<number> {
-  const deadline = performance.now() + ms;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        await fn();
-        done++;
-      }
-    }),
-  );
-  return done / (ms / 1000);
+function target(base: string, model: string, pid: number | undefined, headers: Record<string, string> = {}): Target {
+  const url = `${base}/chat/completions`;
+  const bytes = (stream: boolean) => buildRequest(url, JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] }), headers);
+  return { url, pid, bytes: { false: bytes(false), true: bytes(true) }, lanes: [] };
 }
 
-/**
- * Requests per second of each target, measured in turns of `sliceMs`, `rounds` times over,
- * and the CPU time its process spent per request meanwhile (ms; NaN where /proc cannot tell).
- */
-async function interleavedThroughput(
-  fns: Record<string, () => Promise<unknown>>,
-  inFlight: number,
-  rounds: number,
-  sliceMs: number,
-): Promise<{ rates: Record<string, number>; cpuMsPerRequest: Record<string, number>; sharedCpuMsPerRequest: Record<string, number> }> {
-  const done: Record<string, number> = {};
-  const cpu: Record<string, number> = {};
-  // The CPU time this client and the upstream spent during each target's slices: on a
-  // saturated machine throughput follows the sum of every process's CPU per request.
-  const shared: Record<string, number> = {};
-  const upstreamPid = pids.get(upstream);
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, fn] of Object.entries(fns)) {
-      const before = processCpuMs(targetPids[name]);
-      const sharedBefore = (processCpuMs(upstreamPid) ?? Number.NaN) + clientCpuMs();
-      const count = (await throughput(fn, inFlight, sliceMs)) * (sliceMs / 1000);
-      const after = processCpuMs(targetPids[name]);
-      shared[name] = (shared[name] ?? 0) + (processCpuMs(upstreamPid) ?? Number.NaN) + clientCpuMs() - sharedBefore;
-      done[name] = (done[name] ?? 0) + count;
-      cpu[name] = (cpu[name] ?? 0) + (before === undefined || after === undefined ? Number.NaN : after - before);
+const all = {
+  direct: target(`${upstream.url}/v1`, 'gpt-fake', undefined),
+  proxy: target(proxy.url, 'gpt-fake', proxy.child.pid),
+  gateway: target(gateway.url, 'openai/gpt-fake', gateway.child.pid),
+  local: target(local.url, 'openai/gpt-fake', local.child.pid),
+  sdkProxy: target(sdkProxy.url, 'gpt-fake', sdkProxy.child.pid),
+  portkey: target(portkey.url, 'gpt-fake', portkey.pid, portkey.headers(upstream.url)),
+};
+type TargetName = keyof typeof all;
+
+/** One request to `t` on its connection `lane`; resolves when the whole response is in (rejects unless 200). */
+async function post(t: Target, stream: boolean, lane = 0): Promise<void> {
+  const connection = (t.lanes[lane] ??= new RawConnection(t.url));
+  await connection.send(t.bytes[stream ? 'true' : 'false']);
+}
+
+interface Load {
+  rate: number;
+  /** The target process's CPU per request (ms); NaN where /proc cannot tell. */
+  cpuMs: number;
+  /** Its CPU time over the wall time it was measured (1 = one core kept busy). */
+  busy: number;
+  /** The share of that wall time its main thread was runnable but waiting for the CPU (other work had the core). */
+  waited: number;
+  /** This client's and the upstream's CPU per request (ms). */
+  harnessCpuMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** Each named target's load figures with `IN_FLIGHT` requests in flight, one target at a time, in interleaved slices. */
+async function measureLoad(names: readonly TargetName[], stream: boolean): Promise<Map<TargetName, Load>> {
+  const totals = new Map(names.map((name) => [name, { count: 0, cpu: 0, wait: 0, harness: 0, latencies: [] as number[] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of names) {
+      const t = all[name];
+      const sum = totals.get(name);
+      if (sum === undefined) continue;
+      const cpuBefore = processCpuMs(t.pid) ?? Number.NaN;
+      const waitBefore = processRunWaitMs(t.pid) ?? Number.NaN;
+      const harnessBefore = (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs();
+      const deadline = performance.now() + SLICE_MS;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async (_, lane) => {
+          while (performance.now() < deadline) {
+            const start = performance.now();
+            await post(t, stream, lane);
+            sum.latencies.push(performance.now() - start);
+            sum.count++;
+          }
+        }),
+      );
+      sum.cpu += (processCpuMs(t.pid) ?? Number.NaN) - cpuBefore;
+      sum.wait += (processRunWaitMs(t.pid) ?? Number.NaN) - waitBefore;
+      sum.harness += (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs() - harnessBefore;
     }
   }
-  const rates: Record<string, number> = {};
-  const cpuMsPerRequest: Record<string, number> = {};
-  const sharedCpuMsPerRequest: Record<string, number> = {};
-  for (const [name, count] of Object.entries(done)) {
-    rates[name] = count / ((rounds * sliceMs) / 1000);
-    cpuMsPerRequest[name] = (cpu[name] ?? Number.NaN) / count;
-    sharedCpuMsPerRequest[name] = (shared[name] ?? Number.NaN) / count;
+  const seconds = (ROUNDS * SLICE_MS) / 1000;
+  const loads = new Map<TargetName, Load>();
+  for (const [name, sum] of totals) {
+    const sorted = sum.latencies.sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+    loads.set(name, { rate: sum.count / seconds, cpuMs: sum.cpu / sum.count, busy: sum.cpu / 1000 / seconds, waited: sum.wait / 1000 / seconds, harnessCpuMs: sum.harness / sum.count, p50Ms: at(0.5), p99Ms: at(0.99) });
   }
-  return { rates, cpuMsPerRequest, sharedCpuMsPerRequest };
+  return loads;
 }
+
+const us = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '?' : (1000 * ms).toFixed(0));
 
 try {
   for (const stream of [false, true]) {
     const kind = stream ? 'streaming' : 'non-streaming';
-    const t = targets(stream);
     // Portkey 1.15.2 answers 500 to streaming requests to a custom host on Node: recorded, not hidden.
-    const portkeyWorks = await t.portkey().then(
+    const portkeyWorks = await post(all.portkey, stream).then(
       () => true,
       (error: unknown) => {
         console.log(`${kind}: Portkey ${portkey.version} fails this request (${error instanceof Error ? error.message.slice(0, 160) : String(error)}); its ${kind} rows are left out`);
         return false;
       },
     );
+    const names: TargetName[] = ['proxy', 'gateway', 'local', 'sdkProxy', ...(portkeyWorks ? (['portkey'] as const) : [])];
     // Warm-up: JIT, keep-alive sockets, the SDK client.
-    for (let i = 0; i < 300; i++) await Promise.all([t.direct(), t.proxy(), t.gateway(), t.local(), t.sdkProxy(), ...(portkeyWorks ? [t.portkey()] : [])]);
+    for (let i = 0; i < 300; i++) await Promise.all((['direct', ...names] as const).map((name) => post(all[name], stream)));
     const [direct, viaProxy, viaGateway, viaPortkey] = await compare({
       title: `${kind}: one request at a time (latency)`,
-      baseline: { name: 'upstream direct', fn: t.direct },
+      baseline: { name: 'upstream direct', fn: () => post(all.direct, stream) },
       cases: [
-        { name: 'bare node:http proxy', fn: t.proxy },
-        { name: 'toolwire gateway', fn: t.gateway },
-        ...(portkeyWorks ? [{ name: `portkey gateway ${portkey.version}`, fn: t.portkey }] : []),
+        { name: 'bare node:http proxy', fn: () => post(all.proxy, stream) },
+        { name: 'toolwire gateway', fn: () => post(all.gateway, stream) },
+        ...(portkeyWorks ? [{ name: `portkey gateway ${portkey.version}`, fn: () => post(all.portkey, stream) }] : []),
       ],
       timeMs: 2000,
     });
@@ -168,61 +187,42 @@ try {
         `${viaPortkey ? `; portkey ${added(viaPortkey)}` : '; portkey: failed (see above)'} (aim: gateway p50 < 1 ms, p99 below Portkey's)`,
     );
 
-    const IN_FLIGHT = 32;
-    // Interleaved in 750 ms slices, 4 rounds: the machine's load drifts over seconds, and
-    // back-to-back 3 s windows once put the same target at 0.5x and 1.9x of another.
-    const { rates, cpuMsPerRequest, sharedCpuMsPerRequest } = await interleavedThroughput(
-      { proxy: t.proxy, gateway: t.gateway, local: t.local, sdkProxy: t.sdkProxy, ...(portkeyWorks ? { portkey: t.portkey } : {}) },
-      IN_FLIGHT,
-      4,
-      750,
-    );
-    const proxyRate = rates.proxy ?? Number.NaN;
-    const gatewayRate = rates.gateway ?? Number.NaN;
-    const localRate = rates.local ?? Number.NaN;
-    const sdkProxyRate = rates.sdkProxy ?? Number.NaN;
-    const portkeyRate = rates.portkey ?? Number.NaN;
-    const row = (name: string, rate: number): CaseResult => ({
-      name,
-      opsPerSec: rate,
-      mbPerSec: undefined,
-      meanMs: (1000 * IN_FLIGHT) / rate,
-      p50Ms: Number.NaN,
-      p99Ms: Number.NaN,
-      ratio: rate / proxyRate,
-    });
-    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight, interleaved (ratios to the bare proxy)`, [
-      row('bare node:http proxy', proxyRate),
-      row('toolwire gateway', gatewayRate),
+    const loads = await measureLoad(names, stream);
+    const load = (name: TargetName): Load => loads.get(name) ?? { rate: Number.NaN, cpuMs: Number.NaN, busy: Number.NaN, waited: Number.NaN, harnessCpuMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN };
+    const proxyRate = load('proxy').rate;
+    const row = (label: string, name: TargetName): CaseResult => {
+      const l = load(name);
+      return { name: label, opsPerSec: l.rate, mbPerSec: undefined, meanMs: (1000 * IN_FLIGHT) / l.rate, p50Ms: l.p50Ms, p99Ms: l.p99Ms, ratio: l.rate / proxyRate };
+    };
+    printTable(`${kind}: throughput with ${IN_FLIGHT} requests in flight, one target at a time (latency at that load; ratios to the bare proxy)`, [
+      row('bare node:http proxy', 'proxy'),
+      row('toolwire gateway', 'gateway'),
       // Diagnostics. No upstream hop at all: the gateway's own ceiling. A bare proxy that
       // calls the upstream through the openai SDK (as the gateway does, same fetch) and does
       // nothing else: the ceiling of any SDK-backed gateway; the gap between it and the bare
       // proxy is the SDK's per-request cost, the gap between it and the gateway is ours.
-      row('gateway, in-process model (no upstream)', localRate),
-      row('bare proxy calling the upstream via the openai SDK (ceiling)', sdkProxyRate),
-      ...(portkeyWorks ? [row(`portkey gateway ${portkey.version}`, portkeyRate)] : []),
+      row('gateway, in-process model (no upstream)', 'local'),
+      row('bare proxy calling the upstream via the openai SDK (ceiling)', 'sdkProxy'),
+      ...(portkeyWorks ? [row(`portkey gateway ${portkey.version}`, 'portkey')] : []),
     ]);
-    // Throughput moves with everything else the machine runs; the CPU time a target's own
-    // process spends per request moves much less, so it is printed beside it.
-    const cpuUs = (name: string) => (1000 * (cpuMsPerRequest[name] ?? Number.NaN)).toFixed(0);
-    console.log(
-      `${kind}: CPU time per request in the target's process (µs): bare proxy ${cpuUs('proxy')}, gateway ${cpuUs('gateway')}, ` +
-        `gateway in-process model ${cpuUs('local')}, SDK-only proxy ${cpuUs('sdkProxy')}${portkeyWorks ? `, portkey ${cpuUs('portkey')}` : ''}`,
-    );
-    console.log(`${kind}: the gateway reaches ${((100 * gatewayRate) / sdkProxyRate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);
-    if (portkeyWorks) {
-      const cpuRatio = (cpuMsPerRequest.portkey ?? Number.NaN) / (cpuMsPerRequest.gateway ?? Number.NaN);
-      console.log(`${kind}: the gateway's throughput is ${(gatewayRate / portkeyRate).toFixed(2)}x Portkey's (aim ≥ 2x); it spends ${cpuRatio.toFixed(2)}x less CPU per request`);
-      const sharedUs = (name: string) => (1000 * (sharedCpuMsPerRequest[name] ?? Number.NaN)).toFixed(0);
-      console.log(
-        `${kind}: beside each request the bench client and the upstream spent ${sharedUs('gateway')} µs of CPU (gateway slices) and ${sharedUs('portkey')} µs (Portkey slices); ` +
-          `when other work saturates the cores, the throughput ratio approaches the ratio of these sums, not of the targets' own CPU`,
-      );
+    const labels: Record<TargetName, string> = { direct: 'upstream', proxy: 'bare proxy', gateway: 'gateway', local: 'gateway in-process model', sdkProxy: 'SDK-only proxy', portkey: 'portkey' };
+    console.log(`${kind}: CPU per request in the target's own process, how busy it kept its core, and how long it waited for it while other work ran there:`);
+    for (const name of names) {
+      const l = load(name);
+      console.log(`  ${labels[name].padEnd(26)} ${us(l.cpuMs).padStart(5)} µs/request, core ${(100 * l.busy).toFixed(0).padStart(3)}% busy, ${(100 * l.waited).toFixed(0).padStart(3)}% waiting for it; harness (client + upstream) ${us(l.harnessCpuMs)} µs/request`);
     }
-    else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
+    const g = load('gateway');
+    console.log(`${kind}: the gateway reaches ${((100 * g.rate) / load('sdkProxy').rate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);
+    if (portkeyWorks) {
+      const p = load('portkey');
+      console.log(
+        `${kind}: the gateway's throughput is ${(g.rate / p.rate).toFixed(2)}x Portkey's (aim ≥ 2x); it spends ${(p.cpuMs / g.cpuMs).toFixed(2)}x less CPU per request; ` +
+          `p99 at ${IN_FLIGHT} in flight ${g.p99Ms.toFixed(2)} ms vs Portkey's ${p.p99Ms.toFixed(2)} ms`,
+      );
+    } else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
   }
 } finally {
-  agent.destroy();
-  for (const child of children) child.kill('SIGTERM');
+  for (const t of Object.values(all)) for (const lane of t.lanes) lane.close();
+  await stopAll();
   await portkey.stop();
 }

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { pinnedCommand } from './cpu-pinning.ts';
 
 /** A running Portkey gateway. */
 export interface PortkeyProcess {
@@ -32,14 +33,21 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Options of `startPortkey`. */
+export interface StartPortkeyOptions {
+  /** CPUs to run it on (a taskset list, e.g. "1"); ignored where taskset is missing. */
+  cpus?: string;
+}
+
 /** Starts Portkey; resolves once it answers HTTP. */
-export async function startPortkey(): Promise<PortkeyProcess> {
+export async function startPortkey(options: StartPortkeyOptions = {}): Promise<PortkeyProcess> {
   const require = createRequire(import.meta.url);
   const manifestPath = require.resolve('@portkey-ai/gateway/package.json');
   const { version } = require('@portkey-ai/gateway/package.json') as { version: string };
   const entry = join(dirname(manifestPath), 'build', 'start-server.js');
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', new URL('./loopback-only.ts', import.meta.url).pathname, entry, `--port=${port}`, '--headless'], {
+  const [command, args] = pinnedCommand(options.cpus, process.execPath, ['--import', new URL('./loopback-only.ts', import.meta.url).pathname, entry, `--port=${port}`, '--headless']);
+  const child: ChildProcess = spawn(command, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -21,3 +21,17 @@ export function processCpuMs(pid: number | undefined): number | undefined {
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
 }
+
+/**
+ * Time process `pid`'s main thread spent runnable but waiting for a CPU so far (Linux
+ * schedstat), in ms: other processes had its core. `undefined` where /proc cannot tell.
+ */
+export function processRunWaitMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(wait) ? wait / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}

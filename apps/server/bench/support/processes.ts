@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { pinnedCommand } from './cpu-pinning.ts';
 
 /** A started child and what it announced. */
 export interface BenchProcess {
@@ -15,13 +16,21 @@ export interface BenchProcess {
 
 const children = new Set<ChildProcess>();
 
+/** Options of `startProcess` beyond its script, arguments and environment. */
+export interface StartProcessOptions {
+  /** CPUs to run it on (a taskset list, e.g. "1"); ignored where taskset is missing (see cpu-pinning.ts). */
+  cpus?: string;
+}
+
 /** Starts `script` (relative to bench/support) with Node and waits for its URL line. */
-export async function startProcess(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<BenchProcess> {
+export async function startProcess(script: string, args: string[] = [], env: Record<string, string> = {}, options: StartProcessOptions = {}): Promise<BenchProcess> {
   // --expose-gc: a target's stats side door can collect garbage before reading memory.
   // TOOLWIRE_BENCH_NODE_FLAGS: more Node flags for every child, for profiling
   // (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
   const flags = (process.env.TOOLWIRE_BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
-  const child = spawn(process.execPath, ['--conditions=@toolwire/source', '--expose-gc', ...flags, new URL(script, import.meta.url).pathname, ...args], {
+  // Under taskset the child keeps taskset's pid (taskset execs it), so `child.pid` is still the target's.
+  const [command, commandArgs] = pinnedCommand(options.cpus, process.execPath, ['--conditions=@toolwire/source', '--expose-gc', ...flags, new URL(script, import.meta.url).pathname, ...args]);
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -16,7 +16,10 @@ import { pino } from 'pino';
 import { createServer, hashApiKey } from '../../src/index.ts';
 import { DEFAULT_LISTEN_SOCKETS, openExtraListeners } from '../../src/extra-listeners.ts';
 import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
-import { phaseReport, resetPhases } from './stream-phases.ts';
+// The time-to-first-token phases cost every request diagnostics-channel messages and an
+// AsyncLocalStorage entry: on by default (the capacity bench reads them), off with
+// TOOLWIRE_BENCH_PHASES=0 (the peer bench, where the peer runs without them).
+const streamPhases = process.env.TOOLWIRE_BENCH_PHASES === '0' ? undefined : await import('./stream-phases.ts');
 
 // A side door for the capacity bench: this process's memory, CPU time and event-loop delay
 // (ms), on its own port. POST resets the delay histogram; `?gc=1` runs a full garbage
@@ -64,8 +67,12 @@ const stats = createHttpServer((req, res) => {
   // Where time to first token went (see stream-phases.ts): `?phases=reset` before the streams, `?phases=1` after.
   const phases = params.get('phases');
   if (phases !== null) {
-    if (phases === 'reset') resetPhases();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(phaseReport()));
+    if (streamPhases === undefined) {
+      res.writeHead(404).end('phases are off (TOOLWIRE_BENCH_PHASES=0)');
+      return;
+    }
+    if (phases === 'reset') streamPhases.resetPhases();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(streamPhases.phaseReport()));
     return;
   }
   const snapshot = params.get('snapshot');
