@@ -101,9 +101,10 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
       options,
       signal,
       onToolResult: (result) => push({ type: 'tool-result', result }),
-      callModel: async (request) => {
+      // Not an async function: its frame would stay suspended for the whole stream.
+      callModel: (request) => {
         const collector = createResponseCollector();
-        await pump(
+        return pump(
           options.model.stream(request),
           signal,
           (event) => {
@@ -112,8 +113,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
             collector.add(event);
           },
           mayRead,
-        );
-        return collector.response();
+        ).then(() => collector.response());
       },
     }).then(
       (result) => {

@@ -41,7 +41,8 @@ type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
  * happen to parse as JSON (the AI SDK shipped that bug twice, research/ai-sdk.md §2).
  */
 export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatStreamMapper {
-  const byKey = new Map<number, CallState>();
+  // Made at the first tool call: most streams have none, and a stream stays open for seconds.
+  let byKey: Map<number, CallState> | undefined;
   const calls: CallState[] = [];
   let last: CallState | undefined;
   // Keys for calls without a usable index; real indexes are never negative.
@@ -55,7 +56,7 @@ export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatSt
 
   function newCall(key: number): CallState {
     const call: CallState = { position: calls.length, id: undefined, name: undefined, args: '', started: false };
-    byKey.set(key, call);
+    (byKey ??= new Map()).set(key, call);
     calls.push(call);
     return call;
   }
@@ -63,7 +64,7 @@ export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatSt
   function callFor(delta: ToolCallDelta): CallState {
     const id = delta.id ?? undefined;
     if (typeof delta.index === 'number') {
-      const known = byKey.get(delta.index);
+      const known = byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
       if (!known || (id !== undefined && id !== '' && known.id !== undefined && known.id !== id)) {
         return newCall(delta.index);

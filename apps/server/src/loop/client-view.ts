@@ -59,8 +59,9 @@ export interface ClientView {
 
 /** Creates the view of one request; `clientTools` are the names of the client's own functions. */
 export function createClientView(clientTools: ReadonlySet<string>): ClientView {
-  const ids = new Map<string, string>();
-  const streaming = new Map<string, StreamingCall>();
+  // Made at the first call: most streams have none, and a stream stays open for seconds.
+  let ids: Map<string, string> | undefined;
+  let streaming: Map<string, StreamingCall> | undefined;
   let textSoFar = false;
   let stepHasText = false;
   let usage: Usage | undefined;
@@ -68,10 +69,10 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
   let stepFinish: FinishReason = 'stop';
 
   const clientId = (id: string): string => {
-    let mapped = ids.get(id);
+    let mapped = ids?.get(id);
     if (mapped === undefined) {
       mapped = isClientCallId(id) ? id : generateId('call_');
-      ids.set(id, mapped);
+      (ids ??= new Map()).set(id, mapped);
     }
     return mapped;
   };
@@ -122,12 +123,12 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
           return;
         case 'tool-call-start':
           // Only the client's calls stream; server calls and unknown names stay inside the loop.
-          if (event.providerExecuted === true || !clientTools.has(event.name) || streaming.has(event.id)) return;
-          streaming.set(event.id, { mode: 'pending', raw: '', scanned: 0, seen: '' });
+          if (event.providerExecuted === true || !clientTools.has(event.name) || streaming?.has(event.id) === true) return;
+          (streaming ??= new Map()).set(event.id, { mode: 'pending', raw: '', scanned: 0, seen: '' });
           out.push({ type: 'tool-call-start', id: clientId(event.id), name: event.name });
           return;
         case 'tool-call-delta': {
-          const call = streaming.get(event.id);
+          const call = streaming?.get(event.id);
           if (call === undefined || event.argumentsDelta === '') return;
           switch (call.mode) {
             case 'forwarding':
@@ -148,8 +149,8 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
         }
         case 'tool-call': {
           const call = event.toolCall;
-          const streamed = streaming.get(call.id);
-          streaming.delete(call.id);
+          const streamed = streaming?.get(call.id);
+          streaming?.delete(call.id);
           if (call.providerExecuted === true || !clientTools.has(call.name)) return;
           if (streamed === undefined) {
             // Not streamed (generate): the loop answers unreadable arguments itself.
@@ -169,7 +170,7 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
           usage = addUsage(usage, event.usage);
           stepHasText = false;
           stepFinish = event.finishReason;
-          streaming.clear();
+          streaming?.clear();
           return;
         case 'tool-result':
           return;

@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader } from '@toolwire/core/provider';
@@ -118,7 +118,10 @@ export function createNodeBody(res: IncomingMessage): { web: ReadableStream<Uint
     return true;
   };
 
-  const web = new ReadableStream<Uint8Array>(
+  // Made when first asked for: a body handed to a `BodyReader` (every streamed call of the
+  // gateway) never needs one, and a stream and its controller would stay for the whole response.
+  let web: ReadableStream<Uint8Array> | undefined;
+  const makeWeb = (): ReadableStream<Uint8Array> => new ReadableStream<Uint8Array>(
     {
       start(c) {
         controller = c;
@@ -146,7 +149,9 @@ export function createNodeBody(res: IncomingMessage): { web: ReadableStream<Uint
     { highWaterMark: 0 },
   );
   return {
-    web,
+    get web() {
+      return (web ??= makeWeb());
+    },
     claim: () => {
       if (mode !== 'unclaimed') return undefined;
       mode = 'reader';
@@ -254,37 +259,66 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
-    const requestOptions = { ...url, method, headers, agent: secure ? httpsAgent : httpAgent };
-    return new Promise<Response>((resolve, reject) => {
-      let upstream: IncomingMessage | undefined;
-      const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
-        upstream = res;
-        const status = res.statusCode ?? 502;
-        const nullBody = status === 204 || status === 304 || method === 'HEAD';
-        // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-        const response = new NodeHttpResponse(res, { url: href, nullBody, body: createNodeBody });
-        // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
-        if (!nullBody) attachBodyReader(response, response);
-        resolve(response);
-      });
-      const onAbort = (): void => {
-        req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('close', () => signal?.removeEventListener('abort', onAbort));
-      if (idleTimeoutMs > 0) {
-        // The socket's inactivity timer: runs while waiting for headers and between body reads.
-        // Set per request: a pooled socket carries the timeout its last response's
-        // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
-        req.setTimeout(idleTimeoutMs, () => {
-          const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
-          // The body's reader sees this error, not the socket's generic 'aborted'.
-          upstream?.destroy(error);
-          req.destroy(error);
-        });
-      }
-      req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+    const req = (secure ? httpsRequest : httpRequest)({ ...url, method, headers, agent: secure ? httpsAgent : httpAgent });
+    // Node has written the header lines into the request already. The agent's listeners on a
+    // new socket keep the request's options (this array too) for as long as the socket lives:
+    // emptied, the array holds none of this request's header strings meanwhile.
+    headers.length = 0;
+    // The request's body, options and headers stay out of the closures below: those live as
+    // long as the response, and the body (the whole conversation) is not needed once sent.
+    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, idleTimeoutMs });
+    try {
       req.end(body ?? undefined);
-    });
+    } catch (error) {
+      // Rejects `response` through the request's 'error'.
+      req.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+    return response;
   };
+}
+
+/** What `awaitResponse` needs besides the request. */
+interface AwaitResponseOptions {
+  href: string;
+  /** A HEAD request: the response has no body whatever its headers say. */
+  nullBodyMethod: boolean;
+  signal: AbortSignal | undefined;
+  idleTimeoutMs: number;
+}
+
+/** The fetch `Response` of a request not yet ended: its listeners (abort, idle timeout, errors) hold the request and its response only. */
+function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promise<Response> {
+  const { signal, idleTimeoutMs } = options;
+  return new Promise<Response>((resolve, reject) => {
+    let upstream: IncomingMessage | undefined;
+    req.once('response', (res: IncomingMessage) => {
+      upstream = res;
+      const status = res.statusCode ?? 502;
+      const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
+      // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
+      const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
+      // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
+      if (!nullBody) attachBodyReader(response, response);
+      resolve(response);
+    });
+    if (signal !== undefined) {
+      const onAbort = (): void => {
+        req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+    if (idleTimeoutMs > 0) {
+      // The socket's inactivity timer: runs while waiting for headers and between body reads.
+      // Set per request: a pooled socket carries the timeout its last response's
+      // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
+      req.setTimeout(idleTimeoutMs, () => {
+        const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
+        // The body's reader sees this error, not the socket's generic 'aborted'.
+        upstream?.destroy(error);
+        req.destroy(error);
+      });
+    }
+    req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+  });
 }

@@ -130,6 +130,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   readonly headers: RawResponseHeaders;
   readonly #res: IncomingMessage;
   readonly #toBody: NodeHttpResponseInit['body'];
+  /** The body's source once a `BodyReader` claimed it: `body` then asks it for the (refusing) web stream. */
+  #claimed: ReturnType<NodeHttpResponseInit['body']> | undefined;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   /** Set once a body method has taken the body. */
   #used = false;
@@ -170,7 +172,10 @@ export class NodeHttpResponse implements Response, ClaimableBody {
 
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (this.#stream !== undefined) return this.#stream;
-    if (this.#used || this.#failure !== undefined) {
+    if (this.#claimed !== undefined) {
+      this.#stream = this.#claimed.web as ReadableStream<Uint8Array<ArrayBuffer>>;
+      this.#claimed = undefined;
+    } else if (this.#used || this.#failure !== undefined) {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
@@ -187,8 +192,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
     this.#used = true;
     const body = this.#toBody(this.#res);
-    // `body` now refuses to be read: the reader has it.
-    this.#stream = body.web as ReadableStream<Uint8Array<ArrayBuffer>>;
+    // `body` now refuses to be read (the reader has it); its web stream is made only if someone asks.
+    this.#claimed = body;
     return body.claim();
   }
 

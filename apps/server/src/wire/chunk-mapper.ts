@@ -59,7 +59,8 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
   let nextIndex = 0;
   // Calls in the order they started; the first one is the one whose deltas are on the wire.
   const queue: PendingCall[] = [];
-  const byId = new Map<string, PendingCall>();
+  // Made at the first call: most streams have none, and a stream stays open for seconds.
+  let byId: Map<string, PendingCall> | undefined;
 
   const chunk = (delta: WireDelta, finishReason: WireFinishReason | null = null): ChatCompletionChunk => {
     const c: ChatCompletionChunk = {
@@ -101,14 +102,14 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
       if (head.call === undefined && !force) return;
       if (!head.hasText) out.push(argumentsChunk(head, JSON.stringify(head.call?.arguments ?? {})));
       queue.shift();
-      byId.delete(head.id);
+      byId?.delete(head.id);
     }
   };
 
   const startCall = (callId: string, name: string): PendingCall => {
     const pending: PendingCall = { id: callId, name, index: nextIndex++, headerSent: false, held: '', hasText: false };
     queue.push(pending);
-    byId.set(callId, pending);
+    (byId ??= new Map()).set(callId, pending);
     return pending;
   };
 
@@ -132,11 +133,11 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
           if (event.delta !== '') out.push(chunk({ reasoning_content: event.delta }));
           break;
         case 'tool-call-start':
-          if (!byId.has(event.id)) startCall(event.id, event.name);
+          if (byId?.has(event.id) !== true) startCall(event.id, event.name);
           drain(out, false);
           break;
         case 'tool-call': {
-          const pending = byId.get(event.toolCall.id) ?? startCall(event.toolCall.id, event.toolCall.name);
+          const pending = byId?.get(event.toolCall.id) ?? startCall(event.toolCall.id, event.toolCall.name);
           pending.call = event.toolCall;
           drain(out, false);
           break;
@@ -153,7 +154,7 @@ export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
           break;
         }
         case 'tool-call-delta': {
-          const pending = byId.get(event.id);
+          const pending = byId?.get(event.id);
           if (pending === undefined || event.argumentsDelta === '') break;
           pending.hasText = true;
           if (queue[0] === pending && pending.headerSent) out.push(argumentsChunk(pending, event.argumentsDelta));
