@@ -19,146 +19,164 @@ const READ_AHEAD_BYTES = 64 * 1024;
  *
  * Exported for its tests only.
  */
-export function createNodeBody(res: IncomingMessage): { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
-  let mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
-  // `open` until the body ends, fails or is cancelled.
-  let open = true;
-  let failure: Error | undefined;
-  // The web view.
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  // The reader view.
-  let chunks: Uint8Array[] = [];
-  let buffered = 0;
-  let waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
+export function createNodeBody(res: IncomingMessage): { readonly web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
+  return new NodeBody(res);
+}
 
-  const settle = (error?: Error): void => {
-    if (!open) return;
-    open = false;
-    if (error !== undefined) failure = error;
-    if (mode === 'web') {
+// A class, not a closure per step: one is held by every open stream for its whole length.
+class NodeBody implements BodyReader {
+  readonly #res: IncomingMessage;
+  #mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
+  /** `true` until the body ends, fails or is cancelled. */
+  #open = true;
+  #failure: Error | undefined;
+  // The web view, made when first asked for: a body handed to a `BodyReader` (every streamed
+  // call of the gateway) never needs one.
+  #web: ReadableStream<Uint8Array> | undefined;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // The reader view.
+  #chunks: Uint8Array[] = [];
+  #buffered = 0;
+  #waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
+  readonly #onData = (chunk: Buffer): void => {
+    if (this.#mode === 'reader') this.#readerData(chunk);
+    else this.#webData(chunk);
+  };
+
+  constructor(res: IncomingMessage) {
+    this.#res = res;
+    res.once('end', () => this.#settle());
+    // Stays attached for the life of the response: an 'error' without a listener would be thrown.
+    res.on('error', (error) => this.#settle(error));
+    res.once('close', () => {
+      if (this.#open) this.#settle(new Error('The upstream response closed before it ended.'));
+    });
+  }
+
+  get web(): ReadableStream<Uint8Array> {
+    return (this.#web ??= this.#makeWeb());
+  }
+
+  claim(): BodyReader | undefined {
+    if (this.#mode !== 'unclaimed') return undefined;
+    this.#mode = 'reader';
+    this.#res.on('data', this.#onData);
+    return this;
+  }
+
+  read(): Promise<readonly Uint8Array[] | undefined> {
+    if (this.#chunks.length > 0) return Promise.resolve(this.#take());
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (!this.#open) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#res.resume();
+    });
+  }
+
+  cancel(): void {
+    this.#chunks = [];
+    if (this.#open) {
+      this.#open = false;
+      this.#res.destroy();
+    }
+    const pending = this.#waiting;
+    this.#waiting = undefined;
+    pending?.resolve(undefined);
+  }
+
+  #settle(error?: Error): void {
+    if (!this.#open) return;
+    this.#open = false;
+    if (error !== undefined) this.#failure = error;
+    if (this.#mode === 'web') {
       try {
-        if (error === undefined) controller?.close();
-        else controller?.error(error);
+        if (error === undefined) this.#controller?.close();
+        else this.#controller?.error(error);
       } catch {
         // Already closed or errored by the stream machinery itself: nothing left to tell.
       }
       return;
     }
-    const reader = waiting;
+    const reader = this.#waiting;
     if (reader === undefined) return;
-    waiting = undefined;
+    this.#waiting = undefined;
     if (error !== undefined) reader.reject(error);
     else reader.resolve(undefined);
-  };
-  res.once('end', () => settle());
-  // Stays attached for the life of the response: an 'error' without a listener would be thrown.
-  res.on('error', (error) => settle(error));
-  res.once('close', () => {
-    if (open) settle(new Error('The upstream response closed before it ended.'));
-  });
+  }
 
-  const take = (): Uint8Array[] => {
-    const taken = chunks;
-    chunks = [];
-    buffered = 0;
-    if (res.isPaused() && open) res.resume();
+  #take(): Uint8Array[] {
+    const taken = this.#chunks;
+    this.#chunks = [];
+    this.#buffered = 0;
+    if (this.#res.isPaused() && this.#open) this.#res.resume();
     return taken;
-  };
-  const reader: BodyReader = {
-    read() {
-      if (chunks.length > 0) return Promise.resolve(take());
-      if (failure !== undefined) return Promise.reject(failure);
-      if (!open) return Promise.resolve(undefined);
-      return new Promise((resolve, reject) => {
-        waiting = { resolve, reject };
-        res.resume();
-      });
-    },
-    cancel() {
-      chunks = [];
-      if (open) {
-        open = false;
-        res.destroy();
-      }
-      const pending = waiting;
-      waiting = undefined;
-      pending?.resolve(undefined);
-    },
-  };
-  const onReaderData = (chunk: Buffer): void => {
-    if (!open) return;
-    const pending = waiting;
+  }
+
+  #readerData(chunk: Buffer): void {
+    if (!this.#open) return;
+    const pending = this.#waiting;
     if (pending !== undefined) {
-      waiting = undefined;
+      this.#waiting = undefined;
       pending.resolve([chunk]);
       return;
     }
-    chunks.push(chunk);
-    buffered += chunk.byteLength;
-    if (buffered >= READ_AHEAD_BYTES) res.pause();
-  };
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.byteLength;
+    if (this.#buffered >= READ_AHEAD_BYTES) this.#res.pause();
+  }
 
-  const onWebData = (chunk: Buffer): void => {
-    if (!open || controller === undefined) return;
+  #webData(chunk: Buffer): void {
+    const controller = this.#controller;
+    if (!this.#open || controller === undefined) return;
     try {
       controller.enqueue(chunk);
     } catch (error) {
-      settle(error instanceof Error ? error : new Error(String(error)));
-      res.destroy();
+      this.#settle(error instanceof Error ? error : new Error(String(error)));
+      this.#res.destroy();
       return;
     }
-    if ((controller.desiredSize ?? 0) <= 0) res.pause();
-  };
-  const startWeb = (): boolean => {
-    if (mode === 'reader') return false;
-    if (mode === 'unclaimed') {
-      mode = 'web';
-      res.on('data', onWebData);
+    if ((controller.desiredSize ?? 0) <= 0) this.#res.pause();
+  }
+
+  #startWeb(): boolean {
+    if (this.#mode === 'reader') return false;
+    if (this.#mode === 'unclaimed') {
+      this.#mode = 'web';
+      this.#res.on('data', this.#onData);
     }
     return true;
-  };
+  }
 
-  // Made when first asked for: a body handed to a `BodyReader` (every streamed call of the
-  // gateway) never needs one, and a stream and its controller would stay for the whole response.
-  let web: ReadableStream<Uint8Array> | undefined;
-  const makeWeb = (): ReadableStream<Uint8Array> => new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
+  #makeWeb(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.#controller = c;
+        },
+        pull: (c) => {
+          if (!this.#startWeb()) {
+            c.error(new TypeError('The response body was already taken by a body reader.'));
+            return;
+          }
+          if (!this.#open) {
+            if (this.#failure !== undefined) c.error(this.#failure);
+            else c.close();
+            return;
+          }
+          this.#res.resume();
+        },
+        cancel: () => {
+          if (this.#open) {
+            this.#open = false;
+            this.#res.destroy();
+          }
+        },
       },
-      pull(c) {
-        if (!startWeb()) {
-          c.error(new TypeError('The response body was already taken by a body reader.'));
-          return;
-        }
-        if (!open) {
-          if (failure !== undefined) c.error(failure);
-          else c.close();
-          return;
-        }
-        res.resume();
-      },
-      cancel() {
-        if (open) {
-          open = false;
-          res.destroy();
-        }
-      },
-    },
-    // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
-    { highWaterMark: 0 },
-  );
-  return {
-    get web() {
-      return (web ??= makeWeb());
-    },
-    claim: () => {
-      if (mode !== 'unclaimed') return undefined;
-      mode = 'reader';
-      res.on('data', onReaderData);
-      return reader;
-    },
-  };
+      // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
+      { highWaterMark: 0 },
+    );
+  }
 }
 
 /** Methods that Node sends without a body framing header when they carry no body. */
