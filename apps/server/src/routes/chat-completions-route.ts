@@ -25,13 +25,14 @@ export function createChatCompletionsHandler(getContext: () => GatewayContext): 
     // Reactions rather than `await`: a streamed answer lasts seconds, and a suspended frame per level would stay for all of it.
     withRequestSpan('/v1/chat/completions', (span) => {
       const context = getContext();
+      // Read now: the handler lets go of the body once parsed.
+      const model = (req.body as { model?: unknown } | undefined)?.model;
       return handleChatCompletion(context, req, reply).then(
         () => {
           if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
         },
         (error: unknown) => {
           // A key limited by `models` never learns other models' names from a 404.
-          const model = (req.body as { model?: unknown } | undefined)?.model;
           throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
         },
       );
@@ -44,6 +45,9 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
   let served: Promise<void>;
   try {
     const parsed = parseChatRequest(req.body);
+    // The parsed request has what the answer needs: the JSON tree of the body (the whole
+    // conversation) is not kept for the length of a stream.
+    req.body = undefined;
     context.keys.assertModel(principal, parsed.model);
     const model = context.router.resolve(parsed.model);
     const { request, clientTools } = prepareChatRequest(context, principal, parsed);
