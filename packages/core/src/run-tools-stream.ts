@@ -262,7 +262,6 @@ class ModelPump {
     } catch {
       // Nothing more to release.
     }
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason or the source's failure, passed on as it is
     reject(failure.error);
   }
 }

@@ -1,4 +1,4 @@
-import type { ChatStreamEvent, ToolCall, Usage } from '@toolwire/core';
+import type { ChatStreamEvent, ToolCall } from '@toolwire/core';
 import type { ResponseIdentity } from './chat-completion.ts';
 import { toWireFinishReason } from './finish-reason.ts';
 import type { ChatCompletionChunk, WireDelta, WireFinishReason } from './openai-wire-types.ts';
