@@ -32,7 +32,8 @@
 // one per 1,000 streams, at most 8); TOOLWIRE_BENCH_HEAP_SNAPSHOT=1 writes a heap snapshot of
 // each target (to the temp directory) with the streams open; TOOLWIRE_BENCH_NODE_FLAGS adds
 // Node flags to the targets (`--cpu-prof --cpu-prof-dir=…`); TOOLWIRE_BENCH_TARGETS=gateway (or
-// proxy) measures one of them only. A size needing more file descriptors than the limit
+// proxy) measures one of them only, and `sdk-proxy` in it adds the openai SDK proxy (the floor
+// of an SDK-backed gateway: what the SDK alone retains per stream). A size needing more file descriptors than the limit
 // allows is skipped with a note.
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -421,7 +422,9 @@ function print(results: CapacityResult[]): void {
 }
 
 // TOOLWIRE_BENCH_TARGETS=gateway measures one target only (while working on it); the comparison needs both.
-const targetKinds = (['proxy', 'gateway'] as const).filter((kind) => (process.env.TOOLWIRE_BENCH_TARGETS ?? 'proxy,gateway').split(',').includes(kind));
+// `sdk-proxy` (an empty proxy calling the upstream through the `openai` SDK) is opt-in: the floor of any SDK-backed gateway.
+const targetKinds = (['proxy', 'sdk-proxy', 'gateway'] as const).filter((kind) => (process.env.TOOLWIRE_BENCH_TARGETS ?? 'proxy,gateway').split(',').includes(kind));
+const targetNames = { proxy: 'bare byte proxy', 'sdk-proxy': 'openai SDK proxy', gateway: 'toolwire gateway' } as const;
 const limit = fileLimit();
 // The load average says how much of the machine the processes measured here could have.
 console.log(
@@ -443,13 +446,14 @@ try {
     for (const kind of targetKinds) {
       const target = await startProcess('./target-process.ts', [kind, upstream.url]);
       try {
-        results.push(await measure(kind === 'proxy' ? 'bare byte proxy' : 'toolwire gateway', target, kind === 'proxy' ? 'gpt-fake' : 'openai/gpt-fake', n));
+        results.push(await measure(targetNames[kind], target, kind === 'gateway' ? 'openai/gpt-fake' : 'gpt-fake', n));
       } finally {
         await stopProcess(target);
       }
     }
     print(results);
-    const [proxy, gateway] = results;
+    const proxy = results.find((r) => r.name === targetNames.proxy);
+    const gateway = results.find((r) => r.name === targetNames.gateway);
     if (proxy !== undefined && gateway !== undefined) {
       const addedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
       const addedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;

@@ -29,26 +29,42 @@ export interface ResponseCollector {
   response(): ChatResponse;
 }
 
-// Deltas are joined in batches of this many. `text += delta` for every delta keeps one rope
-// node (32 bytes) per token alive for as long as the stream is open, several times the text.
-const DELTA_BATCH = 64;
+// Deltas are joined in batches of this many, and batches into blocks of as many batches.
+// `text += delta` for every delta keeps one rope node (32 bytes) per token alive for as long
+// as the stream is open, several times the text; so would a long list of waiting deltas
+// (a string header and a slot each). Here at most 15 deltas and 15 batches wait, and the
+// rope gets one node per block (256 deltas); every character is copied at most twice more.
+const DELTA_BATCH = 16;
 
-/** Text built from many small deltas without a rope node per delta. */
+/** Text built from many small deltas without a rope node or a waiting string per delta. */
 class TextBuilder {
   #text = '';
-  #parts: string[] = [];
+  // Made at the first delta: a stream without reasoning never needs the reasoning builder's.
+  #parts: string[] | undefined;
+  #batches: string[] | undefined;
 
   add(delta: string): void {
-    this.#parts.push(delta);
-    if (this.#parts.length < DELTA_BATCH) return;
-    this.#text += this.#parts.join('');
-    this.#parts.length = 0;
+    const parts = (this.#parts ??= []);
+    parts.push(delta);
+    if (parts.length < DELTA_BATCH) return;
+    const batches = (this.#batches ??= []);
+    batches.push(parts.join(''));
+    parts.length = 0;
+    if (batches.length < DELTA_BATCH) return;
+    this.#text += batches.join('');
+    batches.length = 0;
   }
 
   toString(): string {
-    if (this.#parts.length > 0) {
-      this.#text += this.#parts.join('');
-      this.#parts.length = 0;
+    const parts = this.#parts;
+    if (parts !== undefined && parts.length > 0) {
+      (this.#batches ??= []).push(parts.join(''));
+      parts.length = 0;
+    }
+    const batches = this.#batches;
+    if (batches !== undefined && batches.length > 0) {
+      this.#text += batches.join('');
+      batches.length = 0;
     }
     return this.#text;
   }

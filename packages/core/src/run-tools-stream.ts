@@ -35,141 +35,154 @@ export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
 const HIGH_WATER_EVENTS = 256;
 
 export function runToolsStream(options: RunToolsOptions): RunToolsStream {
-  // The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.)
-  const own = new AbortController();
-  const signal = own.signal;
-  const callerSignal = options.signal;
-  const onCallerAbort = (): void => own.abort(callerSignal?.reason);
-  // Linked when the run starts and unlinked when it ends, so a run never started holds nothing.
-  const link = (): void => {
-    if (callerSignal?.aborted === true) onCallerAbort();
-    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  };
-  const unlink = (): void => callerSignal?.removeEventListener('abort', onCallerAbort);
-  const queue: ChatStreamEvent[] = [];
-  let done = false;
-  let failure: { error: unknown } | undefined;
-  let delivered = false;
-  let started: Promise<RunToolsResult> | undefined;
-  let iterating = false;
-  // The model stream's next read, held back while the consumer is `HIGH_WATER_EVENTS` behind.
-  let paused: (() => void) | undefined;
-  const mayRead = (resume: () => void): boolean => {
-    if (!iterating || queue.length < HIGH_WATER_EVENTS) return true;
-    paused = resume;
+  return new ToolsRunStream(options);
+}
+
+type Waiter = { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void };
+
+// A class, not a closure per step: a run is held by every open stream for its whole length.
+// It is its own iterator (every iterator of a run reads the same buffer).
+class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
+  readonly #options: RunToolsOptions;
+  /** The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.) */
+  readonly #own = new AbortController();
+  readonly #queue: ChatStreamEvent[] = [];
+  #done = false;
+  #failure: { error: unknown } | undefined;
+  #delivered = false;
+  #started: Promise<RunToolsResult> | undefined;
+  #iterating = false;
+  #sawError = false;
+  /** The model stream's next read, held back while the consumer is `HIGH_WATER_EVENTS` behind. */
+  #paused: (() => void) | undefined;
+  /** The consumer's `next()` while nothing was ready: settled as soon as something is. */
+  #waiting: Waiter | undefined;
+  readonly #onCallerAbort = (): void => this.#own.abort(this.#options.signal?.reason);
+  readonly #mayRead = (resume: () => void): boolean => {
+    if (!this.#iterating || this.#queue.length < HIGH_WATER_EVENTS) return true;
+    this.#paused = resume;
     return false;
   };
+
+  constructor(options: RunToolsOptions) {
+    this.#options = options;
+  }
+
+  get result(): Promise<RunToolsResult> {
+    return this.#start();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
+    this.#iterating = true;
+    void this.#start();
+    return this;
+  }
+
+  // Not an async function: an event already queued costs one resolved promise, a wait one promise.
+  next(): Promise<IteratorResult<ChatStreamEvent>> {
+    const event = this.#queue.shift();
+    if (event !== undefined) {
+      this.#delivered = true;
+      this.#took();
+      return Promise.resolve({ value: event, done: false });
+    }
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's failure (or abort reason), passed on as it is
+    if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<ChatStreamEvent>> {
+    if (!this.#done) this.#own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
+    this.#queue.length = 0;
+    // The abort ends a paused read; nothing resumes it.
+    this.#paused = undefined;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
   /** After the consumer took an event: reads on once it is half-way through the backlog. */
-  const took = (): void => {
-    if (paused === undefined || queue.length > HIGH_WATER_EVENTS / 2) return;
-    const resume = paused;
-    paused = undefined;
+  #took(): void {
+    if (this.#paused === undefined || this.#queue.length > HIGH_WATER_EVENTS / 2) return;
+    const resume = this.#paused;
+    this.#paused = undefined;
     resume();
-  };
-  // The consumer's `next()` while nothing was ready: settled as soon as something is.
-  let waiting: { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void } | undefined;
+  }
 
   /** Hands a waiting `next()` what it waits for: the next event, the failure, or the end. */
-  const wake = (): void => {
-    const waiter = waiting;
+  #wake(): void {
+    const waiter = this.#waiting;
     if (waiter === undefined) return;
-    const event = queue.shift();
+    const event = this.#queue.shift();
     if (event !== undefined) {
-      waiting = undefined;
-      delivered = true;
+      this.#waiting = undefined;
+      this.#delivered = true;
       waiter.resolve({ value: event, done: false });
-      took();
-    } else if (failure !== undefined) {
-      waiting = undefined;
-      waiter.reject(failure.error);
-    } else if (done) {
-      waiting = undefined;
+      this.#took();
+    } else if (this.#failure !== undefined) {
+      this.#waiting = undefined;
+      waiter.reject(this.#failure.error);
+    } else if (this.#done) {
+      this.#waiting = undefined;
       waiter.resolve({ value: undefined, done: true });
     }
-  };
+  }
 
-  const push = (event: ChatStreamEvent): void => {
-    queue.push(event);
-    wake();
-  };
+  #push(event: ChatStreamEvent): void {
+    this.#queue.push(event);
+    this.#wake();
+  }
 
-  const start = (): Promise<RunToolsResult> => {
-    if (started) return started;
-    link();
-    let sawError = false;
-    started = runToolLoop({
+  #start(): Promise<RunToolsResult> {
+    if (this.#started) return this.#started;
+    const options = this.#options;
+    const signal = this.#own.signal;
+    const callerSignal = options.signal;
+    // Linked when the run starts and unlinked when it ends, so a run never started holds nothing.
+    if (callerSignal?.aborted === true) this.#onCallerAbort();
+    else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    const unlink = (): void => callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    const started = runToolLoop({
       options,
       signal,
-      onToolResult: (result) => push({ type: 'tool-result', result }),
-      callModel: async (request) => {
+      onToolResult: (result) => this.#push({ type: 'tool-result', result }),
+      // Not an async function: its frame would stay suspended for the whole stream.
+      callModel: (request) => {
         const collector = createResponseCollector();
-        await pump(
+        return pump(
           options.model.stream(request),
           signal,
           (event) => {
-            if (event.type === 'error') sawError = true;
-            push(event);
+            if (event.type === 'error') this.#sawError = true;
+            this.#push(event);
             collector.add(event);
           },
-          mayRead,
-        );
-        return collector.response();
+          this.#mayRead,
+        ).then(() => collector.response());
       },
     }).then(
       (result) => {
         unlink();
-        done = true;
-        wake();
+        this.#done = true;
+        this.#wake();
         return result;
       },
       (error: unknown) => {
         unlink();
-        done = true;
+        this.#done = true;
         // An abort always rejects the iteration; other failures become a final `error`
         // event once events went out (the ChatModel stream convention).
-        if (signal.aborted || !(delivered || queue.length > 0)) failure = { error };
-        else if (!sawError) queue.push({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
-        wake();
+        if (signal.aborted || !(this.#delivered || this.#queue.length > 0)) this.#failure = { error };
+        else if (!this.#sawError) this.#queue.push({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+        this.#wake();
         throw error;
       },
     );
+    this.#started = started;
     started.catch(noop);
     return started;
-  };
-
-  return {
-    get result() {
-      return start();
-    },
-    [Symbol.asyncIterator](): AsyncIterator<ChatStreamEvent> {
-      iterating = true;
-      void start();
-      return {
-        // Not an async function: an event already queued costs one resolved promise, a wait one promise.
-        next(): Promise<IteratorResult<ChatStreamEvent>> {
-          const event = queue.shift();
-          if (event !== undefined) {
-            delivered = true;
-            took();
-            return Promise.resolve({ value: event, done: false });
-          }
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's failure (or abort reason), passed on as it is
-          if (failure !== undefined) return Promise.reject(failure.error);
-          if (done) return Promise.resolve({ value: undefined, done: true });
-          return new Promise((resolve, reject) => {
-            waiting = { resolve, reject };
-          });
-        },
-        return(): Promise<IteratorResult<ChatStreamEvent>> {
-          if (!done) own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
-          queue.length = 0;
-          // The abort ends a paused read; nothing resumes it.
-          paused = undefined;
-          return Promise.resolve({ value: undefined, done: true });
-        },
-      };
-    },
-  };
+  }
 }
 
 /**
@@ -185,50 +198,72 @@ function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEve
   signal.throwIfAborted();
   const iterator = events[Symbol.asyncIterator]();
   return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const settle = (failure: { error: unknown } | undefined): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      if (failure === undefined) {
-        resolve();
-        return;
-      }
-      // Stopped before the end: let the model stream clean up (a throwing `return` changes nothing).
-      try {
-        void iterator.return?.()?.catch(noop);
-      } catch {
-        // Nothing more to release.
-      }
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason or the source's failure, passed on as it is
-      reject(failure.error);
-    };
-    const onAbort = (): void => settle({ error: signal.reason });
-    const onNext = (next: IteratorResult<ChatStreamEvent>): void => {
-      if (settled) return;
-      if (signal.aborted) return settle({ error: signal.reason });
-      if (next.done === true) return settle(undefined);
-      try {
-        onEvent(next.value);
-      } catch (error) {
-        return settle({ error });
-      }
-      if (mayRead(resume)) step();
-    };
-    const resume = (): void => {
-      if (!settled) step();
-    };
-    const onFailure = (error: unknown): void => settle({ error });
-    const step = (): void => {
-      try {
-        iterator.next().then(onNext, onFailure);
-      } catch (error) {
-        settle({ error });
-      }
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    step();
+    new ModelPump({ iterator, signal, onEvent, mayRead, resolve, reject }).step();
   });
+}
+
+/** What `ModelPump` reads, whom it tells, and how it settles. */
+interface ModelPumpOptions {
+  iterator: AsyncIterator<ChatStreamEvent>;
+  signal: AbortSignal;
+  onEvent: (event: ChatStreamEvent) => void;
+  mayRead: (resume: () => void) => boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+// A class, not a closure per step: one is held by every open stream for its whole length.
+class ModelPump {
+  readonly #options: ModelPumpOptions;
+  #settled = false;
+  readonly #onAbort = (): void => this.#settle({ error: this.#options.signal.reason });
+  readonly #onNext = (next: IteratorResult<ChatStreamEvent>): void => {
+    if (this.#settled) return;
+    const { signal, onEvent, mayRead } = this.#options;
+    if (signal.aborted) return this.#settle({ error: signal.reason });
+    if (next.done === true) return this.#settle(undefined);
+    try {
+      onEvent(next.value);
+    } catch (error) {
+      return this.#settle({ error });
+    }
+    if (mayRead(this.#resume)) this.step();
+  };
+  readonly #resume = (): void => {
+    if (!this.#settled) this.step();
+  };
+  readonly #onFailure = (error: unknown): void => this.#settle({ error });
+
+  constructor(options: ModelPumpOptions) {
+    this.#options = options;
+    options.signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  step(): void {
+    try {
+      this.#options.iterator.next().then(this.#onNext, this.#onFailure);
+    } catch (error) {
+      this.#settle({ error });
+    }
+  }
+
+  #settle(failure: { error: unknown } | undefined): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const { signal, iterator, resolve, reject } = this.#options;
+    signal.removeEventListener('abort', this.#onAbort);
+    if (failure === undefined) {
+      resolve();
+      return;
+    }
+    // Stopped before the end: let the model stream clean up (a throwing `return` changes nothing).
+    try {
+      void iterator.return?.()?.catch(noop);
+    } catch {
+      // Nothing more to release.
+    }
+    reject(failure.error);
+  }
 }
 
 function noop(): void {

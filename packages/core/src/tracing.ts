@@ -96,23 +96,43 @@ function responseAttributes(response: ChatResponse): Attributes {
  * `gen_ai.client.token.usage`.
  * Messages, tool arguments and settings that may hold secrets are never recorded.
  */
-export async function traceModelCall(model: ChatModel, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+export function traceModelCall(model: ChatModel, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
   const startedAt = performance.now();
   const span = tracer().startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT });
   const recording = span.isRecording();
   if (recording) span.setAttributes(requestAttributes(model, request));
+  const failed = (error: unknown): never => {
+    try {
+      if (recording) failSpan(span, error);
+      recordModelCall(model, startedAt, undefined, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  };
+  let pending: Promise<ChatResponse>;
   try {
-    const response = await call();
-    if (recording) span.setAttributes(responseAttributes(response));
-    recordModelCall(model, startedAt, response, undefined);
-    return response;
+    pending = call();
   } catch (error) {
-    if (recording) failSpan(span, error);
-    recordModelCall(model, startedAt, undefined, error);
-    throw error;
-  } finally {
-    span.end();
+    try {
+      return failed(error);
+    } catch (thrown) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's failure, passed on as it is
+      return Promise.reject(thrown);
+    }
   }
+  // Reactions rather than an async function: a model call lasts as long as its stream, and a
+  // suspended async frame (with its registers) would stay for all of it.
+  return pending.then((response) => {
+    try {
+      if (recording) span.setAttributes(responseAttributes(response));
+      recordModelCall(model, startedAt, response, undefined);
+    } catch (error) {
+      return failed(error);
+    }
+    span.end();
+    return response;
+  }, failed);
 }
 
 /**

@@ -41,59 +41,128 @@ type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
  * happen to parse as JSON (the AI SDK shipped that bug twice, research/ai-sdk.md §2).
  */
 export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatStreamMapper {
-  const byKey = new Map<number, CallState>();
-  const calls: CallState[] = [];
-  let last: CallState | undefined;
-  // Keys for calls without a usable index; real indexes are never negative.
-  let syntheticKey = -1;
-  let rawFinish: string | undefined;
-  let usage: Usage | undefined;
-  let responseId: string | undefined;
-  let modelId: string | undefined;
-  let refusal = '';
-  const keepAll = options.parallelToolCalls !== false;
+  return new ChatChunkMapper(options);
+}
 
-  function newCall(key: number): CallState {
+// A class, not a closure per step: one is held by every open stream for its whole length.
+class ChatChunkMapper implements ChatStreamMapper {
+  readonly #generateId: () => string;
+  readonly #keepAll: boolean;
+  // Made at the first tool call: most streams have none, and a stream stays open for seconds.
+  #byKey: Map<number, CallState> | undefined;
+  #calls: CallState[] | undefined;
+  #last: CallState | undefined;
+  // Keys for calls without a usable index; real indexes are never negative.
+  #syntheticKey = -1;
+  #rawFinish: string | undefined;
+  #usage: Usage | undefined;
+  #responseId: string | undefined;
+  #modelId: string | undefined;
+  #refusal = '';
+
+  constructor(options: ChatStreamMapperOptions) {
+    this.#generateId = options.generateId;
+    this.#keepAll = options.parallelToolCalls !== false;
+  }
+
+  push(chunk: ChatCompletionChunk): ChatStreamEvent[] {
+    const out: ChatStreamEvent[] = [];
+    this.#responseId ??= chunk.id;
+    this.#modelId ??= chunk.model;
+    if (chunk.usage) this.#usage = mapChatUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice || this.#rawFinish !== undefined) return out;
+    const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
+    if (delta) {
+      const reasoning = readReasoning(delta);
+      if (reasoning !== undefined && reasoning !== '') out.push({ type: 'reasoning-delta', delta: reasoning });
+      if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text-delta', delta: delta.content });
+      if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
+      if (delta.tool_calls) for (const toolCallDelta of delta.tool_calls) this.#onToolCallDelta(toolCallDelta, out);
+    }
+    if (choice.finish_reason) {
+      this.#rawFinish = choice.finish_reason;
+      this.#finishCalls(out);
+    }
+    return out;
+  }
+
+  end(): ChatStreamEvent[] {
+    const rawFinish = this.#rawFinish;
+    if (rawFinish === undefined) {
+      return [
+        {
+          type: 'error',
+          error: new StreamError({
+            provider: 'openai',
+            message:
+              'The Chat Completions stream ended without a finish reason, so the answer may be incomplete. ' +
+              'Retry the request; if it keeps happening, the server or a proxy is cutting the stream.',
+          }),
+        },
+      ];
+    }
+    const out: ChatStreamEvent[] = [];
+    const startedCount = (this.#calls ?? []).filter((call) => call.started).length;
+    if (!this.#keepAll && startedCount > 1) out.push({ type: 'warning', warning: droppedCallsWarning(startedCount - 1) });
+    const finishReason = mapChatFinishReason(rawFinish, startedCount > 0);
+    const usage = this.#usage;
+    const responseId = this.#responseId;
+    const modelId = this.#modelId;
+    const refusal = this.#refusal;
+    out.push({
+      type: 'finish',
+      finishReason,
+      ...(usage ? { usage } : {}),
+      ...(responseId !== undefined ? { responseId } : {}),
+      ...(modelId !== undefined ? { modelId } : {}),
+      ...(refusal !== '' ? { providerMetadata: { openai: { refusal } } } : {}),
+    });
+    return out;
+  }
+
+  #newCall(key: number): CallState {
+    const calls = (this.#calls ??= []);
     const call: CallState = { position: calls.length, id: undefined, name: undefined, args: '', started: false };
-    byKey.set(key, call);
+    (this.#byKey ??= new Map()).set(key, call);
     calls.push(call);
     return call;
   }
 
-  function callFor(delta: ToolCallDelta): CallState {
+  #callFor(delta: ToolCallDelta): CallState {
     const id = delta.id ?? undefined;
     if (typeof delta.index === 'number') {
-      const known = byKey.get(delta.index);
+      const known = this.#byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
       if (!known || (id !== undefined && id !== '' && known.id !== undefined && known.id !== id)) {
-        return newCall(delta.index);
+        return this.#newCall(delta.index);
       }
       return known;
     }
     // No index at all (old Ollama): a fragment with an id or a name starts a call, the rest continue the last one.
     if (id !== undefined && id !== '') {
-      const sameId = calls.find((call) => call.id === id);
+      const sameId = this.#calls?.find((call) => call.id === id);
       if (sameId) return sameId;
-      return newCall(syntheticKey--);
+      return this.#newCall(this.#syntheticKey--);
     }
-    if (last && delta.function?.name == null) return last;
-    return newCall(syntheticKey--);
+    if (this.#last && delta.function?.name == null) return this.#last;
+    return this.#newCall(this.#syntheticKey--);
   }
 
-  function onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
-    const call = callFor(delta);
-    last = call;
+  #onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
+    const call = this.#callFor(delta);
+    this.#last = call;
     if (call.id === undefined && delta.id) call.id = delta.id;
     // A name repeated in every delta is assigned, not concatenated (get_timeget_time).
     const name = delta.function?.name;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
     const fragment = argumentsText(delta.function?.arguments);
-    const visible = keepAll || call.position === 0;
+    const visible = this.#keepAll || call.position === 0;
     if (!call.started) {
       call.args += fragment;
       if (call.name === undefined) return;
       call.started = true;
-      call.id ??= options.generateId();
+      call.id ??= this.#generateId();
       if (visible) {
         out.push({ type: 'tool-call-start', id: call.id, name: call.name });
         if (call.args !== '') out.push({ type: 'tool-call-delta', id: call.id, argumentsDelta: call.args });
@@ -105,7 +174,10 @@ export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatSt
     if (visible && call.id !== undefined) out.push({ type: 'tool-call-delta', id: call.id, argumentsDelta: fragment });
   }
 
-  function finishCalls(out: ChatStreamEvent[]): void {
+  #finishCalls(out: ChatStreamEvent[]): void {
+    const calls = this.#calls ?? [];
+    const keepAll = this.#keepAll;
+    const rawFinish = this.#rawFinish;
     const started = calls.filter((call) => call.started);
     const kept = keepAll ? started : started.slice(0, 1);
     const lastPosition = started.length > 0 ? started[started.length - 1]?.position : undefined;
@@ -113,7 +185,7 @@ export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatSt
       out.push({
         type: 'tool-call',
         toolCall: toToolCall({
-          id: call.id ?? options.generateId(),
+          id: call.id ?? this.#generateId(),
           name: call.name ?? '',
           rawArguments: call.args,
           truncated: rawFinish === 'length' && call.position === lastPosition,
@@ -124,56 +196,4 @@ export function createChatStreamMapper(options: ChatStreamMapperOptions): ChatSt
       out.push({ type: 'warning', warning: { type: 'other', message: 'A streamed tool call without a name was dropped.' } });
     }
   }
-
-  return {
-    push(chunk) {
-      const out: ChatStreamEvent[] = [];
-      responseId ??= chunk.id;
-      modelId ??= chunk.model;
-      if (chunk.usage) usage = mapChatUsage(chunk.usage);
-      const choice = chunk.choices?.[0];
-      if (!choice || rawFinish !== undefined) return out;
-      const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
-      if (delta) {
-        const reasoning = readReasoning(delta);
-        if (reasoning !== undefined && reasoning !== '') out.push({ type: 'reasoning-delta', delta: reasoning });
-        if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text-delta', delta: delta.content });
-        if (typeof delta.refusal === 'string') refusal += delta.refusal;
-        if (delta.tool_calls) for (const toolCallDelta of delta.tool_calls) onToolCallDelta(toolCallDelta, out);
-      }
-      if (choice.finish_reason) {
-        rawFinish = choice.finish_reason;
-        finishCalls(out);
-      }
-      return out;
-    },
-    end() {
-      if (rawFinish === undefined) {
-        return [
-          {
-            type: 'error',
-            error: new StreamError({
-              provider: 'openai',
-              message:
-                'The Chat Completions stream ended without a finish reason, so the answer may be incomplete. ' +
-                'Retry the request; if it keeps happening, the server or a proxy is cutting the stream.',
-            }),
-          },
-        ];
-      }
-      const out: ChatStreamEvent[] = [];
-      const startedCount = calls.filter((call) => call.started).length;
-      if (!keepAll && startedCount > 1) out.push({ type: 'warning', warning: droppedCallsWarning(startedCount - 1) });
-      const finishReason = mapChatFinishReason(rawFinish, startedCount > 0);
-      out.push({
-        type: 'finish',
-        finishReason,
-        ...(usage ? { usage } : {}),
-        ...(responseId !== undefined ? { responseId } : {}),
-        ...(modelId !== undefined ? { modelId } : {}),
-        ...(refusal !== '' ? { providerMetadata: { openai: { refusal } } } : {}),
-      });
-      return out;
-    },
-  };
 }

@@ -59,20 +59,60 @@ export interface ChatChunkReader {
  * `cancel`, which the caller owes when it stops before `undefined`.
  */
 export function createChatChunkReader(response: Response): ChatChunkReader {
-  const source = byteSource(response);
-  const decoder = new TextDecoder();
-  const parser = createSseEventParser();
-  let finished = false;
-  const cancel = (): void => {
-    if (finished) return;
-    finished = true;
-    source.cancel();
+  return new ChunkReader(response);
+}
+
+// A class, not a closure per step: one is held by every open stream for its whole length.
+class ChunkReader implements ChatChunkReader {
+  readonly #source: ByteSource;
+  readonly #headers: Headers;
+  readonly #decoder = new TextDecoder();
+  readonly #parser = createSseEventParser();
+  #finished = false;
+  /** A bad event after good ones in the same read: thrown by the next read. */
+  #failure: { error: Error } | undefined;
+  // A read that completed no event (half a line, a comment) reads again.
+  readonly #onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
+    let chunks: ChatCompletionChunk[] | undefined;
+    try {
+      chunks = this.#parse(parts);
+    } catch (error) {
+      return this.#fail(error);
+    }
+    return chunks !== undefined && chunks.length > 0 ? chunks : this.read();
   };
-  const parse = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined => {
+  readonly #onFailure = (error: unknown): never => this.#fail(error);
+
+  constructor(response: Response) {
+    this.#source = byteSource(response);
+    this.#headers = response.headers;
+  }
+
+  // Not an async function: one promise per read, the source's own and its reaction.
+  read(): Promise<ChatCompletionChunk[] | undefined> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
+    if (this.#finished) return Promise.resolve(undefined);
+    return this.#source.read().then(this.#onParts, this.#onFailure);
+  }
+
+  cancel(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#source.cancel();
+  }
+
+  #fail(error: unknown): never {
+    this.cancel();
+    throw error;
+  }
+
+  #parse(parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined {
+    const parser = this.#parser;
+    const decoder = this.#decoder;
     let events: SseEvent[];
     if (parts === undefined) {
       // The body ended: nothing to cancel.
-      finished = true;
+      this.#finished = true;
       events = [...parser.push(decoder.decode()), ...parser.end()];
     } else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
     else {
@@ -83,42 +123,20 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
     for (const sse of events) {
       if (sse.data === '[DONE]') {
         // Whatever follows [DONE] is not read: the socket goes.
-        cancel();
+        this.cancel();
         break;
       }
       try {
-        chunks.push(toChunk(sse, response.headers));
+        chunks.push(toChunk(sse, this.#headers));
       } catch (error) {
         if (chunks.length === 0) throw error;
         // The chunks before the bad event still go out (a read may hold the whole rest of
         // the body); the failure comes with the next read.
-        failure = { error: error instanceof Error ? error : new Error(String(error)) };
-        cancel();
+        this.#failure = { error: error instanceof Error ? error : new Error(String(error)) };
+        this.cancel();
         break;
       }
     }
     return chunks;
-  };
-  let failure: { error: Error } | undefined;
-  const fail = (error: unknown): never => {
-    cancel();
-    throw error;
-  };
-  // A read that completed no event (half a line, a comment) reads again.
-  const onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
-    let chunks: ChatCompletionChunk[] | undefined;
-    try {
-      chunks = parse(parts);
-    } catch (error) {
-      return fail(error);
-    }
-    return chunks !== undefined && chunks.length > 0 ? chunks : read();
-  };
-  // Not an async function: one promise per read, the source's own and its reaction.
-  const read = (): Promise<ChatCompletionChunk[] | undefined> => {
-    if (failure !== undefined) return Promise.reject(failure.error);
-    if (finished) return Promise.resolve(undefined);
-    return source.read().then(onParts, fail);
-  };
-  return { read, cancel };
+  }
 }

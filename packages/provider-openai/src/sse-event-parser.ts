@@ -25,18 +25,52 @@ const CR = 13;
  * the SDK's generator chain, which costs several promises and copies per chunk.
  */
 export function createSseEventParser(): SseEventParser {
-  // The start of a line that has not ended yet.
-  let partial = '';
-  // A push ended in CR: an LF opening the next one belongs to the same line break.
-  let afterCR = false;
-  let event: string | undefined;
-  let data: string | undefined;
+  return new SseParser();
+}
 
-  const line = (text: string, out: SseEvent[]): void => {
+// A class, not a closure per method: one is held by every open stream for its whole length.
+class SseParser implements SseEventParser {
+  /** The start of a line that has not ended yet. */
+  #partial = '';
+  /** A push ended in CR: an LF opening the next one belongs to the same line break. */
+  #afterCR = false;
+  #event: string | undefined;
+  #data: string | undefined;
+
+  push(text: string): SseEvent[] {
+    const out: SseEvent[] = [];
+    let start = 0;
+    if (this.#afterCR && text.charCodeAt(0) === LF) start = 1;
+    this.#afterCR = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== LF && c !== CR) continue;
+      const piece = text.slice(start, i);
+      this.#line(this.#partial === '' ? piece : this.#partial + piece, out);
+      this.#partial = '';
+      if (c === CR) {
+        if (i + 1 === text.length) this.#afterCR = true;
+        else if (text.charCodeAt(i + 1) === LF) i++;
+      }
+      start = i + 1;
+    }
+    if (start < text.length) this.#partial += text.slice(start);
+    return out;
+  }
+
+  end(): SseEvent[] {
+    const out: SseEvent[] = [];
+    if (this.#partial !== '') this.#line(this.#partial, out);
+    this.#partial = '';
+    this.#line('', out);
+    return out;
+  }
+
+  #line(text: string, out: SseEvent[]): void {
     if (text === '') {
-      if (data !== undefined) out.push({ event, data });
-      event = undefined;
-      data = undefined;
+      if (this.#data !== undefined) out.push({ event: this.#event, data: this.#data });
+      this.#event = undefined;
+      this.#data = undefined;
       return;
     }
     if (text.charCodeAt(0) === 58 /* : */) return;
@@ -44,37 +78,7 @@ export function createSseEventParser(): SseEventParser {
     const field = colon === -1 ? text : text.slice(0, colon);
     let value = colon === -1 ? '' : text.slice(colon + 1);
     if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
-    if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
-    else if (field === 'event') event = value;
-  };
-
-  return {
-    push(text) {
-      const out: SseEvent[] = [];
-      let start = 0;
-      if (afterCR && text.charCodeAt(0) === LF) start = 1;
-      afterCR = false;
-      for (let i = start; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== LF && c !== CR) continue;
-        const piece = text.slice(start, i);
-        line(partial === '' ? piece : partial + piece, out);
-        partial = '';
-        if (c === CR) {
-          if (i + 1 === text.length) afterCR = true;
-          else if (text.charCodeAt(i + 1) === LF) i++;
-        }
-        start = i + 1;
-      }
-      if (start < text.length) partial += text.slice(start);
-      return out;
-    },
-    end() {
-      const out: SseEvent[] = [];
-      if (partial !== '') line(partial, out);
-      partial = '';
-      line('', out);
-      return out;
-    },
-  };
+    if (field === 'data') this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+    else if (field === 'event') this.#event = value;
+  }
 }

@@ -160,7 +160,7 @@ if (kind === 'proxy') {
   printURL(proxy);
   process.on('SIGTERM', () => process.exit(0));
 } else if (kind === 'sdk-proxy') {
-  const client = new OpenAI({ apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1`, fetch: createNodeHttpFetch() });
+  const client = new OpenAI({ apiKey: 'sk-bench', baseURL: `${upstreamURL}/v1`, fetch: createNodeHttpFetch({ maxSockets: Infinity }) });
   const proxy = createHttpServer((req, res) => {
     void (async () => {
       const body = JSON.parse(await readBody(req)) as OpenAI.ChatCompletionCreateParams;

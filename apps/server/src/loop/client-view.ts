@@ -59,25 +59,40 @@ export interface ClientView {
 
 /** Creates the view of one request; `clientTools` are the names of the client's own functions. */
 export function createClientView(clientTools: ReadonlySet<string>): ClientView {
-  const ids = new Map<string, string>();
-  const streaming = new Map<string, StreamingCall>();
-  let textSoFar = false;
-  let stepHasText = false;
-  let usage: Usage | undefined;
-  let endsAfterStep = false;
-  let stepFinish: FinishReason = 'stop';
+  return new StreamClientView(clientTools);
+}
 
-  const clientId = (id: string): string => {
-    let mapped = ids.get(id);
+// A class, not a closure per method: one is held by every open stream for its whole length.
+class StreamClientView implements ClientView {
+  readonly #clientTools: ReadonlySet<string>;
+  // Made at the first call: most streams have none.
+  #ids: Map<string, string> | undefined;
+  #streaming: Map<string, StreamingCall> | undefined;
+  #textSoFar = false;
+  #stepHasText = false;
+  #usage: Usage | undefined;
+  #endsAfterStep = false;
+  #stepFinish: FinishReason = 'stop';
+
+  constructor(clientTools: ReadonlySet<string>) {
+    this.#clientTools = clientTools;
+  }
+
+  get endsAfterStep(): boolean {
+    return this.#endsAfterStep;
+  }
+
+  clientId(id: string): string {
+    let mapped = this.#ids?.get(id);
     if (mapped === undefined) {
       mapped = isClientCallId(id) ? id : generateId('call_');
-      ids.set(id, mapped);
+      (this.#ids ??= new Map()).set(id, mapped);
     }
     return mapped;
-  };
+  }
 
   /** Reads new argument text of a `pending` call; forwards it all once it looks like a JSON object. */
-  const decide = (id: string, call: StreamingCall, out: ChatStreamEvent[]): void => {
+  #decide(id: string, call: StreamingCall, out: ChatStreamEvent[]): void {
     const { raw } = call;
     for (; call.scanned < raw.length && call.seen.length < 2; call.scanned++) {
       const c = raw.charCodeAt(call.scanned);
@@ -89,104 +104,103 @@ export function createClientView(clientTools: ReadonlySet<string>): ClientView {
       return;
     }
     call.mode = 'forwarding';
-    out.push({ type: 'tool-call-delta', id: clientId(id), argumentsDelta: raw });
+    out.push({ type: 'tool-call-delta', id: this.clientId(id), argumentsDelta: raw });
     call.raw = '';
-  };
+  }
 
-  return {
-    clientId,
-    get endsAfterStep() {
-      return endsAfterStep;
-    },
-    map(event, out) {
-      switch (event.type) {
-        case 'text-delta':
-          if (event.delta === '') return;
-          if (stepHasText) {
-            out.push(event);
-            return;
-          }
-          stepHasText = true;
-          if (!textSoFar) {
-            textSoFar = true;
-            out.push(event);
-            return;
-          }
-          // The first text of a later step: set apart from the previous step's.
-          out.push({ type: 'text-delta', delta: `\n\n${event.delta}` });
-          return;
-        case 'reasoning-delta':
-        case 'warning':
-        case 'error':
+  map(event: ChatStreamEvent, out: ChatStreamEvent[]): void {
+    const clientTools = this.#clientTools;
+    switch (event.type) {
+      case 'text-delta':
+        if (event.delta === '') return;
+        if (this.#stepHasText) {
           out.push(event);
           return;
-        case 'tool-call-start':
-          // Only the client's calls stream; server calls and unknown names stay inside the loop.
-          if (event.providerExecuted === true || !clientTools.has(event.name) || streaming.has(event.id)) return;
-          streaming.set(event.id, { mode: 'pending', raw: '', scanned: 0, seen: '' });
-          out.push({ type: 'tool-call-start', id: clientId(event.id), name: event.name });
-          return;
-        case 'tool-call-delta': {
-          const call = streaming.get(event.id);
-          if (call === undefined || event.argumentsDelta === '') return;
-          switch (call.mode) {
-            case 'forwarding':
-              out.push({ type: 'tool-call-delta', id: clientId(event.id), argumentsDelta: event.argumentsDelta });
-              return;
-            case 'pending':
-              call.raw += event.argumentsDelta;
-              decide(event.id, call, out);
-              return;
-            case 'held':
-              call.raw += event.argumentsDelta;
-              return;
-            default: {
-              const unexpected: never = call.mode;
-              throw new Error(`Unknown call mode ${String(unexpected)}`);
-            }
-          }
         }
-        case 'tool-call': {
-          const call = event.toolCall;
-          const streamed = streaming.get(call.id);
-          streaming.delete(call.id);
-          if (call.providerExecuted === true || !clientTools.has(call.name)) return;
-          if (streamed === undefined) {
-            // Not streamed (generate): the loop answers unreadable arguments itself.
-            if (call.invalid === undefined) out.push({ type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } });
+        this.#stepHasText = true;
+        if (!this.#textSoFar) {
+          this.#textSoFar = true;
+          out.push(event);
+          return;
+        }
+        // The first text of a later step: set apart from the previous step's.
+        out.push({ type: 'text-delta', delta: `\n\n${event.delta}` });
+        return;
+      case 'reasoning-delta':
+      case 'warning':
+      case 'error':
+        out.push(event);
+        return;
+      case 'tool-call-start':
+        // Only the client's calls stream; server calls and unknown names stay inside the loop.
+        if (event.providerExecuted === true || !clientTools.has(event.name) || this.#streaming?.has(event.id) === true) return;
+        (this.#streaming ??= new Map()).set(event.id, { mode: 'pending', raw: '', scanned: 0, seen: '' });
+        out.push({ type: 'tool-call-start', id: this.clientId(event.id), name: event.name });
+        return;
+      case 'tool-call-delta': {
+        const call = this.#streaming?.get(event.id);
+        if (call === undefined || event.argumentsDelta === '') return;
+        switch (call.mode) {
+          case 'forwarding':
+            out.push({ type: 'tool-call-delta', id: this.clientId(event.id), argumentsDelta: event.argumentsDelta });
             return;
+          case 'pending':
+            call.raw += event.argumentsDelta;
+            this.#decide(event.id, call, out);
+            return;
+          case 'held':
+            call.raw += event.argumentsDelta;
+            return;
+          default: {
+            const unexpected: never = call.mode;
+            throw new Error(`Unknown call mode ${String(unexpected)}`);
           }
-          if (call.invalid !== undefined) {
-            // Its header is on the wire: it stays the client's, as the model wrote it (see above).
-            endsAfterStep = true;
-            if (streamed.raw !== '') out.push({ type: 'tool-call-delta', id: clientId(call.id), argumentsDelta: streamed.raw });
-          }
-          out.push({ type: 'tool-call', toolCall: { ...call, id: clientId(call.id) } });
-          return;
-        }
-        case 'finish':
-          // One per step; the client gets one at the end.
-          usage = addUsage(usage, event.usage);
-          stepHasText = false;
-          stepFinish = event.finishReason;
-          streaming.clear();
-          return;
-        case 'tool-result':
-          return;
-        default: {
-          const unexpected: never = event;
-          throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
         }
       }
-    },
-    finish(result) {
-      const last = result.finishReason;
-      const finishReason: FinishReason =
-        result.stoppedBy === 'client-tool-calls' ? 'tool-calls' : result.stoppedBy === 'max-steps' || last === 'tool-calls' ? 'stop' : last;
-      return { type: 'finish', finishReason, ...(usage === undefined ? {} : { usage }) };
-    },
-    finishAtStep() {
-      return { type: 'finish', finishReason: stepFinish === 'length' ? 'length' : 'tool-calls', ...(usage === undefined ? {} : { usage }) };
-    },
-  };
+      case 'tool-call': {
+        const call = event.toolCall;
+        const streamed = this.#streaming?.get(call.id);
+        this.#streaming?.delete(call.id);
+        if (call.providerExecuted === true || !clientTools.has(call.name)) return;
+        if (streamed === undefined) {
+          // Not streamed (generate): the loop answers unreadable arguments itself.
+          if (call.invalid === undefined) out.push({ type: 'tool-call', toolCall: { ...call, id: this.clientId(call.id) } });
+          return;
+        }
+        if (call.invalid !== undefined) {
+          // Its header is on the wire: it stays the client's, as the model wrote it (see above).
+          this.#endsAfterStep = true;
+          if (streamed.raw !== '') out.push({ type: 'tool-call-delta', id: this.clientId(call.id), argumentsDelta: streamed.raw });
+        }
+        out.push({ type: 'tool-call', toolCall: { ...call, id: this.clientId(call.id) } });
+        return;
+      }
+      case 'finish':
+        // One per step; the client gets one at the end.
+        this.#usage = addUsage(this.#usage, event.usage);
+        this.#stepHasText = false;
+        this.#stepFinish = event.finishReason;
+        this.#streaming?.clear();
+        return;
+      case 'tool-result':
+        return;
+      default: {
+        const unexpected: never = event;
+        throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  finish(result: RunToolsResult): ChatStreamEvent {
+    const last = result.finishReason;
+    const finishReason: FinishReason =
+      result.stoppedBy === 'client-tool-calls' ? 'tool-calls' : result.stoppedBy === 'max-steps' || last === 'tool-calls' ? 'stop' : last;
+    const usage = this.#usage;
+    return { type: 'finish', finishReason, ...(usage === undefined ? {} : { usage }) };
+  }
+
+  finishAtStep(): ChatStreamEvent {
+    const usage = this.#usage;
+    return { type: 'finish', finishReason: this.#stepFinish === 'length' ? 'length' : 'tool-calls', ...(usage === undefined ? {} : { usage }) };
+  }
 }

@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader } from '@toolwire/core/provider';
@@ -19,141 +19,164 @@ const READ_AHEAD_BYTES = 64 * 1024;
  *
  * Exported for its tests only.
  */
-export function createNodeBody(res: IncomingMessage): { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
-  let mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
-  // `open` until the body ends, fails or is cancelled.
-  let open = true;
-  let failure: Error | undefined;
-  // The web view.
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  // The reader view.
-  let chunks: Uint8Array[] = [];
-  let buffered = 0;
-  let waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
+export function createNodeBody(res: IncomingMessage): { readonly web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
+  return new NodeBody(res);
+}
 
-  const settle = (error?: Error): void => {
-    if (!open) return;
-    open = false;
-    if (error !== undefined) failure = error;
-    if (mode === 'web') {
+// A class, not a closure per step: one is held by every open stream for its whole length.
+class NodeBody implements BodyReader {
+  readonly #res: IncomingMessage;
+  #mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
+  /** `true` until the body ends, fails or is cancelled. */
+  #open = true;
+  #failure: Error | undefined;
+  // The web view, made when first asked for: a body handed to a `BodyReader` (every streamed
+  // call of the gateway) never needs one.
+  #web: ReadableStream<Uint8Array> | undefined;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // The reader view.
+  #chunks: Uint8Array[] = [];
+  #buffered = 0;
+  #waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
+  readonly #onData = (chunk: Buffer): void => {
+    if (this.#mode === 'reader') this.#readerData(chunk);
+    else this.#webData(chunk);
+  };
+
+  constructor(res: IncomingMessage) {
+    this.#res = res;
+    res.once('end', () => this.#settle());
+    // Stays attached for the life of the response: an 'error' without a listener would be thrown.
+    res.on('error', (error) => this.#settle(error));
+    res.once('close', () => {
+      if (this.#open) this.#settle(new Error('The upstream response closed before it ended.'));
+    });
+  }
+
+  get web(): ReadableStream<Uint8Array> {
+    return (this.#web ??= this.#makeWeb());
+  }
+
+  claim(): BodyReader | undefined {
+    if (this.#mode !== 'unclaimed') return undefined;
+    this.#mode = 'reader';
+    this.#res.on('data', this.#onData);
+    return this;
+  }
+
+  read(): Promise<readonly Uint8Array[] | undefined> {
+    if (this.#chunks.length > 0) return Promise.resolve(this.#take());
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (!this.#open) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#res.resume();
+    });
+  }
+
+  cancel(): void {
+    this.#chunks = [];
+    if (this.#open) {
+      this.#open = false;
+      this.#res.destroy();
+    }
+    const pending = this.#waiting;
+    this.#waiting = undefined;
+    pending?.resolve(undefined);
+  }
+
+  #settle(error?: Error): void {
+    if (!this.#open) return;
+    this.#open = false;
+    if (error !== undefined) this.#failure = error;
+    if (this.#mode === 'web') {
       try {
-        if (error === undefined) controller?.close();
-        else controller?.error(error);
+        if (error === undefined) this.#controller?.close();
+        else this.#controller?.error(error);
       } catch {
         // Already closed or errored by the stream machinery itself: nothing left to tell.
       }
       return;
     }
-    const reader = waiting;
+    const reader = this.#waiting;
     if (reader === undefined) return;
-    waiting = undefined;
+    this.#waiting = undefined;
     if (error !== undefined) reader.reject(error);
     else reader.resolve(undefined);
-  };
-  res.once('end', () => settle());
-  // Stays attached for the life of the response: an 'error' without a listener would be thrown.
-  res.on('error', (error) => settle(error));
-  res.once('close', () => {
-    if (open) settle(new Error('The upstream response closed before it ended.'));
-  });
+  }
 
-  const take = (): Uint8Array[] => {
-    const taken = chunks;
-    chunks = [];
-    buffered = 0;
-    if (res.isPaused() && open) res.resume();
+  #take(): Uint8Array[] {
+    const taken = this.#chunks;
+    this.#chunks = [];
+    this.#buffered = 0;
+    if (this.#res.isPaused() && this.#open) this.#res.resume();
     return taken;
-  };
-  const reader: BodyReader = {
-    read() {
-      if (chunks.length > 0) return Promise.resolve(take());
-      if (failure !== undefined) return Promise.reject(failure);
-      if (!open) return Promise.resolve(undefined);
-      return new Promise((resolve, reject) => {
-        waiting = { resolve, reject };
-        res.resume();
-      });
-    },
-    cancel() {
-      chunks = [];
-      if (open) {
-        open = false;
-        res.destroy();
-      }
-      const pending = waiting;
-      waiting = undefined;
-      pending?.resolve(undefined);
-    },
-  };
-  const onReaderData = (chunk: Buffer): void => {
-    if (!open) return;
-    const pending = waiting;
+  }
+
+  #readerData(chunk: Buffer): void {
+    if (!this.#open) return;
+    const pending = this.#waiting;
     if (pending !== undefined) {
-      waiting = undefined;
+      this.#waiting = undefined;
       pending.resolve([chunk]);
       return;
     }
-    chunks.push(chunk);
-    buffered += chunk.byteLength;
-    if (buffered >= READ_AHEAD_BYTES) res.pause();
-  };
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.byteLength;
+    if (this.#buffered >= READ_AHEAD_BYTES) this.#res.pause();
+  }
 
-  const onWebData = (chunk: Buffer): void => {
-    if (!open || controller === undefined) return;
+  #webData(chunk: Buffer): void {
+    const controller = this.#controller;
+    if (!this.#open || controller === undefined) return;
     try {
       controller.enqueue(chunk);
     } catch (error) {
-      settle(error instanceof Error ? error : new Error(String(error)));
-      res.destroy();
+      this.#settle(error instanceof Error ? error : new Error(String(error)));
+      this.#res.destroy();
       return;
     }
-    if ((controller.desiredSize ?? 0) <= 0) res.pause();
-  };
-  const startWeb = (): boolean => {
-    if (mode === 'reader') return false;
-    if (mode === 'unclaimed') {
-      mode = 'web';
-      res.on('data', onWebData);
+    if ((controller.desiredSize ?? 0) <= 0) this.#res.pause();
+  }
+
+  #startWeb(): boolean {
+    if (this.#mode === 'reader') return false;
+    if (this.#mode === 'unclaimed') {
+      this.#mode = 'web';
+      this.#res.on('data', this.#onData);
     }
     return true;
-  };
+  }
 
-  const web = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
+  #makeWeb(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.#controller = c;
+        },
+        pull: (c) => {
+          if (!this.#startWeb()) {
+            c.error(new TypeError('The response body was already taken by a body reader.'));
+            return;
+          }
+          if (!this.#open) {
+            if (this.#failure !== undefined) c.error(this.#failure);
+            else c.close();
+            return;
+          }
+          this.#res.resume();
+        },
+        cancel: () => {
+          if (this.#open) {
+            this.#open = false;
+            this.#res.destroy();
+          }
+        },
       },
-      pull(c) {
-        if (!startWeb()) {
-          c.error(new TypeError('The response body was already taken by a body reader.'));
-          return;
-        }
-        if (!open) {
-          if (failure !== undefined) c.error(failure);
-          else c.close();
-          return;
-        }
-        res.resume();
-      },
-      cancel() {
-        if (open) {
-          open = false;
-          res.destroy();
-        }
-      },
-    },
-    // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
-    { highWaterMark: 0 },
-  );
-  return {
-    web,
-    claim: () => {
-      if (mode !== 'unclaimed') return undefined;
-      mode = 'reader';
-      res.on('data', onReaderData);
-      return reader;
-    },
-  };
+      // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
+      { highWaterMark: 0 },
+    );
+  }
 }
 
 /** Methods that Node sends without a body framing header when they carry no body. */
@@ -254,37 +277,66 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
-    const requestOptions = { ...url, method, headers, agent: secure ? httpsAgent : httpAgent };
-    return new Promise<Response>((resolve, reject) => {
-      let upstream: IncomingMessage | undefined;
-      const req = (secure ? httpsRequest : httpRequest)(requestOptions, (res) => {
-        upstream = res;
-        const status = res.statusCode ?? 502;
-        const nullBody = status === 204 || status === 304 || method === 'HEAD';
-        // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-        const response = new NodeHttpResponse(res, { url: href, nullBody, body: createNodeBody });
-        // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
-        if (!nullBody) attachBodyReader(response, response);
-        resolve(response);
-      });
-      const onAbort = (): void => {
-        req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('close', () => signal?.removeEventListener('abort', onAbort));
-      if (idleTimeoutMs > 0) {
-        // The socket's inactivity timer: runs while waiting for headers and between body reads.
-        // Set per request: a pooled socket carries the timeout its last response's
-        // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
-        req.setTimeout(idleTimeoutMs, () => {
-          const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
-          // The body's reader sees this error, not the socket's generic 'aborted'.
-          upstream?.destroy(error);
-          req.destroy(error);
-        });
-      }
-      req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+    const req = (secure ? httpsRequest : httpRequest)({ ...url, method, headers, agent: secure ? httpsAgent : httpAgent });
+    // Node has written the header lines into the request already. The agent's listeners on a
+    // new socket keep the request's options (this array too) for as long as the socket lives:
+    // emptied, the array holds none of this request's header strings meanwhile.
+    headers.length = 0;
+    // The request's body, options and headers stay out of the closures below: those live as
+    // long as the response, and the body (the whole conversation) is not needed once sent.
+    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, idleTimeoutMs });
+    try {
       req.end(body ?? undefined);
-    });
+    } catch (error) {
+      // Rejects `response` through the request's 'error'.
+      req.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+    return response;
   };
+}
+
+/** What `awaitResponse` needs besides the request. */
+interface AwaitResponseOptions {
+  href: string;
+  /** A HEAD request: the response has no body whatever its headers say. */
+  nullBodyMethod: boolean;
+  signal: AbortSignal | undefined;
+  idleTimeoutMs: number;
+}
+
+/** The fetch `Response` of a request not yet ended: its listeners (abort, idle timeout, errors) hold the request and its response only. */
+function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promise<Response> {
+  const { signal, idleTimeoutMs } = options;
+  return new Promise<Response>((resolve, reject) => {
+    let upstream: IncomingMessage | undefined;
+    req.once('response', (res: IncomingMessage) => {
+      upstream = res;
+      const status = res.statusCode ?? 502;
+      const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
+      // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
+      const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
+      // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
+      if (!nullBody) attachBodyReader(response, response);
+      resolve(response);
+    });
+    if (signal !== undefined) {
+      const onAbort = (): void => {
+        req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+    if (idleTimeoutMs > 0) {
+      // The socket's inactivity timer: runs while waiting for headers and between body reads.
+      // Set per request: a pooled socket carries the timeout its last response's
+      // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
+      req.setTimeout(idleTimeoutMs, () => {
+        const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
+        // The body's reader sees this error, not the socket's generic 'aborted'.
+        upstream?.destroy(error);
+        req.destroy(error);
+      });
+    }
+    req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+  });
 }

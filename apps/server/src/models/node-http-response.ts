@@ -104,7 +104,9 @@ export interface NodeHttpResponseInit {
   nullBody: boolean;
   /**
    * The body as a web stream or a `BodyReader`, whichever is claimed first (`createNodeBody`);
-   * called at most once, when `body` is first read or the body reader claimed.
+   * called at most once, when `body` is first read or the body reader claimed. It listens
+   * for the response's 'error' for as long as the response lives (a claimed body's response
+   * stops listening itself).
    */
   body: (res: IncomingMessage) => { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined };
 }
@@ -130,6 +132,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   readonly headers: RawResponseHeaders;
   readonly #res: IncomingMessage;
   readonly #toBody: NodeHttpResponseInit['body'];
+  /** The body's source once a `BodyReader` claimed it: `body` then asks it for the (refusing) web stream. */
+  #claimed: ReturnType<NodeHttpResponseInit['body']> | undefined;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   /** Set once a body method has taken the body. */
   #used = false;
@@ -152,11 +156,14 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     }
     // From the start: an 'error' without a listener would be thrown where nothing catches it,
     // and a failure before anyone reads must still reach the reader that comes later.
-    res.on('error', (error) => this.#fail(error));
-    res.once('close', () => {
-      if (!res.complete) this.#fail(new Error('The upstream response closed before it ended.'));
-    });
+    res.on('error', this.#onError);
+    res.once('close', this.#onClose);
   }
+
+  readonly #onError = (error: Error): void => this.#fail(error);
+  readonly #onClose = (): void => {
+    if (!this.#res.complete) this.#fail(new Error('The upstream response closed before it ended.'));
+  };
 
   #fail(error: Error): void {
     if (this.#reader !== undefined) {
@@ -170,7 +177,10 @@ export class NodeHttpResponse implements Response, ClaimableBody {
 
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (this.#stream !== undefined) return this.#stream;
-    if (this.#used || this.#failure !== undefined) {
+    if (this.#claimed !== undefined) {
+      this.#stream = this.#claimed.web as ReadableStream<Uint8Array<ArrayBuffer>>;
+      this.#claimed = undefined;
+    } else if (this.#used || this.#failure !== undefined) {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
@@ -187,9 +197,14 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
     this.#used = true;
     const body = this.#toBody(this.#res);
-    // `body` now refuses to be read: the reader has it.
-    this.#stream = body.web as ReadableStream<Uint8Array<ArrayBuffer>>;
-    return body.claim();
+    // `body` now refuses to be read (the reader has it); its web stream is made only if someone asks.
+    this.#claimed = body;
+    const reader = body.claim();
+    // The reader listens for the body's end and failures itself (its 'error' listener stays):
+    // this response's own listeners would do nothing more for the rest of a long stream.
+    this.#res.off('error', this.#onError);
+    this.#res.off('close', this.#onClose);
+    return reader;
   }
 
   get bodyUsed(): boolean {

@@ -25,11 +25,12 @@ export function createResponsesHandler(getContext: () => GatewayContext): (req: 
   return (req, reply) =>
     withRequestSpan('/v1/responses', async (span) => {
       const context = getContext();
+      // Read now: the handler lets go of the body once parsed.
+      const model = (req.body as { model?: unknown } | undefined)?.model;
       try {
         await handleResponses(context, req, reply);
       } catch (error) {
         // A key limited by `models` never learns other models' names from a 404.
-        const model = (req.body as { model?: unknown } | undefined)?.model;
         throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
       }
       if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
@@ -87,6 +88,8 @@ async function handleResponses(context: GatewayContext, req: FastifyRequest, rep
 
 async function answerResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
   const parsed = parseResponsesRequest(req.body, { history: context.responses.historyOf(principal.id) });
+  // The parsed request has what the answer needs: the JSON tree of the body is not kept for the length of a stream.
+  req.body = undefined;
   context.keys.assertModel(principal, parsed.model);
   const model = context.router.resolve(parsed.model);
   const { request, clientTools } = prepareChatRequest(context, principal, { ...parsed, includeUsage: false, wire: 'responses' });

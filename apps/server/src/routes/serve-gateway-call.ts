@@ -86,8 +86,12 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
     }
   };
 
-  try {
-    if (!options.stream) {
+  const cleanUp = (): void => {
+    context.inflight.delete(controller);
+    res.off('close', onClose);
+  };
+  if (!options.stream) {
+    try {
       let body: unknown;
       try {
         body = await options.answer(context.metrics.enabled ? counted(events) : events);
@@ -100,13 +104,14 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
         return;
       }
       await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(body);
-      return;
+    } finally {
+      cleanUp();
     }
-    await stream({ req, reply, events: context.metrics.enabled ? counted(events) : events, wire: options.streamWire, signal: controller.signal, metrics: context.metrics });
-  } finally {
-    context.inflight.delete(controller);
-    res.off('close', onClose);
+    return;
   }
+  // Returned, not awaited: no suspended frame of this function (holding the request's
+  // options) stays for the length of the stream.
+  return stream({ req, reply, events: context.metrics.enabled ? counted(events) : events, wire: options.streamWire, signal: controller.signal, metrics: context.metrics }).finally(cleanUp);
 }
 
 interface StreamOptions {
@@ -147,41 +152,171 @@ async function stream(options: StreamOptions): Promise<void> {
     onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream'),
     ...(wire.frame === undefined ? {} : { frame: wire.frame }),
   });
-  const fail = async (error: unknown): Promise<void> => {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
-    else req.log.info({ err: error }, 'stream failed');
-    await writer.write(wire.fail(gatewayError));
-    writer.end();
+  // Returned, not awaited: the rest of the stream runs on reactions (see `SseStreamLoop`).
+  return new SseStreamLoop({ req, events, wire, writer, signal }).run(first);
+}
+
+/** Writes the API's error frames for `error` and ends the response. */
+async function failStream(req: FastifyRequest, writer: SseWriter, wire: StreamWire, error: unknown): Promise<void> {
+  const gatewayError = toGatewayError(error);
+  if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
+  else req.log.info({ err: error }, 'stream failed');
+  await writer.write(wire.fail(gatewayError));
+  writer.end();
+}
+
+/** Lets the model stream clean up; a failing cancel must not escape a response already sent. */
+function closeEvents(req: FastifyRequest, events: AsyncGenerator<ChatStreamEvent>): Promise<void> {
+  return events.return(undefined).then(
+    () => undefined,
+    (error: unknown) => req.log.warn({ err: error }, 'closing the model stream failed'),
+  );
+}
+
+/** What `SseStreamLoop` writes and reads. */
+interface SseStreamLoopOptions {
+  req: FastifyRequest;
+  events: AsyncGenerator<ChatStreamEvent>;
+  wire: StreamWire;
+  writer: SseWriter;
+  signal: AbortSignal;
+}
+
+/**
+ * Writes a stream's events from the second on, until the end, the client leaving, or a
+ * failure (the API's error frames then); then lets the model stream clean up. Reactions
+ * rather than an async function: an open stream holds this object, not a suspended frame
+ * (with its registers and the awaited promise) per stream. A write is awaited only when the
+ * client is behind.
+ */
+class SseStreamLoop {
+  readonly #options: SseStreamLoopOptions;
+  #resolve: () => void = noop;
+  #reject: (error: unknown) => void = noop;
+  readonly #onNext = (next: IteratorResult<ChatStreamEvent>): void => {
+    if (next.done === true) this.#end();
+    else this.#write(next.value);
   };
-  try {
-    if (!(await writer.write(wire.start()))) return;
-    if (first.done) throw new Error('The model stream ended without any event.');
-    let event: ChatStreamEvent = first.value;
-    for (;;) {
+  readonly #onDrained = (more: boolean): void => {
+    if (more) this.#read();
+    else this.#finish(undefined);
+  };
+  readonly #onFailure = (error: unknown): void => this.#failed(error);
+
+  constructor(options: SseStreamLoopOptions) {
+    this.#options = options;
+  }
+
+  /** Settles once the response is over and the model stream was told; rejects only when writing the error frames failed. */
+  run(first: IteratorResult<ChatStreamEvent>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#start(first);
+    });
+  }
+
+  /** The wire's opening frames, then the first event. */
+  #start(first: IteratorResult<ChatStreamEvent>): void {
+    const { wire, writer } = this.#options;
+    let written: boolean | Promise<boolean>;
+    try {
+      written = writer.write(wire.start());
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    const onStarted = (more: boolean): void => {
+      if (!more) this.#finish(undefined);
+      else if (first.done === true) this.#failed(new Error('The model stream ended without any event.'));
+      else this.#write(first.value);
+    };
+    if (typeof written === 'boolean') onStarted(written);
+    else written.then(onStarted, this.#onFailure);
+  }
+
+  #write(event: ChatStreamEvent): void {
+    const { wire, writer } = this.#options;
+    let written: boolean | Promise<boolean>;
+    try {
       if (event.type === 'error') {
-        await fail(event.error);
+        this.#fail(event.error);
         return;
       }
-      // Awaited only when the client is behind (a promise): one await less per token.
       const text = wire.textFrame?.(event);
-      const written = text === undefined ? writer.write(wire.push(event)) : writer.writeText(text);
-      if (written !== true && !(await written)) return;
-      const next = await events.next();
-      if (next.done) break;
-      event = next.value;
+      written = text === undefined ? writer.write(wire.push(event)) : writer.writeText(text);
+    } catch (error) {
+      this.#failed(error);
+      return;
     }
-    if (wire.finished) wire.close(writer);
-    else await fail(new Error('The model stream ended without a finish event.'));
-  } catch (error) {
+    if (written === true) this.#read();
+    else if (written === false) this.#finish(undefined);
+    else written.then(this.#onDrained, this.#onFailure);
+  }
+
+  #read(): void {
+    let next: Promise<IteratorResult<ChatStreamEvent>>;
+    try {
+      next = this.#options.events.next();
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    next.then(this.#onNext, this.#onFailure);
+  }
+
+  #end(): void {
+    const { wire, writer } = this.#options;
+    try {
+      if (wire.finished) wire.close(writer);
+      else {
+        this.#fail(new Error('The model stream ended without a finish event.'));
+        return;
+      }
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    this.#finish(undefined);
+  }
+
+  /**
+   * A failure while reading or writing: the client leaving ends the response quietly,
+   * anything else with the error frames (`last`: this is already the handling of a failure
+   * to write them, and a second one is the caller's).
+   */
+  #failed(error: unknown, last = false): void {
+    const { req, writer, signal } = this.#options;
     if (signal.aborted) {
       req.log.info('client disconnected; upstream request aborted');
       writer.end();
+      this.#finish(undefined);
       return;
     }
-    await fail(error);
-  } finally {
-    // Cleanup of the upstream (a failing cancel) must not escape a response already sent.
-    await events.return(undefined).catch((error: unknown) => req.log.warn({ err: error }, 'closing the model stream failed'));
+    this.#fail(error, last);
   }
+
+  /** Writes the error frames; failing to, the failure is handled once more as any other (see `#failed`). */
+  #fail(error: unknown, last = false): void {
+    const { req, writer, wire } = this.#options;
+    failStream(req, writer, wire, error).then(
+      () => this.#finish(undefined),
+      (failure: unknown) => {
+        if (last) this.#finish({ failure });
+        else this.#failed(failure, true);
+      },
+    );
+  }
+
+  #finish(outcome: { failure: unknown } | undefined): void {
+    const { req, events } = this.#options;
+    void closeEvents(req, events).then(() => {
+      if (outcome === undefined) this.#resolve();
+      else this.#reject(outcome.failure);
+    });
+  }
+}
+
+function noop(): void {
+  // Replaced when the loop runs.
 }

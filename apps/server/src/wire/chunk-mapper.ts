@@ -1,4 +1,4 @@
-import type { ChatStreamEvent, ToolCall, Usage } from '@toolwire/core';
+import type { ChatStreamEvent, ToolCall } from '@toolwire/core';
 import type { ResponseIdentity } from './chat-completion.ts';
 import { toWireFinishReason } from './finish-reason.ts';
 import type { ChatCompletionChunk, WireDelta, WireFinishReason } from './openai-wire-types.ts';
@@ -52,130 +52,152 @@ interface PendingCall {
 
 /** Creates the stateful event → chunk mapper for one streamed response. */
 export function createChunkMapper(options: ChunkMapperOptions): ChunkMapper {
-  const { id, created, model } = options.identity;
-  const includeUsage = options.includeUsage;
-  let started = false;
-  let finished = false;
-  let nextIndex = 0;
-  // Calls in the order they started; the first one is the one whose deltas are on the wire.
-  const queue: PendingCall[] = [];
-  const byId = new Map<string, PendingCall>();
+  return new StreamChunkMapper(options);
+}
 
-  const chunk = (delta: WireDelta, finishReason: WireFinishReason | null = null): ChatCompletionChunk => {
+// A class, not a closure per method: one is held by every open stream for its whole length.
+class StreamChunkMapper implements ChunkMapper {
+  readonly #id: string;
+  readonly #created: number;
+  readonly #model: string;
+  readonly #includeUsage: boolean;
+  #started = false;
+  #finished = false;
+  #nextIndex = 0;
+  // Calls in the order they started; the first one is the one whose deltas are on the wire. Made at the first call.
+  #queue: PendingCall[] | undefined;
+  #byId: Map<string, PendingCall> | undefined;
+  /** A text chunk's SSE frame before and after its JSON-encoded content (see `textFrame`), built on the first text frame. */
+  #textPrefix: string | undefined;
+  #textSuffix = '';
+
+  constructor(options: ChunkMapperOptions) {
+    const { id, created, model } = options.identity;
+    this.#id = id;
+    this.#created = created;
+    this.#model = model;
+    this.#includeUsage = options.includeUsage;
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  #chunk(delta: WireDelta, finishReason: WireFinishReason | null = null): ChatCompletionChunk {
     const c: ChatCompletionChunk = {
-      id,
+      id: this.#id,
       object: 'chat.completion.chunk',
-      created,
-      model,
+      created: this.#created,
+      model: this.#model,
       choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
     };
-    if (includeUsage) c.usage = null;
+    if (this.#includeUsage) c.usage = null;
     return c;
-  };
+  }
 
-  // A text chunk's JSON around its content, from the same builder (same keys, same order).
-  const TEXT_MARK = '"delta":{"content":""}';
-  const sample = JSON.stringify(chunk({ content: '' }));
-  // The last occurrence: `id` and `model` come before the delta, and an escaped string cannot hold an unescaped quote.
-  const at = sample.lastIndexOf(TEXT_MARK);
-  const textPrefix = `data: ${sample.slice(0, at)}"delta":{"content":`;
-  const textSuffix = `}${sample.slice(at + TEXT_MARK.length)}\n\n`;
-
-  const header = (p: PendingCall): ChatCompletionChunk => {
+  #header(p: PendingCall): ChatCompletionChunk {
     p.headerSent = true;
-    return chunk({ tool_calls: [{ index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } }] });
-  };
+    return this.#chunk({ tool_calls: [{ index: p.index, id: p.id, type: 'function', function: { name: p.name, arguments: '' } }] });
+  }
 
-  const argumentsChunk = (p: PendingCall, text: string): ChatCompletionChunk => chunk({ tool_calls: [{ index: p.index, function: { arguments: text } }] });
+  #argumentsChunk(p: PendingCall, text: string): ChatCompletionChunk {
+    return this.#chunk({ tool_calls: [{ index: p.index, function: { arguments: text } }] });
+  }
 
-  // Emits every call at the head of the queue that is complete, and the header and held text of the next open one.
-  const drain = (out: ChatCompletionChunk[], force: boolean): void => {
+  /** Emits every call at the head of the queue that is complete, and the header and held text of the next open one. */
+  #drain(out: ChatCompletionChunk[], force: boolean): void {
+    const queue = this.#queue;
+    if (queue === undefined) return;
     while (queue.length > 0) {
       const head = queue[0];
       if (head === undefined) break;
-      if (!head.headerSent) out.push(header(head));
+      if (!head.headerSent) out.push(this.#header(head));
       if (head.held !== '') {
-        out.push(argumentsChunk(head, head.held));
+        out.push(this.#argumentsChunk(head, head.held));
         head.held = '';
       }
       if (head.call === undefined && !force) return;
-      if (!head.hasText) out.push(argumentsChunk(head, JSON.stringify(head.call?.arguments ?? {})));
+      if (!head.hasText) out.push(this.#argumentsChunk(head, JSON.stringify(head.call?.arguments ?? {})));
       queue.shift();
-      byId.delete(head.id);
+      this.#byId?.delete(head.id);
     }
-  };
+  }
 
-  const startCall = (callId: string, name: string): PendingCall => {
-    const pending: PendingCall = { id: callId, name, index: nextIndex++, headerSent: false, held: '', hasText: false };
-    queue.push(pending);
-    byId.set(callId, pending);
+  #startCall(callId: string, name: string): PendingCall {
+    const pending: PendingCall = { id: callId, name, index: this.#nextIndex++, headerSent: false, held: '', hasText: false };
+    (this.#queue ??= []).push(pending);
+    (this.#byId ??= new Map()).set(callId, pending);
     return pending;
-  };
+  }
 
-  let usage: Usage | undefined;
-  return {
-    get finished() {
-      return finished;
-    },
-    textFrame(event) {
-      if (event.type !== 'text-delta' || !started || finished || event.delta === '') return undefined;
-      return textPrefix + JSON.stringify(event.delta) + textSuffix;
-    },
-    push(event) {
-      const out: ChatCompletionChunk[] = [];
-      if (finished) return out;
-      switch (event.type) {
-        case 'text-delta':
-          if (event.delta !== '') out.push(chunk({ content: event.delta }));
-          break;
-        case 'reasoning-delta':
-          if (event.delta !== '') out.push(chunk({ reasoning_content: event.delta }));
-          break;
-        case 'tool-call-start':
-          if (!byId.has(event.id)) startCall(event.id, event.name);
-          drain(out, false);
-          break;
-        case 'tool-call': {
-          const pending = byId.get(event.toolCall.id) ?? startCall(event.toolCall.id, event.toolCall.name);
-          pending.call = event.toolCall;
-          drain(out, false);
-          break;
-        }
-        case 'finish': {
-          drain(out, true);
-          usage = event.usage;
-          out.push(chunk({}, toWireFinishReason(event.finishReason, nextIndex > 0)));
-          // No usage from upstream: no usage chunk, rather than invented zeros (README).
-          if (includeUsage && usage !== undefined) {
-            out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: toWireUsage(usage) });
-          }
-          finished = true;
-          break;
-        }
-        case 'tool-call-delta': {
-          const pending = byId.get(event.id);
-          if (pending === undefined || event.argumentsDelta === '') break;
-          pending.hasText = true;
-          if (queue[0] === pending && pending.headerSent) out.push(argumentsChunk(pending, event.argumentsDelta));
-          else pending.held += event.argumentsDelta;
-          break;
-        }
-        case 'tool-result':
-        case 'warning':
-        case 'error':
-          break;
-        default: {
-          const unexpected: never = event;
-          throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
-        }
+  textFrame(event: ChatStreamEvent): string | undefined {
+    if (event.type !== 'text-delta' || !this.#started || this.#finished || event.delta === '') return undefined;
+    if (this.#textPrefix === undefined) {
+      // A text chunk's JSON around its content, from the same builder (same keys, same order).
+      const TEXT_MARK = '"delta":{"content":""}';
+      const sample = JSON.stringify(this.#chunk({ content: '' }));
+      // The last occurrence: `id` and `model` come before the delta, and an escaped string cannot hold an unescaped quote.
+      const at = sample.lastIndexOf(TEXT_MARK);
+      // Joined rather than concatenated: flat strings, not ropes holding `sample`, for the stream's whole length.
+      this.#textPrefix = ['data: ', sample.slice(0, at), '"delta":{"content":'].join('');
+      this.#textSuffix = ['}', sample.slice(at + TEXT_MARK.length), '\n\n'].join('');
+    }
+    return this.#textPrefix + JSON.stringify(event.delta) + this.#textSuffix;
+  }
+
+  push(event: ChatStreamEvent): ChatCompletionChunk[] {
+    const out: ChatCompletionChunk[] = [];
+    if (this.#finished) return out;
+    switch (event.type) {
+      case 'text-delta':
+        if (event.delta !== '') out.push(this.#chunk({ content: event.delta }));
+        break;
+      case 'reasoning-delta':
+        if (event.delta !== '') out.push(this.#chunk({ reasoning_content: event.delta }));
+        break;
+      case 'tool-call-start':
+        if (this.#byId?.has(event.id) !== true) this.#startCall(event.id, event.name);
+        this.#drain(out, false);
+        break;
+      case 'tool-call': {
+        const pending = this.#byId?.get(event.toolCall.id) ?? this.#startCall(event.toolCall.id, event.toolCall.name);
+        pending.call = event.toolCall;
+        this.#drain(out, false);
+        break;
       }
-      if (!started && out.length > 0) {
-        started = true;
-        openWithRole(out);
+      case 'finish': {
+        this.#drain(out, true);
+        out.push(this.#chunk({}, toWireFinishReason(event.finishReason, this.#nextIndex > 0)));
+        // No usage from upstream: no usage chunk, rather than invented zeros (README).
+        if (this.#includeUsage && event.usage !== undefined) {
+          out.push({ id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage: toWireUsage(event.usage) });
+        }
+        this.#finished = true;
+        break;
       }
-      return out;
-    },
-  };
+      case 'tool-call-delta': {
+        const pending = this.#byId?.get(event.id);
+        if (pending === undefined || event.argumentsDelta === '') break;
+        pending.hasText = true;
+        if (this.#queue?.[0] === pending && pending.headerSent) out.push(this.#argumentsChunk(pending, event.argumentsDelta));
+        else pending.held += event.argumentsDelta;
+        break;
+      }
+      case 'tool-result':
+      case 'warning':
+      case 'error':
+        break;
+      default: {
+        const unexpected: never = event;
+        throw new Error(`Unknown stream event ${JSON.stringify(unexpected)}`);
+      }
+    }
+    if (!this.#started && out.length > 0) {
+      this.#started = true;
+      openWithRole(out);
+    }
+    return out;
+  }
 }
 
 /**

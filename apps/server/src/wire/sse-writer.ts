@@ -73,17 +73,56 @@ export interface SseWriterOptions {
  * joining strings.
  */
 export function createSseWriter(res: ServerResponse, options: SseWriterOptions = {}): SseWriter {
-  const frameOf = options.frame ?? sseFrame;
-  // A socket error on the response (a reset client) must reach a listener, or Node throws
-  // it as an uncaught exception; the writer sees the response destroyed and stops.
-  res.on('error', (error) => options.onError?.(error));
-  let pending = '';
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
+  return new ResponseSseWriter(res, options);
+}
+
+// A class, not a closure per method: one is held by every open stream for its whole length.
+class ResponseSseWriter implements SseWriter {
+  readonly #res: ServerResponse;
+  readonly #frameOf: (payload: unknown) => string;
+  #pending = '';
+  #scheduled = false;
+  /** `#flush` bound once: it waits in `due` (a bound method per turn would be a new function per token). */
+  readonly #flushDue = (): void => this.#flush();
+
+  constructor(res: ServerResponse, options: SseWriterOptions) {
+    this.#res = res;
+    this.#frameOf = options.frame ?? sseFrame;
+    // A socket error on the response (a reset client) must reach a listener, or Node throws
+    // it as an uncaught exception; the writer sees the response destroyed and stops.
+    const onError = options.onError;
+    res.on('error', onError === undefined ? ignore : (error: Error) => onError(error));
+  }
+
+  write(frames: readonly unknown[]): boolean | Promise<boolean> {
+    const res = this.#res;
+    if (frames.length === 0) return !res.destroyed;
+    if (res.destroyed || res.writableEnded) return false;
+    for (const frame of frames) this.#pending += this.#frameOf(frame);
+    return this.#queued();
+  }
+
+  writeText(text: string): boolean | Promise<boolean> {
+    const res = this.#res;
+    if (res.destroyed || res.writableEnded) return false;
+    this.#pending += text;
+    return this.#queued();
+  }
+
+  done(): void {
+    this.#finish('data: [DONE]\n\n');
+  }
+
+  end(): void {
+    this.#finish('');
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#pending === '') return;
+    const text = this.#pending;
+    this.#pending = '';
+    const res = this.#res;
     if (res.writableEnded || res.destroyed) return;
     try {
       res.write(text);
@@ -91,40 +130,28 @@ export function createSseWriter(res: ServerResponse, options: SseWriterOptions =
       // Run for every stream in one `setImmediate`: this response fails (its 'error' tells the stream), not the process.
       res.destroy(error instanceof Error ? error : new Error(String(error)));
     }
-  };
-  const finish = (tail: string): void => {
-    const text = pending + tail;
-    pending = '';
+  }
+
+  #finish(tail: string): void {
+    const text = this.#pending + tail;
+    this.#pending = '';
+    const res = this.#res;
     if (res.writableEnded) return;
     if (text === '') res.end();
     else res.end(text);
-  };
-  const queued = (): boolean | Promise<boolean> => {
-    if (pending.length >= FLUSH_AT) flush();
-    else if (!scheduled) {
-      scheduled = true;
-      if (due.push(flush) === 1) setImmediate(flushDue);
+  }
+
+  #queued(): boolean | Promise<boolean> {
+    if (this.#pending.length >= FLUSH_AT) this.#flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      if (due.push(this.#flushDue) === 1) setImmediate(flushDue);
     }
-    if (!res.writableNeedDrain) return true;
-    return drained(res);
-  };
-  return {
-    write(frames) {
-      if (frames.length === 0) return !res.destroyed;
-      if (res.destroyed || res.writableEnded) return false;
-      for (const frame of frames) pending += frameOf(frame);
-      return queued();
-    },
-    writeText(text) {
-      if (res.destroyed || res.writableEnded) return false;
-      pending += text;
-      return queued();
-    },
-    done() {
-      finish('data: [DONE]\n\n');
-    },
-    end() {
-      finish('');
-    },
-  };
+    if (!this.#res.writableNeedDrain) return true;
+    return drained(this.#res);
+  }
+}
+
+function ignore(): void {
+  // No `onError`: the writer notices the destroyed response on its own.
 }

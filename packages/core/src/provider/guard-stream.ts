@@ -34,8 +34,9 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   /** The source's iterator, asked for on the first `next()` (as a generator would): a source whose iterator starts work starts when read. */
   #source: AsyncIterator<ChatStreamEvent> | undefined;
   readonly #provider: string;
-  readonly #open = new Set<string>();
-  readonly #done = new Set<string>();
+  // Made at the first tool call: most streams have none, and a stream stays open for seconds.
+  #open: Set<string> | undefined;
+  #done: Set<string> | undefined;
   #started = false;
   /** Events to hand out before the source is read again (a call's added start and delta). */
   readonly #queued: ChatStreamEvent[] = [];
@@ -116,18 +117,21 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     const event = next.value;
     this.#started = true;
     switch (event.type) {
-      case 'tool-call-start':
-        if (this.#open.has(event.id) || this.#done.has(event.id)) return this.#breach(`tool call "${event.id}" was started twice.`);
-        this.#open.add(event.id);
+      case 'tool-call-start': {
+        const open = (this.#open ??= new Set());
+        if (open.has(event.id) || this.#done?.has(event.id) === true) return this.#breach(`tool call "${event.id}" was started twice.`);
+        open.add(event.id);
         return { value: event, done: false };
+      }
       case 'tool-call-delta':
-        if (!this.#open.has(event.id)) return this.#breach(`arguments arrived for tool call "${event.id}", which is not open.`);
+        if (this.#open?.has(event.id) !== true) return this.#breach(`arguments arrived for tool call "${event.id}", which is not open.`);
         return { value: event, done: false };
       case 'tool-call': {
         const id = event.toolCall.id;
-        if (this.#done.has(id)) return this.#breach(`tool call "${id}" was finished twice.`);
-        const opened = this.#open.delete(id);
-        this.#done.add(id);
+        const done = (this.#done ??= new Set());
+        if (done.has(id)) return this.#breach(`tool call "${id}" was finished twice.`);
+        const opened = this.#open?.delete(id) === true;
+        done.add(id);
         if (opened) return { value: event, done: false };
         this.#queued.push({ type: 'tool-call-delta', id, argumentsDelta: event.toolCall.invalid?.rawArguments ?? JSON.stringify(event.toolCall.arguments) }, event);
         return { value: { type: 'tool-call-start', id, name: event.toolCall.name, ...(event.toolCall.providerExecuted === true ? { providerExecuted: true } : {}) }, done: false };
