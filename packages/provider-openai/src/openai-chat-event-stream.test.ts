@@ -109,3 +109,48 @@ describe('createChatEventStream', () => {
     expect(calls).toBe(0);
   });
 });
+
+describe('createChatEventStream, plain text chunks read without parsing', () => {
+  /** The events of `frames` as the mapper gives them when every payload is parsed. */
+  function parsedEvents(frames: string[]): ChatStreamEvent[] {
+    const mapper = createChatStreamMapper({ generateId: () => 'call_x' });
+    const events: ChatStreamEvent[] = [];
+    for (const frame of frames) {
+      const data = frame.slice('data: '.length, -2);
+      if (data === '[DONE]') break;
+      events.push(...mapper.push(JSON.parse(data) as Parameters<typeof mapper.push>[0]));
+    }
+    events.push(...mapper.end());
+    return events;
+  }
+
+  it('gives the same events as parsing every chunk: texts alike, escaped, after a finish, a changed shape, a call between', async () => {
+    const frames = [
+      chunk('{"role":"assistant","content":""}'),
+      chunk('{"content":"Hello"}'),
+      chunk('{"content":" world"}'),
+      chunk('{"content":""}'),
+      chunk('{"content":"a \\"quoted\\" word\\n"}'),
+      chunk('{"content":"é 😀"}'),
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"other shape"},"logprobs":null,"finish_reason":null}]}\n\n`,
+      chunk('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+      chunk('{"content":"after the call"}'),
+      chunk('{"content":"last"}', 'stop'),
+      chunk('{"content":"after the finish"}'),
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}\n\n`,
+      'data: [DONE]\n\n',
+    ];
+    // One frame per read, and everything in one read.
+    for (const parts of [frames, [frames.join('')]]) {
+      const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(parts).response)), mapError }));
+      expect(events).toEqual(parsedEvents(frames));
+    }
+  });
+
+  it('still fails on a garbage payload that starts like a text chunk', async () => {
+    const frames = [chunk('{"content":"Hello"}'), 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"cut\n\n'];
+    const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(frames).response)), mapError }));
+    expect(events[0]).toEqual({ type: 'text-delta', delta: 'Hello' });
+    expect(events.at(-1)?.type).toBe('error');
+  });
+});

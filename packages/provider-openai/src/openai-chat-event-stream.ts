@@ -1,4 +1,5 @@
 import type { ChatStreamEvent } from '@toolwire/core';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { abortReason } from './map-openai-error.ts';
 import type { ChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatChunkReader } from './read-chat-chunks.ts';
@@ -49,7 +50,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   /** Set by `return`: nothing more is handed out. */
   #left = false;
   readonly #queue: ChatStreamEvent[] = [];
-  #reader: ChatChunkReader | undefined;
+  #reader: ChatChunkReader<ChatCompletionChunk | string> | undefined;
   #opened: OpenedChatStream | undefined;
   readonly #onChunks = (chunks: ChatCompletionChunks): Result | Promise<Result> => this.#took(chunks);
   readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
@@ -72,7 +73,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
           },
         );
       case 'reading':
-        return (this.#reader as ChatChunkReader).read().then(this.#onChunks, this.#onFailure);
+        return (this.#reader as ChatChunkReader<ChatCompletionChunk | string>).readThen(this.#onChunks, this.#onFailure);
       case 'opening':
       case 'ended':
         return Promise.resolve(DONE);
@@ -114,9 +115,9 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 
   #start(opened: OpenedChatStream): Result | Promise<Result> {
-    let reader: ChatChunkReader;
+    let reader: ChatChunkReader<ChatCompletionChunk | string>;
     try {
-      reader = createChatChunkReader(opened.response);
+      reader = createChatChunkReader(opened.response, { plainText: true });
     } catch (error) {
       // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
       if (this.#left) return DONE;
@@ -148,7 +149,13 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       return this.#after();
     }
     try {
-      for (const chunk of chunks) for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
+      for (const chunk of chunks) {
+        // A plain text chunk read without parsing it (see `createChatChunkReader`): at most one text delta.
+        if (typeof chunk === 'string') {
+          const event = mapper.pushText(chunk);
+          if (event !== undefined) this.#queue.push(restore(event));
+        } else for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
+      }
     } catch (error) {
       return this.#failed(error);
     }
@@ -165,4 +172,4 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 }
 
-type ChatCompletionChunks = Awaited<ReturnType<ChatChunkReader['read']>>;
+type ChatCompletionChunks = (ChatCompletionChunk | string)[] | undefined;

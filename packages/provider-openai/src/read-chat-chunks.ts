@@ -1,6 +1,8 @@
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { takeBodyReader } from '@toolwire/core/provider';
+import { learnChatTextChunkTemplate, matchChatTextChunk } from './chat-text-chunk-template.ts';
+import type { ChatTextChunkTemplate } from './chat-text-chunk-template.ts';
 import { createSseEventParser } from './sse-event-parser.ts';
 import type { SseEvent } from './sse-event-parser.ts';
 
@@ -41,9 +43,15 @@ function byteSource(response: Response): ByteSource {
 }
 
 /** Reads the chunks of a streamed Chat Completions response; see `createChatChunkReader`. */
-export interface ChatChunkReader {
+export interface ChatChunkReader<C = ChatCompletionChunk> {
   /** The chunks of the next read of the body (never empty); `undefined` at `[DONE]` or the end of the body. */
-  read(): Promise<ChatCompletionChunk[] | undefined>;
+  read(): Promise<C[] | undefined>;
+  /**
+   * `read().then(onChunks, onFailure)` without the promise in between: the chunks go to
+   * `onChunks` in the reaction to the body's own read (one promise and one microtask turn
+   * less per read, on every token of every stream).
+   */
+  readThen<T>(onChunks: (chunks: C[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T>;
   /** Stops reading before the end and frees the socket (nothing happens after the end). */
   cancel(): void;
 }
@@ -58,9 +66,20 @@ export interface ChatChunkReader {
  * the last read at once. A failed read (or an error payload) cancels the body; so does
  * `cancel`, which the caller owes when it stops before `undefined`.
  */
-export function createChatChunkReader(response: Response): ChatChunkReader {
+export function createChatChunkReader(response: Response): ChatChunkReader;
+/**
+ * With `plainText`, a plain text chunk (one choice whose delta is `content` only, no
+ * finish, no usage) that has the JSON text of an earlier one of the stream but for its
+ * text comes as that text, a string, without its payload being parsed (see
+ * `ChatTextChunkTemplate`); every other chunk as before.
+ */
+export function createChatChunkReader(response: Response, options: { plainText: true }): ChatChunkReader<ChatCompletionChunk | string>;
+export function createChatChunkReader(response: Response, options?: { plainText: true }): ChatChunkReader<ChatCompletionChunk | string> {
+  const plainText = options?.plainText === true;
+  let template: ChatTextChunkTemplate | undefined;
   const source = byteSource(response);
   const decoder = new TextDecoder();
+  const events: SseEvent[] = [];
   const parser = createSseEventParser();
   let finished = false;
   const cancel = (): void => {
@@ -68,26 +87,33 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
     finished = true;
     source.cancel();
   };
-  const parse = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined => {
-    let events: SseEvent[];
+  const parse = (parts: readonly Uint8Array[] | undefined): (ChatCompletionChunk | string)[] | undefined => {
+    // One array for the events of every read, emptied after each: no array per read.
+    events.length = 0;
     if (parts === undefined) {
       // The body ended: nothing to cancel.
       finished = true;
-      events = [...parser.push(decoder.decode()), ...parser.end()];
-    } else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
-    else {
-      events = [];
-      for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
-    }
-    const chunks: ChatCompletionChunk[] = [];
+      parser.push(decoder.decode(), events);
+      parser.end(events);
+    } else for (const part of parts) parser.push(decoder.decode(part, STREAMING), events);
+    const chunks: (ChatCompletionChunk | string)[] = [];
     for (const sse of events) {
       if (sse.data === '[DONE]') {
         // Whatever follows [DONE] is not read: the socket goes.
         cancel();
         break;
       }
+      if (template !== undefined && sse.event === undefined) {
+        const text = matchChatTextChunk(template, sse.data);
+        if (text !== undefined) {
+          chunks.push(text);
+          continue;
+        }
+      }
       try {
-        chunks.push(toChunk(sse, response.headers));
+        const chunk = toChunk(sse, response.headers);
+        chunks.push(chunk);
+        if (plainText && template === undefined && sse.event === undefined) template = learnChatTextChunkTemplate(sse.data, chunk);
       } catch (error) {
         if (chunks.length === 0) throw error;
         // The chunks before the bad event still go out (a read may hold the whole rest of
@@ -97,6 +123,7 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
         break;
       }
     }
+    events.length = 0;
     return chunks;
   };
   let failure: { error: Error } | undefined;
@@ -105,8 +132,8 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
     throw error;
   };
   // A read that completed no event (half a line, a comment) reads again.
-  const onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
-    let chunks: ChatCompletionChunk[] | undefined;
+  const onParts = (parts: readonly Uint8Array[] | undefined): (ChatCompletionChunk | string)[] | undefined | Promise<(ChatCompletionChunk | string)[] | undefined> => {
+    let chunks: (ChatCompletionChunk | string)[] | undefined;
     try {
       chunks = parse(parts);
     } catch (error) {
@@ -115,10 +142,33 @@ export function createChatChunkReader(response: Response): ChatChunkReader {
     return chunks !== undefined && chunks.length > 0 ? chunks : read();
   };
   // Not an async function: one promise per read, the source's own and its reaction.
-  const read = (): Promise<ChatCompletionChunk[] | undefined> => {
+  const read = (): Promise<(ChatCompletionChunk | string)[] | undefined> => {
     if (failure !== undefined) return Promise.reject(failure.error);
     if (finished) return Promise.resolve(undefined);
     return source.read().then(onParts, fail);
   };
-  return { read, cancel };
+  const readThen = <T>(onChunks: (chunks: (ChatCompletionChunk | string)[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T> => {
+    if (failure !== undefined || finished) return read().then(onChunks, onFailure);
+    return source.read().then(
+      (parts) => {
+        let chunks: (ChatCompletionChunk | string)[] | undefined;
+        try {
+          chunks = parse(parts);
+        } catch (error) {
+          cancel();
+          return onFailure(error);
+        }
+        // A read that completed no event (half a line, a comment) reads again.
+        return chunks !== undefined && chunks.length === 0 ? readThen(onChunks, onFailure) : onChunks(chunks);
+      },
+      (error: unknown) => {
+        cancel();
+        return onFailure(error);
+      },
+    );
+  };
+  return { read, readThen, cancel };
 }
+
+// Decoding options for every read but the last (one object, not one per read).
+const STREAMING: TextDecodeOptions = { stream: true };

@@ -6,10 +6,10 @@ export interface SseEvent {
 
 /** A push parser of a `text/event-stream` body; feed it decoded text in any chunking. */
 export interface SseEventParser {
-  /** The events completed by this text. */
-  push(text: string): SseEvent[];
-  /** The events still open when the body ended (a last event without its blank line). */
-  end(): SseEvent[];
+  /** The events completed by this text (appended to `out` when given, which is returned). */
+  push(text: string, out?: SseEvent[]): SseEvent[];
+  /** The events still open when the body ended (a last event without its blank line; appended to `out` when given). */
+  end(out?: SseEvent[]): SseEvent[];
 }
 
 const LF = 10;
@@ -32,33 +32,38 @@ export function createSseEventParser(): SseEventParser {
   let event: string | undefined;
   let data: string | undefined;
 
-  const line = (text: string, out: SseEvent[]): void => {
-    if (text === '') {
+  // The line `text[from, to)`: indexes rather than a slice per line, and only the value sliced.
+  const line = (text: string, from: number, to: number, out: SseEvent[]): void => {
+    if (from === to) {
       if (data !== undefined) out.push({ event, data });
       event = undefined;
       data = undefined;
       return;
     }
-    if (text.charCodeAt(0) === 58 /* : */) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
-    if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
-    else if (field === 'event') event = value;
+    if (text.charCodeAt(from) === 58 /* : */) return;
+    // Scanned only within the line: a body of lines without colons stays linear.
+    let colon = from;
+    while (colon < to && text.charCodeAt(colon) !== 58 /* : */) colon++;
+    let valueAt = colon + 1;
+    if (valueAt < to && text.charCodeAt(valueAt) === 32 /* space */) valueAt++;
+    const value = valueAt >= to ? '' : text.slice(valueAt, to);
+    if (isField(text, from, colon, 'data')) data = data === undefined ? value : `${data}\n${value}`;
+    else if (isField(text, from, colon, 'event')) event = value;
   };
 
   return {
-    push(text) {
-      const out: SseEvent[] = [];
+    push(text, out = []) {
       let start = 0;
       if (afterCR && text.charCodeAt(0) === LF) start = 1;
       afterCR = false;
       for (let i = start; i < text.length; i++) {
         const c = text.charCodeAt(i);
         if (c !== LF && c !== CR) continue;
-        const piece = text.slice(start, i);
-        line(partial === '' ? piece : partial + piece, out);
+        if (partial === '') line(text, start, i, out);
+        else {
+          const joined = partial + text.slice(start, i);
+          line(joined, 0, joined.length, out);
+        }
         partial = '';
         if (c === CR) {
           if (i + 1 === text.length) afterCR = true;
@@ -69,12 +74,17 @@ export function createSseEventParser(): SseEventParser {
       if (start < text.length) partial += text.slice(start);
       return out;
     },
-    end() {
-      const out: SseEvent[] = [];
-      if (partial !== '') line(partial, out);
+    end(out = []) {
+      if (partial !== '') line(partial, 0, partial.length, out);
       partial = '';
-      line('', out);
+      line('', 0, 0, out);
       return out;
     },
   };
+}
+
+/** Whether `text[from, to)` is `name`, without slicing it out. */
+function isField(text: string, from: number, to: number, name: string): boolean {
+  if (to - from !== name.length) return false;
+  return text.startsWith(name, from);
 }
