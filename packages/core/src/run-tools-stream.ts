@@ -89,6 +89,15 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   };
 
   const push = (event: ChatStreamEvent): void => {
+    const waiter = waiting;
+    if (waiter !== undefined && queue.length === 0) {
+      // What `wake` would do with this one event, without it passing through the queue (on every token).
+      waiting = undefined;
+      delivered = true;
+      waiter.resolve({ value: event, done: false });
+      took();
+      return;
+    }
     queue.push(event);
     wake();
   };

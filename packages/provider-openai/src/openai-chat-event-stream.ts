@@ -148,6 +148,14 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       else for (const event of mapper.end()) this.#queue.push(restore(event));
       return this.#after();
     }
+    // The usual read: one plain text chunk, nothing queued: its event goes out as it is.
+    if (chunks.length === 1 && this.#queue.length === 0) {
+      const only = chunks[0];
+      if (typeof only === 'string') {
+        const event = mapper.pushText(only);
+        if (event !== undefined) return { value: restore(event), done: false };
+      }
+    }
     try {
       for (const chunk of chunks) {
         // A plain text chunk read without parsing it (see `createChatChunkReader`): at most one text delta.
