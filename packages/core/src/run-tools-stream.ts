@@ -2,6 +2,7 @@ import { createResponseCollector } from './collect-stream.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+import { nextThen } from './provider/next-then.ts';
 
 /** What `runToolsStream` returns: the events of every step, and the run's outcome. */
 export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
@@ -230,7 +231,8 @@ function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEve
     const onFailure = (error: unknown): void => settle({ error });
     const step = (): void => {
       try {
-        iterator.next().then(onNext, onFailure);
+        // The model stream's layers hand the event on in one turn when they can (see `NEXT_THEN`).
+        void nextThen(iterator, onNext, onFailure);
       } catch (error) {
         settle({ error });
       }
