@@ -4,18 +4,17 @@ import { takeBodyReader } from '@toolwire/core/provider';
 import { learnChatTextChunkTemplate, matchChatTextChunk } from './chat-text-chunk-template.ts';
 import type { ChatTextChunkTemplate } from './chat-text-chunk-template.ts';
 import { createSseEventParser } from './sse-event-parser.ts';
-import type { SseEvent } from './sse-event-parser.ts';
 
-function toChunk(sse: SseEvent, headers: Headers): ChatCompletionChunk {
+function toChunk(event: string | undefined, payload: string, headers: Headers): ChatCompletionChunk {
   let data: unknown;
   try {
-    data = JSON.parse(sse.data);
+    data = JSON.parse(payload);
   } catch {
     throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
   }
   // Errors inside a stream, as the SDK's own stream reports them: an `error` event, or a payload with a truthy `error`.
   const error = (data as { error?: unknown } | null)?.error;
-  if (sse.event === 'error') throw new APIError(undefined, (error ?? data) as object | undefined, undefined, headers);
+  if (event === 'error') throw new APIError(undefined, (error ?? data) as object | undefined, undefined, headers);
   if (error !== undefined && error !== null && error !== false && error !== '' && error !== 0) throw new APIError(undefined, error, undefined, headers);
   return data as ChatCompletionChunk;
 }
@@ -79,7 +78,6 @@ export function createChatChunkReader(response: Response, options?: { plainText:
   let template: ChatTextChunkTemplate | undefined;
   const source = byteSource(response);
   const decoder = new TextDecoder();
-  const events: SseEvent[] = [];
   const parser = createSseEventParser();
   let finished = false;
   const cancel = (): void => {
@@ -87,43 +85,61 @@ export function createChatChunkReader(response: Response, options?: { plainText:
     finished = true;
     source.cancel();
   };
-  const parse = (parts: readonly Uint8Array[] | undefined): (ChatCompletionChunk | string)[] | undefined => {
-    // One array for the events of every read, emptied after each: no array per read.
-    events.length = 0;
-    if (parts === undefined) {
-      // The body ended: nothing to cancel.
-      finished = true;
-      parser.push(decoder.decode(), events);
-      parser.end(events);
-    } else for (const part of parts) parser.push(decoder.decode(part, STREAMING), events);
-    const chunks: (ChatCompletionChunk | string)[] = [];
-    for (const sse of events) {
-      if (sse.data === '[DONE]') {
-        // Whatever follows [DONE] is not read: the socket goes.
-        cancel();
-        break;
-      }
-      if (template !== undefined && sse.event === undefined) {
-        const text = matchChatTextChunk(template, sse.data);
-        if (text !== undefined) {
-          chunks.push(text);
-          continue;
-        }
-      }
+  // The chunks of the read being parsed: the first alone, an array once there are two (the
+  // usual read has one: no array grown per read); `stopped` after [DONE] or a bad event.
+  let first: ChatCompletionChunk | string | undefined;
+  let more: (ChatCompletionChunk | string)[] | undefined;
+  let stopped = false;
+  let thrown: { error: unknown } | undefined;
+  const onEvent = (event: string | undefined, data: string): void => {
+    if (stopped) return;
+    if (data === '[DONE]') {
+      // Whatever follows [DONE] is not read: the socket goes.
+      stopped = true;
+      cancel();
+      return;
+    }
+    let chunk: ChatCompletionChunk | string | undefined = template !== undefined && event === undefined ? matchChatTextChunk(template, data) : undefined;
+    if (chunk === undefined) {
       try {
-        const chunk = toChunk(sse, response.headers);
-        chunks.push(chunk);
-        if (plainText && template === undefined && sse.event === undefined) template = learnChatTextChunkTemplate(sse.data, chunk);
+        const parsed = toChunk(event, data, response.headers);
+        if (plainText && template === undefined && event === undefined) template = learnChatTextChunkTemplate(data, parsed);
+        chunk = parsed;
       } catch (error) {
-        if (chunks.length === 0) throw error;
+        stopped = true;
+        if (first === undefined) {
+          thrown = { error };
+          return;
+        }
         // The chunks before the bad event still go out (a read may hold the whole rest of
         // the body); the failure comes with the next read.
         failure = { error: error instanceof Error ? error : new Error(String(error)) };
         cancel();
-        break;
+        return;
       }
     }
-    events.length = 0;
+    if (first === undefined) first = chunk;
+    else if (more === undefined) more = [first, chunk];
+    else more.push(chunk);
+  };
+  const parse = (parts: readonly Uint8Array[] | undefined): (ChatCompletionChunk | string)[] | undefined => {
+    first = undefined;
+    more = undefined;
+    stopped = false;
+    if (parts === undefined) {
+      // The body ended: nothing to cancel.
+      finished = true;
+      parser.push(decoder.decode(), onEvent);
+      parser.end(onEvent);
+    } else for (const part of parts) parser.push(decoder.decode(part, STREAMING), onEvent);
+    const chunks = more ?? (first === undefined ? NO_CHUNKS : [first]);
+    first = undefined;
+    more = undefined;
+    if (thrown !== undefined) {
+      const { error } = thrown;
+      thrown = undefined;
+      throw error;
+    }
     return chunks;
   };
   let failure: { error: Error } | undefined;
@@ -169,6 +185,9 @@ export function createChatChunkReader(response: Response, options?: { plainText:
   };
   return { read, readThen, cancel };
 }
+
+// A read that completed no chunk (half a line, a comment): read again. Never handed out.
+const NO_CHUNKS: (ChatCompletionChunk | string)[] = [];
 
 // Decoding options for every read but the last (one object, not one per read).
 const STREAMING: TextDecodeOptions = { stream: true };

@@ -4,13 +4,18 @@ export interface SseEvent {
   data: string;
 }
 
+/** Takes each event as it completes (no event object and no array per event). */
+export type SseEventSink = (event: string | undefined, data: string) => void;
+
 /** A push parser of a `text/event-stream` body; feed it decoded text in any chunking. */
 export interface SseEventParser {
-  /** The events completed by this text (appended to `out` when given, which is returned). */
-  push(text: string, out?: SseEvent[]): SseEvent[];
-  /** The events still open when the body ended (a last event without its blank line; appended to `out` when given). */
-  end(out?: SseEvent[]): SseEvent[];
+  /** The events completed by this text: appended to `out` when it is an array (returned), handed to it when it is a function. */
+  push(text: string, out?: SseEvent[] | SseEventSink): SseEvent[];
+  /** The events still open when the body ended (a last event without its blank line), as `push` gives them. */
+  end(out?: SseEvent[] | SseEventSink): SseEvent[];
 }
+
+const NONE: SseEvent[] = [];
 
 const LF = 10;
 const CR = 13;
@@ -33,9 +38,12 @@ export function createSseEventParser(): SseEventParser {
   let data: string | undefined;
 
   // The line `text[from, to)`: indexes rather than a slice per line, and only the value sliced.
-  const line = (text: string, from: number, to: number, out: SseEvent[]): void => {
+  const line = (text: string, from: number, to: number, out: SseEvent[] | SseEventSink): void => {
     if (from === to) {
-      if (data !== undefined) out.push({ event, data });
+      if (data !== undefined) {
+        if (typeof out === 'function') out(event, data);
+        else out.push({ event, data });
+      }
       event = undefined;
       data = undefined;
       return;
@@ -72,13 +80,13 @@ export function createSseEventParser(): SseEventParser {
         start = i + 1;
       }
       if (start < text.length) partial += text.slice(start);
-      return out;
+      return typeof out === 'function' ? NONE : out;
     },
     end(out = []) {
       if (partial !== '') line(partial, 0, partial.length, out);
       partial = '';
       line('', 0, 0, out);
-      return out;
+      return typeof out === 'function' ? NONE : out;
     },
   };
 }
