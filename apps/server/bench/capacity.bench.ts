@@ -1,10 +1,28 @@
 // Capacity: N concurrent long-lived streams (~30 tokens/s each, from a local paced
 // upstream) through one gateway process, against the same through a bare byte-forwarding
-// proxy, in one run. Per target: memory retained per open stream, event-loop delay p99
-// while they run, and time to first token p50/p99 (the gateway's added TTFT is its TTFT
-// minus the proxy's). Upstream, targets and the clients each run in their own process
+// proxy, in one run. Per target: memory retained per open stream, CPU and JS heap allocated
+// per token, event-loop delay p99, and time to first token (the gateway's added TTFT is its
+// TTFT minus the proxy's). Upstream, targets and the clients each run in their own process
 // (several client processes at thousands of streams, so that the client's own event loop
 // is not what delays first tokens); everything is on 127.0.0.1.
+//
+// Two phases, reported apart:
+// - The opening burst: all N clients arrive in waves of 250 every 50 ms (thousands of
+//   arrivals per second). Its TTFT (the main table's 'burst TTFT') is how long the last of a
+//   crowd waits, not what one request sees on a busy gateway. The figures taken while those N
+//   stream (memory, CPU and heap per token, 'ELD') come after it, once all are flowing.
+// - The steady state (the issue's TTFT and event-loop delay): with N streams open and
+//   flowing, new streams arrive at the rate N streams of the stream's length have in steady
+//   state (N / stream seconds per second: 50/s for 1,000 streams of 20 s), evenly spaced on a
+//   fixed schedule (a slow target does not slow the arrivals), each replacing (closing, as a
+//   client that leaves) the oldest burst stream, so about N stay open. It lasts
+//   TOOLWIRE_BENCH_STEADY_SECONDS (default half a stream; the burst streams are made that much
+//   longer, plus 3 s, so that they are still open to be replaced). Its table gives the TTFT
+//   p50/p99 of those arrivals, the event-loop delay p99 and the CPU over the phase; the summary
+//   line gives the added TTFT (gateway minus proxy, p50 and p99). Each arrival is closed once it
+//   had its first token (or after 5 s, counted as 'no first token'): it was opened for its TTFT.
+//   Closing streams costs the targets something too (the gateway aborts its upstream call, the
+//   proxy destroys its upstream request): a real gateway sees clients leave as well.
 //
 // Memory per open stream: with every stream open and flowing, the target runs a full
 // garbage collection and reports RSS and heap; the median of several such samples, minus
@@ -12,7 +30,7 @@
 // collecting (what the old figure was) is printed beside it: it counts garbage the
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
 //
-// Where time to first token goes is printed under each table: a TTFT histogram, the
+// Where the opening burst's time to first token goes is printed under the tables: a TTFT histogram, the
 // client's connect and response-header times, the target's phases per request (client sent →
 // accepted → request parsed → upstream request → upstream headers → first byte out, from
 // Node's diagnostics channels; upstream requests per client request show SDK retries), the
@@ -28,7 +46,7 @@
 //
 // TOOLWIRE_BENCH_STREAMS=1000,5000,10000 picks the sizes (default 200, to keep `pnpm bench`
 // within minutes); TOOLWIRE_BENCH_STREAM_SECONDS the length of each stream (default 10;
-// the issue's runs use 20); TOOLWIRE_BENCH_CLIENTS the number of client processes (default
+// the issue's runs use 20); TOOLWIRE_BENCH_STEADY_SECONDS the steady state's length; TOOLWIRE_BENCH_CLIENTS the number of client processes (default
 // one per 1,000 streams, at most 8); TOOLWIRE_BENCH_HEAP_SNAPSHOT=1 writes a heap snapshot of
 // each target (to the temp directory) with the streams open; TOOLWIRE_BENCH_NODE_FLAGS adds
 // Node flags to the targets (`--cpu-prof --cpu-prof-dir=…`); TOOLWIRE_BENCH_TARGETS=gateway (or
@@ -41,7 +59,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess, TargetStats } from './support/processes.ts';
-import type { ClientReport, OpenCommand } from './support/stream-client-process.ts';
+import type { ClientReport, OpenCommand, SteadyCommand } from './support/stream-client-process.ts';
 import type { PhaseReport, PhaseSummary } from './support/stream-phases.ts';
 
 const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
@@ -51,6 +69,13 @@ const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
 const streamSeconds = Number(process.env.TOOLWIRE_BENCH_STREAM_SECONDS ?? '10');
 const TOKENS_PER_SECOND = 30;
 const tokens = Math.max(1, Math.round(streamSeconds * TOKENS_PER_SECOND));
+// The steady state's length: new streams arrive for this long (default half a stream).
+const steadySeconds = Number(process.env.TOOLWIRE_BENCH_STEADY_SECONDS ?? String(streamSeconds / 2));
+// The burst's streams last that much longer (and a margin), so that the steady state still finds them open to replace.
+const STEADY_MARGIN_SECONDS = 3;
+const burstTokens = Math.max(1, Math.round((streamSeconds + steadySeconds + STEADY_MARGIN_SECONDS) * TOKENS_PER_SECOND));
+// How long a steady-state arrival may wait for its first token before it counts as never having one.
+const STEADY_GRACE_MS = 5000;
 // Clients arrive in waves: 250 every 50 ms.
 const WAVE = 250;
 const WAVE_MS = 50;
@@ -115,12 +140,16 @@ async function heapSnapshot(statsURL: string, label: string): Promise<string> {
   return ((await res.json()) as { snapshot: string }).snapshot;
 }
 
+type SteadyReport = Extract<ClientReport, { type: 'steady-done' }>;
+
 interface Client {
   child: ChildProcess;
   first: number;
   ended: number;
   tokens: number;
   done: Promise<Extract<ClientReport, { type: 'done' }>>;
+  /** Set by `steady`, settled by the client's `steady-done`. */
+  steadyDone: (report: SteadyReport) => void;
 }
 
 /** Starts one client process and waits until it is ready for its command. */
@@ -132,7 +161,7 @@ async function startClient(): Promise<Client> {
   let ready: () => void = () => undefined;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
   let finish: (report: Extract<ClientReport, { type: 'done' }>) => void = () => undefined;
-  const client: Client = { child, first: 0, ended: 0, tokens: 0, done: new Promise((resolve) => (finish = resolve)) };
+  const client: Client = { child, first: 0, ended: 0, tokens: 0, done: new Promise((resolve) => (finish = resolve)), steadyDone: () => undefined };
   child.on('message', (report: ClientReport) => {
     switch (report.type) {
       case 'ready':
@@ -143,6 +172,9 @@ async function startClient(): Promise<Client> {
         client.ended = report.ended;
         client.tokens = report.tokens;
         return;
+      case 'steady-done':
+        client.steadyDone(report);
+        return;
       case 'done':
         finish(report);
         return;
@@ -152,7 +184,10 @@ async function startClient(): Promise<Client> {
       }
     }
   });
-  child.once('exit', (code) => finish({ type: 'done', ttfts: [], connects: [], headers: [], ok: 0, cpuMs: 0, wallMs: code ?? 0 }));
+  child.once('exit', (code) => {
+    client.steadyDone({ type: 'steady-done', ttfts: [], connects: [], headers: [], arrivals: 0, noFirstToken: 0, replaced: 0, lateP99Ms: Number.NaN });
+    finish({ type: 'done', ttfts: [], connects: [], headers: [], ok: 0, replaced: 0, cpuMs: 0, wallMs: code ?? 0 });
+  });
   await isReady;
   return client;
 }
@@ -182,10 +217,32 @@ interface CapacityResult {
   /** The client processes' CPU over their wall time, summed (near 1 per client = client-bound). */
   clientCpuShare: number;
   clients: number;
+  /** Burst streams closed by the steady state to make room for its arrivals. */
+  replaced: number;
+  /** Time to first token over the opening burst (all N arriving within about a second). */
   ttftP50Ms: number;
   ttftP99Ms: number;
   /** Where time to first token went (printed under the table). */
   ttftDetail: TtftDetail;
+  steady: SteadyResult;
+}
+
+/** Streams arriving one at a time while N are open (see the header). */
+interface SteadyResult {
+  /** Arrivals per second (N / stream seconds) and how long they came. */
+  rate: number;
+  seconds: number;
+  arrivals: number;
+  noFirstToken: number;
+  ttfts: number[];
+  ttftP50Ms: number;
+  ttftP99Ms: number;
+  eldP99Ms: number;
+  eldMaxMs: number;
+  cpuShare: number;
+  runWaitShare: number;
+  /** How late the client processes sent arrivals against the schedule (the worst client's p99). */
+  lateP99Ms: number;
 }
 
 /** The client's and the target's view of the time to first token, to tell where a slow one waited. */
@@ -272,6 +329,50 @@ function printTtftDetail(r: CapacityResult): void {
     `    opening: ${d.burst.wallMs.toFixed(0)} ms until all had a first token; target CPU ${d.burst.cpuMs.toFixed(0)} ms (${(d.burst.cpuMs / Math.max(1, d.burst.wallMs) * 100).toFixed(0)}% of a core, ${(d.burst.cpuMs / r.streams).toFixed(2)} ms per stream), waiting for a CPU ${d.burst.runWaitMs.toFixed(0)} ms; event-loop delay p99 ${d.burst.eldP99Ms.toFixed(1)} / max ${d.burst.eldMaxMs.toFixed(1)} ms`,
   );
   console.log(`    machine TCP counters over the run: ${tcp === '' ? 'no drops, retransmits or resets' : tcp}`);
+  const st = r.steady;
+  console.log(`    steady state: TTFT ms histogram: ${histogram(st.ttfts)}; arrivals sent late by the clients p99 ${fixed(st.lateP99Ms)} ms`);
+}
+
+/**
+ * The steady state: with N streams open, new ones arrive at N / stream seconds per second,
+ * evenly spaced (the clients' schedules interleave), each replacing the oldest burst stream,
+ * for `steadySeconds` or until the burst streams would end by themselves, whichever is first.
+ */
+async function steadyState(clients: Client[], statsURL: string, url: string, model: string, n: number, burstEndsAt: number): Promise<SteadyResult> {
+  const rate = n / streamSeconds;
+  const seconds = Math.max(0, Math.min(steadySeconds, (burstEndsAt - performance.now()) / 1000 - STEADY_MARGIN_SECONDS));
+  const arrivals = Math.floor(rate * seconds);
+  const intervalMs = 1000 / rate;
+  const start = await readStats(statsURL, { reset: true });
+  const startedAt = performance.now();
+  const reports = await Promise.all(
+    clients.map((client, i) => {
+      // Client i takes arrivals i, i + C, i + 2C…: together they keep the one even schedule.
+      const count = Math.floor((arrivals - i + clients.length - 1) / clients.length);
+      const done = new Promise<SteadyReport>((resolve) => (client.steadyDone = resolve));
+      const command: SteadyCommand = { type: 'steady', url, model, tokens, arrivals: count, intervalMs: intervalMs * clients.length, offsetMs: intervalMs * i, graceMs: STEADY_GRACE_MS };
+      client.child.send(command);
+      return done;
+    }),
+  );
+  // Delay and CPU over the arrivals and the wait for their first tokens.
+  const end = await readStats(statsURL);
+  const wallMs = performance.now() - startedAt;
+  const ttfts = reports.flatMap((r) => r.ttfts).sort((a, b) => a - b);
+  return {
+    rate,
+    seconds,
+    arrivals: reports.reduce((sum, r) => sum + r.arrivals, 0),
+    noFirstToken: reports.reduce((sum, r) => sum + r.noFirstToken, 0),
+    ttfts,
+    ttftP50Ms: percentile(ttfts, 50),
+    ttftP99Ms: percentile(ttfts, 99),
+    eldP99Ms: end.eldP99Ms,
+    eldMaxMs: end.eldMaxMs,
+    cpuShare: (end.cpuMs - start.cpuMs) / wallMs,
+    runWaitShare: (end.runWaitMs - start.runWaitMs) / wallMs,
+    lateP99Ms: Math.max(...reports.map((r) => r.lateP99Ms)),
+  };
 }
 
 async function measure(name: string, target: BenchProcess, model: string, n: number): Promise<CapacityResult> {
@@ -300,7 +401,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   clients.forEach((client, i) => {
     const count = Math.floor(remaining / (clientCount - i));
     remaining -= count;
-    const command: OpenCommand = { type: 'open', url: target.url, model, count, tokens, wave: Math.max(1, Math.round(WAVE / clientCount)), waveMs: WAVE_MS };
+    const command: OpenCommand = { type: 'open', url: target.url, model, count, tokens: burstTokens, wave: Math.max(1, Math.round(WAVE / clientCount)), waveMs: WAVE_MS };
     client.child.send(command);
   });
   // All open (or given up on): measure while they stream.
@@ -340,6 +441,8 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   let openAtSample = n;
   const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
   if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot with ${n - ended()} streams open: ${await heapSnapshot(statsURL, 'open')}`);
+  // The first burst stream ends (its tokens at the upstream's pace) no sooner than this.
+  const steady = await steadyState(clients, statsURL, target.url, model, n, burstStartedAt + (burstTokens * 1000) / TOKENS_PER_SECOND);
   const reports = await allDone;
   for (const client of clients) client.child.disconnect();
   const ttfts = reports.flatMap((r) => r.ttfts).sort((a, b) => a - b);
@@ -356,6 +459,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     name,
     streams: n,
     ok: reports.reduce((sum, r) => sum + r.ok, 0),
+    replaced: reports.reduce((sum, r) => sum + r.replaced, 0),
     openAtSample,
     rssPerStreamKb: (during.rss - before.rss) / 1024 / n,
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
@@ -372,6 +476,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     ttftP50Ms: percentile(ttfts, 50),
     ttftP99Ms: percentile(ttfts, 99),
     ttftDetail,
+    steady,
   };
 }
 
@@ -379,7 +484,7 @@ function print(results: CapacityResult[]): void {
   const rows = results.map((r) => [
     r.name,
     String(r.streams),
-    `${r.ok}/${r.streams}`,
+    `${r.ok}/${r.streams - r.replaced}`,
     String(r.openAtSample),
     r.rssPerStreamKb.toFixed(1),
     r.heapPerStreamKb.toFixed(1),
@@ -411,14 +516,38 @@ function print(results: CapacityResult[]): void {
     'CPU µs/token',
     'heap B/token',
     'client CPU (procs)',
-    'TTFT p50 ms',
-    'TTFT p99 ms',
+    'burst TTFT p50 ms',
+    'burst TTFT p99 ms',
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+  printSteady(results);
+  console.log("Where the opening burst's time to first token went, and the steady state's TTFT:");
   for (const r of results) printTtftDetail(r);
+}
+
+function printSteady(results: CapacityResult[]): void {
+  const first = results[0];
+  if (first === undefined) return;
+  console.log(`steady state: ${first.steady.rate.toFixed(1)} arrivals/s (N / stream seconds), each replacing a burst stream, for ${first.steady.seconds.toFixed(1)} s:`);
+  const header = ['target', 'arrivals', 'no first token', 'TTFT p50 ms', 'TTFT p99 ms', 'ELD p99 ms', 'ELD max ms', 'CPU (1 core=100%)', 'waiting for a core'];
+  const rows = results.map((r) => [
+    r.name,
+    String(r.steady.arrivals),
+    String(r.steady.noFirstToken),
+    r.steady.ttftP50Ms.toFixed(1),
+    r.steady.ttftP99Ms.toFixed(1),
+    r.steady.eldP99Ms.toFixed(1),
+    r.steady.eldMaxMs.toFixed(1),
+    `${(100 * r.steady.cpuShare).toFixed(0)}%`,
+    Number.isNaN(r.steady.runWaitShare) ? '-' : `${(100 * r.steady.runWaitShare).toFixed(0)}%`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
 }
 
 // TOOLWIRE_BENCH_TARGETS=gateway measures one target only (while working on it); the comparison needs both.
@@ -455,14 +584,18 @@ try {
     const proxy = results.find((r) => r.name === targetNames.proxy);
     const gateway = results.find((r) => r.name === targetNames.gateway);
     if (proxy !== undefined && gateway !== undefined) {
-      const addedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
-      const addedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;
+      const addedP50 = gateway.steady.ttftP50Ms - proxy.steady.ttftP50Ms;
+      const addedP99 = gateway.steady.ttftP99Ms - proxy.steady.ttftP99Ms;
+      const burstAddedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
+      const burstAddedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;
       if (gateway.openAtSample < n || proxy.openAtSample < n) {
         console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
       }
       console.log(
-        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30), event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms` +
-          ` (aim ≤ 20 at 5,000), added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000)`,
+        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
+          `steady state (${gateway.steady.arrivals} arrivals while ${n} were open): event-loop delay p99 ${gateway.steady.eldP99Ms.toFixed(1)} ms (aim ≤ 20 at 5,000), ` +
+          `added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000); ` +
+          `opening burst (all ${n} at once): event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms while they flowed, added TTFT p50 ${burstAddedP50.toFixed(1)} ms / p99 ${burstAddedP99.toFixed(1)} ms`,
       );
     }
   }

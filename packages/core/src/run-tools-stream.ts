@@ -2,6 +2,7 @@ import { createResponseCollector } from './collect-stream.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
+import { nextThen } from './provider/next-then.ts';
 
 /** What `runToolsStream` returns: the events of every step, and the run's outcome. */
 export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
@@ -130,6 +131,15 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   }
 
   #push(event: ChatStreamEvent): void {
+    const waiter = this.#waiting;
+    if (waiter !== undefined && this.#queue.length === 0) {
+      // What `#wake` would do with this one event, without it passing through the queue (on every token).
+      this.#waiting = undefined;
+      this.#delivered = true;
+      waiter.resolve({ value: event, done: false });
+      this.#took();
+      return;
+    }
     this.#queue.push(event);
     this.#wake();
   }
@@ -241,7 +251,8 @@ class ModelPump {
 
   step(): void {
     try {
-      this.#options.iterator.next().then(this.#onNext, this.#onFailure);
+      // The model stream's layers hand the event on in one turn when they can (see `NEXT_THEN`).
+      void nextThen(this.#options.iterator, this.#onNext, this.#onFailure);
     } catch (error) {
       this.#settle({ error });
     }

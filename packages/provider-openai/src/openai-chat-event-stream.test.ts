@@ -1,5 +1,6 @@
 import type { ChatStreamEvent } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
+import { nextThen } from '@toolwire/core/provider';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
 import type { OpenedChatStream } from './openai-chat-event-stream.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -107,5 +108,92 @@ describe('createChatEventStream', () => {
     await unused.return(undefined);
     await expect(unused.next()).resolves.toEqual({ value: undefined, done: true });
     expect(calls).toBe(0);
+  });
+});
+
+describe('createChatEventStream, plain text chunks read without parsing', () => {
+  /** The events of `frames` as the mapper gives them when every payload is parsed. */
+  function parsedEvents(frames: string[]): ChatStreamEvent[] {
+    const mapper = createChatStreamMapper({ generateId: () => 'call_x' });
+    const events: ChatStreamEvent[] = [];
+    for (const frame of frames) {
+      const data = frame.slice('data: '.length, -2);
+      if (data === '[DONE]') break;
+      events.push(...mapper.push(JSON.parse(data) as Parameters<typeof mapper.push>[0]));
+    }
+    events.push(...mapper.end());
+    return events;
+  }
+
+  it('gives the same events as parsing every chunk: texts alike, escaped, after a finish, a changed shape, a call between', async () => {
+    const frames = [
+      chunk('{"role":"assistant","content":""}'),
+      chunk('{"content":"Hello"}'),
+      chunk('{"content":" world"}'),
+      chunk('{"content":""}'),
+      chunk('{"content":"a \\"quoted\\" word\\n"}'),
+      chunk('{"content":"é 😀"}'),
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"other shape"},"logprobs":null,"finish_reason":null}]}\n\n`,
+      chunk('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}'),
+      chunk('{"content":"after the call"}'),
+      chunk('{"content":"last"}', 'stop'),
+      chunk('{"content":"after the finish"}'),
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}\n\n`,
+      'data: [DONE]\n\n',
+    ];
+    // One frame per read, and everything in one read.
+    for (const parts of [frames, [frames.join('')]]) {
+      const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(parts).response)), mapError }));
+      expect(events).toEqual(parsedEvents(frames));
+    }
+  });
+
+  it('still fails on a garbage payload that starts like a text chunk', async () => {
+    const frames = [chunk('{"content":"Hello"}'), 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"cut\n\n'];
+    const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(frames).response)), mapError }));
+    expect(events[0]).toEqual({ type: 'text-delta', delta: 'Hello' });
+    expect(events.at(-1)?.type).toBe('error');
+  });
+});
+
+describe('createChatEventStream through NEXT_THEN', () => {
+  /** Reads to the end through `nextThen` (what `guardStream` and the tool loop use). */
+  async function collectChained(stream: AsyncGenerator<ChatStreamEvent>): Promise<{ events: ChatStreamEvent[]; failure?: unknown }> {
+    const events: ChatStreamEvent[] = [];
+    for (;;) {
+      const step = await nextThen<ChatStreamEvent, boolean | { error: unknown }>(
+        stream,
+        (next): boolean => {
+          if (next.done === true) return false;
+          events.push(next.value);
+          return true;
+        },
+        (error: unknown) => ({ error }),
+      );
+      if (step === false) return { events };
+      if (step !== true) return { events, failure: step.error };
+    }
+  }
+
+  it('gives what next() gives: text, a call, a reset mid-stream, garbage, a failed call, a body that ends early', async () => {
+    const call = chunk('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\\"a\\":1}"}}]}');
+    const scripts: (() => OpenedChatStream | Promise<never>)[] = [
+      () => opened(body([chunk('{"role":"assistant","content":""}'), chunk('{"content":"a"}'), chunk('{"content":"b"}') + chunk('{"content":"c"}'), chunk('{}', 'stop'), 'data: [DONE]\n\n']).response),
+      () => opened(body([call, chunk('{}', 'tool_calls'), 'data: [DONE]\n\n']).response, [{ type: 'warning', warning: { type: 'other', message: 'w' } }]),
+      () => opened(body([chunk('{"content":"a"}'), chunk('{"content":"b"}'), new Error('socket hang up')]).response),
+      () => opened(body([chunk('{"content":"a"}'), 'data: {not json\n\n']).response),
+      () => opened(body([chunk('{"content":"a"}'), ': comment\n', chunk('{"content":"b"}')]).response),
+      () => Promise.reject(new Error('refused')),
+    ];
+    for (const script of scripts) {
+      const make = () => createChatEventStream({ open: () => Promise.resolve().then(script), mapError });
+      const expected: { events: ChatStreamEvent[]; failure?: unknown } = { events: [] };
+      try {
+        for await (const event of make()) expected.events.push(event);
+      } catch (error) {
+        expected.failure = error;
+      }
+      expect(await collectChained(make())).toEqual(expected);
+    }
   });
 });

@@ -1,4 +1,6 @@
 import type { ChatStreamEvent } from '@toolwire/core';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { NEXT_THEN } from '@toolwire/core/provider';
 import { abortReason } from './map-openai-error.ts';
 import type { ChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatChunkReader } from './read-chat-chunks.ts';
@@ -26,6 +28,12 @@ export interface ChatEventStreamOptions {
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
 
+/** The callbacks of a `NEXT_THEN` call while the read it waits for is under way. */
+interface Chained {
+  onResult: (result: Result) => unknown;
+  onFailure: (error: unknown) => unknown;
+}
+
 const DONE: Result = { value: undefined, done: true };
 
 /**
@@ -49,7 +57,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   /** Set by `return`: nothing more is handed out. */
   #left = false;
   readonly #queue: ChatStreamEvent[] = [];
-  #reader: ChatChunkReader | undefined;
+  #reader: ChatChunkReader<ChatCompletionChunk | string> | undefined;
   #opened: OpenedChatStream | undefined;
   readonly #onChunks = (chunks: ChatCompletionChunks): Result | Promise<Result> => this.#took(chunks);
   readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
@@ -72,7 +80,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
           },
         );
       case 'reading':
-        return (this.#reader as ChatChunkReader).read().then(this.#onChunks, this.#onFailure);
+        return (this.#reader as ChatChunkReader<ChatCompletionChunk | string>).readThen(this.#onChunks, this.#onFailure);
       case 'opening':
       case 'ended':
         return Promise.resolve(DONE);
@@ -82,6 +90,45 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       }
     }
   }
+
+  /**
+   * `next().then(onResult, onFailure)` chained to the body's read (see `NEXT_THEN`): a
+   * read's event reaches the caller in the read's own turn. The callbacks wait in fields
+   * (no closures per call); a second call while one waits takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: Result) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#state !== 'reading' || this.#queue.length > 0 || this.#chained !== undefined) return this.next().then(onResult, onFailure);
+    this.#chained = { onResult, onFailure };
+    return (this.#reader as ChatChunkReader<ChatCompletionChunk | string>).readThen(this.#chainedChunks, this.#chainedFailure) as Promise<R>;
+  }
+
+  /** The callbacks of the waiting `NEXT_THEN`. */
+  #chained: Chained | undefined;
+
+  /** What `.then(onResult, onFailure)` on `#took`'s promise would do, without that promise. */
+  readonly #chainedChunks = (chunks: ChatCompletionChunks): unknown => {
+    const { onResult, onFailure } = this.#chained as Chained;
+    this.#chained = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#took(chunks);
+    } catch (error) {
+      return onFailure(error);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
+
+  readonly #chainedFailure = (error: unknown): unknown => {
+    const { onResult, onFailure } = this.#chained as Chained;
+    this.#chained = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#failed(error);
+    } catch (failure) {
+      return onFailure(failure);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
 
   return(): Promise<Result> {
     this.#left = true;
@@ -114,9 +161,9 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 
   #start(opened: OpenedChatStream): Result | Promise<Result> {
-    let reader: ChatChunkReader;
+    let reader: ChatChunkReader<ChatCompletionChunk | string>;
     try {
-      reader = createChatChunkReader(opened.response);
+      reader = createChatChunkReader(opened.response, { plainText: true });
     } catch (error) {
       // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
       if (this.#left) return DONE;
@@ -148,7 +195,21 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       return this.#after();
     }
     try {
-      for (const chunk of chunks) for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
+      // The usual read: one plain text chunk, nothing queued: its event goes out as it is.
+      if (chunks.length === 1 && this.#queue.length === 0) {
+        const only = chunks[0];
+        if (typeof only === 'string') {
+          const event = mapper.pushText(only);
+          if (event !== undefined) return { value: restore(event), done: false };
+        }
+      }
+      for (const chunk of chunks) {
+        // A plain text chunk read without parsing it (see `createChatChunkReader`): at most one text delta.
+        if (typeof chunk === 'string') {
+          const event = mapper.pushText(chunk);
+          if (event !== undefined) this.#queue.push(restore(event));
+        } else for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
+      }
     } catch (error) {
       return this.#failed(error);
     }
@@ -165,4 +226,4 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   }
 }
 
-type ChatCompletionChunks = Awaited<ReturnType<ChatChunkReader['read']>>;
+type ChatCompletionChunks = (ChatCompletionChunk | string)[] | undefined;

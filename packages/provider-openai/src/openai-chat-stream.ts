@@ -18,6 +18,11 @@ export interface ChatStreamMapperOptions {
 /** Turns Chat Completions chunks into core stream events; feed every chunk, then call `end()`. */
 export interface ChatStreamMapper {
   push(chunk: ChatCompletionChunk): ChatStreamEvent[];
+  /**
+   * `push` of a plain text chunk of this stream (one choice, a delta of `content` only, no
+   * finish, no usage; its id and model those of a chunk pushed before): its event, if any.
+   */
+  pushText(content: string): ChatStreamEvent | undefined;
   /** The closing events: `finish`, or an `error` when the stream ended without a finish reason. */
   end(): ChatStreamEvent[];
 }
@@ -85,6 +90,11 @@ class ChatChunkMapper implements ChatStreamMapper {
       this.#finishCalls(out);
     }
     return out;
+  }
+
+  pushText(content: string): ChatStreamEvent | undefined {
+    if (this.#rawFinish !== undefined || content === '') return undefined;
+    return { type: 'text-delta', delta: content };
   }
 
   end(): ChatStreamEvent[] {

@@ -1,19 +1,20 @@
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { takeBodyReader } from '@toolwire/core/provider';
+import { learnChatTextChunkTemplate, matchChatTextChunk } from './chat-text-chunk-template.ts';
+import type { ChatTextChunkTemplate } from './chat-text-chunk-template.ts';
 import { createSseEventParser } from './sse-event-parser.ts';
-import type { SseEvent } from './sse-event-parser.ts';
 
-function toChunk(sse: SseEvent, headers: Headers): ChatCompletionChunk {
+function toChunk(event: string | undefined, payload: string, headers: Headers): ChatCompletionChunk {
   let data: unknown;
   try {
-    data = JSON.parse(sse.data);
+    data = JSON.parse(payload);
   } catch {
     throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
   }
   // Errors inside a stream, as the SDK's own stream reports them: an `error` event, or a payload with a truthy `error`.
   const error = (data as { error?: unknown } | null)?.error;
-  if (sse.event === 'error') throw new APIError(undefined, (error ?? data) as object | undefined, undefined, headers);
+  if (event === 'error') throw new APIError(undefined, (error ?? data) as object | undefined, undefined, headers);
   if (error !== undefined && error !== null && error !== false && error !== '' && error !== 0) throw new APIError(undefined, error, undefined, headers);
   return data as ChatCompletionChunk;
 }
@@ -41,9 +42,15 @@ function byteSource(response: Response): ByteSource {
 }
 
 /** Reads the chunks of a streamed Chat Completions response; see `createChatChunkReader`. */
-export interface ChatChunkReader {
+export interface ChatChunkReader<C = ChatCompletionChunk> {
   /** The chunks of the next read of the body (never empty); `undefined` at `[DONE]` or the end of the body. */
-  read(): Promise<ChatCompletionChunk[] | undefined>;
+  read(): Promise<C[] | undefined>;
+  /**
+   * `read().then(onChunks, onFailure)` without the promise in between: the chunks go to
+   * `onChunks` in the reaction to the body's own read (one promise and one microtask turn
+   * less per read, on every token of every stream).
+   */
+  readThen<T>(onChunks: (chunks: C[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T>;
   /** Stops reading before the end and frees the socket (nothing happens after the end). */
   cancel(): void;
 }
@@ -58,22 +65,41 @@ export interface ChatChunkReader {
  * the last read at once. A failed read (or an error payload) cancels the body; so does
  * `cancel`, which the caller owes when it stops before `undefined`.
  */
-export function createChatChunkReader(response: Response): ChatChunkReader {
-  return new ChunkReader(response);
+export function createChatChunkReader(response: Response): ChatChunkReader;
+/**
+ * With `plainText`, a plain text chunk (one choice whose delta is `content` only, no
+ * finish, no usage) that has the JSON text of an earlier one of the stream but for its
+ * text comes as that text, a string, without its payload being parsed (see
+ * `ChatTextChunkTemplate`); every other chunk as before.
+ */
+export function createChatChunkReader(response: Response, options: { plainText: true }): ChatChunkReader<ChatCompletionChunk | string>;
+export function createChatChunkReader(response: Response, options?: { plainText: true }): ChatChunkReader<ChatCompletionChunk | string> {
+  return new ChunkReader(response, options?.plainText === true);
 }
 
+type Chunk = ChatCompletionChunk | string;
+
 // A class, not a closure per step: one is held by every open stream for its whole length.
-class ChunkReader implements ChatChunkReader {
+class ChunkReader implements ChatChunkReader<Chunk> {
   readonly #source: ByteSource;
   readonly #headers: Headers;
+  readonly #plainText: boolean;
+  #template: ChatTextChunkTemplate | undefined;
   readonly #decoder = new TextDecoder();
   readonly #parser = createSseEventParser();
   #finished = false;
   /** A bad event after good ones in the same read: thrown by the next read. */
   #failure: { error: Error } | undefined;
+  // The chunks of the read being parsed: the first alone, an array once there are two (the
+  // usual read has one: no array grown per read); `stopped` after [DONE] or a bad event.
+  #first: Chunk | undefined;
+  #more: Chunk[] | undefined;
+  #stopped = false;
+  #thrown: { error: unknown } | undefined;
+  readonly #onEvent = (event: string | undefined, data: string): void => this.#event(event, data);
   // A read that completed no event (half a line, a comment) reads again.
-  readonly #onParts = (parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined | Promise<ChatCompletionChunk[] | undefined> => {
-    let chunks: ChatCompletionChunk[] | undefined;
+  readonly #onParts = (parts: readonly Uint8Array[] | undefined): Chunk[] | undefined | Promise<Chunk[] | undefined> => {
+    let chunks: Chunk[] | undefined;
     try {
       chunks = this.#parse(parts);
     } catch (error) {
@@ -83,16 +109,38 @@ class ChunkReader implements ChatChunkReader {
   };
   readonly #onFailure = (error: unknown): never => this.#fail(error);
 
-  constructor(response: Response) {
+  constructor(response: Response, plainText: boolean) {
     this.#source = byteSource(response);
     this.#headers = response.headers;
+    this.#plainText = plainText;
   }
 
   // Not an async function: one promise per read, the source's own and its reaction.
-  read(): Promise<ChatCompletionChunk[] | undefined> {
+  read(): Promise<Chunk[] | undefined> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#finished) return Promise.resolve(undefined);
     return this.#source.read().then(this.#onParts, this.#onFailure);
+  }
+
+  readThen<T>(onChunks: (chunks: Chunk[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T> {
+    if (this.#failure !== undefined || this.#finished) return this.read().then(onChunks, onFailure);
+    return this.#source.read().then(
+      (parts) => {
+        let chunks: Chunk[] | undefined;
+        try {
+          chunks = this.#parse(parts);
+        } catch (error) {
+          this.cancel();
+          return onFailure(error);
+        }
+        // A read that completed no event (half a line, a comment) reads again.
+        return chunks !== undefined && chunks.length === 0 ? this.readThen(onChunks, onFailure) : onChunks(chunks);
+      },
+      (error: unknown) => {
+        this.cancel();
+        return onFailure(error);
+      },
+    );
   }
 
   cancel(): void {
@@ -106,37 +154,67 @@ class ChunkReader implements ChatChunkReader {
     throw error;
   }
 
-  #parse(parts: readonly Uint8Array[] | undefined): ChatCompletionChunk[] | undefined {
-    const parser = this.#parser;
-    const decoder = this.#decoder;
-    let events: SseEvent[];
-    if (parts === undefined) {
-      // The body ended: nothing to cancel.
-      this.#finished = true;
-      events = [...parser.push(decoder.decode()), ...parser.end()];
-    } else if (parts.length === 1) events = parser.push(decoder.decode(parts[0], { stream: true }));
-    else {
-      events = [];
-      for (const part of parts) events.push(...parser.push(decoder.decode(part, { stream: true })));
+  #event(event: string | undefined, data: string): void {
+    if (this.#stopped) return;
+    if (data === '[DONE]') {
+      // Whatever follows [DONE] is not read: the socket goes.
+      this.#stopped = true;
+      this.cancel();
+      return;
     }
-    const chunks: ChatCompletionChunk[] = [];
-    for (const sse of events) {
-      if (sse.data === '[DONE]') {
-        // Whatever follows [DONE] is not read: the socket goes.
-        this.cancel();
-        break;
-      }
+    const template = this.#template;
+    let chunk: Chunk | undefined = template !== undefined && event === undefined ? matchChatTextChunk(template, data) : undefined;
+    if (chunk === undefined) {
       try {
-        chunks.push(toChunk(sse, this.#headers));
+        const parsed = toChunk(event, data, this.#headers);
+        if (this.#plainText && template === undefined && event === undefined) this.#template = learnChatTextChunkTemplate(data, parsed);
+        chunk = parsed;
       } catch (error) {
-        if (chunks.length === 0) throw error;
+        this.#stopped = true;
+        if (this.#first === undefined) {
+          this.#thrown = { error };
+          return;
+        }
         // The chunks before the bad event still go out (a read may hold the whole rest of
         // the body); the failure comes with the next read.
         this.#failure = { error: error instanceof Error ? error : new Error(String(error)) };
         this.cancel();
-        break;
+        return;
       }
+    }
+    if (this.#first === undefined) this.#first = chunk;
+    else if (this.#more === undefined) this.#more = [this.#first, chunk];
+    else this.#more.push(chunk);
+  }
+
+  #parse(parts: readonly Uint8Array[] | undefined): Chunk[] | undefined {
+    this.#first = undefined;
+    this.#more = undefined;
+    this.#stopped = false;
+    const parser = this.#parser;
+    const decoder = this.#decoder;
+    const onEvent = this.#onEvent;
+    if (parts === undefined) {
+      // The body ended: nothing to cancel.
+      this.#finished = true;
+      parser.push(decoder.decode(), onEvent);
+      parser.end(onEvent);
+    } else for (const part of parts) parser.push(decoder.decode(part, STREAMING), onEvent);
+    const first = this.#first;
+    const chunks = this.#more ?? (first === undefined ? NO_CHUNKS : [first]);
+    this.#first = undefined;
+    this.#more = undefined;
+    const thrown = this.#thrown;
+    if (thrown !== undefined) {
+      this.#thrown = undefined;
+      throw thrown.error;
     }
     return chunks;
   }
 }
+
+// A read that completed no chunk (half a line, a comment): read again. Never handed out.
+const NO_CHUNKS: Chunk[] = [];
+
+// Decoding options for every read but the last (one object, not one per read).
+const STREAMING: TextDecodeOptions = { stream: true };

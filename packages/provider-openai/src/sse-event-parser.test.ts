@@ -51,3 +51,24 @@ describe('createSseEventParser', () => {
     ]);
   });
 });
+
+describe('createSseEventParser with a sink', () => {
+  it('hands the sink the events an array would get, in any chunking', () => {
+    const body = 'event: error\ndata: {"e":1}\n\n: comment\r\ndata: a\r\ndata: b\r\n\r\nid: 2\ndata:x\n\ndata: last';
+    for (const size of [1, 2, 5, body.length]) {
+      const viaArray = createSseEventParser();
+      const viaSink = createSseEventParser();
+      const expected: SseEvent[] = [];
+      const got: SseEvent[] = [];
+      const sink = (event: string | undefined, data: string): void => void got.push({ event, data });
+      for (let at = 0; at < body.length; at += size) {
+        expected.push(...viaArray.push(body.slice(at, at + size)));
+        expect(viaSink.push(body.slice(at, at + size), sink)).toEqual([]);
+      }
+      expected.push(...viaArray.end());
+      viaSink.end(sink);
+      expect(got).toEqual(expected);
+      expect(got).toHaveLength(4);
+    }
+  });
+});

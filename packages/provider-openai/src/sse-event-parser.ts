@@ -4,13 +4,18 @@ export interface SseEvent {
   data: string;
 }
 
+/** Takes each event as it completes (no event object and no array per event). */
+export type SseEventSink = (event: string | undefined, data: string) => void;
+
 /** A push parser of a `text/event-stream` body; feed it decoded text in any chunking. */
 export interface SseEventParser {
-  /** The events completed by this text. */
-  push(text: string): SseEvent[];
-  /** The events still open when the body ended (a last event without its blank line). */
-  end(): SseEvent[];
+  /** The events completed by this text: appended to `out` when it is an array (returned), handed to it when it is a function. */
+  push(text: string, out?: SseEvent[] | SseEventSink): SseEvent[];
+  /** The events still open when the body ended (a last event without its blank line), as `push` gives them. */
+  end(out?: SseEvent[] | SseEventSink): SseEvent[];
 }
+
+const NONE: SseEvent[] = [];
 
 const LF = 10;
 const CR = 13;
@@ -37,16 +42,18 @@ class SseParser implements SseEventParser {
   #event: string | undefined;
   #data: string | undefined;
 
-  push(text: string): SseEvent[] {
-    const out: SseEvent[] = [];
+  push(text: string, out: SseEvent[] | SseEventSink = []): SseEvent[] {
     let start = 0;
     if (this.#afterCR && text.charCodeAt(0) === LF) start = 1;
     this.#afterCR = false;
     for (let i = start; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c !== LF && c !== CR) continue;
-      const piece = text.slice(start, i);
-      this.#line(this.#partial === '' ? piece : this.#partial + piece, out);
+      if (this.#partial === '') this.#line(text, start, i, out);
+      else {
+        const joined = this.#partial + text.slice(start, i);
+        this.#line(joined, 0, joined.length, out);
+      }
       this.#partial = '';
       if (c === CR) {
         if (i + 1 === text.length) this.#afterCR = true;
@@ -55,30 +62,42 @@ class SseParser implements SseEventParser {
       start = i + 1;
     }
     if (start < text.length) this.#partial += text.slice(start);
-    return out;
+    return typeof out === 'function' ? NONE : out;
   }
 
-  end(): SseEvent[] {
-    const out: SseEvent[] = [];
-    if (this.#partial !== '') this.#line(this.#partial, out);
+  end(out: SseEvent[] | SseEventSink = []): SseEvent[] {
+    if (this.#partial !== '') this.#line(this.#partial, 0, this.#partial.length, out);
     this.#partial = '';
-    this.#line('', out);
-    return out;
+    this.#line('', 0, 0, out);
+    return typeof out === 'function' ? NONE : out;
   }
 
-  #line(text: string, out: SseEvent[]): void {
-    if (text === '') {
-      if (this.#data !== undefined) out.push({ event: this.#event, data: this.#data });
+  /** The line `text[from, to)`: indexes rather than a slice per line, and only the value sliced. */
+  #line(text: string, from: number, to: number, out: SseEvent[] | SseEventSink): void {
+    if (from === to) {
+      const data = this.#data;
+      if (data !== undefined) {
+        if (typeof out === 'function') out(this.#event, data);
+        else out.push({ event: this.#event, data });
+      }
       this.#event = undefined;
       this.#data = undefined;
       return;
     }
-    if (text.charCodeAt(0) === 58 /* : */) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
-    if (field === 'data') this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
-    else if (field === 'event') this.#event = value;
+    if (text.charCodeAt(from) === 58 /* : */) return;
+    // Scanned only within the line: a body of lines without colons stays linear.
+    let colon = from;
+    while (colon < to && text.charCodeAt(colon) !== 58 /* : */) colon++;
+    let valueAt = colon + 1;
+    if (valueAt < to && text.charCodeAt(valueAt) === 32 /* space */) valueAt++;
+    const value = valueAt >= to ? '' : text.slice(valueAt, to);
+    if (isField(text, from, colon, 'data')) this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+    else if (isField(text, from, colon, 'event')) this.#event = value;
   }
+}
+
+/** Whether `text[from, to)` is `name`, without slicing it out. */
+function isField(text: string, from: number, to: number, name: string): boolean {
+  if (to - from !== name.length) return false;
+  return text.startsWith(name, from);
 }

@@ -155,6 +155,10 @@ if (kind === 'proxy') {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
       upRes.pipe(res);
     });
+    // A client that leaves (the capacity bench's steady state replaces streams) ends the upstream request too, as the gateway does.
+    res.once('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
     req.pipe(up);
   });
   printURL(proxy);
@@ -170,7 +174,12 @@ if (kind === 'proxy') {
         res.end(JSON.stringify(completion));
         return;
       }
-      const stream = await client.chat.completions.create({ ...body, stream: true });
+      // A client that leaves ends the upstream call too, as the gateway does.
+      const left = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) left.abort();
+      });
+      const stream = await client.chat.completions.create({ ...body, stream: true }, { signal: left.signal });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for await (const chunk of stream) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       res.end('data: [DONE]\n\n');

@@ -207,6 +207,14 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     const event = next.value;
     const out = this.#out;
     view.map(event, out);
+    // The usual event (a text delta passed on as it is, nothing queued): handed out without the queue.
+    if (out.length === 1 && this.#queue.length === 0 && event.type !== 'finish') {
+      const only = out[0] as ChatStreamEvent;
+      if (only.type !== 'error') {
+        out.pop();
+        return { value: only, done: false };
+      }
+    }
     for (const mapped of out) {
       this.#queue.push(mapped);
       if (mapped.type === 'error') {

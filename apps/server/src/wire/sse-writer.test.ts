@@ -1,14 +1,27 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSseWriter } from './sse-writer.ts';
 
 interface Served {
   body: string;
-  /** The chunks the response was given, in order, by `write` and by `end`. */
+  /**
+   * The chunks the response was given, in order, by `write` and by `end`, and the HTTP
+   * chunks the writer sent straight to the socket (as `write`, their data only).
+   */
   calls: { method: 'write' | 'end'; text: string }[];
+}
+
+/** The data of one HTTP chunk (`<size>\r\n<data>\r\n`), checking its size line. */
+function chunkData(chunk: string): string {
+  const at = chunk.indexOf('\r\n');
+  const data = chunk.slice(at + 2, -2);
+  expect(Number.parseInt(chunk.slice(0, at), 16)).toBe(Buffer.byteLength(data));
+  expect(chunk.endsWith('\r\n')).toBe(true);
+  return data;
 }
 
 const servers: ReturnType<typeof createServer>[] = [];
@@ -23,14 +36,32 @@ async function serve(script: (res: ServerResponse) => Promise<void>): Promise<Se
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const write = res.write.bind(res);
     const end = res.end.bind(res);
+    // The response's own writes reach the socket too: only the writer's direct ones are recorded there.
+    let inResponse = false;
     res.write = ((chunk: string) => {
       calls.push({ method: 'write', text: chunk });
-      return write(chunk);
+      inResponse = true;
+      try {
+        return write(chunk);
+      } finally {
+        inResponse = false;
+      }
     }) as typeof res.write;
     res.end = ((chunk?: string) => {
       calls.push({ method: 'end', text: chunk ?? '' });
-      return end(chunk);
+      inResponse = true;
+      try {
+        return end(chunk);
+      } finally {
+        inResponse = false;
+      }
     }) as typeof res.end;
+    const socket = res.socket!;
+    const socketWrite = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (!inResponse && typeof chunk === 'string') calls.push({ method: 'write', text: chunkData(chunk) });
+      return socketWrite(chunk, ...rest);
+    }) as typeof socket.write;
     void script(res);
   });
   servers.push(server);
@@ -110,6 +141,34 @@ describe('createSseWriter', () => {
     ]);
   });
 
+  it('sends the frames after the first write to the socket as HTTP chunks sized in bytes, as the response would', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const writer = createSseWriter(res);
+      void (async () => {
+        await writer.write([{ a: 'first' }]);
+        await nextTurn();
+        await writer.write([{ b: 'é 😀 \u2028' }]);
+        await nextTurn();
+        writer.done();
+      })();
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    // The raw bytes, chunk framing included.
+    const socket = connect(port, '127.0.0.1');
+    socket.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    const parts: Buffer[] = [];
+    for await (const part of socket) parts.push(part as Buffer);
+    const raw = Buffer.concat(parts).toString('utf8');
+    const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
+    const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    expect(body).toBe(`${chunk(frame({ a: 'first' }))}${chunk(frame({ b: 'é 😀 \u2028' }))}${chunk('data: [DONE]\n\n')}0\r\n\r\n`);
+  });
+
   it('ends without [DONE] after an error frame, keeping the frame', async () => {
     const { body } = await serve(async (res) => {
       const writer = createSseWriter(res);
@@ -172,20 +231,20 @@ describe('createSseWriter', () => {
   });
 
   it('keeps no listener per wait for the socket: a slow client makes it wait many times', async () => {
-    let listeners: { close: number; error: number; drain: number } | undefined;
+    let listeners: { close: number; error: number; drain: number; socketDrain: number } | undefined;
     let waits = 0;
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const writer = createSseWriter(res);
       void (async () => {
-        for (let i = 0; i < 200; i++) {
-          const result = writer.write([{ big: 'z'.repeat(32 * 1024) }]);
+        for (let i = 0; i < 300; i++) {
+          const result = writer.write([{ big: 'z'.repeat(64 * 1024) }]);
           if (typeof result !== 'boolean') {
             waits++;
             if (!(await result)) break;
           }
         }
-        listeners = { close: res.listenerCount('close'), error: res.listenerCount('error'), drain: res.listenerCount('drain') };
+        listeners = { close: res.listenerCount('close'), error: res.listenerCount('error'), drain: res.listenerCount('drain'), socketDrain: res.socket?.listenerCount('drain') ?? 0 };
         writer.done();
       })();
     });
@@ -196,10 +255,11 @@ describe('createSseWriter', () => {
     const response = await fetch(`http://127.0.0.1:${port}/`);
     const reader = response.body!.getReader();
     // A slow reader: a pause now and then, so that the writer's buffer fills again and again.
-    for (let read = await reader.read(), n = 0; !read.done; read = await reader.read(), n++) if (n % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let read = await reader.read(), n = 0; !read.done; read = await reader.read(), n++) if (n % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     expect(waits).toBeGreaterThan(5);
     // What Node and the writer attach once, not one per wait.
     expect(listeners!.drain).toBe(0);
+    expect(listeners!.socketDrain).toBeLessThan(3);
     expect(listeners!.close).toBeLessThan(5);
     expect(listeners!.error).toBeLessThan(5);
   });

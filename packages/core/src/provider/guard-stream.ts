@@ -1,5 +1,6 @@
 import { StreamError } from '../errors.ts';
 import type { ChatStreamEvent } from '../types/chat-stream-event.ts';
+import { NEXT_THEN, nextThen } from './next-then.ts';
 
 /** Options of `guardStream`. */
 export interface GuardStreamOptions {
@@ -28,6 +29,12 @@ export function guardStream(source: AsyncIterable<ChatStreamEvent>, options: Gua
 type Result = IteratorResult<ChatStreamEvent, undefined>;
 
 const DONE: Result = { value: undefined, done: true };
+
+/** The callbacks of a `NEXT_THEN` call while the source's event is awaited. */
+interface Chained {
+  onResult: (result: Result) => unknown;
+  onFailure: (error: unknown) => unknown;
+}
 
 class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   readonly #iterable: AsyncIterable<ChatStreamEvent>;
@@ -63,6 +70,56 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     }
     return pending.then(this.#onNext, this.#onFailure);
   }
+
+  /**
+   * `next().then(onResult, onFailure)` chained to the source's own (see `NEXT_THEN`): no
+   * promise of its own per event. The callbacks wait in a field (no closures per call); a
+   * second call while one waits takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: Result) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#queued.length > 0 || this.#finished || this.#chained !== undefined) return this.next().then(onResult, onFailure);
+    let source: AsyncIterator<ChatStreamEvent>;
+    try {
+      source = this.#source ??= this.#iterable[Symbol.asyncIterator]();
+    } catch (error) {
+      return Promise.resolve(this.#failed(error)).then(onResult, onFailure);
+    }
+    this.#chained = { onResult, onFailure };
+    try {
+      return nextThen(source, this.#chainedNext, this.#chainedFailure) as Promise<R>;
+    } catch (error) {
+      this.#chained = undefined;
+      return Promise.resolve(this.#failed(error)).then(onResult, onFailure);
+    }
+  }
+
+  /** The callbacks of the waiting `NEXT_THEN`. */
+  #chained: Chained | undefined;
+
+  /** What `.then(onResult, onFailure)` on `#check`'s promise would do, without that promise. */
+  readonly #chainedNext = (next: IteratorResult<ChatStreamEvent>): unknown => {
+    const { onResult, onFailure } = this.#chained as Chained;
+    this.#chained = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#check(next);
+    } catch (error) {
+      return onFailure(error);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
+
+  readonly #chainedFailure = (error: unknown): unknown => {
+    const { onResult, onFailure } = this.#chained as Chained;
+    this.#chained = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#failed(error);
+    } catch (failure) {
+      return onFailure(failure);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
 
   return(): Promise<Result> {
     return this.#close();
