@@ -61,7 +61,7 @@ async function serve(script: (res: ServerResponse) => Promise<void>): Promise<Se
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
       if (!inResponse && typeof chunk === 'string') calls.push({ method: 'write', text: chunkData(chunk) });
       return socketWrite(chunk, ...rest);
-    }) as typeof socket.write;
+    });
     void script(res);
   });
   servers.push(server);
