@@ -36,6 +36,18 @@ describe('learnChatTextChunkTemplate', () => {
     for (const payload of [role, finish, usage, reasoning, two]) expect(learn(payload)).toBeUndefined();
   });
 
+  it('learns nothing when the text it would read is not where the chunk\'s text comes from, even when that text is the probe\'s', () => {
+    for (const payload of [
+      '{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"EVIL","\\u0063ontent":"probe"}}]}',
+      '{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"EVIL","\\u0063ontent":"probe!"}}]}',
+    ]) {
+      const template = learn(payload);
+      // Either nothing is learned, or what is learned reads what parsing reads.
+      if (template !== undefined) expect(readBoth(template, payload)).toEqual({ matched: 'probe', parsed: 'probe' });
+      expect(template).toBeUndefined();
+    }
+  });
+
   it('finds the text after white space and escapes, and the last content key', () => {
     const spaced = '{ "id": "c1", "model": "m", "choices": [ { "index": 0, "delta": { "content": "a \\"quoted\\" word" }, "finish_reason": null } ] }';
     const template = learn(spaced);

@@ -54,10 +54,14 @@ export function learnChatTextChunkTemplate(payload: string, chunk: ChatCompletio
   }
   if (to >= payload.length) return undefined;
   const template = { prefix: payload.slice(0, from), suffix: payload.slice(to + 1) };
-  // The proof, once: another text in the same place parses to the same kind of chunk with that text.
+  // The proof, once: another text in the same place parses to the same kind of chunk with
+  // that text. The probe differs from the chunk's own text, or a chunk whose text came from
+  // another key (a duplicate `"\u0063ontent"`, a later `"content":` elsewhere) would pass.
+  const text = chunk.choices[0]?.delta.content ?? '';
+  const probeText = text === 'probe' ? 'probe!' : 'probe';
   try {
-    const probe = JSON.parse(`${template.prefix}"probe"${template.suffix}`) as ChatCompletionChunk;
-    if (!isPlainText(probe) || probe.choices[0]?.delta.content !== 'probe' || probe.id !== chunk.id || probe.model !== chunk.model) return undefined;
+    const probe = JSON.parse(`${template.prefix}"${probeText}"${template.suffix}`) as ChatCompletionChunk;
+    if (!isPlainText(probe) || probe.choices[0]?.delta.content !== probeText || probe.id !== chunk.id || probe.model !== chunk.model) return undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { ChatStreamEvent } from '@toolwire/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { nextThen } from '@toolwire/core/provider';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
 import type { OpenedChatStream } from './openai-chat-event-stream.ts';
@@ -146,6 +146,41 @@ describe('createChatEventStream, plain text chunks read without parsing', () => 
       const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(parts).response)), mapError }));
       expect(events).toEqual(parsedEvents(frames));
     }
+  });
+
+  /** The events of `frames` through the stream, and how many times `JSON.parse` ran meanwhile. */
+  async function eventsAndParses(frames: string[]): Promise<{ events: ChatStreamEvent[]; parses: number }> {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const events = await collect(createChatEventStream({ open: () => Promise.resolve(opened(body(frames).response)), mapError }));
+      return { events, parses: parse.mock.calls.length };
+    } finally {
+      parse.mockRestore();
+    }
+  }
+  const stamped = (created: number, text: string, extra = ''): string =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":${created}${extra},"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`;
+
+  it('learns the template again when a server stamps each second on its chunks, and stops when a field changes on every chunk', async () => {
+    // llama.cpp-style: \`created\` moves every second, 5 chunks a second. Each new second costs
+    // its first chunk's parse and one probe; the rest are read from the template.
+    const seconds = [1, 2, 3].flatMap((created) => [0, 1, 2, 3, 4].map((i) => stamped(created, `t${created}.${i} `)));
+    const perSecond = [...seconds, chunk('{}', 'stop'), 'data: [DONE]\n\n'];
+    const a = await eventsAndParses(perSecond);
+    expect(a.events).toEqual(parsedEvents(perSecond));
+    expect(a.parses).toBeLessThanOrEqual(7);
+    // OpenAI-style: a random field on every chunk. After the second chunk nothing is learned
+    // any more, so each chunk is parsed once (not once more for a probe).
+    const random = Array.from({ length: 15 }, (_, i) => stamped(1, `t${i} `, `,"obfuscation":"${'abcdefghijklmnop'.slice(i)}"`));
+    const perChunk = [...random, chunk('{}', 'stop'), 'data: [DONE]\n\n'];
+    const b = await eventsAndParses(perChunk);
+    expect(b.events).toEqual(parsedEvents(perChunk));
+    expect(b.parses).toBeLessThanOrEqual(perChunk.length - 1 + 3);
+    // Escaped text misses the template for its text, not its shape: it keeps reading the rest.
+    const escaped = [stamped(1, 'a'), stamped(1, 'b'), stamped(1, 'q\\"1'), stamped(1, 'q\\"2'), ...[0, 1, 2, 3, 4, 5].map((i) => stamped(1, `c${i}`)), chunk('{}', 'stop'), 'data: [DONE]\n\n'];
+    const c = await eventsAndParses(escaped);
+    expect(c.events).toEqual(parsedEvents(escaped));
+    expect(c.parses).toBeLessThanOrEqual(5);
   });
 
   it('still fails on a garbage payload that starts like a text chunk', async () => {

@@ -85,6 +85,10 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   readonly #headers: Headers;
   readonly #plainText: boolean;
   #template: ChatTextChunkTemplate | undefined;
+  /** Whether the template read a chunk since it was learned: then a plain chunk it misses teaches a new one. */
+  #templateUsed = false;
+  /** No template is learned any more: one was learned and missed the very next plain chunk (a field that changes per chunk). */
+  #learning = true;
   readonly #decoder = new TextDecoder();
   readonly #parser = createSseEventParser();
   #finished = false;
@@ -164,10 +168,11 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     }
     const template = this.#template;
     let chunk: Chunk | undefined = template !== undefined && event === undefined ? matchChatTextChunk(template, data) : undefined;
-    if (chunk === undefined) {
+    if (chunk !== undefined) this.#templateUsed = true;
+    else {
       try {
         const parsed = toChunk(event, data, this.#headers);
-        if (this.#plainText && template === undefined && event === undefined) this.#template = learnChatTextChunkTemplate(data, parsed);
+        if (this.#plainText && this.#learning && event === undefined) this.#learn(data, parsed);
         chunk = parsed;
       } catch (error) {
         this.#stopped = true;
@@ -185,6 +190,28 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     if (this.#first === undefined) this.#first = chunk;
     else if (this.#more === undefined) this.#more = [this.#first, chunk];
     else this.#more.push(chunk);
+  }
+
+  /**
+   * Learns the template of a parsed chunk the current one (if any) missed. A server that
+   * stamps each chunk's `created` changes its chunks' JSON every second: a template that read
+   * chunks is replaced by the next one. One that missed the very next plain text chunk means
+   * a field changes on every chunk (OpenAI's `obfuscation`): learning stops, or every chunk
+   * would be parsed twice.
+   */
+  #learn(payload: string, parsed: ChatCompletionChunk): void {
+    const current = this.#template;
+    // Missed for its text (an escape), not for its shape: the template still holds.
+    if (current !== undefined && payload.startsWith(current.prefix) && payload.endsWith(current.suffix)) return;
+    const next = learnChatTextChunkTemplate(payload, parsed);
+    if (next === undefined) return;
+    if (current !== undefined && !this.#templateUsed) {
+      this.#learning = false;
+      this.#template = undefined;
+      return;
+    }
+    this.#template = next;
+    this.#templateUsed = false;
   }
 
   #parse(parts: readonly Uint8Array[] | undefined): Chunk[] | undefined {
