@@ -4,7 +4,9 @@
 // per token, event-loop delay p99, and time to first token (the gateway's added TTFT is its
 // TTFT minus the proxy's). Upstream, targets and the clients each run in their own process
 // (several client processes at thousands of streams, so that the client's own event loop
-// is not what delays first tokens); everything is on 127.0.0.1.
+// is not what delays first tokens); everything is on 127.0.0.1. Where `taskset` and a second
+// CPU exist, the target runs pinned to CPU 1 and everything else to the other CPUs
+// (TOOLWIRE_BENCH_PIN=0 turns that off), so that the harness does not take the target's core.
 //
 // Two phases, reported apart:
 // - The opening burst: all N clients arrive in waves of 250 every 50 ms (thousands of
@@ -57,7 +59,8 @@
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
-import { availableParallelism, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
+import { cpuCount, pinningNote, pinProcess, pinSelf, targetAndHarnessCpus } from './support/cpu-pinning.ts';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess, TargetStats } from './support/processes.ts';
 import type { ClientReport, OpenCommand, SteadyCommand } from './support/stream-client-process.ts';
@@ -159,6 +162,7 @@ async function startClient(): Promise<Client> {
     execArgv: ['--conditions=@toolwire/source'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (cpus !== undefined) pinProcess(child.pid, cpus.harness);
   let ready: () => void = () => undefined;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
   let finish: (report: Extract<ClientReport, { type: 'done' }>) => void = () => undefined;
@@ -556,15 +560,21 @@ function printSteady(results: CapacityResult[]): void {
 const targetKinds = (['proxy', 'sdk-proxy', 'gateway'] as const).filter((kind) => (process.env.TOOLWIRE_BENCH_TARGETS ?? 'proxy,gateway').split(',').includes(kind));
 const targetNames = { proxy: 'bare byte proxy', 'sdk-proxy': 'openai SDK proxy', gateway: 'toolwire gateway' } as const;
 const limit = fileLimit();
+// Each target on a CPU of its own, the upstream, the clients and this process on the others
+// (TOOLWIRE_BENCH_PIN=0 turns it off): on a 2-core machine the harness otherwise takes its
+// CPU from the target's core in turns, which delays first tokens for reasons that are not the
+// target's. The bench prints how long each target still waited for its core.
+const cpus = process.env.TOOLWIRE_BENCH_PIN === '0' ? undefined : targetAndHarnessCpus();
+if (cpus !== undefined) pinSelf(cpus.harness);
 // The load average says how much of the machine the processes measured here could have.
 console.log(
   `capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}; ` +
-    `${availableParallelism()} cores, load average ${loadavg()
+    `${cpuCount()} cores, load average ${loadavg()
       .map((l) => l.toFixed(1))
-      .join(' ')}`,
+      .join(' ')}; ${cpus === undefined ? (process.env.TOOLWIRE_BENCH_PIN === '0' ? 'not pinned (TOOLWIRE_BENCH_PIN=0)' : (pinningNote() ?? 'not pinned')) : `targets pinned to CPU ${cpus.target}, upstream and clients to CPU ${cpus.harness}`}`,
 );
 try {
-  const upstream = await startProcess('./paced-upstream-process.ts');
+  const upstream = await startProcess('./paced-upstream-process.ts', [], {}, { cpus: cpus?.harness });
   for (const n of sizes) {
     // The target holds two sockets per stream (client side, upstream side).
     if (2 * n + 200 > limit) {
@@ -574,7 +584,7 @@ try {
     console.log(`\n${n} concurrent streams`);
     const results: CapacityResult[] = [];
     for (const kind of targetKinds) {
-      const target = await startProcess('./target-process.ts', [kind, upstream.url]);
+      const target = await startProcess('./target-process.ts', [kind, upstream.url], {}, { cpus: cpus?.target });
       try {
         results.push(await measure(targetNames[kind], target, kind === 'gateway' ? 'openai/gpt-fake' : 'gpt-fake', n));
       } finally {
