@@ -34,6 +34,15 @@ describe('RawResponseHeaders', () => {
     expect([...new Headers(ours)]).toEqual([...reference]);
   });
 
+  it('gives every iteration its own pairs: changing one changes no later iteration', () => {
+    const headers = new RawResponseHeaders(raw);
+    const first = [...headers.entries()];
+    const pair = first[0] as [string, string];
+    pair[1] = 'changed';
+    expect([...headers.entries()][0]).toEqual(['content-type', 'application/json']);
+    expect([...headers][0]).toEqual(['content-type', 'application/json']);
+  });
+
   it('is immutable, as a fetch response’s headers are', () => {
     const headers = new RawResponseHeaders(['a', '1']);
     expect(() => headers.set()).toThrow(TypeError);

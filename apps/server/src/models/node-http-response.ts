@@ -11,8 +11,8 @@ export class RawResponseHeaders implements Headers {
   readonly #raw: readonly string[];
   /** Lower-case name → value, repeated names joined with ", " (built on first use). */
   #byName: Map<string, string> | undefined;
-  /** The `[name, value]` pairs iteration yields: sorted, joined, `set-cookie` kept apart. */
-  #sorted: [string, string][] | undefined;
+  /** The lower-case names in the order iteration yields them (built on first use). */
+  #sorted: string[] | undefined;
 
   /** @param raw Node's `rawHeaders`: `[name, value, name, value…]` as received. */
   constructor(raw: readonly string[]) {
@@ -48,17 +48,20 @@ export class RawResponseHeaders implements Headers {
     return cookies;
   }
 
+  /**
+   * The `[name, value]` pairs iteration yields: sorted, joined, `set-cookie` kept apart. Made
+   * anew on each call (the SDKs iterate a response's headers once): the caller may change
+   * them without changing what the next iteration sees, and no second copy is needed.
+   */
   #pairs(): [string, string][] {
-    if (this.#sorted !== undefined) return this.#sorted;
     const map = this.#map();
-    const names = [...map.keys()].sort();
+    const names = (this.#sorted ??= [...map.keys()].sort());
     const pairs: [string, string][] = [];
     // As a fetch `Headers` iterates: by name, repeated names joined, except each `set-cookie` on its own.
     for (const name of names) {
       if (name === 'set-cookie') for (const cookie of this.getSetCookie()) pairs.push([name, cookie]);
       else pairs.push([name, map.get(name) as string]);
     }
-    this.#sorted = pairs;
     return pairs;
   }
 
@@ -66,9 +69,9 @@ export class RawResponseHeaders implements Headers {
     for (const [name, value] of this.#pairs()) callback.call(thisArg, value, name, this);
   }
 
-  // Array iterators over copies: no generator per call, and a caller cannot change what the next iteration sees.
+  // Array iterators over fresh pairs: no generator per call, and a caller cannot change what the next iteration sees.
   entries(): HeadersIterator<[string, string]> {
-    return this.#pairs().map(([name, value]): [string, string] => [name, value])[Symbol.iterator]();
+    return this.#pairs()[Symbol.iterator]();
   }
 
   keys(): HeadersIterator<string> {

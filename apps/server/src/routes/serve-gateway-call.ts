@@ -103,7 +103,9 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
         res.destroy();
         return;
       }
-      await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(body);
+      // Serialized here (what Fastify's default serializer does for a route without a response
+      // schema, JSON.stringify): a string payload skips its serializer lookup and hooks.
+      await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(JSON.stringify(body));
     } finally {
       cleanUp();
     }
