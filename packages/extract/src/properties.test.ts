@@ -5,7 +5,7 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
-import type { ToolCallSink } from './tool-call-sink.ts';
+import { collectingSink } from '../test/helpers/collecting-sink.ts';
 import type { TextToolFormat } from './text-tool-format.ts';
 
 // Prose that cannot contain a call of its own: words, spaces, punctuation, no brackets.
@@ -106,17 +106,7 @@ function stream(text: string, cuts: readonly number[], tools?: readonly string[]
 function streamIntoSink(text: string, cuts: readonly number[], options?: ExtractOptions): ToolCallParserEvent[] {
   const parser = createToolCallParser(options);
   const events: ToolCallParserEvent[] = [];
-  const sink: ToolCallSink = {
-    onText: (text) => events.push({ type: 'text', text }),
-    onReasoningStart: (text) => events.push({ type: 'reasoning-start', text }),
-    onReasoning: (text) => events.push({ type: 'reasoning', text }),
-    onReasoningEnd: (text) => events.push({ type: 'reasoning-end', text }),
-    onToolCallStart: (id, name) => events.push({ type: 'tool-call-start', id, name }),
-    onToolCallDelta: (id, argumentsText) => events.push({ type: 'tool-call-delta', id, argumentsText }),
-    onToolCall: (toolCall, text) => events.push({ type: 'tool-call', toolCall, text }),
-    onToolCallDiscarded: (id, text, reason) => events.push({ type: 'tool-call-discarded', id, text, reason }),
-    onIncomplete: (text, id) => events.push(id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id }),
-  };
+  const sink = collectingSink(events);
   let last = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
     parser.push(text.slice(last, cut), sink);

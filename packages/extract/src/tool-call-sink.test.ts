@@ -3,22 +3,8 @@ import { ToolCallParserEndedError, ToolCallParserReentryError } from './errors.t
 import type { ExtractOptions } from './extract-options.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { collectingSink } from '../test/helpers/collecting-sink.ts';
 import type { ToolCallSink } from './tool-call-sink.ts';
-
-/** A sink that rebuilds the events its methods receive. */
-function collectingSink(events: ToolCallParserEvent[]): Required<ToolCallSink> {
-  return {
-    onText: (text) => events.push({ type: 'text', text }),
-    onReasoningStart: (text) => events.push({ type: 'reasoning-start', text }),
-    onReasoning: (text) => events.push({ type: 'reasoning', text }),
-    onReasoningEnd: (text) => events.push({ type: 'reasoning-end', text }),
-    onToolCallStart: (id, name) => events.push({ type: 'tool-call-start', id, name }),
-    onToolCallDelta: (id, argumentsText) => events.push({ type: 'tool-call-delta', id, argumentsText }),
-    onToolCall: (toolCall, text) => events.push({ type: 'tool-call', toolCall, text }),
-    onToolCallDiscarded: (id, text, reason) => events.push({ type: 'tool-call-discarded', id, text, reason }),
-    onIncomplete: (text, id) => events.push(id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id }),
-  };
-}
 
 function both(chunks: readonly string[], options?: ExtractOptions): { events: ToolCallParserEvent[]; sunk: ToolCallParserEvent[] } {
   const parser = createToolCallParser(options);
