@@ -1,6 +1,7 @@
 import type { ChatStreamEvent } from '@toolwire/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { NEXT_THEN } from '@toolwire/core/provider';
+import { NEXT_THEN, handOn } from '@toolwire/core/provider';
+import type { NextThenCallbacks } from '@toolwire/core/provider';
 import { abortReason } from './map-openai-error.ts';
 import type { ChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatChunkReader } from './read-chat-chunks.ts';
@@ -28,11 +29,8 @@ export interface ChatEventStreamOptions {
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
 
-/** The callbacks of a `NEXT_THEN` call while the read it waits for is under way. */
-interface Chained {
-  onResult: (result: Result) => unknown;
-  onFailure: (error: unknown) => unknown;
-}
+/** The callbacks of a `NEXT_THEN` call while what it waits for is under way. */
+type Chained = NextThenCallbacks<ChatStreamEvent>;
 
 const DONE: Result = { value: undefined, done: true };
 
@@ -106,29 +104,16 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   #chained: Chained | undefined;
 
   /** What `.then(onResult, onFailure)` on `#took`'s promise would do, without that promise. */
-  readonly #chainedChunks = (chunks: ChatCompletionChunks): unknown => {
-    const { onResult, onFailure } = this.#chained as Chained;
-    this.#chained = undefined;
-    let result: Result | Promise<Result>;
-    try {
-      result = this.#took(chunks);
-    } catch (error) {
-      return onFailure(error);
-    }
-    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
-  };
+  readonly #chainedChunks = (chunks: ChatCompletionChunks): unknown => handOn(this.#takeChained(), this, this.#took, chunks);
 
-  readonly #chainedFailure = (error: unknown): unknown => {
-    const { onResult, onFailure } = this.#chained as Chained;
+  readonly #chainedFailure = (error: unknown): unknown => handOn(this.#takeChained(), this, this.#failed, error);
+
+  /** The waiting `NEXT_THEN`'s callbacks, handed over once. */
+  #takeChained(): Chained {
+    const chained = this.#chained as Chained;
     this.#chained = undefined;
-    let result: Result | Promise<Result>;
-    try {
-      result = this.#failed(error);
-    } catch (failure) {
-      return onFailure(failure);
-    }
-    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
-  };
+    return chained;
+  }
 
   return(): Promise<Result> {
     this.#left = true;

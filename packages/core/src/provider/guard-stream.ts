@@ -1,6 +1,7 @@
 import { StreamError } from '../errors.ts';
 import type { ChatStreamEvent } from '../types/chat-stream-event.ts';
-import { NEXT_THEN, nextThen } from './next-then.ts';
+import { NEXT_THEN, handOn, nextThen } from './next-then.ts';
+import type { NextThenCallbacks } from './next-then.ts';
 
 /** Options of `guardStream`. */
 export interface GuardStreamOptions {
@@ -30,11 +31,8 @@ type Result = IteratorResult<ChatStreamEvent, undefined>;
 
 const DONE: Result = { value: undefined, done: true };
 
-/** The callbacks of a `NEXT_THEN` call while the source's event is awaited. */
-interface Chained {
-  onResult: (result: Result) => unknown;
-  onFailure: (error: unknown) => unknown;
-}
+/** The callbacks of a `NEXT_THEN` call while what it waits for is under way. */
+type Chained = NextThenCallbacks<ChatStreamEvent>;
 
 class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   readonly #iterable: AsyncIterable<ChatStreamEvent>;
@@ -97,29 +95,16 @@ class GuardedStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   #chained: Chained | undefined;
 
   /** What `.then(onResult, onFailure)` on `#check`'s promise would do, without that promise. */
-  readonly #chainedNext = (next: IteratorResult<ChatStreamEvent>): unknown => {
-    const { onResult, onFailure } = this.#chained as Chained;
-    this.#chained = undefined;
-    let result: Result | Promise<Result>;
-    try {
-      result = this.#check(next);
-    } catch (error) {
-      return onFailure(error);
-    }
-    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
-  };
+  readonly #chainedNext = (next: IteratorResult<ChatStreamEvent>): unknown => handOn(this.#takeChained(), this, this.#check, next);
 
-  readonly #chainedFailure = (error: unknown): unknown => {
-    const { onResult, onFailure } = this.#chained as Chained;
+  readonly #chainedFailure = (error: unknown): unknown => handOn(this.#takeChained(), this, this.#failed, error);
+
+  /** The waiting `NEXT_THEN`'s callbacks, handed over once. */
+  #takeChained(): Chained {
+    const chained = this.#chained as Chained;
     this.#chained = undefined;
-    let result: Result | Promise<Result>;
-    try {
-      result = this.#failed(error);
-    } catch (failure) {
-      return onFailure(failure);
-    }
-    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
-  };
+    return chained;
+  }
 
   return(): Promise<Result> {
     return this.#close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatStreamEvent } from '../types/chat-stream-event.ts';
 import { guardStream } from './guard-stream.ts';
-import { NEXT_THEN, nextThen } from './next-then.ts';
+import { NEXT_THEN, handOn, nextThen } from './next-then.ts';
 
 async function* from(events: ChatStreamEvent[], failAfter?: Error): AsyncGenerator<ChatStreamEvent> {
   for (const event of events) {
@@ -92,5 +92,33 @@ describe('nextThen', () => {
     );
     await expect(read).rejects.toThrow('consumer broke');
     expect(failures).toBe(0);
+  });
+});
+
+describe('handOn', () => {
+  const record = () => {
+    const seen: string[] = [];
+    return { seen, callbacks: { onResult: (r: IteratorResult<string, undefined>) => seen.push(`result ${String(r.value)}`), onFailure: (e: unknown) => seen.push(`failure ${(e as Error).message}`) } };
+  };
+  const owner = { prefix: 'p:' };
+  function step(this: typeof owner, input: string): IteratorResult<string, undefined> | Promise<IteratorResult<string, undefined>> {
+    if (input === 'throw') throw new Error('thrown');
+    if (input === 'reject') return Promise.reject(new Error('rejected'));
+    if (input === 'later') return Promise.resolve({ value: `${this.prefix}later`, done: false });
+    return { value: `${this.prefix}${input}`, done: false };
+  }
+
+  it('hands a result at once, a promised one when it settles, and a throw or rejection to onFailure, with the step run on its owner', async () => {
+    const now = record();
+    handOn(now.callbacks, owner, step, 'x');
+    expect(now.seen).toEqual(['result p:x']);
+    const thrown = record();
+    handOn(thrown.callbacks, owner, step, 'throw');
+    expect(thrown.seen).toEqual(['failure thrown']);
+    const later = record();
+    await handOn(later.callbacks, owner, step, 'later');
+    const rejected = record();
+    await handOn(rejected.callbacks, owner, step, 'reject');
+    expect([later.seen, rejected.seen]).toEqual([['result p:later'], ['failure rejected']]);
   });
 });

@@ -23,3 +23,31 @@ export function nextThen<T, R>(iterator: AsyncIterator<T>, onResult: (result: It
   if (typeof chained === 'function') return chained.call(iterator, onResult, onFailure) as Promise<R>;
   return iterator.next().then(onResult, onFailure);
 }
+
+/** The callbacks a layer's `NEXT_THEN` holds while the result it waits for is on its way. */
+export interface NextThenCallbacks<T> {
+  onResult: (result: IteratorResult<T, undefined>) => unknown;
+  onFailure: (error: unknown) => unknown;
+}
+
+/**
+ * For a layer implementing `NEXT_THEN`: what `.then(onResult, onFailure)` on the promise of
+ * its own step would do, without that promise when the step has its result at once.
+ * `step.call(self, input)` runs; its result (or what its promise settles to) goes to
+ * `onResult`, what it throws (or rejects with) to `onFailure`.
+ */
+export function handOn<S, I, T>(
+  callbacks: NextThenCallbacks<T>,
+  self: S,
+  step: (this: S, input: I) => IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>,
+  input: I,
+): unknown {
+  const { onResult, onFailure } = callbacks;
+  let result: IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>;
+  try {
+    result = step.call(self, input);
+  } catch (error) {
+    return onFailure(error);
+  }
+  return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+}
