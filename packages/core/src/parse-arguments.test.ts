@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { InvalidArgumentsError } from './errors.ts';
-import { parseArguments, parseCallArguments } from './parse-arguments.ts';
+import { parseArguments, parseCallArguments, readCallArguments, readPlainCallArguments } from './parse-arguments.ts';
 import type { JsonSchema } from './types/json-schema.ts';
 
 function failure(raw: string): InvalidArgumentsError {
@@ -468,5 +468,52 @@ describe('parseCallArguments', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  describe('the plain reading (key=value pairs of simple values, read with local variables)', () => {
+    const key = fc.constantFrom('a', 'k_1', 'Limit', '__proto__', 'arg0', '9', 'x');
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 6 }).filter((text) => !text.includes('"') && !text.includes('\\')).map((text) => `"${text}"`),
+      fc.constantFrom("'it'", '0', '-0', '7', '-12', '123456789012345', '0.5', '-3.25', '12.0', 'True', 'false', 'None', 'null'),
+      fc.integer().map(String),
+    );
+    const space = fc.constantFrom('', ' ', '  ', '\n', '\t');
+    const value = fc.oneof(scalar, fc.array(fc.tuple(space, scalar), { maxLength: 4 }).chain((items) =>
+      fc.tuple(space, fc.boolean()).map(([inner, trailing]) => `[${items.map(([s, v]) => `${s}${v}`).join(',')}${trailing && items.length > 0 ? ',' : ''}${inner}]`),
+    ));
+    const plainCall = fc
+      .array(fc.tuple(key, space, space, value, space), { maxLength: 5 })
+      .chain((pairs) => fc.tuple(space, fc.boolean()).map(([lead, trailing]) => `f(${lead}${pairs.map(([k, s1, s2, v, s3]) => `${k}${s1}=${s2}${v}${s3}`).join(', ')}${trailing && pairs.length > 0 ? ',' : ''}) rest`));
+
+    it('reads every call of plain values, as the general reading does', () => {
+      fc.assert(
+        fc.property(plainCall, (text) => {
+          const plain = readPlainCallArguments(text, 2, text.length);
+          expect(plain).toBeDefined();
+          expect(plain).toStrictEqual(readCallArguments(text, 2, text.length, undefined));
+        }),
+        { numRuns: 3000 },
+      );
+    });
+
+    it('returns what the general reading returns whenever it returns, on near-miss text', () => {
+      const piece = fc.constantFrom('a', 'k_1', '__proto__', '=', '==', ' ', '\t', '\u00a0', ',', '"x"', "'y'", '"a\\"b"', '"', "'", '[', ']', '(', ')', '{', '}', '1', '0', '-', '.', '5', '12.5', '007', '1234567890123456', 'True', 'None', 'Truex', 'é', ':', '\\', 'e3', '+');
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 24 }).map((parts) => `f(${parts.join('')}`), (text) => {
+          const plain = readPlainCallArguments(text, 2, text.length);
+          if (plain !== undefined) expect(plain).toStrictEqual(readCallArguments(text, 2, text.length, undefined));
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+    it('keeps -0, a __proto__ key and the last of duplicate keys as the general reading does', () => {
+      const text = 'f(n=-0, __proto__=1, a=1, a=[2, 3.5,], b=None)';
+      const plain = readPlainCallArguments(text, 2, text.length);
+      expect(plain).toStrictEqual(readCallArguments(text, 2, text.length, undefined));
+      expect(Object.is(plain?.arguments.n, -0)).toBe(true);
+      expect(Object.getPrototypeOf(plain?.arguments)).toBe(Object.prototype);
+      expect(Object.keys(plain?.arguments ?? {})).toEqual(['n', '__proto__', 'a', 'b']);
+    });
   });
 });

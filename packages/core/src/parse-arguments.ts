@@ -67,9 +67,18 @@ export interface ParseCallArgumentsOptions {
 export function parseCallArguments(raw: string, options: ParseCallArgumentsOptions): CallArguments | undefined {
   const from = Math.min(Math.max(options.from, 0), raw.length);
   const to = Math.min(Math.max(options.to ?? raw.length, from), raw.length);
+  if (options.schema === undefined) {
+    const plain = readPlainCallArguments(raw, from, to);
+    if (plain !== undefined) return plain;
+  }
+  return readCallArguments(raw, from, to, options.schema);
+}
+
+/** `parseCallArguments` the general way (also the reference the plain reading is tested against). */
+export function readCallArguments(raw: string, from: number, to: number, schema: JsonSchema | undefined): CallArguments | undefined {
   const parser = new ArgumentParser(raw, 0, from, to, true);
   try {
-    const args = parser.parseTop(options.schema);
+    const args = parser.parseTop(schema);
     // The arguments may also have stopped at `to`: a call not closed before it.
     if (args === undefined || parser.pos >= to || raw.charCodeAt(parser.pos) !== RPAREN) return undefined;
     return { arguments: args, end: parser.pos };
@@ -85,6 +94,142 @@ export function parseCallArguments(raw: string, options: ParseCallArgumentsOptio
  * stack) would cost more than the one-pass reading saves.
  */
 const NOT_READ = new Error('the arguments do not read up to a closing ")"');
+
+/** Where `plainValue` stopped: the `,` or closing bracket after the value and its spaces. */
+let plainEnd = 0;
+/** What `plainValue` returns for text it leaves to the general reading. */
+const NOT_PLAIN_VALUE = Symbol('not a plain value');
+
+/**
+ * The arguments most calls carry, read with local variables only (the general parser keeps its
+ * position in a field and goes through several small methods per value): `key=value` pairs
+ * with ASCII word keys, each value a quoted string without escapes, an integer of up to 15
+ * digits, a decimal, `true/false/True/False/null/None`, or a flat list of those, up to the `)`
+ * that closes the call. At anything else (or text that does not read) it returns `undefined`
+ * and the general reading starts over from `from`, so what it returns is what the general
+ * reading returns: a property test holds it to that.
+ */
+export function readPlainCallArguments(raw: string, from: number, to: number): CallArguments | undefined {
+  let i = from;
+  while (i < to && isSpace(raw.charCodeAt(i))) i++;
+  if (i >= to) return undefined;
+  const result: Record<string, unknown> = {};
+  if (raw.charCodeAt(i) === RPAREN) return { arguments: result, end: i };
+  while (true) {
+    const keyStart = i;
+    while (i < to && isAsciiWord(raw.charCodeAt(i))) i++;
+    const keyEnd = i;
+    if (keyEnd === keyStart) return undefined;
+    while (i < to && isSpace(raw.charCodeAt(i))) i++;
+    // `=` but not `==`; anything else (`:`, a dotted key, a positional value) is the general reading's.
+    if (i + 1 >= to || raw.charCodeAt(i) !== EQUALS || raw.charCodeAt(i + 1) === EQUALS) return undefined;
+    i++;
+    while (i < to && isSpace(raw.charCodeAt(i))) i++;
+    if (i >= to) return undefined;
+    let value: unknown;
+    if (raw.charCodeAt(i) === LBRACKET) {
+      const items: unknown[] = [];
+      i++;
+      while (i < to && isSpace(raw.charCodeAt(i))) i++;
+      if (i < to && raw.charCodeAt(i) === RBRACKET) {
+        i++;
+      } else {
+        while (true) {
+          const item = plainValue(raw, i, to, RBRACKET);
+          if (item === NOT_PLAIN_VALUE) return undefined;
+          items.push(item);
+          i = plainEnd + 1;
+          if (raw.charCodeAt(plainEnd) === RBRACKET) break;
+          // A comma: a `]` may still follow it (a trailing comma).
+          while (i < to && isSpace(raw.charCodeAt(i))) i++;
+          if (i < to && raw.charCodeAt(i) === RBRACKET) {
+            i++;
+            break;
+          }
+        }
+      }
+      while (i < to && isSpace(raw.charCodeAt(i))) i++;
+      if (i >= to) return undefined;
+      const next = raw.charCodeAt(i);
+      if (next !== COMMA && next !== RPAREN) return undefined;
+      value = items;
+    } else {
+      value = plainValue(raw, i, to, RPAREN);
+      if (value === NOT_PLAIN_VALUE) return undefined;
+      i = plainEnd;
+    }
+    setKey(result, raw.slice(keyStart, keyEnd), value);
+    if (raw.charCodeAt(i) === COMMA) {
+      i++;
+      while (i < to && isSpace(raw.charCodeAt(i))) i++;
+      if (i >= to) return undefined;
+    }
+    if (raw.charCodeAt(i) === RPAREN) return { arguments: result, end: i };
+  }
+}
+
+/**
+ * The plain value at `i` (see `readPlainCallArguments`) when spaces and then a `,` or `closer`
+ * follow it (`plainEnd` is left at that character), else `NOT_PLAIN_VALUE`.
+ */
+function plainValue(raw: string, i: number, to: number, closer: number): unknown {
+  const c = raw.charCodeAt(i);
+  let value: unknown;
+  let k: number;
+  if (c === DQUOTE || c === SQUOTE) {
+    k = i + 1;
+    while (k < to) {
+      const d = raw.charCodeAt(k);
+      if (d === c) break;
+      if (d === BACKSLASH) return NOT_PLAIN_VALUE;
+      k++;
+    }
+    if (k >= to) return NOT_PLAIN_VALUE;
+    value = raw.slice(i + 1, k);
+    k++;
+  } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+    // As `plainLiteral` reads an integer; a decimal as `literalOf` reads it.
+    const negative = c === 0x2d;
+    k = negative ? i + 1 : i;
+    const first = k;
+    let n = 0;
+    while (k < to && k - first < 15) {
+      const d = raw.charCodeAt(k);
+      if (d < 0x30 || d > 0x39) break;
+      n = n * 10 + (d - 0x30);
+      k++;
+    }
+    const digits = k - first;
+    if (digits === 0 || (digits > 1 && raw.charCodeAt(first) === 0x30) || k >= to) return NOT_PLAIN_VALUE;
+    const after = raw.charCodeAt(k);
+    if (after >= 0x30 && after <= 0x39) return NOT_PLAIN_VALUE;
+    if (after === 0x2e) {
+      const point = k;
+      k++;
+      while (k < to && raw.charCodeAt(k) >= 0x30 && raw.charCodeAt(k) <= 0x39) k++;
+      if (k === point + 1) return NOT_PLAIN_VALUE;
+      value = Number(raw.slice(i, k));
+    } else {
+      value = negative ? -n : n;
+    }
+  } else {
+    const word = plainWord(c);
+    if (word === undefined || i + word.length > to || !raw.startsWith(word, i)) return NOT_PLAIN_VALUE;
+    value = c === 0x6e || c === 0x4e ? null : c === 0x74 || c === 0x54;
+    k = i + word.length;
+  }
+  while (k < to && isSpace(raw.charCodeAt(k))) k++;
+  if (k >= to) return NOT_PLAIN_VALUE;
+  const next = raw.charCodeAt(k);
+  if (next !== COMMA && next !== closer) return NOT_PLAIN_VALUE;
+  plainEnd = k;
+  return value;
+}
+
+/** An ASCII letter, digit or `_`. */
+function isAsciiWord(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+}
 
 /**
  * Most argument objects models write are plain JSON, which `JSON.parse` builds natively.
