@@ -474,7 +474,7 @@ describe('parseCallArguments', () => {
     const key = fc.constantFrom('a', 'k_1', 'Limit', '__proto__', 'arg0', '9', 'x');
     const scalar = fc.oneof(
       fc.string({ maxLength: 6 }).filter((text) => !text.includes('"') && !text.includes('\\')).map((text) => `"${text}"`),
-      fc.constantFrom("'it'", '0', '-0', '7', '-12', '123456789012345', '0.5', '-3.25', '12.0', 'True', 'false', 'None', 'null'),
+      fc.constantFrom("'it'", '0', '-0', '7', '-12', '123456789012345', '0.5', '-3.25', '12.0', 'True', 'false', 'None', 'null', 'my_data', 'Enum.VALUE', 'e3', '_', 'Truex', 'inf', 'NaN'),
       fc.integer().map(String),
     );
     const space = fc.constantFrom('', ' ', '  ', '\n', '\t');
@@ -497,7 +497,7 @@ describe('parseCallArguments', () => {
     });
 
     it('returns what the general reading returns whenever it returns, on near-miss text', () => {
-      const piece = fc.constantFrom('a', 'k_1', '__proto__', '=', '==', ' ', '\t', '\u00a0', ',', '"x"', "'y'", '"a\\"b"', '"', "'", '[', ']', '(', ')', '{', '}', '1', '0', '-', '.', '5', '12.5', '007', '1234567890123456', 'True', 'None', 'Truex', 'é', ':', '\\', 'e3', '+');
+      const piece = fc.constantFrom('a', 'k_1', '__proto__', '=', '==', ' ', '\t', '\u00a0', ',', '"x"', "'y'", '"a\\"b"', '"', "'", '[', ']', '(', ')', '{', '}', '1', '0', '-', '.', '5', '12.5', '007', '1234567890123456', 'True', 'None', 'Truex', 'é', ':', '\\', 'e3', '+', 'x.y', '.', "'");
       fc.assert(
         fc.property(fc.array(piece, { maxLength: 24 }).map((parts) => `f(${parts.join('')}`), (text) => {
           const plain = readPlainCallArguments(text, 2, text.length);

@@ -104,7 +104,8 @@ const NOT_PLAIN_VALUE = Symbol('not a plain value');
  * The arguments most calls carry, read with local variables only (the general parser keeps its
  * position in a field and goes through several small methods per value): `key=value` pairs
  * with ASCII word keys, each value a quoted string without escapes, an integer of up to 15
- * digits, a decimal, `true/false/True/False/null/None`, or a flat list of those, up to the `)`
+ * digits, a decimal, a bare word or dotted name (`True`, `None`, `my_data`, `Enum.VALUE`), or
+ * a flat list of those, up to the `)`
  * that closes the call. At anything else (or text that does not read) it returns `undefined`
  * and the general reading starts over from `from`, so what it returns is what the general
  * reading returns: a property test holds it to that.
@@ -212,11 +213,19 @@ function plainValue(raw: string, i: number, to: number, closer: number): unknown
     } else {
       value = negative ? -n : n;
     }
+  } else if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f) {
+    // A bare word or dotted name (`True`, `my_data`, `Enum.VALUE`): its literal, else its text, as `classifyUnquoted` reads it.
+    k = i + 1;
+    while (k < to) {
+      const d = raw.charCodeAt(k);
+      if (!isAsciiWord(d) && d !== 0x2e) break;
+      k++;
+    }
+    const word = raw.slice(i, k);
+    const literal = literalOf(word);
+    value = literal === undefined ? word : literal;
   } else {
-    const word = plainWord(c);
-    if (word === undefined || i + word.length > to || !raw.startsWith(word, i)) return NOT_PLAIN_VALUE;
-    value = c === 0x6e || c === 0x4e ? null : c === 0x74 || c === 0x54;
-    k = i + word.length;
+    return NOT_PLAIN_VALUE;
   }
   while (k < to && isSpace(raw.charCodeAt(k))) k++;
   if (k >= to) return NOT_PLAIN_VALUE;

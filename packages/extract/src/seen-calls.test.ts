@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SeenCalls } from './seen-calls.ts';
+import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
 
 /** The reference: JSON with every object's keys sorted. */
 function sortedJson(value: unknown): string {
@@ -61,5 +61,24 @@ describe('SeenCalls', () => {
     expect(seen.add('f', { a: [1] })).toBe(true);
     expect(seen.add('f', { a: [1] })).toBe(false);
     expect(seen.add('f', { a: { 0: 1 }, b: 1 })).toBe(true);
+  });
+});
+
+describe('repeatsEarlier', () => {
+  it('decides as SeenCalls does for a call compared with up to DIRECT_COMPARE_LIMIT distinct earlier calls', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('f', 'g'), args, fc.boolean()), { maxLength: DIRECT_COMPARE_LIMIT + 1 }), (calls) => {
+        const seen = new SeenCalls();
+        const kept: { name: string; arguments: Record<string, unknown> }[] = [];
+        for (const [name, found, reverse] of calls) {
+          const spelled = (reverse ? reversed(found) : found) as Record<string, unknown>;
+          const repeat = repeatsEarlier(kept, name, spelled);
+          expect(repeat).toBe(!seen.add(name, spelled));
+          if (!repeat) kept.push({ name, arguments: spelled });
+          if (kept.length > DIRECT_COMPARE_LIMIT) break;
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

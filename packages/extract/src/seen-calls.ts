@@ -102,6 +102,19 @@ interface Bucket {
  */
 const LIST_LIMIT = 8;
 
+/**
+ * Whether `calls` (at most `LIST_LIMIT`, distinct) hold a call identical to `name(args)`: the
+ * comparison `SeenCalls` makes while it keeps a list, for a caller that keeps its calls anyway
+ * (batch extraction) and so need not record them twice. Past `LIST_LIMIT` calls, use `SeenCalls`.
+ */
+export function repeatsEarlier(calls: readonly { name: string; arguments: Record<string, unknown> }[], name: string, args: Record<string, unknown>): boolean {
+  for (const call of calls) if (call.name === name && sameValue(call.arguments, args)) return true;
+  return false;
+}
+
+/** Up to how many earlier calls `repeatsEarlier` compares a call with (then `SeenCalls` decides the same). */
+export const DIRECT_COMPARE_LIMIT = LIST_LIMIT;
+
 interface SeenCall {
   name: string;
   args: Record<string, unknown>;

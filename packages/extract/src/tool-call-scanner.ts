@@ -20,7 +20,7 @@ import { firstToken } from './native/first-token.ts';
 import { functionaryBefore, keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
-import { SeenCalls } from './seen-calls.ts';
+import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
 import { SmallAllowList } from './small-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 import { deliverEvent } from './tool-call-sink.ts';
@@ -243,8 +243,11 @@ interface Reasoning {
  * once), so the cost is linear in the input whatever the chunking.
  */
 export class ToolCallScanner implements OpenerContext, NativeContext {
-  /** Calls found so far, de-duplicated, in order of appearance (batch only: a stream reports them as events). */
-  readonly calls: ToolCall[] = [];
+  /**
+   * Calls found so far, de-duplicated, in order of appearance (batch only: a stream reports
+   * them as events); made with the first call, the size of one call (most outputs hold one).
+   */
+  private found: ToolCall[] | undefined;
   /** How many calls were found (and given ids) so far. */
   private callCount = 0;
   private readonly options: ResolvedExtractOptions;
@@ -312,6 +315,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+  }
+
+  /** The calls found (batch), a new array. */
+  get calls(): ToolCall[] {
+    return this.found ?? [];
   }
 
   /**
@@ -1393,9 +1401,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       return;
     }
-    // The first call repeats none: in batch, where most outputs hold one, it records nothing
-    // (see `seenCalls`); a stream keeps no list of its calls, so it records every call.
-    if ((this.withEvents || this.calls.length > 0) && !this.seenCalls().add(name, args)) {
+    // A stream keeps no list of its calls, so it records every call. A batch keeps its calls:
+    // the first repeats none, and while there are few a call is compared with them directly
+    // (what `SeenCalls` would do with a copy of them); past that `seenCalls` records them.
+    const found = this.found;
+    const repeat = this.withEvents
+      ? !this.seenCalls().add(name, args)
+      : found !== undefined && (this.seen === undefined && found.length <= DIRECT_COMPARE_LIMIT ? repeatsEarlier(found, name, args) : !this.seenCalls().add(name, args));
+    if (repeat) {
       if (this.withEvents) {
         const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
@@ -1406,7 +1419,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.callCount));
     const toolCall: ToolCall = { id, name, arguments: args };
     this.callCount++;
-    if (!this.withEvents) this.calls.push(toolCall);
+    if (!this.withEvents) {
+      if (found === undefined) this.found = [toolCall];
+      else found.push(toolCall);
+    }
     if (this.withEvents) {
       if (startedId === undefined) {
         this.emit({ type: 'tool-call-start', id, name });
@@ -1421,7 +1437,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private seenCalls(): SeenCalls {
     if (this.seen === undefined) {
       this.seen = new SeenCalls();
-      for (const call of this.calls) this.seen.add(call.name, call.arguments);
+      for (const call of this.found ?? []) this.seen.add(call.name, call.arguments);
     }
     return this.seen;
   }
