@@ -478,7 +478,11 @@ describe('parseCallArguments', () => {
       fc.integer().map(String),
     );
     const space = fc.constantFrom('', ' ', '  ', '\n', '\t');
-    const value = fc.oneof(scalar, fc.array(fc.tuple(space, scalar), { maxLength: 4 }).chain((items) =>
+    const object = fc.array(fc.tuple(fc.constantFrom('"a"', "'b'", '"k 1"', '"__proto__"', '""'), space, fc.constantFrom(':', '='), space, scalar), { maxLength: 4 }).chain((members) =>
+      fc.tuple(space, fc.boolean()).map(([inner, trailing]) => `{${members.map(([k, s1, sep, s2, v]) => `${k}${s1}${sep}${s2}${v}`).join(', ')}${trailing && members.length > 0 ? ',' : ''}${inner}}`),
+    );
+    const item = fc.oneof(scalar, object);
+    const value = fc.oneof(scalar, object, fc.array(fc.tuple(space, item), { maxLength: 4 }).chain((items) =>
       fc.tuple(space, fc.boolean()).map(([inner, trailing]) => `[${items.map(([s, v]) => `${s}${v}`).join(',')}${trailing && items.length > 0 ? ',' : ''}${inner}]`),
     ));
     const plainCall = fc
@@ -497,7 +501,7 @@ describe('parseCallArguments', () => {
     });
 
     it('returns what the general reading returns whenever it returns, on near-miss text', () => {
-      const piece = fc.constantFrom('a', 'k_1', '__proto__', '=', '==', ' ', '\t', '\u00a0', ',', '"x"', "'y'", '"a\\"b"', '"', "'", '[', ']', '(', ')', '{', '}', '1', '0', '-', '.', '5', '12.5', '007', '1234567890123456', 'True', 'None', 'Truex', 'é', ':', '\\', 'e3', '+', 'x.y', '.', "'");
+      const piece = fc.constantFrom('a', 'k_1', '__proto__', '=', '==', ' ', '\t', '\u00a0', ',', '"x"', "'y'", '"a\\"b"', '"', "'", '[', ']', '(', ')', '{', '}', '{"k": ', '"k"=', '{}', '[{', '1', '0', '-', '.', '5', '12.5', '007', '1234567890123456', 'True', 'None', 'Truex', 'é', ':', '\\', 'e3', '+', 'x.y', '.', "'");
       fc.assert(
         fc.property(fc.array(piece, { maxLength: 24 }).map((parts) => `f(${parts.join('')}`), (text) => {
           const plain = readPlainCallArguments(text, 2, text.length);

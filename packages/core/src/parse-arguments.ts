@@ -104,8 +104,8 @@ const NOT_PLAIN_VALUE = Symbol('not a plain value');
  * The arguments most calls carry, read with local variables only (the general parser keeps its
  * position in a field and goes through several small methods per value): `key=value` pairs
  * with ASCII word keys, each value a quoted string without escapes, an integer of up to 15
- * digits, a decimal, a bare word or dotted name (`True`, `None`, `my_data`, `Enum.VALUE`), or
- * a flat list of those, up to the `)`
+ * digits, a decimal, a bare word or dotted name (`True`, `None`, `my_data`, `Enum.VALUE`), a
+ * flat object of those with quoted keys, or a flat list of those and such objects, up to the `)`
  * that closes the call. At anything else (or text that does not read) it returns `undefined`
  * and the general reading starts over from `from`, so what it returns is what the general
  * reading returns: a property test holds it to that.
@@ -136,7 +136,7 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
         i++;
       } else {
         while (true) {
-          const item = plainValue(raw, i, to, RBRACKET);
+          const item = plainValue(raw, i, to, RBRACKET, true);
           if (item === NOT_PLAIN_VALUE) return undefined;
           items.push(item);
           i = plainEnd + 1;
@@ -155,7 +155,7 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
       if (next !== COMMA && next !== RPAREN) return undefined;
       value = items;
     } else {
-      value = plainValue(raw, i, to, RPAREN);
+      value = plainValue(raw, i, to, RPAREN, true);
       if (value === NOT_PLAIN_VALUE) return undefined;
       i = plainEnd;
     }
@@ -170,14 +170,20 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
 }
 
 /**
- * The plain value at `i` (see `readPlainCallArguments`) when spaces and then a `,` or `closer`
- * follow it (`plainEnd` is left at that character), else `NOT_PLAIN_VALUE`.
+ * The plain value at `i` (see `readPlainCallArguments`; with `objects`, also a flat object of
+ * them) when spaces and then a `,` or `closer` follow it (`plainEnd` is left at that
+ * character), else `NOT_PLAIN_VALUE`.
  */
-function plainValue(raw: string, i: number, to: number, closer: number): unknown {
+function plainValue(raw: string, i: number, to: number, closer: number, objects: boolean): unknown {
   const c = raw.charCodeAt(i);
   let value: unknown;
   let k: number;
-  if (c === DQUOTE || c === SQUOTE) {
+  if (c === LBRACE) {
+    if (!objects) return NOT_PLAIN_VALUE;
+    value = plainObject(raw, i, to);
+    if (value === NOT_PLAIN_VALUE) return value;
+    k = plainEnd;
+  } else if (c === DQUOTE || c === SQUOTE) {
     k = i + 1;
     while (k < to) {
       const d = raw.charCodeAt(k);
@@ -233,6 +239,57 @@ function plainValue(raw: string, i: number, to: number, closer: number): unknown
   if (next !== COMMA && next !== closer) return NOT_PLAIN_VALUE;
   plainEnd = k;
   return value;
+}
+
+/**
+ * A flat object at `i` (its `{`): quoted keys without escapes, each followed by `:` or `=` and
+ * a plain value, as `parseObject` reads them; `plainEnd` is left after its `}`. Else
+ * `NOT_PLAIN_VALUE`.
+ */
+function plainObject(raw: string, i: number, to: number): unknown {
+  const object: Record<string, unknown> = {};
+  let k = i + 1;
+  while (k < to && isSpace(raw.charCodeAt(k))) k++;
+  if (k < to && raw.charCodeAt(k) === RBRACE) {
+    plainEnd = k + 1;
+    return object;
+  }
+  while (true) {
+    if (k >= to) return NOT_PLAIN_VALUE;
+    const quote = raw.charCodeAt(k);
+    if (quote !== DQUOTE && quote !== SQUOTE) return NOT_PLAIN_VALUE;
+    const keyStart = k + 1;
+    k = keyStart;
+    while (k < to) {
+      const d = raw.charCodeAt(k);
+      if (d === quote) break;
+      if (d === BACKSLASH) return NOT_PLAIN_VALUE;
+      k++;
+    }
+    if (k >= to) return NOT_PLAIN_VALUE;
+    const keyEnd = k;
+    k++;
+    while (k < to && isSpace(raw.charCodeAt(k))) k++;
+    if (k >= to) return NOT_PLAIN_VALUE;
+    const separator = raw.charCodeAt(k);
+    if (separator !== COLON && separator !== EQUALS) return NOT_PLAIN_VALUE;
+    k++;
+    while (k < to && isSpace(raw.charCodeAt(k))) k++;
+    if (k >= to) return NOT_PLAIN_VALUE;
+    const value = plainValue(raw, k, to, RBRACE, false);
+    if (value === NOT_PLAIN_VALUE) return value;
+    setKey(object, raw.slice(keyStart, keyEnd), value);
+    k = plainEnd + 1;
+    if (raw.charCodeAt(plainEnd) === RBRACE) break;
+    // A comma: a `}` may still follow it (a trailing comma).
+    while (k < to && isSpace(raw.charCodeAt(k))) k++;
+    if (k < to && raw.charCodeAt(k) === RBRACE) {
+      k++;
+      break;
+    }
+  }
+  plainEnd = k;
+  return object;
 }
 
 /** An ASCII letter, digit or `_`. */
