@@ -227,6 +227,11 @@ const ONE_PASS_LENGTH = 16_384;
 /** How many more one-pass readings may fail than succeed before a text stops trying them. */
 const ONE_PASS_SLACK = 8;
 
+/** An ASCII letter or `_`: how a plain name, and each of its dotted parts, starts. */
+function isAsciiNameStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
 /** Text left to scan up to which one loop over it beats an `indexOf` per character looked for. */
 const SHORT_SCAN = 128;
 
@@ -1084,14 +1089,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // would pass them changing nothing but `start`.
     let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
     let boundary = -1;
-    // Whether the run is ASCII letters, digits and `_` only (most names): then it is a valid
-    // name unless it starts with a digit, and need not be read again.
-    let word = true;
+    // Whether the run is ASCII letters, digits and `_` only, or such parts joined by `.`, each
+    // part after a `.` starting with a letter or `_` (most names: `search`, `math.factorial`):
+    // then it is a valid name when it starts with a letter or `_`, and need not be read again.
+    let plain = true;
     while (start > 0 && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
-      if (c >= 0x80 || c === 0x2e || c === 0x2d) {
-        word = false;
+      if (c === 0x2e) {
+        if (plain && !(start < p && isAsciiNameStart(s.charCodeAt(start)))) plain = false;
+      } else if (c >= 0x80 || c === 0x2d) {
+        plain = false;
         // A script boundary needs a non-ASCII character before the name.
         if (boundary < 0 && start < p && isScriptBoundary(c, s.charCodeAt(start))) boundary = start;
       }
@@ -1106,7 +1114,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     const allowList = this.options.allowed !== undefined;
     const first = s.charCodeAt(start);
-    const valid = word && !(first >= 0x30 && first <= 0x39);
+    const valid = plain && isAsciiNameStart(first);
     if (whole && (allowList || boundary < 0) && this.isCallName(s, start, p, valid)) return start;
     if (boundary >= 0 && this.isCallName(s, boundary, p)) return boundary;
     return -1;
