@@ -3,7 +3,7 @@ import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@too
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { requestOptions } from './openai-client-context.ts';
+import { callSdk } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -47,7 +47,7 @@ export class OpenAIChatModel implements ChatModel {
     let completion;
     try {
       // The SDK makes the call (auth, headers, retries, status errors); the body is read here (see `readChatCompletion`).
-      const response = await this.#context.client().chat.completions.create({ ...built.body, stream: false }, requestOptions(request)).asResponse();
+      const response = await callSdk(request, this.#context, (options) => this.#context.client().chat.completions.create({ ...built.body, stream: false }, options).asResponse());
       completion = await readChatCompletion(response);
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
@@ -73,7 +73,7 @@ export class OpenAIChatModel implements ChatModel {
         try {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
-          response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
+          response = await callSdk(request, this.#context, (options) => this.#context.client().chat.completions.create({ ...built.body, stream: true }, options).asResponse());
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
         }
