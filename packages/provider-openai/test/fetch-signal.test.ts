@@ -69,13 +69,15 @@ function signalFetch(seen: RequestInit[]): typeof globalThis.fetch {
     seen.push(init ?? {});
     const caller = (init as { [FETCH_SIGNAL]?: AbortSignal } | undefined)?.[FETCH_SIGNAL];
     const aborted = (): Response => new Response('{}', { status: FETCH_SIGNAL_ABORT_STATUS, headers: { 'x-should-retry': 'false' } });
-    if (caller?.aborted === true) return aborted();
+    // A function: the signal changes between the two reads.
+    const callerAborted = (): boolean => caller?.aborted === true;
+    if (callerAborted()) return aborted();
     const own = init?.signal ?? undefined;
     const signals = [own, caller].filter((signal): signal is AbortSignal => signal !== undefined);
     try {
       return await globalThis.fetch(input, { ...init, signal: AbortSignal.any(signals) });
     } catch (error) {
-      if (caller?.aborted === true) return aborted();
+      if (callerAborted()) return aborted();
       throw error;
     }
   };
