@@ -341,48 +341,76 @@ interface AwaitResponseOptions {
 
 /** The fetch `Response` of a request not yet ended: its listeners (abort, idle timeout, errors) hold the request and its response only. */
 function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promise<Response> {
-  const { signal, callerSignal, idleTimeoutMs } = options;
   return new Promise<Response>((resolve, reject) => {
-    let upstream: IncomingMessage | undefined;
-    req.once('response', (res: IncomingMessage) => {
-      upstream = res;
-      // Aborted while this response was on its way: the listener below has cut it.
-      if (callerSignal?.aborted === true) return;
-      const status = res.statusCode ?? 502;
-      const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
-      // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-      const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
-      // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
-      if (!nullBody) attachBodyReader(response, response);
-      resolve(response);
-    });
-    if (signal !== undefined) {
-      const onAbort = (): void => {
-        req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      req.once('close', () => signal.removeEventListener('abort', onAbort));
-    }
-    if (callerSignal !== undefined) {
-      const onCallerAbort = (): void => {
-        // Before the response, the call's answer is the SDK's non-retryable 499; after it, the body fails.
-        if (upstream === undefined) resolve(abortedBeforeResponse());
-        req.destroy(callerSignal.reason instanceof Error ? callerSignal.reason : new Error('aborted'));
-      };
-      callerSignal.addEventListener('abort', onCallerAbort, { once: true });
-      req.once('close', () => callerSignal.removeEventListener('abort', onCallerAbort));
-    }
-    if (idleTimeoutMs > 0) {
-      // The socket's inactivity timer: runs while waiting for headers and between body reads.
-      // Set per request: a pooled socket carries the timeout its last response's
-      // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
-      req.setTimeout(idleTimeoutMs, () => {
-        const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
-        // The body's reader sees this error, not the socket's generic 'aborted'.
-        upstream?.destroy(error);
-        req.destroy(error);
-      });
-    }
-    req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+    new PendingResponse(req, options, resolve, reject);
   });
+}
+
+/**
+ * One upstream request until it closes, and what it answers. The listeners on the request
+ * are this object's fields and those on the signals the object itself (`handleEvent`), not
+ * a closure and a scope each: one is held by every open stream for its whole length.
+ */
+class PendingResponse {
+  readonly #req: ClientRequest;
+  readonly #options: AwaitResponseOptions;
+  readonly #resolve: (response: Response) => void;
+  readonly #reject: (error: Error) => void;
+  #upstream: IncomingMessage | undefined;
+
+  constructor(req: ClientRequest, options: AwaitResponseOptions, resolve: (response: Response) => void, reject: (error: Error) => void) {
+    this.#req = req;
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const { signal, callerSignal, idleTimeoutMs } = options;
+    req.once('response', this.#onResponse);
+    signal?.addEventListener('abort', this, { once: true });
+    callerSignal?.addEventListener('abort', this, { once: true });
+    // No listener stays on a long-lived signal past the request.
+    if (signal !== undefined || callerSignal !== undefined) req.once('close', this.#onClose);
+    // The socket's inactivity timer: runs while waiting for headers and between body reads.
+    // Set per request: a pooled socket carries the timeout its last response's
+    // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
+    if (idleTimeoutMs > 0) req.setTimeout(idleTimeoutMs, this.#onIdle);
+    req.on('error', this.#onError);
+  }
+
+  /** An abort of either signal: before the response, the caller's gets the SDK's non-retryable 499; otherwise the request (and its body) fails. */
+  handleEvent(event: Event): void {
+    const signal = event.target as AbortSignal;
+    if (signal === this.#options.callerSignal && this.#upstream === undefined) this.#resolve(abortedBeforeResponse());
+    this.#req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  }
+
+  readonly #onResponse = (res: IncomingMessage): void => {
+    this.#upstream = res;
+    const options = this.#options;
+    // Aborted while this response was on its way: `handleEvent` has cut it.
+    if (options.callerSignal?.aborted === true) return;
+    const status = res.statusCode ?? 502;
+    const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
+    // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
+    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
+    // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
+    if (!nullBody) attachBodyReader(response, response);
+    this.#resolve(response);
+  };
+
+  readonly #onClose = (): void => {
+    this.#options.signal?.removeEventListener('abort', this);
+    this.#options.callerSignal?.removeEventListener('abort', this);
+  };
+
+  readonly #onIdle = (): void => {
+    const error = new Error(`The upstream sent nothing for ${this.#options.idleTimeoutMs / 1000} s; the request was stopped.`);
+    // The body's reader sees this error, not the socket's generic 'aborted'.
+    this.#upstream?.destroy(error);
+    this.#req.destroy(error);
+  };
+
+  readonly #onError = (error: Error): void => {
+    const signal = this.#options.signal;
+    this.#reject(signal?.aborted === true ? (signal.reason as Error) : error);
+  };
 }
