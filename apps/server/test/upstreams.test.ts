@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +93,41 @@ describe('the gateway against a local OpenAI-format upstream', () => {
   it('aborts the upstream request when the client disconnects mid-stream', async () => {
     await expectDisconnectAbortsUpstream('openai', 'openai/gpt-fake');
   });
+
+  for (const stream of [false, true]) {
+    it(`aborts the upstream request, with no retry, when the client leaves before the upstream answers (${stream ? 'streaming' : 'non-streaming'})`, async () => {
+      // An upstream that takes the request and never answers.
+      let received = 0;
+      let cut!: () => void;
+      const closed = new Promise<void>((resolve) => (cut = resolve));
+      const held = createHttpServer((req, res) => {
+        received++;
+        req.resume();
+        res.on('close', () => {
+          if (!res.writableFinished) cut();
+        });
+      });
+      await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+      closers.push(() => {
+        held.closeAllConnections();
+        return new Promise((resolve) => held.close(() => resolve()));
+      });
+      const { baseURL } = await gateway({ openai: { url: `http://127.0.0.1:${(held.address() as AddressInfo).port}` } as FakeUpstream });
+      const controller = new AbortController();
+      const pending = fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'talk' }], stream }),
+        signal: controller.signal,
+      }).catch(() => 'left');
+      while (received === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      expect(await pending).toBe('left');
+      await closed;
+      // Past the SDK's first retry delay (at most 0.5 s): the upstream saw no second request.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(received).toBe(1);
+    });
+  }
 });
 
 describe('the gateway against a local Ollama upstream', () => {

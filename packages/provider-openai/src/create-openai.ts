@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatModel } from '@toolwire/core';
+import { readsFetchSignal } from './fetch-signal.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
@@ -17,6 +18,10 @@ export interface OpenAIProviderOptions {
   organization?: string;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * The `fetch` the SDK calls. One marked with `[FETCH_SIGNAL]: true` is handed each
+   * request's abort signal in `init[FETCH_SIGNAL]` instead of through the SDK (see `FETCH_SIGNAL`).
+   */
   fetch?: typeof globalThis.fetch;
   /** Retries of 408/409/429/5xx and connection errors (the SDK's; default 2). */
   maxRetries?: number;
@@ -58,6 +63,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
+    fetchSignal: readsFetchSignal(options.fetch),
     client() {
       // Created on first use, so a provider can be set up before its key is known.
       client ??= new OpenAI({

@@ -25,6 +25,16 @@ describe('mapOpenAIError', () => {
     expect(mapOpenAIError(new APIUserAbortError(), context).name).toBe('AbortError');
   });
 
+  it("turns a FETCH_SIGNAL fetch's 499 after an abort into the signal reason, and keeps a status error of a live request", () => {
+    const controller = new AbortController();
+    controller.abort(new Error('the client left'));
+    const cancelled = APIError.generate(499, { error: { message: 'aborted' } }, undefined, new Headers());
+    expect(mapOpenAIError(cancelled, { ...context, signal: controller.signal })).toBe(controller.signal.reason);
+    const server = APIError.generate(500, { error: { message: 'boom' } }, undefined, new Headers());
+    expect(ProviderServerError.isInstance(mapOpenAIError(server, { ...context, signal: controller.signal }))).toBe(true);
+    expect(ProviderError.isInstance(mapOpenAIError(cancelled, context))).toBe(true);
+  });
+
   it('keeps the body message of an API error without the SDK status prefix', () => {
     const error = APIError.generate(400, { error: { message: 'Container is expired.', code: null } }, undefined, new Headers());
     expect(mapOpenAIError(error, context).message).toBe('Container is expired.');

@@ -1,9 +1,10 @@
 import { generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { requestOptions } from './openai-client-context.ts';
+import { callSdk } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -41,13 +42,25 @@ export class OpenAIChatModel implements ChatModel {
     return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal };
   }
 
+  /**
+   * The SDK's call for `body`, its response once the headers are in. A method of its own: a
+   * closure over the caller's `built` (the whole conversation, mapped) would share its
+   * scope with the stream's `restore` closure and stay alive for the stream's whole length.
+   */
+  #call(request: ChatRequest, body: ChatCompletionCreateParamsBase, stream: boolean): PromiseLike<Response> {
+    const completions = this.#context.client().chat.completions;
+    return callSdk(request, this.#context, (options) =>
+      stream ? completions.create({ ...body, stream: true }, options).asResponse() : completions.create({ ...body, stream: false }, options).asResponse(),
+    );
+  }
+
   /** One Chat Completions call. */
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const built = this.#build(request, false);
     let completion;
     try {
       // The SDK makes the call (auth, headers, retries, status errors); the body is read here (see `readChatCompletion`).
-      const response = await this.#context.client().chat.completions.create({ ...built.body, stream: false }, requestOptions(request)).asResponse();
+      const response = await this.#call(request, built.body, false);
       completion = await readChatCompletion(response);
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
@@ -73,7 +86,7 @@ export class OpenAIChatModel implements ChatModel {
         try {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
-          response = await this.#context.client().chat.completions.create({ ...built.body, stream: true }, requestOptions(request)).asResponse();
+          response = await this.#call(request, built.body, true);
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
         }

@@ -1,8 +1,10 @@
-import type { IncomingMessage } from 'node:http';
+import { getEventListeners } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
+import { FETCH_SIGNAL } from '@toolwire/provider-openai';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
 import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-http-fetch.ts';
 
@@ -79,6 +81,89 @@ describe('createNodeHttpFetch', () => {
     const pending = createNodeHttpFetch()(url, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('too slow')), 10);
     await expect(pending).rejects.toThrow('too slow');
+  });
+});
+
+describe("createNodeHttpFetch and the caller's signal in init[FETCH_SIGNAL]", () => {
+  /** A server that holds every request; resolves `closed` when a connection closes before its response ended. */
+  const holding = async (answer?: (res: ServerResponse) => void) => {
+    let cut!: () => void;
+    const closed = new Promise<void>((resolve) => (cut = resolve));
+    let received = 0;
+    const url = await serve((req, res) => {
+      received++;
+      res.on('close', () => {
+        if (!res.writableFinished) cut();
+      });
+      req.resume();
+      answer?.(res);
+    });
+    return { url, closed, received: () => received };
+  };
+  const withSignal = (signal: AbortSignal, init: RequestInit = {}): RequestInit => ({ method: 'POST', body: '{}', ...init, [FETCH_SIGNAL]: signal }) as RequestInit;
+
+  it('says it reads FETCH_SIGNAL', () => {
+    expect((createNodeHttpFetch() as { [FETCH_SIGNAL]?: unknown })[FETCH_SIGNAL]).toBe(true);
+  });
+
+  it('answers an abort before the response with a 499 the SDK does not retry, and cuts the upstream request', async () => {
+    const upstream = await holding();
+    const controller = new AbortController();
+    const pending = createNodeHttpFetch()(upstream.url, withSignal(controller.signal, { signal: new AbortController().signal }));
+    while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('client left'));
+    const res = await pending;
+    expect(res.status).toBe(499);
+    expect(res.headers.get('x-should-retry')).toBe('false');
+    await upstream.closed;
+  });
+
+  it('cuts the body when aborted mid-body', async () => {
+    const upstream = await holding((res) => {
+      res.writeHead(200);
+      res.write('start');
+    });
+    const controller = new AbortController();
+    const res = await createNodeHttpFetch()(upstream.url, withSignal(controller.signal));
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort(new Error('client left'));
+    await upstream.closed;
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it('sends nothing when the signal is already aborted', async () => {
+    const upstream = await holding();
+    const controller = new AbortController();
+    controller.abort();
+    expect((await createNodeHttpFetch()(upstream.url, withSignal(controller.signal))).status).toBe(499);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.received()).toBe(0);
+  });
+
+  it('leaves no listener on a long-lived signal once each request is done', async () => {
+    const url = await serve((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    const fetch = createNodeHttpFetch();
+    const caller = new AbortController();
+    const own = new AbortController();
+    for (let i = 0; i < 20; i++) await (await fetch(url, withSignal(caller.signal, { signal: own.signal }))).text();
+    // The listeners go when the request closes, which follows the response's end.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(own.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('honours the signal on the global-fetch path too (a body that is not a string or bytes)', async () => {
+    const upstream = await holding();
+    const controller = new AbortController();
+    const pending = createNodeHttpFetch()(upstream.url, withSignal(controller.signal, { body: new URLSearchParams({ a: '1' }) }));
+    while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('client left'));
+    expect((await pending).status).toBe(499);
+    await upstream.closed;
   });
 });
 

@@ -4,6 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader } from '@toolwire/core/provider';
 import { attachBodyReader } from '@toolwire/core/provider';
+import { FETCH_SIGNAL, FETCH_SIGNAL_ABORT_STATUS } from '@toolwire/provider-openai';
 import { NodeHttpResponse } from './node-http-response.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
@@ -242,8 +243,11 @@ interface Target {
  * not a string or bytes go to the global `fetch`. Whatever the upstream does (closes,
  * resets, stalls, sends after a cancel), the outcome is a rejected promise or an errored
  * body stream, never an exception outside them.
+ *
+ * It reads the caller's signal from `init[FETCH_SIGNAL]` as well as `init.signal` (and says
+ * so, for the OpenAI provider, which then hands its signal that way, not through the SDK).
  */
-export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof globalThis.fetch {
+export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof globalThis.fetch & { readonly [FETCH_SIGNAL]: true } {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
@@ -267,16 +271,18 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     return parsed;
   };
 
-  return async (input, init) => {
+  const fetch = async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
     const body = init?.body;
+    const callerSignal = (init as { [FETCH_SIGNAL]?: AbortSignal } | undefined)?.[FETCH_SIGNAL];
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
-      return globalThis.fetch(input, init);
+      return globalFetch(input, init, callerSignal);
     }
     const { options: url, host, secure, href } = target(input);
     const method = init?.method ?? 'GET';
     const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
+    if (callerSignal?.aborted === true) return abortedBeforeResponse();
     const req = (secure ? httpsRequest : httpRequest)({ ...url, method, headers, agent: secure ? httpsAgent : httpAgent });
     // Node has written the header lines into the request already. The agent's listeners on a
     // new socket keep the request's options (this array too) for as long as the socket lives:
@@ -284,7 +290,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     headers.length = 0;
     // The request's body, options and headers stay out of the closures below: those live as
     // long as the response, and the body (the whole conversation) is not needed once sent.
-    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, idleTimeoutMs });
+    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, callerSignal, idleTimeoutMs });
     try {
       req.end(body ?? undefined);
     } catch (error) {
@@ -293,6 +299,32 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     }
     return response;
   };
+  return Object.assign(fetch, { [FETCH_SIGNAL]: true as const });
+}
+
+/** The global fetch, for what this one does not send itself, with the caller's `FETCH_SIGNAL` honoured (a rare path). */
+async function globalFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, callerSignal: AbortSignal | undefined): Promise<Response> {
+  if (callerSignal === undefined) return globalThis.fetch(input, init);
+  if (callerSignal.aborted) return abortedBeforeResponse();
+  const own = init?.signal ?? undefined;
+  try {
+    return await globalThis.fetch(input, { ...init, signal: own === undefined ? callerSignal : AbortSignal.any([own, callerSignal]) });
+  } catch (error) {
+    if (callerSignal.aborted) return abortedBeforeResponse();
+    throw error;
+  }
+}
+
+/**
+ * What a fetch that reads `FETCH_SIGNAL` answers when that signal aborts before the
+ * response: a 499 that the SDK does not retry (see `FETCH_SIGNAL`); nothing was, or will
+ * be, sent upstream.
+ */
+function abortedBeforeResponse(): Response {
+  return new Response('{"error":{"message":"The request was aborted before the upstream answered.","type":"aborted"}}', {
+    status: FETCH_SIGNAL_ABORT_STATUS,
+    headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
+  });
 }
 
 /** What `awaitResponse` needs besides the request. */
@@ -300,43 +332,85 @@ interface AwaitResponseOptions {
   href: string;
   /** A HEAD request: the response has no body whatever its headers say. */
   nullBodyMethod: boolean;
+  /** The SDK's own signal (its timeout, its early exit). */
   signal: AbortSignal | undefined;
+  /** The caller's signal, handed in `init[FETCH_SIGNAL]`. */
+  callerSignal: AbortSignal | undefined;
   idleTimeoutMs: number;
 }
 
 /** The fetch `Response` of a request not yet ended: its listeners (abort, idle timeout, errors) hold the request and its response only. */
 function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promise<Response> {
-  const { signal, idleTimeoutMs } = options;
   return new Promise<Response>((resolve, reject) => {
-    let upstream: IncomingMessage | undefined;
-    req.once('response', (res: IncomingMessage) => {
-      upstream = res;
-      const status = res.statusCode ?? 502;
-      const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
-      // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-      const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
-      // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
-      if (!nullBody) attachBodyReader(response, response);
-      resolve(response);
-    });
-    if (signal !== undefined) {
-      const onAbort = (): void => {
-        req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      req.once('close', () => signal.removeEventListener('abort', onAbort));
-    }
-    if (idleTimeoutMs > 0) {
-      // The socket's inactivity timer: runs while waiting for headers and between body reads.
-      // Set per request: a pooled socket carries the timeout its last response's
-      // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
-      req.setTimeout(idleTimeoutMs, () => {
-        const error = new Error(`The upstream sent nothing for ${idleTimeoutMs / 1000} s; the request was stopped.`);
-        // The body's reader sees this error, not the socket's generic 'aborted'.
-        upstream?.destroy(error);
-        req.destroy(error);
-      });
-    }
-    req.on('error', (error) => reject(signal?.aborted === true ? (signal.reason as Error) : error));
+    new PendingResponse(req, options, resolve, reject);
   });
+}
+
+/**
+ * One upstream request until it closes, and what it answers. The listeners on the request
+ * are this object's fields and those on the signals the object itself (`handleEvent`), not
+ * a closure and a scope each: one is held by every open stream for its whole length.
+ */
+class PendingResponse {
+  readonly #req: ClientRequest;
+  readonly #options: AwaitResponseOptions;
+  readonly #resolve: (response: Response) => void;
+  readonly #reject: (error: Error) => void;
+  #upstream: IncomingMessage | undefined;
+
+  constructor(req: ClientRequest, options: AwaitResponseOptions, resolve: (response: Response) => void, reject: (error: Error) => void) {
+    this.#req = req;
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const { signal, callerSignal, idleTimeoutMs } = options;
+    req.once('response', this.#onResponse);
+    signal?.addEventListener('abort', this, { once: true });
+    callerSignal?.addEventListener('abort', this, { once: true });
+    // No listener stays on a long-lived signal past the request.
+    if (signal !== undefined || callerSignal !== undefined) req.once('close', this.#onClose);
+    // The socket's inactivity timer: runs while waiting for headers and between body reads.
+    // Set per request: a pooled socket carries the timeout its last response's
+    // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
+    if (idleTimeoutMs > 0) req.setTimeout(idleTimeoutMs, this.#onIdle);
+    req.on('error', this.#onError);
+  }
+
+  /** An abort of either signal: before the response, the caller's gets the SDK's non-retryable 499; otherwise the request (and its body) fails. */
+  handleEvent(event: Event): void {
+    const signal = event.target as AbortSignal;
+    if (signal === this.#options.callerSignal && this.#upstream === undefined) this.#resolve(abortedBeforeResponse());
+    this.#req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  }
+
+  readonly #onResponse = (res: IncomingMessage): void => {
+    this.#upstream = res;
+    const options = this.#options;
+    // Aborted while this response was on its way: `handleEvent` has cut it.
+    if (options.callerSignal?.aborted === true) return;
+    const status = res.statusCode ?? 502;
+    const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
+    // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
+    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
+    // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
+    if (!nullBody) attachBodyReader(response, response);
+    this.#resolve(response);
+  };
+
+  readonly #onClose = (): void => {
+    this.#options.signal?.removeEventListener('abort', this);
+    this.#options.callerSignal?.removeEventListener('abort', this);
+  };
+
+  readonly #onIdle = (): void => {
+    const error = new Error(`The upstream sent nothing for ${this.#options.idleTimeoutMs / 1000} s; the request was stopped.`);
+    // The body's reader sees this error, not the socket's generic 'aborted'.
+    this.#upstream?.destroy(error);
+    this.#req.destroy(error);
+  };
+
+  readonly #onError = (error: Error): void => {
+    const signal = this.#options.signal;
+    this.#reject(signal?.aborted === true ? (signal.reason as Error) : error);
+  };
 }
