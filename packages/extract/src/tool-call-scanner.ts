@@ -65,6 +65,11 @@ SCAN_CLASS[LPAREN] = 3;
 SCAN_CLASS[LBRACE] = 4;
 SCAN_CLASS[RANGLE] = 5;
 
+/** Whether the text scan looks at `c` (it may open a call, a JSON object or a native token). */
+function isScanned(c: number): boolean {
+  return c === LPAREN || c === LBRACE || c === LANGLE || c === LBRACKET || c === RANGLE;
+}
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -265,6 +270,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailOpener = false;
   /** What the held-back opener waits for (see `openerWait`), when known. */
   private tailWait: OpenerWait | undefined;
+  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
+  private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
   /** The last characters released before `tail`. */
   private history = '';
   /**
@@ -525,26 +532,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return;
     }
     const frame = this.frame;
-    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail, chunk.charCodeAt(0))) {
-      // A held-back opener this character cannot decide: kept without reading it again.
-      this.tail += chunk;
-      return;
-    }
-    if (frame === undefined && chunk.length === 1 && !this.tailOpener) {
-      // One character at a time (token streams): skip the general scan when it cannot matter.
-      const c = chunk.charCodeAt(0);
-      if (isNameRunUnit(c)) {
-        const run = this.tail + chunk;
-        if (run.length <= MAX_NAME_LENGTH && this.couldBeName(run)) {
-          this.tail = run;
-          return;
-        }
-      } else if (c !== LPAREN && c !== LBRACE && c !== LANGLE && c !== LBRACKET && c !== RANGLE) {
-        this.releaseText(this.tail + chunk);
-        this.tail = '';
-        return;
-      }
-    }
+    if (frame === undefined && chunk.length === 1 && this.textCharacter(chunk)) return;
     if (frame === undefined) {
       const s = this.tail + chunk;
       this.tail = '';
@@ -571,6 +559,75 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.drive(chunk, this.finish(frame, chunk, 0, end));
       }
     }
+  }
+
+  /**
+   * One character outside any span (token streams): handled here, without the general scan,
+   * where it cannot matter, exactly as that scan would; false when it must run.
+   */
+  private textCharacter(chunk: string): boolean {
+    const c = chunk.charCodeAt(0);
+    if (this.tailOpener) {
+      // A held-back opener this character cannot decide: kept without reading it again.
+      if (this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail, c)) {
+        this.tail += chunk;
+        return true;
+      }
+      // A held `[` not followed by `T` opens nothing (every token opening with `[` goes on with
+      // `T`; `matchOpener` decides so first): it goes out as text, and the character as below.
+      if (this.tail !== '[' || c === 0x54 || isScanned(c) || this.reasoningClosers !== undefined) return false;
+      this.tailOpener = false;
+      if (isNameRunUnit(c) && this.couldBeName(chunk)) {
+        this.releaseText('[');
+        this.tail = chunk;
+      } else {
+        this.tail = '';
+        this.releaseText(`[${chunk}`);
+      }
+      return true;
+    }
+    if (isNameRunUnit(c)) {
+      const run = this.tail + chunk;
+      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return false;
+      this.tail = run;
+      return true;
+    }
+    if (!isScanned(c)) {
+      this.releaseText(this.tail + chunk);
+      this.tail = '';
+      return true;
+    }
+    if (this.tail !== '' || c === LPAREN || c === LBRACE || this.reasoningClosers !== undefined) return false;
+    // A lone `[`, `<` or `>` after released text (`[` opens most outputs of some models): how
+    // the general scan decides it depends on the options alone, so it is decided once.
+    const decided = this.loneOpener(c, chunk);
+    if (decided === undefined) return false;
+    if (decided === 'text') {
+      this.releaseText(chunk);
+    } else {
+      this.nextIn = undefined;
+      this.tail = chunk;
+      this.tailOpener = true;
+      this.tailWait = decided === 'hold' ? undefined : decided;
+    }
+    return true;
+  }
+
+  /**
+   * What `scanText` does with `chunk`, a lone `[`, `<` or `>` with nothing held back and no
+   * reasoning closer looked for: release it (`'text'`), or hold it back as an opener waiting
+   * as given (`'hold'`: on any character). Undefined: something else (never, for one character).
+   */
+  private loneOpener(c: number, chunk: string): OpenerWait | 'text' | 'hold' | undefined {
+    const known = this.loneOpeners?.get(c);
+    if (known !== undefined) return known;
+    let decided: OpenerWait | 'text' | 'hold' | undefined;
+    // `>` is looked at only for Functionary's `>>>`; otherwise it is text.
+    const match = c === RANGLE && !this.options.functionary ? undefined : matchOpener(chunk, 0, this, false);
+    if (match === undefined) decided = 'text';
+    else if (match === 'partial') decided = openerWait(chunk, 0, this) ?? 'hold';
+    if (decided !== undefined) (this.loneOpeners ??= new Map()).set(c, decided);
+    return decided;
   }
 
   /** Scans `s` from `from`, switching between text and reasoning without recursion. */
