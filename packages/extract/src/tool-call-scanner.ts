@@ -90,6 +90,20 @@ const CODES_LENGTH = 1024;
  * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
  */
 const UTF16 = new TextDecoder(new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 'utf-16le' : 'utf-16be', { ignoreBOM: true });
+/** Up to how many codes `joinCodes` makes their text (a decoder call costs more below). */
+const SHORT_CODES = 32;
+
+/** The text of `codes[0, count)`, eight characters per string made (lone surrogates kept as they are). */
+function joinCodes(codes: Uint16Array, count: number): string {
+  const char = String.fromCharCode;
+  let text = '';
+  let i = 0;
+  for (; i + 8 <= count; i += 8) {
+    text += char(codes[i] ?? 0, codes[i + 1] ?? 0, codes[i + 2] ?? 0, codes[i + 3] ?? 0, codes[i + 4] ?? 0, codes[i + 5] ?? 0, codes[i + 6] ?? 0, codes[i + 7] ?? 0);
+  }
+  for (; i < count; i++) text += char(codes[i] ?? 0);
+  return text;
+}
 /** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
 const NO_ENDS: readonly string[] = [];
 /**
@@ -388,12 +402,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private flushCodes(): void {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
-    const codes = this.codes.subarray(0, this.pending);
-    // The decoder is several times faster, but it would replace a lone surrogate; `apply`
-    // takes the typed array as its argument list (no array of numbers is made).
-    frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
-    frame.length += this.pending;
-    frame.prev = codes[codes.length - 1] ?? frame.prev;
+    const pending = this.pending;
+    if (pending <= SHORT_CODES) {
+      // Most calls are short: a decoder call and a view of the codes cost more than this.
+      frame.received += joinCodes(this.codes, pending);
+    } else {
+      const codes = this.codes.subarray(0, pending);
+      // The decoder is several times faster, but it would replace a lone surrogate; `apply`
+      // takes the typed array as its argument list (no array of numbers is made).
+      frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
+    }
+    frame.length += pending;
+    frame.prev = this.codes[pending - 1] ?? frame.prev;
     this.pending = 0;
     this.surrogates = false;
   }
