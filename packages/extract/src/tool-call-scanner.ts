@@ -617,6 +617,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tail = '';
       return true;
     }
+    if (c === LPAREN && this.tail !== '' && this.options.call) return this.openCall(chunk);
     if (this.tail !== '' || c === LPAREN || c === LBRACE || this.reasoningClosers !== undefined) return false;
     // A lone `[`, `<` or `>` after released text (`[` opens most outputs of some models): how
     // the general scan decides it depends on the options alone, so it is decided once.
@@ -630,6 +631,40 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = true;
       this.tailWait = decided === 'hold' ? undefined : decided;
     }
+    return true;
+  }
+
+  /**
+   * `(` after a held-back name run (`tail`), as `scanText` reads `tail + '('`: a call opens
+   * (the part of the run before the name goes out as text), or the whole goes out as text.
+   */
+  private openCall(chunk: string): boolean {
+    const s = this.tail + chunk;
+    const p = s.length - 1;
+    this.tail = '';
+    this.nextIn = undefined;
+    // Where the run of ASCII word characters before `(` starts, as the short scan notes it.
+    let words = 0;
+    for (let k = 0; k < p; k++) {
+      const code = s.charCodeAt(k);
+      if (code >= 128 || SCAN_CLASS[code] !== 0) words = k + 1;
+    }
+    const nameStart = this.callStart(s, p, words);
+    if (nameStart < 0) {
+      this.releaseText(s);
+      return true;
+    }
+    const frame = (this.frame = newFrame({ kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 }));
+    this.release(s, 0, nameStart);
+    if (this.withEvents) {
+      const id = this.options.id(frame.name, this.callCount);
+      frame.id = id;
+      this.emit({ type: 'tool-call-start', id, name: frame.name });
+    } else {
+      frame.id = '';
+    }
+    frame.received = s.slice(nameStart);
+    frame.length = s.length - nameStart;
     return true;
   }
 
