@@ -70,6 +70,13 @@ function isScanned(c: number): boolean {
   return c === LPAREN || c === LBRACE || c === LANGLE || c === LBRACKET || c === RANGLE;
 }
 
+/**
+ * Classes of ASCII characters for a character streamed outside any span: 0 a name character,
+ * 1 text that opens nothing, 2 a character the text scan looks at (`isScanned`).
+ */
+const TEXT_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) TEXT_CLASS[c] = isNameRunUnit(c) ? 0 : isScanned(c) ? 2 : 1;
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -385,7 +392,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
+    if (frame === undefined && chunk.length === 1) {
+      const events = this.pushTextCharacter(chunk, sink);
+      if (events !== undefined) return events;
+    }
     return this.pushOther(chunk, sink);
+  }
+
+  /**
+   * One character pushed outside any span, when it only goes out as text or grows a held-back
+   * name (token streams of prose, and the name before each call): what `textCharacter` does,
+   * without the general push. Undefined when the general push must run.
+   */
+  private pushTextCharacter(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (this.sink !== undefined || this.final || this.tailOpener || this.reasoning !== undefined || this.reasoningClosers !== undefined) return undefined;
+    const c = chunk.charCodeAt(0);
+    const kind = c < 128 ? (TEXT_CLASS[c] ?? 2) : isNameRunUnit(c) ? 0 : 1;
+    if (kind === 0) {
+      const run = this.tail + chunk;
+      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return undefined;
+      this.tail = run;
+      return noEvents();
+    }
+    if (kind !== 1) return undefined;
+    const text = this.tail === '' ? chunk : this.tail + chunk;
+    this.tail = '';
+    this.remember(text);
+    // As with a delta, the state is complete before the sink method runs.
+    if (!this.withEvents) return noEvents();
+    if (sink === undefined) return [{ type: 'text', text }];
+    sink.onText?.(text);
+    return noEvents();
   }
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
