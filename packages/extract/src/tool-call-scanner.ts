@@ -293,11 +293,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailWait: OpenerWait | undefined;
   /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
   private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
-  /** The last characters released before `tail`. */
-  private history = '';
   /**
-   * The last character of `history` (-1: none yet), read before every call name: `history`
-   * grows by concatenation, and reading a character of such a string first copies it flat.
+   * The last HISTORY_LENGTH characters released before `tail`, as a ring of codes (a string
+   * grown per released character would make one per character of a token stream).
+   */
+  private recent: Uint16Array | undefined;
+  /** Where the next released character goes in `recent`, and how many it holds. */
+  private recentAt = 0;
+  private recentCount = 0;
+  /**
+   * The last character released (-1: none yet), read before every call name.
    */
   private lastReleased = -1;
   private frame: Frame | undefined;
@@ -1254,7 +1259,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private lookBehind(s: string, position: number): string {
-    return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : (this.history + s.slice(0, position)).slice(-HISTORY_LENGTH);
+    if (position >= HISTORY_LENGTH) return s.slice(position - HISTORY_LENGTH, position);
+    let history = '';
+    const recent = this.recent;
+    if (recent !== undefined) {
+      for (let k = this.recentCount; k > 0; k--) history += String.fromCharCode(recent[(this.recentAt - k) & (HISTORY_LENGTH - 1)] ?? 0);
+    }
+    return (history + s.slice(0, position)).slice(-HISTORY_LENGTH);
   }
 
   /**
@@ -1601,12 +1612,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private remember(text: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
-    if (text.length > 0) this.lastReleased = text.charCodeAt(text.length - 1);
-    if (text.length >= HISTORY_LENGTH) {
-      this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;
-    } else {
-      this.history += text;
-      if (this.history.length > 8 * HISTORY_LENGTH) this.history = this.history.slice(-HISTORY_LENGTH);
+    const length = text.length;
+    if (length === 0) return;
+    this.lastReleased = text.charCodeAt(length - 1);
+    const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
+    let at = this.recentAt;
+    for (let k = length > HISTORY_LENGTH ? length - HISTORY_LENGTH : 0; k < length; k++) {
+      recent[at] = text.charCodeAt(k);
+      at = (at + 1) & (HISTORY_LENGTH - 1);
     }
+    this.recentAt = at;
+    this.recentCount = Math.min(HISTORY_LENGTH, this.recentCount + length);
   }
 }
