@@ -397,6 +397,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
+    if (frame !== undefined && frame.carry === '' && frame.kind === 'block' && chunk.length === 1 && this.sink === undefined) {
+      // One character inside a native block that carries nothing: unless it is `<` (which may
+      // begin a closing token) or `>`, it is only kept (see `keepBlockCharacter`).
+      const c = chunk.charCodeAt(0);
+      if (c !== LANGLE && c !== RANGLE) {
+        this.keepCode(c);
+        return noEvents();
+      }
+    }
     if (frame === undefined && chunk.length === 1) {
       const events = this.pushTextCharacter(chunk, sink);
       if (events !== undefined) return events;
