@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { SeenCalls } from './seen-calls.ts';
@@ -419,8 +419,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * without the general push. Undefined when the general push must run.
    */
   private pushTextCharacter(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
-    if (this.sink !== undefined || this.final || this.tailOpener || this.reasoning !== undefined || this.reasoningClosers !== undefined) return undefined;
+    if (this.sink !== undefined || this.final || this.reasoning !== undefined || this.reasoningClosers !== undefined) return undefined;
     const c = chunk.charCodeAt(0);
+    if (this.tailOpener) {
+      // A held-back opener this character cannot decide (its text is read again only when one can).
+      const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
+      if (wait === undefined) return undefined;
+      this.tailWait = wait;
+      this.tail += chunk;
+      return noEvents();
+    }
     const kind = c < 128 ? (TEXT_CLASS[c] ?? 2) : isNameRunUnit(c) ? 0 : 1;
     if (kind === 0) {
       const run = this.tail + chunk;
@@ -640,7 +648,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const c = chunk.charCodeAt(0);
     if (this.tailOpener) {
       // A held-back opener this character cannot decide: kept without reading it again.
-      if (this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail, c)) {
+      const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
+      if (wait !== undefined) {
+        this.tailWait = wait;
         this.tail += chunk;
         return true;
       }

@@ -422,16 +422,28 @@ function continues(token: string, held: string, at: number, c: number): boolean 
 
 /** Whether a held-back opener (its text `held`, from the opener on) still waits after character `c`. */
 export function keepsWaiting(wait: OpenerWait, held: string, c: number): boolean {
+  return waitAfter(wait, held, c) !== undefined;
+}
+
+/**
+ * What a held-back opener (its text `held`, from the opener on) waits for after character `c`:
+ * `wait` itself, a prefix wait on fewer tokens (those `c` continues, so that a stream does not
+ * test the others on every later character), or undefined when `c` may decide the opener.
+ */
+export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait | undefined {
   switch (wait.type) {
-    case 'prefix':
-      for (const token of wait.tokens) if (continues(token, held, wait.at, c)) return true;
-      return false;
+    case 'prefix': {
+      let kept: string[] | undefined;
+      for (const token of wait.tokens) if (continues(token, held, wait.at, c)) (kept ??= []).push(token);
+      if (kept === undefined) return undefined;
+      return kept.length === wait.tokens.length ? wait : { type: 'prefix', tokens: kept, at: wait.at };
+    }
     case 'char':
-      return c !== wait.char && held.length + 1 < wait.limit;
+      return c !== wait.char && held.length + 1 < wait.limit ? wait : undefined;
     case 'name':
-      return isNameRunUnit(c) && held.length + 1 < wait.limit;
+      return isNameRunUnit(c) && held.length + 1 < wait.limit ? wait : undefined;
     case 'space':
-      return isJsonSpace(c) && held.length + 1 < wait.limit;
+      return isJsonSpace(c) && held.length + 1 < wait.limit ? wait : undefined;
     default: {
       const unknown: never = wait;
       throw new Error(`unknown opener wait ${String(unknown)}`);
