@@ -399,9 +399,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     if (frame !== undefined && frame.carry === '' && frame.kind === 'block' && chunk.length === 1 && this.sink === undefined) {
       // One character inside a native block that carries nothing: unless it is `<` (which may
-      // begin a closing token) or `>`, it is only kept (see `keepBlockCharacter`).
+      // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
+      // closes nothing, every closing token being longer).
       const c = chunk.charCodeAt(0);
-      if (c !== LANGLE && c !== RANGLE) {
+      if (c !== LANGLE) {
         this.keepCode(c);
         return noEvents();
       }
