@@ -77,6 +77,37 @@ function isScanned(c: number): boolean {
 const TEXT_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) TEXT_CLASS[c] = isNameRunUnit(c) ? 0 : isScanned(c) ? 2 : 1;
 
+const FORMAT_FLAGS = new WeakMap<ReadonlySet<ToolCallFormat>, Readonly<Record<ToolCallFormat, boolean>>>();
+
+/**
+ * A set of formats as one flag per format: the opener readers ask for formats by name a few
+ * dozen times per opener read (a stream reads a held-back opener again as it grows), and a
+ * property of an object of one shape reads faster than a set lookup.
+ */
+function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<ToolCallFormat, boolean>> {
+  let flags = FORMAT_FLAGS.get(formats);
+  if (flags === undefined) {
+    flags = {
+      call: formats.has('call'),
+      json: formats.has('json'),
+      'qwen3-xml': formats.has('qwen3-xml'),
+      'seed-oss': formats.has('seed-oss'),
+      'minimax-m2': formats.has('minimax-m2'),
+      glm: formats.has('glm'),
+      deepseek: formats.has('deepseek'),
+      'deepseek-dsml': formats.has('deepseek-dsml'),
+      'kimi-k2': formats.has('kimi-k2'),
+      gemma4: formats.has('gemma4'),
+      harmony: formats.has('harmony'),
+      mistral: formats.has('mistral'),
+      functionary: formats.has('functionary'),
+      apertus: formats.has('apertus'),
+    };
+    FORMAT_FLAGS.set(formats, flags);
+  }
+  return flags;
+}
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -291,6 +322,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailOpener = false;
   /** What the held-back opener waits for (see `openerWait`), when known. */
   private tailWait: OpenerWait | undefined;
+  /** `options.formats` as flags (see `formatFlags`), from the first `has`. */
+  private formatFlags: Readonly<Record<ToolCallFormat, boolean>> | undefined;
   /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
   private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
   /**
@@ -1313,7 +1346,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Whether a format is looked for (`OpenerContext`). */
   has(format: ToolCallFormat): boolean {
-    return this.options.formats.has(format);
+    return (this.formatFlags ??= formatFlags(this.options.formats))[format];
   }
 
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
