@@ -430,20 +430,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
       }
     }
-    if (frame !== undefined && frame.carry === '' && frame.kind === 'block' && chunk.length === 1 && this.sink === undefined) {
-      // One character inside a native block that carries nothing: unless it is `<` (which may
-      // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
-      // closes nothing, every closing token being longer).
-      const c = chunk.charCodeAt(0);
-      if (c !== LANGLE) {
-        this.keepCode(c);
-        return noEvents();
-      }
-    }
-    if (frame === undefined && chunk.length === 1) {
-      const events = this.pushTextCharacter(chunk, sink);
-      if (events !== undefined) return events;
-    }
     return this.pushOther(chunk, sink);
   }
 
@@ -513,6 +499,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** `push` of anything but an ordinary character inside an open span. */
   private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
+    // One character outside the in-call path (kept out of `push`, which must stay small enough to inline).
+    if (chunk.length === 1 && this.sink === undefined) {
+      const frame = this.frame;
+      if (frame === undefined) {
+        const events = this.pushTextCharacter(chunk, sink);
+        if (events !== undefined) return events;
+      } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
+        // One character inside a native block that carries nothing: unless it is `<` (which may
+        // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
+        // closes nothing, every closing token being longer).
+        this.keepCode(chunk.charCodeAt(0));
+        return noEvents();
+      }
+    }
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
