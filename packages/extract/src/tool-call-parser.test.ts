@@ -29,6 +29,26 @@ function splitEvery(text: string, size: number): string[] {
 }
 
 describe('createToolCallParser', () => {
+  it('streamed a character at a time, releases text where a whole-chunk scan of the same characters would', () => {
+    // The one-character paths (a lone `[`, a held `[` then a name, a text character, `(` after a
+    // held name) must cut text events exactly where the general scan cuts them.
+    const events = run(splitEvery('[] [f(a=1)]\nok: g(b=2)', 1));
+    expect(events.filter((e) => e.type !== 'tool-call-delta')).toEqual([
+      { type: 'text', text: '[]' },
+      { type: 'text', text: ' ' },
+      { type: 'text', text: '[' },
+      { type: 'tool-call-start', id: 'f_0', name: 'f' },
+      { type: 'tool-call', toolCall: { id: 'f_0', name: 'f', arguments: { a: 1 } }, text: 'f(a=1)' },
+      { type: 'text', text: ']' },
+      { type: 'text', text: '\n' },
+      { type: 'text', text: 'ok:' },
+      { type: 'text', text: ' ' },
+      { type: 'tool-call-start', id: 'g_1', name: 'g' },
+      { type: 'tool-call', toolCall: { id: 'g_1', name: 'g', arguments: { b: 2 } }, text: 'g(b=2)' },
+    ]);
+    expect(events.flatMap((e) => (e.type === 'tool-call-delta' ? [e.argumentsText] : [])).join('')).toBe('a=1b=2');
+  });
+
   it('reports text, then start, deltas and the call, then text', () => {
     const events = run(['Sure. search(q="x"', ', limit=2) Done.']);
     expect(events).toEqual([

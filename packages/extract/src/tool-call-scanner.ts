@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, keepsWaiting, matchOpener, openerWait, REASONING_INTERRUPTS } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -65,6 +65,49 @@ SCAN_CLASS[LPAREN] = 3;
 SCAN_CLASS[LBRACE] = 4;
 SCAN_CLASS[RANGLE] = 5;
 
+/** Whether the text scan looks at `c` (it may open a call, a JSON object or a native token). */
+function isScanned(c: number): boolean {
+  return c === LPAREN || c === LBRACE || c === LANGLE || c === LBRACKET || c === RANGLE;
+}
+
+/**
+ * Classes of ASCII characters for a character streamed outside any span: 0 a name character,
+ * 1 text that opens nothing, 2 a character the text scan looks at (`isScanned`).
+ */
+const TEXT_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) TEXT_CLASS[c] = isNameRunUnit(c) ? 0 : isScanned(c) ? 2 : 1;
+
+const FORMAT_FLAGS = new WeakMap<ReadonlySet<ToolCallFormat>, Readonly<Record<ToolCallFormat, boolean>>>();
+
+/**
+ * A set of formats as one flag per format: the opener readers ask for formats by name a few
+ * dozen times per opener read (a stream reads a held-back opener again as it grows), and a
+ * property of an object of one shape reads faster than a set lookup.
+ */
+function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<ToolCallFormat, boolean>> {
+  let flags = FORMAT_FLAGS.get(formats);
+  if (flags === undefined) {
+    flags = {
+      call: formats.has('call'),
+      json: formats.has('json'),
+      'qwen3-xml': formats.has('qwen3-xml'),
+      'seed-oss': formats.has('seed-oss'),
+      'minimax-m2': formats.has('minimax-m2'),
+      glm: formats.has('glm'),
+      deepseek: formats.has('deepseek'),
+      'deepseek-dsml': formats.has('deepseek-dsml'),
+      'kimi-k2': formats.has('kimi-k2'),
+      gemma4: formats.has('gemma4'),
+      harmony: formats.has('harmony'),
+      mistral: formats.has('mistral'),
+      functionary: formats.has('functionary'),
+      apertus: formats.has('apertus'),
+    };
+    FORMAT_FLAGS.set(formats, flags);
+  }
+  return flags;
+}
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -85,6 +128,20 @@ const CODES_LENGTH = 1024;
  * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
  */
 const UTF16 = new TextDecoder(new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 'utf-16le' : 'utf-16be', { ignoreBOM: true });
+/** Up to how many codes `joinCodes` makes their text (a decoder call costs more below). */
+const SHORT_CODES = 32;
+
+/** The text of `codes[0, count)`, eight characters per string made (lone surrogates kept as they are). */
+function joinCodes(codes: Uint16Array, count: number): string {
+  const char = String.fromCharCode;
+  let text = '';
+  let i = 0;
+  for (; i + 8 <= count; i += 8) {
+    text += char(codes[i] ?? 0, codes[i + 1] ?? 0, codes[i + 2] ?? 0, codes[i + 3] ?? 0, codes[i + 4] ?? 0, codes[i + 5] ?? 0, codes[i + 6] ?? 0, codes[i + 7] ?? 0);
+  }
+  for (; i < count; i++) text += char(codes[i] ?? 0);
+  return text;
+}
 /** The closing tokens of frames that are not blocks (none: a block frame gets its own). */
 const NO_ENDS: readonly string[] = [];
 /**
@@ -273,11 +330,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailOpener = false;
   /** What the held-back opener waits for (see `openerWait`), when known. */
   private tailWait: OpenerWait | undefined;
-  /** The last characters released before `tail`. */
-  private history = '';
+  /** `options.formats` as flags (see `formatFlags`), from the first `has`. */
+  private formatFlags: Readonly<Record<ToolCallFormat, boolean>> | undefined;
+  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
+  private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
   /**
-   * The last character of `history` (-1: none yet), read before every call name: `history`
-   * grows by concatenation, and reading a character of such a string first copies it flat.
+   * The last HISTORY_LENGTH characters released before `tail`, as a ring of codes (a string
+   * grown per released character would make one per character of a token stream).
+   */
+  private recent: Uint16Array | undefined;
+  /** Where the next released character goes in `recent`, and how many it holds. */
+  private recentAt = 0;
+  private recentCount = 0;
+  /**
+   * The last character released (-1: none yet), read before every call name.
    */
   private lastReleased = -1;
   private frame: Frame | undefined;
@@ -380,6 +446,40 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return this.pushOther(chunk, sink);
   }
 
+  /**
+   * One character pushed outside any span, when it only goes out as text or grows a held-back
+   * name (token streams of prose, and the name before each call): what `textCharacter` does,
+   * without the general push. Undefined when the general push must run.
+   */
+  private pushTextCharacter(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (this.sink !== undefined || this.final || this.reasoning !== undefined || this.reasoningClosers !== undefined) return undefined;
+    const c = chunk.charCodeAt(0);
+    if (this.tailOpener) {
+      // A held-back opener this character cannot decide (its text is read again only when one can).
+      const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
+      if (wait === undefined) return undefined;
+      this.tailWait = wait;
+      this.tail += chunk;
+      return noEvents();
+    }
+    const kind = c < 128 ? (TEXT_CLASS[c] ?? 2) : isNameRunUnit(c) ? 0 : 1;
+    if (kind === 0) {
+      const run = this.tail + chunk;
+      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return undefined;
+      this.tail = run;
+      return noEvents();
+    }
+    if (kind !== 1) return undefined;
+    const text = this.tail === '' ? chunk : this.tail + chunk;
+    this.tail = '';
+    this.remember(text);
+    // As with a delta, the state is complete before the sink method runs.
+    if (!this.withEvents) return noEvents();
+    if (sink === undefined) return [{ type: 'text', text }];
+    sink.onText?.(text);
+    return noEvents();
+  }
+
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
   private keepCode(c: number): void {
     if (this.pending === this.codes.length) {
@@ -394,18 +494,38 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private flushCodes(): void {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
-    const codes = this.codes.subarray(0, this.pending);
-    // The decoder is several times faster, but it would replace a lone surrogate; `apply`
-    // takes the typed array as its argument list (no array of numbers is made).
-    frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
-    frame.length += this.pending;
-    frame.prev = codes[codes.length - 1] ?? frame.prev;
+    const pending = this.pending;
+    if (pending <= SHORT_CODES) {
+      // Most calls are short: a decoder call and a view of the codes cost more than this.
+      frame.received += joinCodes(this.codes, pending);
+    } else {
+      const codes = this.codes.subarray(0, pending);
+      // The decoder is several times faster, but it would replace a lone surrogate; `apply`
+      // takes the typed array as its argument list (no array of numbers is made).
+      frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
+    }
+    frame.length += pending;
+    frame.prev = this.codes[pending - 1] ?? frame.prev;
     this.pending = 0;
     this.surrogates = false;
   }
 
   /** `push` of anything but an ordinary character inside an open span. */
   private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
+    // One character outside the in-call path (kept out of `push`, which must stay small enough to inline).
+    if (chunk.length === 1 && this.sink === undefined) {
+      const frame = this.frame;
+      if (frame === undefined) {
+        const events = this.pushTextCharacter(chunk, sink);
+        if (events !== undefined) return events;
+      } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
+        // One character inside a native block that carries nothing: unless it is `<` (which may
+        // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
+        // closes nothing, every closing token being longer).
+        this.keepCode(chunk.charCodeAt(0));
+        return noEvents();
+      }
+    }
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
@@ -538,26 +658,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return;
     }
     const frame = this.frame;
-    if (frame === undefined && chunk.length === 1 && this.tailOpener && this.tailWait !== undefined && keepsWaiting(this.tailWait, this.tail, chunk.charCodeAt(0))) {
-      // A held-back opener this character cannot decide: kept without reading it again.
-      this.tail += chunk;
-      return;
-    }
-    if (frame === undefined && chunk.length === 1 && !this.tailOpener) {
-      // One character at a time (token streams): skip the general scan when it cannot matter.
-      const c = chunk.charCodeAt(0);
-      if (isNameRunUnit(c)) {
-        const run = this.tail + chunk;
-        if (run.length <= MAX_NAME_LENGTH && this.couldBeName(run)) {
-          this.tail = run;
-          return;
-        }
-      } else if (c !== LPAREN && c !== LBRACE && c !== LANGLE && c !== LBRACKET && c !== RANGLE) {
-        this.releaseText(this.tail + chunk);
-        this.tail = '';
-        return;
-      }
-    }
+    if (frame === undefined && chunk.length === 1 && this.textCharacter(chunk)) return;
     if (frame === undefined) {
       const s = this.tail + chunk;
       this.tail = '';
@@ -584,6 +685,112 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.drive(chunk, this.finish(frame, chunk, 0, end));
       }
     }
+  }
+
+  /**
+   * One character outside any span (token streams): handled here, without the general scan,
+   * where it cannot matter, exactly as that scan would; false when it must run.
+   */
+  private textCharacter(chunk: string): boolean {
+    const c = chunk.charCodeAt(0);
+    if (this.tailOpener) {
+      // A held-back opener this character cannot decide: kept without reading it again.
+      const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
+      if (wait !== undefined) {
+        this.tailWait = wait;
+        this.tail += chunk;
+        return true;
+      }
+      // A held `[` not followed by `T` opens nothing (every token opening with `[` goes on with
+      // `T`; `matchOpener` decides so first): it goes out as text, and the character as below.
+      if (this.tail !== '[' || c === 0x54 || isScanned(c) || this.reasoningClosers !== undefined) return false;
+      this.tailOpener = false;
+      if (isNameRunUnit(c) && this.couldBeName(chunk)) {
+        this.releaseText('[');
+        this.tail = chunk;
+      } else {
+        this.tail = '';
+        this.releaseText(`[${chunk}`);
+      }
+      return true;
+    }
+    if (isNameRunUnit(c)) {
+      const run = this.tail + chunk;
+      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return false;
+      this.tail = run;
+      return true;
+    }
+    if (!isScanned(c)) {
+      this.releaseText(this.tail + chunk);
+      this.tail = '';
+      return true;
+    }
+    if (c === LPAREN && this.tail !== '' && this.options.call) return this.openCall(chunk);
+    if (this.tail !== '' || c === LPAREN || c === LBRACE || this.reasoningClosers !== undefined) return false;
+    // A lone `[`, `<` or `>` after released text (`[` opens most outputs of some models): how
+    // the general scan decides it depends on the options alone, so it is decided once.
+    const decided = this.loneOpener(c, chunk);
+    if (decided === undefined) return false;
+    if (decided === 'text') {
+      this.releaseText(chunk);
+    } else {
+      this.nextIn = undefined;
+      this.tail = chunk;
+      this.tailOpener = true;
+      this.tailWait = decided === 'hold' ? undefined : decided;
+    }
+    return true;
+  }
+
+  /**
+   * `(` after a held-back name run (`tail`), as `scanText` reads `tail + '('`: a call opens
+   * (the part of the run before the name goes out as text), or the whole goes out as text.
+   */
+  private openCall(chunk: string): boolean {
+    const s = this.tail + chunk;
+    const p = s.length - 1;
+    this.tail = '';
+    this.nextIn = undefined;
+    // Where the run of ASCII word characters before `(` starts, as the short scan notes it.
+    let words = 0;
+    for (let k = 0; k < p; k++) {
+      const code = s.charCodeAt(k);
+      if (code >= 128 || SCAN_CLASS[code] !== 0) words = k + 1;
+    }
+    const nameStart = this.callStart(s, p, words);
+    if (nameStart < 0) {
+      this.releaseText(s);
+      return true;
+    }
+    const frame = (this.frame = newFrame({ kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 }));
+    this.release(s, 0, nameStart);
+    if (this.withEvents) {
+      const id = this.options.id(frame.name, this.callCount);
+      frame.id = id;
+      this.emit({ type: 'tool-call-start', id, name: frame.name });
+    } else {
+      frame.id = '';
+    }
+    frame.received = s.slice(nameStart);
+    frame.length = s.length - nameStart;
+    return true;
+  }
+
+  /**
+   * What `scanText` does with `chunk`, a lone `[`, `<` or `>` with nothing held back and no
+   * reasoning closer looked for: release it (`'text'`), or hold it back as an opener waiting
+   * as given (`'hold'`: on any character). Undefined: something else (never, for one character).
+   */
+  private loneOpener(c: number, chunk: string): OpenerWait | 'text' | 'hold' | undefined {
+    const known = this.loneOpeners?.get(c);
+    if (known !== undefined) return known;
+    let decided: OpenerWait | 'text' | 'hold' | undefined;
+    // `>` is looked at only for Functionary's `>>>`; otherwise it is text.
+    const match = c === RANGLE && !this.options.functionary ? undefined : matchOpener(chunk, 0, this, false);
+    if (match === undefined) decided = 'text';
+    else if (match === 'partial') decided = openerWait(chunk, 0, this) ?? 'hold';
+    if (decided !== undefined) (this.loneOpeners ??= new Map()).set(c, decided);
+    return decided;
   }
 
   /** Scans `s` from `from`, switching between text and reasoning without recursion. */
@@ -1121,7 +1328,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private lookBehind(s: string, position: number): string {
-    return position >= HISTORY_LENGTH ? s.slice(position - HISTORY_LENGTH, position) : (this.history + s.slice(0, position)).slice(-HISTORY_LENGTH);
+    if (position >= HISTORY_LENGTH) return s.slice(position - HISTORY_LENGTH, position);
+    let history = '';
+    const recent = this.recent;
+    if (recent !== undefined) {
+      for (let k = this.recentCount; k > 0; k--) history += String.fromCharCode(recent[(this.recentAt - k) & (HISTORY_LENGTH - 1)] ?? 0);
+    }
+    return (history + s.slice(0, position)).slice(-HISTORY_LENGTH);
   }
 
   /**
@@ -1149,7 +1362,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Whether a format is looked for (`OpenerContext`). */
   has(format: ToolCallFormat): boolean {
-    return this.options.formats.has(format);
+    return (this.formatFlags ??= formatFlags(this.options.formats))[format];
   }
 
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
@@ -1476,12 +1689,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private remember(text: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
-    if (text.length > 0) this.lastReleased = text.charCodeAt(text.length - 1);
-    if (text.length >= HISTORY_LENGTH) {
-      this.history = text.length > 4 * HISTORY_LENGTH ? text.slice(text.length - HISTORY_LENGTH) : text;
-    } else {
-      this.history += text;
-      if (this.history.length > 8 * HISTORY_LENGTH) this.history = this.history.slice(-HISTORY_LENGTH);
+    const length = text.length;
+    if (length === 0) return;
+    this.lastReleased = text.charCodeAt(length - 1);
+    const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
+    let at = this.recentAt;
+    for (let k = length > HISTORY_LENGTH ? length - HISTORY_LENGTH : 0; k < length; k++) {
+      recent[at] = text.charCodeAt(k);
+      at = (at + 1) & (HISTORY_LENGTH - 1);
     }
+    this.recentAt = at;
+    this.recentCount = Math.min(HISTORY_LENGTH, this.recentCount + length);
   }
 }

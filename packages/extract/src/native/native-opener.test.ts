@@ -4,8 +4,8 @@ import { ALL_FORMATS } from '../extract-options.ts';
 import type { ToolCallFormat } from '../extract-options.ts';
 import { renderToolCall } from '../render-tool-call.ts';
 import type { TextToolFormat } from '../text-tool-format.ts';
-import { keepsWaiting, matchOpener, openerWait } from './native-opener.ts';
-import type { OpenerContext } from './native-opener.ts';
+import { keepsWaiting, matchOpener, openerWait, waitAfter } from './native-opener.ts';
+import type { OpenerContext, OpenerWait } from './native-opener.ts';
 
 const EVERY_FORMAT: readonly ToolCallFormat[] = ALL_FORMATS;
 
@@ -106,5 +106,24 @@ describe('openerWait', () => {
     const bracket = openerWait('[', 0, ctx);
     expect(bracket !== undefined && keepsWaiting(bracket, '[T', 'O'.charCodeAt(0)) && keepsWaiting(bracket, '[T', 'H'.charCodeAt(0))).toBe(true);
     for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>']) checkWaits(`${token}x`, ctx);
+  });
+
+  it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {
+    const ctx = context(EVERY_FORMAT);
+    let held = '<';
+    let wait: OpenerWait | undefined = openerWait(held, 0, ctx);
+    for (const c of '|tool_calls_section_begin') {
+      wait = wait === undefined ? undefined : waitAfter(wait, held, c.charCodeAt(0));
+      held += c;
+    }
+    // Only the Kimi section tokens begin `<|tool_calls_section_begin`, and the wait knows the held text matches them.
+    expect(wait).toEqual({ type: 'prefix', tokens: ['<|tool_calls_section_begin|>'], at: 0, checked: held.length });
+    if (wait === undefined) return;
+    expect(waitAfter(wait, held, '|'.charCodeAt(0))).toBeDefined();
+    // The token's last character decides it (the opener is read again).
+    expect(waitAfter(waitAfter(wait, held, '|'.charCodeAt(0)) ?? wait, `${held}|`, '>'.charCodeAt(0))).toBeUndefined();
+    // Given a held text it has not seen, a wait compares all of it (as `keepsWaiting` always did).
+    const angle = openerWait('<', 0, ctx);
+    expect(angle !== undefined && waitAfter(angle, '<x', 'h'.charCodeAt(0))).toBeUndefined();
   });
 });

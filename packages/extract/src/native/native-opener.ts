@@ -316,10 +316,11 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
  * (`char`); while name characters (`name`) or whitespace (`space`) arrive; in each case
  * only below `limit` characters. A token stream brings one character at a time; the scanner
  * re-reads the opener only for a character that may decide it (re-reading it for every
- * character costs the square of its length: a harmony header runs to 400).
+ * character costs the square of its length: a harmony header runs to 400). A prefix wait
+ * knows that the first `checked` characters of the held text match every one of its tokens.
  */
 export type OpenerWait =
-  | { type: 'prefix'; tokens: readonly string[]; at: number }
+  | { type: 'prefix'; tokens: readonly string[]; at: number; checked: number }
   | { type: 'char'; char: number; limit: number }
   | { type: 'name'; limit: number }
   | { type: 'space'; limit: number };
@@ -363,7 +364,7 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   }
   const mistral = context.has('mistral') || context.has('json');
   if (mistral && isPrefixAtEnd(s, i, '[TOOL_CALLS]')) (tokens ??= []).push('[TOOL_CALLS]');
-  if (tokens !== undefined) return { type: 'prefix', tokens, at: 0 };
+  if (tokens !== undefined) return { type: 'prefix', tokens, at: 0, checked: held };
   // Past a complete opener token: waits of the header that follows (as the matchers above read it).
   if (mistral && s.startsWith('[TOOL_CALLS]', i)) {
     const nameStart = skipSpace(s, i + '[TOOL_CALLS]'.length);
@@ -391,7 +392,7 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
-    if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', tokens: ['<function='], at: after - i };
+    if (context.has('qwen3-xml') && isPrefixAtEnd(s, after, '<function=')) return { type: 'prefix', tokens: ['<function='], at: after - i, checked: held };
     const c = s.charCodeAt(after);
     if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
       const nameEnd = nameRunEnd(s, after);
@@ -408,7 +409,7 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
 /** A prefix wait on those of `tokens` that the text from `after` begins (opener at `i`). */
 function tagPrefixWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
   const begun = tokens.filter((token) => isPrefixAtEnd(s, after, token));
-  return begun.length === 0 ? undefined : { type: 'prefix', tokens: begun, at: after - i };
+  return begun.length === 0 ? undefined : { type: 'prefix', tokens: begun, at: after - i, checked: s.length - i };
 }
 
 /** Whether `held` from `at`, then `c`, is a proper prefix of `token`. */
@@ -422,16 +423,34 @@ function continues(token: string, held: string, at: number, c: number): boolean 
 
 /** Whether a held-back opener (its text `held`, from the opener on) still waits after character `c`. */
 export function keepsWaiting(wait: OpenerWait, held: string, c: number): boolean {
+  return waitAfter(wait, held, c) !== undefined;
+}
+
+/**
+ * What a held-back opener (its text `held`, from the opener on) waits for after character `c`:
+ * `wait` itself, a prefix wait on fewer tokens (those `c` continues, so that a stream does not
+ * test the others on every later character), or undefined when `c` may decide the opener.
+ */
+export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait | undefined {
   switch (wait.type) {
-    case 'prefix':
-      for (const token of wait.tokens) if (continues(token, held, wait.at, c)) return true;
-      return false;
+    case 'prefix': {
+      // Held text the wait has seen (`checked` characters) matches each of its tokens: only
+      // the new character is compared (a stream brings the held text one character at a time).
+      const length = held.length - wait.at;
+      const checked = wait.checked === held.length;
+      let kept: string[] | undefined;
+      for (const token of wait.tokens) {
+        if (checked ? length + 1 < token.length && token.charCodeAt(length) === c : continues(token, held, wait.at, c)) (kept ??= []).push(token);
+      }
+      if (kept === undefined) return undefined;
+      return { type: 'prefix', tokens: kept.length === wait.tokens.length ? wait.tokens : kept, at: wait.at, checked: held.length + 1 };
+    }
     case 'char':
-      return c !== wait.char && held.length + 1 < wait.limit;
+      return c !== wait.char && held.length + 1 < wait.limit ? wait : undefined;
     case 'name':
-      return isNameRunUnit(c) && held.length + 1 < wait.limit;
+      return isNameRunUnit(c) && held.length + 1 < wait.limit ? wait : undefined;
     case 'space':
-      return isJsonSpace(c) && held.length + 1 < wait.limit;
+      return isJsonSpace(c) && held.length + 1 < wait.limit ? wait : undefined;
     default: {
       const unknown: never = wait;
       throw new Error(`unknown opener wait ${String(unknown)}`);
