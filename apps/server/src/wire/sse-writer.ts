@@ -96,8 +96,8 @@ class ResponseSseWriter implements SseWriter {
     this.#frameOf = options.frame ?? sseFrame;
     // A socket error on the response (a reset client) must reach a listener, or Node throws
     // it as an uncaught exception; the writer sees the response destroyed and stops.
-    const onError = options.onError;
-    res.on('error', onError === undefined ? ignore : (error: Error) => onError(error));
+    // (The caller's own function: a wrapper would be one more closure per open stream.)
+    res.on('error', options.onError ?? ignore);
   }
 
   write(frames: readonly unknown[]): boolean | Promise<boolean> {
