@@ -1,5 +1,6 @@
 import { collectStream, generateId } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
+import type { Span } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
 import { withRequestSpan } from '../observability/request-span.ts';
@@ -11,6 +12,7 @@ import type { GatewayError } from '../wire/gateway-error.ts';
 import type { SseWriter } from '../wire/sse-writer.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
 import { admitRequest } from './admit-request.ts';
+import type { Admission } from './admit-request.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
 import { answerGatewayCall } from './serve-gateway-call.ts';
 import type { CallEnding, StreamWire } from './serve-gateway-call.ts';
@@ -22,27 +24,73 @@ import type { CallEnding, StreamWire } from './serve-gateway-call.ts';
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return (req, reply) =>
-    // One promise for the whole answer, settled by callbacks rather than awaited: a streamed
-    // answer lasts seconds, and every async function and `then` on the way would hold a
-    // promise, a reaction and their closures for all of it.
+    // One promise for the whole answer, settled by `ChatCompletionEnding` rather than awaited:
+    // a streamed answer lasts seconds, and every async function and `then` on the way would
+    // hold a promise, a reaction and their closures for all of it.
     withRequestSpan('/v1/chat/completions', (span) =>
       new Promise<void>((resolve, reject) => {
         const context = getContext();
         // Read now: the handler lets go of the body once parsed.
         const model = (req.body as { model?: unknown } | undefined)?.model;
-        const ending: CallEnding = {
-          resolve: () => {
-            if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
-            resolve();
-          },
-          reject: (error) => reject(typeof model === 'string' ? scopedError(context, req, model, error) : error),
-        };
-        handleChatCompletion(context, req, reply, ending).catch(ending.reject);
+        const ending = new ChatCompletionEnding({ context, req, reply, span, model: typeof model === 'string' ? model : undefined, resolve, reject });
+        handleChatCompletion(context, req, reply, ending).catch((error: unknown) => ending.reject(error));
       }),
     );
 }
 
-/** A key limited by `models` never learns other models' names from a 404 (an unauthenticated request keeps its 401). */
+/** What `ChatCompletionEnding` needs at the end. */
+interface ChatCompletionEndingOptions {
+  context: GatewayContext;
+  req: FastifyRequest;
+  reply: FastifyReply;
+  span: Span;
+  /** The model the client asked for, when it named one. */
+  model: string | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * How a chat completion's handling ends, whenever that is: the admission released (once),
+ * the span's status code, the handler's promise settled, a failure scoped to the key's
+ * models. One object an open stream holds, rather than closures over each step's scope.
+ */
+class ChatCompletionEnding implements CallEnding {
+  readonly #options: ChatCompletionEndingOptions;
+  #admission: Admission | undefined;
+
+  constructor(options: ChatCompletionEndingOptions) {
+    this.#options = options;
+  }
+
+  /** The admission this ending releases, once the answer (or its failure) is over. */
+  hold(admission: Admission): void {
+    this.#admission = admission;
+  }
+
+  /** Releases the admission, at most once. */
+  release(): void {
+    const admission = this.#admission;
+    this.#admission = undefined;
+    admission?.release();
+  }
+
+  resolve(): void {
+    const { span, reply, resolve } = this.#options;
+    this.release();
+    if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
+    resolve();
+  }
+
+  reject(error: unknown): void {
+    const { context, req, model, reject } = this.#options;
+    this.release();
+    // A key limited by `models` never learns other models' names from a 404.
+    reject(model === undefined ? error : scopedError(context, req, model, error));
+  }
+}
+
+/** `scopeModelError` for the request's key (an unauthenticated request keeps its 401). */
 function scopedError(context: GatewayContext, req: FastifyRequest, model: string, error: unknown): unknown {
   try {
     return context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error);
@@ -52,9 +100,9 @@ function scopedError(context: GatewayContext, req: FastifyRequest, model: string
 }
 
 /** Admits, prepares and starts the answer; `ending` is told when it is over (the returned promise only covers the start). */
-async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, ending: CallEnding): Promise<void> {
+async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, ending: ChatCompletionEnding): Promise<void> {
   const principal = context.keys.authenticate(req.headers.authorization);
-  const admission = await admitRequest(context.state, principal);
+  ending.hold(await admitRequest(context.state, principal));
   try {
     const parsed = parseChatRequest(req.body);
     // The parsed request has what the answer needs: the JSON tree of the body (the whole
@@ -67,6 +115,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
     request.messages = await context.state.restoreTurns(principal.id, request.messages);
     const identity: ResponseIdentity = { id: generateId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: parsed.model };
     const { includeUsage } = parsed;
+    // The ending releases the admission when the answer is over.
     answerGatewayCall(
       {
         context,
@@ -80,20 +129,10 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
         answer: async (events) => toChatCompletion(identity, await collectStream(events)),
         streamWire: () => new ChatCompletionsWire(createChunkMapper({ identity, includeUsage })),
       },
-      // The admission is released when the answer is over.
-      {
-        resolve: () => {
-          admission.release();
-          ending.resolve();
-        },
-        reject: (error) => {
-          admission.release();
-          ending.reject(error);
-        },
-      },
+      ending,
     );
   } catch (error) {
-    admission.release();
+    ending.release();
     throw error;
   }
 }

@@ -97,23 +97,48 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
   });
   const { metrics } = context;
   const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
-  const ended: CallEnding = {
-    resolve: () => {
-      context.inflight.delete(controller);
-      res.off('close', onClose);
-      ending.resolve();
-    },
-    reject: (error) => {
-      context.inflight.delete(controller);
-      res.off('close', onClose);
-      ending.reject(error);
-    },
-  };
+  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
   if (!options.stream) {
-    answerOnce(options, counted, controller.signal).then(ended.resolve, ended.reject);
+    answerOnce(options, counted, controller.signal).then(
+      () => ended.resolve(),
+      (error: unknown) => ended.reject(error),
+    );
     return;
   }
   stream({ req, reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
+}
+
+/** What `CallCleanUp` undoes before it tells the caller's ending. */
+interface CallCleanUpOptions {
+  inflight: Set<AbortController>;
+  controller: AbortController;
+  res: FastifyReply['raw'];
+  onClose: () => void;
+  ending: CallEnding;
+}
+
+/** Forgets the call's controller and close listener, then tells the caller's ending. An object, not two closures over the whole call's scope: an open stream holds it. */
+class CallCleanUp implements CallEnding {
+  readonly #options: CallCleanUpOptions;
+
+  constructor(options: CallCleanUpOptions) {
+    this.#options = options;
+  }
+
+  resolve(): void {
+    this.#cleanUp().resolve();
+  }
+
+  reject(error: unknown): void {
+    this.#cleanUp().reject(error);
+  }
+
+  #cleanUp(): CallEnding {
+    const { inflight, controller, res, onClose, ending } = this.#options;
+    inflight.delete(controller);
+    res.off('close', onClose);
+    return ending;
+  }
 }
 
 /** Token counts for the metrics, whichever way the answer goes out (used only when metrics are on: no extra step per event otherwise). */
@@ -157,10 +182,11 @@ function stream(options: StreamOptions, ending: CallEnding): void {
   const { events } = options;
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
+  const failed = (error: unknown): void => ending.reject(error);
   events.next().then((first) => {
     if (!first.done && first.value.type === 'error') {
       const { error } = first.value;
-      events.return(undefined).then(() => ending.reject(error), ending.reject);
+      events.return(undefined).then(() => ending.reject(error), failed);
       return;
     }
     try {
@@ -168,7 +194,7 @@ function stream(options: StreamOptions, ending: CallEnding): void {
     } catch (error) {
       ending.reject(error);
     }
-  }, ending.reject);
+  }, failed);
 }
 
 /** Sends the stream's headers and its first event, then hands the rest to an `SseStreamLoop`. */
