@@ -39,7 +39,9 @@
 // rest. 'RSS KB/stream net of kept' is the open streams' RSS over that (during minus after
 // close, over N): what opening N streams again costs such a process, where the memory freed
 // by the previous ones is reused. The first figure is an upper bound of what a stream needs,
-// the second a lower one; every target gets both. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts
+// the second a lower one; every target gets both. Both leave out V8's young generation
+// (its committed size follows the allocation rate of the moment, not what is held; it is
+// the 'young gen' column), which the plain RSS figure includes. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts
 // every target with MALLOC_ARENA_MAX=2 (fewer glibc arenas, a setting deployments use to
 // curb that retention), printed in the header.
 //
@@ -137,6 +139,9 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
   };
 }
 
+/** RSS without V8's young generation (see `Memory.newSpace`). */
+const settled = (memory: Memory): number => memory.rss - memory.newSpace;
+
 interface Memory {
   rss: number;
   heapUsed: number;
@@ -219,9 +224,9 @@ interface CapacityResult {
   newSpacePerStreamKb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
-  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep. */
+  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep (young generation left out). */
   rssKeptPerStreamKb: number;
-  /** RSS with the streams open over RSS after they all ended, per stream: the lower bound (see the header). */
+  /** RSS with the streams open over RSS after they all ended, per stream: the lower bound (see the header; young generation left out). */
   rssNetPerStreamKb: number;
   /** Heap after every stream ended over the baseline, per stream (near 0 unless something stays). */
   heapKeptPerStreamKb: number;
@@ -489,8 +494,8 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
     newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
-    rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,
-    rssNetPerStreamKb: (during.rss - after.rss) / 1024 / n,
+    rssKeptPerStreamKb: (settled(after) - settled(before)) / 1024 / n,
+    rssNetPerStreamKb: (settled(during) - settled(after)) / 1024 / n,
     heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
@@ -539,8 +544,8 @@ function print(results: CapacityResult[]): void {
     'heap KB/stream',
     'of RSS: young gen KB/stream',
     'peak RSS KB/stream (no GC)',
-    'RSS kept after close KB/stream',
-    'RSS KB/stream net of kept',
+    'RSS less young gen kept after close KB/stream',
+    'RSS less young gen KB/stream net of kept',
     'heap kept after close KB/stream',
     'ELD p99 ms',
     'ELD max ms',
