@@ -205,7 +205,8 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
   if (metrics.enabled) {
     metrics.firstChunk(reply.elapsedTime / 1000);
     metrics.streamOpened();
-    res.once('close', () => metrics.streamClosed());
+    // (`on`: a response closes once; `once` would add a wrapper the stream keeps.)
+    res.on('close', () => metrics.streamClosed());
   }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
