@@ -111,6 +111,10 @@ async function* generatedLoop(options: GatewayLoopOptions): AsyncGenerator<ChatS
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
 
+// What one event maps to, for every stream: `#took` fills and empties it within one
+// synchronous call (an array per open stream would be kept for its whole length).
+const mapped: ChatStreamEvent[] = [];
+
 const DONE: Result = { value: undefined, done: true };
 
 /**
@@ -126,7 +130,6 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
   #run: RunToolsStream | undefined;
   #iterator: AsyncIterator<ChatStreamEvent> | undefined;
   readonly #queue: ChatStreamEvent[] = [];
-  readonly #out: ChatStreamEvent[] = [];
   #state: 'running' | 'finishing' | 'done' = 'running';
   /** Set by `return`: nothing more is handed out. */
   #left = false;
@@ -205,7 +208,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
       }, this.#onFailure);
     }
     const event = next.value;
-    const out = this.#out;
+    const out = mapped;
+    // Emptied first too: a `map` that threw left its events behind.
+    out.length = 0;
     view.map(event, out);
     // The usual event (a text delta passed on as it is, nothing queued): handed out without the queue.
     if (out.length === 1 && this.#queue.length === 0 && event.type !== 'finish') {
@@ -215,9 +220,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         return { value: only, done: false };
       }
     }
-    for (const mapped of out) {
-      this.#queue.push(mapped);
-      if (mapped.type === 'error') {
+    for (const one of out) {
+      this.#queue.push(one);
+      if (one.type === 'error') {
         this.#stop();
         break;
       }
