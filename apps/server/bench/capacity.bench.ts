@@ -39,9 +39,10 @@
 // rest. 'RSS KB/stream net of kept' is the open streams' RSS over that (during minus after
 // close, over N): what opening N streams again costs such a process, where the memory freed
 // by the previous ones is reused. The first figure is an upper bound of what a stream needs,
-// the second a lower one; every target gets both. Both leave out V8's young generation
-// (its committed size follows the allocation rate of the moment, not what is held; it is
-// the 'young gen' column), which the plain RSS figure includes. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts
+// the second a lower one; every target gets both. Both leave out the V8 heap's committed but
+// unused pages (its young generation, whose size follows the allocation rate of the moment,
+// and old-space pages it keeps after a collection), which the plain RSS figure includes:
+// what remains is the live heap, and what the C++ side and malloc hold. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts
 // every target with MALLOC_ARENA_MAX=2 (fewer glibc arenas, a setting deployments use to
 // curb that retention), printed in the header.
 //
@@ -136,11 +137,12 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
     rss: median(samples.map((s) => s.rss)),
     heapUsed: median(samples.map((s) => s.heapUsed)),
     newSpace: median(samples.map((s) => s.spaces.new_space ?? 0)),
+    heapFree: median(samples.map((s) => s.heapTotal - s.heapUsed)),
   };
 }
 
-/** RSS without V8's young generation (see `Memory.newSpace`). */
-const settled = (memory: Memory): number => memory.rss - memory.newSpace;
+/** RSS without the V8 heap's committed but unused pages (see `Memory.heapFree`). */
+const settled = (memory: Memory): number => memory.rss - memory.heapFree;
 
 interface Memory {
   rss: number;
@@ -151,6 +153,11 @@ interface Memory {
    * the allocation rate, not by what the open streams hold.
    */
   newSpace: number;
+  /**
+   * The V8 heap's committed but unused bytes (its total minus what is live), the young
+   * generation included: pages V8 keeps for the next allocations, sized by its heuristics.
+   */
+  heapFree: number;
 }
 
 /** Has the target write a heap snapshot; resolves with its path. */
@@ -224,9 +231,9 @@ interface CapacityResult {
   newSpacePerStreamKb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
-  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep (young generation left out). */
+  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep (V8's unused heap pages left out). */
   rssKeptPerStreamKb: number;
-  /** RSS with the streams open over RSS after they all ended, per stream: the lower bound (see the header; young generation left out). */
+  /** RSS with the streams open over RSS after they all ended, per stream: the lower bound (see the header; V8's unused heap pages left out). */
   rssNetPerStreamKb: number;
   /** Heap after every stream ended over the baseline, per stream (near 0 unless something stays). */
   heapKeptPerStreamKb: number;
@@ -544,8 +551,8 @@ function print(results: CapacityResult[]): void {
     'heap KB/stream',
     'of RSS: young gen KB/stream',
     'peak RSS KB/stream (no GC)',
-    'RSS less young gen kept after close KB/stream',
-    'RSS less young gen KB/stream net of kept',
+    'RSS less free heap: kept after close KB/stream',
+    'RSS less free heap: KB/stream net of kept',
     'heap kept after close KB/stream',
     'ELD p99 ms',
     'ELD max ms',
