@@ -32,19 +32,17 @@
 // the same taken before the streams (after a warm-up), over N. The peak RSS without
 // collecting (what the old figure was) is printed beside it: it counts garbage the
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
-// RSS per open stream also counts what the allocators keep once they have grown for N
-// streams: glibc's malloc keeps freed memory in its arenas (the bare proxy reads 18 to 204
-// KB per stream from run to run), V8 its pages. So, after all streams ended, the same is
-// read again ('RSS kept after close'): what a process that has served N streams holds at
-// rest. 'RSS KB/stream net of kept' is the open streams' RSS over that (during minus after
-// close, over N): what opening N streams again costs such a process, where the memory freed
-// by the previous ones is reused. The first figure is an upper bound of what a stream needs,
-// the second a lower one; every target gets both. Both leave out the V8 heap's committed but
-// unused pages (its young generation, whose size follows the allocation rate of the moment,
-// and old-space pages it keeps after a collection), which the plain RSS figure includes:
-// what remains is the live heap, and what the C++ side and malloc hold. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts
-// every target with MALLOC_ARENA_MAX=2 (fewer glibc arenas, a setting deployments use to
-// curb that retention), printed in the header.
+// RSS per open stream also counts what the allocators keep once they have grown: glibc's
+// malloc keeps freed memory in its arenas (the bare proxy reads 18 to 204 KB per stream from
+// run to run), V8 its pages. So, after all streams ended, RSS is read once more ('RSS kept
+// after close', without the V8 heap's committed but unused pages, whose size follows its
+// heuristics and the allocation rate): what a process that has served N streams holds at
+// rest over what it held before them. Where it is as large as the RSS per open stream (it is, in
+// the runs so far, for every target; the burst's streams end within moments of each other,
+// the likely reason), the RSS figure measures the allocator more than the streams; the heap figure is the one a
+// stream's own objects move. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with
+// MALLOC_ARENA_MAX=2 (fewer glibc arenas, a setting deployments use to curb that
+// retention), printed in the header.
 //
 // Where the opening burst's time to first token goes is printed under the tables: a TTFT histogram, the
 // client's connect and response-header times, the target's phases per request (client sent →
@@ -233,8 +231,6 @@ interface CapacityResult {
   peakRssPerStreamKb: number;
   /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep (V8's unused heap pages left out). */
   rssKeptPerStreamKb: number;
-  /** RSS with the streams open over RSS after they all ended, per stream: the lower bound (see the header; V8's unused heap pages left out). */
-  rssNetPerStreamKb: number;
   /** Heap after every stream ended over the baseline, per stream (near 0 unless something stays). */
   heapKeptPerStreamKb: number;
   eldP99Ms: number;
@@ -502,7 +498,6 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
     rssKeptPerStreamKb: (settled(after) - settled(before)) / 1024 / n,
-    rssNetPerStreamKb: (settled(during) - settled(after)) / 1024 / n,
     heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
@@ -530,7 +525,6 @@ function print(results: CapacityResult[]): void {
     r.newSpacePerStreamKb.toFixed(1),
     r.peakRssPerStreamKb.toFixed(1),
     r.rssKeptPerStreamKb.toFixed(1),
-    r.rssNetPerStreamKb.toFixed(1),
     r.heapKeptPerStreamKb.toFixed(1),
     r.eldP99Ms.toFixed(1),
     r.eldMaxMs.toFixed(1),
@@ -551,8 +545,7 @@ function print(results: CapacityResult[]): void {
     'heap KB/stream',
     'of RSS: young gen KB/stream',
     'peak RSS KB/stream (no GC)',
-    'RSS less free heap: kept after close KB/stream',
-    'RSS less free heap: KB/stream net of kept',
+    'RSS kept after close KB/stream (less free heap)',
     'heap kept after close KB/stream',
     'ELD p99 ms',
     'ELD max ms',
@@ -646,7 +639,7 @@ try {
         console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
       }
       console.log(
-        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.rssNetPerStreamKb.toFixed(1)} KB net of what stays after close; ${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
+        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.rssKeptPerStreamKb.toFixed(1)} KB of RSS stays after all closed; ${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
           `steady state (${gateway.steady.arrivals} arrivals while ${n} were open): event-loop delay p99 ${gateway.steady.eldP99Ms.toFixed(1)} ms (aim ≤ 20 at 5,000), ` +
           `added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000); ` +
           `opening burst (all ${n} at once): event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms while they flowed, added TTFT p50 ${burstAddedP50.toFixed(1)} ms / p99 ${burstAddedP99.toFixed(1)} ms`,
