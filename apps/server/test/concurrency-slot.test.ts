@@ -125,4 +125,27 @@ describe('a key with maxConcurrentRequests 1', () => {
     expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
     expect(await slotFree()).toBe(true);
   });
+
+  it('gets its slot back after Responses answers, streamed, not streamed and failed', async () => {
+    let text = '';
+    for await (const event of await client.responses.create({ model: 'test/scripted', input: 'Hi', stream: true })) if (event.type === 'response.output_text.delta') text += event.delta;
+    expect(text).toBe('Hello there.');
+    const answer = await client.responses.create({ model: 'test/scripted', input: 'Hi' });
+    expect(answer.output_text).toBe('Hello there.');
+    const failed = await client.responses.create({ model: 'test/failing', input: 'Hi', stream: true }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect(await slotFree()).toBe(true);
+  });
+
+  it('holds the slot while a Responses stream is open', async () => {
+    const controller = new AbortController();
+    const stream = await client.responses.create({ model: 'test/hanging', input: 'Hi', stream: true }, { signal: controller.signal });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    const refused = await client.responses.create({ model: 'test/scripted', input: 'Hi' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    controller.abort();
+    await iterator.next().catch(() => undefined);
+    expect(await slotFree()).toBe(true);
+  });
 });

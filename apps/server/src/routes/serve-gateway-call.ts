@@ -27,7 +27,7 @@ export interface StreamWire {
   frame?: (payload: unknown) => string;
 }
 
-/** Options of `serveGatewayCall`. */
+/** Options of `answerGatewayCall`. */
 export interface GatewayCallOptions {
   context: GatewayContext;
   req: FastifyRequest;
@@ -56,17 +56,10 @@ export interface CallEnding {
  * token counts and stream timings go to the metrics, a client that goes away aborts the upstream and the tools; the shutdown grace period
  * can abort it; a failure before the first streamed byte is an HTTP error in OpenAI's
  * envelope, after it the API's error frames; nothing the upstream does escapes.
- */
-export function serveGatewayCall(options: GatewayCallOptions): Promise<void> {
-  return new Promise((resolve, reject) => {
-    answerGatewayCall(options, { resolve, reject });
-  });
-}
-
-/**
- * `serveGatewayCall`, telling `ending` when the answer is over rather than returning a
- * promise: an open stream then holds the caller's one settling callback, not a chain of
- * promises and reactions (one per async function and `finally` on the way) for its whole length.
+ *
+ * `ending` is told when the answer is over, rather than a promise returned: an open stream
+ * then holds the caller's one settling object, not a chain of promises and reactions (one
+ * per async function and `finally` on the way) for its whole length.
  */
 export function answerGatewayCall(options: GatewayCallOptions, ending: CallEnding): void {
   const { context, req, reply, principal } = options;
