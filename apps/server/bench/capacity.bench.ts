@@ -34,15 +34,15 @@
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
 // RSS per open stream also counts what the allocators keep once they have grown: glibc's
 // malloc keeps freed memory in its arenas (the bare proxy reads 18 to 204 KB per stream from
-// run to run), V8 its pages. So, after all streams ended, RSS is read once more ('RSS kept
-// after close', without the V8 heap's committed but unused pages, whose size follows its
-// heuristics and the allocation rate): what a process that has served N streams holds at
-// rest over what it held before them. Where it is as large as the RSS per open stream (it is, in
-// the runs so far, for every target; the burst's streams end within moments of each other,
-// the likely reason), the RSS figure measures the allocator more than the streams; the heap figure is the one a
-// stream's own objects move. TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with
-// MALLOC_ARENA_MAX=2 (fewer glibc arenas, a setting deployments use to curb that
-// retention), printed in the header.
+// run to run), V8 its pages. So, after all streams ended, RSS is read once more in the same
+// way ('RSS kept after close'): what a process that has served N streams holds at rest over
+// what it held before them. Where it is as large as the RSS per open stream (in the runs so
+// far it is, for every target: the burst's streams end within moments of each other, the
+// likely reason), the RSS figure measures the allocators more than the streams, and the heap
+// figure is the one a stream's own objects move. (Subtracting V8's committed but unused
+// heap does not help: a committed page need not be resident.)
+// TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with MALLOC_ARENA_MAX=2 (fewer glibc
+// arenas, a setting deployments use to curb that retention), printed in the header.
 //
 // Where the opening burst's time to first token goes is printed under the tables: a TTFT histogram, the
 // client's connect and response-header times, the target's phases per request (client sent →
@@ -135,12 +135,8 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
     rss: median(samples.map((s) => s.rss)),
     heapUsed: median(samples.map((s) => s.heapUsed)),
     newSpace: median(samples.map((s) => s.spaces.new_space ?? 0)),
-    heapFree: median(samples.map((s) => s.heapTotal - s.heapUsed)),
   };
 }
-
-/** RSS without the V8 heap's committed but unused pages (see `Memory.heapFree`). */
-const settled = (memory: Memory): number => memory.rss - memory.heapFree;
 
 interface Memory {
   rss: number;
@@ -151,11 +147,6 @@ interface Memory {
    * the allocation rate, not by what the open streams hold.
    */
   newSpace: number;
-  /**
-   * The V8 heap's committed but unused bytes (its total minus what is live), the young
-   * generation included: pages V8 keeps for the next allocations, sized by its heuristics.
-   */
-  heapFree: number;
 }
 
 /** Has the target write a heap snapshot; resolves with its path. */
@@ -229,7 +220,7 @@ interface CapacityResult {
   newSpacePerStreamKb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
-  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep (V8's unused heap pages left out). */
+  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep. */
   rssKeptPerStreamKb: number;
   /** Heap after every stream ended over the baseline, per stream (near 0 unless something stays). */
   heapKeptPerStreamKb: number;
@@ -497,7 +488,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
     newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
-    rssKeptPerStreamKb: (settled(after) - settled(before)) / 1024 / n,
+    rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,
     heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
@@ -545,7 +536,7 @@ function print(results: CapacityResult[]): void {
     'heap KB/stream',
     'of RSS: young gen KB/stream',
     'peak RSS KB/stream (no GC)',
-    'RSS kept after close KB/stream (less free heap)',
+    'RSS kept after close KB/stream',
     'heap kept after close KB/stream',
     'ELD p99 ms',
     'ELD max ms',
