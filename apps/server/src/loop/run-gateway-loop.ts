@@ -209,8 +209,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     }
     const event = next.value;
     const out = mapped;
-    // Emptied first too: a `map` that threw left its events behind.
-    out.length = 0;
+    // A `map` that threw left its events behind. (Only then: setting the length of an empty
+    // array to 0 drops its backing store, and the next push would allocate one, per token.)
+    if (out.length !== 0) out.length = 0;
     view.map(event, out);
     // The usual event (a text delta passed on as it is, nothing queued): handed out without the queue.
     if (out.length === 1 && this.#queue.length === 0 && event.type !== 'finish') {
