@@ -1,5 +1,6 @@
 import { runTools, runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, RunToolsStream, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
+import { NEXT_THEN } from '@toolwire/core/provider';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
 import type { ClientView } from './client-view.ts';
@@ -149,11 +150,70 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     const queued = this.#queue.shift();
     if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
     if (this.#state !== 'running') return Promise.resolve(DONE);
+    return this.#runIterator().next().then(this.#onEvent, this.#onFailure);
+  }
+
+  /**
+   * `next().then(onResult, onFailure)` without this loop's own promise per event (core's
+   * `NEXT_THEN`): the caller's callbacks run in the reaction to the run's event. They wait in
+   * two fields (no object per event); anything but the usual case takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: Result) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#queue.length > 0 || this.#state !== 'running' || this.#chainedResult !== undefined) return this.next().then(onResult, onFailure);
+    const iterator = this.#runIterator();
+    this.#chainedResult = onResult;
+    this.#chainedFailure = onFailure;
+    try {
+      return iterator.next().then(this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
+    } catch (error) {
+      this.#chainedResult = undefined;
+      this.#chainedFailure = undefined;
+      throw error;
+    }
+  }
+
+  /** The callbacks of the waiting `NEXT_THEN`. */
+  #chainedResult: ((result: Result) => unknown) | undefined;
+  #chainedFailure: ((error: unknown) => unknown) | undefined;
+
+  /** What `.then(onResult, onFailure)` on `#onEvent`'s promise would do, without that promise. */
+  readonly #onChainedEvent = (next: IteratorResult<ChatStreamEvent>): unknown => {
+    const onResult = this.#chainedResult as (result: Result) => unknown;
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
+    // Handed over once (read into locals: no object per event).
+    this.#chainedResult = undefined;
+    this.#chainedFailure = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#took(next);
+    } catch (error) {
+      return onFailure(error);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
+
+  readonly #onChainedFailure = (error: unknown): unknown => {
+    const onResult = this.#chainedResult as (result: Result) => unknown;
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
+    // Handed over once (read into locals: no object per event).
+    this.#chainedResult = undefined;
+    this.#chainedFailure = undefined;
+    let result: Result;
+    try {
+      result = this.#onFailure(error);
+    } catch (failure) {
+      return onFailure(failure);
+    }
+    return onResult(result);
+  };
+
+  /** The run's iterator, the run started at the first read (as a generator would). */
+  #runIterator(): AsyncIterator<ChatStreamEvent> {
     if (this.#iterator === undefined) {
       this.#run = runToolsStream(loopOptions(this.#options));
       this.#iterator = this.#run[Symbol.asyncIterator]();
     }
-    return this.#iterator.next().then(this.#onEvent, this.#onFailure);
+    return this.#iterator;
   }
 
   return(): Promise<Result> {

@@ -1,4 +1,5 @@
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '@toolwire/core';
+import { nextThen } from '@toolwire/core/provider';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-key-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -306,14 +307,13 @@ class SseStreamLoop {
   }
 
   #read(): void {
-    let next: Promise<IteratorResult<ChatStreamEvent>>;
     try {
-      next = this.#options.events.next();
+      // Through the gateway loop's `NEXT_THEN`: the event reaches `#onNext` in the reaction
+      // that produced it, without a promise of the loop's own per token.
+      void nextThen(this.#options.events, this.#onNext, this.#onFailure);
     } catch (error) {
       this.#failed(error);
-      return;
     }
-    next.then(this.#onNext, this.#onFailure);
   }
 
   #end(): void {
