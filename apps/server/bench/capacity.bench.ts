@@ -32,6 +32,17 @@
 // the same taken before the streams (after a warm-up), over N. The peak RSS without
 // collecting (what the old figure was) is printed beside it: it counts garbage the
 // collector had not got to yet, which depends on its heuristics, not on what a stream holds.
+// RSS per open stream also counts what the allocators keep once they have grown: glibc's
+// malloc keeps freed memory in its arenas (the bare proxy reads 18 to 204 KB per stream from
+// run to run), V8 its pages. So, after all streams ended, RSS is read once more in the same
+// way ('RSS kept after close'): what a process that has served N streams holds at rest over
+// what it held before them. Where it is as large as the RSS per open stream (in the runs so
+// far it is, for every target: the burst's streams end within moments of each other, the
+// likely reason), the RSS figure measures the allocators more than the streams, and the heap
+// figure is the one a stream's own objects move. (Subtracting V8's committed but unused
+// heap does not help: a committed page need not be resident.)
+// TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with MALLOC_ARENA_MAX=2 (fewer glibc
+// arenas, a setting deployments use to curb that retention), printed in the header.
 //
 // Where the opening burst's time to first token goes is printed under the tables: a TTFT histogram, the
 // client's connect and response-header times, the target's phases per request (client sent →
@@ -209,6 +220,10 @@ interface CapacityResult {
   newSpacePerStreamKb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
+  /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep. */
+  rssKeptPerStreamKb: number;
+  /** Heap after every stream ended over the baseline, per stream (near 0 unless something stays). */
+  heapKeptPerStreamKb: number;
   eldP99Ms: number;
   eldMaxMs: number;
   /** CPU time over wall time while all streams ran (1 = one core busy). */
@@ -450,6 +465,9 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   const steady = await steadyState(clients, statsURL, target.url, model, n, burstStartedAt + (burstTokens * 1000) / TOKENS_PER_SECOND);
   const reports = await allDone;
   for (const client of clients) client.child.disconnect();
+  // What stays once they all ended (see the header), after the closed streams' sockets are gone.
+  await sleep(1000);
+  const after = await retained(statsURL);
   const ttfts = reports.flatMap((r) => r.ttfts).sort((a, b) => a - b);
   const tcpAfter = tcpCounters();
   const ttftDetail: TtftDetail = {
@@ -470,6 +488,8 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
     newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
+    rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,
+    heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
     eldP99Ms: last.eldP99Ms,
     eldMaxMs: last.eldMaxMs,
     cpuShare,
@@ -495,6 +515,8 @@ function print(results: CapacityResult[]): void {
     r.heapPerStreamKb.toFixed(1),
     r.newSpacePerStreamKb.toFixed(1),
     r.peakRssPerStreamKb.toFixed(1),
+    r.rssKeptPerStreamKb.toFixed(1),
+    r.heapKeptPerStreamKb.toFixed(1),
     r.eldP99Ms.toFixed(1),
     r.eldMaxMs.toFixed(1),
     `${(100 * r.cpuShare).toFixed(0)}%`,
@@ -514,6 +536,8 @@ function print(results: CapacityResult[]): void {
     'heap KB/stream',
     'of RSS: young gen KB/stream',
     'peak RSS KB/stream (no GC)',
+    'RSS kept after close KB/stream',
+    'heap kept after close KB/stream',
     'ELD p99 ms',
     'ELD max ms',
     'CPU (1 core=100%)',
@@ -565,13 +589,16 @@ const limit = fileLimit();
 // CPU from the target's core in turns, which delays first tokens for reasons that are not the
 // target's. The bench prints how long each target still waited for its core.
 const cpus = process.env.TOOLWIRE_BENCH_PIN === '0' ? undefined : targetAndHarnessCpus();
+// glibc's arena count for every target alike (unset: glibc's default, 8 per core).
+const arenaMax = process.env.TOOLWIRE_BENCH_MALLOC_ARENA_MAX;
+const targetEnv: Record<string, string> = arenaMax === undefined ? {} : { MALLOC_ARENA_MAX: arenaMax };
 if (cpus !== undefined) pinSelf(cpus.harness);
 // The load average says how much of the machine the processes measured here could have.
 console.log(
   `capacity: streams of ${streamSeconds} s at ~${TOKENS_PER_SECOND} tokens/s (${tokens} tokens); sizes ${sizes.join(', ')}; open-file limit ${limit}; ` +
     `${cpuCount()} cores, load average ${loadavg()
       .map((l) => l.toFixed(1))
-      .join(' ')}; ${cpus === undefined ? (process.env.TOOLWIRE_BENCH_PIN === '0' ? 'not pinned (TOOLWIRE_BENCH_PIN=0)' : (pinningNote() ?? 'not pinned')) : `targets pinned to CPU ${cpus.target}, upstream and clients to CPU ${cpus.harness}`}`,
+      .join(' ')}; MALLOC_ARENA_MAX ${arenaMax ?? "unset (glibc's default)"}; ${cpus === undefined ? (process.env.TOOLWIRE_BENCH_PIN === '0' ? 'not pinned (TOOLWIRE_BENCH_PIN=0)' : (pinningNote() ?? 'not pinned')) : `targets pinned to CPU ${cpus.target}, upstream and clients to CPU ${cpus.harness}`}`,
 );
 try {
   const upstream = await startProcess('./paced-upstream-process.ts', [], {}, { cpus: cpus?.harness });
@@ -584,7 +611,7 @@ try {
     console.log(`\n${n} concurrent streams`);
     const results: CapacityResult[] = [];
     for (const kind of targetKinds) {
-      const target = await startProcess('./target-process.ts', [kind, upstream.url], {}, { cpus: cpus?.target });
+      const target = await startProcess('./target-process.ts', [kind, upstream.url], targetEnv, { cpus: cpus?.target });
       try {
         results.push(await measure(targetNames[kind], target, kind === 'gateway' ? 'openai/gpt-fake' : 'gpt-fake', n));
       } finally {
@@ -603,7 +630,7 @@ try {
         console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
       }
       console.log(
-        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
+        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.rssKeptPerStreamKb.toFixed(1)} KB of RSS stays after all closed; ${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
           `steady state (${gateway.steady.arrivals} arrivals while ${n} were open): event-loop delay p99 ${gateway.steady.eldP99Ms.toFixed(1)} ms (aim ≤ 20 at 5,000), ` +
           `added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000); ` +
           `opening burst (all ${n} at once): event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms while they flowed, added TTFT p50 ${burstAddedP50.toFixed(1)} ms / p99 ${burstAddedP99.toFixed(1)} ms`,

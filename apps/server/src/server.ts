@@ -158,8 +158,9 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
   const metricsConfig = config.metrics;
   if (metricsConfig?.enabled === true) {
     // Every exchange, streams included (a hijacked reply skips Fastify's own onResponse).
+    // (`on`, not `once`: a response closes once, and `once` adds a wrapper per request that a stream keeps.)
     app.addHook('onRequest', (req, reply, done) => {
-      reply.raw.once('close', () => metrics.request(req.routeOptions.url ?? 'unmatched', req.method, reply.raw.statusCode, reply.elapsedTime / 1000));
+      reply.raw.on('close', () => metrics.request(req.routeOptions.url ?? 'unmatched', req.method, reply.raw.statusCode, reply.elapsedTime / 1000));
       done();
     });
   }

@@ -18,11 +18,14 @@ export const DEFAULT_MAX_PENDING_BODIES_PER_KEY = 32;
  */
 export function createPendingBodies(max: number): PendingBodies {
   const byKey = new Map<string, number>();
-  const owners = new WeakMap<FastifyRequest, string>();
+  const owners = new WeakMap<FastifyRequest, { key: string; onClose: () => void }>();
   const release = (req: FastifyRequest): void => {
-    const key = owners.get(req);
-    if (key === undefined) return;
+    const owner = owners.get(req);
+    if (owner === undefined) return;
     owners.delete(req);
+    // The close listener goes too: a streamed answer keeps its request open for its whole length.
+    req.raw.off('close', owner.onClose);
+    const { key } = owner;
     const count = (byKey.get(key) ?? 1) - 1;
     if (count <= 0) byKey.delete(key);
     else byKey.set(key, count);
@@ -44,9 +47,11 @@ export function createPendingBodies(max: number): PendingBodies {
         });
       }
       byKey.set(key, count + 1);
-      owners.set(req, key);
       // Whatever ends the request (read, refused, timed out, aborted) releases its place.
-      req.raw.once('close', () => release(req));
+      // (`on`, not `once`: `release` removes it, and `once` would wrap it in one more closure.)
+      const onClose = (): void => release(req);
+      owners.set(req, { key, onClose });
+      req.raw.on('close', onClose);
     },
     release,
   };

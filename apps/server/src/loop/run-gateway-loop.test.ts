@@ -1,5 +1,6 @@
 import { collectStream, defineTool, ToolRegistry } from '@toolwire/core';
 import type { ChatStreamEvent, ToolCallAudit } from '@toolwire/core';
+import { nextThen } from '@toolwire/core/provider';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
@@ -32,6 +33,27 @@ function setup(
     ...(options.onHiddenTurn === undefined ? {} : { onHiddenTurn: options.onHiddenTurn }),
   });
   return { model, audit, events };
+}
+
+/** Reads through `nextThen` (the loop's `NEXT_THEN`), as the SSE loop does. */
+function allChained(events: AsyncGenerator<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+  const out: ChatStreamEvent[] = [];
+  return new Promise((resolve, reject) => {
+    const read = (): void => {
+      void nextThen(
+        events,
+        (next) => {
+          if (next.done === true) resolve(out);
+          else {
+            out.push(next.value);
+            read();
+          }
+        },
+        reject,
+      );
+    };
+    read();
+  });
 }
 
 async function all(events: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
@@ -240,5 +262,22 @@ describe('runGatewayLoop', () => {
     await expect(events.next()).rejects.toThrow('client left');
     await expect(events.next()).resolves.toEqual({ value: undefined, done: true });
   });
-});
 
+  it('hands the same events through NEXT_THEN as through next(): tool rounds, client calls, the closing finish', async () => {
+    const steps: Parameters<typeof createScriptedModel>[0] = [
+      { toolCalls: [{ id: 'call_x', name: 'add', arguments: { a: 1, b: 2 } }], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+      { text: 'Three, and ', toolCalls: [{ id: 'call_y', name: 'lookup', arguments: { q: 'x' } }], usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23 } },
+    ];
+    const plain = await all(setup(steps, { clientTools: ['lookup'] }).events);
+    const chained = await allChained(setup(steps, { clientTools: ['lookup'] }).events);
+    expect(chained).toEqual(plain);
+    expect(chained.at(-1)).toMatchObject({ type: 'finish' });
+    expect(chained.some((e) => e.type === 'tool-call')).toBe(true);
+  });
+
+  it('rejects through NEXT_THEN when the model fails before any event, as next() does', async () => {
+    const { events } = setup([]);
+    await expect(allChained(events)).rejects.toThrow();
+    await expect(all(setup([]).events)).rejects.toThrow();
+  });
+});

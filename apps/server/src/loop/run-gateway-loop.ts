@@ -1,5 +1,6 @@
 import { runTools, runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, RunToolsStream, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
+import { NEXT_THEN } from '@toolwire/core/provider';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
 import type { ClientView } from './client-view.ts';
@@ -111,6 +112,10 @@ async function* generatedLoop(options: GatewayLoopOptions): AsyncGenerator<ChatS
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
 
+// What one event maps to, for every stream: `#took` fills and empties it within one
+// synchronous call (an array per open stream would be kept for its whole length).
+const mapped: ChatStreamEvent[] = [];
+
 const DONE: Result = { value: undefined, done: true };
 
 /**
@@ -126,7 +131,6 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
   #run: RunToolsStream | undefined;
   #iterator: AsyncIterator<ChatStreamEvent> | undefined;
   readonly #queue: ChatStreamEvent[] = [];
-  readonly #out: ChatStreamEvent[] = [];
   #state: 'running' | 'finishing' | 'done' = 'running';
   /** Set by `return`: nothing more is handed out. */
   #left = false;
@@ -146,11 +150,70 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     const queued = this.#queue.shift();
     if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
     if (this.#state !== 'running') return Promise.resolve(DONE);
+    return this.#runIterator().next().then(this.#onEvent, this.#onFailure);
+  }
+
+  /**
+   * `next().then(onResult, onFailure)` without this loop's own promise per event (core's
+   * `NEXT_THEN`): the caller's callbacks run in the reaction to the run's event. They wait in
+   * two fields (no object per event); anything but the usual case takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: Result) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#queue.length > 0 || this.#state !== 'running' || this.#chainedResult !== undefined) return this.next().then(onResult, onFailure);
+    const iterator = this.#runIterator();
+    this.#chainedResult = onResult;
+    this.#chainedFailure = onFailure;
+    try {
+      return iterator.next().then(this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
+    } catch (error) {
+      this.#chainedResult = undefined;
+      this.#chainedFailure = undefined;
+      throw error;
+    }
+  }
+
+  /** The callbacks of the waiting `NEXT_THEN`. */
+  #chainedResult: ((result: Result) => unknown) | undefined;
+  #chainedFailure: ((error: unknown) => unknown) | undefined;
+
+  /** What `.then(onResult, onFailure)` on `#onEvent`'s promise would do, without that promise. */
+  readonly #onChainedEvent = (next: IteratorResult<ChatStreamEvent>): unknown => {
+    const onResult = this.#chainedResult as (result: Result) => unknown;
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
+    // Handed over once (read into locals: no object per event).
+    this.#chainedResult = undefined;
+    this.#chainedFailure = undefined;
+    let result: Result | Promise<Result>;
+    try {
+      result = this.#took(next);
+    } catch (error) {
+      return onFailure(error);
+    }
+    return result instanceof Promise ? result.then(onResult, onFailure) : onResult(result);
+  };
+
+  readonly #onChainedFailure = (error: unknown): unknown => {
+    const onResult = this.#chainedResult as (result: Result) => unknown;
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
+    // Handed over once (read into locals: no object per event).
+    this.#chainedResult = undefined;
+    this.#chainedFailure = undefined;
+    let result: Result;
+    try {
+      result = this.#onFailure(error);
+    } catch (failure) {
+      return onFailure(failure);
+    }
+    return onResult(result);
+  };
+
+  /** The run's iterator, the run started at the first read (as a generator would). */
+  #runIterator(): AsyncIterator<ChatStreamEvent> {
     if (this.#iterator === undefined) {
       this.#run = runToolsStream(loopOptions(this.#options));
       this.#iterator = this.#run[Symbol.asyncIterator]();
     }
-    return this.#iterator.next().then(this.#onEvent, this.#onFailure);
+    return this.#iterator;
   }
 
   return(): Promise<Result> {
@@ -205,7 +268,10 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
       }, this.#onFailure);
     }
     const event = next.value;
-    const out = this.#out;
+    const out = mapped;
+    // A `map` that threw left its events behind. (Only then: setting the length of an empty
+    // array to 0 drops its backing store, and the next push would allocate one, per token.)
+    if (out.length !== 0) out.length = 0;
     view.map(event, out);
     // The usual event (a text delta passed on as it is, nothing queued): handed out without the queue.
     if (out.length === 1 && this.#queue.length === 0 && event.type !== 'finish') {
@@ -215,9 +281,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         return { value: only, done: false };
       }
     }
-    for (const mapped of out) {
-      this.#queue.push(mapped);
-      if (mapped.type === 'error') {
+    for (const one of out) {
+      this.#queue.push(one);
+      if (one.type === 'error') {
         this.#stop();
         break;
       }

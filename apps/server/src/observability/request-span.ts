@@ -22,11 +22,20 @@ function optionsOf(route: string): SpanOptions {
  * children. Failures record `error.type` (the gateway's error code or class), never a message.
  * Without an OpenTelemetry SDK the span is the API's no-op one and no context is made for it.
  */
-export async function withRequestSpan<T>(route: string, run: (span: Span) => Promise<T>): Promise<T> {
+export function withRequestSpan<T>(route: string, run: (span: Span) => Promise<T>): Promise<T> {
   const span = trace.getTracer(SERVER_TRACER_NAME).startSpan(`POST ${route}`, optionsOf(route));
-  // An invalid span context means no tracer provider: nothing to carry to child spans.
+  // An invalid span context means no tracer provider: nothing to carry to child spans, and
+  // `run`'s promise is handed back as it is (an async function here would add a promise
+  // that waits on it for as long as the request lasts: a stream's whole length).
   // (A valid but unsampled span is still made active, so that its children follow its sampling.)
-  if (!isSpanContextValid(span.spanContext())) return run(span);
+  if (!isSpanContextValid(span.spanContext())) {
+    try {
+      return run(span);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what `run` threw, passed on as an async function would
+      return Promise.reject(error);
+    }
+  }
   return context.with(trace.setSpan(context.active(), span), async () => {
     try {
       return await run(span);

@@ -12,8 +12,9 @@ import type { SseWriter } from '../wire/sse-writer.ts';
 import { parseChatRequest } from '../wire/parse-chat-request.ts';
 import { admitRequest } from './admit-request.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
-import { serveGatewayCall } from './serve-gateway-call.ts';
+import { answerGatewayCall } from './serve-gateway-call.ts';
 import type { StreamWire } from './serve-gateway-call.ts';
+import { RequestEnding } from './request-ending.ts';
 
 /**
  * The `POST /v1/chat/completions` handler: authenticate, rate-limit, validate, route, run
@@ -22,27 +23,24 @@ import type { StreamWire } from './serve-gateway-call.ts';
  */
 export function createChatCompletionsHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return (req, reply) =>
-    // Reactions rather than `await`: a streamed answer lasts seconds, and a suspended frame per level would stay for all of it.
-    withRequestSpan('/v1/chat/completions', (span) => {
-      const context = getContext();
-      // Read now: the handler lets go of the body once parsed.
-      const model = (req.body as { model?: unknown } | undefined)?.model;
-      return handleChatCompletion(context, req, reply).then(
-        () => {
-          if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
-        },
-        (error: unknown) => {
-          // A key limited by `models` never learns other models' names from a 404.
-          throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
-        },
-      );
-    });
+    // One promise for the whole answer, settled by a `RequestEnding` rather than awaited:
+    // a streamed answer lasts seconds, and every async function and `then` on the way would
+    // hold a promise, a reaction and their closures for all of it.
+    withRequestSpan('/v1/chat/completions', (span) =>
+      new Promise<void>((resolve, reject) => {
+        const context = getContext();
+        // Read now: the handler lets go of the body once parsed.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        const ending = new RequestEnding({ context, req, reply, span, model: typeof model === 'string' ? model : undefined, resolve, reject });
+        handleChatCompletion(context, req, reply, ending).catch((error: unknown) => ending.reject(error));
+      }),
+    );
 }
 
-async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** Admits, prepares and starts the answer; `ending` is told when it is over (the returned promise only covers the start). */
+async function handleChatCompletion(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, ending: RequestEnding): Promise<void> {
   const principal = context.keys.authenticate(req.headers.authorization);
-  const admission = await admitRequest(context.state, principal);
-  let served: Promise<void>;
+  ending.hold(await admitRequest(context.state, principal));
   try {
     const parsed = parseChatRequest(req.body);
     // The parsed request has what the answer needs: the JSON tree of the body (the whole
@@ -55,24 +53,26 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
     request.messages = await context.state.restoreTurns(principal.id, request.messages);
     const identity: ResponseIdentity = { id: generateId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: parsed.model };
     const { includeUsage } = parsed;
-    served = serveGatewayCall({
-      context,
-      req,
-      reply,
-      principal,
-      model,
-      request,
-      clientTools,
-      stream: parsed.stream,
-      answer: async (events) => toChatCompletion(identity, await collectStream(events)),
-      streamWire: () => new ChatCompletionsWire(createChunkMapper({ identity, includeUsage })),
-    });
+    // The ending releases the admission when the answer is over.
+    answerGatewayCall(
+      {
+        context,
+        req,
+        reply,
+        principal,
+        model,
+        request,
+        clientTools,
+        stream: parsed.stream,
+        answer: async (events) => toChatCompletion(identity, await collectStream(events)),
+        streamWire: () => new ChatCompletionsWire(createChunkMapper({ identity, includeUsage })),
+      },
+      ending,
+    );
   } catch (error) {
-    admission.release();
+    ending.release();
     throw error;
   }
-  // Returned, not awaited (see above); the admission is released when the answer is over.
-  return served.finally(() => admission.release());
 }
 
 /** A streamed answer as `chat.completion.chunk`s, ended by `data: [DONE]`. One object per stream, no closure per member. */

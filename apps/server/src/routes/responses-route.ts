@@ -13,28 +13,27 @@ import type { WireResponse } from '../wire/responses-wire-types.ts';
 import { prepareChatRequest } from './prepare-chat-request.ts';
 import { withRequestSpan } from '../observability/request-span.ts';
 import { admitRequest } from './admit-request.ts';
-import { serveGatewayCall } from './serve-gateway-call.ts';
+import { RequestEnding } from './request-ending.ts';
+import { answerGatewayCall } from './serve-gateway-call.ts';
 
 /**
  * The `POST /v1/responses` handler: the same admission, routing, tool rule, loop and
- * no-crash handling as chat completions (`serveGatewayCall`), answered as a Response object
+ * no-crash handling as chat completions (`answerGatewayCall`), answered as a Response object
  * or a stream of Responses events. Everything that can fail before the first byte is an HTTP
  * error in OpenAI's envelope; a failure after it is an `error` event and `response.failed`.
  */
 export function createResponsesHandler(getContext: () => GatewayContext): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return (req, reply) =>
-    withRequestSpan('/v1/responses', async (span) => {
-      const context = getContext();
-      // Read now: the handler lets go of the body once parsed.
-      const model = (req.body as { model?: unknown } | undefined)?.model;
-      try {
-        await handleResponses(context, req, reply);
-      } catch (error) {
-        // A key limited by `models` never learns other models' names from a 404.
-        throw typeof model === 'string' ? context.keys.scopeModelError(context.keys.authenticate(req.headers.authorization), model, error) : error;
-      }
-      if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
-    });
+    // One promise for the whole answer, settled by a `RequestEnding` (as on chat completions).
+    withRequestSpan('/v1/responses', (span) =>
+      new Promise<void>((resolve, reject) => {
+        const context = getContext();
+        // Read now: the handler lets go of the body once parsed.
+        const model = (req.body as { model?: unknown } | undefined)?.model;
+        const ending = new RequestEnding({ context, req, reply, span, model: typeof model === 'string' ? model : undefined, resolve, reject });
+        handleResponses(context, req, reply, ending).catch((error: unknown) => ending.reject(error));
+      }),
+    );
 }
 
 /**
@@ -76,17 +75,19 @@ function responsesSseFrame(payload: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
 }
 
-async function handleResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** Admits, prepares and starts the answer; `ending` is told when it is over (the returned promise only covers the start). */
+async function handleResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, ending: RequestEnding): Promise<void> {
   const principal = context.keys.authenticate(req.headers.authorization);
-  const admission = await admitRequest(context.state, principal);
+  ending.hold(await admitRequest(context.state, principal));
   try {
-    await answerResponses(context, req, reply, principal);
-  } finally {
-    admission.release();
+    await answerResponses(context, req, reply, principal, ending);
+  } catch (error) {
+    ending.release();
+    throw error;
   }
 }
 
-async function answerResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
+async function answerResponses(context: GatewayContext, req: FastifyRequest, reply: FastifyReply, principal: Principal, ending: RequestEnding): Promise<void> {
   const parsed = parseResponsesRequest(req.body, { history: context.responses.historyOf(principal.id) });
   // The parsed request has what the answer needs: the JSON tree of the body is not kept for the length of a stream.
   req.body = undefined;
@@ -106,35 +107,39 @@ async function answerResponses(context: GatewayContext, req: FastifyRequest, rep
     const conversation: Message[] = [...input, toOutputMessage(response.output)];
     context.responses.save(principal.id, { id: response.id, conversation, response });
   };
-  await serveGatewayCall({
-    context,
-    req,
-    reply,
-    principal,
-    model,
-    request,
-    clientTools,
-    stream: parsed.stream,
-    answer: async (events) => {
-      const response = await collect(events, mapper);
-      store(response);
-      return response;
+  // The ending releases the admission when the answer is over.
+  answerGatewayCall(
+    {
+      context,
+      req,
+      reply,
+      principal,
+      model,
+      request,
+      clientTools,
+      stream: parsed.stream,
+      answer: async (events) => {
+        const response = await collect(events, mapper);
+        store(response);
+        return response;
+      },
+      streamWire: () => ({
+        start: () => mapper.start(),
+        push: (event) => mapper.push(event),
+        fail: (error) => mapper.fail({ code: error.code ?? error.type, message: error.message, param: error.param }),
+        get finished() {
+          return mapper.finished;
+        },
+        close: (writer) => {
+          store(mapper.response());
+          // Responses streams end with their last event: no `[DONE]`.
+          writer.end();
+        },
+        frame: responsesSseFrame,
+      }),
     },
-    streamWire: () => ({
-      start: () => mapper.start(),
-      push: (event) => mapper.push(event),
-      fail: (error) => mapper.fail({ code: error.code ?? error.type, message: error.message, param: error.param }),
-      get finished() {
-        return mapper.finished;
-      },
-      close: (writer) => {
-        store(mapper.response());
-        // Responses streams end with their last event: no `[DONE]`.
-        writer.end();
-      },
-      frame: responsesSseFrame,
-    }),
-  });
+    ending,
+  );
 }
 
 /** A non-streamed answer: the events through the same mapper, its final response. */

@@ -1,4 +1,5 @@
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '@toolwire/core';
+import { nextThen } from '@toolwire/core/provider';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-key-store.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -27,7 +28,7 @@ export interface StreamWire {
   frame?: (payload: unknown) => string;
 }
 
-/** Options of `serveGatewayCall`. */
+/** Options of `answerGatewayCall`. */
 export interface GatewayCallOptions {
   context: GatewayContext;
   req: FastifyRequest;
@@ -44,22 +45,33 @@ export interface GatewayCallOptions {
   streamWire: () => StreamWire;
 }
 
+/** Settles a request's handling once its answer is over: resolved, or rejected with a failure Fastify answers. */
+export interface CallEnding {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /**
  * Runs the gateway's tool loop for one admitted, prepared request (turns restored) and
  * answers it in one API's wire format: hidden turns are remembered in the shared state,
  * token counts and stream timings go to the metrics, a client that goes away aborts the upstream and the tools; the shutdown grace period
  * can abort it; a failure before the first streamed byte is an HTTP error in OpenAI's
  * envelope, after it the API's error frames; nothing the upstream does escapes.
+ *
+ * `ending` is told when the answer is over, rather than a promise returned: an open stream
+ * then holds the caller's one settling object, not a chain of promises and reactions (one
+ * per async function and `finally` on the way) for its whole length.
  */
-export async function serveGatewayCall(options: GatewayCallOptions): Promise<void> {
+export function answerGatewayCall(options: GatewayCallOptions, ending: CallEnding): void {
   const { context, req, reply, principal } = options;
   const controller = new AbortController();
   const res = reply.raw;
   // The response closing before it finished means the client went away: stop upstream and tools.
+  // (`on`, not `once`: removed when the answer is over, and `once` wraps it in one more closure per request.)
   const onClose = (): void => {
     if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   context.inflight.add(controller);
   const events = runGatewayLoop({
     model: options.model,
@@ -77,43 +89,77 @@ export async function serveGatewayCall(options: GatewayCallOptions): Promise<voi
       context.state.rememberTurn(principal.id, turn).catch((error: unknown) => req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn'));
     },
   });
-  const provider = options.model.provider;
-  // Token counts for the metrics, whichever way the answer goes out (no extra step per event when metrics are off).
-  const counted = async function* (source: AsyncGenerator<ChatStreamEvent>): AsyncGenerator<ChatStreamEvent> {
-    for await (const event of source) {
-      if (event.type === 'finish' && event.usage !== undefined) context.metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
-      yield event;
-    }
-  };
-
-  const cleanUp = (): void => {
-    context.inflight.delete(controller);
-    res.off('close', onClose);
-  };
+  const { metrics } = context;
+  const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
+  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
   if (!options.stream) {
-    try {
-      let body: unknown;
-      try {
-        body = await options.answer(context.metrics.enabled ? counted(events) : events);
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        // The client is gone: nobody to answer, and not a server error.
-        req.log.info('client disconnected; upstream request aborted');
-        reply.hijack();
-        res.destroy();
-        return;
-      }
-      // Serialized here (what Fastify's default serializer does for a route without a response
-      // schema, JSON.stringify): a string payload skips its serializer lookup and hooks.
-      await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(JSON.stringify(body));
-    } finally {
-      cleanUp();
-    }
+    answerOnce(options, counted, controller.signal).then(
+      () => ended.resolve(),
+      (error: unknown) => ended.reject(error),
+    );
     return;
   }
-  // Returned, not awaited: no suspended frame of this function (holding the request's
-  // options) stays for the length of the stream.
-  return stream({ req, reply, events: context.metrics.enabled ? counted(events) : events, wire: options.streamWire, signal: controller.signal, metrics: context.metrics }).finally(cleanUp);
+  stream({ req, reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
+}
+
+/** What `CallCleanUp` undoes before it tells the caller's ending. */
+interface CallCleanUpOptions {
+  inflight: Set<AbortController>;
+  controller: AbortController;
+  res: FastifyReply['raw'];
+  onClose: () => void;
+  ending: CallEnding;
+}
+
+/** Forgets the call's controller and close listener, then tells the caller's ending. An object, not two closures over the whole call's scope: an open stream holds it. */
+class CallCleanUp implements CallEnding {
+  readonly #options: CallCleanUpOptions;
+
+  constructor(options: CallCleanUpOptions) {
+    this.#options = options;
+  }
+
+  resolve(): void {
+    this.#cleanUp().resolve();
+  }
+
+  reject(error: unknown): void {
+    this.#cleanUp().reject(error);
+  }
+
+  #cleanUp(): CallEnding {
+    const { inflight, controller, res, onClose, ending } = this.#options;
+    inflight.delete(controller);
+    res.off('close', onClose);
+    return ending;
+  }
+}
+
+/** Token counts for the metrics, whichever way the answer goes out (used only when metrics are on: no extra step per event otherwise). */
+async function* countTokens(source: AsyncGenerator<ChatStreamEvent>, metrics: GatewayMetrics, provider: string): AsyncGenerator<ChatStreamEvent> {
+  for await (const event of source) {
+    if (event.type === 'finish' && event.usage !== undefined) metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
+    yield event;
+  }
+}
+
+/** The non-streamed answer: one JSON body. */
+async function answerOnce(options: GatewayCallOptions, events: AsyncGenerator<ChatStreamEvent>, signal: AbortSignal): Promise<void> {
+  const { req, reply } = options;
+  let body: unknown;
+  try {
+    body = await options.answer(events);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    // The client is gone: nobody to answer, and not a server error.
+    req.log.info('client disconnected; upstream request aborted');
+    reply.hijack();
+    reply.raw.destroy();
+    return;
+  }
+  // Serialized here (what Fastify's default serializer does for a route without a response
+  // schema, JSON.stringify): a string payload skips its serializer lookup and hooks.
+  await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(JSON.stringify(body));
 }
 
 interface StreamOptions {
@@ -125,23 +171,36 @@ interface StreamOptions {
   metrics: GatewayMetrics;
 }
 
-async function stream(options: StreamOptions): Promise<void> {
-  const { req, reply, events, signal } = options;
+/** Streams the answer; `ending` is told once the response is over and the model stream was told. */
+function stream(options: StreamOptions, ending: CallEnding): void {
+  const { events } = options;
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class.
-  const first = await events.next();
-  if (!first.done && first.value.type === 'error') {
-    await events.return(undefined);
-    throw first.value.error;
-  }
+  const failed = (error: unknown): void => ending.reject(error);
+  events.next().then((first) => {
+    if (!first.done && first.value.type === 'error') {
+      const { error } = first.value;
+      events.return(undefined).then(() => ending.reject(error), failed);
+      return;
+    }
+    try {
+      startStream(options, first, ending);
+    } catch (error) {
+      ending.reject(error);
+    }
+  }, failed);
+}
 
+/** Sends the stream's headers and its first event, then hands the rest to an `SseStreamLoop`. */
+function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEvent>, ending: CallEnding): void {
+  const { req, reply, events, signal, metrics } = options;
   reply.hijack();
   const res = reply.raw;
-  const { metrics } = options;
   if (metrics.enabled) {
     metrics.firstChunk(reply.elapsedTime / 1000);
     metrics.streamOpened();
-    res.once('close', () => metrics.streamClosed());
+    // (`on`: a response closes once; `once` would add a wrapper the stream keeps.)
+    res.on('close', () => metrics.streamClosed());
   }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -154,8 +213,8 @@ async function stream(options: StreamOptions): Promise<void> {
     onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream'),
     ...(wire.frame === undefined ? {} : { frame: wire.frame }),
   });
-  // Returned, not awaited: the rest of the stream runs on reactions (see `SseStreamLoop`).
-  return new SseStreamLoop({ req, events, wire, writer, signal }).run(first);
+  // The rest of the stream runs on reactions (see `SseStreamLoop`).
+  new SseStreamLoop({ req, events, wire, writer, signal, ending }).start(first);
 }
 
 /** Writes the API's error frames for `error` and ends the response. */
@@ -182,19 +241,19 @@ interface SseStreamLoopOptions {
   wire: StreamWire;
   writer: SseWriter;
   signal: AbortSignal;
+  /** Told once the response is over and the model stream was told; rejected only when writing the error frames failed. */
+  ending: CallEnding;
 }
 
 /**
  * Writes a stream's events from the second on, until the end, the client leaving, or a
- * failure (the API's error frames then); then lets the model stream clean up. Reactions
- * rather than an async function: an open stream holds this object, not a suspended frame
- * (with its registers and the awaited promise) per stream. A write is awaited only when the
+ * failure (the API's error frames then); then lets the model stream clean up and tells the
+ * ending. Reactions rather than an async function: an open stream holds this object, not a
+ * suspended frame (with its registers and the awaited promise) per stream. A write is awaited only when the
  * client is behind.
  */
 class SseStreamLoop {
   readonly #options: SseStreamLoopOptions;
-  #resolve: () => void = noop;
-  #reject: (error: unknown) => void = noop;
   readonly #onNext = (next: IteratorResult<ChatStreamEvent>): void => {
     if (next.done === true) this.#end();
     else this.#write(next.value);
@@ -209,17 +268,8 @@ class SseStreamLoop {
     this.#options = options;
   }
 
-  /** Settles once the response is over and the model stream was told; rejects only when writing the error frames failed. */
-  run(first: IteratorResult<ChatStreamEvent>): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-      this.#start(first);
-    });
-  }
-
-  /** The wire's opening frames, then the first event. */
-  #start(first: IteratorResult<ChatStreamEvent>): void {
+  /** The wire's opening frames, then the first event; the options' `ending` is told when it is over. */
+  start(first: IteratorResult<ChatStreamEvent>): void {
     const { wire, writer } = this.#options;
     let written: boolean | Promise<boolean>;
     try {
@@ -257,14 +307,13 @@ class SseStreamLoop {
   }
 
   #read(): void {
-    let next: Promise<IteratorResult<ChatStreamEvent>>;
     try {
-      next = this.#options.events.next();
+      // Through the gateway loop's `NEXT_THEN`: the event reaches `#onNext` in the reaction
+      // that produced it, without a promise of the loop's own per token.
+      void nextThen(this.#options.events, this.#onNext, this.#onFailure);
     } catch (error) {
       this.#failed(error);
-      return;
     }
-    next.then(this.#onNext, this.#onFailure);
   }
 
   #end(): void {
@@ -311,14 +360,10 @@ class SseStreamLoop {
   }
 
   #finish(outcome: { failure: unknown } | undefined): void {
-    const { req, events } = this.#options;
+    const { req, events, ending } = this.#options;
     void closeEvents(req, events).then(() => {
-      if (outcome === undefined) this.#resolve();
-      else this.#reject(outcome.failure);
+      if (outcome === undefined) ending.resolve();
+      else ending.reject(outcome.failure);
     });
   }
-}
-
-function noop(): void {
-  // Replaced when the loop runs.
 }

@@ -47,13 +47,14 @@ export function sseFrame(payload: unknown): string {
 const FLUSH_AT = 16_384;
 
 // Writers with frames waiting for the end of this turn: one `setImmediate` flushes them all
-// (one per turn for the process, not one per stream per turn).
-let due: (() => void)[] = [];
+// (one per turn for the process, not one per stream per turn). The writers themselves wait
+// here, not a bound function each (one more closure per open stream).
+let due: ResponseSseWriter[] = [];
 const flushDue = (): void => {
   const writers = due;
   due = [];
   // A flush never throws (see `flush`): one failing response must not cost the others their frames.
-  for (const flush of writers) flush();
+  for (const writer of writers) writer.flushDue();
 };
 
 /** Options of `createSseWriter`. */
@@ -88,16 +89,14 @@ class ResponseSseWriter implements SseWriter {
   // and a four-buffer `writev` per call (three writes: size line, data, CRLF), on every
   // token of every stream; the bytes on the wire are the same.
   #socket: Socket | undefined;
-  /** `#flush` bound once: it waits in `due` (a bound method per turn would be a new function per token). */
-  readonly #flushDue = (): void => this.#flush();
 
   constructor(res: ServerResponse, options: SseWriterOptions) {
     this.#res = res;
     this.#frameOf = options.frame ?? sseFrame;
     // A socket error on the response (a reset client) must reach a listener, or Node throws
     // it as an uncaught exception; the writer sees the response destroyed and stops.
-    const onError = options.onError;
-    res.on('error', onError === undefined ? ignore : (error: Error) => onError(error));
+    // (The caller's own function: a wrapper would be one more closure per open stream.)
+    res.on('error', options.onError ?? ignore);
   }
 
   write(frames: readonly unknown[]): boolean | Promise<boolean> {
@@ -121,6 +120,11 @@ class ResponseSseWriter implements SseWriter {
 
   end(): void {
     this.#finish('');
+  }
+
+  /** Sends what waited for the end of the turn (called by `flushDue`, for every writer in `due`). */
+  flushDue(): void {
+    this.#flush();
   }
 
   #flush(): void {
@@ -156,7 +160,7 @@ class ResponseSseWriter implements SseWriter {
     if (this.#pending.length >= FLUSH_AT) this.#flush();
     else if (!this.#scheduled) {
       this.#scheduled = true;
-      if (due.push(this.#flushDue) === 1) setImmediate(flushDue);
+      if (due.push(this) === 1) setImmediate(flushDue);
     }
     const res = this.#res;
     const socket = this.#socket;
