@@ -388,7 +388,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
   }
 
-  /** The calls found (batch), a new array. */
+  /** The calls found (batch): the scanner's own list once a call is found (a scanner does one batch), otherwise a new empty array. */
   get calls(): ToolCall[] {
     return this.found ?? [];
   }
