@@ -201,7 +201,7 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
     const third = new AbortController();
     const during: { type: string; error?: Error }[] = [];
     for await (const event of model.stream({ messages, signal: third.signal })) {
-      during.push(event as { type: string; error?: Error });
+      during.push(event);
       if (event.type === 'text-delta') third.abort(new Error('left mid-stream'));
     }
     expect(during.map((event) => event.type)).toEqual(['text-delta', 'error']);

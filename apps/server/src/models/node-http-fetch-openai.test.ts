@@ -93,7 +93,7 @@ describe('the OpenAI provider over createNodeHttpFetch', () => {
     const third = new AbortController();
     const during: { type: string; error?: Error }[] = [];
     for await (const event of model.stream({ messages, signal: third.signal })) {
-      during.push(event as { type: string; error?: Error });
+      during.push(event);
       if (event.type === 'text-delta') third.abort(new Error('left mid-stream'));
     }
     expect(during.map((event) => event.type)).toEqual(['text-delta', 'error']);
