@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatModel } from '@toolwire/core';
-import { readsFetchSignal } from './fetch-signal.ts';
+import { readsFetchSignal } from '@toolwire/core/provider';
+import { FetchSignalOpenAI } from './fetch-signal-client.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
@@ -19,8 +20,9 @@ export interface OpenAIProviderOptions {
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /**
-   * The `fetch` the SDK calls. One marked with `[FETCH_SIGNAL]: true` is handed each
-   * request's abort signal in `init[FETCH_SIGNAL]` instead of through the SDK (see `FETCH_SIGNAL`).
+   * The `fetch` the SDK calls. One marked as reading `init[FETCH_SIGNAL]` (see `FETCH_SIGNAL`
+   * in `@toolwire/core/provider`) is handed each request's abort signal there, besides the
+   * SDK's own in `init.signal`, which spares the SDK's per-call `AbortSignal.any`.
    */
   fetch?: typeof globalThis.fetch;
   /** Retries of 408/409/429/5xx and connection errors (the SDK's; default 2). */
@@ -63,10 +65,10 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
-    fetchSignal: readsFetchSignal(options.fetch),
     client() {
       // Created on first use, so a provider can be set up before its key is known.
-      client ??= new OpenAI({
+      // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).
+      client ??= new (readsFetchSignal(options.fetch) ? FetchSignalOpenAI : OpenAI)({
         // A local compatible server usually needs no key; the SDK insists on one.
         apiKey: options.apiKey ?? envValue('OPENAI_API_KEY') ?? (isOpenAI ? undefined : 'no-api-key'),
         baseURL,

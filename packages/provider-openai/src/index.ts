@@ -7,4 +7,3 @@ export type { ResponsesProviderToolConfig as OpenAIProviderToolConfig } from '@t
 export type { OpenAIRequestOptions } from './openai-provider-options.ts';
 export { toStrictJsonSchema } from '@toolwire/openai-responses';
 export { mapOpenAIError } from './map-openai-error.ts';
-export { FETCH_SIGNAL, FETCH_SIGNAL_ABORT_STATUS } from './fetch-signal.ts';

@@ -25,14 +25,15 @@ describe('mapOpenAIError', () => {
     expect(mapOpenAIError(new APIUserAbortError(), context).name).toBe('AbortError');
   });
 
-  it("turns a FETCH_SIGNAL fetch's 499 after an abort into the signal reason, and keeps a status error of a live request", () => {
+  it('keeps an upstream status error, a 499 too, when no abort came before it', () => {
+    const upstream = APIError.generate(499, { error: { message: 'client closed request' } }, undefined, new Headers());
+    expect(ProviderError.isInstance(mapOpenAIError(upstream, context))).toBe(true);
+    expect(ProviderError.isInstance(mapOpenAIError(upstream, { ...context, signal: new AbortController().signal }))).toBe(true);
+    // A status error that came in before an abort stays what it was, not the abort's reason.
     const controller = new AbortController();
     controller.abort(new Error('the client left'));
-    const cancelled = APIError.generate(499, { error: { message: 'aborted' } }, undefined, new Headers());
-    expect(mapOpenAIError(cancelled, { ...context, signal: controller.signal })).toBe(controller.signal.reason);
     const server = APIError.generate(500, { error: { message: 'boom' } }, undefined, new Headers());
     expect(ProviderServerError.isInstance(mapOpenAIError(server, { ...context, signal: controller.signal }))).toBe(true);
-    expect(ProviderError.isInstance(mapOpenAIError(cancelled, context))).toBe(true);
   });
 
   it('keeps the body message of an API error without the SDK status prefix', () => {

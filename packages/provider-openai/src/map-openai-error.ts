@@ -1,7 +1,6 @@
 import { ProviderError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
 import { abortReason, mapProviderError } from '@toolwire/core/provider';
 import type { ProviderErrorHints } from '@toolwire/core/provider';
-import { FETCH_SIGNAL_ABORT_STATUS } from './fetch-signal.ts';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /** Where the failed call went, for messages that say what to check. */
@@ -57,9 +56,7 @@ export function mapResponseErrorCode(options: { code?: string | null | undefined
  */
 export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Error {
   if (ToolwireError.isInstance(error)) return error;
-  // A `FETCH_SIGNAL` fetch answers an abort before the response with its own 499 (see `FETCH_SIGNAL`).
-  const statusAfterAbort = error instanceof APIError ? (error.status as number | undefined) : undefined;
-  if (error instanceof APIUserAbortError || (context.signal?.aborted === true && (statusAfterAbort === undefined || statusAfterAbort === FETCH_SIGNAL_ABORT_STATUS))) {
+  if (error instanceof APIUserAbortError || (context.signal?.aborted === true && !(error instanceof APIError && error.status !== undefined))) {
     return abortReason(context.signal);
   }
   if (error instanceof APIConnectionTimeoutError) {

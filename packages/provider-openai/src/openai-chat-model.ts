@@ -4,7 +4,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { callSdk } from './openai-client-context.ts';
+import { requestOptions } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -49,9 +49,8 @@ export class OpenAIChatModel implements ChatModel {
    */
   #call(request: ChatRequest, body: ChatCompletionCreateParamsBase, stream: boolean): PromiseLike<Response> {
     const completions = this.#context.client().chat.completions;
-    return callSdk(request, this.#context, (options) =>
-      stream ? completions.create({ ...body, stream: true }, options).asResponse() : completions.create({ ...body, stream: false }, options).asResponse(),
-    );
+    const options = requestOptions(request);
+    return stream ? completions.create({ ...body, stream: true }, options).asResponse() : completions.create({ ...body, stream: false }, options).asResponse();
   }
 
   /** One Chat Completions call. */

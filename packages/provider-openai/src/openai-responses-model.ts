@@ -10,7 +10,7 @@ import {
 } from '@toolwire/openai-responses';
 import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { callSdk } from './openai-client-context.ts';
+import { requestOptions } from './openai-client-context.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
 
 /** A model behind OpenAI's Responses API, with provider tools such as the code interpreter. */
@@ -33,7 +33,7 @@ export class OpenAIResponsesModel implements ChatModel {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     let wire;
     try {
-      wire = await callSdk(request, this.#context, (options) => this.#context.client().responses.create({ ...built.body, stream: false }, options));
+      wire = await this.#context.client().responses.create({ ...built.body, stream: false }, requestOptions(request));
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     }
@@ -70,7 +70,7 @@ export class OpenAIResponsesModel implements ChatModel {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     let events;
     try {
-      events = await callSdk(request, this.#context, (options) => this.#context.client().responses.create({ ...built.body, stream: true }, options));
+      events = await this.#context.client().responses.create({ ...built.body, stream: true }, requestOptions(request));
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     }

@@ -1,12 +1,16 @@
-// The request's signal handed to a fetch that says it reads `init[FETCH_SIGNAL]` (not
-// through the SDK's `signal` option), against a real local server that can hold its answer.
+// The request's signal handed to a fetch marked as reading `init[FETCH_SIGNAL]` (the client
+// then overrides the SDK's `fetchWithTimeout`: no `AbortSignal.any` per call), against a real
+// local server that can hold its answer, refuse with retry-after, or stop mid-stream.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAI, FETCH_SIGNAL, FETCH_SIGNAL_ABORT_STATUS } from '../src/index.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ProviderError, ProviderUnavailableError } from '@toolwire/core';
+import { FETCH_SIGNAL, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
+import { responseObject } from '@toolwire/openai-responses/testing';
+import { createOpenAI } from '../src/index.ts';
 import { completion, finishChunk, roleChunk, textStream } from './chat-wire.ts';
-import { sseBody } from './openai-test-server.ts';
+import { responsesFrames, sseBody } from './openai-test-server.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -22,6 +26,7 @@ interface HeldServer {
 
 const servers: Server[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -59,47 +64,48 @@ async function serve(...handlers: Handler[]): Promise<HeldServer> {
 }
 
 const hold: Handler = () => undefined;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A user's fetch that honours `FETCH_SIGNAL` as the contract asks (the global fetch
- * underneath), recording what it was handed.
+ * underneath, both signals forwarded by listeners, no `AbortSignal.any`), recording what
+ * it was handed.
  */
 function signalFetch(seen: RequestInit[]): typeof globalThis.fetch {
-  const fetch = async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
+  return markFetchSignal(async (input, init) => {
     seen.push(init ?? {});
-    const caller = (init as { [FETCH_SIGNAL]?: AbortSignal } | undefined)?.[FETCH_SIGNAL];
-    const aborted = (): Response => new Response('{}', { status: FETCH_SIGNAL_ABORT_STATUS, headers: { 'x-should-retry': 'false' } });
-    // A function: the signal changes between the two reads.
-    const callerAborted = (): boolean => caller?.aborted === true;
-    if (callerAborted()) return aborted();
+    const caller = fetchSignalOf(init);
+    caller?.throwIfAborted();
     const own = init?.signal ?? undefined;
-    const signals = [own, caller].filter((signal): signal is AbortSignal => signal !== undefined);
-    try {
-      return await globalThis.fetch(input, { ...init, signal: AbortSignal.any(signals) });
-    } catch (error) {
-      if (callerAborted()) return aborted();
-      throw error;
-    }
-  };
-  return Object.assign(fetch, { [FETCH_SIGNAL]: true as const });
+    const both = new AbortController();
+    const forward = (event: Event): void => both.abort((event.target as AbortSignal).reason);
+    own?.addEventListener('abort', forward, { once: true });
+    caller?.addEventListener('abort', forward, { once: true });
+    return globalThis.fetch(input, { ...init, signal: both.signal });
+  });
 }
 
 const messages = [{ role: 'user' as const, content: 'Hi' }];
 
+const created = { type: 'response.created', sequence_number: 0, response: responseObject('in_progress') };
+const textDelta = { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Once', logprobs: [] };
+
 describe('a fetch that reads FETCH_SIGNAL', () => {
-  it("gets the request's signal in init[FETCH_SIGNAL], the SDK's own signal in init.signal", async () => {
+  it("gets the request's signal in init[FETCH_SIGNAL] and the SDK's own in init.signal, with no AbortSignal.any", async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(completion({ content: 'Hello.' })));
     });
     const seen: RequestInit[] = [];
     const controller = new AbortController();
+    const any = vi.spyOn(AbortSignal, 'any');
     const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', fetch: signalFetch(seen) }).chat('gpt-4.1-mini');
     expect((await model.generate({ messages, signal: controller.signal })).text).toBe('Hello.');
     expect(seen).toHaveLength(1);
     expect((seen[0] as { [FETCH_SIGNAL]?: AbortSignal })[FETCH_SIGNAL]).toBe(controller.signal);
     expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
     expect(seen[0]?.signal).not.toBe(controller.signal);
+    expect(any).not.toHaveBeenCalled();
   });
 
   it('cuts the upstream request and rejects with the abort reason when aborted before the response, without a retry', async () => {
@@ -112,13 +118,34 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
     controller.abort(new Error('the client left'));
     await expect(pending).rejects.toThrow('the client left');
     await server.cut();
-    // Past the SDK's first retry delay (at most 0.5 s): the SDK took the 499's word and tried no second time.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Past the SDK's first retry delay (at most 0.5 s): the SDK saw the abort and tried no second time.
+    await sleep(700);
     expect(seen).toHaveLength(1);
     expect(server.received).toBe(1);
   });
 
-  it('cuts a streamed body when aborted mid-stream', async () => {
+  it('ends the call at once when aborted while the SDK waits to retry, and the SDK calls the fetch no more', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
+      res.end('{"error":{"message":"busy","type":"server_error"}}');
+    });
+    const seen: RequestInit[] = [];
+    const controller = new AbortController();
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: signalFetch(seen) }).chat('gpt-4.1-mini');
+    const pending = model.generate({ messages, signal: controller.signal });
+    await server.reached(1);
+    await sleep(100);
+    const started = Date.now();
+    controller.abort(new Error('the client left'));
+    await expect(pending).rejects.toThrow('the client left');
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Past the 2 s the upstream asked for: the SDK's wait ended with the abort, no second call.
+    await sleep(2500);
+    expect(seen).toHaveLength(1);
+    expect(server.received).toBe(1);
+  });
+
+  it('cuts a streamed chat body when aborted mid-stream', async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(sseBody([{ data: roleChunk() }, { data: textStream(['Once'])[1] }], false));
@@ -137,21 +164,75 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
     expect((last as { error: Error }).error.name).toBe('AbortError');
   });
 
-  it('ends the call at once when aborted while the SDK waits to retry (the SDK cannot see this signal)', async () => {
+  it("throws a chat stream's abort reason from its first read when aborted before the response, without a retry", async () => {
+    const server = await serve(hold);
+    const seen: RequestInit[] = [];
+    const controller = new AbortController();
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: signalFetch(seen) }).chat('gpt-4.1-mini');
+    const first = model.stream({ messages, signal: controller.signal })[Symbol.asyncIterator]().next();
+    await server.reached(1);
+    controller.abort(new Error('the client left'));
+    await expect(first).rejects.toThrow('the client left');
+    await server.cut();
+    await sleep(700);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('rejects a Responses call aborted before the response, and cuts a Responses stream before and during its body', async () => {
+    const held = await serve(hold, hold, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseBody(responsesFrames([created, textDelta]), false));
+    });
+    const seen: RequestInit[] = [];
+    const model = createOpenAI({ baseURL: held.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: signalFetch(seen) }).responses('gpt-4.1-mini');
+
+    const first = new AbortController();
+    const generated = model.generate({ messages, signal: first.signal });
+    await held.reached(1);
+    first.abort(new Error('left before the answer'));
+    await expect(generated).rejects.toThrow('left before the answer');
+
+    const second = new AbortController();
+    const before = model.stream({ messages, signal: second.signal })[Symbol.asyncIterator]().next();
+    await held.reached(2);
+    second.abort(new Error('left before the stream'));
+    await expect(before).rejects.toThrow('left before the stream');
+
+    const third = new AbortController();
+    const during: { type: string; error?: Error }[] = [];
+    for await (const event of model.stream({ messages, signal: third.signal })) {
+      during.push(event);
+      if (event.type === 'text-delta') third.abort(new Error('left mid-stream'));
+    }
+    expect(during.map((event) => event.type)).toEqual(['text-delta', 'error']);
+    expect(during.at(-1)?.error?.message).toBe('left mid-stream');
+    await held.cut();
+    await sleep(700);
+    // One request per call: no abort was taken for a connection failure to retry.
+    expect(seen).toHaveLength(3);
+    expect(held.received).toBe(3);
+  });
+
+  it("passes an upstream's own 499 (no abort) through as a provider error", async () => {
     const server = await serve((_req, res) => {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '30' });
-      res.end('{"error":{"message":"busy","type":"server_error"}}');
+      res.writeHead(499, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"client closed request","type":"invalid_request_error"}}');
     });
     const controller = new AbortController();
-    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: signalFetch([]) }).chat('gpt-4.1-mini');
-    const pending = model.generate({ messages, signal: controller.signal });
-    await server.reached(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = Date.now();
-    controller.abort(new Error('the client left'));
-    await expect(pending).rejects.toThrow('the client left');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(server.received).toBe(1);
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', fetch: signalFetch([]) }).chat('gpt-4.1-mini');
+    const error: unknown = await model.generate({ messages, signal: controller.signal }).catch((caught: unknown) => caught);
+    expect(ProviderError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('client closed request');
+  });
+
+  it("still times out with the SDK's timeout, which reaches the fetch as init.signal", async () => {
+    const server = await serve(hold);
+    const controller = new AbortController();
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 200, fetch: signalFetch([]) }).chat('gpt-4.1-mini');
+    const error: unknown = await model.generate({ messages, signal: controller.signal }).catch((caught: unknown) => caught);
+    expect(ProviderUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/timed out/iu);
+    await server.cut();
   });
 
   it('rejects without a request when the signal is already aborted', async () => {
@@ -166,7 +247,7 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
 });
 
 describe('a fetch that does not read FETCH_SIGNAL', () => {
-  it("gets the signal through the SDK as before, and an abort still cuts the request", async () => {
+  it('gets the signal through the SDK as before, and an abort still cuts the request', async () => {
     const server = await serve(hold, (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(sseBody([{ data: roleChunk() }, { data: finishChunk('stop') }]));

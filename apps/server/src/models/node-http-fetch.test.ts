@@ -2,9 +2,8 @@ import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeBodyReader } from '@toolwire/core/provider';
+import { FETCH_SIGNAL, readsFetchSignal, takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
-import { FETCH_SIGNAL } from '@toolwire/provider-openai';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
 import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-http-fetch.ts';
 
@@ -103,19 +102,36 @@ describe("createNodeHttpFetch and the caller's signal in init[FETCH_SIGNAL]", ()
   const withSignal = (signal: AbortSignal, init: RequestInit = {}): RequestInit => ({ method: 'POST', body: '{}', ...init, [FETCH_SIGNAL]: signal }) as RequestInit;
 
   it('says it reads FETCH_SIGNAL', () => {
-    expect((createNodeHttpFetch() as { [FETCH_SIGNAL]?: unknown })[FETCH_SIGNAL]).toBe(true);
+    expect(readsFetchSignal(createNodeHttpFetch())).toBe(true);
   });
 
-  it('answers an abort before the response with a 499 the SDK does not retry, and cuts the upstream request', async () => {
+  it("rejects with the signal's reason when aborted before the response, and cuts the upstream request", async () => {
     const upstream = await holding();
     const controller = new AbortController();
     const pending = createNodeHttpFetch()(upstream.url, withSignal(controller.signal, { signal: new AbortController().signal }));
     while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error('client left'));
-    const res = await pending;
-    expect(res.status).toBe(499);
-    expect(res.headers.get('x-should-retry')).toBe('false');
+    await expect(pending).rejects.toThrow('client left');
     await upstream.closed;
+  });
+
+  it('rejects with an AbortError for an abort without an Error reason', async () => {
+    const upstream = await holding();
+    const controller = new AbortController();
+    const pending = createNodeHttpFetch()(upstream.url, withSignal(controller.signal));
+    while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort('a string');
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    await upstream.closed;
+  });
+
+  it('refuses a value in init[FETCH_SIGNAL] that is not a signal before sending anything', async () => {
+    const upstream = await holding();
+    const fetch = createNodeHttpFetch();
+    await expect(fetch(upstream.url, { method: 'POST', body: '{}', [FETCH_SIGNAL]: { aborted: false } } as RequestInit)).rejects.toThrow(TypeError);
+    await expect(fetch(upstream.url, { method: 'POST', body: new URLSearchParams(), [FETCH_SIGNAL]: 'x' } as RequestInit)).rejects.toThrow(TypeError);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(upstream.received()).toBe(0);
   });
 
   it('cuts the body when aborted mid-body', async () => {
@@ -135,8 +151,8 @@ describe("createNodeHttpFetch and the caller's signal in init[FETCH_SIGNAL]", ()
   it('sends nothing when the signal is already aborted', async () => {
     const upstream = await holding();
     const controller = new AbortController();
-    controller.abort();
-    expect((await createNodeHttpFetch()(upstream.url, withSignal(controller.signal))).status).toBe(499);
+    controller.abort(new Error('gone'));
+    await expect(createNodeHttpFetch()(upstream.url, withSignal(controller.signal))).rejects.toThrow('gone');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(upstream.received()).toBe(0);
   });
@@ -162,7 +178,18 @@ describe("createNodeHttpFetch and the caller's signal in init[FETCH_SIGNAL]", ()
     const pending = createNodeHttpFetch()(upstream.url, withSignal(controller.signal, { body: new URLSearchParams({ a: '1' }) }));
     while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error('client left'));
-    expect((await pending).status).toBe(499);
+    await expect(pending).rejects.toThrow('client left');
+    await upstream.closed;
+  });
+
+  it("keeps a Request's own signal on the global-fetch path when init.signal is not given", async () => {
+    const upstream = await holding();
+    const own = new AbortController();
+    const request = new Request(upstream.url, { method: 'POST', body: '{}', signal: own.signal });
+    const pending = createNodeHttpFetch()(request, { [FETCH_SIGNAL]: new AbortController().signal } as RequestInit);
+    while (upstream.received() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    own.abort(new Error('request cancelled'));
+    await expect(pending).rejects.toThrow('request cancelled');
     await upstream.closed;
   });
 });

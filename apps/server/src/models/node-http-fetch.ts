@@ -2,9 +2,8 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import type { BodyReader } from '@toolwire/core/provider';
-import { attachBodyReader } from '@toolwire/core/provider';
-import { FETCH_SIGNAL, FETCH_SIGNAL_ABORT_STATUS } from '@toolwire/provider-openai';
+import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
+import { attachBodyReader, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import { NodeHttpResponse } from './node-http-response.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
@@ -244,10 +243,11 @@ interface Target {
  * resets, stalls, sends after a cancel), the outcome is a rejected promise or an errored
  * body stream, never an exception outside them.
  *
- * It reads the caller's signal from `init[FETCH_SIGNAL]` as well as `init.signal` (and says
- * so, for the OpenAI provider, which then hands its signal that way, not through the SDK).
+ * It watches a caller's signal in `init[FETCH_SIGNAL]` as it watches `init.signal`, and is
+ * marked so (see `FETCH_SIGNAL` in `@toolwire/core/provider`): the OpenAI provider then
+ * hands its signal that way, sparing the SDK's per-call `AbortSignal.any`.
  */
-export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof globalThis.fetch & { readonly [FETCH_SIGNAL]: true } {
+export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchSignalFetch {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
@@ -273,7 +273,8 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
 
   const fetch = async (input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
     const body = init?.body;
-    const callerSignal = (init as { [FETCH_SIGNAL]?: AbortSignal } | undefined)?.[FETCH_SIGNAL];
+    // Throws a TypeError for a value that is not a signal, before anything is sent.
+    const callerSignal = fetchSignalOf(init);
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array))) {
       return globalFetch(input, init, callerSignal);
     }
@@ -282,7 +283,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     const headers = rawRequestHeaders(init?.headers, host, method, body ?? undefined);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
-    if (callerSignal?.aborted === true) return abortedBeforeResponse();
+    callerSignal?.throwIfAborted();
     const req = (secure ? httpsRequest : httpRequest)({ ...url, method, headers, agent: secure ? httpsAgent : httpAgent });
     // Node has written the header lines into the request already. The agent's listeners on a
     // new socket keep the request's options (this array too) for as long as the socket lives:
@@ -299,32 +300,18 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): typeof 
     }
     return response;
   };
-  return Object.assign(fetch, { [FETCH_SIGNAL]: true as const });
-}
-
-/** The global fetch, for what this one does not send itself, with the caller's `FETCH_SIGNAL` honoured (a rare path). */
-async function globalFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, callerSignal: AbortSignal | undefined): Promise<Response> {
-  if (callerSignal === undefined) return globalThis.fetch(input, init);
-  if (callerSignal.aborted) return abortedBeforeResponse();
-  const own = init?.signal ?? undefined;
-  try {
-    return await globalThis.fetch(input, { ...init, signal: own === undefined ? callerSignal : AbortSignal.any([own, callerSignal]) });
-  } catch (error) {
-    if (callerSignal.aborted) return abortedBeforeResponse();
-    throw error;
-  }
+  return markFetchSignal(fetch);
 }
 
 /**
- * What a fetch that reads `FETCH_SIGNAL` answers when that signal aborts before the
- * response: a 499 that the SDK does not retry (see `FETCH_SIGNAL`); nothing was, or will
- * be, sent upstream.
+ * The global fetch, for what this one does not send itself, also stopped by the caller's
+ * signal from `init[FETCH_SIGNAL]` (a rare path: the composition is paid here only).
  */
-function abortedBeforeResponse(): Response {
-  return new Response('{"error":{"message":"The request was aborted before the upstream answered.","type":"aborted"}}', {
-    status: FETCH_SIGNAL_ABORT_STATUS,
-    headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
-  });
+function globalFetch(input: Parameters<typeof globalThis.fetch>[0], init: RequestInit | undefined, callerSignal: AbortSignal | undefined): Promise<Response> {
+  if (callerSignal === undefined) return globalThis.fetch(input, init);
+  // `init.signal` wins over a `Request`'s own, as in fetch itself; without it, the `Request`'s is kept.
+  const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+  return globalThis.fetch(input, { ...init, signal: own === undefined ? callerSignal : AbortSignal.any([own, callerSignal]) });
 }
 
 /** What `awaitResponse` needs besides the request. */
@@ -334,7 +321,7 @@ interface AwaitResponseOptions {
   nullBodyMethod: boolean;
   /** The SDK's own signal (its timeout, its early exit). */
   signal: AbortSignal | undefined;
-  /** The caller's signal, handed in `init[FETCH_SIGNAL]`. */
+  /** The caller's signal, handed in `init[FETCH_SIGNAL]`: stops the request as `signal` does. */
   callerSignal: AbortSignal | undefined;
   idleTimeoutMs: number;
 }
@@ -376,18 +363,21 @@ class PendingResponse {
     req.on('error', this.#onError);
   }
 
-  /** An abort of either signal: before the response, the caller's gets the SDK's non-retryable 499; otherwise the request (and its body) fails. */
+  /** An abort of either signal: the request fails (before the response) or its body does (after). */
   handleEvent(event: Event): void {
     const signal = event.target as AbortSignal;
-    if (signal === this.#options.callerSignal && this.#upstream === undefined) this.#resolve(abortedBeforeResponse());
     this.#req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
   }
 
   readonly #onResponse = (res: IncomingMessage): void => {
     this.#upstream = res;
     const options = this.#options;
-    // Aborted while this response was on its way: `handleEvent` has cut it.
-    if (options.callerSignal?.aborted === true) return;
+    // Aborted while this response was on its way: `handleEvent` has cut the request.
+    const aborted = abortedSignal(options);
+    if (aborted !== undefined) {
+      this.#reject(abortError(aborted));
+      return;
+    }
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
     // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
@@ -410,7 +400,19 @@ class PendingResponse {
   };
 
   readonly #onError = (error: Error): void => {
-    const signal = this.#options.signal;
-    this.#reject(signal?.aborted === true ? (signal.reason as Error) : error);
+    const aborted = abortedSignal(this.#options);
+    this.#reject(aborted === undefined ? error : abortError(aborted));
   };
+}
+
+/** The one of the request's signals that has aborted, if any (the SDK's first). */
+function abortedSignal(options: AwaitResponseOptions): AbortSignal | undefined {
+  if (options.signal?.aborted === true) return options.signal;
+  return options.callerSignal?.aborted === true ? options.callerSignal : undefined;
+}
+
+/** What the fetch rejects with after `signal` aborted: its reason, as the global fetch does. */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 }

@@ -13,3 +13,5 @@ export { attachBodyReader, takeBodyReader, BODY_READER } from './body-reader.ts'
 export type { BodyReader, ClaimableBody } from './body-reader.ts';
 export { NEXT_THEN, handOn, nextThen } from './next-then.ts';
 export type { ChainedAsyncIterator, NextThenCallbacks } from './next-then.ts';
+export { FETCH_SIGNAL, fetchSignalOf, markFetchSignal, readsFetchSignal } from './fetch-signal.ts';
+export type { FetchSignalFetch } from './fetch-signal.ts';

@@ -1,0 +1,26 @@
+import OpenAI from 'openai';
+import { FETCH_SIGNAL } from '@toolwire/core/provider';
+
+type FetchWithTimeout = OpenAI['fetchWithTimeout'];
+
+/**
+ * The `openai` client for a `fetch` that reads `init[FETCH_SIGNAL]` (see `FETCH_SIGNAL` in
+ * `@toolwire/core/provider`). The caller's signal still goes through the SDK's `signal`
+ * option, so the SDK checks it before sending, turns a fetch rejection after an abort into
+ * its abort error and cuts its wait between retries short; only its way to the fetch changes.
+ *
+ * Why a subclass: with `fetchWithTimeout` overridden, the SDK gives each request a plain
+ * `AbortController` instead of composing the caller's signal with it through
+ * `AbortSignal.any` (a cost per call). The override moves the caller's signal from
+ * `init.signal` to `init[FETCH_SIGNAL]` and leaves `init.signal` out of what the base
+ * method gets, so the base adds no abort listener either; the controller's own signal (the
+ * SDK's timeout, a stream's early exit) still reaches the fetch as `init.signal`.
+ */
+export class FetchSignalOpenAI extends OpenAI {
+  override fetchWithTimeout(...[url, init, ms, controller]: Parameters<FetchWithTimeout>): ReturnType<FetchWithTimeout> {
+    const signal = init?.signal;
+    if (init === undefined || signal === undefined || signal === null) return super.fetchWithTimeout(url, init, ms, controller);
+    const { signal: _caller, ...rest } = init;
+    return super.fetchWithTimeout(url, { ...rest, [FETCH_SIGNAL]: signal } as typeof init, ms, controller);
+  }
+}
