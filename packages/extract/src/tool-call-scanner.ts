@@ -1492,10 +1492,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const offset = frame.received === '' ? frameStart : 0;
     switch (frame.kind) {
       case 'call': {
-        const args =
-          frame.status === 'closed'
-            ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length - 1)
-            : undefined;
+        const args = frame.status === 'closed' ? this.closedCallArguments(frame, source, offset + frame.argsOffset, offset + text.length - 1) : undefined;
         this.settle(frame.name, args, text, frame.id, undefined);
         break;
       }
@@ -1517,6 +1514,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
     }
     return end + 1;
+  }
+
+  /**
+   * The arguments of a closed call whose `)` is `source[close]`, or undefined when they are
+   * invalid. A streamed call (whose `)` the frame scan has found already) is first read the
+   * one-pass way, which costs less than the general reading and, when it reads to the same
+   * `)`, gives the same arguments (see `parseCallArguments`); anything else reads as before.
+   */
+  private closedCallArguments(frame: Frame, source: string, from: number, close: number): Record<string, unknown> | undefined {
+    const schema = this.schemaOf(frame.name);
+    if (this.withEvents) {
+      const read = parseCallArguments(source, { from, to: close + 1, schema });
+      if (read !== undefined && read.end === close) return read.arguments;
+    }
+    return tryParseArguments(source, schema, from, close);
   }
 
   /** A closed native block: its calls, each with its part of the block as source span. */
