@@ -19,7 +19,9 @@ type FetchWithTimeout = OpenAI['fetchWithTimeout'];
 export class FetchSignalOpenAI extends OpenAI {
   override fetchWithTimeout(...[url, init, ms, controller]: Parameters<FetchWithTimeout>): ReturnType<FetchWithTimeout> {
     const signal = init?.signal;
-    if (init === undefined || signal === undefined || signal === null) return super.fetchWithTimeout(url, init, ms, controller);
+    // Only this realm's signals: the fetch checks what it is handed, and anything else (a
+    // polyfill, another realm's signal) keeps the SDK's own way, a listener on it.
+    if (init === undefined || !(signal instanceof AbortSignal)) return super.fetchWithTimeout(url, init, ms, controller);
     const { signal: _caller, ...rest } = init;
     return super.fetchWithTimeout(url, { ...rest, [FETCH_SIGNAL]: signal } as typeof init, ms, controller);
   }

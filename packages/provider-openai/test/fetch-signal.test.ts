@@ -235,6 +235,21 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
     await server.cut();
   });
 
+  it("leaves a signal that is not this realm's AbortSignal to the SDK (init.signal only), and the call still works", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(completion({ content: 'Hello.' })));
+    });
+    const seen: RequestInit[] = [];
+    // A polyfill-like signal: the shape the SDK uses, not an instance of AbortSignal.
+    const foreign = { aborted: false, reason: undefined, addEventListener: () => undefined, removeEventListener: () => undefined } as unknown as AbortSignal;
+    const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', fetch: signalFetch(seen) }).chat('gpt-4.1-mini');
+    expect((await model.generate({ messages, signal: foreign })).text).toBe('Hello.');
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as { [FETCH_SIGNAL]?: unknown })[FETCH_SIGNAL]).toBeUndefined();
+    expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
+  });
+
   it('rejects without a request when the signal is already aborted', async () => {
     const server = await serve(hold);
     const seen: RequestInit[] = [];

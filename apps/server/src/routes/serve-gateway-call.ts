@@ -63,7 +63,7 @@ export interface CallEnding {
  * per async function and `finally` on the way) for its whole length.
  */
 export function answerGatewayCall(options: GatewayCallOptions, ending: CallEnding): void {
-  const { context, req, reply, principal } = options;
+  const { context, reply } = options;
   const controller = new AbortController();
   const res = reply.raw;
   // The response closing before it finished means the client went away: stop upstream and tools.
@@ -73,6 +73,20 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
   };
   res.on('close', onClose);
   context.inflight.add(controller);
+  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
+  try {
+    startAnswer(options, controller, ended);
+  } catch (error) {
+    // Nothing started: forget the controller and listener here; the caller releases its admission.
+    context.inflight.delete(controller);
+    res.off('close', onClose);
+    throw error;
+  }
+}
+
+/** Runs the loop and answers, once or streamed; `ended` is told when the answer is over. */
+function startAnswer(options: GatewayCallOptions, controller: AbortController, ended: CallCleanUp): void {
+  const { context, req, principal } = options;
   const events = runGatewayLoop({
     model: options.model,
     request: options.request,
@@ -91,7 +105,6 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
   });
   const { metrics } = context;
   const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
-  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
   if (!options.stream) {
     answerOnce(options, counted, controller.signal).then(
       () => ended.resolve(),
@@ -99,7 +112,7 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
     );
     return;
   }
-  stream({ req, reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
+  stream({ req, reply: options.reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
 }
 
 /** What `CallCleanUp` undoes before it tells the caller's ending. */
