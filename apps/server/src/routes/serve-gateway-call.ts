@@ -72,6 +72,9 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
     if (!res.writableFinished) controller.abort(new Error('The client disconnected.'));
   };
   res.on('close', onClose);
+  // A client that left while the request waited on the state (admission, turn restoring)
+  // closed the response before this listener was there: no model call for nobody.
+  if (res.destroyed) onClose();
   context.inflight.add(controller);
   const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
   try {

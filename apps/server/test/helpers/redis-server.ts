@@ -11,6 +11,10 @@ export interface RedisProcess {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and commands wait, as with a stalled server. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
 }
 
 /** Where `redis-server` is looked for: `REDIS_SERVER` or the PATH (Debian's package puts it in /usr/bin). */
@@ -94,6 +98,12 @@ export async function startRedis(): Promise<RedisProcess | { skip: string }> {
     async start() {
       if (child !== undefined) return;
       child = await spawnRedis(port);
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
   return redis;
