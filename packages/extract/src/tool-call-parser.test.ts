@@ -147,6 +147,24 @@ describe('createToolCallParser', () => {
     for (const size of [1, 5, 33, 64]) expect(callsOf(run(splitEvery(text, size)))).toEqual(expected);
   });
 
+  it('reads a definition keyword after a long released text or a call the same way at every split', () => {
+    // Released text of 32 characters or more is kept whole for look-behind (past 1,024 its last
+    // characters are copied): the keyword may end it, follow it, or span it and the next chunk.
+    const texts = [
+      `${'x'.repeat(40)} def search(q=1) search(q=2)`,
+      `${'x'.repeat(2000)} function search(q=1) search(q=2)`,
+      `search(query="${'y'.repeat(40)}") def search(q=1) and search(q=2)`,
+      `search(query="${'y'.repeat(40)}")def search(q=1)`,
+      `${'z'.repeat(45)}\ndef search(q=1)\nab fn search(q=2)`,
+    ];
+    for (const text of texts) {
+      const expected = extractToolCalls(text);
+      expect(callsOf(run(splitEvery(text, 1)))).toEqual(expected);
+      for (let cut = 1; cut < text.length; cut++) expect(callsOf(run([text.slice(0, cut), text.slice(cut)]))).toEqual(expected);
+      for (let cut = 1; cut < text.length; cut += 7) expect(callsOf(run([...splitEvery(text.slice(0, cut), 1), text.slice(cut)]))).toEqual(expected);
+    }
+  });
+
   it('uses the allow-list and tool schemas like the batch form', () => {
     const tool = { name: 'search', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
     const events = run(splitEvery('research(n="1") search(n="2")', 3), { tools: [tool] });

@@ -110,6 +110,11 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
 
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
+/**
+ * Up to this length a released text is kept as it is for look-behind (see `recentText`); the
+ * last characters of a longer one are copied, so that a long text is not kept alive for them.
+ */
+const KEPT_TEXT_LENGTH = 1024;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
 const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-injected-document']);
 /** Keys that hold a JSON call's arguments, in order of preference. */
@@ -342,6 +347,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Where the next released character goes in `recent`, and how many it holds. */
   private recentAt = 0;
   private recentCount = 0;
+  /**
+   * The last text released that was at least HISTORY_LENGTH long (a closed call, mostly), with
+   * `recent` holding only what went out after it: its characters are copied into the ring only
+   * if a look-behind ever needs them (most calls are followed by no definition check).
+   */
+  private recentText: string | undefined;
   /**
    * The last character released (-1: none yet), read before every call name.
    */
@@ -1329,7 +1340,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   private lookBehind(s: string, position: number): string {
     if (position >= HISTORY_LENGTH) return s.slice(position - HISTORY_LENGTH, position);
-    let history = '';
+    let history = this.recentText === undefined ? '' : this.recentText.slice(-HISTORY_LENGTH);
     const recent = this.recent;
     if (recent !== undefined) {
       for (let k = this.recentCount; k > 0; k--) history += String.fromCharCode(recent[(this.recentAt - k) & (HISTORY_LENGTH - 1)] ?? 0);
@@ -1704,6 +1715,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const length = text.length;
     if (length === 0) return;
     this.lastReleased = text.charCodeAt(length - 1);
+    if (length >= HISTORY_LENGTH && length <= KEPT_TEXT_LENGTH) {
+      // The text alone fills the look-behind: keep it (no copy) and empty the ring.
+      this.recentText = text;
+      this.recentCount = 0;
+      return;
+    }
     const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
     let at = this.recentAt;
     for (let k = length > HISTORY_LENGTH ? length - HISTORY_LENGTH : 0; k < length; k++) {
@@ -1711,6 +1728,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       at = (at + 1) & (HISTORY_LENGTH - 1);
     }
     this.recentAt = at;
-    this.recentCount = Math.min(HISTORY_LENGTH, this.recentCount + length);
+    const count = this.recentCount + length;
+    if (count >= HISTORY_LENGTH) {
+      // The ring alone fills the look-behind again.
+      this.recentText = undefined;
+      this.recentCount = HISTORY_LENGTH;
+    } else {
+      this.recentCount = count;
+    }
   }
 }
