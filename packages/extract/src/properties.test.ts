@@ -326,6 +326,41 @@ describe('properties', () => {
     );
   });
 
+  it('closes a call streamed a character at a time as the general scan does (its arguments read from their codes)', () => {
+    // A call whose arguments all came one character at a time is read at its `)` from a string
+    // of the kept codes (`closeStreamedCall`); one push of the whole text, or the same stream with
+    // the `)` pushed together with the character before it, reads it the general way.
+    const calls = fc.constantFrom(
+      'f()',
+      'search(q="a", n=2)',
+      'search(n="7")',
+      'search(n=1, n=2)',
+      'f(a=[1)',
+      'f(a=(1, 2), b={"k": [1, {"x": null}]})',
+      'f(a="\\")")',
+      `f(a="${'w'.repeat(40)}\uD83D\uDE00", b='\uD800')`,
+      `search(q="${'z'.repeat(1100)}")`,
+      "f(a='it''s')",
+      'x.y(k=True, m=None)',
+    );
+    const text = fc
+      .array(fc.oneof(calls, document.map((d) => d.text), prose), { minLength: 1, maxLength: 8 })
+      .map((parts) => parts.join(' '));
+    const typed = { tools: [{ name: 'search', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } }, 'f', 'x.y'] };
+    fc.assert(
+      fc.property(text, fc.constantFrom<ExtractOptions | undefined>(undefined, typed), (input, options) => {
+        const whole = merged(stream(input, [], undefined, options));
+        const singles = Array.from({ length: input.length }, (_, i) => i);
+        expect(merged(stream(input, singles, undefined, options))).toEqual(whole);
+        // Every `)` pushed with the character before it: the general close.
+        const paired = singles.filter((i) => input.charAt(i) !== ')');
+        expect(merged(stream(input, paired, undefined, options))).toEqual(whole);
+        expect(merged(streamIntoSink(input, singles, options))).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('hands a sink exactly the events push returns, for any chunking, format and options', () => {
     const singles = fc.constant<number[]>([]);
     fc.assert(

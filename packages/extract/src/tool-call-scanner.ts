@@ -566,6 +566,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           if (id !== undefined) this.emitDeltaText(id, chunk);
           return this.takeEvents();
         }
+        if (frame.kind === 'call' && frame.status === 'closed' && frame.length === frame.argsOffset && this.pending < this.codes.length) {
+          // All of the call's arguments came a character at a time (most streamed calls):
+          // they are read from one new string of their codes and the `)`.
+          this.frame = undefined;
+          this.closeStreamedCall(frame);
+          return this.takeEvents();
+        }
         if (this.pending !== 0) this.flushCodes();
         this.frame = undefined;
         // The span's closing character leaves nothing to scan (a frame holds no text back before it).
@@ -577,6 +584,27 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.pending !== 0) this.flushCodes();
     this.scanChunk(chunk);
     return this.takeEvents();
+  }
+
+  /**
+   * Closes a call frame whose text is its name and `(` (`received`), then only characters kept
+   * in `codes`, when a `)` closes it: what `finish` does, but the arguments are read from a
+   * flat string of the codes and the `)`. Appended to `received` (as `flushCodes` would) they
+   * would be read from a concatenation, which every character read of the argument parser must
+   * go through (about 1.6x the time of a flat string).
+   */
+  private closeStreamedCall(frame: Frame): void {
+    const codes = this.codes;
+    const count = this.pending + 1;
+    codes[this.pending] = RPAREN;
+    let argsText: string;
+    if (count <= SHORT_CODES) argsText = joinCodes(codes, count);
+    else if (this.surrogates) argsText = String.fromCharCode.apply(null, codes.subarray(0, count) as unknown as number[]);
+    else argsText = UTF16.decode(codes.subarray(0, count));
+    this.pending = 0;
+    this.surrogates = false;
+    const args = this.closedCallArguments(frame, argsText, 0, count - 1);
+    this.settle(frame.name, args, frame.received + argsText, frame.id, undefined);
   }
 
   /**
