@@ -348,9 +348,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private recentAt = 0;
   private recentCount = 0;
   /**
-   * The last text released that was at least HISTORY_LENGTH long (a closed call, mostly), with
-   * `recent` holding only what went out after it: its characters are copied into the ring only
-   * if a look-behind ever needs them (most calls are followed by no definition check).
+   * The last text released that was HISTORY_LENGTH to KEPT_TEXT_LENGTH long (a closed call,
+   * mostly), with `recent` holding only what went out after it: a look-behind reads its end
+   * from it, so releasing it copies nothing (most calls are followed by no definition check).
    */
   private recentText: string | undefined;
   /**
@@ -506,19 +506,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
     const pending = this.pending;
-    if (pending <= SHORT_CODES) {
-      // Most calls are short: a decoder call and a view of the codes cost more than this.
-      frame.received += joinCodes(this.codes, pending);
-    } else {
-      const codes = this.codes.subarray(0, pending);
-      // The decoder is several times faster, but it would replace a lone surrogate; `apply`
-      // takes the typed array as its argument list (no array of numbers is made).
-      frame.received += this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
-    }
+    frame.received += this.codesText(pending);
     frame.length += pending;
     frame.prev = this.codes[pending - 1] ?? frame.prev;
     this.pending = 0;
     this.surrogates = false;
+  }
+
+  /** The text of `codes[0, count)`. */
+  private codesText(count: number): string {
+    // Short runs: a decoder call and a view of the codes cost more than joining them.
+    if (count <= SHORT_CODES) return joinCodes(this.codes, count);
+    const codes = this.codes.subarray(0, count);
+    // The decoder is several times faster, but it would replace a lone surrogate; `apply`
+    // takes the typed array as its argument list (no array of numbers is made).
+    return this.surrogates ? String.fromCharCode.apply(null, codes as unknown as number[]) : UTF16.decode(codes);
   }
 
   /** `push` of anything but an ordinary character inside an open span. */
@@ -588,19 +590,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * Closes a call frame whose text is its name and `(` (`received`), then only characters kept
-   * in `codes`, when a `)` closes it: what `finish` does, but the arguments are read from a
-   * flat string of the codes and the `)`. Appended to `received` (as `flushCodes` would) they
-   * would be read from a concatenation, which every character read of the argument parser must
-   * go through (about 1.6x the time of a flat string).
+   * in `codes`, when a `)` closes it: what `finish` does, but the arguments are read from one
+   * new string of the codes and the `)` (decoded flat, past the shortest). Appended to
+   * `received` (as `flushCodes` would) they would be read from a concatenation, which every
+   * character read of the argument parser must go through (about 1.6x the time of a flat string).
    */
   private closeStreamedCall(frame: Frame): void {
-    const codes = this.codes;
     const count = this.pending + 1;
-    codes[this.pending] = RPAREN;
-    let argsText: string;
-    if (count <= SHORT_CODES) argsText = joinCodes(codes, count);
-    else if (this.surrogates) argsText = String.fromCharCode.apply(null, codes.subarray(0, count) as unknown as number[]);
-    else argsText = UTF16.decode(codes.subarray(0, count));
+    this.codes[this.pending] = RPAREN;
+    const argsText = this.codesText(count);
     this.pending = 0;
     this.surrogates = false;
     const args = this.closedCallArguments(frame, argsText, 0, count - 1);
