@@ -26,14 +26,22 @@ export class SmallAllowList implements AllowList {
     return false;
   }
 
-  /** `has(s.slice(start, end))`, read in place (the scanner asks at every `(`). */
-  hasIn(s: string, start: number, end: number): boolean {
+  /**
+   * The listed name equal to `s.slice(start, end)`, or `undefined` (the scanner asks at every
+   * `(`). Compares length and first character in place, and cuts the name out of `s` only for a
+   * candidate that passes: comparing the cut with `===` costs less than comparing in place
+   * (`startsWith` with a position, or a loop of `charCodeAt`, take 40–50 ns for a 20-character
+   * name), and the scanner takes the listed string as the call's name, so it cuts no name again.
+   */
+  nameIn(s: string, start: number, end: number): string | undefined {
     const length = end - start;
+    const first = s.charCodeAt(start);
+    let cut: string | undefined;
     for (const tool of this.tools) {
       const name = typeof tool === 'string' ? tool : tool.name;
-      if (name.length === length && s.startsWith(name, start)) return true;
+      if (name.length === length && name.charCodeAt(0) === first && name === (cut ??= s.slice(start, end))) return name;
     }
-    return false;
+    return undefined;
   }
 
   /**
