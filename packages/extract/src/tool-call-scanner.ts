@@ -381,8 +381,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private surrogates = false;
   /**
    * The allowed name `isCallName` last found, and where it stood (`listedIn` from
-   * `listedStart`): the batch scan takes the listed string as the call's name (see `nameAt`)
-   * rather than cutting the name out of the text (a short list is compared in place).
+   * `listedStart`): the batch scan takes it as the call's name (see `nameAt`) rather than
+   * cutting the name out of the text a second time.
    */
   private listed: string | undefined;
   private listedIn: string | undefined;
