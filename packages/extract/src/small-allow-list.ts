@@ -26,14 +26,24 @@ export class SmallAllowList implements AllowList {
     return false;
   }
 
-  /** `has(s.slice(start, end))`, read in place (the scanner asks at every `(`). */
-  hasIn(s: string, start: number, end: number): boolean {
+  /**
+   * The listed name equal to `s.slice(start, end)`, or `undefined` (the scanner asks at every
+   * `(` with a name before it). Compares length and first character in place, and cuts the name
+   * out of `s` (as any-name mode cuts a call's name) only for a candidate that passes, to compare
+   * it with `===`; the scanner then takes the listed string as the call's name and cuts nothing
+   * more. Every way of comparing tried costs about the same, 40–70 ns for a name of about 18
+   * characters (`startsWith`, a `charCodeAt` loop, `indexOf` on the cut): this one measured a
+   * little faster than `startsWith` in place in same-process rounds.
+   */
+  nameIn(s: string, start: number, end: number): string | undefined {
     const length = end - start;
+    const first = s.charCodeAt(start);
+    let cut: string | undefined;
     for (const tool of this.tools) {
       const name = typeof tool === 'string' ? tool : tool.name;
-      if (name.length === length && s.startsWith(name, start)) return true;
+      if (name.length === length && name.charCodeAt(0) === first && name === (cut ??= s.slice(start, end))) return name;
     }
-    return false;
+    return undefined;
   }
 
   /**

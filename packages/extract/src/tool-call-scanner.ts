@@ -390,6 +390,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private pending = 0;
   /** Whether `codes` holds a surrogate, which may be unpaired. */
   private surrogates = false;
+  /**
+   * The allowed name `isCallName` last found, and where it stood (`listedIn` from
+   * `listedStart`): the batch scan takes it as the call's name (see `nameAt`) rather than
+   * cutting the name out of the text a second time.
+   */
+  private listed: string | undefined;
+  private listedIn: string | undefined;
+  private listedStart = -1;
 
   /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
   constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
@@ -1263,7 +1271,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       if (c === LPAREN && this.onePass && this.onePassFailures <= ONE_PASS_SLACK + this.onePassReads) {
         // As in `scanText`.
-        const name = s.slice(nameStart, p);
+        const name = this.nameAt(s, nameStart, p);
         const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema: this.schemaOf(name) });
         if (read === undefined) {
           this.onePassFailures++;
@@ -1275,7 +1283,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
       }
       const frame = newFrame(
-        c === LPAREN ? { kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 } : { kind: 'json', name: '', argsOffset: 0 },
+        c === LPAREN ? { kind: 'call', name: this.nameAt(s, nameStart, p), argsOffset: p - nameStart + 1 } : { kind: 'json', name: '', argsOffset: 0 },
       );
       if (frame.kind === 'call') frame.id = '';
       const end = this.feed(frame, s, p + 1, -nameStart);
@@ -1389,8 +1397,29 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private isCallName(s: string, start: number, end: number, valid = false): boolean {
     const allowed = this.options.allowed;
-    if (allowed !== undefined) return allowed instanceof SmallAllowList ? allowed.hasIn(s, start, end) : allowed.has(s.slice(start, end));
+    if (allowed !== undefined) {
+      let name: string | undefined;
+      if (allowed instanceof SmallAllowList) {
+        name = allowed.nameIn(s, start, end);
+      } else {
+        name = s.slice(start, end);
+        if (!allowed.has(name)) name = undefined;
+      }
+      if (name === undefined) return false;
+      this.listed = name;
+      this.listedIn = s;
+      this.listedStart = start;
+      return true;
+    }
     return (valid || isValidNameIn(s, start, end)) && (end - start > NOT_CALL_NAME_LENGTH || !NOT_CALL_NAMES.has(s.slice(start, end)));
+  }
+
+  /** `s.slice(start, end)`: the name `isCallName` found there when it did (taken once), else cut now. */
+  private nameAt(s: string, start: number, end: number): string {
+    const listed = this.listed;
+    if (listed === undefined) return s.slice(start, end);
+    this.listed = undefined;
+    return this.listedIn === s && this.listedStart === start && listed.length === end - start ? listed : s.slice(start, end);
   }
 
   private isAllowed(name: string): boolean {

@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ExtractableTool } from './extract-options.ts';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import { SMALL_LIST_LENGTH, SmallAllowList } from './small-allow-list.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+
+// Names that share lengths, first characters, prefixes and suffixes, with dots, hyphens and
+// a non-ASCII one: what the in-place comparison of a short list must tell apart.
+const NAMES = ['f', 'g', 'get', 'got', 'get_a', 'get_b', 'set_a', 'math.sqrt', 'math.sqr', 'weather-now', 'search', '搜索'];
+const SCHEMA = { type: 'object', properties: { x: { type: 'string' }, n: { type: 'integer' } } } as const;
+
+// Pieces of text around and inside calls: prose in spaced and unspaced scripts, call syntax,
+// JSON calls, tool definitions and a definition keyword.
+const fragment = fc.oneof(
+  fc.constantFrom(...NAMES),
+  fc.constantFrom('(', ')', 'x=1', 'n="5"', 'x=5', ', ', '"', '[', ']', ' ', '\n', 'ok ', '请调用', '东京', 'def ', 'the get_', '.', '-'),
+  fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom('', 'x=1', 'n="5"', 'x=g(1)')).map(([name, args]) => `${name}(${args})`),
+  fc.constantFrom(...NAMES).map((name) => `{"name": "${name}", "arguments": {"n": "7"}}`),
+  fc.constantFrom(...NAMES).map((name) => `<tool_call>{"name": "${name}", "arguments": {"x": 3}}</tool_call>`),
+);
+const text = fc.array(fragment, { maxLength: 24 }).map((parts) => parts.join(''));
+
+const tool: fc.Arbitrary<string | ExtractableTool> = fc.oneof(
+  fc.constantFrom(...NAMES),
+  fc.constantFrom(...NAMES).map((name) => ({ name })),
+  fc.constantFrom(...NAMES).map((name) => ({ name, inputSchema: SCHEMA })),
+);
+// Up to the longest list read in place, duplicates included (a name listed twice takes its last schema).
+const list = fc.array(tool, { maxLength: SMALL_LIST_LENGTH });
+
+// Names no text above contains: padding a list with them makes it too long to be read in place.
+const PADDING = Array.from({ length: SMALL_LIST_LENGTH + 1 }, (_, i) => `pad_q${i}`);
+
+describe('SmallAllowList', () => {
+  it('finds the calls the same as the map of a long list, in batch and streaming', () => {
+    fc.assert(
+      fc.property(text, list, (input, tools) => {
+        const long = [...PADDING, ...tools];
+        const short = extractToolCalls(input, { tools });
+        expect(short).toEqual(extractToolCalls(input, { tools: long }));
+        const parser = createToolCallParser({ tools });
+        const streamed = [...parser.push(input), ...parser.end()].flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []));
+        expect(streamed).toEqual(short);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('answers nameIn as has() of the cut name, with the listed string', () => {
+    fc.assert(
+      fc.property(text, list, fc.nat(), fc.nat(), (input, tools, a, b) => {
+        const start = input.length === 0 ? 0 : a % input.length;
+        const end = start + 1 + (b % Math.max(1, input.length - start));
+        if (end > input.length) return;
+        const allowed = new SmallAllowList(tools);
+        const name = allowed.nameIn(input, start, end);
+        expect(name !== undefined).toBe(allowed.has(input.slice(start, end)));
+        if (name !== undefined) expect(name).toBe(input.slice(start, end));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
