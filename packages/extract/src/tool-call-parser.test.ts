@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import type { ExtractOptions } from './extract-options.ts';
@@ -26,6 +28,15 @@ function splitEvery(text: string, size: number): string[] {
   const chunks: string[] = [];
   for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
   return chunks;
+}
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** Collects twice, after letting go of the last regular expression match (it keeps its input). */
+function collectGarbage(): void {
+  /x/.test('x');
+  gc();
+  gc();
 }
 
 describe('createToolCallParser', () => {
@@ -148,8 +159,9 @@ describe('createToolCallParser', () => {
   });
 
   it('reads a definition keyword after a long released text or a call the same way at every split', () => {
-    // Released text of 32 characters or more is kept whole for look-behind (past 1,024 its last
-    // characters are copied): the keyword may end it, follow it, or span it and the next chunk.
+    // A streamed call's arguments text of 32 to 1,024 characters is kept whole for look-behind
+    // (of any other text the last characters are copied): the keyword may end it, follow it, or
+    // span it and the next chunk.
     const texts = [
       `${'x'.repeat(40)} def search(q=1) search(q=2)`,
       `${'x'.repeat(2000)} function search(q=1) search(q=2)`,
@@ -163,6 +175,23 @@ describe('createToolCallParser', () => {
       for (let cut = 1; cut < text.length; cut++) expect(callsOf(run([text.slice(0, cut), text.slice(cut)]))).toEqual(expected);
       for (let cut = 1; cut < text.length; cut += 7) expect(callsOf(run([...splitEvery(text.slice(0, cut), 1), text.slice(cut)]))).toEqual(expected);
     }
+  });
+
+  it('keeps no pushed chunk alive once it is scanned, when a call ends it', () => {
+    // A cut of a string keeps the whole string alive in V8: a call at the end of a large chunk
+    // must not keep the chunk for look-behind (a 24 MB chunk here).
+    const parser = createToolCallParser();
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    // Pushed from a function of its own: a frame still running keeps its last values alive.
+    const callsIn = (tail: string): number => parser.push(`${'lorem ipsum '.repeat(1_000_000)}${tail} .`).filter((event) => event.type === 'tool-call').length;
+    const calls = callsIn('search(n=1, m=2, k=3, z=4, w=5, v=6, u=7)') + callsIn(`search(q="${'y'.repeat(100)}")`);
+    parser.end();
+    collectGarbage();
+    expect(calls).toBe(2);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4_000_000);
+    // The parser itself is still alive here.
+    expect(parser.end()).toEqual([]);
   });
 
   it('uses the allow-list and tool schemas like the batch form', () => {

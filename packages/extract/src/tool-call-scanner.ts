@@ -111,8 +111,9 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /**
- * Up to this length a released text is kept as it is for look-behind (see `recentText`); the
- * last characters of a longer one are copied, so that a long text is not kept alive for them.
+ * Up to this length the arguments text of a streamed call, made new at its `)`, is kept as it
+ * is for look-behind (see `recentText`). Every other text is or holds a cut of a chunk the
+ * caller pushed, which would keep the whole chunk alive: its last characters are copied instead.
  */
 const KEPT_TEXT_LENGTH = 1024;
 /** Cohere's pseudo-tools that mean "no call" (Functionary's `all` is handled where `>>>all` is read). */
@@ -129,7 +130,7 @@ const NO_CODES = new Uint16Array(0);
 /** How many streamed characters are kept as codes before they join the frame's text. */
 const CODES_LENGTH = 1024;
 /**
- * Decodes `codes` (any character but a surrogate: see `flushCodes`) in the byte order a
+ * Decodes `codes` (any character but a surrogate: see `codesText`) in the byte order a
  * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
  */
 const UTF16 = new TextDecoder(new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 'utf-16le' : 'utf-16be', { ignoreBOM: true });
@@ -341,16 +342,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
   /**
    * The last HISTORY_LENGTH characters released before `tail`, as a ring of codes (a string
-   * grown per released character would make one per character of a token stream).
+   * grown per released character would make one per character of a token stream); while
+   * `recentText` is set, only the `recentCount` characters released after it.
    */
   private recent: Uint16Array | undefined;
   /** Where the next released character goes in `recent`, and how many it holds. */
   private recentAt = 0;
   private recentCount = 0;
   /**
-   * The last text released that was HISTORY_LENGTH to KEPT_TEXT_LENGTH long (a closed call,
-   * mostly), with `recent` holding only what went out after it: a look-behind reads its end
-   * from it, so releasing it copies nothing (most calls are followed by no definition check).
+   * The end of the last streamed call released, when its arguments text (made by the parser)
+   * was HISTORY_LENGTH to KEPT_TEXT_LENGTH long, with `recent` holding only what went out after
+   * it: a look-behind reads its end from it, so releasing the call copies nothing (most calls
+   * are followed by no definition check).
    */
   private recentText: string | undefined;
   /**
@@ -610,7 +613,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.pending = 0;
     this.surrogates = false;
     const args = this.closedCallArguments(frame, argsText, 0, count - 1);
-    this.settle(frame.name, args, frame.received + argsText, frame.id, undefined);
+    this.settle(frame.name, args, frame.received + argsText, frame.id, undefined, argsText);
   }
 
   /**
@@ -679,6 +682,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.releaseText(this.tail);
       this.tail = '';
     }
+    // Nothing is scanned after the end: what de-duplication and look-behind kept (argument
+    // values may be cuts of a pushed chunk, which keep the whole chunk alive) can go.
+    this.seen = undefined;
+    this.recentText = undefined;
     return this.takeEvents();
   }
 
@@ -1691,6 +1698,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     text: string,
     startedId: string | undefined,
     modelId: string | undefined,
+    madeEnd?: string,
   ): void {
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
@@ -1712,7 +1720,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
-      this.remember(text);
+      this.remember(text, madeEnd);
       return;
     }
     const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.callCount));
@@ -1729,7 +1737,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       this.emit({ type: 'tool-call', toolCall, text });
     }
-    this.remember(text);
+    this.remember(text, madeEnd);
   }
 
   /** The calls seen; in batch made with the second call, from the calls so far (exactly those recorded). */
@@ -1763,16 +1771,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.remember(text);
   }
 
-  /** Keeps the last characters that went out, for look-behind (trimmed now and then, not on every call). */
-  private remember(text: string): void {
+  /**
+   * Keeps the last characters that went out, for look-behind. `madeEnd`: the end of `text` as
+   * a string the parser made (a streamed call's arguments, see `closeStreamedCall`), not cut
+   * from a chunk, so that keeping it keeps nothing else alive.
+   */
+  private remember(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
     const length = text.length;
     if (length === 0) return;
     this.lastReleased = text.charCodeAt(length - 1);
-    if (length >= HISTORY_LENGTH && length <= KEPT_TEXT_LENGTH) {
-      // The text alone fills the look-behind: keep it (no copy) and empty the ring.
-      this.recentText = text;
+    if (madeEnd !== undefined && madeEnd.length >= HISTORY_LENGTH && madeEnd.length <= KEPT_TEXT_LENGTH) {
+      // Its end alone fills the look-behind: keep it (no copy) and empty the ring.
+      this.recentText = madeEnd;
       this.recentCount = 0;
       return;
     }
