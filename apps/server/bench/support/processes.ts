@@ -72,6 +72,8 @@ export interface TargetStats {
   heapTotal: number;
   /** Committed bytes per V8 heap space (`new_space`, `old_space`, …). */
   spaces: Record<string, number>;
+  /** Resident bytes per V8 heap space: what of `spaces` counts in RSS. */
+  physicalSpaces: Record<string, number>;
   /** Memory of C++ objects bound to JS ones (socket and other buffers). */
   external: number;
   /** CPU time used since the process started (user + system). */

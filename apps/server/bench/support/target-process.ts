@@ -94,6 +94,8 @@ const stats = createHttpServer((req, res) => {
       heapTotal: memory.heapTotal,
       // Committed size of each V8 heap space (new, old, code, large objects…), in bytes.
       spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])),
+      // Resident size of each: what of the committed size is in RSS.
+      physicalSpaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.physical_space_size])),
       external: memory.external,
       cpuMs: (cpu.user + cpu.system) / 1000,
       runWaitMs: sched.waitMs,
