@@ -30,32 +30,35 @@
 //   Closing streams costs the targets something too (the gateway aborts its upstream call, the
 //   proxy destroys its upstream request): a real gateway sees clients leave as well.
 //
-// Memory per open stream: the target runs a full garbage collection before each memory read
-// (median of five), so what is read is what is retained, not garbage. Two figures:
+// Memory per open stream: before each memory read (median of five) the target runs V8's
+// last-resort collection (`gc({ flavor: 'last-resort' })`: everything collectable, the young
+// generation shrunk to its minimum, free pages given back), so what is read is what is
+// retained. A plain full collection leaves the young generation at the size the allocation
+// rate grew it to (up to 2 x 64 MB here) and RSS then swings by tens of MB between reads
+// whatever the streams hold; that size is printed apart ('young gen under load', MB: a cost
+// per process up to that cap, not per stream). Two figures:
 // - What one more open stream costs ('N/2→N', the aim's figure): the opening pauses once half
 //   the streams are open and flowing (after the same flowing window as at N), the memory is
 //   read, the other half opens, and the memory read with all N open minus the one at N/2 is
 //   divided by the streams added. Both reads are in the same process, both under the load of
 //   streams flowing, both before the process had ever held more streams than it then had (so
 //   the second half cannot reuse memory freed by streams that closed). What a process grows
-//   once whatever its load, starting up, JIT code, the warm-up's idle sockets, malloc arenas
-//   made once, is in both reads and cancels out; what every stream holds, and what the
-//   allocators keep per stream, does not. Printed as RSS, the young generation's resident part
-//   of it (V8 grows it with the allocation rate, up to its cap, and keeps it after a full
-//   collection: a cost of tokens per second up to a fixed ceiling, not of open streams), RSS
-//   less that, the live JS heap and external memory (Node's buffers: the process's own
-//   accounting; socket buffers in the kernel are in neither, nor in RSS).
+//   once whatever its load (starting up, JIT code, the warm-up's idle sockets, malloc arenas
+//   made once) is in both reads and cancels out; what every stream holds, and what the
+//   allocators keep per stream, does not. Printed as RSS, the part of it outside V8's heap
+//   (RSS minus V8's resident heap: malloc'd memory, Node's buffers and native objects), the
+//   live JS heap and external memory (the process's own accounting). Socket buffers in the
+//   kernel are in none of them.
 // - Growth from the warm process ('0→N', the old figure): the same read minus the one taken
-//   before the streams (after a warm-up), over N. It counts growth that is not per stream (the
-//   young generation growing under the load, arenas, the warm-up's keep-alive sockets that
-//   close meanwhile and make the heap figure smaller), so it is kept for comparison only.
+//   before the streams (after a warm-up), over N. It counts growth that is not per stream
+//   (malloc arenas the opening burst grows; the warm-up's keep-alive sockets, which close
+//   meanwhile, make its heap figure smaller), so it is kept for comparison only.
 // The peak RSS without collecting is printed beside them: it counts garbage the collector
-// had not got to yet, which depends on its heuristics, not on what a stream holds.
+// had not got to yet, and the young generation.
 // RSS also counts what the allocators keep once they have grown: glibc's malloc keeps freed
-// memory in its arenas, V8 its pages. So, after all streams ended, RSS is read once more in
-// the same way ('RSS kept after close'): what a process that has served N streams holds at
-// rest over what it held before them. (It is as large as the growth with them open, for every
-// target: the opening's garbage and the streams' memory are not given back.)
+// memory in its arenas. So, after all streams ended, RSS is read once more in the same way
+// ('RSS kept after close'): what a process that has served N streams holds at rest over what
+// it held before them.
 // TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with MALLOC_ARENA_MAX=2 (fewer glibc
 // arenas, a setting deployments use to curb that retention), printed in the header.
 //
@@ -155,8 +158,7 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
     rss: median(samples.map((s) => s.rss)),
     heapUsed: median(samples.map((s) => s.heapUsed)),
     external: median(samples.map((s) => s.external)),
-    newSpace: median(samples.map((s) => s.spaces.new_space ?? 0)),
-    newSpaceResident: median(samples.map((s) => s.physicalSpaces.new_space ?? 0)),
+    youngUnderLoad: median(samples.map((s) => s.youngBeforeGc)),
     heapResident: median(samples.map((s) => Object.values(s.physicalSpaces).reduce((sum, bytes) => sum + bytes, 0))),
   };
 }
@@ -167,13 +169,12 @@ interface Memory {
   /** Memory of C++ objects bound to JS ones that V8 is told of (array buffers, Node's buffers). */
   external: number;
   /**
-   * The young generation's committed size. V8 grows it (up to 2 x 64 MB here) while
-   * allocation is heavy and keeps it after a full collection: part of RSS, but sized by
-   * the allocation rate, not by what the open streams hold.
+   * The young generation's committed size before each collection. V8 grows it (up to 2 x 64
+   * MB here) while allocation is heavy and keeps it after a plain full collection: sized by
+   * the allocation rate up to a fixed cap, not by what the open streams hold. The reads
+   * collect with V8's last-resort collection, which shrinks it, so RSS leaves it out.
    */
-  newSpace: number;
-  /** What of `newSpace` is resident (in RSS). */
-  newSpaceResident: number;
+  youngUnderLoad: number;
   /** What of V8's whole heap (every space) is resident: RSS minus this is memory outside V8's heap (malloc, code, stacks). */
   heapResident: number;
 }
@@ -252,15 +253,13 @@ interface CapacityResult {
   heapPerStreamKb: number;
   /** What one more open stream costs: RSS with N open minus with N/2 open, over the N/2 more (see the header). */
   marginalRssPerStreamKb: number;
-  /** The young generation's part of that. */
-  marginalNewSpacePerStreamKb: number;
   /** The same for the live JS heap and for external memory (the process's own accounting). */
   marginalHeapPerStreamKb: number;
   marginalExternalPerStreamKb: number;
   /** RSS outside V8's heap (malloc'd: Node's buffers and native objects, allocator slack), per added stream. */
   marginalNativePerStreamKb: number;
-  /** The young generation's growth per stream: part of the RSS figure (see `Memory.newSpace`). */
-  newSpacePerStreamKb: number;
+  /** The young generation's size under the load with N open, MB: a per-process cost up to a fixed cap (see `Memory.youngUnderLoad`). */
+  youngUnderLoadMb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
   /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep. */
@@ -549,11 +548,10 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     rssPerStreamKb: (during.rss - before.rss) / 1024 / n,
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
     marginalRssPerStreamKb: (during.rss - halfway.rss) / 1024 / (n - half),
-    marginalNewSpacePerStreamKb: (during.newSpaceResident - halfway.newSpaceResident) / 1024 / (n - half),
     marginalHeapPerStreamKb: (during.heapUsed - halfway.heapUsed) / 1024 / (n - half),
     marginalExternalPerStreamKb: (during.external - halfway.external) / 1024 / (n - half),
     marginalNativePerStreamKb: (during.rss - during.heapResident - (halfway.rss - halfway.heapResident)) / 1024 / (n - half),
-    newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
+    youngUnderLoadMb: during.youngUnderLoad / 1024 / 1024,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
     rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,
     heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
@@ -579,15 +577,12 @@ function print(results: CapacityResult[]): void {
     `${r.ok}/${r.streams - r.replaced}`,
     `${r.openAtHalf}/${r.openAtSample}`,
     r.marginalRssPerStreamKb.toFixed(1),
-    r.marginalNewSpacePerStreamKb.toFixed(1),
-    (r.marginalRssPerStreamKb - r.marginalNewSpacePerStreamKb).toFixed(1),
     r.marginalNativePerStreamKb.toFixed(1),
-    (r.marginalHeapPerStreamKb + r.marginalNativePerStreamKb).toFixed(1),
     r.marginalHeapPerStreamKb.toFixed(1),
     r.marginalExternalPerStreamKb.toFixed(1),
     r.rssPerStreamKb.toFixed(1),
     r.heapPerStreamKb.toFixed(1),
-    r.newSpacePerStreamKb.toFixed(1),
+    r.youngUnderLoadMb.toFixed(0),
     r.peakRssPerStreamKb.toFixed(1),
     r.rssKeptPerStreamKb.toFixed(1),
     r.heapKeptPerStreamKb.toFixed(1),
@@ -607,15 +602,12 @@ function print(results: CapacityResult[]): void {
     'completed',
     'flowing at mem N/2/N',
     'RSS KB/stream N/2→N',
-    'of it: young gen',
-    'RSS less young gen N/2→N',
-    'RSS outside V8 heap N/2→N',
-    'live heap + outside N/2→N',
+    'of it outside V8 heap',
     'heap KB/stream N/2→N',
     'external KB/stream N/2→N',
     'RSS KB/stream 0→N',
     'heap KB/stream 0→N',
-    'of RSS: young gen 0→N',
+    'young gen under load MB',
     'peak RSS KB/stream (no GC)',
     'RSS kept after close KB/stream',
     'heap kept after close KB/stream',

@@ -362,7 +362,9 @@ class PendingResponse {
     this.#options = options;
     this.#settle = { resolve, reject };
     const { signal, callerSignal, idleTimeoutMs } = options;
-    req.once('response', this.#onResponse);
+    // `on`: a request has one response, and taking a `once` wrapper off again would leave the
+    // request's listener table in its slower, larger form for as long as the response streams.
+    req.on('response', this.#onResponse);
     signal?.addEventListener('abort', this, { once: true });
     callerSignal?.addEventListener('abort', this, { once: true });
     // No listener stays on a long-lived signal past the request. (`on`, not `once`, here and
