@@ -34,7 +34,7 @@ describe('flattenHeaderBlock', () => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (part: string) => (text += part));
-        res.on('end', () => resolve(`${res.headers['x-one']} ${res.headers['x-two']} ${text}`));
+        res.on('end', () => resolve(`${String(res.headers['x-one'])} ${String(res.headers['x-two'])} ${text}`));
       });
       req.on('error', reject);
       req.end('{}');
