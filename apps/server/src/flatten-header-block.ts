@@ -6,7 +6,7 @@ import type { OutgoingMessage } from 'node:http';
  * Why: Node builds the block by appending every header line to one string, which V8 keeps as
  * a rope (a tree of string pieces, one node of 32 bytes per piece), and the message holds it
  * for its whole life: for a streamed call, as long as the stream is open. A request the
- * `openai` SDK sends has a dozen headers, so its block is about 2 KB of rope for about 600
+ * `openai` SDK sends has a dozen headers, so its block is about 2 KB of rope for a few hundred
  * bytes of text. Searching the string makes V8 flatten it where it lies (the same string,
  * one flat copy of its text), and the pieces become garbage. Nothing changes for Node or the
  * peer: the value is the same; a message without a built block (none yet, or a Node that
