@@ -9,10 +9,13 @@
 // (TOOLWIRE_BENCH_PIN=0 turns that off), so that the harness does not take the target's core.
 //
 // Two phases, reported apart:
-// - The opening burst: all N clients arrive in waves of 250 every 50 ms (thousands of
-//   arrivals per second). Its TTFT (the main table's 'burst TTFT') is how long the last of a
-//   crowd waits, not what one request sees on a busy gateway. The figures taken while those N
-//   stream (memory, CPU and heap per token, 'ELD') come after it, once all are flowing.
+// - The opening burst: the N clients arrive in waves of 250 every 50 ms (thousands of
+//   arrivals per second), in two halves: the opening pauses once N/2 are flowing, for a
+//   memory read (see below), then the other half arrives the same way. Its TTFT (the main
+//   table's 'burst TTFT') is how long the last of a crowd of N/2 waits, not what one request
+//   sees on a busy gateway; its CPU and delay are those of both halves, without the pause. The
+//   figures taken while those N stream (memory, CPU and heap per token, 'ELD') come after it,
+//   once all are flowing.
 // - The steady state (the issue's TTFT and event-loop delay): with N streams open and
 //   flowing, new streams arrive at the rate N streams of the stream's length have in steady
 //   state (N / stream seconds per second: 50/s for 1,000 streams of 20 s), evenly spaced on a
@@ -27,20 +30,35 @@
 //   Closing streams costs the targets something too (the gateway aborts its upstream call, the
 //   proxy destroys its upstream request): a real gateway sees clients leave as well.
 //
-// Memory per open stream: with every stream open and flowing, the target runs a full
-// garbage collection and reports RSS and heap; the median of several such samples, minus
-// the same taken before the streams (after a warm-up), over N. The peak RSS without
-// collecting (what the old figure was) is printed beside it: it counts garbage the
-// collector had not got to yet, which depends on its heuristics, not on what a stream holds.
-// RSS per open stream also counts what the allocators keep once they have grown: glibc's
-// malloc keeps freed memory in its arenas (the bare proxy reads 18 to 204 KB per stream from
-// run to run), V8 its pages. So, after all streams ended, RSS is read once more in the same
-// way ('RSS kept after close'): what a process that has served N streams holds at rest over
-// what it held before them. Where it is as large as the RSS per open stream (in the runs so
-// far it is, for every target: the burst's streams end within moments of each other, the
-// likely reason), the RSS figure measures the allocators more than the streams, and the heap
-// figure is the one a stream's own objects move. (Subtracting V8's committed but unused
-// heap does not help: a committed page need not be resident.)
+// Memory per open stream: before each memory read (median of five) the target runs V8's
+// last-resort collection (`gc({ flavor: 'last-resort' })`: everything collectable, the young
+// generation shrunk to its minimum, free pages given back), so what is read is what is
+// retained. A plain full collection leaves the young generation at the size the allocation
+// rate grew it to (up to 2 x 64 MB here) and RSS then swings by tens of MB between reads
+// whatever the streams hold; that size is printed apart ('young gen under load', MB: a cost
+// per process up to that cap, not per stream). Two figures:
+// - What one more open stream costs ('N/2→N', the aim's figure): the opening pauses once half
+//   the streams are open and flowing (after the same flowing window as at N), the memory is
+//   read, the other half opens, and the memory read with all N open minus the one at N/2 is
+//   divided by the streams added. Both reads are in the same process, both under the load of
+//   streams flowing, both before the process had ever held more streams than it then had (so
+//   the second half cannot reuse memory freed by streams that closed). What a process grows
+//   once whatever its load (starting up, JIT code, the warm-up's idle sockets, malloc arenas
+//   made once) is in both reads and cancels out; what every stream holds, and what the
+//   allocators keep per stream, does not. Printed as RSS, the part of it outside V8's heap
+//   (RSS minus V8's resident heap: malloc'd memory, Node's buffers and native objects), the
+//   live JS heap and external memory (the process's own accounting). Socket buffers in the
+//   kernel are in none of them.
+// - Growth from the warm process ('0→N', the old figure): the same read minus the one taken
+//   before the streams (after a warm-up), over N. It counts growth that is not per stream
+//   (malloc arenas the opening burst grows; the warm-up's keep-alive sockets, which close
+//   meanwhile, make its heap figure smaller), so it is kept for comparison only.
+// The peak RSS without collecting is printed beside them: it counts garbage the collector
+// had not got to yet, and the young generation.
+// RSS also counts what the allocators keep once they have grown: glibc's malloc keeps freed
+// memory in its arenas. So, after all streams ended, RSS is read once more in the same way
+// ('RSS kept after close'): what a process that has served N streams holds at rest over what
+// it held before them.
 // TOOLWIRE_BENCH_MALLOC_ARENA_MAX=2 starts every target with MALLOC_ARENA_MAX=2 (fewer glibc
 // arenas, a setting deployments use to curb that retention), printed in the header.
 //
@@ -55,7 +73,7 @@
 // CPU per token falls when a target falls behind (each read and write then carries several
 // tokens): compare it between targets that keep up; heap bytes per token is counted, not timed.
 //
-// Aims (issue 19): ≤ 30 KB RSS per open stream; event-loop delay p99 ≤ 20 ms at 5,000
+// Aims (issue 19): ≤ 30 KB RSS per open stream (read as 'RSS KB/stream N/2→N'); event-loop delay p99 ≤ 20 ms at 5,000
 // streams; added TTFT p99 ≤ 5 ms at 1,000 streams.
 //
 // TOOLWIRE_BENCH_STREAMS=1000,5000,10000 picks the sizes (default 200, to keep `pnpm bench`
@@ -74,7 +92,7 @@ import { loadavg } from 'node:os';
 import { cpuCount, pinningNote, pinProcess, pinSelf, targetAndHarnessCpus } from './support/cpu-pinning.ts';
 import { readStats, startProcess, stopAll, stopProcess } from './support/processes.ts';
 import type { BenchProcess, TargetStats } from './support/processes.ts';
-import type { ClientReport, OpenCommand, SteadyCommand } from './support/stream-client-process.ts';
+import type { ClientReport, OpenCommand, ResumeCommand, SteadyCommand } from './support/stream-client-process.ts';
 import type { PhaseReport, PhaseSummary } from './support/stream-phases.ts';
 
 const sizes = (process.env.TOOLWIRE_BENCH_STREAMS ?? '200')
@@ -86,9 +104,14 @@ const TOKENS_PER_SECOND = 30;
 const tokens = Math.max(1, Math.round(streamSeconds * TOKENS_PER_SECOND));
 // The steady state's length: new streams arrive for this long (default half a stream).
 const steadySeconds = Number(process.env.TOOLWIRE_BENCH_STEADY_SECONDS ?? String(streamSeconds / 2));
+// How long the opening pauses at half the streams, at most, for the memory read there (see the header):
+// the same flowing window as at N (a quarter of a stream, at least 1 s), the samples, a margin.
+const flowWindowMs = Math.max(1000, streamSeconds * 1000 * 0.25);
+const HALF_PAUSE_SECONDS = flowWindowMs / 1000 + 4;
 // The burst's streams last that much longer (and a margin), so that the steady state still finds them open to replace.
 const STEADY_MARGIN_SECONDS = 3;
-const burstTokens = Math.max(1, Math.round((streamSeconds + steadySeconds + STEADY_MARGIN_SECONDS) * TOKENS_PER_SECOND));
+// And by the pause at half the streams, so that the first half is as far from its end as before.
+const burstTokens = Math.max(1, Math.round((streamSeconds + steadySeconds + STEADY_MARGIN_SECONDS + HALF_PAUSE_SECONDS) * TOKENS_PER_SECOND));
 // How long a steady-state arrival may wait for its first token before it counts as never having one.
 const STEADY_GRACE_MS = 5000;
 // Clients arrive in waves: 250 every 50 ms.
@@ -134,19 +157,26 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
   return {
     rss: median(samples.map((s) => s.rss)),
     heapUsed: median(samples.map((s) => s.heapUsed)),
-    newSpace: median(samples.map((s) => s.spaces.new_space ?? 0)),
+    external: median(samples.map((s) => s.external)),
+    youngUnderLoad: median(samples.map((s) => s.youngBeforeGc)),
+    heapResident: median(samples.map((s) => Object.values(s.physicalSpaces).reduce((sum, bytes) => sum + bytes, 0))),
   };
 }
 
 interface Memory {
   rss: number;
   heapUsed: number;
+  /** Memory of C++ objects bound to JS ones that V8 is told of (array buffers, Node's buffers). */
+  external: number;
   /**
-   * The young generation's committed size. V8 grows it (up to 2 x 64 MB here) while
-   * allocation is heavy and keeps it after a full collection: part of RSS, but sized by
-   * the allocation rate, not by what the open streams hold.
+   * The young generation's committed size before each collection. V8 grows it (up to 2 x 64
+   * MB here) while allocation is heavy and keeps it after a plain full collection: sized by
+   * the allocation rate up to a fixed cap, not by what the open streams hold. The reads
+   * collect with V8's last-resort collection, which shrinks it, so RSS leaves it out.
    */
-  newSpace: number;
+  youngUnderLoad: number;
+  /** What of V8's whole heap (every space) is resident: RSS minus this is memory outside V8's heap (malloc, code, stacks). */
+  heapResident: number;
 }
 
 /** Has the target write a heap snapshot; resolves with its path. */
@@ -214,10 +244,22 @@ interface CapacityResult {
   ok: number;
   /** The fewest streams flowing (first token received, not ended) while memory was sampled: all N, unless some never started or ended early. */
   openAtSample: number;
+  /** The fewest streams flowing while memory was sampled at half of them. */
+  openAtHalf: number;
+  /** Streams open at the half-way read (N/2, rounded per client). */
+  half: number;
+  /** RSS growth from the warm baseline to N open, over N: counts growth that is not per stream (see the header). */
   rssPerStreamKb: number;
   heapPerStreamKb: number;
-  /** The young generation's growth per stream: part of the RSS figure (see `Memory.newSpace`). */
-  newSpacePerStreamKb: number;
+  /** What one more open stream costs: RSS with N open minus with N/2 open, over the N/2 more (see the header). */
+  marginalRssPerStreamKb: number;
+  /** The same for the live JS heap and for external memory (the process's own accounting). */
+  marginalHeapPerStreamKb: number;
+  marginalExternalPerStreamKb: number;
+  /** RSS outside V8's heap (malloc'd: Node's buffers and native objects, allocator slack), per added stream. */
+  marginalNativePerStreamKb: number;
+  /** The young generation's size under the load with N open, MB: a per-process cost up to a fixed cap (see `Memory.youngUnderLoad`). */
+  youngUnderLoadMb: number;
   /** Peak RSS without collecting, the old figure: counts garbage too. */
   peakRssPerStreamKb: number;
   /** RSS after every stream ended (collected), over the baseline, per stream: what the allocators and caches keep. */
@@ -418,25 +460,42 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   const received = (): number => clients.reduce((sum, c) => sum + c.tokens, 0);
   const allDone = Promise.all(clients.map((c) => c.done));
   let remaining = n;
+  // Each client opens half of its streams, then waits for the word to open the rest.
+  let half = 0;
   clients.forEach((client, i) => {
     const count = Math.floor(remaining / (clientCount - i));
     remaining -= count;
-    const command: OpenCommand = { type: 'open', url: target.url, model, count, tokens: burstTokens, wave: Math.max(1, Math.round(WAVE / clientCount)), waveMs: WAVE_MS };
+    const pauseAfter = Math.floor(count / 2);
+    half += pauseAfter;
+    const command: OpenCommand = { type: 'open', url: target.url, model, count, tokens: burstTokens, wave: Math.max(1, Math.round(WAVE / clientCount)), waveMs: WAVE_MS, pauseAfter };
     client.child.send(command);
   });
-  // All open (or given up on): measure while they stream.
   const giveUpAt = performance.now() + (streamSeconds + 30) * 1000;
   let finished = false;
   void allDone.then(() => (finished = true));
+  // Half open: the event-loop delay and CPU of that part of the opening, then, after the same
+  // flowing window as at N, the memory with N/2 open (the marginal figures' lower point).
+  while (started() < half && !finished && performance.now() < giveUpAt) await sleep(20);
+  const halfEnd = await readStats(statsURL);
+  const halfWallMs = performance.now() - burstStartedAt;
+  await sleep(flowWindowMs);
+  let openAtHalf = half;
+  const halfway = await retained(statsURL, () => (openAtHalf = Math.min(openAtHalf, started() - ended())));
+  // Then the other half, and measure while all stream.
+  const resumeStart = await readStats(statsURL, { reset: true });
+  const resumedAt = performance.now();
+  const resume: ResumeCommand = { type: 'resume' };
+  for (const client of clients) client.child.send(resume);
   while (started() < n && !finished && performance.now() < giveUpAt) await sleep(20);
   // Event-loop delay and CPU first, without the collections of the memory samples below.
   const burstEnd = await readStats(statsURL);
+  // The opening's two parts together, without the pause between them.
   const burst: Burst = {
-    wallMs: performance.now() - burstStartedAt,
-    cpuMs: burstEnd.cpuMs - burstStart.cpuMs,
-    runWaitMs: burstEnd.runWaitMs - burstStart.runWaitMs,
-    eldP99Ms: burstEnd.eldP99Ms,
-    eldMaxMs: burstEnd.eldMaxMs,
+    wallMs: halfWallMs + performance.now() - resumedAt,
+    cpuMs: halfEnd.cpuMs - burstStart.cpuMs + burstEnd.cpuMs - resumeStart.cpuMs,
+    runWaitMs: halfEnd.runWaitMs - burstStart.runWaitMs + burstEnd.runWaitMs - resumeStart.runWaitMs,
+    eldP99Ms: Math.max(halfEnd.eldP99Ms, burstEnd.eldP99Ms),
+    eldMaxMs: Math.max(halfEnd.eldMaxMs, burstEnd.eldMaxMs),
   };
   const windowStart = await readStats(statsURL, { reset: true });
   const windowStartedAt = performance.now();
@@ -444,7 +503,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   let peakRss = 0;
   let last = windowStart;
   // A quarter of a stream's length, so that the memory samples after it still find them all open.
-  const windowMs = Math.max(1000, streamSeconds * 1000 * 0.25);
+  const windowMs = flowWindowMs;
   while (performance.now() < windowStartedAt + windowMs) {
     await sleep(250);
     last = await readStats(statsURL);
@@ -484,9 +543,15 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     ok: reports.reduce((sum, r) => sum + r.ok, 0),
     replaced: reports.reduce((sum, r) => sum + r.replaced, 0),
     openAtSample,
+    openAtHalf,
+    half,
     rssPerStreamKb: (during.rss - before.rss) / 1024 / n,
     heapPerStreamKb: (during.heapUsed - before.heapUsed) / 1024 / n,
-    newSpacePerStreamKb: (during.newSpace - before.newSpace) / 1024 / n,
+    marginalRssPerStreamKb: (during.rss - halfway.rss) / 1024 / (n - half),
+    marginalHeapPerStreamKb: (during.heapUsed - halfway.heapUsed) / 1024 / (n - half),
+    marginalExternalPerStreamKb: (during.external - halfway.external) / 1024 / (n - half),
+    marginalNativePerStreamKb: (during.rss - during.heapResident - (halfway.rss - halfway.heapResident)) / 1024 / (n - half),
+    youngUnderLoadMb: during.youngUnderLoad / 1024 / 1024,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
     rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,
     heapKeptPerStreamKb: (after.heapUsed - before.heapUsed) / 1024 / n,
@@ -510,10 +575,14 @@ function print(results: CapacityResult[]): void {
     r.name,
     String(r.streams),
     `${r.ok}/${r.streams - r.replaced}`,
-    String(r.openAtSample),
+    `${r.openAtHalf}/${r.openAtSample}`,
+    r.marginalRssPerStreamKb.toFixed(1),
+    r.marginalNativePerStreamKb.toFixed(1),
+    r.marginalHeapPerStreamKb.toFixed(1),
+    r.marginalExternalPerStreamKb.toFixed(1),
     r.rssPerStreamKb.toFixed(1),
     r.heapPerStreamKb.toFixed(1),
-    r.newSpacePerStreamKb.toFixed(1),
+    r.youngUnderLoadMb.toFixed(0),
     r.peakRssPerStreamKb.toFixed(1),
     r.rssKeptPerStreamKb.toFixed(1),
     r.heapKeptPerStreamKb.toFixed(1),
@@ -531,10 +600,14 @@ function print(results: CapacityResult[]): void {
     'target',
     'streams',
     'completed',
-    'flowing at mem',
-    'RSS KB/stream',
-    'heap KB/stream',
-    'of RSS: young gen KB/stream',
+    'flowing at mem N/2/N',
+    'RSS KB/stream N/2→N',
+    'of it outside V8 heap',
+    'heap KB/stream N/2→N',
+    'external KB/stream N/2→N',
+    'RSS KB/stream 0→N',
+    'heap KB/stream 0→N',
+    'young gen under load MB',
     'peak RSS KB/stream (no GC)',
     'RSS kept after close KB/stream',
     'heap kept after close KB/stream',
@@ -626,14 +699,16 @@ try {
       const addedP99 = gateway.steady.ttftP99Ms - proxy.steady.ttftP99Ms;
       const burstAddedP50 = gateway.ttftP50Ms - proxy.ttftP50Ms;
       const burstAddedP99 = gateway.ttftP99Ms - proxy.ttftP99Ms;
-      if (gateway.openAtSample < n || proxy.openAtSample < n) {
+      if (gateway.openAtSample < n || proxy.openAtSample < n || gateway.openAtHalf < gateway.half || proxy.openAtHalf < proxy.half) {
         console.log(`${n} streams: not all streams were flowing while memory was sampled (see 'flowing at mem'): the memory figures are not per open stream.`);
       }
       console.log(
-        `${n} streams: gateway ${gateway.rssPerStreamKb.toFixed(1)} KB RSS (${gateway.rssKeptPerStreamKb.toFixed(1)} KB of RSS stays after all closed; ${gateway.heapPerStreamKb.toFixed(1)} KB heap) retained per open stream (aim ≤ 30); ` +
+        `${n} streams: gateway ${gateway.marginalRssPerStreamKb.toFixed(1)} KB RSS per open stream from N/2 to N open (aim ≤ 30; bare proxy ${proxy.marginalRssPerStreamKb.toFixed(1)}; ` +
+          `${gateway.marginalHeapPerStreamKb.toFixed(1)} KB heap + ${gateway.marginalExternalPerStreamKb.toFixed(1)} KB external of it), ${gateway.heapPerStreamKb.toFixed(1)} KB heap retained per open stream; ` +
+          `RSS growth from the warm process to N open ${gateway.rssPerStreamKb.toFixed(1)} KB per stream (${gateway.rssKeptPerStreamKb.toFixed(1)} KB of it stays after all closed); ` +
           `steady state (${gateway.steady.arrivals} arrivals while ${n} were open): event-loop delay p99 ${gateway.steady.eldP99Ms.toFixed(1)} ms (aim ≤ 20 at 5,000), ` +
           `added TTFT p50 ${addedP50.toFixed(1)} ms / p99 ${addedP99.toFixed(1)} ms over the bare proxy (aim p99 ≤ 5 at 1,000); ` +
-          `opening burst (all ${n} at once): event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms while they flowed, added TTFT p50 ${burstAddedP50.toFixed(1)} ms / p99 ${burstAddedP99.toFixed(1)} ms`,
+          `opening burst (${n} in two halves): event-loop delay p99 ${gateway.eldP99Ms.toFixed(1)} ms while they flowed, added TTFT p50 ${burstAddedP50.toFixed(1)} ms / p99 ${burstAddedP99.toFixed(1)} ms`,
       );
     }
   }

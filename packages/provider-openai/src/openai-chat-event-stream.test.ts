@@ -1,4 +1,6 @@
 import type { ChatStreamEvent } from '@toolwire/core';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { nextThen } from '@toolwire/core/provider';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
@@ -37,6 +39,9 @@ async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
 }
 
 const mapError = (error: unknown): Error => new Error(`mapped: ${(error as Error).message}`);
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 describe('createChatEventStream', () => {
   it('makes the call on the first next(), then gives the warnings, the events of each read and the closing events', async () => {
@@ -230,5 +235,27 @@ describe('createChatEventStream through NEXT_THEN', () => {
       }
       expect(await collectChained(make())).toEqual(expected);
     }
+  });
+
+  it('does not keep the Response of an open stream once its body is being read', async () => {
+    let response: WeakRef<Response> | undefined;
+    const stream = createChatEventStream({
+      open: () => {
+        const made = body([chunk('{"content":"Hel"}'), chunk('{"content":"lo"}'), chunk('{}', 'stop'), 'data: [DONE]\n\n']).response;
+        response = new WeakRef(made);
+        return Promise.resolve(opened(made));
+      },
+      mapError,
+    });
+    const first = await stream.next();
+    expect(first.value).toMatchObject({ type: 'text-delta', delta: 'Hel' });
+    for (let i = 0; i < 5 && response?.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    expect(response?.deref()).toBeUndefined();
+    // The rest of the stream reads as before.
+    const rest = await collect(stream);
+    expect(rest.map((e) => e.type)).toEqual(['text-delta', 'finish']);
   });
 });

@@ -56,7 +56,11 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   #left = false;
   readonly #queue: ChatStreamEvent[] = [];
   #reader: ChatChunkReader<ChatCompletionChunk | string> | undefined;
-  #opened: OpenedChatStream | undefined;
+  /**
+   * What the reads need of the opened call: not its `Response`, which the body reader no
+   * longer needs once it has the body, and which would otherwise stay for the stream's length.
+   */
+  #opened: Reading | undefined;
   readonly #onChunks = (chunks: ChatCompletionChunks): Result | Promise<Result> => this.#took(chunks);
   readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
 
@@ -152,7 +156,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     } catch (error) {
       // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
       if (this.#left) return DONE;
-      this.#opened = opened;
+      this.#opened = { mapper: opened.mapper, restore: opened.restore };
       this.#queue.push(...opened.before);
       return this.#failed(error);
     }
@@ -162,7 +166,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       return DONE;
     }
     this.#reader = reader;
-    this.#opened = opened;
+    this.#opened = { mapper: opened.mapper, restore: opened.restore };
     this.#state = 'reading';
     this.#queue.push(...opened.before);
     return this.#after();
@@ -170,7 +174,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
 
   #took(chunks: ChatCompletionChunks): Result | Promise<Result> {
     if (this.#left) return DONE;
-    const { mapper, restore } = this.#opened as OpenedChatStream;
+    const { mapper, restore } = this.#opened as Reading;
     const signal = this.#options.signal;
     if (chunks === undefined) {
       this.#state = 'ended';
@@ -210,5 +214,8 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     return this.#after();
   }
 }
+
+/** What the reads of an opened call use. */
+type Reading = Pick<OpenedChatStream, 'mapper' | 'restore'>;
 
 type ChatCompletionChunks = (ChatCompletionChunk | string)[] | undefined;

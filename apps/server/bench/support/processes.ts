@@ -72,8 +72,12 @@ export interface TargetStats {
   heapTotal: number;
   /** Committed bytes per V8 heap space (`new_space`, `old_space`, …). */
   spaces: Record<string, number>;
+  /** Resident bytes per V8 heap space: what of `spaces` counts in RSS. */
+  physicalSpaces: Record<string, number>;
   /** Memory of C++ objects bound to JS ones (socket and other buffers). */
   external: number;
+  /** The young generation's committed size before the last `gc` read (NaN before any): what the load grew it to. */
+  youngBeforeGc: number;
   /** CPU time used since the process started (user + system). */
   cpuMs: number;
   /** Time the main thread was runnable but waiting for a CPU (Linux; NaN elsewhere): other processes had the cores. */
@@ -89,7 +93,10 @@ export interface TargetStats {
 export interface ReadStatsOptions {
   /** Reset the event-loop delay histogram after reading it. */
   reset?: boolean;
-  /** Run a full garbage collection in the target before reading its memory: what is retained, not garbage. */
+  /**
+   * Run a full garbage collection in the target before reading its memory (V8's last-resort
+   * one, which also shrinks the young generation): what is retained, not garbage.
+   */
   gc?: boolean;
 }
 

@@ -19,6 +19,16 @@ export interface OpenCommand {
   tokens: number;
   wave: number;
   waveMs: number;
+  /**
+   * Opens this many streams, then waits for a `resume` before opening the rest (the bench
+   * reads the target's memory with half the streams open, to tell what one more costs).
+   */
+  pauseAfter?: number;
+}
+
+/** What the parent sends to have an `open` paused at `pauseAfter` go on. */
+export interface ResumeCommand {
+  type: 'resume';
 }
 
 /**
@@ -206,6 +216,7 @@ async function run(command: OpenCommand): Promise<void> {
     if (first === command.count) report();
   };
   for (let i = 0; i < command.count; i++) {
+    if (i === command.pauseAfter) await resumed;
     burst.push(
       openStream(agent, command, onFirst, () => {
         ended++;
@@ -231,9 +242,25 @@ async function run(command: OpenCommand): Promise<void> {
   });
 }
 
-process.on('message', (message: OpenCommand | SteadyCommand) => {
-  if (message.type === 'open') void run(message);
-  else void steady(message);
+let resume: () => void = () => undefined;
+const resumed = new Promise<void>((resolve) => (resume = resolve));
+
+process.on('message', (message: OpenCommand | ResumeCommand | SteadyCommand) => {
+  switch (message.type) {
+    case 'open':
+      void run(message);
+      return;
+    case 'resume':
+      resume();
+      return;
+    case 'steady':
+      void steady(message);
+      return;
+    default: {
+      const unexpected: never = message;
+      throw new Error(`unknown command ${JSON.stringify(unexpected)}`);
+    }
+  }
 });
 // The parent's IPC channel closing (it stopped) ends this process too.
 process.on('disconnect', () => process.exit(0));

@@ -27,7 +27,9 @@ const streamPhases = process.env.TOOLWIRE_BENCH_PHASES === '0' ? undefined : awa
 // what is retained, not garbage the collector has not got to yet.
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
-const collect = (globalThis as { gc?: () => void }).gc;
+const collect = (globalThis as { gc?: (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void }).gc;
+// The young generation's committed size when the last collection was asked for: what it had grown to under the load.
+let youngBeforeGc = Number.NaN;
 // Bytes allocated on the JS heap since the last reset: what each collection found used
 // before it, minus what the previous one left, summed (a count the CPU's contention does not skew).
 let gcProfiler: GCProfiler | undefined;
@@ -61,7 +63,12 @@ const stats = createHttpServer((req, res) => {
       res.writeHead(500).end('start this process with --expose-gc');
       return;
     }
-    collect();
+    youngBeforeGc = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? Number.NaN;
+    // V8's collection under memory pressure: everything collectable, then the young
+    // generation shrunk to its minimum and free pages given back. A plain full collection
+    // keeps the young generation at whatever size the allocation rate grew it to (up to 2 x
+    // 64 MB here), which RSS would then count whatever the streams hold.
+    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   }
   const params = new URL(req.url ?? '/', 'http://stats').searchParams;
   // Where time to first token went (see stream-phases.ts): `?phases=reset` before the streams, `?phases=1` after.
@@ -94,7 +101,10 @@ const stats = createHttpServer((req, res) => {
       heapTotal: memory.heapTotal,
       // Committed size of each V8 heap space (new, old, code, large objects…), in bytes.
       spaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])),
+      // Resident size of each: what of the committed size is in RSS.
+      physicalSpaces: Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.physical_space_size])),
       external: memory.external,
+      youngBeforeGc,
       cpuMs: (cpu.user + cpu.system) / 1000,
       runWaitMs: sched.waitMs,
       allocatedBytes: readAllocated(),
@@ -159,6 +169,9 @@ if (kind === 'proxy') {
     res.once('close', () => {
       if (!res.writableFinished) up.destroy();
     });
+    // An upstream request cut before its answer (the client left first) fails with 'socket hang
+    // up': without a listener that would end this process.
+    up.on('error', () => res.destroy());
     req.pipe(up);
   });
   printURL(proxy);

@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FETCH_SIGNAL, readsFetchSignal, takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
@@ -8,6 +10,18 @@ import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
 import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-http-fetch.ts';
 
 afterEach(closeServed);
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** Whether what `ref` points to is collected once nothing else holds it (full collections, a turn between them). */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  return ref.deref() === undefined;
+}
 
 describe('createNodeHttpFetch', () => {
   it('sends method, headers and a string body, and returns status, headers and body', async () => {
@@ -461,5 +475,25 @@ describe('the BodyReader of createNodeHttpFetch', () => {
     await silent.read();
     await expect(silent.read()).rejects.toThrow(/sent nothing/);
   });
-});
 
+  it('keeps neither the Response nor its promise while the body is read (an open stream holds only the body)', async () => {
+    let finish: () => void = () => undefined;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      finish = () => res.end('data: [DONE]\n\n');
+    });
+    const fetchUpstream = createNodeHttpFetch({ idleTimeoutMs: 10_000 });
+    // In a function of its own, so that no local of this test holds the response.
+    const open = async (): Promise<{ reader: BodyReader; response: WeakRef<Response> }> => {
+      const response = await fetchUpstream(url, { method: 'POST', body: '{"stream":true}', signal: new AbortController().signal });
+      return { reader: takeBodyReader(response)!, response: new WeakRef(response) };
+    };
+    const { reader, response } = await open();
+    expect(Buffer.from((await reader.read())![0]!).toString()).toBe('data: 1\n\n');
+    expect(await collected(response)).toBe(true);
+    // The body reads on to its end without it.
+    finish();
+    expect((await readAll(reader)).text).toBe('data: [DONE]\n\n');
+  });
+});

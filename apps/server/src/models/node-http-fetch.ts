@@ -4,6 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
 import { attachBodyReader, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
+import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
@@ -43,14 +44,20 @@ class NodeBody implements BodyReader {
     else this.#webData(chunk);
   };
 
+  readonly #onEnd = (): void => this.#settle();
+  readonly #onError = (error: Error): void => this.#settle(error);
+  readonly #onClose = (): void => {
+    if (this.#open) this.#settle(new Error('The upstream response closed before it ended.'));
+  };
+
   constructor(res: IncomingMessage) {
     this.#res = res;
-    res.once('end', () => this.#settle());
-    // Stays attached for the life of the response: an 'error' without a listener would be thrown.
-    res.on('error', (error) => this.#settle(error));
-    res.once('close', () => {
-      if (this.#open) this.#settle(new Error('The upstream response closed before it ended.'));
-    });
+    // `on`, not `once`: a response ends and closes once, and a `once` wrapper would stay as
+    // long as the body streams. 'error' stays attached for the life of the response: an
+    // 'error' without a listener would be thrown.
+    res.on('end', this.#onEnd);
+    res.on('error', this.#onError);
+    res.on('close', this.#onClose);
   }
 
   get web(): ReadableStream<Uint8Array> {
@@ -289,6 +296,8 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchSi
     // new socket keep the request's options (this array too) for as long as the socket lives:
     // emptied, the array holds none of this request's header strings meanwhile.
     headers.length = 0;
+    // The header block stays on the request for as long as the response streams: one string, not a rope.
+    flattenHeaderBlock(req);
     // The request's body, options and headers stay out of the closures below: those live as
     // long as the response, and the body (the whole conversation) is not needed once sent.
     const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, callerSignal, idleTimeoutMs });
@@ -341,26 +350,47 @@ function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promi
 class PendingResponse {
   readonly #req: ClientRequest;
   readonly #options: AwaitResponseOptions;
-  readonly #resolve: (response: Response) => void;
-  readonly #reject: (error: Error) => void;
+  /**
+   * The promise's settling functions until it settles. Dropped then: they hold the promise,
+   * and the promise its response, which the stream would otherwise keep for its whole length.
+   */
+  #settle: { resolve: (response: Response) => void; reject: (error: Error) => void } | undefined;
   #upstream: IncomingMessage | undefined;
 
   constructor(req: ClientRequest, options: AwaitResponseOptions, resolve: (response: Response) => void, reject: (error: Error) => void) {
     this.#req = req;
     this.#options = options;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#settle = { resolve, reject };
     const { signal, callerSignal, idleTimeoutMs } = options;
-    req.once('response', this.#onResponse);
+    // `on`: a request has one response, and taking a `once` wrapper off again would leave the
+    // request's listener table in its slower, larger form for as long as the response streams.
+    req.on('response', this.#onResponse);
     signal?.addEventListener('abort', this, { once: true });
     callerSignal?.addEventListener('abort', this, { once: true });
-    // No listener stays on a long-lived signal past the request.
-    if (signal !== undefined || callerSignal !== undefined) req.once('close', this.#onClose);
+    // No listener stays on a long-lived signal past the request. (`on`, not `once`, here and
+    // below: a request closes once and is destroyed at its first timeout, and a `once`
+    // wrapper would stay as long as the response streams.)
+    if (signal !== undefined || callerSignal !== undefined) req.on('close', this.#onClose);
     // The socket's inactivity timer: runs while waiting for headers and between body reads.
     // Set per request: a pooled socket carries the timeout its last response's
     // `Keep-Alive: timeout=…` hint gave it, which an agent-wide timeout would keep.
-    if (idleTimeoutMs > 0) req.setTimeout(idleTimeoutMs, this.#onIdle);
+    if (idleTimeoutMs > 0) {
+      req.on('timeout', this.#onIdle);
+      req.setTimeout(idleTimeoutMs);
+    }
     req.on('error', this.#onError);
+  }
+
+  #resolve(response: Response): void {
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.resolve(response);
+  }
+
+  #reject(error: Error): void {
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.reject(error);
   }
 
   /** An abort of either signal: the request fails (before the response) or its body does (after). */

@@ -8,19 +8,19 @@ import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
  * response. Like a fetch response's, they are immutable.
  */
 export class RawResponseHeaders implements Headers {
+  // Only the raw array (Node's own, kept by the response anyway), no lookup table: a streamed
+  // response's headers stay for the stream's whole length (the reader keeps them for the
+  // errors it may raise), read a few times while the call starts, and a table per response
+  // would be held all that time. A dozen lines are scanned as fast as a table is built.
   readonly #raw: readonly string[];
-  /** Lower-case name → value, repeated names joined with ", " (built on first use). */
-  #byName: Map<string, string> | undefined;
-  /** The lower-case names in the order iteration yields them (built on first use). */
-  #sorted: string[] | undefined;
 
   /** @param raw Node's `rawHeaders`: `[name, value, name, value…]` as received. */
   constructor(raw: readonly string[]) {
     this.#raw = raw;
   }
 
+  /** Lower-case name → value, repeated names joined with ", ". */
   #map(): Map<string, string> {
-    if (this.#byName !== undefined) return this.#byName;
     const map = new Map<string, string>();
     const raw = this.#raw;
     for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -29,16 +29,25 @@ export class RawResponseHeaders implements Headers {
       const seen = map.get(name);
       map.set(name, seen === undefined ? value : `${seen}, ${value}`);
     }
-    this.#byName = map;
     return map;
   }
 
   get(name: string): string | null {
-    return this.#map().get(name.toLowerCase()) ?? null;
+    const wanted = name.toLowerCase();
+    const raw = this.#raw;
+    let value: string | null = null;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i] as string;
+      // Servers mostly send lower-case names: compared as they are first, lower-cased only when that fails.
+      if (key.length !== wanted.length || (key !== wanted && key.toLowerCase() !== wanted)) continue;
+      const line = raw[i + 1] as string;
+      value = value === null ? line : `${value}, ${line}`;
+    }
+    return value;
   }
 
   has(name: string): boolean {
-    return this.#map().has(name.toLowerCase());
+    return this.get(name) !== null;
   }
 
   getSetCookie(): string[] {
@@ -55,7 +64,7 @@ export class RawResponseHeaders implements Headers {
    */
   #pairs(): [string, string][] {
     const map = this.#map();
-    const names = (this.#sorted ??= [...map.keys()].sort());
+    const names = [...map.keys()].sort();
     const pairs: [string, string][] = [];
     // As a fetch `Headers` iterates: by name, repeated names joined, except each `set-cookie` on its own.
     for (const name of names) {

@@ -2,6 +2,7 @@ import type { ChatModel, ChatRequest, ChatStreamEvent } from '@toolwire/core';
 import { nextThen } from '@toolwire/core/provider';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-key-store.ts';
+import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
@@ -224,6 +225,8 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
     connection: 'keep-alive',
     'x-request-id': req.id,
   });
+  // Held by the response for the stream's whole length: one string, not a rope.
+  flattenHeaderBlock(res);
   const wire = options.wire();
   const writer = createSseWriter(res, {
     onError: (error) => req.log.info({ err: error }, 'client connection failed mid-stream'),
