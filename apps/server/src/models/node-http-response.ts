@@ -139,6 +139,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
    * straight into a property, `promise.withResponse = async () => …`), so whatever the
    * response still holds (the Node response, and through it the request and its header
    * text) would outlive every young-generation collection until the next full one.
+   * `undefined` only once `#used`: every read of it before that may take it as set.
    */
   #res: IncomingMessage | undefined;
   readonly #toBody: NodeHttpResponseInit['body'];
