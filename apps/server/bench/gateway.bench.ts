@@ -25,6 +25,11 @@
 //   throughput then drops, and the ratios hold only while every target waits alike), the
 //   latency p50/p99 at 32 in flight, and the harness's (client + upstream) CPU per request.
 //   CPU per request moves much less with the machine's load than throughput does.
+// - And from each target's stats side door (not Portkey's: it has none), per request: the JS
+//   heap it allocated, what young-generation collections promoted to the old generation
+//   (request garbage kept alive past them is copied, then left for a full collection; it was
+//   ~7 KB of every gateway request until the fetch stopped handing Node a `handleEvent`
+//   object), and the collections' time.
 // - The targets run without the capacity bench's time-to-first-token instrumentation
 //   (TOOLWIRE_BENCH_PHASES=0): Portkey carries none either.
 //
@@ -43,7 +48,7 @@ import { pinningNote, pinSelf } from './support/cpu-pinning.ts';
 import { startPortkey } from './support/portkey-process.ts';
 import { processCpuMs, processRunWaitMs } from './support/process-cpu.ts';
 import { buildRequest, RawConnection } from './support/raw-http.ts';
-import { startProcess, stopAll } from './support/processes.ts';
+import { readStats, startProcess, stopAll } from './support/processes.ts';
 
 const HARNESS_CPUS = '0';
 const TARGET_CPUS = '1';
@@ -79,25 +84,27 @@ function clientCpuMs(): number {
 interface Target {
   url: string;
   pid: number | undefined;
+  /** The target's stats side door (its garbage collections), where it has one. */
+  stats: string | undefined;
   /** The request's bytes, built once: non-streaming and streaming. */
   bytes: { false: Buffer; true: Buffer };
   /** Keep-alive connections, one per request in flight (lane). */
   lanes: RawConnection[];
 }
 
-function target(base: string, model: string, pid: number | undefined, headers: Record<string, string> = {}): Target {
+function target(base: string, model: string, pid: number | undefined, stats: string | undefined, headers: Record<string, string> = {}): Target {
   const url = `${base}/chat/completions`;
   const bytes = (stream: boolean) => buildRequest(url, JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say something.' }] }), headers);
-  return { url, pid, bytes: { false: bytes(false), true: bytes(true) }, lanes: [] };
+  return { url, pid, stats, bytes: { false: bytes(false), true: bytes(true) }, lanes: [] };
 }
 
 const all = {
-  direct: target(`${upstream.url}/v1`, 'gpt-fake', undefined),
-  proxy: target(proxy.url, 'gpt-fake', proxy.child.pid),
-  gateway: target(gateway.url, 'openai/gpt-fake', gateway.child.pid),
-  local: target(local.url, 'openai/gpt-fake', local.child.pid),
-  sdkProxy: target(sdkProxy.url, 'gpt-fake', sdkProxy.child.pid),
-  portkey: target(portkey.url, 'gpt-fake', portkey.pid, portkey.headers(upstream.url)),
+  direct: target(`${upstream.url}/v1`, 'gpt-fake', undefined, undefined),
+  proxy: target(proxy.url, 'gpt-fake', proxy.child.pid, proxy.stats),
+  gateway: target(gateway.url, 'openai/gpt-fake', gateway.child.pid, gateway.stats),
+  local: target(local.url, 'openai/gpt-fake', local.child.pid, local.stats),
+  sdkProxy: target(sdkProxy.url, 'gpt-fake', sdkProxy.child.pid, sdkProxy.stats),
+  portkey: target(portkey.url, 'gpt-fake', portkey.pid, undefined, portkey.headers(upstream.url)),
 };
 type TargetName = keyof typeof all;
 
@@ -117,18 +124,22 @@ interface Load {
   waited: number;
   /** This client's and the upstream's CPU per request (ms). */
   harnessCpuMs: number;
+  /** JS heap allocated, promoted to the old generation by young collections (bytes), and garbage-collection time (ms), per request; NaN without a stats side door. */
+  gc: { allocated: number; promoted: number; pauseMs: number };
   p50Ms: number;
   p99Ms: number;
 }
 
 /** Each named target's load figures with `IN_FLIGHT` requests in flight, one target at a time, in interleaved slices. */
 async function measureLoad(names: readonly TargetName[], stream: boolean): Promise<Map<TargetName, Load>> {
-  const totals = new Map(names.map((name) => [name, { count: 0, cpu: 0, wait: 0, harness: 0, latencies: [] as number[] }]));
+  const totals = new Map(names.map((name) => [name, { count: 0, cpu: 0, wait: 0, harness: 0, allocated: 0, promoted: 0, gcMs: 0, latencies: [] as number[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of names) {
       const t = all[name];
       const sum = totals.get(name);
       if (sum === undefined) continue;
+      // Resets the target's garbage-collection counts (read again after the slice).
+      if (t.stats !== undefined) await readStats(t.stats, { reset: true });
       const cpuBefore = processCpuMs(t.pid) ?? Number.NaN;
       const waitBefore = processRunWaitMs(t.pid) ?? Number.NaN;
       const harnessBefore = (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs();
@@ -146,6 +157,10 @@ async function measureLoad(names: readonly TargetName[], stream: boolean): Promi
       sum.cpu += (processCpuMs(t.pid) ?? Number.NaN) - cpuBefore;
       sum.wait += (processRunWaitMs(t.pid) ?? Number.NaN) - waitBefore;
       sum.harness += (processCpuMs(upstream.child.pid) ?? Number.NaN) + clientCpuMs() - harnessBefore;
+      const gc = t.stats === undefined ? undefined : await readStats(t.stats);
+      sum.allocated += gc?.allocatedBytes ?? Number.NaN;
+      sum.promoted += gc?.promotedBytes ?? Number.NaN;
+      sum.gcMs += gc?.gcPauseMs ?? Number.NaN;
     }
   }
   const seconds = (ROUNDS * SLICE_MS) / 1000;
@@ -153,7 +168,7 @@ async function measureLoad(names: readonly TargetName[], stream: boolean): Promi
   for (const [name, sum] of totals) {
     const sorted = sum.latencies.sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-    loads.set(name, { rate: sum.count / seconds, cpuMs: sum.cpu / sum.count, busy: sum.cpu / 1000 / seconds, waited: sum.wait / 1000 / seconds, harnessCpuMs: sum.harness / sum.count, p50Ms: at(0.5), p99Ms: at(0.99) });
+    loads.set(name, { rate: sum.count / seconds, cpuMs: sum.cpu / sum.count, busy: sum.cpu / 1000 / seconds, waited: sum.wait / 1000 / seconds, harnessCpuMs: sum.harness / sum.count, gc: { allocated: sum.allocated / sum.count, promoted: sum.promoted / sum.count, pauseMs: sum.gcMs / sum.count }, p50Ms: at(0.5), p99Ms: at(0.99) });
   }
   return loads;
 }
@@ -211,7 +226,8 @@ try {
     );
 
     const loads = await measureLoad(names, stream);
-    const load = (name: TargetName): Load => loads.get(name) ?? { rate: Number.NaN, cpuMs: Number.NaN, busy: Number.NaN, waited: Number.NaN, harnessCpuMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN };
+    const load = (name: TargetName): Load =>
+      loads.get(name) ?? { rate: Number.NaN, cpuMs: Number.NaN, busy: Number.NaN, waited: Number.NaN, harnessCpuMs: Number.NaN, gc: { allocated: Number.NaN, promoted: Number.NaN, pauseMs: Number.NaN }, p50Ms: Number.NaN, p99Ms: Number.NaN };
     const proxyRate = load('proxy').rate;
     const row = (label: string, name: TargetName): CaseResult => {
       const l = load(name);
@@ -233,6 +249,15 @@ try {
     for (const name of names) {
       const l = load(name);
       console.log(`  ${labels[name].padEnd(26)} ${us(l.cpuMs).padStart(5)} µs/request, core ${(100 * l.busy).toFixed(0).padStart(3)}% busy, ${(100 * l.waited).toFixed(0).padStart(3)}% waiting for it; harness (client + upstream) ${us(l.harnessCpuMs)} µs/request`);
+    }
+    // Garbage-collection work is CPU too, and its pauses are the one-at-a-time tail: what each
+    // request allocates, what outlives the young generation (to be copied there, then collected
+    // by a full collection), and the collections' time. Portkey has no side door to ask.
+    console.log(`${kind}: garbage collection per request in the target's own process (JS heap allocated; promoted to the old generation by young collections; collection time):`);
+    for (const name of names) {
+      const { gc } = load(name);
+      if (Number.isNaN(gc.allocated)) continue;
+      console.log(`  ${labels[name].padEnd(26)} ${(gc.allocated / 1024).toFixed(1).padStart(6)} KB allocated, ${(gc.promoted / 1024).toFixed(2).padStart(6)} KB promoted, ${us(gc.pauseMs).padStart(4)} µs collecting`);
     }
     const g = load('gateway');
     console.log(`${kind}: the gateway reaches ${((100 * g.rate) / load('sdkProxy').rate).toFixed(0)}% of the SDK-only proxy's throughput (its ceiling)`);

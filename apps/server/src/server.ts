@@ -19,6 +19,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
+import { AccessLogController } from './observability/access-log.ts';
 import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
@@ -148,6 +149,8 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
     connectionTimeout: timeouts.connectionTimeout,
     http: { headersTimeout: timeouts.headersTimeout, requestTimeout: timeouts.requestTimeout, connectionsCheckingInterval: timeouts.checkEvery },
     requestIdHeader: 'x-request-id',
+    // One access-log line per request, at its end (see access-log.ts).
+    logController: new AccessLogController(),
     // A per-process random prefix and a counter: unique, and no random bytes per request.
     genReqId: () => `${requestIdPrefix}${(nextRequestId++).toString(36)}`,
     // Open streams are allowed to drain on close; idle keep-alive sockets are closed.

@@ -6,7 +6,58 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
+/** A pino logger at info whose lines land in `lines`. */
+function capture(lines: string[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+      done();
+    },
+  });
+  return pino({ level: 'info' }, sink);
+}
+
+interface AccessLine {
+  msg: string;
+  reqId?: string;
+  req?: { method?: string; url?: string; remoteAddress?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
 describe('logs', () => {
+  it('keep one access-log line per request, written when its response ends (streams too), with method, URL, client, status and time', async () => {
+    const lines: string[] = [];
+    const model = createScriptedModel([{ text: 'one' }, { text: 'two' }]);
+    const { server, baseURL } = await startGateway(model, { logger: capture(lines) });
+    try {
+      const openai = new OpenAI({ apiKey: 'sk-x', baseURL, maxRetries: 0 });
+      const { response } = await openai.chat.completions.create({ model: 'test/x', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      const requestId = response.headers.get('x-request-id');
+      const stream = await openai.chat.completions.create({ model: 'test/x', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      for await (const _chunk of stream) {
+        // drained
+      }
+      await fetch(`${baseURL}/unknown`);
+      const records = lines.map((l) => JSON.parse(l) as AccessLine);
+      expect(records.some((r) => r.msg === 'incoming request')).toBe(false);
+      const access = records.filter((r) => r.msg === 'request completed');
+      expect(access.map((r) => [r.req?.method, r.req?.url, r.res?.statusCode])).toEqual([
+        ['POST', '/v1/chat/completions', 200],
+        ['POST', '/v1/chat/completions', 200],
+        ['GET', '/v1/unknown', 404],
+      ]);
+      expect(access[0]?.reqId).toBe(requestId);
+      for (const line of access) {
+        expect(line.reqId).toMatch(/^req_/);
+        expect(line.req?.remoteAddress).toBe('127.0.0.1');
+        expect(line.responseTime).toBeGreaterThan(0);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('carry a request id and an audit event per server tool execution, and never a key', async () => {
     const lines: string[] = [];
     const sink = new Writable({

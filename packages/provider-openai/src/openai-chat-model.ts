@@ -1,6 +1,6 @@
 import { generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
@@ -14,6 +14,19 @@ import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 
 const newCallId = (): string => generateId('call_');
+
+/**
+ * Drops the conversation and tool schemas from a body the SDK is done with (its call has
+ * settled: retries included, and the body is read here, not by the SDK). The SDK keeps its
+ * request options (this body among them) reachable from closures that V8 allocates in the
+ * old generation (`promise.withResponse = async () => …`), so until the next full
+ * collection every young one would copy them and then promote them: with an 8-message,
+ * 16 KB conversation, ~16 KB promoted per call.
+ */
+function forgetConversation(sent: ChatCompletionCreateParamsNonStreaming): void {
+  sent.messages = [];
+  delete sent.tools;
+}
 
 /** A model behind the Chat Completions API (OpenAI, vLLM, LM Studio, llama.cpp, Ollama's `/v1`). */
 export class OpenAIChatModel implements ChatModel {
@@ -47,22 +60,25 @@ export class OpenAIChatModel implements ChatModel {
    * closure over the caller's `built` (the whole conversation, mapped) would share its
    * scope with the stream's `restore` closure and stay alive for the stream's whole length.
    */
-  #call(request: ChatRequest, body: ChatCompletionCreateParamsBase, stream: boolean): PromiseLike<Response> {
+  #call(request: ChatRequest, params: ChatCompletionCreateParamsNonStreaming | ChatCompletionCreateParamsStreaming): PromiseLike<Response> {
     const completions = this.#context.client().chat.completions;
     const options = requestOptions(request);
-    return stream ? completions.create({ ...body, stream: true }, options).asResponse() : completions.create({ ...body, stream: false }, options).asResponse();
+    return params.stream === true ? completions.create(params, options).asResponse() : completions.create(params, options).asResponse();
   }
 
   /** One Chat Completions call. */
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const built = this.#build(request, false);
+    const sent: ChatCompletionCreateParamsNonStreaming = { ...built.body, stream: false };
     let completion;
     try {
       // The SDK makes the call (auth, headers, retries, status errors); the body is read here (see `readChatCompletion`).
-      const response = await this.#call(request, built.body, false);
+      const response = await this.#call(request, sent);
       completion = await readChatCompletion(response);
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
+    } finally {
+      forgetConversation(sent);
     }
     const response = mapChatResponse(completion, {
       generateId: newCallId,
@@ -85,7 +101,7 @@ export class OpenAIChatModel implements ChatModel {
         try {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
-          response = await this.#call(request, built.body, true);
+          response = await this.#call(request, { ...built.body, stream: true });
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
         }

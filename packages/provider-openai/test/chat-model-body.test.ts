@@ -5,9 +5,12 @@ import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderError, StreamError } from '@toolwire/core';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
+import { OpenAIChatModel } from '../src/openai-chat-model.ts';
 import { completion } from './chat-wire.ts';
+import { weatherTool } from './tools.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -88,5 +91,46 @@ describe('generate reads the completion body itself', () => {
     setTimeout(() => controller.abort(new Error('the client left')), 50);
     await expect(pending).rejects.toThrow('the client left');
     await closed;
+  });
+});
+
+describe('generate and the body it handed the SDK', () => {
+  it('takes the conversation and the tool schemas back out of it once the call is over (the SDK keeps its request options until a full collection)', async () => {
+    const baseURL = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(completion({ content: 'Done.' })));
+    });
+    const kept: { body?: unknown }[] = [];
+    const sentBodies: string[] = [];
+    // The SDK's own request options, as its `buildRequest` (a public method) receives them.
+    class WatchedOpenAI extends OpenAI {
+      override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
+        kept.push(args[0]);
+        return super.buildRequest(...args);
+      }
+    }
+    const client = new WatchedOpenAI({
+      baseURL,
+      apiKey: 'sk-test',
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        sentBodies.push(typeof init?.body === 'string' ? init.body : '');
+        return fetch(input, init);
+      },
+    });
+    const model = new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context: { client: () => client, baseURL, isOpenAI: false } });
+    const response = await model.generate({ messages: [{ role: 'user', content: 'A long conversation.' }], tools: [weatherTool] });
+    expect(response.text).toBe('Done.');
+    // What went on the wire had everything...
+    const wire = JSON.parse(sentBodies[0] ?? '{}') as { messages: unknown[]; tools?: unknown[] };
+    expect(wire.messages).toHaveLength(1);
+    expect(wire.tools).toHaveLength(1);
+    // ...and what the SDK still holds no longer reaches it.
+    expect(kept).toHaveLength(1);
+    const body = kept[0]?.body as { model: string; messages: unknown[]; tools?: unknown };
+    expect(body.model).toBe('gpt-4.1-mini');
+    expect(body.messages).toEqual([]);
+    expect(body.tools).toBeUndefined();
   });
 });

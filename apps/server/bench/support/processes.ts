@@ -84,6 +84,10 @@ export interface TargetStats {
   runWaitMs: number;
   /** Bytes allocated on the JS heap since the last reset (POST). */
   allocatedBytes: number;
+  /** Time garbage collections took since the last reset (ms). */
+  gcPauseMs: number;
+  /** Bytes young-generation collections moved to the old generation since the last reset. */
+  promotedBytes: number;
   eldP50Ms: number;
   eldP99Ms: number;
   eldMaxMs: number;

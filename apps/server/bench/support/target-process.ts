@@ -35,11 +35,19 @@ let youngBeforeGc = Number.NaN;
 let gcProfiler: GCProfiler | undefined;
 let usedAfterLast = 0;
 let allocated = 0;
+// Also since the last reset: the collections' cost (main-thread pause, ms), and what the
+// young-generation collections moved to the old generation (bytes): objects that outlived a
+// collection they should not have, to be copied now and collected by a full collection later.
+let gcPauseMs = 0;
+let promoted = 0;
+const oldSpaceUsed = (spaces: { spaceName: string; spaceUsedSize: number }[]): number => spaces.find((space) => space.spaceName === 'old_space')?.spaceUsedSize ?? 0;
 const readAllocated = (): number => {
   const report = gcProfiler?.stop();
   for (const gc of report?.statistics ?? []) {
     allocated += gc.beforeGC.heapStatistics.usedHeapSize - usedAfterLast;
     usedAfterLast = gc.afterGC.heapStatistics.usedHeapSize;
+    gcPauseMs += gc.cost / 1000;
+    if (gc.gcType === 'Scavenge') promoted += Math.max(0, oldSpaceUsed(gc.afterGC.heapSpaceStatistics) - oldSpaceUsed(gc.beforeGC.heapSpaceStatistics));
   }
   const used = getHeapStatistics().used_heap_size;
   gcProfiler = new GCProfiler();
@@ -51,6 +59,8 @@ const resetAllocated = (): void => {
   gcProfiler = new GCProfiler();
   gcProfiler.start();
   allocated = 0;
+  gcPauseMs = 0;
+  promoted = 0;
   usedAfterLast = getHeapStatistics().used_heap_size;
 };
 const stats = createHttpServer((req, res) => {
@@ -108,6 +118,8 @@ const stats = createHttpServer((req, res) => {
       cpuMs: (cpu.user + cpu.system) / 1000,
       runWaitMs: sched.waitMs,
       allocatedBytes: readAllocated(),
+      gcPauseMs,
+      promotedBytes: promoted,
       eldP50Ms: delay.percentile(50) / 1e6,
       eldP99Ms: delay.percentile(99) / 1e6,
       eldMaxMs: delay.max / 1e6,

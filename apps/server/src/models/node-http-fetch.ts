@@ -343,9 +343,13 @@ function awaitResponse(req: ClientRequest, options: AwaitResponseOptions): Promi
 }
 
 /**
- * One upstream request until it closes, and what it answers. The listeners on the request
- * are this object's fields and those on the signals the object itself (`handleEvent`), not
- * a closure and a scope each: one is held by every open stream for its whole length.
+ * One upstream request until it closes, and what it answers. The listeners are this
+ * object's fields, not a closure and a scope each: one is held by every open stream for its
+ * whole length. The signals get a function too, not the object itself (`handleEvent`): Node
+ * wraps such an object in a closure written straight into a property, which V8 allocates in
+ * the old generation, so the object and this whole request (its response, header text,
+ * buffers) survived every young-generation collection until the next full one: ~7% of a
+ * non-streamed request's allocation promoted, and 10-20 ms scavenges copying it.
  */
 class PendingResponse {
   readonly #req: ClientRequest;
@@ -365,8 +369,8 @@ class PendingResponse {
     // `on`: a request has one response, and taking a `once` wrapper off again would leave the
     // request's listener table in its slower, larger form for as long as the response streams.
     req.on('response', this.#onResponse);
-    signal?.addEventListener('abort', this, { once: true });
-    callerSignal?.addEventListener('abort', this, { once: true });
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    callerSignal?.addEventListener('abort', this.#onAbort, { once: true });
     // No listener stays on a long-lived signal past the request. (`on`, not `once`, here and
     // below: a request closes once and is destroyed at its first timeout, and a `once`
     // wrapper would stay as long as the response streams.)
@@ -394,15 +398,15 @@ class PendingResponse {
   }
 
   /** An abort of either signal: the request fails (before the response) or its body does (after). */
-  handleEvent(event: Event): void {
+  readonly #onAbort = (event: Event): void => {
     const signal = event.target as AbortSignal;
     this.#req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-  }
+  };
 
   readonly #onResponse = (res: IncomingMessage): void => {
     this.#upstream = res;
     const options = this.#options;
-    // Aborted while this response was on its way: `handleEvent` has cut the request.
+    // Aborted while this response was on its way: `#onAbort` has cut the request.
     const aborted = abortedSignal(options);
     if (aborted !== undefined) {
       this.#reject(abortError(aborted));
@@ -418,8 +422,8 @@ class PendingResponse {
   };
 
   readonly #onClose = (): void => {
-    this.#options.signal?.removeEventListener('abort', this);
-    this.#options.callerSignal?.removeEventListener('abort', this);
+    this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    this.#options.callerSignal?.removeEventListener('abort', this.#onAbort);
   };
 
   readonly #onIdle = (): void => {

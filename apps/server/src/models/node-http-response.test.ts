@@ -1,7 +1,11 @@
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
-import { createNodeHttpFetch } from './node-http-fetch.ts';
+import { createNodeBody, createNodeHttpFetch } from './node-http-fetch.ts';
 import { NodeHttpResponse, RawResponseHeaders } from './node-http-response.ts';
 
 afterEach(closeServed);
@@ -72,6 +76,31 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
     expect(await res.json()).toEqual({ a: 1 });
     expect(res.bodyUsed).toBe(true);
     await expect(res.text()).rejects.toThrow(TypeError);
+  });
+
+  it('lets go of the Node response once its body is read (the SDK keeps the response itself past the collections that would free it)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      res.end('{"a":1}');
+    });
+    // Only a weak reference to the Node response leaves this function: the read response is what stays.
+    const { response, upstream } = await new Promise<{ response: NodeHttpResponse; upstream: WeakRef<IncomingMessage> }>((resolve, reject) => {
+      const req = httpRequest(url, { agent: false }, (res) => {
+        resolve({ response: new NodeHttpResponse(res, { url, nullBody: false, body: createNodeBody }), upstream: new WeakRef(res) });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(await response.json()).toEqual({ a: 1 });
+    await pause(20);
+    gc();
+    await pause(0);
+    gc();
+    expect(upstream.deref()).toBeUndefined();
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
   });
 
   it('reads the body as text, bytes, an ArrayBuffer or a Blob, dropping a UTF-8 byte-order mark as fetch does', async () => {

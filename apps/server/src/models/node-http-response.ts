@@ -142,7 +142,15 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   readonly redirected = false;
   readonly type: ResponseType = 'basic';
   readonly headers: RawResponseHeaders;
-  readonly #res: IncomingMessage;
+  /**
+   * Let go once a direct read has the whole body: the SDK keeps the response reachable
+   * from closures of its own that V8 allocates in the old generation (a function written
+   * straight into a property, `promise.withResponse = async () => …`), so whatever the
+   * response still holds (the Node response, and through it the request and its header
+   * text) would outlive every young-generation collection until the next full one.
+   * `undefined` only once `#used`: every read of it before that may take it as set.
+   */
+  #res: IncomingMessage | undefined;
   readonly #toBody: NodeHttpResponseInit['body'];
   /** The body's source once a `BodyReader` claimed it: `body` then asks it for the (refusing) web stream. */
   #claimed: ReturnType<NodeHttpResponseInit['body']> | undefined;
@@ -174,7 +182,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
 
   readonly #onError = (error: Error): void => this.#fail(error);
   readonly #onClose = (): void => {
-    if (!this.#res.complete) this.#fail(new Error('The upstream response closed before it ended.'));
+    const res = this.#res;
+    if (res !== undefined && !res.complete) this.#fail(new Error('The upstream response closed before it ended.'));
   };
 
   #fail(error: Error): void {
@@ -196,7 +205,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
-      this.#stream = this.#toBody(this.#res).web as ReadableStream<Uint8Array<ArrayBuffer>>;
+      this.#stream = this.#toBody(this.#res as IncomingMessage).web as ReadableStream<Uint8Array<ArrayBuffer>>;
     }
     return this.#stream;
   }
@@ -208,14 +217,15 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   claim(): BodyReader | undefined {
     if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
     this.#used = true;
-    const body = this.#toBody(this.#res);
+    const res = this.#res as IncomingMessage;
+    const body = this.#toBody(res);
     // `body` now refuses to be read (the reader has it); its web stream is made only if someone asks.
     this.#claimed = body;
     const reader = body.claim();
     // The reader listens for the body's end and failures itself (its 'error' listener stays):
     // this response's own listeners would do nothing more for the rest of a long stream.
-    this.#res.off('error', this.#onError);
-    this.#res.off('close', this.#onClose);
+    res.off('error', this.#onError);
+    res.off('close', this.#onClose);
     return reader;
   }
 
@@ -230,7 +240,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     if (this.#stream === null) return Buffer.alloc(0);
     if (this.#stream !== undefined) return Buffer.from(await new Response(this.#stream).arrayBuffer());
     if (this.#failure !== undefined) throw this.#failure;
-    const res = this.#res;
+    const res = this.#res as IncomingMessage;
     return new Promise<Buffer>((resolve, reject) => {
       const reader = { chunks: [] as Buffer[], resolve, reject };
       this.#reader = reader;
@@ -238,6 +248,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
       res.once('end', () => {
         if (this.#reader !== reader) return;
         this.#reader = undefined;
+        this.#res = undefined;
         resolve(reader.chunks.length === 1 ? (reader.chunks[0] as Buffer) : Buffer.concat(reader.chunks));
       });
     });
