@@ -45,7 +45,10 @@
 //   the second half cannot reuse memory freed by streams that closed). What a process grows
 //   once whatever its load (starting up, JIT code, the warm-up's idle sockets, malloc arenas
 //   made once) is in both reads and cancels out; what every stream holds, and what the
-//   allocators keep per stream, does not. Printed as RSS, the part of it outside V8's heap
+//   allocators keep per stream, does not. Nor does what the first half's streams grow
+//   between the two reads (the gateway keeps each answer's text so far: about 0.8 KB of heap
+//   per stream over those seconds), which the figure charges to the added half, so it
+//   overstates a gateway stream's cost by about that. Printed as RSS, the part of it outside V8's heap
 //   (RSS minus V8's resident heap: malloc'd memory, Node's buffers and native objects), the
 //   live JS heap and external memory (the process's own accounting). Socket buffers in the
 //   kernel are in none of them.
@@ -158,9 +161,18 @@ async function retained(statsURL: string, onSample: () => void = () => undefined
     rss: median(samples.map((s) => s.rss)),
     heapUsed: median(samples.map((s) => s.heapUsed)),
     external: median(samples.map((s) => s.external)),
-    youngUnderLoad: median(samples.map((s) => s.youngBeforeGc)),
-    heapResident: median(samples.map((s) => Object.values(s.physicalSpaces).reduce((sum, bytes) => sum + bytes, 0))),
+    // Only the first read follows the load: each later one comes shortly after a last-resort
+    // collection shrank the young generation, so it shows only how far it grew back since.
+    youngUnderLoad: samples[0]?.youngBeforeGc ?? Number.NaN,
+    heapResident: median(samples.map(resident)),
+    // The median of each read's own difference (medians of RSS and of the heap may come from different reads).
+    outsideHeap: median(samples.map((s) => s.rss - resident(s))),
   };
+}
+
+/** What of V8's whole heap (every space) is resident in one read. */
+function resident(stats: TargetStats): number {
+  return Object.values(stats.physicalSpaces).reduce((sum, bytes) => sum + bytes, 0);
 }
 
 interface Memory {
@@ -177,6 +189,8 @@ interface Memory {
   youngUnderLoad: number;
   /** What of V8's whole heap (every space) is resident: RSS minus this is memory outside V8's heap (malloc, code, stacks). */
   heapResident: number;
+  /** RSS minus `heapResident`, per read: memory outside V8's heap (malloc, code, stacks). */
+  outsideHeap: number;
 }
 
 /** Has the target write a heap snapshot; resolves with its path. */
@@ -550,7 +564,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
     marginalRssPerStreamKb: (during.rss - halfway.rss) / 1024 / (n - half),
     marginalHeapPerStreamKb: (during.heapUsed - halfway.heapUsed) / 1024 / (n - half),
     marginalExternalPerStreamKb: (during.external - halfway.external) / 1024 / (n - half),
-    marginalNativePerStreamKb: (during.rss - during.heapResident - (halfway.rss - halfway.heapResident)) / 1024 / (n - half),
+    marginalNativePerStreamKb: (during.outsideHeap - halfway.outsideHeap) / 1024 / (n - half),
     youngUnderLoadMb: during.youngUnderLoad / 1024 / 1024,
     peakRssPerStreamKb: (peakRss - before.rss) / 1024 / n,
     rssKeptPerStreamKb: (after.rss - before.rss) / 1024 / n,

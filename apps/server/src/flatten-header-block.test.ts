@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import type { OutgoingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,6 +43,33 @@ describe('flattenHeaderBlock', () => {
     expect(answer).toBe('a b ok');
     expect(seen).toMatchObject({ authorization: 'Bearer sk-test', 'x-stainless-retry-count': '0', 'content-type': 'application/json' });
     expect(responseBlock?.after).toBe(responseBlock?.before);
+  });
+
+  it('still flattens the block once V8 has optimized it (a search whose result goes unused would be dropped)', () => {
+    // In a Node of its own that lets the script ask V8 to optimize the function and whether a
+    // string is flat (the flag cannot be turned on in a running process).
+    const script = `
+      import { flattenHeaderBlock, lastFlattenedBlockEnd } from ${JSON.stringify(new URL('./flatten-header-block.ts', import.meta.url).href)};
+      // A header block as Node builds it: one line appended at a time, a rope.
+      const block = (i) => {
+        let text = 'POST /v1/chat/completions HTTP/1.1\\r\\n';
+        for (let k = 0; k < 12; k++) text += 'x-header-' + k + ': value-' + i + '-' + k + '\\r\\n';
+        return text + '\\r\\n';
+      };
+      %PrepareFunctionForOptimization(flattenHeaderBlock);
+      for (let i = 0; i < 20; i++) flattenHeaderBlock({ _header: block(i) });
+      %OptimizeFunctionOnNextCall(flattenHeaderBlock);
+      flattenHeaderBlock({ _header: block(20) });
+      const rope = { _header: block(21) };
+      const before = %StringIsFlat(rope._header);
+      flattenHeaderBlock(rope);
+      console.log(JSON.stringify({ status: %GetOptimizationStatus(flattenHeaderBlock), before, after: %StringIsFlat(rope._header), end: lastFlattenedBlockEnd(), length: rope._header.length }));
+    `;
+    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' });
+    const result = JSON.parse(out) as { status: number; before: boolean; after: boolean; end: number; length: number };
+    // Bit 4 (16): optimized; bit 6 (64): by TurboFan.
+    expect(result.status & (16 | 64)).toBe(16 | 64);
+    expect(result).toMatchObject({ before: false, after: true, end: result.length - 4 });
   });
 
   it('leaves a message whose header block is not built yet alone', async () => {

@@ -14,6 +14,15 @@ import type { OutgoingMessage } from 'node:http';
  */
 export function flattenHeaderBlock(message: OutgoingMessage): void {
   const header = (message as unknown as { _header?: unknown })._header;
-  // `indexOf` flattens its receiver whole (`charCodeAt` may flatten only part of it).
-  if (typeof header === 'string') header.indexOf('\r\n\r\n');
+  // `indexOf` flattens its receiver whole (`charCodeAt` may flatten only part of it). Its
+  // result is stored: V8's optimizing compiler drops a call to it whose result goes unused.
+  if (typeof header === 'string') lastBlockEnd = header.indexOf('\r\n\r\n');
+}
+
+/** Where the last header block flattened ends; written only so that the search stays. */
+let lastBlockEnd = -1;
+
+/** Where the last header block `flattenHeaderBlock` flattened ends (-1 before any). For tests. */
+export function lastFlattenedBlockEnd(): number {
+  return lastBlockEnd;
 }

@@ -4,8 +4,9 @@ import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
 /**
  * A fetch response's headers read straight from Node's raw header array: what the
  * provider SDKs do with response headers (`get`, `has`, iteration) without building an
- * undici `Headers` (validation of every line, a sorted copy on each iteration) per
- * response. Like a fetch response's, they are immutable.
+ * undici `Headers` (validation of every line) per response. Iteration sorts as a fetch
+ * `Headers` does, on each call (the SDKs iterate rarely: for logs and errors). Like a fetch
+ * response's, they are immutable.
  */
 export class RawResponseHeaders implements Headers {
   // Only the raw array (Node's own, kept by the response anyway), no lookup table: a streamed
