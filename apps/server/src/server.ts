@@ -19,7 +19,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
-import { AccessLogController } from './observability/access-log.ts';
+import { AccessLogController, logClientGone } from './observability/access-log.ts';
 import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
@@ -249,6 +249,8 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
     if (gatewayError.status >= 500) req.log.error({ err: error }, 'request failed');
     else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
+    // A client that left (while sending its body, say) gets no answer, so no completion line.
+    if (reply.raw.destroyed) logClientGone(req, reply, 'client disconnected');
     sendError(reply, gatewayError, req.id);
   });
   app.setNotFoundHandler((req, reply) => {

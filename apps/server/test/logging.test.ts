@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
+import type { ChatModel } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
 import OpenAI from 'openai';
 import { pino } from 'pino';
@@ -53,6 +55,60 @@ describe('logs', () => {
         expect(line.req?.remoteAddress).toBe('127.0.0.1');
         expect(line.responseTime).toBeGreaterThan(0);
       }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keep an access line, status 499, for a request whose client left before its answer ended', async () => {
+    const lines: string[] = [];
+    const untilAborted = (signal: AbortSignal | undefined) =>
+      new Promise<never>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    // A model that answers nothing until the client has gone (a stream: after its first text).
+    const hanging = {
+      provider: 'test',
+      modelId: 'x',
+      generate: (request) => untilAborted(request.signal),
+      async *stream(request) {
+        yield { type: 'text-delta', delta: 'x' };
+        await untilAborted(request.signal);
+      },
+    } as ChatModel;
+    const { server, origin } = await startGateway(hanging, { logger: capture(lines) });
+    const port = Number(new URL(origin).port);
+    /** Sends `body` (all of it, or a part of a longer announced length), and leaves after `leaveAfterMs` or at the first answer byte. */
+    const leave = (body: string, options: { announced?: number; leaveAfterMs?: number }) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(options.announced ?? Buffer.byteLength(body)) } });
+      req.on('error', () => undefined);
+      req.on('response', (res) => res.once('data', () => req.destroy()));
+      req.write(body);
+      if (options.leaveAfterMs !== undefined) setTimeout(() => req.destroy(), options.leaveAfterMs);
+    };
+    const lineFor = async (count: number): Promise<AccessLine[]> => {
+      for (let waited = 0; waited < 3000; waited += 20) {
+        const gone = lines.map((l) => JSON.parse(l) as AccessLine).filter((r) => r.res?.statusCode === 499);
+        if (gone.length >= count) return gone;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no access line for a client that left: ${lines.join('\n')}`);
+    };
+    try {
+      const body = (stream: boolean) => JSON.stringify({ model: 'test/x', stream, messages: [{ role: 'user', content: 'hi' }] });
+      leave(body(false), { leaveAfterMs: 100 });
+      await lineFor(1);
+      leave(body(true), {});
+      await lineFor(2);
+      // Leaves while still sending its body.
+      leave('{"model":"test/x","messages":[', { announced: 1000, leaveAfterMs: 50 });
+      const gone = await lineFor(3);
+      expect(gone.map((r) => r.msg)).toEqual(['client disconnected; upstream request aborted', 'client disconnected; upstream request aborted', 'client disconnected']);
+      for (const line of gone) {
+        // (No client address: Node no longer knows a destroyed socket's peer.)
+        expect(line).toMatchObject({ req: { method: 'POST', url: '/v1/chat/completions' }, res: { statusCode: 499 } });
+        expect(line.reqId).toMatch(/^req_/);
+        expect(line.responseTime).toBeGreaterThan(0);
+      }
+      expect(lines.map((l) => JSON.parse(l) as AccessLine).filter((r) => r.msg === 'request completed')).toEqual([]);
     } finally {
       await server.close();
     }

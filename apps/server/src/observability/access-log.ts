@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The gateway's access log: one line per request, when its response is finished (streams
- * included), instead of Fastify's two (`incoming request`, then `request completed`). The
+ * included; a client that left first gets `logClientGone`'s line), instead of Fastify's two (`incoming request`, then `request completed`). The
  * line keeps Fastify's field names: `reqId`, `req` (method, URL, host, client address and
  * port), `res.statusCode` and `responseTime` (ms). Each line is a JSON serialisation and, on
  * pino's default destination, a write to stdout: at info, the second line was about a tenth
@@ -20,3 +20,15 @@ export class AccessLogController extends LogController {
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }
+
+/**
+ * The access line of a request whose client left before its response ended, for which
+ * Fastify writes none (the response neither finishes nor fails): the same fields as
+ * `request completed`, with status 499, as nginx logs a client that closed its request.
+ */
+export function logClientGone(request: FastifyRequest, reply: FastifyReply, message: string): void {
+  request.log.info({ req: request, res: { statusCode: CLIENT_CLOSED_REQUEST }, responseTime: reply.elapsedTime }, message);
+}
+
+/** nginx's status for a request whose client closed it before the answer (never sent). */
+const CLIENT_CLOSED_REQUEST = 499;

@@ -6,6 +6,7 @@ import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
+import { logClientGone } from '../observability/access-log.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
 import type { GatewayError } from '../wire/gateway-error.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
@@ -169,7 +170,7 @@ async function answerOnce(options: GatewayCallOptions, events: AsyncGenerator<Ch
   } catch (error) {
     if (!signal.aborted) throw error;
     // The client is gone: nobody to answer, and not a server error.
-    req.log.info('client disconnected; upstream request aborted');
+    logClientGone(req, reply, 'client disconnected; upstream request aborted');
     reply.hijack();
     reply.raw.destroy();
     return;
@@ -233,7 +234,7 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
     ...(wire.frame === undefined ? {} : { frame: wire.frame }),
   });
   // The rest of the stream runs on reactions (see `SseStreamLoop`).
-  new SseStreamLoop({ req, events, wire, writer, signal, ending }).start(first);
+  new SseStreamLoop({ req, reply, events, wire, writer, signal, ending }).start(first);
 }
 
 /** Writes the API's error frames for `error` and ends the response. */
@@ -256,6 +257,8 @@ function closeEvents(req: FastifyRequest, events: AsyncGenerator<ChatStreamEvent
 /** What `SseStreamLoop` writes and reads. */
 interface SseStreamLoopOptions {
   req: FastifyRequest;
+  /** For the access line of a client that leaves (`logClientGone`). */
+  reply: FastifyReply;
   events: AsyncGenerator<ChatStreamEvent>;
   wire: StreamWire;
   writer: SseWriter;
@@ -356,9 +359,9 @@ class SseStreamLoop {
    * to write them, and a second one is the caller's).
    */
   #failed(error: unknown, last = false): void {
-    const { req, writer, signal } = this.#options;
+    const { req, reply, writer, signal } = this.#options;
     if (signal.aborted) {
-      req.log.info('client disconnected; upstream request aborted');
+      logClientGone(req, reply, 'client disconnected; upstream request aborted');
       writer.end();
       this.#finish(undefined);
       return;
