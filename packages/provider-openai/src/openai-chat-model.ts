@@ -63,6 +63,7 @@ export class OpenAIChatModel implements ChatModel {
   #call(request: ChatRequest, params: ChatCompletionCreateParamsNonStreaming | ChatCompletionCreateParamsStreaming): PromiseLike<Response> {
     const completions = this.#context.client().chat.completions;
     const options = requestOptions(request);
+    // The same call on both sides: the test narrows `params` to one of the SDK's overloads.
     return params.stream === true ? completions.create(params, options).asResponse() : completions.create(params, options).asResponse();
   }
 
