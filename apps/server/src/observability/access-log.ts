@@ -3,9 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The gateway's access log: one line per request, when its response is finished (streams
- * included; a client that left first gets `logClientGone`'s line), instead of Fastify's two (`incoming request`, then `request completed`). The
- * line keeps Fastify's field names: `reqId`, `req` (method, URL, host, client address and
- * port), `res.statusCode` and `responseTime` (ms). Each line is a JSON serialisation and, on
+ * included; a client that left first gets `logClientGone`'s line instead), where Fastify
+ * writes two (`incoming request`, then `request completed`). The line keeps Fastify's field
+ * names: `reqId`, `req` (method, URL, host, client address and port), `res.statusCode` and
+ * `responseTime` (ms). Each line is a JSON serialisation and, on
  * pino's default destination, a write to stdout: at info, the second line was about a tenth
  * of the CPU time of a non-streamed request.
  */
