@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Shared vitest settings: tests import workspace packages through the
- * `@toolwire/source` export condition, so they run against `src/` without a build.
+ * `@toolwire/source` export condition, so they run against `src/` without a build. Workers
+ * start with `--expose-gc`, so a test can collect garbage through `globalThis.gc`.
  */
 export const sharedConfig = defineConfig({
   resolve: { conditions: ['@toolwire/source', 'import', 'module', 'node', 'default'] },
@@ -11,6 +12,8 @@ export const sharedConfig = defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Memory tests collect garbage before they measure what a parser or a fetch keeps.
+    execArgv: ['--expose-gc'],
     reporters: ['default', ['json', { outputFile: '.test-results.json' }]],
   },
 });

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
@@ -11,8 +9,12 @@ import type { FakeUpstream } from './helpers/fake-upstreams.ts';
 const SECONDS = Number(process.env.TOOLWIRE_LOAD_SECONDS ?? '30');
 const CONCURRENCY = 200;
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+// vitest.shared.ts starts the test workers with --expose-gc.
+const gc =
+  globalThis.gc ??
+  ((): never => {
+    throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+  });
 
 function heapMb(): number {
   gc();

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import type { ExtractOptions } from './extract-options.ts';
@@ -30,8 +28,12 @@ function splitEvery(text: string, size: number): string[] {
   return chunks;
 }
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+// vitest.shared.ts starts the test workers with --expose-gc.
+const gc =
+  globalThis.gc ??
+  ((): never => {
+    throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+  });
 /** Collects twice, after letting go of the last regular expression match (it keeps its input). */
 function collectGarbage(): void {
   /x/.test('x');

@@ -1,6 +1,4 @@
 import type { ChatStreamEvent } from '@toolwire/core';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { nextThen } from '@toolwire/core/provider';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
@@ -40,8 +38,12 @@ async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
 
 const mapError = (error: unknown): Error => new Error(`mapped: ${(error as Error).message}`);
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+// vitest.shared.ts starts the test workers with --expose-gc.
+const gc =
+  globalThis.gc ??
+  ((): never => {
+    throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+  });
 
 describe('createChatEventStream', () => {
   it('makes the call on the first next(), then gives the warnings, the events of each read and the closing events', async () => {

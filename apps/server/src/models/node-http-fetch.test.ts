@@ -1,8 +1,6 @@
 import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FETCH_SIGNAL, readsFetchSignal, takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
@@ -11,8 +9,12 @@ import { createNodeBody, createNodeHttpFetch, rawRequestHeaders } from './node-h
 
 afterEach(closeServed);
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+// vitest.shared.ts starts the test workers with --expose-gc.
+const gc =
+  globalThis.gc ??
+  ((): never => {
+    throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+  });
 
 /** Whether what `ref` points to is collected once nothing else holds it (full collections, a turn between them). */
 async function collected(ref: WeakRef<object>): Promise<boolean> {

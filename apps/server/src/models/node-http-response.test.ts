@@ -1,7 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
@@ -79,8 +77,12 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
   });
 
   it('lets go of the Node response once its body is read (the SDK keeps the response itself past the collections that would free it)', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    // vitest.shared.ts starts the test workers with --expose-gc.
+    const gc =
+      globalThis.gc ??
+      ((): never => {
+        throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+      });
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
       res.end('{"a":1}');
