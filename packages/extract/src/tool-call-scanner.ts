@@ -158,11 +158,15 @@ const NO_ENDS: readonly string[] = [];
  */
 const NO_EVENTS: ToolCallParserEvent[] = [];
 
-/** A one-character delta handed to a sink (out of `push`, which stays small enough to inline). */
-function deltaInto(sink: ToolCallSink, id: string, chunk: string): ToolCallParserEvent[] {
-  sink.onToolCallDelta?.(id, chunk);
-  return noEvents();
-}
+/**
+ * What `push` may do with one character without the general path (`ToolCallScanner.fast`): none,
+ * or keep an ordinary character of a plain frame outside strings, inside a `"` string, inside a
+ * `'` string.
+ */
+const FAST_NONE = 0;
+const FAST_CODE = 1;
+const FAST_DOUBLE = 2;
+const FAST_SINGLE = 3;
 
 function noEvents(): ToolCallParserEvent[] {
   if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
@@ -361,6 +365,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private lastReleased = -1;
   private frame: Frame | undefined;
+  /**
+   * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_SINGLE`), and the
+   * id its delta reports (undefined: none): set from `frame` (plain or not, its open quote, its id)
+   * and `sink` whenever anything but `push`'s one-character path ran; `FAST_NONE` is always safe.
+   */
+  private fast = FAST_NONE;
+  private deltaId: string | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
@@ -431,25 +442,25 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
   push(chunk: string, sink?: ToolCallSink): readonly ToolCallParserEvent[] {
-    const frame = this.frame;
-    // `this.sink` is set while a scan delivers to a sink: a push from inside one of its methods goes on to fail.
-    if (frame !== undefined && frame.plain && chunk.length === 1 && this.sink === undefined) {
+    // `fast` sums up what the general path would otherwise read from the frame per character
+    // (is one open, is it plain, which quote is open, is a sink being delivered to).
+    const fast = this.fast;
+    if (fast !== FAST_NONE && chunk.length === 1) {
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
       // A `"` opens a string whatever precedes it, and the quote that opened one closes it (a
       // plain frame has no escape pending): `feed` would change nothing else for either.
-      const quote = frame.quote;
       let ordinary: boolean;
-      if (quote === 0) {
+      if (fast === FAST_CODE) {
         ordinary = c >= 128 || CLASS[c] === 0;
         if (c === DQUOTE) {
-          frame.quote = DQUOTE;
+          this.setQuote(DQUOTE);
           ordinary = true;
         }
       } else {
         ordinary = c !== BACKSLASH;
-        if (c === quote) frame.quote = 0;
+        if (c === (fast === FAST_DOUBLE ? DQUOTE : SQUOTE)) this.setQuote(0);
       }
       if (ordinary) {
         // The frame's `prev` and `length` are brought up to date from `codes` when next needed.
@@ -460,12 +471,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.keepCode(c);
         }
-        const id = frame.id;
-        if (id === undefined || !this.withEvents) return noEvents();
-        return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
+        const id = this.deltaId;
+        if (id !== undefined) {
+          if (sink === undefined) return [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+          sink.onToolCallDelta?.(id, chunk);
+        }
+        if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
+        return NO_EVENTS;
       }
     }
     return this.pushOther(chunk, sink);
+  }
+
+  /** Opens (`DQUOTE`) or closes (0) a string in the open plain frame, for `push`. */
+  private setQuote(quote: number): void {
+    const frame = this.frame;
+    if (frame === undefined) return;
+    frame.quote = quote;
+    this.fast = quote === 0 ? FAST_CODE : FAST_DOUBLE;
+  }
+
+  /** Brings `fast` and `deltaId` up to date after anything but `push`'s own path ran. */
+  private updateFast(): void {
+    const frame = this.frame;
+    if (frame === undefined || !frame.plain || this.sink !== undefined) {
+      this.fast = FAST_NONE;
+      this.deltaId = undefined;
+      return;
+    }
+    const quote = frame.quote;
+    this.fast = quote === 0 ? FAST_CODE : quote === DQUOTE ? FAST_DOUBLE : FAST_SINGLE;
+    this.deltaId = this.withEvents ? frame.id : undefined;
   }
 
   /**
@@ -553,13 +589,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
-    if (sink === undefined) return this.scanOther(chunk);
+    // No shortcut while the chunk is scanned: the frame changes, and a push from a sink method must fail.
+    this.fast = FAST_NONE;
+    if (sink === undefined) {
+      const events = this.scanOther(chunk);
+      this.updateFast();
+      return events;
+    }
     this.sink = sink;
     try {
       this.scanOther(chunk);
     } finally {
       this.sink = undefined;
     }
+    this.updateFast();
     return noEvents();
   }
 
@@ -645,6 +688,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
   end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    this.fast = FAST_NONE;
+    this.deltaId = undefined;
     if (sink === undefined) return this.endScan();
     this.sink = sink;
     try {
