@@ -528,9 +528,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return noEvents();
     }
     if (kind !== 1) return undefined;
-    const text = this.tail === '' ? chunk : this.tail + chunk;
-    this.tail = '';
-    this.remember(text);
+    let text = chunk;
+    if (this.tail === '') {
+      this.rememberCode(c);
+    } else {
+      text = this.tail + chunk;
+      this.tail = '';
+      this.remember(text);
+    }
     // As with a delta, the state is complete before the sink method runs.
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
@@ -1814,6 +1819,22 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       else sink.onReasoning?.(text);
     }
     this.remember(text);
+  }
+
+  /** `remember` of one released character `c` (streamed text): the same state, without reading a string. */
+  private rememberCode(c: number): void {
+    this.lastReleased = c;
+    const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
+    const at = this.recentAt;
+    recent[at] = c;
+    this.recentAt = (at + 1) & (HISTORY_LENGTH - 1);
+    const count = this.recentCount + 1;
+    if (count >= HISTORY_LENGTH) {
+      this.recentText = undefined;
+      this.recentCount = HISTORY_LENGTH;
+    } else {
+      this.recentCount = count;
+    }
   }
 
   /**
