@@ -167,6 +167,8 @@ const FAST_NONE = 0;
 const FAST_CODE = 1;
 const FAST_DOUBLE = 2;
 const FAST_SINGLE = 3;
+/** Or: a character outside any span, with no reasoning and no sink being delivered to (see `pushTextCharacter`). */
+const FAST_TEXT = 4;
 
 function noEvents(): ToolCallParserEvent[] {
   if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
@@ -419,6 +421,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+    this.updateFast();
   }
 
   /** The calls found (batch): the scanner's own list once a call is found (a scanner does one batch), otherwise a new empty array. */
@@ -446,6 +449,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // (is one open, is it plain, which quote is open, is a sink being delivered to).
     const fast = this.fast;
     if (fast !== FAST_NONE && chunk.length === 1) {
+      if (fast === FAST_TEXT) return this.pushTextCharacter(chunk, sink) ?? this.pushGeneral(chunk, sink);
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
@@ -491,11 +495,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.fast = quote === 0 ? FAST_CODE : FAST_DOUBLE;
   }
 
-  /** Brings `fast` and `deltaId` up to date after anything but `push`'s own path ran. */
+  /** Brings `fast` and `deltaId` up to date after anything but `push`'s own paths ran. */
   private updateFast(): void {
     const frame = this.frame;
     if (frame === undefined || !frame.plain || this.sink !== undefined) {
-      this.fast = FAST_NONE;
+      this.fast =
+        frame === undefined && this.sink === undefined && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined ? FAST_TEXT : FAST_NONE;
       this.deltaId = undefined;
       return;
     }
@@ -515,7 +520,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.tailOpener) {
       // A held-back opener this character cannot decide (its text is read again only when one can).
       const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
-      if (wait === undefined) return undefined;
+      if (wait === undefined) {
+        // A held `[` that this character decides as `textCharacter` does (most outputs of some
+        // models open with `[`): it goes out as text, and the character with it or as a name.
+        if (this.tail !== '[' || c === 0x54 || isScanned(c)) return undefined;
+        this.tailOpener = false;
+        if (isNameRunUnit(c) && this.couldBeName(chunk)) {
+          this.tail = chunk;
+          return this.textOut('[', sink);
+        }
+        this.tail = '';
+        return this.textOut(`[${chunk}`, sink);
+      }
       this.tailWait = wait;
       this.tail += chunk;
       return noEvents();
@@ -528,15 +544,22 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return noEvents();
     }
     if (kind !== 1) return undefined;
-    let text = chunk;
-    if (this.tail === '') {
-      this.rememberCode(c);
-    } else {
-      text = this.tail + chunk;
+    if (this.tail !== '') {
+      const text = this.tail + chunk;
       this.tail = '';
-      this.remember(text);
+      return this.textOut(text, sink);
     }
+    this.rememberCode(c);
     // As with a delta, the state is complete before the sink method runs.
+    if (!this.withEvents) return noEvents();
+    if (sink === undefined) return [{ type: 'text', text: chunk }];
+    sink.onText?.(chunk);
+    return noEvents();
+  }
+
+  /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
+  private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
+    this.remember(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -591,6 +614,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return noEvents();
       }
     }
+    return this.pushGeneral(chunk, sink);
+  }
+
+  /** `push` through the general scan. */
+  private pushGeneral(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
