@@ -415,11 +415,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private listedIn: string | undefined;
   private listedStart = -1;
 
-  /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
-  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
+  /**
+   * Whether a one-character push may skip the general push (`push`'s in-span path, `pushOther`'s
+   * text and block paths): off only in tests, as the reference those paths are held to.
+   */
+  private readonly shortcuts: boolean;
+
+  /**
+   * `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass
+   * reading; `shortcuts: false` (tests) pushes every character through the general push.
+   */
+  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents, shortcuts = true) {
     this.options = options;
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
+    this.shortcuts = shortcuts;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
     this.updateFast();
   }
@@ -498,9 +508,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Brings `fast` and `deltaId` up to date after anything but `push`'s own paths ran. */
   private updateFast(): void {
     const frame = this.frame;
-    if (frame === undefined || !frame.plain || this.sink !== undefined) {
+    if (frame === undefined || !frame.plain || this.sink !== undefined || !this.shortcuts) {
       this.fast =
-        frame === undefined && this.sink === undefined && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined ? FAST_TEXT : FAST_NONE;
+        frame === undefined && this.sink === undefined && this.shortcuts && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined
+          ? FAST_TEXT
+          : FAST_NONE;
       this.deltaId = undefined;
       return;
     }
@@ -601,7 +613,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** `push` of anything but an ordinary character inside an open span. */
   private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // One character outside the in-call path (kept out of `push`, which must stay small enough to inline).
-    if (chunk.length === 1 && this.sink === undefined) {
+    if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
         const events = this.pushTextCharacter(chunk, sink);
