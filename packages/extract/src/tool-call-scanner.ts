@@ -555,7 +555,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tail = run;
       return noEvents();
     }
-    if (kind !== 1) return undefined;
+    if (kind !== 1) return kind === 2 && this.tail === '' ? this.pushLoneOpener(c, chunk, sink) : undefined;
     if (this.tail !== '') {
       const text = this.tail + chunk;
       this.tail = '';
@@ -566,6 +566,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text: chunk }];
     sink.onText?.(chunk);
+    return noEvents();
+  }
+
+  /**
+   * A lone `[`, `<` or `>` pushed after released text, decided as `textCharacter` decides it
+   * (once per parser, see `loneOpener`): released, or held back as an opener. Undefined for
+   * anything else (`(`, `{`), which the general push reads.
+   */
+  private pushLoneOpener(c: number, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (c === LPAREN || c === LBRACE) return undefined;
+    const decided = this.loneOpener(c, chunk);
+    if (decided === undefined) return undefined;
+    if (decided === 'text') return this.textOut(chunk, sink);
+    this.nextIn = undefined;
+    this.tail = chunk;
+    this.tailOpener = true;
+    this.tailWait = decided === 'hold' ? undefined : decided;
     return noEvents();
   }
 
