@@ -635,6 +635,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (frame === undefined) {
         const events = this.pushTextCharacter(chunk, sink);
         if (events !== undefined) return events;
+      } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
+        const events = this.pushBracket(frame, chunk, sink);
+        if (events !== undefined) return events;
       } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
         // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
@@ -644,6 +647,30 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
     }
     return this.pushGeneral(chunk, sink);
+  }
+
+  /**
+   * A bracket inside a plain call or marker frame, outside strings, that neither closes nor
+   * breaks the frame (nested arguments: `[1, 2]`, `{"k": …}`, `f(x)`): what `feed` would do
+   * (JSON frames, which record nested objects, are left to it). Undefined for anything else.
+   */
+  private pushBracket(frame: Frame, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    const c = chunk.charCodeAt(0);
+    const kind = c < 128 ? (CLASS[c] ?? 0) : 0;
+    const stack = frame.stack;
+    if (kind === 2) {
+      stack.push(c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE);
+    } else if (kind === 3 && stack.length > 1 && stack[stack.length - 1] === c) {
+      stack.pop();
+    } else {
+      return undefined;
+    }
+    this.keepCode(c);
+    const id = this.deltaId;
+    if (id === undefined) return noEvents();
+    if (sink === undefined) return [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+    sink.onToolCallDelta?.(id, chunk);
+    return noEvents();
   }
 
   /** `push` through the general scan. */
