@@ -368,9 +368,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private lastReleased = -1;
   private frame: Frame | undefined;
   /**
-   * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_SINGLE`), and the
-   * id its delta reports (undefined: none): set from `frame` (plain or not, its open quote, its id)
-   * and `sink` whenever anything but `push`'s one-character path ran; `FAST_NONE` is always safe.
+   * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
+   * id its delta reports (undefined: none): set from `frame` (plain or not, its open quote, its
+   * id), `sink`, reasoning and `final` whenever the general push or `end` ran, and by `push` for
+   * the quotes it opens and closes; `FAST_NONE` is always safe (the general push then runs).
    */
   private fast = FAST_NONE;
   private deltaId: string | undefined;
