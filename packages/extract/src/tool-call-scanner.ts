@@ -158,11 +158,17 @@ const NO_ENDS: readonly string[] = [];
  */
 const NO_EVENTS: ToolCallParserEvent[] = [];
 
-/** A one-character delta handed to a sink (out of `push`, which stays small enough to inline). */
-function deltaInto(sink: ToolCallSink, id: string, chunk: string): ToolCallParserEvent[] {
-  sink.onToolCallDelta?.(id, chunk);
-  return noEvents();
-}
+/**
+ * What `push` may do with one character without the general path (`ToolCallScanner.fast`): none,
+ * or keep an ordinary character of a plain frame outside strings, inside a `"` string, inside a
+ * `'` string.
+ */
+const FAST_NONE = 0;
+const FAST_CODE = 1;
+const FAST_DOUBLE = 2;
+const FAST_SINGLE = 3;
+/** Or: a character outside any span, with no reasoning and no sink being delivered to (see `pushTextCharacter`). */
+const FAST_TEXT = 4;
 
 function noEvents(): ToolCallParserEvent[] {
   if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
@@ -361,6 +367,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private lastReleased = -1;
   private frame: Frame | undefined;
+  /**
+   * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
+   * id its delta reports (undefined: none): set from `frame` (plain or not, its open quote, its
+   * id), `sink`, reasoning and `final` whenever the general push or `end` ran, and by `push` for
+   * the quotes it opens and closes; `FAST_NONE` is always safe (the general push then runs).
+   */
+  private fast = FAST_NONE;
+  private deltaId: string | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
@@ -402,12 +416,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private listedIn: string | undefined;
   private listedStart = -1;
 
-  /** `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass reading. */
-  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents) {
+  /**
+   * Whether a one-character push may skip the general push (`push`'s in-span path, `pushOther`'s
+   * text and block paths): off only in tests, as the reference those paths are held to.
+   */
+  private readonly shortcuts: boolean;
+
+  /**
+   * `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass
+   * reading; `shortcuts: false` (tests) pushes every character through the general push.
+   */
+  constructor(options: ResolvedExtractOptions, withEvents: boolean, onePass = !withEvents, shortcuts = true) {
     this.options = options;
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
+    this.shortcuts = shortcuts;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+    this.updateFast();
   }
 
   /** The calls found (batch): the scanner's own list once a call is found (a scanner does one batch), otherwise a new empty array. */
@@ -431,25 +456,26 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
   push(chunk: string, sink?: ToolCallSink): readonly ToolCallParserEvent[] {
-    const frame = this.frame;
-    // `this.sink` is set while a scan delivers to a sink: a push from inside one of its methods goes on to fail.
-    if (frame !== undefined && frame.plain && chunk.length === 1 && this.sink === undefined) {
+    // `fast` sums up what the general path would otherwise read from the frame per character
+    // (is one open, is it plain, which quote is open, is a sink being delivered to).
+    const fast = this.fast;
+    if (fast !== FAST_NONE && chunk.length === 1) {
+      if (fast === FAST_TEXT) return this.pushTextCharacter(chunk, sink) ?? this.pushGeneral(chunk, sink);
       // One ordinary character inside an open span (token streams: most pushes): it changes no
       // bracket or quote. Kept small so that it inlines into the caller's loop.
       const c = chunk.charCodeAt(0);
       // A `"` opens a string whatever precedes it, and the quote that opened one closes it (a
       // plain frame has no escape pending): `feed` would change nothing else for either.
-      const quote = frame.quote;
       let ordinary: boolean;
-      if (quote === 0) {
+      if (fast === FAST_CODE) {
         ordinary = c >= 128 || CLASS[c] === 0;
         if (c === DQUOTE) {
-          frame.quote = DQUOTE;
+          this.setQuote(DQUOTE);
           ordinary = true;
         }
       } else {
         ordinary = c !== BACKSLASH;
-        if (c === quote) frame.quote = 0;
+        if (c === (fast === FAST_DOUBLE ? DQUOTE : SQUOTE)) this.setQuote(0);
       }
       if (ordinary) {
         // The frame's `prev` and `length` are brought up to date from `codes` when next needed.
@@ -460,12 +486,40 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         } else {
           this.keepCode(c);
         }
-        const id = frame.id;
-        if (id === undefined || !this.withEvents) return noEvents();
-        return sink === undefined ? [{ type: 'tool-call-delta', id, argumentsText: chunk }] : deltaInto(sink, id, chunk);
+        const id = this.deltaId;
+        if (id !== undefined) {
+          if (sink === undefined) return [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+          sink.onToolCallDelta?.(id, chunk);
+        }
+        if (NO_EVENTS.length !== 0) NO_EVENTS.length = 0;
+        return NO_EVENTS;
       }
     }
     return this.pushOther(chunk, sink);
+  }
+
+  /** Opens (`DQUOTE`) or closes (0) a string in the open plain frame, for `push`. */
+  private setQuote(quote: number): void {
+    const frame = this.frame;
+    if (frame === undefined) return;
+    frame.quote = quote;
+    this.fast = quote === 0 ? FAST_CODE : FAST_DOUBLE;
+  }
+
+  /** Brings `fast` and `deltaId` up to date after anything but `push`'s own paths ran. */
+  private updateFast(): void {
+    const frame = this.frame;
+    if (frame === undefined || !frame.plain || this.sink !== undefined || !this.shortcuts) {
+      this.fast =
+        frame === undefined && this.sink === undefined && this.shortcuts && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined
+          ? FAST_TEXT
+          : FAST_NONE;
+      this.deltaId = undefined;
+      return;
+    }
+    const quote = frame.quote;
+    this.fast = quote === 0 ? FAST_CODE : quote === DQUOTE ? FAST_DOUBLE : FAST_SINGLE;
+    this.deltaId = this.withEvents ? frame.id : undefined;
   }
 
   /**
@@ -479,7 +533,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.tailOpener) {
       // A held-back opener this character cannot decide (its text is read again only when one can).
       const wait = this.tailWait === undefined ? undefined : waitAfter(this.tailWait, this.tail, c);
-      if (wait === undefined) return undefined;
+      if (wait === undefined) {
+        // A held `[` that this character decides as `textCharacter` does (most outputs of some
+        // models open with `[`): it goes out as text, and the character with it or as a name.
+        if (this.tail !== '[' || c === 0x54 || isScanned(c)) return undefined;
+        this.tailOpener = false;
+        if (isNameRunUnit(c) && this.couldBeName(chunk)) {
+          this.tail = chunk;
+          return this.textOut('[', sink);
+        }
+        this.tail = '';
+        return this.textOut(`[${chunk}`, sink);
+      }
       this.tailWait = wait;
       this.tail += chunk;
       return noEvents();
@@ -491,11 +556,40 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tail = run;
       return noEvents();
     }
-    if (kind !== 1) return undefined;
-    const text = this.tail === '' ? chunk : this.tail + chunk;
-    this.tail = '';
-    this.remember(text);
+    if (kind !== 1) return kind === 2 && this.tail === '' ? this.pushLoneOpener(c, chunk, sink) : undefined;
+    if (this.tail !== '') {
+      const text = this.tail + chunk;
+      this.tail = '';
+      return this.textOut(text, sink);
+    }
+    this.rememberCode(c);
     // As with a delta, the state is complete before the sink method runs.
+    if (!this.withEvents) return noEvents();
+    if (sink === undefined) return [{ type: 'text', text: chunk }];
+    sink.onText?.(chunk);
+    return noEvents();
+  }
+
+  /**
+   * A lone `[`, `<` or `>` pushed after released text, decided as `textCharacter` decides it
+   * (once per parser, see `loneOpener`): released, or held back as an opener. Undefined for
+   * anything else (`(`, `{`), which the general push reads.
+   */
+  private pushLoneOpener(c: number, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (c === LPAREN || c === LBRACE) return undefined;
+    const decided = this.loneOpener(c, chunk);
+    if (decided === undefined) return undefined;
+    if (decided === 'text') return this.textOut(chunk, sink);
+    this.nextIn = undefined;
+    this.tail = chunk;
+    this.tailOpener = true;
+    this.tailWait = decided === 'hold' ? undefined : decided;
+    return noEvents();
+  }
+
+  /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
+  private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
+    this.remember(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -537,10 +631,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** `push` of anything but an ordinary character inside an open span. */
   private pushOther(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // One character outside the in-call path (kept out of `push`, which must stay small enough to inline).
-    if (chunk.length === 1 && this.sink === undefined) {
+    if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
         const events = this.pushTextCharacter(chunk, sink);
+        if (events !== undefined) return events;
+      } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
+        const events = this.pushBracket(frame, chunk, sink);
         if (events !== undefined) return events;
       } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
@@ -550,16 +647,52 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return noEvents();
       }
     }
+    return this.pushGeneral(chunk, sink);
+  }
+
+  /**
+   * A bracket inside a plain call or marker frame, outside strings, that neither closes nor
+   * breaks the frame (nested arguments: `[1, 2]`, `{"k": …}`, `f(x)`): what `feed` would do
+   * (JSON frames, which record nested objects, are left to it). Undefined for anything else.
+   */
+  private pushBracket(frame: Frame, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    const c = chunk.charCodeAt(0);
+    const kind = c < 128 ? (CLASS[c] ?? 0) : 0;
+    const stack = frame.stack;
+    if (kind === 2) {
+      stack.push(c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE);
+    } else if (kind === 3 && stack.length > 1 && stack[stack.length - 1] === c) {
+      stack.pop();
+    } else {
+      return undefined;
+    }
+    this.keepCode(c);
+    const id = this.deltaId;
+    if (id === undefined) return noEvents();
+    if (sink === undefined) return [{ type: 'tool-call-delta', id, argumentsText: chunk }];
+    sink.onToolCallDelta?.(id, chunk);
+    return noEvents();
+  }
+
+  /** `push` through the general scan. */
+  private pushGeneral(chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
     // After `end()` no frame is open: a chunk always comes here.
     if (this.final) throw new ToolCallParserEndedError();
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
-    if (sink === undefined) return this.scanOther(chunk);
+    // No shortcut while the chunk is scanned: the frame changes, and a push from a sink method must fail.
+    this.fast = FAST_NONE;
+    if (sink === undefined) {
+      const events = this.scanOther(chunk);
+      this.updateFast();
+      return events;
+    }
     this.sink = sink;
     try {
       this.scanOther(chunk);
     } finally {
       this.sink = undefined;
     }
+    this.updateFast();
     return noEvents();
   }
 
@@ -645,6 +778,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
   end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
     if (this.sink !== undefined) throw new ToolCallParserReentryError();
+    this.fast = FAST_NONE;
+    this.deltaId = undefined;
     if (sink === undefined) return this.endScan();
     this.sink = sink;
     try {
@@ -1769,6 +1904,22 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       else sink.onReasoning?.(text);
     }
     this.remember(text);
+  }
+
+  /** `remember` of one released character `c` (streamed text): the same state, without reading a string. */
+  private rememberCode(c: number): void {
+    this.lastReleased = c;
+    const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
+    const at = this.recentAt;
+    recent[at] = c;
+    this.recentAt = (at + 1) & (HISTORY_LENGTH - 1);
+    const count = this.recentCount + 1;
+    if (count >= HISTORY_LENGTH) {
+      this.recentText = undefined;
+      this.recentCount = HISTORY_LENGTH;
+    } else {
+      this.recentCount = count;
+    }
   }
 
   /**
