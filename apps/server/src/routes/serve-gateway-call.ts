@@ -156,7 +156,7 @@ class CallCleanUp implements CallEnding {
   }
 }
 
-/** Counts a finish event's tokens for the metrics. */
+/** Counts the tokens of a finished run's `finish` events for the metrics. */
 function countEventTokens(events: readonly ChatStreamEvent[], metrics: GatewayMetrics, provider: string): void {
   for (const event of events) {
     if (event.type === 'finish' && event.usage !== undefined) metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
