@@ -43,7 +43,8 @@ export {
   UsageLimitError,
 } from './errors.ts';
 export type { ProviderErrorOptions } from './errors.ts';
-export { collectStream } from './collect-stream.ts';
+export { collectStream, createResponseCollector } from './collect-stream.ts';
+export type { ResponseCollector } from './collect-stream.ts';
 export { generateId } from './generate-id.ts';
 export { parseArguments, parseCallArguments } from './parse-arguments.ts';
 export type { CallArguments, ParseArgumentsOptions, ParseCallArgumentsOptions } from './parse-arguments.ts';

@@ -4,7 +4,7 @@ import { nextThen } from '@toolwire/core/provider';
 import { createScriptedModel } from '@toolwire/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
-import { runGatewayLoop } from './run-gateway-loop.ts';
+import { runGatewayLoop, runGatewayLoopOnce } from './run-gateway-loop.ts';
 
 const add = defineTool({
   name: 'add',
@@ -195,6 +195,44 @@ describe('runGatewayLoop', () => {
     const { model, events } = setup([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }, { text: 'It is 3.' }], { stream: false });
     expect((await collectStream(events)).text).toBe('It is 3.');
     expect(model.calls.map((c) => c.method)).toEqual(['generate', 'generate']);
+  });
+
+  it('gives a non-streamed run as one array of the events the stream of it hands out, the hidden half told first', async () => {
+    const steps = (): Parameters<typeof createScriptedModel>[0] => [
+      { text: 'Adding.', toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 1, b: 2 } }] },
+      { text: 'Now the lookup.', toolCalls: [{ id: 'c2', name: 'add', arguments: { a: 3, b: 4 } }, { id: 'c3', name: 'lookup', arguments: { q: 'x' } }] },
+    ];
+    const streamedHidden: HiddenToolTurn[] = [];
+    const streamed = await all(setup(steps(), { stream: false, clientTools: ['lookup'], onHiddenTurn: (turn) => streamedHidden.push(turn) }).events);
+    const told: string[] = [];
+    const model = createScriptedModel(steps());
+    const once = await runGatewayLoopOnce({
+      model,
+      request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [add, { type: 'function', name: 'lookup', inputSchema: { type: 'object' } }] },
+      clientTools: new Set(['lookup']),
+      registry: new ToolRegistry({ tools: [add] }),
+      principal: 'key-1',
+      signal: new AbortController().signal,
+      stream: true,
+      onHiddenTurn: (turn) => told.push(turn.clientCallIds.join()),
+    });
+    expect(model.calls.map((c) => c.method)).toEqual(['generate', 'generate']);
+    // Client call ids are made per run: compared by shape.
+    const shape = (events: ChatStreamEvent[]) => events.map((e) => (e.type === 'tool-call' ? { ...e, toolCall: { ...e.toolCall, id: e.toolCall.id.startsWith('call_') } } : e));
+    expect(shape(once)).toEqual(shape(streamed));
+    expect(once.at(-1)).toEqual(expect.objectContaining({ type: 'finish', finishReason: 'tool-calls' }));
+    expect(once.map((e) => e.type)).toEqual(['text-delta', 'text-delta', 'tool-call', 'finish']);
+    expect(told).toHaveLength(1);
+    expect(streamedHidden).toHaveLength(1);
+  });
+
+  it('rejects a non-streamed run the caller aborted with the abort reason, with no model call', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('The client disconnected.'));
+    const model = createScriptedModel([{ text: 'never' }]);
+    const run = runGatewayLoopOnce({ model, request: { messages: [{ role: 'user', content: 'hi' }] }, clientTools: new Set(), registry: new ToolRegistry({ tools: [] }), principal: 'key-1', signal: controller.signal, stream: false });
+    await expect(run).rejects.toThrow('The client disconnected.');
+    expect(model.calls).toHaveLength(0);
   });
 
   it('relaxes a forced tool choice after the forced call ran, so the model can answer', async () => {

@@ -99,15 +99,27 @@ export function runGatewayLoop(options: GatewayLoopOptions): AsyncGenerator<Chat
 
 /** The loop over `runTools` (no streaming from the model): its steps replayed as events. */
 async function* generatedLoop(options: GatewayLoopOptions): AsyncGenerator<ChatStreamEvent> {
+  const events = await runGatewayLoopOnce(options);
+  // One plain loop: `yield*` of an array inside an async generator wraps each value in an async-from-sync step.
+  for (const event of events) yield event;
+}
+
+/**
+ * The gateway's tool loop without streaming from the model (`runTools`, `options.stream`
+ * ignored): every event the client sees, the closing `finish` last, once the run is over.
+ * The same events as `runGatewayLoop` with `stream: false`, in one array: a non-streamed
+ * answer is built from them at once, without an async generator step (a promise and a
+ * microtask turn or more) per event on the way.
+ */
+export async function runGatewayLoopOnce(options: GatewayLoopOptions): Promise<ChatStreamEvent[]> {
   const view = createClientView(options.clientTools);
   const result = await runTools(loopOptions(options));
   const out: ChatStreamEvent[] = [];
   for (const event of stepEvents(result)) view.map(event, out);
-  // One plain loop: `yield*` of an array inside an async generator wraps each value in an async-from-sync step.
-  for (const mapped of out) yield mapped;
   const turn = hiddenTurn(result, (id) => view.clientId(id));
   if (turn !== undefined) options.onHiddenTurn?.(turn);
-  yield view.finish(result);
+  out.push(view.finish(result));
+  return out;
 }
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;

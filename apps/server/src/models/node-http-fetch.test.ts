@@ -379,6 +379,20 @@ describe('the BodyReader of createNodeHttpFetch', () => {
     await expect(res.text()).rejects.toThrow();
   });
 
+  it('has no BodyReader for a response without a body (204, HEAD), and its body stays null', async () => {
+    const url = await serve((req, res) => {
+      if (req.method === 'HEAD') res.writeHead(200, { 'content-type': 'application/json', 'content-length': '9' }).end();
+      else res.writeHead(204).end();
+    });
+    const fetch = createNodeHttpFetch();
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(url, { method });
+      expect(takeBodyReader(res)).toBeUndefined();
+      expect(res.body).toBeNull();
+      expect(await res.text()).toBe('');
+    }
+  });
+
   it('leaves the body to the web stream once that was read (the SDK reading an error body)', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });

@@ -3,7 +3,7 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
-import { attachBodyReader, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
+import { fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
 
@@ -416,8 +416,8 @@ class PendingResponse {
     const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
     // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
     const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
-    // Providers that read streams themselves take the body without the web stream (`takeBodyReader`).
-    if (!nullBody) attachBodyReader(response, response);
+    // Providers that read streams themselves take the body without the web stream
+    // (`takeBodyReader`): the response carries its `BODY_READER` itself (see there).
     this.#resolve(response);
   };
 

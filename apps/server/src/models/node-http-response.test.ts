@@ -36,6 +36,30 @@ describe('RawResponseHeaders', () => {
     expect([...new Headers(ours)]).toEqual([...reference]);
   });
 
+  it('iterates as a fetch Headers does whatever order and case the lines came in (repeated names, set-cookie)', () => {
+    const lines: [string, string][] = [
+      ['Content-Type', 'application/json'],
+      ['x-b', '1'],
+      ['X-A', '2'],
+      ['Set-Cookie', 'a=1'],
+      ['x-b', '3'],
+      ['set-cookie', 'b=2'],
+      ['X-B', '4'],
+      ['x-a', '5'],
+      ['Zeta', 'z'],
+      ['a', ''],
+    ];
+    // Every rotation and its reverse: a deterministic spread of orders.
+    for (let start = 0; start < lines.length; start++) {
+      for (const order of [lines.slice(start).concat(lines.slice(0, start)), lines.slice(start).concat(lines.slice(0, start)).reverse()]) {
+        const raw = order.flat();
+        const reference = new Headers();
+        for (const [name, value] of order) reference.append(name, value);
+        expect([...new RawResponseHeaders(raw)]).toEqual([...reference]);
+      }
+    }
+  });
+
   it('gives every iteration its own pairs: changing one changes no later iteration', () => {
     const headers = new RawResponseHeaders(raw);
     const first = [...headers.entries()];

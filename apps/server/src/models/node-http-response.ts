@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { BODY_READER } from '@toolwire/core/provider';
 import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
 
 /**
@@ -18,19 +19,6 @@ export class RawResponseHeaders implements Headers {
   /** @param raw Node's `rawHeaders`: `[name, value, name, value…]` as received. */
   constructor(raw: readonly string[]) {
     this.#raw = raw;
-  }
-
-  /** Lower-case name → value, repeated names joined with ", ". */
-  #map(): Map<string, string> {
-    const map = new Map<string, string>();
-    const raw = this.#raw;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = (raw[i] as string).toLowerCase();
-      const value = raw[i + 1] as string;
-      const seen = map.get(name);
-      map.set(name, seen === undefined ? value : `${seen}, ${value}`);
-    }
-    return map;
   }
 
   get(name: string): string | null {
@@ -64,13 +52,17 @@ export class RawResponseHeaders implements Headers {
    * them without changing what the next iteration sees, and no second copy is needed.
    */
   #pairs(): [string, string][] {
-    const map = this.#map();
-    const names = [...map.keys()].sort();
+    const raw = this.#raw;
+    const lines: [string, string][] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) lines.push([(raw[i] as string).toLowerCase(), raw[i + 1] as string]);
+    // By name (a stable sort: a repeated name's lines keep the order they came in), then, as a
+    // fetch `Headers` iterates, a repeated name's values joined, except each `set-cookie` on its own.
+    lines.sort(byName);
     const pairs: [string, string][] = [];
-    // As a fetch `Headers` iterates: by name, repeated names joined, except each `set-cookie` on its own.
-    for (const name of names) {
-      if (name === 'set-cookie') for (const cookie of this.getSetCookie()) pairs.push([name, cookie]);
-      else pairs.push([name, map.get(name) as string]);
+    let last: [string, string] | undefined;
+    for (const line of lines) {
+      if (last !== undefined && last[0] === line[0] && line[0] !== 'set-cookie') last[1] = `${last[1]}, ${line[1]}`;
+      else pairs.push((last = line));
     }
     return pairs;
   }
@@ -107,6 +99,11 @@ export class RawResponseHeaders implements Headers {
   delete(): void {
     throw new TypeError('Response headers are immutable.');
   }
+}
+
+/** Header lines in name order (UTF-16 code units, as `Array.prototype.sort` orders names). */
+function byName(a: readonly [string, string], b: readonly [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
 /** What `NodeHttpResponse` needs besides the Node response. */
@@ -228,6 +225,15 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     res.off('error', this.#onError);
     res.off('close', this.#onClose);
     return reader;
+  }
+
+  /**
+   * Where core's `takeBodyReader` finds the body's claim (what `attachBodyReader` would
+   * define on each response, one property per response): this response itself, except
+   * with no body at all (204, 304, HEAD), as the fetch attached none there.
+   */
+  get [BODY_READER](): ClaimableBody | undefined {
+    return this.#stream === null ? undefined : this;
   }
 
   get bodyUsed(): boolean {

@@ -1,5 +1,5 @@
-import { collectStream, generateId } from '@toolwire/core';
-import type { ChatStreamEvent } from '@toolwire/core';
+import { createResponseCollector, generateId } from '@toolwire/core';
+import type { ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
 import { withRequestSpan } from '../observability/request-span.ts';
@@ -64,7 +64,7 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
         request,
         clientTools,
         stream: parsed.stream,
-        answer: async (events) => toChatCompletion(identity, await collectStream(events)),
+        answer: (events) => toChatCompletion(identity, collectEvents(events)),
         streamWire: () => new ChatCompletionsWire(createChunkMapper({ identity, includeUsage })),
       },
       ending,
@@ -73,6 +73,13 @@ async function handleChatCompletion(context: GatewayContext, req: FastifyRequest
     ending.release();
     throw error;
   }
+}
+
+/** The `ChatResponse` of a finished run's events (what `collectStream` makes of them as a stream). */
+function collectEvents(events: readonly ChatStreamEvent[]): ChatResponse {
+  const collector = createResponseCollector();
+  for (const event of events) collector.add(event);
+  return collector.response();
 }
 
 /** A streamed answer as `chat.completion.chunk`s, ended by `data: [DONE]`. One object per stream, no closure per member. */

@@ -118,8 +118,8 @@ async function answerResponses(context: GatewayContext, req: FastifyRequest, rep
       request,
       clientTools,
       stream: parsed.stream,
-      answer: async (events) => {
-        const response = await collect(events, mapper);
+      answer: (events) => {
+        const response = collect(events, mapper);
         store(response);
         return response;
       },
@@ -143,9 +143,9 @@ async function answerResponses(context: GatewayContext, req: FastifyRequest, rep
 }
 
 /** A non-streamed answer: the events through the same mapper, its final response. */
-async function collect(events: AsyncGenerator<ChatStreamEvent>, mapper: ResponsesEventMapper): Promise<WireResponse> {
+function collect(events: readonly ChatStreamEvent[], mapper: ResponsesEventMapper): WireResponse {
   mapper.start();
-  for await (const event of events) {
+  for (const event of events) {
     if (event.type === 'error') throw event.error;
     mapper.push(event);
   }

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/api-key-store.ts';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import type { GatewayContext } from '../gateway-context.ts';
-import { runGatewayLoop } from '../loop/run-gateway-loop.ts';
+import { runGatewayLoop, runGatewayLoopOnce } from '../loop/run-gateway-loop.ts';
+import type { GatewayLoopOptions } from '../loop/run-gateway-loop.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { logClientGone } from '../observability/access-log.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
@@ -41,8 +42,8 @@ export interface GatewayCallOptions {
   request: ChatRequest;
   clientTools: ReadonlySet<string>;
   stream: boolean;
-  /** The non-streamed body from the loop's events; throws on an `error` event. */
-  answer: (events: AsyncGenerator<ChatStreamEvent>) => Promise<unknown>;
+  /** The non-streamed body from the loop's events (the closing `finish` last); throws on an `error` event. */
+  answer: (events: readonly ChatStreamEvent[]) => unknown;
   /** The streamed form, created once the stream starts. */
   streamWire: () => StreamWire;
 }
@@ -92,7 +93,7 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
 /** Runs the loop and answers, once or streamed; `ended` is told when the answer is over. */
 function startAnswer(options: GatewayCallOptions, controller: AbortController, ended: CallCleanUp): void {
   const { context, req, principal } = options;
-  const events = runGatewayLoop({
+  const loop: GatewayLoopOptions = {
     model: options.model,
     request: options.request,
     clientTools: options.clientTools,
@@ -107,16 +108,18 @@ function startAnswer(options: GatewayCallOptions, controller: AbortController, e
       // The answer is already on its way: a turn the state could not keep is logged, and the model will see the client's half only.
       context.state.rememberTurn(principal.id, turn).catch((error: unknown) => req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn'));
     },
-  });
+  };
   const { metrics } = context;
-  const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
   if (!options.stream) {
-    answerOnce(options, counted, controller.signal).then(
-      () => ended.resolve(),
-      (error: unknown) => ended.reject(error),
+    // The whole run first, then one body: no event stream in between (see `runGatewayLoopOnce`).
+    runGatewayLoopOnce(loop).then(
+      (events) => answerOnce(options, events, controller.signal, ended),
+      (error: unknown) => failOnce(options, error, controller.signal, ended),
     );
     return;
   }
+  const events = runGatewayLoop(loop);
+  const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
   stream({ req, reply: options.reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
 }
 
@@ -153,7 +156,14 @@ class CallCleanUp implements CallEnding {
   }
 }
 
-/** Token counts for the metrics, whichever way the answer goes out (used only when metrics are on: no extra step per event otherwise). */
+/** Counts the tokens of a finished run's `finish` events for the metrics. */
+function countEventTokens(events: readonly ChatStreamEvent[], metrics: GatewayMetrics, provider: string): void {
+  for (const event of events) {
+    if (event.type === 'finish' && event.usage !== undefined) metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
+  }
+}
+
+/** Token counts of a stream for the metrics (used only when metrics are on: no extra step per event otherwise). */
 async function* countTokens(source: AsyncGenerator<ChatStreamEvent>, metrics: GatewayMetrics, provider: string): AsyncGenerator<ChatStreamEvent> {
   for await (const event of source) {
     if (event.type === 'finish' && event.usage !== undefined) metrics.tokens(provider, event.usage.inputTokens, event.usage.outputTokens);
@@ -161,23 +171,45 @@ async function* countTokens(source: AsyncGenerator<ChatStreamEvent>, metrics: Ga
   }
 }
 
-/** The non-streamed answer: one JSON body. */
-async function answerOnce(options: GatewayCallOptions, events: AsyncGenerator<ChatStreamEvent>, signal: AbortSignal): Promise<void> {
-  const { req, reply } = options;
+/** The non-streamed answer: one JSON body built from the run's events; `ending` is told once it is sent. */
+function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEvent[], signal: AbortSignal, ending: CallEnding): void {
+  const { req, reply, context } = options;
   let body: unknown;
   try {
-    body = await options.answer(events);
+    if (context.metrics.enabled) countEventTokens(events, context.metrics, options.model.provider);
+    body = options.answer(events);
   } catch (error) {
-    if (!signal.aborted) throw error;
-    // The client is gone: nobody to answer, and not a server error.
-    logClientGone(req, reply, 'client disconnected; upstream request aborted');
-    reply.hijack();
-    reply.raw.destroy();
+    failOnce(options, error, signal, ending);
     return;
   }
-  // Serialized here (what Fastify's default serializer does for a route without a response
-  // schema, JSON.stringify): a string payload skips its serializer lookup and hooks.
-  await reply.header('content-type', 'application/json').header('x-request-id', req.id).send(JSON.stringify(body));
+  try {
+    // Serialized here (what Fastify's default serializer does for a route without a response
+    // schema, JSON.stringify): a string payload skips its serializer lookup and hooks.
+    // (A reply is a thenable: settled once the response is sent, at once for a string payload.)
+    reply
+      .header('content-type', 'application/json')
+      .header('x-request-id', req.id)
+      .send(JSON.stringify(body))
+      .then(
+        () => ending.resolve(),
+        (error: unknown) => ending.reject(error),
+      );
+  } catch (error) {
+    ending.reject(error);
+  }
+}
+
+/** A failed non-streamed answer: a client that went away gets its access line and no answer (not a server error); anything else is rejected. */
+function failOnce(options: GatewayCallOptions, error: unknown, signal: AbortSignal, ending: CallEnding): void {
+  if (!signal.aborted) {
+    ending.reject(error);
+    return;
+  }
+  const { req, reply } = options;
+  logClientGone(req, reply, 'client disconnected; upstream request aborted');
+  reply.hijack();
+  reply.raw.destroy();
+  ending.resolve();
 }
 
 interface StreamOptions {
