@@ -48,8 +48,8 @@ describe('SmallAllowList', () => {
   });
 
   it('answers many nameIn questions about one text as has() of each cut, in any order', () => {
-    // The near misses `standsAt` remembers between questions: names sharing length and first
-    // character, asked about at positions before, at and after where they stand.
+    // Near misses: names sharing length, first and last character, asked about at positions
+    // before, at and after where they stand, one instance answering them all.
     const nearMisses = fc.array(fc.constantFrom('get_a', 'get_b', 'got_a', 'get_', 'math.sqrt', 'math.sqr', 'x '), { maxLength: 30 }).map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.oneof(text, nearMisses), list, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }), (input, tools, questions) => {

@@ -26,14 +26,6 @@ export class SmallAllowList implements AllowList {
   private long: ReadonlyMap<string, JsonSchema | undefined> | false | undefined;
   /** Whether any listed tool has a schema; found out when first asked for one (see `get`). */
   private schemas: boolean | undefined;
-  /** The text `missed` is about (see `standsAt`). */
-  private searched: string | undefined;
-  /**
-   * Per listed position, two numbers: a position `searched` was searched from for that name,
-   * and where the name was found first at or after it (-1: nowhere).
-   */
-  private missed: number[] | undefined;
-
   /**
    * `tools`: a copy where the caller could change the list while it is in use (a streaming
    * parser). `resolveLong`: how to look up a list too long to read in place; without it, the
@@ -45,7 +37,7 @@ export class SmallAllowList implements AllowList {
   }
 
   has(name: string): boolean {
-    const long = this.longMap();
+    const long = this.long ?? this.longMap();
     if (long !== false) return long.has(name);
     for (const tool of this.tools) if ((typeof tool === 'string' ? tool : tool.name) === name) return true;
     return false;
@@ -54,14 +46,16 @@ export class SmallAllowList implements AllowList {
   /**
    * The listed name equal to `s.slice(start, end)`, or `undefined` (the scanner asks at every
    * `(` with a name before it); the scanner then takes the listed string as the call's name and
-   * cuts nothing. Compares length and first character in place, then the whole name with
-   * `indexOf` from `start` (see `standsAt`): no string is cut, and the engine compares in its
-   * own loop (about 30 ns for a name of 21 characters, where a cut and `===` took 70 ns: a cut
-   * of 13 characters or more is a view into the text, compared outside the engine's fast path;
-   * `startsWith` in place and a `charCodeAt` loop took 70–80 ns).
+   * cuts nothing more. Compares length, first and last character in place, and cuts the name out
+   * of `s` (as any-name mode cuts a call's name) only for a candidate that passes, to compare it
+   * with `===`: the engine's own code for cutting and comparing, which any-name mode runs too.
+   * `indexOf` from `start` compared a little faster in a micro-benchmark, but ran more
+   * instructions in the scanner (its search code is the allow-list's alone) and measured no
+   * better. Goes on to the end of the list after a match: whether any tool has a schema (asked
+   * next, for the call's arguments) is learnt from the same reads, all issued at once.
    */
   nameIn(s: string, start: number, end: number): string | undefined {
-    const long = this.longMap();
+    const long = this.long ?? this.longMap();
     if (long !== false) {
       const name = s.slice(start, end);
       return long.has(name) ? name : undefined;
@@ -69,37 +63,26 @@ export class SmallAllowList implements AllowList {
     const tools = this.tools;
     const length = end - start;
     const first = s.charCodeAt(start);
+    const last = s.charCodeAt(end - 1);
+    let found: string | undefined;
+    let cut: string | undefined;
+    let typed = false;
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
       if (tool === undefined) continue;
-      const name = typeof tool === 'string' ? tool : tool.name;
-      if (name.length === length && name.charCodeAt(0) === first && this.standsAt(s, name, i, start)) return name;
+      let name: string;
+      if (typeof tool === 'string') {
+        name = tool;
+      } else {
+        name = tool.name;
+        if (tool.inputSchema !== undefined) typed = true;
+      }
+      if (found === undefined && name.length === length && name.charCodeAt(0) === first && name.charCodeAt(length - 1) === last && name === (cut ??= s.slice(start, end))) {
+        found = name;
+      }
     }
-    return undefined;
-  }
-
-  /**
-   * Whether `name`, listed at position `i`, stands in `s` at `start`. Where it does not,
-   * `indexOf` searches on to the next place it does: that place is remembered, and a later
-   * question about a position before it is answered without searching, so that no part of a
-   * text is searched twice for one name and a text of many near-misses stays linear.
-   */
-  private standsAt(s: string, name: string, i: number, start: number): boolean {
-    let missed = this.missed;
-    if (missed !== undefined && this.searched === s) {
-      const from = missed[2 * i] ?? -1;
-      const next = missed[2 * i + 1] ?? -1;
-      if (from >= 0 && from <= start && (next < 0 || start <= next)) return next === start;
-    }
-    const found = s.indexOf(name, start);
-    if (found === start) return true;
-    if (missed === undefined || this.searched !== s) {
-      missed = this.missed = new Array<number>(2 * this.tools.length).fill(-1);
-      this.searched = s;
-    }
-    missed[2 * i] = start;
-    missed[2 * i + 1] = found;
-    return false;
+    this.schemas = typed;
+    return found;
   }
 
   /**
@@ -107,7 +90,7 @@ export class SmallAllowList implements AllowList {
    * lists are names, and an output without a call never asks.
    */
   get(name: string): JsonSchema | undefined {
-    const long = this.longMap();
+    const long = this.long ?? this.longMap();
     if (long !== false) return long.get(name);
     this.schemas ??= this.typed();
     if (!this.schemas) return undefined;
@@ -132,12 +115,10 @@ export class SmallAllowList implements AllowList {
     return false;
   }
 
-  /** The map a long list is looked up in, or `false` for a list read in place. */
+  /** Measures the list (when first asked): the map a long one is looked up in, or `false` for one read in place. */
   private longMap(): ReadonlyMap<string, JsonSchema | undefined> | false {
-    if (this.long === undefined) {
-      const resolve = this.resolveLong;
-      this.long = resolve !== undefined && this.tools.length > SMALL_LIST_LENGTH ? resolve(this.tools) : false;
-    }
+    const resolve = this.resolveLong;
+    this.long = resolve !== undefined && this.tools.length > SMALL_LIST_LENGTH ? resolve(this.tools) : false;
     return this.long;
   }
 }
