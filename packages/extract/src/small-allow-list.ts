@@ -24,7 +24,7 @@ export class SmallAllowList implements AllowList {
   private readonly resolveLong: LongListResolver | undefined;
   /** The map of a long list; `false` once the list is known to be short; `undefined` until first asked. */
   private long: ReadonlyMap<string, JsonSchema | undefined> | false | undefined;
-  /** Whether any listed tool has a schema; found out when first asked for one (see `get`). */
+  /** Whether any listed tool has a schema: learnt in `nameIn`'s pass, or when first asked for one (see `get`). */
   private schemas: boolean | undefined;
   /**
    * `tools`: a copy where the caller could change the list while it is in use (a streaming
