@@ -108,7 +108,7 @@ export interface ResolvedExtractOptions {
   /**
    * Every prefix of an allowed name: text that is none of these cannot become a call name.
    * Only text held back for a next chunk asks (`undefined`: any run may grow into a name),
-   * so a short list used once (batch) has none.
+   * so a list used once (batch) has none.
    */
   prefixes: NamePrefixes | undefined;
   /**
@@ -164,6 +164,11 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
   return resolved;
 }
 
+/** The map of a list too long to read in place, for a batch's `SmallAllowList`. */
+function longListMap(tools: readonly (string | ExtractableTool)[]): ReadonlyMap<string, JsonSchema | undefined> {
+  return resolveTools(tools).allowed;
+}
+
 function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
   const list = options?.format !== undefined ? [options.format] : options?.formats;
   if (list === undefined) return ALL;
@@ -209,8 +214,8 @@ function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['
 
 /**
  * Resolves the defaults of `ExtractOptions` in one place. `once`: the options serve one
- * call that returns before the caller can change them (batch), so a short tool list is read
- * where it stands rather than copied.
+ * call that returns before the caller can change them (batch), so the tool list is read
+ * where it stands rather than copied, when first asked about.
  */
 export function resolveExtractOptions(options: ExtractOptions | undefined, once = false): ResolvedExtractOptions {
   if (options === undefined) return DEFAULTS;
@@ -221,13 +226,15 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     options.callsInReasoning === undefined &&
     options.startInReasoning === undefined &&
     options.id === undefined;
-  if (list !== undefined && list.length <= SMALL_LIST_LENGTH) {
-    const allowed = new SmallAllowList(once ? list : list.slice());
+  // A batch reads the list where it stands, and not even its length until a name is asked
+  // about (a long one is then looked up in its map); a stream reads a short list from a copy.
+  if (list !== undefined && (once || list.length <= SMALL_LIST_LENGTH)) {
+    const allowed = once ? new SmallAllowList(list, longListMap) : new SmallAllowList(list.slice());
     // A batch holds no text back for a next chunk, so it never asks for prefixes (see `prefixes`).
     const prefixes = once ? undefined : new NamePrefixes(allowed);
     // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.
-    // Only the list's length is read here: its names only for an output with a possible call
-    // (memory that, with a new list per output, the processor has to fetch).
+    // The list itself is read only for an output with a possible call (memory that, with a new
+    // list per output, the processor has to fetch).
     if (alone) {
       return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
     }

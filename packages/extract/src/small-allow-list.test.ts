@@ -47,6 +47,45 @@ describe('SmallAllowList', () => {
     );
   });
 
+  it('answers many nameIn questions about one text as has() of each cut, in any order', () => {
+    // Near misses: names sharing length, first and last character, asked about at positions
+    // before, at and after where they stand, one instance answering them all.
+    const nearMisses = fc.array(fc.constantFrom('get_a', 'get_b', 'got_a', 'get_', 'math.sqrt', 'math.sqr', 'x '), { maxLength: 30 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(text, nearMisses), list, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }), (input, tools, questions) => {
+        const allowed = new SmallAllowList(tools);
+        for (const [a, b] of questions) {
+          if (input.length === 0) return;
+          const start = a % input.length;
+          const end = start + 1 + (b % Math.min(12, input.length - start));
+          const name = allowed.nameIn(input, start, end);
+          expect(name).toBe(allowed.has(input.slice(start, end)) ? input.slice(start, end) : undefined);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('looks a list longer than 8 up in its map when given a resolver, measured when first asked', () => {
+    const tools = [...PADDING, 'get_a', { name: 'search', inputSchema: SCHEMA }];
+    let resolved = 0;
+    const allowed = new SmallAllowList(tools, (list) => {
+      resolved++;
+      return new Map(list.map((tool) => (typeof tool === 'string' ? [tool, undefined] : [tool.name, tool.inputSchema])));
+    });
+    expect(resolved).toBe(0);
+    expect(allowed.nameIn('x get_a(', 2, 7)).toBe('get_a');
+    expect(allowed.has('search')).toBe(true);
+    expect(allowed.get('search')).toBe(SCHEMA);
+    expect(allowed.has('get_b')).toBe(false);
+    expect(resolved).toBe(1);
+    // A short list is read in place: the resolver is never called.
+    const short = new SmallAllowList(['get_a'], () => {
+      throw new Error('a short list has no map');
+    });
+    expect(short.nameIn('get_a(', 0, 5)).toBe('get_a');
+  });
+
   it('answers nameIn as has() of the cut name, with the listed string', () => {
     fc.assert(
       fc.property(text, list, fc.nat(), fc.nat(), (input, tools, a, b) => {

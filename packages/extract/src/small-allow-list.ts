@@ -4,46 +4,85 @@ import type { AllowList, ExtractableTool } from './extract-options.ts';
 /** Lists up to this long are read where they stand (see `SmallAllowList`). */
 export const SMALL_LIST_LENGTH = 8;
 
+/** The names and schemas of a list longer than `SMALL_LIST_LENGTH`, resolved once per array. */
+export type LongListResolver = (tools: readonly (string | ExtractableTool)[]) => ReadonlyMap<string, JsonSchema | undefined>;
+
 /**
  * A short allow-list read where it stands on every call (a streaming parser gives it a copy
  * of the array, made when the parser is created): nothing to prepare, cache or look up, so a
  * new list with every request costs nothing, and an old one touches no cache (a cache entry
  * per list is memory the processor must fetch again when lists are many). Answers as a map
  * of the names would: a name listed twice takes its last schema.
+ *
+ * Given a `LongListResolver` (batch), it takes any list, and measures it only when first
+ * asked about a name: a list longer than `SMALL_LIST_LENGTH` is then looked up in its map.
+ * An output without a possible call never touches the caller's list, and one with a call
+ * touches it after its own text, which the caller's data often holds nearby.
  */
 export class SmallAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
-  /** Whether any listed tool has a schema; found out when first asked for one (see `get`). */
+  private readonly resolveLong: LongListResolver | undefined;
+  /** The map of a long list; `false` once the list is known to be short; `undefined` until first asked. */
+  private long: ReadonlyMap<string, JsonSchema | undefined> | false | undefined;
+  /** Whether any listed tool has a schema: learnt in `nameIn`'s pass, or when first asked for one (see `get`). */
   private schemas: boolean | undefined;
-
-  /** `tools`: a copy where the caller could change the list while it is in use (a streaming parser). */
-  constructor(tools: readonly (string | ExtractableTool)[]) {
+  /**
+   * `tools`: a copy where the caller could change the list while it is in use (a streaming
+   * parser). `resolveLong`: how to look up a list too long to read in place; without it, the
+   * list must be short.
+   */
+  constructor(tools: readonly (string | ExtractableTool)[], resolveLong?: LongListResolver) {
     this.tools = tools;
+    this.resolveLong = resolveLong;
   }
 
   has(name: string): boolean {
+    const long = this.long ?? this.longMap();
+    if (long !== false) return long.has(name);
     for (const tool of this.tools) if ((typeof tool === 'string' ? tool : tool.name) === name) return true;
     return false;
   }
 
   /**
    * The listed name equal to `s.slice(start, end)`, or `undefined` (the scanner asks at every
-   * `(` with a name before it). Compares length and first character in place, and cuts the name
-   * out of `s` (as any-name mode cuts a call's name) only for a candidate that passes, to compare
-   * it with `===`; the scanner then takes the listed string as the call's name and cuts nothing
-   * more. Every way of comparing tried costs about the same, 40–70 ns for a name of about 18
-   * characters (`startsWith`, a `charCodeAt` loop, `indexOf` on the cut): this one measured a
-   * little faster than `startsWith` in place in same-process rounds.
+   * `(` with a name before it); the scanner then takes the listed string as the call's name and
+   * cuts nothing more. Compares length, first and last character in place, and cuts the name out
+   * of `s` (as any-name mode cuts a call's name) only for a candidate that passes, to compare it
+   * with `===`: the engine's own code for cutting and comparing, which any-name mode runs too.
+   * `indexOf` from `start` compared a little faster in a micro-benchmark, but ran more
+   * instructions in the scanner (its search code is the allow-list's alone) and measured no
+   * better. Goes on to the end of the list after a match: whether any tool has a schema (asked
+   * next, for the call's arguments) is learnt from the same reads, all issued at once.
    */
   nameIn(s: string, start: number, end: number): string | undefined {
+    const long = this.long ?? this.longMap();
+    if (long !== false) {
+      const name = s.slice(start, end);
+      return long.has(name) ? name : undefined;
+    }
+    const tools = this.tools;
     const length = end - start;
     const first = s.charCodeAt(start);
+    const last = s.charCodeAt(end - 1);
+    let found: string | undefined;
     let cut: string | undefined;
-    for (const tool of this.tools) {
-      const name = typeof tool === 'string' ? tool : tool.name;
-      if (name.length === length && name.charCodeAt(0) === first && name === (cut ??= s.slice(start, end))) return name;
+    let typed = false;
+    for (let i = 0; i < tools.length; i++) {
+      const tool = tools[i];
+      if (tool === undefined) continue;
+      let name: string;
+      if (typeof tool === 'string') {
+        name = tool;
+      } else {
+        name = tool.name;
+        if (tool.inputSchema !== undefined) typed = true;
+      }
+      if (found === undefined && name.length === length && name.charCodeAt(0) === first && name.charCodeAt(length - 1) === last && name === (cut ??= s.slice(start, end))) {
+        found = name;
+      }
     }
-    return undefined;
+    this.schemas = typed;
+    return found;
   }
 
   /**
@@ -51,6 +90,8 @@ export class SmallAllowList implements AllowList {
    * lists are names, and an output without a call never asks.
    */
   get(name: string): JsonSchema | undefined {
+    const long = this.long ?? this.longMap();
+    if (long !== false) return long.get(name);
     this.schemas ??= this.typed();
     if (!this.schemas) return undefined;
     let schema: JsonSchema | undefined;
@@ -72,5 +113,12 @@ export class SmallAllowList implements AllowList {
   typed(): boolean {
     for (const tool of this.tools) if (typeof tool !== 'string' && tool.inputSchema !== undefined) return true;
     return false;
+  }
+
+  /** Measures the list (when first asked): the map a long one is looked up in, or `false` for one read in place. */
+  private longMap(): ReadonlyMap<string, JsonSchema | undefined> | false {
+    const resolve = this.resolveLong;
+    this.long = resolve !== undefined && this.tools.length > SMALL_LIST_LENGTH ? resolve(this.tools) : false;
+    return this.long;
   }
 }
