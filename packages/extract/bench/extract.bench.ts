@@ -19,14 +19,35 @@ function lcg(seed: number): () => number {
   };
 }
 
-/** The same content as JSON: prose as strings, calls as `{name, arguments}` objects. */
+/**
+ * The same content as JSON: prose as strings, calls as `{name, arguments}` objects. Read
+ * through a sink, not as events: `push` of a whole 10 MB text returns every event of it in one
+ * array, which a token stream never holds. Kept alive through young collections while V8 still
+ * watches the parser's allocation sites, they made it allocate the objects of those sites (the
+ * streamed calls and some events) in the old generation for the rest of the run, in some
+ * processes and not others, and the streaming rows below were measured in that state.
+ */
 function asJson(text: string): string {
   const parser = createToolCallParser();
   const parts: unknown[] = [];
-  for (const event of [...parser.push(text), ...parser.end()]) {
-    if (event.type === 'tool-call') parts.push({ name: event.toolCall.name, arguments: event.toolCall.arguments });
-    else if ('text' in event) parts.push(event.text);
-  }
+  const keep = (span: string): void => {
+    parts.push(span);
+  };
+  const sink: ToolCallSink = {
+    onText: keep,
+    onReasoningStart: keep,
+    onReasoning: keep,
+    onReasoningEnd: keep,
+    onToolCall: (call) => {
+      parts.push({ name: call.name, arguments: call.arguments });
+    },
+    onToolCallDiscarded: (_id, span) => {
+      parts.push(span);
+    },
+    onIncomplete: keep,
+  };
+  parser.push(text, sink);
+  parser.end(sink);
   return JSON.stringify(parts);
 }
 
