@@ -481,7 +481,7 @@ for (const [name, make] of streamedAdversarial) {
   const proseRate = (name: string): number => bytes(prose) / ms(name);
   console.log('\n(h) targets in CPU time (best of 6 interleaved rounds)');
   console.log(`per output, any name:    ${(ms('jsonPerOutput') / ms('anyPerOutput')).toFixed(2)}x JSON.parse of the same calls (target >= 0.5x)`);
-  // The rate itself: before batch and streamed calls had separate allocation sites, a process read about 600,000 or 350,000 (see the README).
+  // The rate itself: before batch and streamed calls had separate allocation sites, a process read about 600,000 or 350,000 (see bench/RESULTS.md).
   console.log(`  batch per output:        ${Math.round(outputs.length / (ms('anyPerOutput') / 1000)).toLocaleString('en-US')} outputs per CPU second`);
   console.log(`per output, allow-list:  ${(ms('jsonPerOutput') / ms('allowPerOutput')).toFixed(2)}x JSON.parse; allow-list costs ${((ms('allowPerOutput') / ms('anyEntriesPerOutput') - 1) * 100).toFixed(0)}% over any name in the same loop over the entries (target <= 10%; ${((ms('allowPerOutput') / ms('anyPerOutput') - 1) * 100).toFixed(0)}% over the any-name loop over plain texts)`);
   console.log(`  with a new list per call: ${((ms('allowNewListPerOutput') / ms('anyEntriesPerOutput') - 1) * 100).toFixed(0)}% over any name in the same loop (no target; a server decoding each request's tools)`);
