@@ -36,6 +36,8 @@ const BEHAVIOURS = {
   garbage: { text: HELLO, noise: 'junk' },
   /** A data event whose JSON is broken, mid-stream (not streamed: a body that is not JSON). */
   'invalid-json': { text: HELLO, ending: 'garbage' },
+  /** Not streamed: a 200 whose JSON is not a chat completion (`choices` is not an array). */
+  'wrong-shape': { text: HELLO, ending: 'wrong-shape' },
   /** The whole answer written one byte at a time. */
   trickle: { text: HELLO, trickle: 'bytes' },
   /** A few events, then silence (the gateway's idle timeout must cut it). */
@@ -189,6 +191,7 @@ describe('an upstream that fails mid-stream', () => {
     ['reset', 'a reset halfway through the body'],
     ['invalid-json', 'a body that is not JSON'],
     ['stall', 'no response within the idle timeout'],
+    ['wrong-shape', 'JSON that is not a chat completion'],
   ];
   for (const [behaviour, what] of envelopes) {
     it(`answers a non-streamed request with an error envelope after ${what}`, async () => {
@@ -201,6 +204,19 @@ describe('an upstream that fails mid-stream', () => {
       await expectGatewayServes();
     });
   }
+
+  it('answers JSON that is not a chat completion with a 502 that says so, not a 500', async () => {
+    const failure = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'wrong-shape' }] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    const error = failure as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(502);
+    expect(error.type).toBe('upstream_error');
+    expect(error.message).toContain('not a chat completion');
+    expect(error.message).toContain('`choices` array');
+  });
 
   it('survives a client that leaves mid-stream while the upstream is still pacing', async () => {
     const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'pause' }], stream: true });

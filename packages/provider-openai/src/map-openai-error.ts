@@ -100,7 +100,7 @@ export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Err
     });
   }
   if (error instanceof SyntaxError) {
-    return new StreamError({ provider: PROVIDER, message: `The server sent a stream event that is not JSON (${error.message}).`, cause: error });
+    return new StreamError({ provider: PROVIDER, message: `The server sent a response or stream event that is not valid JSON (${error.message}).`, cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError({ provider: PROVIDER, message: `The OpenAI request failed: ${message}`, cause: error });

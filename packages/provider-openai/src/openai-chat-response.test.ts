@@ -41,6 +41,18 @@ describe('mapChatResponse', () => {
     expect(response.message.toolCalls).toEqual(response.toolCalls);
   });
 
+  it('reads a call without `type` or `id` (some compatible servers leave them out) as a function call with an id of ours', () => {
+    const wire = completion(
+      { tool_calls: [{ function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, { id: null, type: 'function', function: { name: 'get_time', arguments: '{}' } }] } as never,
+      'tool_calls',
+    );
+    const response = mapChatResponse(wire, options);
+    expect(response.toolCalls.map((call) => call.name)).toEqual(['get_weather', 'get_time']);
+    expect(response.toolCalls[0]?.arguments).toEqual({ city: 'Paris' });
+    for (const call of response.toolCalls) expect(call.id).toMatch(/^call_gen\d+$/);
+    expect(response.warnings).toEqual([]);
+  });
+
   it('reports tool-calls for a forced function even though OpenAI says stop', () => {
     const response = mapChatResponse(
       completion({ tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'),

@@ -47,13 +47,15 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
   const wireCalls = message?.tool_calls ?? [];
   let toolCalls: ToolCall[] = [];
   wireCalls.forEach((call, position) => {
-    if (call.type !== 'function') {
+    // A call without `type` (some compatible servers leave it out) is a function call.
+    if (call.type === 'custom') {
       warnings.push({ type: 'unsupported-tool', toolName: call.custom.name, message: 'Custom tool calls are not supported.' });
       return;
     }
     toolCalls.push(
       toToolCall({
-        id: call.id === '' ? options.generateId() : call.id,
+        // Some compatible servers send no id (or an empty one): the call gets one of ours.
+        id: typeof call.id === 'string' && call.id !== '' ? call.id : options.generateId(),
         name: call.function.name,
         rawArguments: argumentsText(call.function.arguments),
         // Cut off by the token limit: the last call is the one being written.

@@ -25,6 +25,40 @@ describe('readChatCompletion', () => {
     expect((error as Error).message).toContain('an empty body');
   });
 
+  it('refuses JSON that is not a chat completion with a ProviderError naming the field, and takes the shapes compatible servers send', async () => {
+    const read = (body: unknown) => readChatCompletion(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }));
+    const refused: [unknown, string][] = [
+      [{ hello: 'world' }, 'no `choices` array'],
+      [[completion], 'not a JSON object'],
+      ['text', 'not a JSON object'],
+      [null, 'not a JSON object'],
+      [{ ...completion, choices: [7] }, '`choices[0]` is not an object'],
+      [{ ...completion, choices: [{ message: 'hi' }] }, '`choices[0].message` is not an object'],
+      [{ ...completion, choices: [{ message: { content: ['a'] } }] }, '`choices[0].message.content`'],
+      [{ ...completion, choices: [{ message: { refusal: 1 } }] }, '`choices[0].message.refusal`'],
+      [{ ...completion, choices: [{ message: { tool_calls: {} } }] }, '`choices[0].message.tool_calls` is not an array'],
+      [{ ...completion, choices: [{ message: { tool_calls: [{ type: 'function', function: { arguments: '{}' } }] } }] }, '`choices[0].message.tool_calls[0]`'],
+      [{ ...completion, choices: [{ message: { tool_calls: [{ type: 'custom' }] } }] }, '`choices[0].message.tool_calls[0]`'],
+      [{ ...completion, choices: [{ message: { tool_calls: [null] } }] }, '`choices[0].message.tool_calls[0]`'],
+    ];
+    for (const [body, problem] of refused) {
+      const error = await read(body).catch((e: unknown) => e);
+      expect(ProviderError.isInstance(error), JSON.stringify(body)).toBe(true);
+      expect((error as Error).message).toContain(problem);
+      expect((error as Error).message).toContain('baseURL');
+    }
+    const taken = [
+      completion,
+      { ...completion, choices: [{ index: 0, finish_reason: 'stop' }] },
+      { ...completion, choices: [{ message: null }] },
+      { ...completion, choices: [{ message: { content: null, tool_calls: null } }] },
+      // llama.cpp once sent `arguments` as an object; some servers leave out `type` and `id`.
+      { ...completion, choices: [{ message: { tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] } }] },
+      { ...completion, choices: [{ message: { tool_calls: [{ type: 'custom', custom: { name: 'c', input: 'x' } }] } }] },
+    ];
+    for (const body of taken) expect(await read(body)).toEqual(body);
+  });
+
   it("throws the parser's SyntaxError for broken JSON, as the SDK's parse did", async () => {
     await expect(readChatCompletion(new Response('{"id": "chatcmpl-1", "choices": [', { headers: { 'content-type': 'application/json' } }))).rejects.toThrow(SyntaxError);
   });

@@ -9,13 +9,52 @@ function isJsonMediaType(contentType: string | null): boolean {
   return mediaType.includes('application/json') || mediaType.endsWith('+json');
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isOptionalString = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
+
+/**
+ * One wire tool call as `mapChatResponse` reads it: a function call (its `arguments` may be
+ * any JSON: llama.cpp once sent an object), or a custom tool's call it skips with a warning.
+ */
+function isToolCallShape(call: unknown): boolean {
+  if (!isObject(call)) return false;
+  if (call.type === 'custom') return isObject(call.custom) && typeof call.custom.name === 'string';
+  // `type` may be missing: some compatible servers leave it out of their function calls.
+  const fn = call.function;
+  return isObject(fn) && typeof fn.name === 'string' && isOptionalString(call.id);
+}
+
+/**
+ * What is wrong with a parsed body as a chat completion, in the fields `mapChatResponse`
+ * reads (`choices[0].message`: its text, refusal and tool calls); `undefined` when it reads
+ * as one. Fields it does not read are left to the server.
+ */
+function shapeProblem(data: unknown): string | undefined {
+  if (!isObject(data)) return 'the body is not a JSON object';
+  if (!Array.isArray(data.choices)) return 'it has no `choices` array';
+  const choice: unknown = data.choices[0];
+  if (choice === undefined) return undefined;
+  if (!isObject(choice)) return '`choices[0]` is not an object';
+  const message = choice.message;
+  if (message === undefined || message === null) return undefined;
+  if (!isObject(message)) return '`choices[0].message` is not an object';
+  if (!isOptionalString(message.content)) return '`choices[0].message.content` is not a string';
+  if (!isOptionalString(message.refusal)) return '`choices[0].message.refusal` is not a string';
+  const calls = message.tool_calls;
+  if (calls === undefined || calls === null) return undefined;
+  if (!Array.isArray(calls)) return '`choices[0].message.tool_calls` is not an array';
+  const bad = calls.findIndex((call) => !isToolCallShape(call));
+  return bad < 0 ? undefined : `\`choices[0].message.tool_calls[${bad}]\` is not a function call with a string \`function.name\``;
+}
+
 /**
  * The body of a successful non-streamed Chat Completions response (the SDK has already made
  * the call: auth, retries, status errors), read and parsed here rather than through the
  * SDK's per-call parse chain (an extra promise chain, a timer and a race per call). A body
- * that is not JSON, or empty, is a `ProviderError` that says what came back; JSON that does
- * not parse throws the parser's `SyntaxError`, as the SDK's parse did. The body's read is
- * bounded by the fetch (its body or idle timeout) and by the request's abort signal.
+ * that is not JSON, or empty, is a `ProviderError` that says what came back, and so is JSON
+ * that is not a chat completion in the fields read from it (a proxy's or another API's JSON);
+ * JSON that does not parse throws the parser's `SyntaxError`, as the SDK's parse did. The
+ * body's read is bounded by the fetch (its body or idle timeout) and by the request's abort signal.
  */
 export async function readChatCompletion(response: Response): Promise<ChatCompletion> {
   const contentType = response.headers.get('content-type');
@@ -28,5 +67,14 @@ export async function readChatCompletion(response: Response): Promise<ChatComple
       message: `The server answered the chat completion with ${what} (HTTP ${response.status}), not a JSON completion. Check that baseURL points at an OpenAI-compatible API.`,
     });
   }
-  return JSON.parse(text) as ChatCompletion;
+  const data: unknown = JSON.parse(text);
+  const problem = shapeProblem(data);
+  if (problem !== undefined) {
+    throw new ProviderError({
+      provider: 'openai',
+      status: response.status,
+      message: `The server answered the chat completion with JSON that is not a chat completion: ${problem} (HTTP ${response.status}). Check that baseURL points at an OpenAI-compatible API.`,
+    });
+  }
+  return data as ChatCompletion;
 }

@@ -46,7 +46,9 @@ export type StreamEnding =
   /** After about half the events (a non-streamed request: before any response) the server falls silent, the connection open until the other side closes it. */
   | 'stall'
   /** After about half the events an error object arrives as OpenAI sends one mid-stream (`data: {"error": …}`), then the body ends (a non-streamed request: a 500 with that error). */
-  | 'error';
+  | 'error'
+  /** A non-streamed request: a 200 whose JSON is not a chat completion (a proxy's or another API's JSON). A stream ends as with `done`. */
+  | 'wrong-shape';
 
 /** What OpenAI sends when a request fails on its side. */
 const SERVER_ERROR = { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } };
@@ -358,6 +360,11 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       if (ending === 'cut' || ending === 'garbage') {
         finished = true;
         res.end(whole.slice(0, whole.length >> 1));
+        return;
+      }
+      if (ending === 'wrong-shape') {
+        finished = true;
+        res.end(JSON.stringify({ object: 'list', data: [], choices: { 0: events.whole } }));
         return;
       }
       res.end(whole);
