@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectStream } from './collect-stream.ts';
+import { collectStream, createResponseCollector } from './collect-stream.ts';
 import { StreamError } from './errors.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
 
@@ -77,5 +77,24 @@ describe('collectStream', () => {
     const attempt = collectStream(from([{ type: 'text-delta', delta: 'a' }]));
     await expect(attempt).rejects.toThrow(StreamError);
     await expect(collectStream(from([]))).rejects.toThrow('The stream ended without a finish event.');
+  });
+});
+
+describe('createResponseCollector', () => {
+  it('leaves a response already returned as it was when events are added after it', () => {
+    const collector = createResponseCollector();
+    collector.add({ type: 'text-delta', delta: 'a' });
+    collector.add({ type: 'finish', finishReason: 'stop' });
+    const first = collector.response();
+    collector.add({ type: 'tool-call', toolCall: { id: 'c1', name: 'f', arguments: {} } });
+    collector.add({ type: 'tool-result', result: { toolCallId: 'c1', name: 'f', success: true, message: 'ok', providerExecuted: true } });
+    collector.add({ type: 'warning', warning: { type: 'other', message: 'late' } });
+    expect(first.toolCalls).toEqual([]);
+    expect(first.toolResults).toEqual([]);
+    expect(first.warnings).toEqual([]);
+    expect(first.message).toEqual({ role: 'assistant', content: 'a' });
+    const second = collector.response();
+    expect(second.toolCalls).toHaveLength(1);
+    expect(second.message.toolCalls).toEqual(second.toolCalls);
   });
 });

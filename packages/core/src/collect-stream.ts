@@ -25,7 +25,10 @@ export async function collectStream(events: AsyncIterable<ChatStreamEvent>): Pro
 export interface ResponseCollector {
   /** Takes the next event; throws the error of an `error` event. */
   add(event: ChatStreamEvent): void;
-  /** The response; throws a `StreamError` when no `finish` event came. */
+  /**
+   * The response to the events so far; throws a `StreamError` when no `finish` event came.
+   * Events added later do not change a response already returned.
+   */
   response(): ChatResponse;
 }
 
@@ -125,17 +128,20 @@ export function createResponseCollector(): ResponseCollector {
       }
       const text = textBuilder.toString();
       const reasoning = reasoningBuilder.toString();
+      // Copies: a later `add` must not change a response already handed out.
+      const calls = toolCalls.slice();
+      const results = toolResults.slice();
       const response: ChatResponse = {
         text,
-        toolCalls,
-        toolResults,
+        toolCalls: calls,
+        toolResults: results,
         finishReason,
-        warnings,
+        warnings: warnings.slice(),
         message: {
           role: 'assistant',
           content: text,
-          ...(toolCalls.length > 0 ? { toolCalls } : {}),
-          ...(toolResults.length > 0 ? { toolResults } : {}),
+          ...(calls.length > 0 ? { toolCalls: calls } : {}),
+          ...(results.length > 0 ? { toolResults: results } : {}),
           ...(reasoning !== '' ? { reasoning } : {}),
           ...(providerMetadata ? { providerMetadata } : {}),
         },
