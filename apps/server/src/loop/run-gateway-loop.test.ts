@@ -15,7 +15,7 @@ const add = defineTool({
 
 function setup(
   steps: Parameters<typeof createScriptedModel>[0],
-  options: { stream?: boolean; maxSteps?: number; clientTools?: string[]; onHiddenTurn?: (turn: HiddenToolTurn) => void } = {},
+  options: { stream?: boolean; maxSteps?: number; clientTools?: string[]; onHiddenTurn?: (turn: HiddenToolTurn) => void | PromiseLike<void> } = {},
 ) {
   const model = createScriptedModel(steps);
   const audit: ToolCallAudit[] = [];
@@ -97,7 +97,7 @@ describe('runGatewayLoop', () => {
   it('runs the server calls of a turn that also calls client tools, returns the client calls, and hands over the hidden half', async () => {
     const hidden: HiddenToolTurn[] = [];
     const { audit, events } = setup([{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 1, b: 1 } }, { id: 'c2', name: 'lookup' }] }], {
-      onHiddenTurn: (turn) => hidden.push(turn),
+      onHiddenTurn: (turn) => void hidden.push(turn),
       clientTools: ['lookup'],
     });
     const response = await collectStream(events);
@@ -114,10 +114,54 @@ describe('runGatewayLoop', () => {
     ]);
   });
 
+  it('hands out the closing finish only once the hidden half is kept (a shared-state write the next request may need)', async () => {
+    const mixed = () => [{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 1, b: 1 } }, { id: 'c2', name: 'lookup' }] }];
+    for (const stream of [true, false]) {
+      const order: string[] = [];
+      let keep = (): void => undefined;
+      const { events } = setup(mixed(), {
+        stream,
+        clientTools: ['lookup'],
+        onHiddenTurn: () =>
+          new Promise<void>((resolve) => {
+            order.push('write started');
+            keep = () => {
+              order.push('write done');
+              resolve();
+            };
+          }),
+      });
+      const read = allChained(events).then((all) => {
+        order.push(`finish ${String(all.at(-1)?.type)}`);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(order, `stream: ${String(stream)}`).toEqual(['write started']);
+      keep();
+      await read;
+      expect(order, `stream: ${String(stream)}`).toEqual(['write started', 'write done', 'finish finish']);
+    }
+    const order: string[] = [];
+    const once = runGatewayLoopOnce({
+      model: createScriptedModel(mixed()),
+      request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [add, { type: 'function', name: 'lookup', inputSchema: { type: 'object' } }] },
+      clientTools: new Set(['lookup']),
+      registry: new ToolRegistry({ tools: [add] }),
+      principal: 'key-1',
+      signal: new AbortController().signal,
+      stream: false,
+      onHiddenTurn: () => new Promise<void>((resolve) => setTimeout(() => {
+        order.push('write done');
+        resolve();
+      }, 20)),
+    }).then((events) => order.push(`answer ${String(events.at(-1)?.type)}`));
+    await once;
+    expect(order).toEqual(['write done', 'answer finish']);
+  });
+
   it('keeps every call the loop answered itself in the hidden half, so the restored turn has an answer for each call', async () => {
     const hidden: HiddenToolTurn[] = [];
     const { events } = setup([{ toolCalls: [{ id: 'c1', name: 'made_up' }, { id: 'c2', name: 'lookup' }] }], {
-      onHiddenTurn: (turn) => hidden.push(turn),
+      onHiddenTurn: (turn) => void hidden.push(turn),
       clientTools: ['lookup'],
     });
     const response = await collectStream(events);
@@ -203,7 +247,7 @@ describe('runGatewayLoop', () => {
       { text: 'Now the lookup.', toolCalls: [{ id: 'c2', name: 'add', arguments: { a: 3, b: 4 } }, { id: 'c3', name: 'lookup', arguments: { q: 'x' } }] },
     ];
     const streamedHidden: HiddenToolTurn[] = [];
-    const streamed = await all(setup(steps(), { stream: false, clientTools: ['lookup'], onHiddenTurn: (turn) => streamedHidden.push(turn) }).events);
+    const streamed = await all(setup(steps(), { stream: false, clientTools: ['lookup'], onHiddenTurn: (turn) => void streamedHidden.push(turn) }).events);
     const told: string[] = [];
     const model = createScriptedModel(steps());
     const once = await runGatewayLoopOnce({
@@ -214,7 +258,9 @@ describe('runGatewayLoop', () => {
       principal: 'key-1',
       signal: new AbortController().signal,
       stream: true,
-      onHiddenTurn: (turn) => told.push(turn.clientCallIds.join()),
+      onHiddenTurn: (turn) => {
+        told.push(turn.clientCallIds.join());
+      },
     });
     expect(model.calls.map((c) => c.method)).toEqual(['generate', 'generate']);
     // Client call ids are made per run: compared by shape.

@@ -27,9 +27,12 @@ export interface GatewayLoopOptions {
   stream: boolean;
   /**
    * Told about a last turn that called server and client tools together: the server
-   * calls ran, the client gets only its own, and this is the rest of the turn.
+   * calls ran, the client gets only its own, and this is the rest of the turn. The closing
+   * `finish` waits for a promise it returns (the turn kept in shared state), so that the
+   * client's next request, on whichever instance, finds the turn; the promise must settle
+   * (a bounded write) and should not reject.
    */
-  onHiddenTurn?: (turn: HiddenToolTurn) => void;
+  onHiddenTurn?: (turn: HiddenToolTurn) => void | PromiseLike<void>;
 }
 
 /** The options of core's loop for this request: the client's functions stay without handlers. */
@@ -117,7 +120,10 @@ export async function runGatewayLoopOnce(options: GatewayLoopOptions): Promise<C
   const out: ChatStreamEvent[] = [];
   for (const event of stepEvents(result)) view.map(event, out);
   const turn = hiddenTurn(result, (id) => view.clientId(id));
-  if (turn !== undefined) options.onHiddenTurn?.(turn);
+  if (turn !== undefined) {
+    const kept = options.onHiddenTurn?.(turn);
+    if (kept !== undefined) await kept;
+  }
   out.push(view.finish(result));
   return out;
 }
@@ -274,9 +280,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         this.#state = 'done';
         // The hidden turn is kept even when the caller left meanwhile (the run did finish); the finish is not handed out then.
         const turn = hiddenTurn(result, (id) => view.clientId(id));
-        if (turn !== undefined) this.#options.onHiddenTurn?.(turn);
-        if (this.#left) return DONE;
-        return { value: view.finish(result), done: false };
+        const kept = turn === undefined ? undefined : this.#options.onHiddenTurn?.(turn);
+        const finish = (): Result => (this.#left ? DONE : { value: view.finish(result), done: false });
+        return kept === undefined ? finish() : Promise.resolve(kept).then(finish);
       }, this.#onFailure);
     }
     const event = next.value;

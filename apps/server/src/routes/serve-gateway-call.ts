@@ -104,10 +104,13 @@ function startAnswer(options: GatewayCallOptions, controller: AbortController, e
     onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
     maxSteps: context.maxSteps,
     stream: options.stream,
-    onHiddenTurn: (turn) => {
-      // The answer is already on its way: a turn the state could not keep is logged, and the model will see the client's half only.
-      context.state.rememberTurn(principal.id, turn).catch((error: unknown) => req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn'));
-    },
+    // The answer's last event waits for the write, so that the client's next request, on any
+    // instance, finds the turn. A turn the state could not keep (its writes are bounded by
+    // the state's command timeout) is logged, and the model will see the client's half only.
+    onHiddenTurn: (turn) =>
+      context.state.rememberTurn(principal.id, turn).catch((error: unknown) => {
+        req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn');
+      }),
   };
   const { metrics } = context;
   if (!options.stream) {
