@@ -177,6 +177,12 @@ async function* countTokens(source: AsyncGenerator<ChatStreamEvent>, metrics: Ga
 /** The non-streamed answer: one JSON body built from the run's events; `ending` is told once it is sent. */
 function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEvent[], signal: AbortSignal, ending: CallEnding): void {
   const { req, reply, context } = options;
+  // The client left after the run was over (while a mixed turn's hidden half was written):
+  // its access line, and no answer to a closed connection.
+  if (signal.aborted) {
+    leaveOnce(options, ending, 'client disconnected before the answer was sent');
+    return;
+  }
   let body: unknown;
   try {
     if (context.metrics.enabled) countEventTokens(events, context.metrics, options.model.provider);
@@ -208,8 +214,13 @@ function failOnce(options: GatewayCallOptions, error: unknown, signal: AbortSign
     ending.reject(error);
     return;
   }
+  leaveOnce(options, ending, 'client disconnected; upstream request aborted');
+}
+
+/** A client that went away before its non-streamed answer: its access line, the connection closed, the ending told. */
+function leaveOnce(options: GatewayCallOptions, ending: CallEnding, message: string): void {
   const { req, reply } = options;
-  logClientGone(req, reply, 'client disconnected; upstream request aborted');
+  logClientGone(req, reply, message);
   reply.hijack();
   reply.raw.destroy();
   ending.resolve();
@@ -317,7 +328,7 @@ class SseStreamLoop {
   };
   readonly #onDrained = (more: boolean): void => {
     if (more) this.#read();
-    else this.#finish(undefined);
+    else this.#closed();
   };
   readonly #onFailure = (error: unknown): void => this.#failed(error);
 
@@ -336,7 +347,7 @@ class SseStreamLoop {
       return;
     }
     const onStarted = (more: boolean): void => {
-      if (!more) this.#finish(undefined);
+      if (!more) this.#closed();
       else if (first.done === true) this.#failed(new Error('The model stream ended without any event.'));
       else this.#write(first.value);
     };
@@ -359,8 +370,20 @@ class SseStreamLoop {
       return;
     }
     if (written === true) this.#read();
-    else if (written === false) this.#finish(undefined);
+    else if (written === false) this.#closed();
     else written.then(this.#onDrained, this.#onFailure);
+  }
+
+  /**
+   * A write found the connection closed. A client that left (the request's signal aborted
+   * with it) gets its access line here when no failure to read came first: an event can
+   * arrive after the client left, and with a mixed turn the closing one comes only after the
+   * hidden half is written.
+   */
+  #closed(): void {
+    const { req, reply, signal } = this.#options;
+    if (signal.aborted) logClientGone(req, reply, 'client disconnected');
+    this.#finish(undefined);
   }
 
   #read(): void {
