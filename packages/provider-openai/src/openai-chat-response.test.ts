@@ -53,6 +53,29 @@ describe('mapChatResponse', () => {
     expect(response.warnings).toEqual([]);
   });
 
+  it("reads Mistral's content parts: text parts as the text, thinking parts as the reasoning", () => {
+    const wire = completion({
+      content: [
+        { type: 'thinking', thinking: [{ type: 'text', text: 'Two and ' }, { type: 'text', text: 'two.' }] },
+        { type: 'text', text: 'The answer ' },
+        { type: 'image_url', image_url: { url: 'x' } },
+        { type: 'text', text: 'is 4.' },
+      ],
+    } as never);
+    const response = mapChatResponse(wire, options);
+    expect(response.text).toBe('The answer is 4.');
+    expect(response.reasoning).toBe('Two and two.');
+    expect(response.message).toMatchObject({ content: 'The answer is 4.', reasoning: 'Two and two.' });
+  });
+
+  it('replaces a tool-call id that is not a string, and reads usage counts that are not numbers as missing', () => {
+    const wire = completion({ tool_calls: [{ id: 7, type: 'function', function: { name: 'f', arguments: '{}' } }] } as never, 'tool_calls');
+    (wire as { usage: unknown }).usage = { prompt_tokens: '12', completion_tokens: 3, total_tokens: [15], prompt_tokens_details: { cached_tokens: 'x' } };
+    const response = mapChatResponse(wire, options);
+    expect(response.toolCalls[0]?.id).toMatch(/^call_gen\d+$/);
+    expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 3, totalTokens: 3 });
+  });
+
   it('reports tool-calls for a forced function even though OpenAI says stop', () => {
     const response = mapChatResponse(
       completion({ tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'),

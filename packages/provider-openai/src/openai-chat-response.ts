@@ -27,6 +27,34 @@ export function readReasoning(value: object): string | undefined {
   return undefined;
 }
 
+/** The text of one part of a content list: a string, or a `text` part's `text`. */
+function partText(part: unknown): string {
+  if (typeof part === 'string') return part;
+  if (typeof part !== 'object' || part === null) return '';
+  const { type, text } = part as { type?: unknown; text?: unknown };
+  return type === 'text' && typeof text === 'string' ? text : '';
+}
+
+/**
+ * The text and reasoning of a `content` sent as a list of parts (Mistral's reasoning models):
+ * `text` parts are the text, `thinking` parts (a string, or their own list of text parts)
+ * the reasoning; other parts (images, references) are left out.
+ */
+export function readContentParts(parts: readonly unknown[]): { text: string; reasoning: string } {
+  let text = '';
+  let reasoning = '';
+  for (const part of parts) {
+    if (typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'thinking') {
+      const thinking = (part as { thinking?: unknown }).thinking;
+      if (typeof thinking === 'string') reasoning += thinking;
+      else if (Array.isArray(thinking)) for (const inner of thinking) reasoning += partText(inner);
+    } else {
+      text += partText(part);
+    }
+  }
+  return { text, reasoning };
+}
+
 /** llama.cpp once sent `arguments` as an object; keep it readable as JSON text. */
 export function argumentsText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -42,7 +70,9 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
   const choice = completion.choices[0];
   const warnings: Warning[] = [];
   const message = choice?.message;
-  const text = message?.content ?? '';
+  const content: unknown = message?.content;
+  const parts = Array.isArray(content) ? readContentParts(content) : undefined;
+  const text = typeof content === 'string' ? content : (parts?.text ?? '');
   const rawFinish = choice?.finish_reason;
   const wireCalls = message?.tool_calls ?? [];
   let toolCalls: ToolCall[] = [];
@@ -67,7 +97,7 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
     warnings.push(droppedCallsWarning(toolCalls.length - 1));
     toolCalls = toolCalls.slice(0, 1);
   }
-  const reasoning = message ? readReasoning(message) : undefined;
+  const reasoning = (message ? readReasoning(message) : undefined) ?? (parts !== undefined && parts.reasoning !== '' ? parts.reasoning : undefined);
   const refusal = message?.refusal ?? undefined;
   const response: ChatResponse = {
     text,

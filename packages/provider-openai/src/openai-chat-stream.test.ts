@@ -33,6 +33,19 @@ describe('createChatStreamMapper', () => {
     ]);
   });
 
+  it("streams Mistral's content parts: thinking parts as reasoning, text parts as text", () => {
+    const events = run([
+      chunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Two and two.' }] }] } as never),
+      chunk({ content: [{ type: 'text', text: 'It is ' }, { type: 'text', text: '4.' }] } as never),
+      chunk({ content: [] } as never),
+      finishChunk('stop'),
+    ]);
+    expect(events.filter((e) => e.type !== 'finish')).toEqual([
+      { type: 'reasoning-delta', delta: 'Two and two.' },
+      { type: 'text-delta', delta: 'It is 4.' },
+    ]);
+  });
+
   it('emits start, a delta per fragment, and the call only at the finish', () => {
     const events = run(callsStream([{ id: 'call_1', name: 'get_weather', fragments: ['{"ci', 'ty":', '"Paris"}'] }]));
     expect(events.slice(0, 5)).toEqual([

@@ -3,7 +3,7 @@ import type { ChatStreamEvent, Usage } from '@toolwire/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
 import { droppedCallsWarning } from '@toolwire/openai-responses';
-import { argumentsText, readReasoning } from './openai-chat-response.ts';
+import { argumentsText, readContentParts, readReasoning } from './openai-chat-response.ts';
 import { mapChatUsage } from './openai-usage.ts';
 import { toToolCall } from '@toolwire/core/provider';
 
@@ -81,7 +81,15 @@ class ChatChunkMapper implements ChatStreamMapper {
     if (delta) {
       const reasoning = readReasoning(delta);
       if (reasoning !== undefined && reasoning !== '') out.push({ type: 'reasoning-delta', delta: reasoning });
-      if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text-delta', delta: delta.content });
+      const content: unknown = delta.content;
+      if (typeof content === 'string') {
+        if (content !== '') out.push({ type: 'text-delta', delta: content });
+      } else if (Array.isArray(content)) {
+        // Mistral's reasoning models stream `content` as a list of parts (see `readContentParts`).
+        const parts = readContentParts(content);
+        if (parts.reasoning !== '') out.push({ type: 'reasoning-delta', delta: parts.reasoning });
+        if (parts.text !== '') out.push({ type: 'text-delta', delta: parts.text });
+      }
       if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
       if (delta.tool_calls) for (const toolCallDelta of delta.tool_calls) this.#onToolCallDelta(toolCallDelta, out);
     }

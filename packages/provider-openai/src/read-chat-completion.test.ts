@@ -1,4 +1,5 @@
 import { ProviderError } from '@toolwire/core';
+import { APIError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { readChatCompletion } from './read-chat-completion.ts';
 
@@ -34,7 +35,7 @@ describe('readChatCompletion', () => {
       [null, 'not a JSON object'],
       [{ ...completion, choices: [7] }, '`choices[0]` is not an object'],
       [{ ...completion, choices: [{ message: 'hi' }] }, '`choices[0].message` is not an object'],
-      [{ ...completion, choices: [{ message: { content: ['a'] } }] }, '`choices[0].message.content`'],
+      [{ ...completion, choices: [{ message: { content: 7 } }] }, '`choices[0].message.content`'],
       [{ ...completion, choices: [{ message: { refusal: 1 } }] }, '`choices[0].message.refusal`'],
       [{ ...completion, choices: [{ message: { tool_calls: {} } }] }, '`choices[0].message.tool_calls` is not an array'],
       [{ ...completion, choices: [{ message: { tool_calls: [{ type: 'function', function: { arguments: '{}' } }] } }] }, '`choices[0].message.tool_calls[0]`'],
@@ -55,8 +56,25 @@ describe('readChatCompletion', () => {
       // llama.cpp once sent `arguments` as an object; some servers leave out `type` and `id`.
       { ...completion, choices: [{ message: { tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] } }] },
       { ...completion, choices: [{ message: { tool_calls: [{ type: 'custom', custom: { name: 'c', input: 'x' } }] } }] },
+      // Mistral's reasoning models: content as a list of parts; an id that is not a string is replaced later.
+      { ...completion, choices: [{ message: { content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }, { type: 'text', text: '4' }] } }] },
+      { ...completion, choices: [{ message: { tool_calls: [{ id: 7, type: 'function', function: { name: 'f', arguments: '{}' } }] } }] },
     ];
     for (const body of taken) expect(await read(body)).toEqual(body);
+  });
+
+  it("throws the SDK's error for an error sent in a 200, with the status its code gives (OpenRouter)", async () => {
+    const read = (body: unknown) => readChatCompletion(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'x-request-id': 'req_1' } })).catch((e: unknown) => e);
+    const limited = await read({ error: { message: 'Rate limit exceeded: free-models-per-day', code: 429, metadata: { provider_name: 'x' } } });
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).status).toBe(429);
+    expect((limited as Error).message).toContain('free-models-per-day');
+    // With choices beside it (finish_reason "error"): still the error, not an empty answer.
+    const failed = await read({ error: { message: 'Upstream provider failed', code: 'provider_error' }, choices: [{ finish_reason: 'error', message: { content: null } }] });
+    expect(failed).toBeInstanceOf(APIError);
+    expect((failed as APIError).status).toBeUndefined();
+    expect((failed as Error).message).toContain('Upstream provider failed');
+    expect(await read({ ...completion, error: null })).toEqual({ ...completion, error: null });
   });
 
   it("throws the parser's SyntaxError for broken JSON, as the SDK's parse did", async () => {

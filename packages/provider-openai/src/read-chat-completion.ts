@@ -1,4 +1,5 @@
 import { ProviderError } from '@toolwire/core';
+import { APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 
 /** A JSON media type, as the SDK's own parser tells one (`application/json`, `…+json`). */
@@ -20,8 +21,9 @@ function isToolCallShape(call: unknown): boolean {
   if (!isObject(call)) return false;
   if (call.type === 'custom') return isObject(call.custom) && typeof call.custom.name === 'string';
   // `type` may be missing: some compatible servers leave it out of their function calls.
+  // An `id` that is not a string is replaced (see `mapChatResponse`).
   const fn = call.function;
-  return isObject(fn) && typeof fn.name === 'string' && isOptionalString(call.id);
+  return isObject(fn) && typeof fn.name === 'string';
 }
 
 /**
@@ -38,7 +40,8 @@ function shapeProblem(data: unknown): string | undefined {
   const message = choice.message;
   if (message === undefined || message === null) return undefined;
   if (!isObject(message)) return '`choices[0].message` is not an object';
-  if (!isOptionalString(message.content)) return '`choices[0].message.content` is not a string';
+  // A list of parts is read as Mistral's reasoning models send it (see `readContentParts`).
+  if (!isOptionalString(message.content) && !Array.isArray(message.content)) return '`choices[0].message.content` is neither a string nor a list of parts';
   if (!isOptionalString(message.refusal)) return '`choices[0].message.refusal` is not a string';
   const calls = message.tool_calls;
   if (calls === undefined || calls === null) return undefined;
@@ -53,6 +56,7 @@ function shapeProblem(data: unknown): string | undefined {
  * SDK's per-call parse chain (an extra promise chain, a timer and a race per call). A body
  * that is not JSON, or empty, is a `ProviderError` that says what came back, and so is JSON
  * that is not a chat completion in the fields read from it (a proxy's or another API's JSON);
+ * a body with an `error` is the SDK's `APIError` for it (a `RateLimitError` for `code: 429`);
  * JSON that does not parse throws the parser's `SyntaxError`, as the SDK's parse did. The
  * body's read is bounded by the fetch (its body or idle timeout) and by the request's abort signal.
  */
@@ -68,6 +72,14 @@ export async function readChatCompletion(response: Response): Promise<ChatComple
     });
   }
   const data: unknown = JSON.parse(text);
+  // An error in a 200 (OpenRouter's advice: check for one): the SDK's error, as a stream's
+  // `{"error": …}` event is, with the status its numeric `code` gives (a 429: a rate limit).
+  const error = isObject(data) ? data.error : undefined;
+  if (error !== undefined && error !== null && error !== false && error !== '' && error !== 0) {
+    const code = isObject(error) ? error.code : undefined;
+    if (typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599) throw APIError.generate(code, data as object, undefined, response.headers);
+    throw new APIError(undefined, error, undefined, response.headers);
+  }
   const problem = shapeProblem(data);
   if (problem !== undefined) {
     throw new ProviderError({
