@@ -34,6 +34,15 @@ describe('PrometheusRegistry', () => {
     );
   });
 
+  it('leaves a counter as it was when asked to add something that is not a count', () => {
+    const registry = new PrometheusRegistry();
+    const tokens = registry.counter('t_tokens_total', 'Tokens.', ['type']);
+    tokens.inc(['input'], 5);
+    for (const bad of ['12', Number.NaN, Number.POSITIVE_INFINITY, -3, [5]] as unknown[]) tokens.inc(['input'], bad as number);
+    tokens.inc(['input'], 12);
+    expect(registry.render()).toContain('t_tokens_total{type="input"} 17\n');
+  });
+
   it('escapes backslashes, quotes and newlines in label values', () => {
     const registry = new PrometheusRegistry();
     registry.counter('t_total', 'T.', ['tool']).inc(['a"b\\c\nd']);

@@ -73,6 +73,9 @@ export class PrometheusRegistry {
     this.#metrics.push(metric);
     return {
       inc(values, by = 1) {
+        // A counter only goes up, by a number: whatever a provider reported (a count sent as a
+        // string, NaN) must not turn the series into text or NaN for the life of the process.
+        if (typeof by !== 'number' || !Number.isFinite(by) || by < 0) return;
         const key = values.join('\u0000');
         const series = metric.series.get(key);
         if (series === undefined) metric.series.set(key, { labels: [...values], value: by });
