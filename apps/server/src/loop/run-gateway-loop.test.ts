@@ -35,6 +35,20 @@ function setup(
   return { model, audit, events };
 }
 
+/** `runGatewayLoopOnce`'s options for a turn offering the server's `add` and the client's `lookup`. */
+function onceOptions(model: ReturnType<typeof createScriptedModel>, onHiddenTurn: (turn: HiddenToolTurn) => void | PromiseLike<void>, stream = false) {
+  return {
+    model,
+    request: { messages: [{ role: 'user' as const, content: 'what is 1+2?' }], tools: [add, { type: 'function' as const, name: 'lookup', inputSchema: { type: 'object' as const } }] },
+    clientTools: new Set(['lookup']),
+    registry: new ToolRegistry({ tools: [add] }),
+    principal: 'key-1',
+    signal: new AbortController().signal,
+    stream,
+    onHiddenTurn,
+  };
+}
+
 /** Reads through `nextThen` (the loop's `NEXT_THEN`), as the SSE loop does. */
 function allChained(events: AsyncGenerator<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
   const out: ChatStreamEvent[] = [];
@@ -141,19 +155,18 @@ describe('runGatewayLoop', () => {
       expect(order, `stream: ${String(stream)}`).toEqual(['write started', 'write done', 'finish finish']);
     }
     const order: string[] = [];
-    const once = runGatewayLoopOnce({
-      model: createScriptedModel(mixed()),
-      request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [add, { type: 'function', name: 'lookup', inputSchema: { type: 'object' } }] },
-      clientTools: new Set(['lookup']),
-      registry: new ToolRegistry({ tools: [add] }),
-      principal: 'key-1',
-      signal: new AbortController().signal,
-      stream: false,
-      onHiddenTurn: () => new Promise<void>((resolve) => setTimeout(() => {
-        order.push('write done');
-        resolve();
-      }, 20)),
-    }).then((events) => order.push(`answer ${String(events.at(-1)?.type)}`));
+    const once = runGatewayLoopOnce(
+      onceOptions(
+        createScriptedModel(mixed()),
+        () =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              order.push('write done');
+              resolve();
+            }, 20),
+          ),
+      ),
+    ).then((events) => order.push(`answer ${String(events.at(-1)?.type)}`));
     await once;
     expect(order).toEqual(['write done', 'answer finish']);
   });
@@ -250,18 +263,15 @@ describe('runGatewayLoop', () => {
     const streamed = await all(setup(steps(), { stream: false, clientTools: ['lookup'], onHiddenTurn: (turn) => void streamedHidden.push(turn) }).events);
     const told: string[] = [];
     const model = createScriptedModel(steps());
-    const once = await runGatewayLoopOnce({
-      model,
-      request: { messages: [{ role: 'user', content: 'what is 1+2?' }], tools: [add, { type: 'function', name: 'lookup', inputSchema: { type: 'object' } }] },
-      clientTools: new Set(['lookup']),
-      registry: new ToolRegistry({ tools: [add] }),
-      principal: 'key-1',
-      signal: new AbortController().signal,
-      stream: true,
-      onHiddenTurn: (turn) => {
-        told.push(turn.clientCallIds.join());
-      },
-    });
+    const once = await runGatewayLoopOnce(
+      onceOptions(
+        model,
+        (turn) => {
+          told.push(turn.clientCallIds.join());
+        },
+        true,
+      ),
+    );
     expect(model.calls.map((c) => c.method)).toEqual(['generate', 'generate']);
     // Client call ids are made per run: compared by shape.
     const shape = (events: ChatStreamEvent[]) => events.map((e) => (e.type === 'tool-call' ? { ...e, toolCall: { ...e.toolCall, id: e.toolCall.id.startsWith('call_') } } : e));
