@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@toolwire/core';
 import { NamePrefixes } from './name-prefixes.ts';
-import { SMALL_LIST_LENGTH, SmallAllowList } from './small-allow-list.ts';
+import { SMALL_LIST_LENGTH, InPlaceAllowList } from './in-place-allow-list.ts';
 
 /** A text format the scanner looks for. */
 export type ToolCallFormat =
@@ -164,7 +164,7 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
   return resolved;
 }
 
-/** The map of a list too long to read in place, for a batch's `SmallAllowList`. */
+/** The map of a list too long to read in place, for a batch's `InPlaceAllowList`. */
 function longListMap(tools: readonly (string | ExtractableTool)[]): ReadonlyMap<string, JsonSchema | undefined> {
   return resolveTools(tools).allowed;
 }
@@ -229,7 +229,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
   // A batch reads the list where it stands, and not even its length until a name is asked
   // about (a long one is then looked up in its map); a stream reads a short list from a copy.
   if (list !== undefined && (once || list.length <= SMALL_LIST_LENGTH)) {
-    const allowed = once ? new SmallAllowList(list, longListMap) : new SmallAllowList(list.slice());
+    const allowed = once ? new InPlaceAllowList(list, longListMap) : new InPlaceAllowList(list.slice());
     // A batch holds no text back for a next chunk, so it never asks for prefixes (see `prefixes`).
     const prefixes = once ? undefined : new NamePrefixes(allowed);
     // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.

@@ -21,7 +21,7 @@ import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitA
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
-import { SmallAllowList } from './small-allow-list.ts';
+import { InPlaceAllowList } from './in-place-allow-list.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 import { deliverEvent } from './tool-call-sink.ts';
 import type { ToolCallSink } from './tool-call-sink.ts';
@@ -1559,7 +1559,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const allowed = this.options.allowed;
     if (allowed !== undefined) {
       let name: string | undefined;
-      if (allowed instanceof SmallAllowList) {
+      if (allowed instanceof InPlaceAllowList) {
         name = allowed.nameIn(s, start, end);
       } else {
         name = s.slice(start, end);

@@ -1,15 +1,16 @@
 import type { JsonSchema } from '@toolwire/core';
 import type { AllowList, ExtractableTool } from './extract-options.ts';
 
-/** Lists up to this long are read where they stand (see `SmallAllowList`). */
+/** Lists up to this long are read where they stand (see `InPlaceAllowList`). */
 export const SMALL_LIST_LENGTH = 8;
 
 /** The names and schemas of a list longer than `SMALL_LIST_LENGTH`, resolved once per array. */
 export type LongListResolver = (tools: readonly (string | ExtractableTool)[]) => ReadonlyMap<string, JsonSchema | undefined>;
 
 /**
- * A short allow-list read where it stands on every call (a streaming parser gives it a copy
- * of the array, made when the parser is created): nothing to prepare, cache or look up, so a
+ * An allow-list read where it stands on every call, up to `SMALL_LIST_LENGTH` names (a
+ * streaming parser gives it a copy of a short array, made when the parser is created; longer
+ * ones only in batch, see below): nothing to prepare, cache or look up, so a
  * new list with every request costs nothing, and an old one touches no cache (a cache entry
  * per list is memory the processor must fetch again when lists are many). Answers as a map
  * of the names would: a name listed twice takes its last schema.
@@ -19,7 +20,7 @@ export type LongListResolver = (tools: readonly (string | ExtractableTool)[]) =>
  * An output without a possible call never touches the caller's list, and one with a call
  * touches it after its own text, which the caller's data often holds nearby.
  */
-export class SmallAllowList implements AllowList {
+export class InPlaceAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
   private readonly resolveLong: LongListResolver | undefined;
   /** The map of a long list; `false` once the list is known to be short; `undefined` until first asked. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractableTool } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { SMALL_LIST_LENGTH, SmallAllowList } from './small-allow-list.ts';
+import { SMALL_LIST_LENGTH, InPlaceAllowList } from './in-place-allow-list.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 
 // Names that share lengths, first characters, prefixes and suffixes, with dots, hyphens and
@@ -32,7 +32,7 @@ const list = fc.array(tool, { maxLength: SMALL_LIST_LENGTH });
 // Names no text above contains: padding a list with them makes it too long to be read in place.
 const PADDING = Array.from({ length: SMALL_LIST_LENGTH + 1 }, (_, i) => `pad_q${i}`);
 
-describe('SmallAllowList', () => {
+describe('InPlaceAllowList', () => {
   it('finds the calls the same as the map of a long list, in batch and streaming', () => {
     fc.assert(
       fc.property(text, list, (input, tools) => {
@@ -53,7 +53,7 @@ describe('SmallAllowList', () => {
     const nearMisses = fc.array(fc.constantFrom('get_a', 'get_b', 'got_a', 'get_', 'math.sqrt', 'math.sqr', 'x '), { maxLength: 30 }).map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.oneof(text, nearMisses), list, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }), (input, tools, questions) => {
-        const allowed = new SmallAllowList(tools);
+        const allowed = new InPlaceAllowList(tools);
         for (const [a, b] of questions) {
           if (input.length === 0) return;
           const start = a % input.length;
@@ -69,7 +69,7 @@ describe('SmallAllowList', () => {
   it('looks a list longer than 8 up in its map when given a resolver, measured when first asked', () => {
     const tools = [...PADDING, 'get_a', { name: 'search', inputSchema: SCHEMA }];
     let resolved = 0;
-    const allowed = new SmallAllowList(tools, (list) => {
+    const allowed = new InPlaceAllowList(tools, (list) => {
       resolved++;
       return new Map(list.map((tool) => (typeof tool === 'string' ? [tool, undefined] : [tool.name, tool.inputSchema])));
     });
@@ -80,7 +80,7 @@ describe('SmallAllowList', () => {
     expect(allowed.has('get_b')).toBe(false);
     expect(resolved).toBe(1);
     // A short list is read in place: the resolver is never called.
-    const short = new SmallAllowList(['get_a'], () => {
+    const short = new InPlaceAllowList(['get_a'], () => {
       throw new Error('a short list has no map');
     });
     expect(short.nameIn('get_a(', 0, 5)).toBe('get_a');
@@ -92,7 +92,7 @@ describe('SmallAllowList', () => {
         const start = input.length === 0 ? 0 : a % input.length;
         const end = start + 1 + (b % Math.max(1, input.length - start));
         if (end > input.length) return;
-        const allowed = new SmallAllowList(tools);
+        const allowed = new InPlaceAllowList(tools);
         const name = allowed.nameIn(input, start, end);
         expect(name !== undefined).toBe(allowed.has(input.slice(start, end)));
         if (name !== undefined) expect(name).toBe(input.slice(start, end));
