@@ -30,6 +30,28 @@ async function serve(handler: RequestListener): Promise<string> {
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 const chat = (baseURL: string) => createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini');
 
+/** A client that records the request options the SDK keeps (its `buildRequest`, a public method, receives them). */
+function watchedClient(baseURL: string): { client: OpenAI; kept: { body?: unknown }[]; sentBodies: string[] } {
+  const kept: { body?: unknown }[] = [];
+  const sentBodies: string[] = [];
+  class WatchedOpenAI extends OpenAI {
+    override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
+      kept.push(args[0]);
+      return super.buildRequest(...args);
+    }
+  }
+  const client = new WatchedOpenAI({
+    baseURL,
+    apiKey: 'sk-test',
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      sentBodies.push(typeof init?.body === 'string' ? init.body : '');
+      return fetch(input, init);
+    },
+  });
+  return { client, kept, sentBodies };
+}
+
 describe('generate reads the completion body itself', () => {
   it('reads a body that arrives slowly, a few bytes at a time', async () => {
     const body = JSON.stringify(completion({ content: 'Hello there, slowly.' }));
@@ -102,24 +124,7 @@ describe('generate and the body it handed the SDK', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(completion({ content: 'Done.' })));
     });
-    const kept: { body?: unknown }[] = [];
-    const sentBodies: string[] = [];
-    // The SDK's own request options, as its `buildRequest` (a public method) receives them.
-    class WatchedOpenAI extends OpenAI {
-      override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
-        kept.push(args[0]);
-        return super.buildRequest(...args);
-      }
-    }
-    const client = new WatchedOpenAI({
-      baseURL,
-      apiKey: 'sk-test',
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        sentBodies.push(typeof init?.body === 'string' ? init.body : '');
-        return fetch(input, init);
-      },
-    });
+    const { client, kept, sentBodies } = watchedClient(baseURL);
     const model = new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context: { client: () => client, baseURL, isOpenAI: false } });
     const response = await model.generate({ messages: [{ role: 'user', content: 'A long conversation.' }], tools: [weatherTool] });
     expect(response.text).toBe('Done.');
@@ -135,28 +140,6 @@ describe('generate and the body it handed the SDK', () => {
     expect(body.tools).toBeUndefined();
   });
 });
-
-/** A client that records the request options the SDK keeps (its `buildRequest`, a public method, receives them). */
-function watchedClient(baseURL: string): { client: OpenAI; kept: { body?: unknown }[]; sentBodies: string[] } {
-  const kept: { body?: unknown }[] = [];
-  const sentBodies: string[] = [];
-  class WatchedOpenAI extends OpenAI {
-    override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
-      kept.push(args[0]);
-      return super.buildRequest(...args);
-    }
-  }
-  const client = new WatchedOpenAI({
-    baseURL,
-    apiKey: 'sk-test',
-    maxRetries: 0,
-    fetch: async (input, init) => {
-      sentBodies.push(typeof init?.body === 'string' ? init.body : '');
-      return fetch(input, init);
-    },
-  });
-  return { client, kept, sentBodies };
-}
 
 describe('stream and the body it handed the SDK', () => {
   it('takes the conversation and the tool schemas back out of it once the headers are in, while the stream is still open', async () => {
