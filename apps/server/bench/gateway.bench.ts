@@ -30,6 +30,8 @@
 //   (request garbage kept alive past them is copied, then left for a full collection; it was
 //   ~7 KB of every gateway request until the fetch stopped handing Node a `handleEvent`
 //   object), and the collections' time.
+// - Last, the same garbage figures for the gateway and the SDK-only proxy streaming a long
+//   conversation (100 messages): what a large request body leaves to the old generation.
 // - The targets run without the capacity bench's time-to-first-token instrumentation
 //   (TOOLWIRE_BENCH_PHASES=0): Portkey carries none either.
 //
@@ -268,6 +270,42 @@ try {
           `p99 at ${IN_FLIGHT} in flight ${g.p99Ms.toFixed(2)} ms vs Portkey's ${p.p99Ms.toFixed(2)} ms`,
       );
     } else console.log(`${kind}: no Portkey comparison (Portkey ${portkey.version} answered an error, above)`);
+  }
+  // A long conversation, streamed: what a request leaves to the old generation when its body is
+  // large. The `openai` SDK keeps each call's request options (the body among them) reachable
+  // from closures V8 allocates in the old generation until the next full collection, so a body
+  // the caller does not take back is copied by young collections and then promoted, whole.
+  const longConversation = Array.from({ length: 100 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `Turn ${i}: ${'an earlier part of the conversation, sent again with every request. '.repeat(6)}` }));
+  console.log(`streaming a ${longConversation.length}-message conversation (${(JSON.stringify(longConversation).length / 1024).toFixed(0)} KB), ${IN_FLIGHT} in flight: garbage collection per request in the target's own process:`);
+  for (const [name, label, model] of [
+    ['gateway', 'gateway', 'openai/gpt-fake'],
+    ['sdkProxy', 'SDK-only proxy', 'gpt-fake'],
+  ] as const) {
+    const t = all[name];
+    if (t.stats === undefined) continue;
+    const bytes = buildRequest(t.url, JSON.stringify({ model, stream: true, messages: longConversation }));
+    const lanes = Array.from({ length: IN_FLIGHT }, () => new RawConnection(t.url));
+    const run = async (ms: number): Promise<number> => {
+      const deadline = performance.now() + ms;
+      let count = 0;
+      await Promise.all(
+        lanes.map(async (lane) => {
+          while (performance.now() < deadline) {
+            await lane.send(bytes);
+            count++;
+          }
+        }),
+      );
+      return count;
+    };
+    await run(WARM_UP_MS);
+    await readStats(t.stats, { reset: true });
+    const count = await run(2000);
+    const gc = await readStats(t.stats);
+    for (const lane of lanes) lane.close();
+    console.log(
+      `  ${label.padEnd(26)} ${(gc.allocatedBytes / count / 1024).toFixed(1).padStart(6)} KB allocated, ${(gc.promotedBytes / count / 1024).toFixed(2).padStart(6)} KB promoted, ${us(gc.gcPauseMs / count).padStart(4)} µs collecting`,
+    );
   }
 } finally {
   for (const t of Object.values(all)) for (const lane of t.lanes) lane.close();

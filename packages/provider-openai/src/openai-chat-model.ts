@@ -1,6 +1,6 @@
 import { generateId } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
@@ -16,14 +16,15 @@ import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from
 const newCallId = (): string => generateId('call_');
 
 /**
- * Drops the conversation and tool schemas from a body the SDK is done with (its call has
- * settled: retries included, and the body is read here, not by the SDK). The SDK keeps its
- * request options (this body among them) reachable from closures that V8 allocates in the
- * old generation (`promise.withResponse = async () => …`), so until the next full
- * collection every young one would copy them and then promote them: with an 8-message,
- * 16 KB conversation, ~16 KB promoted per call.
+ * Drops the conversation and tool schemas from a body the SDK is done with: its call has
+ * settled (retries included; a stream is not retried once its headers are in), and the body
+ * is read here, not by the SDK. The SDK keeps its request options (this body among them)
+ * reachable from closures that V8 allocates in the old generation
+ * (`promise.withResponse = async () => …`), so until the next full collection every young
+ * one would copy them and then promote them: with an 8-message, 16 KB conversation, ~16 KB
+ * promoted per call (see `forgetSentBody` for the Responses API).
  */
-function forgetConversation(sent: ChatCompletionCreateParamsNonStreaming): void {
+function forgetConversation(sent: ChatCompletionCreateParams): void {
   sent.messages = [];
   delete sent.tools;
 }
@@ -98,13 +99,18 @@ export class OpenAIChatModel implements ChatModel {
     return createChatEventStream({
       open: async () => {
         const built = this.#build(request, true);
+        const sent: ChatCompletionCreateParamsStreaming = { ...built.body, stream: true };
         let response: Response;
         try {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
-          response = await this.#call(request, { ...built.body, stream: true });
+          response = await this.#call(request, sent);
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
+        } finally {
+          // Once the headers are in, the SDK sends nothing more for this call: the stream's
+          // length would otherwise decide how long the conversation sits in the old generation.
+          forgetConversation(sent);
         }
         const restore = createStrictCallRestorer(request.tools);
         return {

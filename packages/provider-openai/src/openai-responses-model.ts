@@ -12,6 +12,20 @@ import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
+import type { ResponseCreateParams, ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
+
+/**
+ * Drops the conversation, instructions and tool schemas from a body the SDK is done with (its
+ * call has settled: retries included; a stream is not retried once its headers are in). The
+ * SDK keeps its request options (this body among them) reachable from closures that V8
+ * allocates in the old generation, so until the next full collection every young one would
+ * copy them and then promote them (see `forgetConversation` in the Chat Completions model).
+ */
+function forgetSentBody(sent: ResponseCreateParams): void {
+  delete sent.input;
+  delete sent.instructions;
+  delete sent.tools;
+}
 
 /** A model behind OpenAI's Responses API, with provider tools such as the code interpreter. */
 export class OpenAIResponsesModel implements ChatModel {
@@ -31,11 +45,14 @@ export class OpenAIResponsesModel implements ChatModel {
   /** One Responses call; provider-tool results come from each tool's `handleProviderOutput`. */
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
+    const sent: ResponseCreateParamsNonStreaming = { ...built.body, stream: false };
     let wire;
     try {
-      wire = await this.#context.client().responses.create({ ...built.body, stream: false }, requestOptions(request));
+      wire = await this.#context.client().responses.create(sent, requestOptions(request));
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
+    } finally {
+      forgetSentBody(sent);
     }
     const mapped = mapResponsesResponse(wire, {
       metadataKey: 'openai',
@@ -68,11 +85,14 @@ export class OpenAIResponsesModel implements ChatModel {
 
   async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
+    const sent: ResponseCreateParamsStreaming = { ...built.body, stream: true };
     let events;
     try {
-      events = await this.#context.client().responses.create({ ...built.body, stream: true }, requestOptions(request));
+      events = await this.#context.client().responses.create(sent, requestOptions(request));
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
+    } finally {
+      forgetSentBody(sent);
     }
     for (const warning of built.warnings) yield { type: 'warning', warning };
     const decoder = createResponsesStreamDecoder({

@@ -9,7 +9,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import { OpenAIChatModel } from '../src/openai-chat-model.ts';
-import { completion } from './chat-wire.ts';
+import { OpenAIResponsesModel } from '../src/openai-responses-model.ts';
+import { completion, textStream } from './chat-wire.ts';
 import { weatherTool } from './tools.ts';
 
 let server: Server | undefined;
@@ -28,6 +29,28 @@ async function serve(handler: RequestListener): Promise<string> {
 
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 const chat = (baseURL: string) => createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0 }).chat('gpt-4.1-mini');
+
+/** A client that records the request options the SDK keeps (its `buildRequest`, a public method, receives them). */
+function watchedClient(baseURL: string): { client: OpenAI; kept: { body?: unknown }[]; sentBodies: string[] } {
+  const kept: { body?: unknown }[] = [];
+  const sentBodies: string[] = [];
+  class WatchedOpenAI extends OpenAI {
+    override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
+      kept.push(args[0]);
+      return super.buildRequest(...args);
+    }
+  }
+  const client = new WatchedOpenAI({
+    baseURL,
+    apiKey: 'sk-test',
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      sentBodies.push(typeof init?.body === 'string' ? init.body : '');
+      return fetch(input, init);
+    },
+  });
+  return { client, kept, sentBodies };
+}
 
 describe('generate reads the completion body itself', () => {
   it('reads a body that arrives slowly, a few bytes at a time', async () => {
@@ -101,24 +124,7 @@ describe('generate and the body it handed the SDK', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(completion({ content: 'Done.' })));
     });
-    const kept: { body?: unknown }[] = [];
-    const sentBodies: string[] = [];
-    // The SDK's own request options, as its `buildRequest` (a public method) receives them.
-    class WatchedOpenAI extends OpenAI {
-      override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
-        kept.push(args[0]);
-        return super.buildRequest(...args);
-      }
-    }
-    const client = new WatchedOpenAI({
-      baseURL,
-      apiKey: 'sk-test',
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        sentBodies.push(typeof init?.body === 'string' ? init.body : '');
-        return fetch(input, init);
-      },
-    });
+    const { client, kept, sentBodies } = watchedClient(baseURL);
     const model = new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context: { client: () => client, baseURL, isOpenAI: false } });
     const response = await model.generate({ messages: [{ role: 'user', content: 'A long conversation.' }], tools: [weatherTool] });
     expect(response.text).toBe('Done.');
@@ -132,5 +138,115 @@ describe('generate and the body it handed the SDK', () => {
     expect(body.model).toBe('gpt-4.1-mini');
     expect(body.messages).toEqual([]);
     expect(body.tools).toBeUndefined();
+  });
+});
+
+describe('stream and the body it handed the SDK', () => {
+  it('takes the conversation and the tool schemas back out of it once the headers are in, while the stream is still open', async () => {
+    let finish: (() => void) | undefined;
+    const baseURL = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Up to the first text (the role chunk, then 'Hel').
+      const [role, first, ...rest] = textStream(['Hel', 'lo.']);
+      res.write(`data: ${JSON.stringify(role)}\n\ndata: ${JSON.stringify(first)}\n\n`);
+      // The rest only when the test has looked: the stream is open meanwhile.
+      finish = () => {
+        for (const chunk of rest) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        res.end('data: [DONE]\n\n');
+      };
+    });
+    const { client, kept, sentBodies } = watchedClient(baseURL);
+    const model = new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context: { client: () => client, baseURL, isOpenAI: false } });
+    const stream = model.stream({ messages: [{ role: 'user', content: 'A long conversation.' }], tools: [weatherTool] });
+    const events = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === 'text-delta' && finish !== undefined) {
+        const body = kept[0]?.body as { model: string; stream: boolean; messages: unknown[]; tools?: unknown };
+        expect(body.model).toBe('gpt-4.1-mini');
+        expect(body.stream).toBe(true);
+        expect(body.messages).toEqual([]);
+        expect(body.tools).toBeUndefined();
+        finish();
+        finish = undefined;
+      }
+    }
+    expect(finish).toBeUndefined();
+    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta).join('')).toBe('Hello.');
+    const wire = JSON.parse(sentBodies[0] ?? '{}') as { messages: unknown[]; tools?: unknown[] };
+    expect(wire.messages).toHaveLength(1);
+    expect(wire.tools).toHaveLength(1);
+  });
+
+  it('takes them out when the call fails too', async () => {
+    const baseURL = await serve((req, res) => {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Bad request.', type: 'invalid_request_error' } }));
+    });
+    const { client, kept } = watchedClient(baseURL);
+    const model = new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context: { client: () => client, baseURL, isOpenAI: false } });
+    await expect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [weatherTool] }).next()).rejects.toThrow('Bad request.');
+    const body = kept[0]?.body as { messages: unknown[]; tools?: unknown };
+    expect(body.messages).toEqual([]);
+    expect(body.tools).toBeUndefined();
+  });
+});
+
+describe('the Responses API model and the body it handed the SDK', () => {
+  const answer = {
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model: 'gpt-5-nano',
+    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }],
+    usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7 },
+  };
+  const conversation = { messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'A long conversation.' }], tools: [weatherTool] };
+
+  it('generate: takes the input, instructions and tool schemas back out once the call is over', async () => {
+    const baseURL = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+    const { client, kept, sentBodies } = watchedClient(baseURL);
+    const model = new OpenAIResponsesModel({ modelId: 'gpt-5-nano', context: { client: () => client, baseURL, isOpenAI: true } });
+    const response = await model.generate(conversation);
+    expect(response.text).toBe('Done.');
+    const wire = JSON.parse(sentBodies[0] ?? '{}') as { input: unknown[]; instructions?: string; tools?: unknown[] };
+    expect(wire.input).toHaveLength(1);
+    expect(wire.instructions).toBe('Be brief.');
+    expect(wire.tools).toHaveLength(1);
+    const body = kept[0]?.body as Record<string, unknown>;
+    expect(body['model']).toBe('gpt-5-nano');
+    expect(body).not.toHaveProperty('input');
+    expect(body).not.toHaveProperty('instructions');
+    expect(body).not.toHaveProperty('tools');
+  });
+
+  it('stream: takes them out once the headers are in', async () => {
+    const baseURL = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const events = [
+        { type: 'response.created', sequence_number: 0, response: { ...answer, status: 'in_progress', output: [] } },
+        { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Done.' },
+        { type: 'response.completed', sequence_number: 2, response: answer },
+      ];
+      for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      res.end();
+    });
+    const { client, kept } = watchedClient(baseURL);
+    const model = new OpenAIResponsesModel({ modelId: 'gpt-5-nano', context: { client: () => client, baseURL, isOpenAI: true } });
+    const events = [];
+    for await (const event of model.stream(conversation)) events.push(event);
+    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta).join('')).toBe('Done.');
+    const body = kept[0]?.body as Record<string, unknown>;
+    expect(body['stream']).toBe(true);
+    expect(body).not.toHaveProperty('input');
+    expect(body).not.toHaveProperty('tools');
   });
 });

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
+import { takeBodyReader } from '@toolwire/core/provider';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
@@ -127,6 +128,43 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
     expect(upstream.deref()).toBeUndefined();
     expect(response.bodyUsed).toBe(true);
     await expect(response.text()).rejects.toThrow(TypeError);
+  });
+
+  it('lets go of the Node response once a claimed body has closed, as after a direct read', async () => {
+    const gc =
+      globalThis.gc ??
+      ((): never => {
+        throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+      });
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'close' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.end('data: [DONE]\n\n'), 10);
+    });
+    const { response, upstream } = await new Promise<{ response: NodeHttpResponse; upstream: WeakRef<IncomingMessage> }>((resolve, reject) => {
+      const req = httpRequest(url, { agent: false }, (res) => {
+        resolve({ response: new NodeHttpResponse(res, { url, nullBody: false, body: createNodeBody }), upstream: new WeakRef(res) });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    // In a function of its own, so that no local of this test holds the reader (which has the Node response).
+    const readThrough = async (): Promise<string> => {
+      const reader = takeBodyReader(response);
+      let text = '';
+      for (let parts = await reader?.read(); parts !== undefined; parts = await reader?.read()) for (const part of parts) text += Buffer.from(part).toString();
+      return text;
+    };
+    expect(await readThrough()).toBe('data: 1\n\ndata: [DONE]\n\n');
+    await pause(20);
+    gc();
+    await pause(0);
+    gc();
+    // The response is still here (the SDK keeps it); the Node response it streamed from is not.
+    expect(upstream.deref()).toBeUndefined();
+    expect(response.bodyUsed).toBe(true);
+    expect(takeBodyReader(response)).toBeUndefined();
+    await expect(new Response(response.body).text()).rejects.toThrow();
   });
 
   it('reads the body as text, bytes, an ArrayBuffer or a Blob, dropping a UTF-8 byte-order mark as fetch does', async () => {

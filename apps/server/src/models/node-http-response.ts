@@ -150,8 +150,6 @@ export class NodeHttpResponse implements Response, ClaimableBody {
    */
   #res: IncomingMessage | undefined;
   readonly #toBody: NodeHttpResponseInit['body'];
-  /** The body's source once a `BodyReader` claimed it: `body` then asks it for the (refusing) web stream. */
-  #claimed: ReturnType<NodeHttpResponseInit['body']> | undefined;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   /** Set once a body method has taken the body. */
   #used = false;
@@ -196,10 +194,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
 
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (this.#stream !== undefined) return this.#stream;
-    if (this.#claimed !== undefined) {
-      this.#stream = this.#claimed.web as ReadableStream<Uint8Array<ArrayBuffer>>;
-      this.#claimed = undefined;
-    } else if (this.#used || this.#failure !== undefined) {
+    if (this.#used || this.#failure !== undefined) {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
@@ -216,10 +211,11 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
     this.#used = true;
     const res = this.#res as IncomingMessage;
-    const body = this.#toBody(res);
-    // `body` now refuses to be read (the reader has it); its web stream is made only if someone asks.
-    this.#claimed = body;
-    const reader = body.claim();
+    // The reader has the body now, and with it the Node response: `body` gives a stream that
+    // refuses, as after a direct read, and this response lets go of both (see `#res`), so
+    // that the SDK keeping it holds neither once the stream is over.
+    this.#res = undefined;
+    const reader = this.#toBody(res).claim();
     // The reader listens for the body's end and failures itself (its 'error' listener stays):
     // this response's own listeners would do nothing more for the rest of a long stream.
     res.off('error', this.#onError);
