@@ -130,40 +130,41 @@ export function authHeadersKey(client: Pick<OpenAI, 'apiKey' | 'adminAPIKey'>, a
   return { apiKey, adminAPIKey, bearer: Boolean(schemes.bearerAuth), admin: Boolean(schemes.adminAPIKeyAuth) };
 }
 
-/** A fresh copy of the SDK's parsed headers, brand included, that shares nothing with `headers`. */
-function copyNullableHeaders(headers: SdkNullableHeaders): SdkNullableHeaders {
-  return { ...headers, values: new Headers(headers.values), nulls: new Set(headers.nulls) };
-}
+/**
+ * Marks the copies a `RememberedAuthHeaders` handed out (its value: that memo). A property on
+ * the copy rather than a `WeakSet` of copies: one per request, and a weak collection's entries
+ * cost more to add and to collect than the property does.
+ */
+const HANDED_OUT = Symbol('handed out by');
+
+/** The SDK's parsed headers as handed out: a copy that shares nothing with the kept answer. */
+type HandedOut = SdkNullableHeaders & { [HANDED_OUT]?: RememberedAuthHeaders };
 
 /** An input this code cannot key (then the SDK answers). */
 export const NOT_KEYED = Symbol('not keyed');
 
 /**
- * `authHeaders`' answers by key. Each call gets its own copy (the caller may change it); the
- * copies handed out are remembered, so `buildHeaders` can key its answer by what one of
- * them holds.
+ * `authHeaders`' answers by key. Each call gets its own copy (the caller may change it), marked
+ * as handed out here, so `buildHeaders` can key its answer by what one of them still holds.
  */
 export class RememberedAuthHeaders {
   readonly #entries: { key: AuthHeadersKey; headers: SdkNullableHeaders }[] = [];
-  readonly #handedOut = new WeakSet<SdkNullableHeaders>();
 
   /** A copy of the answer kept for `key`, or `undefined` when there is none. */
   find(key: AuthHeadersKey): SdkNullableHeaders | undefined {
     for (const entry of this.#entries) {
       const k = entry.key;
-      if (k.apiKey === key.apiKey && k.adminAPIKey === key.adminAPIKey && k.bearer === key.bearer && k.admin === key.admin) {
-        return this.#handOut(copyNullableHeaders(entry.headers));
-      }
+      if (k.apiKey === key.apiKey && k.adminAPIKey === key.adminAPIKey && k.bearer === key.bearer && k.admin === key.admin) return this.#copy(entry.headers);
     }
     return undefined;
   }
 
-  /** Keeps a copy of the SDK's `answer` for `key`; `answer` itself goes to the caller. */
+  /** Keeps the SDK's `answer` for `key`, and hands out a copy. */
   remember(key: AuthHeadersKey, answer: SdkNullableHeaders | undefined): SdkNullableHeaders | undefined {
     if (answer === undefined) return answer;
     if (this.#entries.length >= MAX_ENTRIES) this.#entries.length = 0;
-    this.#entries.push({ key, headers: copyNullableHeaders(answer) });
-    return this.#handOut(answer);
+    this.#entries.push({ key, headers: answer });
+    return this.#copy(answer);
   }
 
   /**
@@ -171,9 +172,9 @@ export class RememberedAuthHeaders {
    * what they hold now; `NOT_KEYED` for anything else, or for headers changed since in a way
    * an answer keyed by that value would miss.
    */
-  authorizationOf(headers: SdkNullableHeaders | undefined): string | null | typeof NOT_KEYED {
+  authorizationOf(headers: HandedOut | undefined): string | null | typeof NOT_KEYED {
     if (headers === undefined) return null;
-    if (!this.#handedOut.has(headers)) return NOT_KEYED;
+    if (headers[HANDED_OUT] !== this) return NOT_KEYED;
     const { values, nulls } = headers;
     if (!(values instanceof Headers) || !(nulls instanceof Set) || nulls.size !== 0) return NOT_KEYED;
     let authorization: string | null = null;
@@ -184,9 +185,9 @@ export class RememberedAuthHeaders {
     return authorization;
   }
 
-  #handOut(headers: SdkNullableHeaders): SdkNullableHeaders {
-    this.#handedOut.add(headers);
-    return headers;
+  /** A fresh copy (the spread keeps the SDK's brand), marked as this memo's. */
+  #copy(headers: SdkNullableHeaders): HandedOut {
+    return { ...headers, values: new Headers(headers.values), nulls: new Set(headers.nulls), [HANDED_OUT]: this };
   }
 }
 
