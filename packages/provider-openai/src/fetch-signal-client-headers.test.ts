@@ -284,6 +284,34 @@ describe('FetchSignalOpenAI header answers', () => {
     }
   });
 
+  it('keeps no answer made from inputs that changed while it was being made', async () => {
+    const shared: Record<string, string | null> = { 'X-A': '1' };
+    const ours = new FetchSignalOpenAI(baseOptions(shared));
+    const options = (): RequestOptions => ({ method: 'post', path: '/chat/completions', body: {} });
+    const input = async () => ({
+      options: options(),
+      method: 'post',
+      bodyHeaders: { 'content-type': 'application/json' },
+      authenticationHeaders: await internals(ours).authHeaders(options(), { bearerAuth: true }),
+      retryCount: 0,
+    });
+    // Default headers changed in place while an answer made from the old ones is on its way.
+    const [first, second] = [await input(), await input()];
+    const made = internals(ours).buildHeaders(first);
+    shared['X-A'] = '2';
+    const remade = internals(ours).buildHeaders(second);
+    expect([(await made).get('x-a'), (await remade).get('x-a')]).toEqual(['1', '2']);
+    expect((await internals(ours).buildHeaders(await input())).get('x-a')).toBe('2');
+
+    // The SDK reads the admin key after an await: an answer made with a key set meanwhile is not kept for the old one.
+    const both = { bearerAuth: true, adminAPIKeyAuth: true };
+    const pending = internals(ours).authHeaders(options(), both);
+    ours.adminAPIKey = 'admin-key';
+    expect((await pending)?.values.get('authorization')).toBe('Bearer admin-key');
+    ours.adminAPIKey = null;
+    expect((await internals(ours).authHeaders(options(), both))?.values.get('authorization')).toBe('Bearer sk-first');
+  });
+
   it('answers a real request from memory the second time, and sends what the SDK sends, retries included', async () => {
     const received: Record<string, string | string[] | undefined>[] = [];
     let answered = 0;

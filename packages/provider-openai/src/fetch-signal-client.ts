@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { FETCH_SIGNAL } from '@toolwire/core/provider';
-import { RememberedAuthHeaders, RememberedRequestHeaders, authHeadersKey, requestHeadersKey } from './remembered-sdk-headers.ts';
+import { RememberedAuthHeaders, RememberedRequestHeaders, authHeadersKey, requestHeadersKey, sameAuthHeadersKey } from './remembered-sdk-headers.ts';
 import type { SdkBuildHeadersInput, SdkNullableHeaders } from './remembered-sdk-headers.ts';
 
 type FetchWithTimeout = OpenAI['fetchWithTimeout'];
@@ -100,17 +100,19 @@ export class FetchSignalOpenAI extends OpenAI {
   protected override async authHeaders(...args: Parameters<AuthHeaders>): Promise<SdkNullableHeaders | undefined> {
     const key = this.#headersAreKeyable() ? authHeadersKey(this, args) : undefined;
     if (key === undefined) return super.authHeaders(...args);
-    return this.#authHeaders.find(key) ?? this.#authHeaders.remember(key, await super.authHeaders(...args));
+    const remembered = this.#authHeaders.find(key);
+    if (remembered !== undefined) return remembered;
+    const answer = await super.authHeaders(...args);
+    // The SDK reads the admin key after an await: kept only if nothing it reads changed meanwhile.
+    const after = this.#headersAreKeyable() ? authHeadersKey(this, args) : undefined;
+    return after !== undefined && sameAuthHeadersKey(after, key) ? this.#authHeaders.remember(key, answer) : answer;
   }
 
   async #buildHeaders(args: unknown[]): Promise<Headers> {
-    const key =
-      this.#headersAreKeyable() && this.#requestHeaders.defaultsMatch(this._options.defaultHeaders)
-        ? requestHeadersKey(this, this.#authHeaders, args)
-        : undefined;
-    const build = (): Promise<Headers> => sdk.buildHeaders.apply(this, args as [SdkBuildHeadersInput]);
-    if (key === undefined) return build();
-    return this.#requestHeaders.find(key) ?? this.#requestHeaders.remember(key, await build());
+    const defaults = this.#headersAreKeyable() ? this.#requestHeaders.defaults(this._options.defaultHeaders) : undefined;
+    const key = defaults !== undefined ? requestHeadersKey(this, this.#authHeaders, defaults, args) : undefined;
+    if (key === undefined) return sdk.buildHeaders.apply(this, args as [SdkBuildHeadersInput]);
+    return this.#requestHeaders.find(key) ?? this.#requestHeaders.remember(key, await sdk.buildHeaders.apply(this, args as [SdkBuildHeadersInput]));
   }
 
   override buildURL(...[path, query, defaultBaseURL]: Parameters<OpenAI['buildURL']>): string {

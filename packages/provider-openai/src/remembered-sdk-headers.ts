@@ -130,6 +130,11 @@ export function authHeadersKey(client: Pick<OpenAI, 'apiKey' | 'adminAPIKey'>, a
   return { apiKey, adminAPIKey, bearer: Boolean(schemes.bearerAuth), admin: Boolean(schemes.adminAPIKeyAuth) };
 }
 
+/** Whether two `authHeaders` calls read the same inputs. */
+export function sameAuthHeadersKey(a: AuthHeadersKey, b: AuthHeadersKey): boolean {
+  return a.apiKey === b.apiKey && a.adminAPIKey === b.adminAPIKey && a.bearer === b.bearer && a.admin === b.admin;
+}
+
 /**
  * Marks the copies a `RememberedAuthHeaders` handed out (its value: that memo). A property on
  * the copy rather than a `WeakSet` of copies: one per request, and a weak collection's entries
@@ -152,10 +157,7 @@ export class RememberedAuthHeaders {
 
   /** A copy of the answer kept for `key`, or `undefined` when there is none. */
   find(key: AuthHeadersKey): SdkNullableHeaders | undefined {
-    for (const entry of this.#entries) {
-      const k = entry.key;
-      if (k.apiKey === key.apiKey && k.adminAPIKey === key.adminAPIKey && k.bearer === key.bearer && k.admin === key.admin) return this.#copy(entry.headers);
-    }
+    for (const entry of this.#entries) if (sameAuthHeadersKey(entry.key, key)) return this.#copy(entry.headers);
     return undefined;
   }
 
@@ -192,10 +194,12 @@ export class RememberedAuthHeaders {
 }
 
 /**
- * What decides `buildHeaders`' answer besides the client's default headers (kept apart, see
- * `RememberedRequestHeaders.defaultsMatch`) and its constants (user agent, platform headers).
+ * What decides `buildHeaders`' answer besides the client's constants (its user agent, the
+ * platform headers the SDK computes once per process).
  */
 export interface RequestHeadersKey {
+  /** The client's default headers as read for this call (see `RememberedRequestHeaders.defaults`). */
+  defaults: DefaultHeadersSnapshot;
   retryCount: number;
   /** The request's own `timeout` option (the SDK sends `X-Stainless-Timeout` from it). */
   timeout: number | undefined;
@@ -229,6 +233,7 @@ function bodyContentType(bodyHeaders: unknown): string | undefined | typeof NOT_
 export function requestHeadersKey(
   client: Pick<OpenAI, 'organization' | 'project'>,
   auth: RememberedAuthHeaders,
+  defaults: DefaultHeadersSnapshot,
   args: readonly unknown[],
 ): RequestHeadersKey | undefined {
   const [input] = args;
@@ -245,11 +250,13 @@ export function requestHeadersKey(
   const contentType = bodyContentType(bodyHeaders);
   if (authorization === NOT_KEYED || contentType === NOT_KEYED) return undefined;
   const helperMethod = options.__metadata?.['helperMethod'];
-  return { retryCount, timeout, helperMethod: typeof helperMethod === 'string' ? helperMethod : undefined, organization, project, authorization, contentType };
+  return { defaults, retryCount, timeout, helperMethod: typeof helperMethod === 'string' ? helperMethod : undefined, organization, project, authorization, contentType };
 }
 
 function sameRequestKey(a: RequestHeadersKey, b: RequestHeadersKey): boolean {
   return (
+    // The snapshot's identity: an answer made before the default headers changed never matches after.
+    a.defaults === b.defaults &&
     a.retryCount === b.retryCount &&
     a.timeout === b.timeout &&
     a.helperMethod === b.helperMethod &&
@@ -260,8 +267,8 @@ function sameRequestKey(a: RequestHeadersKey, b: RequestHeadersKey): boolean {
   );
 }
 
-/** The client's default headers as the remembered answers were made with them. */
-interface DefaultHeadersSnapshot {
+/** The client's default headers as the SDK reads them (a new snapshot whenever they change). */
+export interface DefaultHeadersSnapshot {
   headers: unknown;
   names: string[];
   values: (string | null | undefined)[];
@@ -306,16 +313,17 @@ export class RememberedRequestHeaders {
   #defaults: DefaultHeadersSnapshot = { headers: undefined, names: [], values: [] };
 
   /**
-   * Whether the client's default headers are keyable and still those the kept answers were
-   * made with; when they changed, the kept answers are forgotten and these become the new ones.
+   * The snapshot of the client's default headers for a key (the same object while they stay
+   * the same), or `undefined` when they are not keyable. When they changed, the kept answers
+   * are forgotten (they could no longer match).
    */
-  defaultsMatch(defaultHeaders: unknown): boolean {
-    if (matchesSnapshot(defaultHeaders, this.#defaults)) return true;
+  defaults(defaultHeaders: unknown): DefaultHeadersSnapshot | undefined {
+    if (matchesSnapshot(defaultHeaders, this.#defaults)) return this.#defaults;
     const snapshot = snapshotDefaults(defaultHeaders);
-    if (snapshot === undefined) return false;
+    if (snapshot === undefined) return undefined;
     this.#defaults = snapshot;
     this.#entries.length = 0;
-    return true;
+    return snapshot;
   }
 
   /** A copy of the answer kept for `key`, or `undefined` when there is none. */
