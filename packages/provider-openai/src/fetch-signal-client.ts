@@ -1,7 +1,25 @@
 import OpenAI from 'openai';
 import { FETCH_SIGNAL } from '@toolwire/core/provider';
+import { RememberedAuthHeaders, RememberedRequestHeaders, authHeadersKey, requestHeadersKey, sameAuthHeadersKey } from './remembered-sdk-headers.ts';
+import type { SdkBuildHeadersInput, SdkNullableHeaders } from './remembered-sdk-headers.ts';
 
 type FetchWithTimeout = OpenAI['fetchWithTimeout'];
+type AuthHeaders = OpenAI['authHeaders'];
+
+/**
+ * What the SDK's client keeps that its type declarations mark `private` (plain properties and
+ * methods in JavaScript; openai 7.57.0).
+ */
+interface SdkClientInternals {
+  /** A third-party provider's runtime (`provider` option): it owns authentication. */
+  _provider: unknown;
+  /** Workload identity (legacy or X.509): tokens that change over time. */
+  _workloadIdentityAuth: unknown;
+  buildHeaders(input: SdkBuildHeadersInput): Promise<Headers>;
+}
+
+/** The SDK's own client methods, looked up per call (so a test's spy on them sees the calls). */
+const sdk = OpenAI.prototype as unknown as SdkClientInternals;
 
 /** Paths a client keeps `buildURL` answers for (a gateway calls one or two). */
 const MAX_CACHED_URLS = 64;
@@ -26,8 +44,14 @@ interface CachedURL {
  * method gets, so the base adds no abort listener either; the controller's own signal (the
  * SDK's timeout, a stream's early exit) still reaches the fetch as `init.signal`.
  *
- * It also remembers `buildURL`'s answers (a public method of the SDK's client): the same
- * URL for the same base and path, without parsing it again per call.
+ * It also remembers answers of the SDK's own methods that every request calls and that
+ * answer the same for the same inputs: `buildURL` (the same URL for the same base and path,
+ * without parsing it again per call), and `authHeaders` and `buildHeaders` (the same headers
+ * for the same key, options, retry and timeout, without the SDK's header merging: an undici
+ * `Headers`, Sets and a regex test per name, several times per request). Each answer is the
+ * SDK's own, made by it the first time; the methods answer from memory only for inputs they
+ * fully key, and leave anything else to the SDK (workload identity, a key function, a
+ * third-party provider, per-request headers, an input key a later SDK version may add).
  */
 export class FetchSignalOpenAI extends OpenAI {
   /**
@@ -37,6 +61,59 @@ export class FetchSignalOpenAI extends OpenAI {
    * then the answer depends on nothing else the SDK reads but the base URLs, kept with it.
    */
   readonly #urls = new Map<string, CachedURL>();
+
+  readonly #authHeaders = new RememberedAuthHeaders();
+
+  readonly #requestHeaders = new RememberedRequestHeaders();
+
+  static {
+    // The SDK's `buildRequest` calls `this.buildHeaders(…)`: an ordinary method in JavaScript
+    // that its type declarations mark `private`, which TypeScript lets a subclass replace only
+    // on its prototype. Same name, same contract; the SDK's own method answers whatever
+    // `#buildHeaders` does not remember.
+    Object.defineProperty(this.prototype, 'buildHeaders', {
+      configurable: true,
+      writable: true,
+      value(this: FetchSignalOpenAI, ...args: unknown[]): Promise<Headers> {
+        return this.#buildHeaders(args);
+      },
+    });
+  }
+
+  /**
+   * Whether this client's state lets the SDK's header methods answer the same for the same
+   * arguments: no further subclass (which could override what they call), no third-party
+   * provider, no workload identity (tokens change), no idempotency header (a fresh key per
+   * request), and a plain API key rather than a function that may give a new one per call.
+   */
+  #headersAreKeyable(): boolean {
+    const internals = this as unknown as SdkClientInternals;
+    return (
+      Object.getPrototypeOf(this) === FetchSignalOpenAI.prototype &&
+      internals._provider === undefined &&
+      internals._workloadIdentityAuth === undefined &&
+      this.idempotencyHeader === undefined &&
+      !this._hasApiKeyProvider()
+    );
+  }
+
+  protected override async authHeaders(...args: Parameters<AuthHeaders>): Promise<SdkNullableHeaders | undefined> {
+    const key = this.#headersAreKeyable() ? authHeadersKey(this, args) : undefined;
+    if (key === undefined) return super.authHeaders(...args);
+    const remembered = this.#authHeaders.find(key);
+    if (remembered !== undefined) return remembered;
+    const answer = await super.authHeaders(...args);
+    // The SDK reads the admin key after an await: kept only if nothing it reads changed meanwhile.
+    const after = this.#headersAreKeyable() ? authHeadersKey(this, args) : undefined;
+    return after !== undefined && sameAuthHeadersKey(after, key) ? this.#authHeaders.remember(key, answer) : answer;
+  }
+
+  async #buildHeaders(args: unknown[]): Promise<Headers> {
+    const defaults = this.#headersAreKeyable() ? this.#requestHeaders.defaults(this._options.defaultHeaders) : undefined;
+    const key = defaults !== undefined ? requestHeadersKey(this, this.#authHeaders, defaults, args) : undefined;
+    if (key === undefined) return sdk.buildHeaders.apply(this, args as [SdkBuildHeadersInput]);
+    return this.#requestHeaders.find(key) ?? this.#requestHeaders.remember(key, await sdk.buildHeaders.apply(this, args as [SdkBuildHeadersInput]));
+  }
 
   override buildURL(...[path, query, defaultBaseURL]: Parameters<OpenAI['buildURL']>): string {
     if ((query !== undefined && query !== null) || this.defaultQuery() !== undefined) return super.buildURL(path, query, defaultBaseURL);
