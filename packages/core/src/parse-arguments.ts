@@ -49,6 +49,13 @@ export interface ParseCallArgumentsOptions {
   to?: number;
   /** The tool's JSON Schema, as for `parseArguments`. */
   schema?: JsonSchema;
+  /**
+   * Only the plain reading (the forms most calls carry, see below; never with a schema):
+   * `undefined` for arguments that need the general one. For a scanner that finds the `)`
+   * itself when this fails and then reads the arguments once: an unclosed or invalid call is
+   * then not read the general way to its end first.
+   */
+  plainOnly?: boolean;
 }
 
 /**
@@ -60,7 +67,8 @@ export interface ParseCallArgumentsOptions {
  * call never closes, or when they are one JSON object (left to `parseArguments`, which hands
  * those to `JSON.parse`): read those the two-pass way. It reads no further than the first
  * unbalanced closing bracket outside strings (or the string left open at the end), so
- * trying it first at most doubles the work of a failed call.
+ * trying it first at most doubles the work of a failed call. With `plainOnly`, only the
+ * plain reading runs: `undefined` means "not read here", not "invalid".
  *
  * @example parseCallArguments('f(a=1) and text', { from: 2 }) // { arguments: { a: 1 }, end: 5 }
  */
@@ -71,6 +79,7 @@ export function parseCallArguments(raw: string, options: ParseCallArgumentsOptio
     const plain = readPlainCallArguments(raw, from, to);
     if (plain !== undefined) return plain;
   }
+  if (options.plainOnly === true) return undefined;
   return readCallArguments(raw, from, to, options.schema);
 }
 
