@@ -466,6 +466,17 @@ describe('parseCallArguments', () => {
     expect(parseCallArguments('f(x="5")', { from: 2, schema: { type: 'object', properties: { x: { type: 'integer' } } }, plainOnly: true })).toBeUndefined();
   });
 
+  it('reads the same from every kind of string (flat, concatenated, sliced, two-byte)', () => {
+    const call = 'f(a=1, b="x y", c=[1, {"k": None}], d=my_data)';
+    const expected = { arguments: { a: 1, b: 'x y', c: [1, { k: null }], d: 'my_data' }, end: call.length - 1 };
+    const padded = `${'.'.repeat(40)}${call}`;
+    const kinds = [call, `${call.slice(0, 9)}${call.slice(9)}`, padded.slice(40), `é${call}`.slice(1), JSON.parse(JSON.stringify(call)) as string];
+    for (const text of kinds) {
+      expect(parseCallArguments(text, { from: 2, plainOnly: true })).toEqual(expected);
+      expect(parseCallArguments(`x ${text}`, { from: 4 })).toEqual({ ...expected, end: expected.end + 2 });
+    }
+  });
+
   it('reads what parseArguments reads between `from` and the `)` it found, on random text', () => {
     const piece = fc.constantFrom('a', 'k', '=', ':', ',', ' ', '"', "'", '\\', 'x', '4', '(', ')', '[', ']', '{', '}', 'None', 'true', '#', 'é', '"""');
     fc.assert(
