@@ -456,6 +456,27 @@ describe('parseCallArguments', () => {
     }
   });
 
+  it('with plainOnly, reads only the plain forms and leaves the rest (undefined) to the caller', () => {
+    expect(parseCallArguments('f(a=1, b="x") tail', { from: 2, plainOnly: true })).toEqual({ arguments: { a: 1, b: 'x' }, end: 12 });
+    // Read by the general reading only: a nested object, an escape, a positional value; a schema.
+    for (const text of ['f(a={"b": {"c": 1}})', 'f(a="x\\"y")', 'f("x")', 'f(a=1']) {
+      expect(parseCallArguments(text, { from: 2, plainOnly: true })).toBeUndefined();
+    }
+    expect(parseCallArguments('f(a={"b": {"c": 1}})', { from: 2 })).toEqual({ arguments: { a: { b: { c: 1 } } }, end: 19 });
+    expect(parseCallArguments('f(x="5")', { from: 2, schema: { type: 'object', properties: { x: { type: 'integer' } } }, plainOnly: true })).toBeUndefined();
+  });
+
+  it('reads the same from every kind of string (flat, concatenated, sliced, two-byte)', () => {
+    const call = 'f(a=1, b="x y", c=[1, {"k": None}], d=my_data)';
+    const expected = { arguments: { a: 1, b: 'x y', c: [1, { k: null }], d: 'my_data' }, end: call.length - 1 };
+    const padded = `${'.'.repeat(40)}${call}`;
+    const kinds = [call, `${call.slice(0, 9)}${call.slice(9)}`, padded.slice(40), `é${call}`.slice(1), JSON.parse(JSON.stringify(call)) as string];
+    for (const text of kinds) {
+      expect(parseCallArguments(text, { from: 2, plainOnly: true })).toEqual(expected);
+      expect(parseCallArguments(`x ${text}`, { from: 4 })).toEqual({ ...expected, end: expected.end + 2 });
+    }
+  });
+
   it('reads what parseArguments reads between `from` and the `)` it found, on random text', () => {
     const piece = fc.constantFrom('a', 'k', '=', ':', ',', ' ', '"', "'", '\\', 'x', '4', '(', ')', '[', ']', '{', '}', 'None', 'true', '#', 'é', '"""');
     fc.assert(

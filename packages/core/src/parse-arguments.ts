@@ -49,6 +49,13 @@ export interface ParseCallArgumentsOptions {
   to?: number;
   /** The tool's JSON Schema, as for `parseArguments`. */
   schema?: JsonSchema;
+  /**
+   * Only the plain reading (the forms most calls carry, see below; never with a schema):
+   * `undefined` for arguments that need the general one. For a scanner that finds the `)`
+   * itself when this fails and then reads the arguments once: an unclosed or invalid call is
+   * then not read the general way to its end first.
+   */
+  plainOnly?: boolean;
 }
 
 /**
@@ -60,17 +67,20 @@ export interface ParseCallArgumentsOptions {
  * call never closes, or when they are one JSON object (left to `parseArguments`, which hands
  * those to `JSON.parse`): read those the two-pass way. It reads no further than the first
  * unbalanced closing bracket outside strings (or the string left open at the end), so
- * trying it first at most doubles the work of a failed call.
+ * trying it first at most doubles the work of a failed call. With `plainOnly`, only the
+ * plain reading runs: `undefined` means "not read here", not "invalid".
  *
  * @example parseCallArguments('f(a=1) and text', { from: 2 }) // { arguments: { a: 1 }, end: 5 }
  */
 export function parseCallArguments(raw: string, options: ParseCallArgumentsOptions): CallArguments | undefined {
-  const from = Math.min(Math.max(options.from, 0), raw.length);
-  const to = Math.min(Math.max(options.to ?? raw.length, from), raw.length);
+  const length = raw.length;
+  const from = Math.min(Math.max(options.from, 0), length);
+  const to = Math.min(Math.max(options.to ?? length, from), length);
   if (options.schema === undefined) {
     const plain = readPlainCallArguments(raw, from, to);
     if (plain !== undefined) return plain;
   }
+  if (options.plainOnly === true) return undefined;
   return readCallArguments(raw, from, to, options.schema);
 }
 
@@ -95,6 +105,16 @@ export function readCallArguments(raw: string, from: number, to: number, schema:
  */
 const NOT_READ = new Error('the arguments do not read up to a closing ")"');
 
+/*
+ * The plain reading reads the text through these rather than `raw.charCodeAt(i)`: a method read
+ * on a string is cached per kind of string (flat or concatenated, sliced, one- or two-byte, …),
+ * and once more than four kinds reached it (batch and streaming text together do) the engine
+ * looks the method up generically at every character. Batch extraction measured 1.6x slower in
+ * such a process (see extract's bench/RESULTS.md); called this way, the kind does not matter.
+ */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- always called with `.call(raw, …)`
+const { charCodeAt, slice } = String.prototype;
+
 /** Where `plainValue` stopped: the `,` or closing bracket after the value and its spaces. */
 let plainEnd = 0;
 /** What `plainValue` returns for text it leaves to the general reading. */
@@ -112,27 +132,27 @@ const NOT_PLAIN_VALUE = Symbol('not a plain value');
  */
 export function readPlainCallArguments(raw: string, from: number, to: number): CallArguments | undefined {
   let i = from;
-  while (i < to && isSpace(raw.charCodeAt(i))) i++;
+  while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
   if (i >= to) return undefined;
   const result: Record<string, unknown> = {};
-  if (raw.charCodeAt(i) === RPAREN) return { arguments: result, end: i };
+  if (charCodeAt.call(raw, i) === RPAREN) return { arguments: result, end: i };
   while (true) {
     const keyStart = i;
-    while (i < to && isAsciiWord(raw.charCodeAt(i))) i++;
+    while (i < to && isAsciiWord(charCodeAt.call(raw, i))) i++;
     const keyEnd = i;
     if (keyEnd === keyStart) return undefined;
-    while (i < to && isSpace(raw.charCodeAt(i))) i++;
+    while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
     // `=` but not `==`; anything else (`:`, a dotted key, a positional value) is the general reading's.
-    if (i + 1 >= to || raw.charCodeAt(i) !== EQUALS || raw.charCodeAt(i + 1) === EQUALS) return undefined;
+    if (i + 1 >= to || charCodeAt.call(raw, i) !== EQUALS || charCodeAt.call(raw, i + 1) === EQUALS) return undefined;
     i++;
-    while (i < to && isSpace(raw.charCodeAt(i))) i++;
+    while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
     if (i >= to) return undefined;
     let value: unknown;
-    if (raw.charCodeAt(i) === LBRACKET) {
+    if (charCodeAt.call(raw, i) === LBRACKET) {
       const items: unknown[] = [];
       i++;
-      while (i < to && isSpace(raw.charCodeAt(i))) i++;
-      if (i < to && raw.charCodeAt(i) === RBRACKET) {
+      while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
+      if (i < to && charCodeAt.call(raw, i) === RBRACKET) {
         i++;
       } else {
         while (true) {
@@ -140,18 +160,18 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
           if (item === NOT_PLAIN_VALUE) return undefined;
           items.push(item);
           i = plainEnd + 1;
-          if (raw.charCodeAt(plainEnd) === RBRACKET) break;
+          if (charCodeAt.call(raw, plainEnd) === RBRACKET) break;
           // A comma: a `]` may still follow it (a trailing comma).
-          while (i < to && isSpace(raw.charCodeAt(i))) i++;
-          if (i < to && raw.charCodeAt(i) === RBRACKET) {
+          while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
+          if (i < to && charCodeAt.call(raw, i) === RBRACKET) {
             i++;
             break;
           }
         }
       }
-      while (i < to && isSpace(raw.charCodeAt(i))) i++;
+      while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
       if (i >= to) return undefined;
-      const next = raw.charCodeAt(i);
+      const next = charCodeAt.call(raw, i);
       if (next !== COMMA && next !== RPAREN) return undefined;
       value = items;
     } else {
@@ -159,13 +179,13 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
       if (value === NOT_PLAIN_VALUE) return undefined;
       i = plainEnd;
     }
-    setKey(result, raw.slice(keyStart, keyEnd), value);
-    if (raw.charCodeAt(i) === COMMA) {
+    setKey(result, slice.call(raw, keyStart, keyEnd), value);
+    if (charCodeAt.call(raw, i) === COMMA) {
       i++;
-      while (i < to && isSpace(raw.charCodeAt(i))) i++;
+      while (i < to && isSpace(charCodeAt.call(raw, i))) i++;
       if (i >= to) return undefined;
     }
-    if (raw.charCodeAt(i) === RPAREN) return { arguments: result, end: i };
+    if (charCodeAt.call(raw, i) === RPAREN) return { arguments: result, end: i };
   }
 }
 
@@ -175,7 +195,7 @@ export function readPlainCallArguments(raw: string, from: number, to: number): C
  * character), else `NOT_PLAIN_VALUE`.
  */
 function plainValue(raw: string, i: number, to: number, closer: number, objects: boolean): unknown {
-  const c = raw.charCodeAt(i);
+  const c = charCodeAt.call(raw, i);
   let value: unknown;
   let k: number;
   if (c === LBRACE) {
@@ -186,13 +206,13 @@ function plainValue(raw: string, i: number, to: number, closer: number, objects:
   } else if (c === DQUOTE || c === SQUOTE) {
     k = i + 1;
     while (k < to) {
-      const d = raw.charCodeAt(k);
+      const d = charCodeAt.call(raw, k);
       if (d === c) break;
       if (d === BACKSLASH) return NOT_PLAIN_VALUE;
       k++;
     }
     if (k >= to) return NOT_PLAIN_VALUE;
-    value = raw.slice(i + 1, k);
+    value = slice.call(raw, i + 1, k);
     k++;
   } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
     // As `plainLiteral` reads an integer; a decimal as `literalOf` reads it.
@@ -201,21 +221,21 @@ function plainValue(raw: string, i: number, to: number, closer: number, objects:
     const first = k;
     let n = 0;
     while (k < to && k - first < 15) {
-      const d = raw.charCodeAt(k);
+      const d = charCodeAt.call(raw, k);
       if (d < 0x30 || d > 0x39) break;
       n = n * 10 + (d - 0x30);
       k++;
     }
     const digits = k - first;
-    if (digits === 0 || (digits > 1 && raw.charCodeAt(first) === 0x30) || k >= to) return NOT_PLAIN_VALUE;
-    const after = raw.charCodeAt(k);
+    if (digits === 0 || (digits > 1 && charCodeAt.call(raw, first) === 0x30) || k >= to) return NOT_PLAIN_VALUE;
+    const after = charCodeAt.call(raw, k);
     if (after >= 0x30 && after <= 0x39) return NOT_PLAIN_VALUE;
     if (after === 0x2e) {
       const point = k;
       k++;
-      while (k < to && raw.charCodeAt(k) >= 0x30 && raw.charCodeAt(k) <= 0x39) k++;
+      while (k < to && charCodeAt.call(raw, k) >= 0x30 && charCodeAt.call(raw, k) <= 0x39) k++;
       if (k === point + 1) return NOT_PLAIN_VALUE;
-      value = Number(raw.slice(i, k));
+      value = Number(slice.call(raw, i, k));
     } else {
       value = negative ? -n : n;
     }
@@ -223,19 +243,19 @@ function plainValue(raw: string, i: number, to: number, closer: number, objects:
     // A bare word or dotted name (`True`, `my_data`, `Enum.VALUE`): its literal, else its text, as `classifyUnquoted` reads it.
     k = i + 1;
     while (k < to) {
-      const d = raw.charCodeAt(k);
+      const d = charCodeAt.call(raw, k);
       if (!isAsciiWord(d) && d !== 0x2e) break;
       k++;
     }
-    const word = raw.slice(i, k);
+    const word = slice.call(raw, i, k);
     const literal = literalOf(word);
     value = literal === undefined ? word : literal;
   } else {
     return NOT_PLAIN_VALUE;
   }
-  while (k < to && isSpace(raw.charCodeAt(k))) k++;
+  while (k < to && isSpace(charCodeAt.call(raw, k))) k++;
   if (k >= to) return NOT_PLAIN_VALUE;
-  const next = raw.charCodeAt(k);
+  const next = charCodeAt.call(raw, k);
   if (next !== COMMA && next !== closer) return NOT_PLAIN_VALUE;
   plainEnd = k;
   return value;
@@ -249,19 +269,19 @@ function plainValue(raw: string, i: number, to: number, closer: number, objects:
 function plainObject(raw: string, i: number, to: number): unknown {
   const object: Record<string, unknown> = {};
   let k = i + 1;
-  while (k < to && isSpace(raw.charCodeAt(k))) k++;
-  if (k < to && raw.charCodeAt(k) === RBRACE) {
+  while (k < to && isSpace(charCodeAt.call(raw, k))) k++;
+  if (k < to && charCodeAt.call(raw, k) === RBRACE) {
     plainEnd = k + 1;
     return object;
   }
   while (true) {
     if (k >= to) return NOT_PLAIN_VALUE;
-    const quote = raw.charCodeAt(k);
+    const quote = charCodeAt.call(raw, k);
     if (quote !== DQUOTE && quote !== SQUOTE) return NOT_PLAIN_VALUE;
     const keyStart = k + 1;
     k = keyStart;
     while (k < to) {
-      const d = raw.charCodeAt(k);
+      const d = charCodeAt.call(raw, k);
       if (d === quote) break;
       if (d === BACKSLASH) return NOT_PLAIN_VALUE;
       k++;
@@ -269,21 +289,21 @@ function plainObject(raw: string, i: number, to: number): unknown {
     if (k >= to) return NOT_PLAIN_VALUE;
     const keyEnd = k;
     k++;
-    while (k < to && isSpace(raw.charCodeAt(k))) k++;
+    while (k < to && isSpace(charCodeAt.call(raw, k))) k++;
     if (k >= to) return NOT_PLAIN_VALUE;
-    const separator = raw.charCodeAt(k);
+    const separator = charCodeAt.call(raw, k);
     if (separator !== COLON && separator !== EQUALS) return NOT_PLAIN_VALUE;
     k++;
-    while (k < to && isSpace(raw.charCodeAt(k))) k++;
+    while (k < to && isSpace(charCodeAt.call(raw, k))) k++;
     if (k >= to) return NOT_PLAIN_VALUE;
     const value = plainValue(raw, k, to, RBRACE, false);
     if (value === NOT_PLAIN_VALUE) return value;
-    setKey(object, raw.slice(keyStart, keyEnd), value);
+    setKey(object, slice.call(raw, keyStart, keyEnd), value);
     k = plainEnd + 1;
-    if (raw.charCodeAt(plainEnd) === RBRACE) break;
+    if (charCodeAt.call(raw, plainEnd) === RBRACE) break;
     // A comma: a `}` may still follow it (a trailing comma).
-    while (k < to && isSpace(raw.charCodeAt(k))) k++;
-    if (k < to && raw.charCodeAt(k) === RBRACE) {
+    while (k < to && isSpace(charCodeAt.call(raw, k))) k++;
+    if (k < to && charCodeAt.call(raw, k) === RBRACE) {
       k++;
       break;
     }

@@ -1242,9 +1242,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // made); anything else (invalid, unclosed, a JSON object) is scanned and parsed as
         // below. A failed reading stops where the frame scanner would (or after
         // ONE_PASS_LENGTH characters), so it at most doubles that work; text where most
-        // readings fail (broken calls by the thousand) soon stops trying.
+        // readings fail (broken calls by the thousand) soon stops trying. Without a schema only
+        // the plain reading is tried: the general one would read what it cannot (nested values,
+        // escapes) once more below anyway, and a call that never closes to its end twice.
         const name = s.slice(nameStart, p);
-        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema: this.schemaOf(name) });
+        const schema = this.schemaOf(name);
+        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema, plainOnly: schema === undefined });
         if (read === undefined) {
           this.onePassFailures++;
         } else {
@@ -1429,12 +1432,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         i = p + 1;
         continue;
       }
+      let callName: string | undefined;
       if (c === LPAREN && this.onePass && this.onePassFailures <= ONE_PASS_SLACK + this.onePassReads) {
         // As in `scanText`.
         const name = this.nameAt(s, nameStart, p);
-        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema: this.schemaOf(name) });
+        const schema = this.schemaOf(name);
+        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema, plainOnly: schema === undefined });
         if (read === undefined) {
           this.onePassFailures++;
+          callName = name;
         } else {
           this.onePassReads++;
           this.settle(name, read.arguments, '', '', undefined);
@@ -1443,7 +1449,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
       }
       const frame = newFrame(
-        c === LPAREN ? { kind: 'call', name: this.nameAt(s, nameStart, p), argsOffset: p - nameStart + 1 } : { kind: 'json', name: '', argsOffset: 0 },
+        c === LPAREN ? { kind: 'call', name: callName ?? this.nameAt(s, nameStart, p), argsOffset: p - nameStart + 1 } : { kind: 'json', name: '', argsOffset: 0 },
       );
       if (frame.kind === 'call') frame.id = '';
       const end = this.feed(frame, s, p + 1, -nameStart);
