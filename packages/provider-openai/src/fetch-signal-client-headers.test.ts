@@ -24,8 +24,8 @@ interface HeaderInternals {
 const internals = (client: OpenAI): HeaderInternals => client as unknown as HeaderInternals;
 const sdkMethods = OpenAI.prototype as unknown as HeaderInternals;
 
-/** A plain SDK client named like ours: the SDK writes the client's class name into `User-Agent`. */
-const Reference = { FetchSignalOpenAI: class extends OpenAI {} }.FetchSignalOpenAI;
+/** A plain SDK client: ours sends the `User-Agent` it sends (the SDK would write its class name there). */
+const Reference = OpenAI;
 
 /** The SDK's request headers for `options`, or the message it throws. */
 async function headersOf(client: OpenAI, options: RequestOptions, retryCount: number): Promise<[string, string][] | string> {
@@ -310,6 +310,92 @@ describe('FetchSignalOpenAI header answers', () => {
     expect((await pending)?.values.get('authorization')).toBe('Bearer admin-key');
     ours.adminAPIKey = null;
     expect((await internals(ours).authHeaders(options(), both))?.values.get('authorization')).toBe('Bearer sk-first');
+  });
+
+  it('answers as the SDK does where a client changes how it makes its headers, or holds defaults only the SDK reads right', async () => {
+    const options = (extra: Record<string, unknown> = {}): RequestOptions => ({ method: 'post', path: '/chat/completions', body: {}, ...extra });
+    // Each client its own options (its own default headers object): `changed` is called once per client.
+    const pair = (changed: () => Partial<ClientOptions> = () => ({})) => [new Reference({ ...baseOptions({}), ...changed() }), new FetchSignalOpenAI({ ...baseOptions({}), ...changed() })] as const;
+    const both = async (clients: readonly OpenAI[], extra: Record<string, unknown> = {}) => Promise.all(clients.map((c) => headersOf(c, options(extra), 0)));
+    const same = async (clients: readonly OpenAI[], extra: Record<string, unknown> = {}) => {
+      const [sdk, ours] = await both(clients, extra);
+      expect(ours).toEqual(sdk);
+      return sdk;
+    };
+
+    // Default headers that are iterable: the SDK reads them through the iterator.
+    let trace = 't1';
+    const iterable = () => ({ 'x-static': 's', *[Symbol.iterator]() { yield ['x-trace', trace]; } }) as unknown as Record<string, string>;
+    const iterating = pair(() => ({ defaultHeaders: iterable() }));
+    for (const t of ['t1', 't2', 't3']) {
+      trace = t;
+      const sdk = await same(iterating);
+      expect(new Map(sdk as [string, string][]).get('x-trace')).toBe(t);
+    }
+
+    // A default header turned into a getter after the first request: read once per request, as by the SDK.
+    const counted = pair(() => ({ defaultHeaders: { 'x-n': '0' } }));
+    await same(counted);
+    for (const client of counted) {
+      let n = 0;
+      Object.defineProperty(internals(client)._options.defaultHeaders, 'x-n', { enumerable: true, configurable: true, get: () => String(++n) });
+    }
+    for (let i = 0; i < 3; i++) await same(counted);
+
+    // A method the SDK's header building calls, replaced on the instance after a first request.
+    const agents = pair();
+    await same(agents);
+    for (const client of agents) (client as unknown as { getUserAgent: () => string }).getUserAgent = () => 'my-app/1.0';
+    expect(new Map((await same(agents)) as [string, string][]).get('user-agent')).toBe('my-app/1.0');
+    const rotating = pair();
+    await same(rotating);
+    for (const client of rotating) {
+      (client as unknown as { bearerAuth: unknown }).bearerAuth = function (this: OpenAI, opts: RequestOptions) {
+        // The SDK's own code makes the (branded) answer.
+        return (OpenAI.prototype as unknown as { adminAPIKeyAuth: (o: RequestOptions) => unknown }).adminAPIKeyAuth.call({ adminAPIKey: 'rotated-token' }, opts);
+      };
+    }
+    expect(new Map((await same(rotating)) as [string, string][]).get('authorization')).toBe('Bearer rotated-token');
+
+    // The SDK's prototype patched after a first request (as instrumentation does).
+    const patched = pair();
+    await same(patched);
+    const sdkPrototype = OpenAI.prototype as unknown as { validateHeaders: (...a: unknown[]) => void };
+    const validate = sdkPrototype.validateHeaders;
+    let validated = 0;
+    sdkPrototype.validateHeaders = function (this: OpenAI, ...args: unknown[]) {
+      validated++;
+      validate.apply(this, args);
+    };
+    try {
+      await same(patched);
+      expect(validated).toBe(2);
+    } finally {
+      sdkPrototype.validateHeaders = validate;
+    }
+
+    // Authentication headers of `null` (an `authHeaders` replacement answering none): no authentication of its own.
+    const nulls = pair(() => ({ defaultHeaders: { Authorization: 'Bearer from-defaults' } }));
+    for (const client of nulls) (client as unknown as { authHeaders: () => Promise<null> }).authHeaders = () => Promise.resolve(null);
+    expect(new Map((await same(nulls)) as [string, string][]).get('authorization')).toBe('Bearer from-defaults');
+    const direct = await Promise.all(nulls.map((c) => outcome(internals(c).buildHeaders({ options: options(), method: 'post', bodyHeaders: undefined, authenticationHeaders: null, retryCount: 0 }).then((h) => [...h]))));
+    expect(direct[1]).toEqual(direct[0]);
+
+    // Both keys allowed: an admin key set and put back while the SDK is between its awaits is never kept for the state after.
+    const security = { __security: { bearerAuth: true, adminAPIKeyAuth: true } };
+    for (let ticks = 1; ticks <= 6; ticks++) {
+      const answers: (string | null | undefined)[][] = [];
+      for (const client of pair()) {
+        const pending = internals(client).authHeaders(options(security), security.__security);
+        client.adminAPIKey = 'temporary-admin';
+        for (let i = 0; i < ticks; i++) await Promise.resolve();
+        client.adminAPIKey = null;
+        const first = (await pending)?.values.get('authorization');
+        const later = new Map((await headersOf(client, options(security), 0)) as [string, string][]).get('authorization');
+        answers.push([first, later]);
+      }
+      expect(answers[1]).toEqual(answers[0]);
+    }
   });
 
   it('answers a real request from memory the second time, and sends what the SDK sends, retries included', async () => {

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { VERSION } from 'openai/version';
 import { FETCH_SIGNAL } from '@toolwire/core/provider';
 import { RememberedAuthHeaders, RememberedRequestHeaders, authHeadersKey, requestHeadersKey, sameAuthHeadersKey } from './remembered-sdk-headers.ts';
 import type { SdkBuildHeadersInput, SdkNullableHeaders } from './remembered-sdk-headers.ts';
@@ -20,6 +21,14 @@ interface SdkClientInternals {
 
 /** The SDK's own client methods, looked up per call (so a test's spy on them sees the calls). */
 const sdk = OpenAI.prototype as unknown as SdkClientInternals;
+
+/**
+ * The client methods the SDK's header building calls on `this` (openai 7.57.0), and what they
+ * were when this module loaded. A client whose methods are no longer these (replaced on the
+ * instance, or the SDK's prototype patched since, as instrumentation does) may answer
+ * differently from one call to the next: its headers are then never remembered.
+ */
+const HEADER_METHOD_NAMES = ['getUserAgent', 'validateHeaders', 'bearerAuth', 'adminAPIKeyAuth', '_callApiKey', '_hasApiKeyProvider', 'defaultIdempotencyKey'] as const;
 
 /** Paths a client keeps `buildURL` answers for (a gateway calls one or two). */
 const MAX_CACHED_URLS = 64;
@@ -67,6 +76,17 @@ export class FetchSignalOpenAI extends OpenAI {
   readonly #requestHeaders = new RememberedRequestHeaders();
 
   static {
+    // The SDK names the client in `User-Agent` by its class (`${this.constructor.name}/JS …`),
+    // so that another client (its `AzureOpenAI`) says which it is. This subclass is the SDK's
+    // client with a different way to its fetch: it says what a plain client says. (`private`
+    // in the SDK's types, an ordinary method in JavaScript: replaced on this prototype.)
+    Object.defineProperty(this.prototype, 'getUserAgent', {
+      configurable: true,
+      writable: true,
+      value(): string {
+        return `OpenAI/JS ${VERSION}`;
+      },
+    });
     // The SDK's `buildRequest` calls `this.buildHeaders(…)`: an ordinary method in JavaScript
     // that its type declarations mark `private`, which TypeScript lets a subclass replace only
     // on its prototype. Same name, same contract; the SDK's own method answers whatever
@@ -88,13 +108,17 @@ export class FetchSignalOpenAI extends OpenAI {
    */
   #headersAreKeyable(): boolean {
     const internals = this as unknown as SdkClientInternals;
-    return (
-      Object.getPrototypeOf(this) === FetchSignalOpenAI.prototype &&
-      internals._provider === undefined &&
-      internals._workloadIdentityAuth === undefined &&
-      this.idempotencyHeader === undefined &&
-      !this._hasApiKeyProvider()
-    );
+    if (
+      Object.getPrototypeOf(this) !== FetchSignalOpenAI.prototype ||
+      internals._provider !== undefined ||
+      internals._workloadIdentityAuth !== undefined ||
+      this.idempotencyHeader !== undefined
+    ) {
+      return false;
+    }
+    const methods = this as unknown as Record<string, unknown>;
+    for (let i = 0; i < HEADER_METHOD_NAMES.length; i++) if (methods[HEADER_METHOD_NAMES[i] as string] !== headerMethods[i]) return false;
+    return !this._hasApiKeyProvider();
   }
 
   protected override async authHeaders(...args: Parameters<AuthHeaders>): Promise<SdkNullableHeaders | undefined> {
@@ -135,3 +159,6 @@ export class FetchSignalOpenAI extends OpenAI {
     return super.fetchWithTimeout(url, { ...rest, [FETCH_SIGNAL]: signal } as typeof init, ms, controller);
   }
 }
+
+/** `HEADER_METHOD_NAMES` as this class has them (the SDK's own, and its `getUserAgent`). */
+const headerMethods: readonly unknown[] = HEADER_METHOD_NAMES.map((name) => (FetchSignalOpenAI.prototype as unknown as Record<string, unknown>)[name]);

@@ -12,7 +12,11 @@ import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
-import type { ResponseCreateParams, ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
+import type { Stream } from 'openai/core/streaming';
+import type { ResponseCreateParams, ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+
+/** What `buildResponsesRequest` gives. */
+type BuiltResponsesRequest = ReturnType<typeof buildResponsesRequest>;
 
 /**
  * Drops the conversation, instructions and tool schemas from a body the SDK is done with (its
@@ -83,23 +87,32 @@ export class OpenAIResponsesModel implements ChatModel {
     return guardStream(this.#stream(request), { provider: this.provider });
   }
 
-  async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+  /**
+   * The streamed call, opened: the SDK's event stream and what the stream needs of the built
+   * request. A method of its own: the generator's frame lives as long as the stream, and would
+   * otherwise keep the built request (the whole conversation and the tool schemas) with it.
+   */
+  async #open(request: ChatRequest): Promise<{ events: Stream<ResponseStreamEvent>; warnings: BuiltResponsesRequest['warnings']; providerTools: BuiltResponsesRequest['providerTools'] }> {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     const sent: ResponseCreateParamsStreaming = { ...built.body, stream: true };
-    let events;
     try {
-      events = await this.#context.client().responses.create(sent, requestOptions(request));
+      const events = await this.#context.client().responses.create(sent, requestOptions(request));
+      return { events, warnings: built.warnings, providerTools: built.providerTools };
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     } finally {
       forgetSentBody(sent);
     }
-    for (const warning of built.warnings) yield { type: 'warning', warning };
+  }
+
+  async *#stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    const { events, warnings, providerTools } = await this.#open(request);
+    for (const warning of warnings) yield { type: 'warning', warning };
     const decoder = createResponsesStreamDecoder({
       provider: 'openai',
       metadataKey: 'openai',
       modelId: this.modelId,
-      providerTools: built.providerTools,
+      providerTools,
       mapFailure: (error) =>
         mapResponseErrorCode({
           code: typeof error['code'] === 'string' ? error['code'] : undefined,

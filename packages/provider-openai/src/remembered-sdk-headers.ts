@@ -125,9 +125,15 @@ export function authHeadersKey(client: Pick<OpenAI, 'apiKey' | 'adminAPIKey'>, a
   // The SDK writes the key into a template string: only strings (and no key) read the same every time.
   if (apiKey !== null && typeof apiKey !== 'string') return undefined;
   if (adminAPIKey !== null && adminAPIKey !== undefined && typeof adminAPIKey !== 'string') return undefined;
-  if (schemes === undefined) return { apiKey, adminAPIKey, bearer: true, admin: true };
-  if (!isPlainObject(schemes) || !hasOnlyKeys(schemes, SCHEME_KEYS)) return undefined;
-  return { apiKey, adminAPIKey, bearer: Boolean(schemes.bearerAuth), admin: Boolean(schemes.adminAPIKeyAuth) };
+  if (schemes !== undefined && (!isPlainObject(schemes) || !hasOnlyKeys(schemes, SCHEME_KEYS))) return undefined;
+  // The SDK's own default allows both keys.
+  const bearer = schemes === undefined || Boolean(schemes.bearerAuth);
+  const admin = schemes === undefined || Boolean(schemes.adminAPIKeyAuth);
+  // With both allowed, the SDK reads the admin key a few turns after the call began: a key set
+  // and put back meanwhile would be answered under the state before. Only one is keyed (no
+  // operation of the SDK allows both; the gateway's calls allow the bearer key only).
+  if (bearer && admin) return undefined;
+  return { apiKey, adminAPIKey, bearer, admin };
 }
 
 /** Whether two `authHeaders` calls read the same inputs. */
@@ -174,8 +180,9 @@ export class RememberedAuthHeaders {
    * what they hold now; `NOT_KEYED` for anything else, or for headers changed since in a way
    * an answer keyed by that value would miss.
    */
-  authorizationOf(headers: HandedOut | undefined): string | null | typeof NOT_KEYED {
-    if (headers === undefined) return null;
+  authorizationOf(headers: HandedOut | null | undefined): string | null | typeof NOT_KEYED {
+    // No authentication headers (the SDK takes `null` as it takes `undefined`).
+    if (headers === undefined || headers === null) return null;
     if (headers[HANDED_OUT] !== this) return NOT_KEYED;
     const { values, nulls } = headers;
     if (!(values instanceof Headers) || !(nulls instanceof Set) || nulls.size !== 0) return NOT_KEYED;
@@ -277,7 +284,8 @@ export interface DefaultHeadersSnapshot {
 /** A plain object of strings (or `null`/`undefined`, which remove or skip) read as the SDK reads it. */
 function snapshotDefaults(headers: unknown): DefaultHeadersSnapshot | undefined {
   if (headers === undefined || headers === null) return { headers, names: [], values: [] };
-  if (!isPlainObject(headers)) return undefined;
+  // An iterable object is read through its iterator by the SDK, whatever its properties say.
+  if (!isPlainObject(headers) || Symbol.iterator in headers) return undefined;
   // Data properties only: a getter could answer the SDK differently from this snapshot.
   for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(headers))) if (!('value' in descriptor)) return undefined;
   const names = Object.keys(headers);
@@ -293,12 +301,15 @@ function snapshotDefaults(headers: unknown): DefaultHeadersSnapshot | undefined 
 function matchesSnapshot(headers: unknown, snapshot: DefaultHeadersSnapshot): boolean {
   if (headers !== snapshot.headers) return false;
   if (headers === undefined || headers === null) return true;
-  // The same object may have been changed in place: its names, their order and values are read again.
+  // The same object may have been changed in place: its names, their order and values are read
+  // again, as data (a getter defined since is never called here: the SDK would read it once).
+  if (typeof headers !== 'object' || Symbol.iterator in headers) return false;
   const names = Object.keys(headers);
   if (names.length !== snapshot.names.length) return false;
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
-    if (name !== snapshot.names[i] || (headers as Record<string, unknown>)[name] !== snapshot.values[i]) return false;
+    const descriptor = Object.getOwnPropertyDescriptor(headers, name);
+    if (name !== snapshot.names[i] || descriptor === undefined || !('value' in descriptor) || descriptor.value !== snapshot.values[i]) return false;
   }
   return true;
 }

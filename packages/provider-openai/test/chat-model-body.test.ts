@@ -250,3 +250,70 @@ describe('the Responses API model and the body it handed the SDK', () => {
     expect(body).not.toHaveProperty('tools');
   });
 });
+
+describe('a stream holds nothing of the request it sent', () => {
+  const gc =
+    globalThis.gc ??
+    ((): never => {
+      throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+    });
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  for (const api of ['chat', 'responses'] as const) {
+    it(`${api}: the conversation and tool schemas it sent are collectable while the stream is still open`, async () => {
+      let finish: (() => void) | undefined;
+      const baseURL = await serve((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (api === 'chat') {
+          const [role, first, ...rest] = textStream(['Hel', 'lo.']);
+          res.write(`data: ${JSON.stringify(role)}\n\ndata: ${JSON.stringify(first)}\n\n`);
+          finish = () => {
+            for (const chunk of rest) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+            res.end('data: [DONE]\n\n');
+          };
+          return;
+        }
+        const answer = { id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'gpt-5-nano', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello.', annotations: [] }] }], usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7 } };
+        res.write(`event: response.created\ndata: ${JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...answer, status: 'in_progress', output: [] } })}\n\n`);
+        res.write(`event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hello.' })}\n\n`);
+        finish = () => res.end(`event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', sequence_number: 2, response: answer })}\n\n`);
+      });
+      // Weak references to what the model mapped and sent (its own arrays, not the caller's).
+      let conversation: WeakRef<object> | undefined;
+      let schemas: WeakRef<object> | undefined;
+      class WatchedOpenAI extends OpenAI {
+        override buildRequest(...args: Parameters<OpenAI['buildRequest']>): ReturnType<OpenAI['buildRequest']> {
+          const body = args[0].body as { messages?: object; input?: object; tools?: object };
+          const sentConversation = body.messages ?? body.input;
+          if (sentConversation !== undefined) conversation = new WeakRef(sentConversation);
+          if (body.tools !== undefined) schemas = new WeakRef(body.tools);
+          return super.buildRequest(...args);
+        }
+      }
+      const client = new WatchedOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0 });
+      const context = { client: () => client, baseURL, isOpenAI: false };
+      const model = api === 'chat' ? new OpenAIChatModel({ modelId: 'gpt-4.1-mini', context }) : new OpenAIResponsesModel({ modelId: 'gpt-5-nano', context });
+      let text = '';
+      let checked = false;
+      for await (const event of model.stream({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'A long conversation.' }], tools: [weatherTool] })) {
+        if (event.type !== 'text-delta') continue;
+        text += event.delta;
+        if (finish === undefined) continue;
+        expect(conversation).toBeDefined();
+        expect(schemas).toBeDefined();
+        await pause(10);
+        gc();
+        await pause(0);
+        gc();
+        expect(conversation?.deref()).toBeUndefined();
+        expect(schemas?.deref()).toBeUndefined();
+        checked = true;
+        finish();
+        finish = undefined;
+      }
+      expect(checked).toBe(true);
+      expect(text).toBe('Hello.');
+    });
+  }
+});
