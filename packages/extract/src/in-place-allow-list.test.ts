@@ -99,7 +99,9 @@ describe('InPlaceAllowList', () => {
       }),
       { numRuns: 300 },
     );
-    const allowed = new InPlaceAllowList(['get_a', , { name: 'search', inputSchema: SCHEMA }] as (string | ExtractableTool)[]);
+    const sparse: (string | ExtractableTool)[] = ['get_a'];
+    sparse[2] = { name: 'search', inputSchema: SCHEMA };
+    const allowed = new InPlaceAllowList(sparse);
     expect(allowed.has('search')).toBe(true);
     expect(allowed.get('search')).toBe(SCHEMA);
     expect([...allowed.keys()]).toEqual(['get_a', 'search']);
