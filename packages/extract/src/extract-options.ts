@@ -154,8 +154,9 @@ function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedToo
   if (cached?.length === tools.length) return cached;
   const allowed = new Map<string, JsonSchema | undefined>();
   for (const tool of tools) {
+    // A hole (`[a, , b]`) is no tool, as where a short list is read in place.
     if (typeof tool === 'string') allowed.set(tool, undefined);
-    else allowed.set(tool.name, tool.inputSchema);
+    else if (tool !== undefined) allowed.set(tool.name, tool.inputSchema);
   }
   let typed = false;
   for (const schema of allowed.values()) if (schema !== undefined) typed = true;

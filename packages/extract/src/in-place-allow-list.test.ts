@@ -6,8 +6,27 @@ import { SMALL_LIST_LENGTH, InPlaceAllowList } from './in-place-allow-list.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 
 // Names that share lengths, first characters, prefixes and suffixes, with dots, hyphens and
-// a non-ASCII one: what the in-place comparison of a short list must tell apart.
-const NAMES = ['f', 'g', 'get', 'got', 'get_a', 'get_b', 'set_a', 'math.sqrt', 'math.sqr', 'weather-now', 'search', '搜索'];
+// a non-ASCII one: what the in-place comparison of a short list must tell apart. The last four
+// are 13 characters or more, the length from which V8 cuts a string as a view into the text
+// (compared outside the engine's fast path): pairs with the same length, first and last character.
+const NAMES = [
+  'f',
+  'g',
+  'get',
+  'got',
+  'get_a',
+  'get_b',
+  'set_a',
+  'math.sqrt',
+  'math.sqr',
+  'weather-now',
+  'search',
+  '搜索',
+  'get_weather_now',
+  'get_weathor_now',
+  'calculate_triangle_area',
+  'calculate_triangle_arxa',
+];
 const SCHEMA = { type: 'object', properties: { x: { type: 'string' }, n: { type: 'integer' } } } as const;
 
 // Pieces of text around and inside calls: prose in spaced and unspaced scripts, call syntax,
@@ -64,6 +83,51 @@ describe('InPlaceAllowList', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('skips holes in a list, short or long, in batch and streaming, as the list without them', () => {
+    fc.assert(
+      fc.property(text, list, fc.array(fc.nat(), { maxLength: 3 }), fc.boolean(), (input, tools, holes, long) => {
+        const dense = long ? [...PADDING, ...tools] : tools;
+        const holey: (string | ExtractableTool)[] = [...dense];
+        for (const at of holes) holey.splice(at % (holey.length + 1), 0, undefined as unknown as string);
+        for (let i = 0; i < holey.length; i++) if (holey[i] === undefined) Reflect.deleteProperty(holey, i);
+        expect(extractToolCalls(input, { tools: holey })).toEqual(extractToolCalls(input, { tools: dense }));
+        const parser = createToolCallParser({ tools: holey });
+        const streamed = [...parser.push(input), ...parser.end()].flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []));
+        expect(streamed).toEqual(extractToolCalls(input, { tools: dense }));
+      }),
+      { numRuns: 300 },
+    );
+    const sparse: (string | ExtractableTool)[] = ['get_a'];
+    sparse[2] = { name: 'search', inputSchema: SCHEMA };
+    const allowed = new InPlaceAllowList(sparse);
+    expect(allowed.has('search')).toBe(true);
+    expect(allowed.get('search')).toBe(SCHEMA);
+    expect([...allowed.keys()]).toEqual(['get_a', 'search']);
+    expect(allowed.typed()).toBe(true);
+  });
+
+  it('reads a short list where it stands on every batch call: a change between calls is seen', () => {
+    const tools: (string | ExtractableTool)[] = ['get_a', 'calculate_triangle_area'];
+    const input = 'get_a(n="5") calculate_triangle_area(n="7") search(x=1)';
+    const names = (): string[] => extractToolCalls(input, { tools }).map((call) => call.name);
+    expect(names()).toEqual(['get_a', 'calculate_triangle_area']);
+    expect(extractToolCalls(input, { tools })[0]?.arguments).toEqual({ n: '5' });
+    // A name becomes a tool with a schema: its arguments are coerced from then on.
+    tools[0] = { name: 'get_a', inputSchema: SCHEMA };
+    expect(extractToolCalls(input, { tools })[0]?.arguments).toEqual({ n: 5 });
+    // And back to a name; a tool added, one taken away, a hole, the list emptied.
+    tools[0] = 'get_a';
+    expect(extractToolCalls(input, { tools })[0]?.arguments).toEqual({ n: '5' });
+    tools.push('search');
+    expect(names()).toEqual(['get_a', 'calculate_triangle_area', 'search']);
+    tools.splice(1, 1);
+    expect(names()).toEqual(['get_a', 'search']);
+    Reflect.deleteProperty(tools, 0);
+    expect(names()).toEqual(['search']);
+    tools.length = 0;
+    expect(names()).toEqual([]);
   });
 
   it('looks a list longer than 8 up in its map when given a resolver, measured when first asked', () => {

@@ -18,7 +18,8 @@ export type LongListResolver = (tools: readonly (string | ExtractableTool)[]) =>
  * Given a `LongListResolver` (batch), it takes any list, and measures it only when first
  * asked about a name: a list longer than `SMALL_LIST_LENGTH` is then looked up in its map.
  * An output without a possible call never touches the caller's list, and one with a call
- * touches it after its own text, which the caller's data often holds nearby.
+ * touches it after its own text, which the caller's data often holds nearby. A hole in the
+ * list (`[a, , b]`) is no tool, in every question.
  */
 export class InPlaceAllowList implements AllowList {
   private readonly tools: readonly (string | ExtractableTool)[];
@@ -40,7 +41,7 @@ export class InPlaceAllowList implements AllowList {
   has(name: string): boolean {
     const long = this.long ?? this.longMap();
     if (long !== false) return long.has(name);
-    for (const tool of this.tools) if ((typeof tool === 'string' ? tool : tool.name) === name) return true;
+    for (const tool of this.tools) if (tool !== undefined && (typeof tool === 'string' ? tool : tool.name) === name) return true;
     return false;
   }
 
@@ -99,7 +100,7 @@ export class InPlaceAllowList implements AllowList {
     for (const tool of this.tools) {
       if (typeof tool === 'string') {
         if (tool === name) schema = undefined;
-      } else if (tool.name === name) {
+      } else if (tool !== undefined && tool.name === name) {
         schema = tool.inputSchema;
       }
     }
@@ -107,12 +108,12 @@ export class InPlaceAllowList implements AllowList {
   }
 
   *keys(): IterableIterator<string> {
-    for (const tool of this.tools) yield typeof tool === 'string' ? tool : tool.name;
+    for (const tool of this.tools) if (tool !== undefined) yield typeof tool === 'string' ? tool : tool.name;
   }
 
   /** Whether any listed tool has a schema. */
   typed(): boolean {
-    for (const tool of this.tools) if (typeof tool !== 'string' && tool.inputSchema !== undefined) return true;
+    for (const tool of this.tools) if (typeof tool !== 'string' && tool !== undefined && tool.inputSchema !== undefined) return true;
     return false;
   }
 
