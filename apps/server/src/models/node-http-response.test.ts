@@ -11,6 +11,30 @@ afterEach(closeServed);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Full collections, with turns of the event loop between them (vitest.shared.ts starts the workers with --expose-gc). */
+async function collectGarbage(): Promise<void> {
+  const gc =
+    globalThis.gc ??
+    ((): never => {
+      throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
+    });
+  await pause(20);
+  gc();
+  await pause(0);
+  gc();
+}
+
+/** A response over a Node response from `url`; only a weak reference to the Node response leaves this function. */
+function respond(url: string): Promise<{ response: NodeHttpResponse; upstream: WeakRef<IncomingMessage> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false }, (res) => {
+      resolve({ response: new NodeHttpResponse(res, { url, nullBody: false, body: createNodeBody }), upstream: new WeakRef(res) });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('RawResponseHeaders', () => {
   const raw = ['Content-Type', 'application/json', 'X-Request-Id', 'req_1', 'Set-Cookie', 'a=1', 'Vary', 'accept', 'set-cookie', 'b=2', 'vary', 'origin'];
 
@@ -102,52 +126,25 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
   });
 
   it('lets go of the Node response once its body is read (the SDK keeps the response itself past the collections that would free it)', async () => {
-    // vitest.shared.ts starts the test workers with --expose-gc.
-    const gc =
-      globalThis.gc ??
-      ((): never => {
-        throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
-      });
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
       res.end('{"a":1}');
     });
-    // Only a weak reference to the Node response leaves this function: the read response is what stays.
-    const { response, upstream } = await new Promise<{ response: NodeHttpResponse; upstream: WeakRef<IncomingMessage> }>((resolve, reject) => {
-      const req = httpRequest(url, { agent: false }, (res) => {
-        resolve({ response: new NodeHttpResponse(res, { url, nullBody: false, body: createNodeBody }), upstream: new WeakRef(res) });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const { response, upstream } = await respond(url);
     expect(await response.json()).toEqual({ a: 1 });
-    await pause(20);
-    gc();
-    await pause(0);
-    gc();
+    await collectGarbage();
     expect(upstream.deref()).toBeUndefined();
     expect(response.bodyUsed).toBe(true);
     await expect(response.text()).rejects.toThrow(TypeError);
   });
 
   it('lets go of the Node response once a claimed body has closed, as after a direct read', async () => {
-    const gc =
-      globalThis.gc ??
-      ((): never => {
-        throw new Error('globalThis.gc is missing: run the tests with --expose-gc (vitest.shared.ts passes it)');
-      });
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'close' });
       res.write('data: 1\n\n');
       setTimeout(() => res.end('data: [DONE]\n\n'), 10);
     });
-    const { response, upstream } = await new Promise<{ response: NodeHttpResponse; upstream: WeakRef<IncomingMessage> }>((resolve, reject) => {
-      const req = httpRequest(url, { agent: false }, (res) => {
-        resolve({ response: new NodeHttpResponse(res, { url, nullBody: false, body: createNodeBody }), upstream: new WeakRef(res) });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const { response, upstream } = await respond(url);
     // In a function of its own, so that no local of this test holds the reader (which has the Node response).
     const readThrough = async (): Promise<string> => {
       const reader = takeBodyReader(response);
@@ -156,10 +153,7 @@ describe('NodeHttpResponse through createNodeHttpFetch', () => {
       return text;
     };
     expect(await readThrough()).toBe('data: 1\n\ndata: [DONE]\n\n');
-    await pause(20);
-    gc();
-    await pause(0);
-    gc();
+    await collectGarbage();
     // The response is still here (the SDK keeps it); the Node response it streamed from is not.
     expect(upstream.deref()).toBeUndefined();
     expect(response.bodyUsed).toBe(true);
