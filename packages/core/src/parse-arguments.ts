@@ -394,6 +394,11 @@ function closerOf(c: number): number {
   return c === LPAREN ? RPAREN : c === LBRACKET ? RBRACKET : RBRACE;
 }
 
+/** Whether a `'` after `c` is an apostrophe: after a word character that is not a space. */
+function isApostropheBefore(c: number): boolean {
+  return isWordChar(c) && !isSpace(c);
+}
+
 function isWordChar(c: number): boolean {
   return (
     (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c >= 0x80
@@ -833,7 +838,9 @@ class ArgumentParser {
     let positions: number[] | undefined;
     while (this.pos < this.end) {
       const c = text.charCodeAt(this.pos);
-      if (c === DQUOTE || (c === SQUOTE && !(this.pos > this.start && isWordChar(text.charCodeAt(this.pos - 1))))) {
+      // A `'` after a letter or digit is an apostrophe; after a space (a no-break one too, as
+      // everywhere in this reading) it opens a string.
+      if (c === DQUOTE || (c === SQUOTE && !(this.pos > this.start && isApostropheBefore(text.charCodeAt(this.pos - 1))))) {
         this.parseString();
         continue;
       }

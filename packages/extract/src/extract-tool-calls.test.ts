@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
 import type { ExtractableTool } from './extract-options.ts';
 
 function calls(text: string, tools?: readonly (string | ExtractableTool)[]): { name: string; arguments: Record<string, unknown> }[] {
@@ -148,6 +149,31 @@ describe('extractToolCalls: argument text', () => {
 
   it('keeps Windows paths with escaped backslashes', () => {
     expect(calls(String.raw`run(command="dir C:\\Users")`)).toEqual([{ name: 'run', arguments: { command: 'dir C:\\Users' } }]);
+  });
+});
+
+describe('extractToolCalls: a quote after a no-break space', () => {
+  // U+00A0 and U+FEFF are spaces to the argument reading: a `'` after one opens a string
+  // there and in the scan that finds the call's `)`, batch and streamed alike.
+  const cases: [string, { name: string; arguments: Record<string, unknown> }[]][] = [
+    ["f(a=\u00a0'x)', b=[[1]])", [{ name: 'f', arguments: { a: 'x)', b: [[1]] } }]],
+    ["f(a=\u00a0'x ', b=[[1]]) g(y=2)", [{ name: 'f', arguments: { a: 'x ', b: [[1]] } }, { name: 'g', arguments: { y: 2 } }]],
+    ["f(a=\ufeff'x)', b=[[1]])", [{ name: 'f', arguments: { a: 'x)', b: [[1]] } }]],
+    ["f(a=[\u00a0'x)', [1]])", [{ name: 'f', arguments: { a: ['x)', [1]] } }]],
+    ['h(n=[[1]]) '.repeat(12) + "f(a=\u00a0'x ') g(y=2)", [{ name: 'h', arguments: { n: [[1]] } }, { name: 'f', arguments: { a: 'x ' } }, { name: 'g', arguments: { y: 2 } }]],
+  ];
+
+  it('reads the string, batch and streamed a character at a time', () => {
+    for (const [text, expected] of cases) {
+      expect(calls(text)).toEqual(expected);
+      const parser = createToolCallParser();
+      const streamed: { name: string; arguments: Record<string, unknown> }[] = [];
+      const events = [];
+      for (let i = 0; i < text.length; i++) events.push(...parser.push(text.charAt(i)));
+      events.push(...parser.end());
+      for (const event of events) if (event.type === 'tool-call') streamed.push({ name: event.toolCall.name, arguments: event.toolCall.arguments });
+      expect(streamed).toEqual(expected);
+    }
   });
 });
 

@@ -98,9 +98,13 @@ export function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0xa0;
 }
 
-/** Letters and digits (ASCII or not): a `'` right after one is an apostrophe, not a quote. */
+/**
+ * Letters and digits (ASCII or not): a `'` right after one is an apostrophe, not a quote. A
+ * no-break space (U+00A0, U+FEFF) is a space here, as core's argument reading takes it: after
+ * one, a `'` opens a string in both, so the frame scan and the reading end a call at the same `)`.
+ */
 export function isWordUnit(c: number): boolean {
-  return isAsciiWord(c) || c >= 0x80;
+  return isAsciiWord(c) || (c >= 0x80 && c !== 0xa0 && c !== 0xfeff);
 }
 
 const DEFINITION_KEYWORDS = ['def', 'function', 'fn', 'func', 'fun', 'sub', 'proc'];

@@ -68,6 +68,9 @@ const PIECES = [
   '==',
   'é',
   '东京',
+  '\u00a0',
+  "\u00a0'",
+  '\ufeff',
   'def f(',
   '<tool_call>',
   '__proto__=',
@@ -171,6 +174,8 @@ describe('one-pass reading of call arguments', () => {
       'f(__proto__=1)',
       'a(a(a(a(',
       '[f(a=1), f(a=1), g(b="x")]',
+      // A quote after a no-break space opens a string, in the scan as in the reading.
+      "f(a=\u00a0'x)') f(a=\u00a0'x)', b=[[1]]) f(a=\ufeff'y ', b=[[2]]) g(c=3)",
     ]) {
       expectSame(text);
       expectSame(text, { tools: TYPED });

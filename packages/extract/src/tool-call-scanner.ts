@@ -1237,6 +1237,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         i = p + 1;
         continue;
       }
+      let plainFailed = false;
       if (c === LPAREN && this.onePass && this.onePassFailures <= ONE_PASS_SLACK + this.onePassReads) {
         // Arguments valid up to the `)` that closes the call are read once, here (no frame
         // made); anything else (invalid, unclosed, a JSON object) is scanned and parsed as
@@ -1250,6 +1251,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema, plainOnly: schema === undefined });
         if (read === undefined) {
           this.onePassFailures++;
+          plainFailed = true;
         } else {
           this.onePassReads++;
           this.release(s, textStart, nameStart);
@@ -1278,6 +1280,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         return -1;
       }
       this.frame = undefined;
+      if (plainFailed && frame.status === 'closed') this.onePassFailures--;
       i = this.finish(frame, s, frameStart, end);
       textStart = i;
     }
@@ -1459,6 +1462,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.frame = frame;
         return -1;
       }
+      // A call the plain reading could not read but that closes (nested values, escapes) cost
+      // that reading no more than its own span: not a failure that should stop the one-pass
+      // readings (only calls that never close read far).
+      if (callName !== undefined && frame.status === 'closed') this.onePassFailures--;
       i = floor = this.finish(frame, s, nameStart, end);
     }
     return -1;
