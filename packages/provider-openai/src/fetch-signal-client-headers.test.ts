@@ -303,7 +303,8 @@ describe('FetchSignalOpenAI header answers', () => {
     expect([(await made).get('x-a'), (await remade).get('x-a')]).toEqual(['1', '2']);
     expect((await internals(ours).buildHeaders(await input())).get('x-a')).toBe('2');
 
-    // The SDK reads the admin key after an await: an answer made with a key set meanwhile is not kept for the old one.
+    // Both keys allowed: the SDK reads the admin key after an await, so such calls are never remembered
+    // (an answer made with a key set meanwhile must not stand for the old one).
     const both = { bearerAuth: true, adminAPIKeyAuth: true };
     const pending = internals(ours).authHeaders(options(), both);
     ours.adminAPIKey = 'admin-key';

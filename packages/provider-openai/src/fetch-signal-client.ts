@@ -127,7 +127,9 @@ export class FetchSignalOpenAI extends OpenAI {
     const remembered = this.#authHeaders.find(key);
     if (remembered !== undefined) return remembered;
     const answer = await super.authHeaders(...args);
-    // The SDK reads the admin key after an await: kept only if nothing it reads changed meanwhile.
+    // Kept only if nothing the key holds changed while the SDK made the answer. For the schemes
+    // keyed (one key, see `authHeadersKey`) the SDK reads it before its first await: a guard
+    // for SDK versions that would read it later.
     const after = this.#headersAreKeyable() ? authHeadersKey(this, args) : undefined;
     return after !== undefined && sameAuthHeadersKey(after, key) ? this.#authHeaders.remember(key, answer) : answer;
   }
