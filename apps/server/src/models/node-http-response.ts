@@ -141,7 +141,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   readonly type: ResponseType = 'basic';
   readonly headers: RawResponseHeaders;
   /**
-   * Let go once a direct read has the whole body: the SDK keeps the response reachable
+   * Let go once a direct read has the whole body, or at once when a reader claims the body
+   * (the reader holds it then): the SDK keeps the response reachable
    * from closures of its own that V8 allocates in the old generation (a function written
    * straight into a property, `promise.withResponse = async () => …`), so whatever the
    * response still holds (the Node response, and through it the request and its header
