@@ -1,16 +1,20 @@
 /**
- * Decodes a byte stream as UTF-8 one chunk at a time: the same text as `new TextDecoder()`
- * with `{ stream: true }` (a byte-order mark at the start of the stream dropped, malformed
- * bytes as U+FFFD), with Node's `Buffer` decoding and no native converter per stream.
+ * Decodes a byte stream as UTF-8 one chunk at a time: together, the chunks' texts are the text
+ * of the whole stream decoded at once (the WHATWG decode `new TextDecoder().decode(all)` does:
+ * a byte-order mark at the start of the stream dropped, malformed bytes as U+FFFD), with
+ * Node's `Buffer` decoding and no native converter per stream.
  *
  * Why: a streamed response lives for seconds to minutes, and a gateway holds thousands of
  * them. A `TextDecoder` keeps a native converter for its whole life (memory outside the JS
- * heap, per stream); this keeps at most the three bytes of a character a chunk cut in two,
- * and decodes each chunk faster.
+ * heap, per stream); this keeps at most the three bytes of a character a chunk cut in two.
+ * A chunk that is a `Buffer` (Node's HTTP client gives those) also decodes faster.
  *
- * The text of the whole stream equals `TextDecoder`'s; how it is split between chunks may
- * differ for malformed input (a cut sequence that turns out malformed is reported with the
- * next chunk rather than this one).
+ * How the text is split between chunks may differ from a streaming `TextDecoder` for
+ * malformed input: bytes at a chunk's end that start a multi-byte sequence are held for the
+ * next chunk without checking the bytes after the lead (`E0 80` is held, then reported as
+ * U+FFFD with the next chunk). Node 24's streaming `TextDecoder` also drops a U+FEFF that
+ * follows a character cut at the very start of the stream; this does not (the whole-stream
+ * decode keeps it).
  */
 export class Utf8ChunkDecoder {
   /** The start of a character the last chunk ended in the middle of (one to three bytes). */
