@@ -22,13 +22,20 @@
 //   fixed schedule (a slow target does not slow the arrivals), each replacing (closing, as a
 //   client that leaves) the oldest burst stream, so about N stay open. It lasts
 //   TOOLWIRE_BENCH_STEADY_SECONDS (default half a stream; the burst streams are made that much
-//   longer, plus 3 s, so that they are still open to be replaced). Its table gives the TTFT
-//   p50/p99 of those arrivals, the event-loop delay p99 and the CPU over the phase; the summary
-//   line gives the added TTFT (gateway minus proxy, p50 and p99; at the default 200 streams of
-//   10 s that is 100 arrivals, so p99 is the slowest of them). Each arrival is closed once it
+//   longer, plus 3 s and the settling pauses below, so that they are still open to be
+//   replaced). Its table gives the TTFT p50/p99 of those arrivals, the event-loop delay p99
+//   and the CPU over the phase; the summary line gives the added TTFT (gateway minus proxy,
+//   p50 and p99; at the default 200 streams of 10 s that is 100 arrivals, so p99 is the
+//   slowest of them). Each arrival is closed once it
 //   had its first token (or after 5 s, counted as 'no first token'): it was opened for its TTFT.
 //   Closing streams costs the targets something too (the gateway aborts its upstream call, the
-//   proxy destroys its upstream request): a real gateway sees clients leave as well.
+//   proxy destroys its upstream request): a real gateway sees clients leave as well. It starts
+//   3 s after the memory reads (below), as the opening's second half does after the read at
+//   half: each read stops the target for a last-resort collection (hundreds of ms at 500
+//   streams), and the tokens that queue meanwhile are the bench's doing, not the phase's.
+// - Event-loop delay is how late a timer repeating every 10 ms ran. Node's histogram
+//   (`monitorEventLoopDelay`) records the time between its runs, which reads 10 ms on an idle
+//   loop; the targets report that less the 10 ms (as APM agents do).
 //
 // Memory per open stream: before each memory read (median of five) the target runs V8's
 // last-resort collection (`gc({ flavor: 'last-resort' })`: everything collectable, the young
@@ -113,8 +120,14 @@ const flowWindowMs = Math.max(1000, streamSeconds * 1000 * 0.25);
 const HALF_PAUSE_SECONDS = flowWindowMs / 1000 + 4;
 // The burst's streams last that much longer (and a margin), so that the steady state still finds them open to replace.
 const STEADY_MARGIN_SECONDS = 3;
+// The memory reads before the steady state stop the target for a last-resort collection each
+// (hundreds of ms at 500 streams); the tokens that arrive meanwhile, and a young generation
+// shrunk to its minimum, cost it the next second or so. The steady state starts after this, so
+// that it measures the streams, not the bench's own collections.
+// The second half of the opening waits as long after the read at half.
+const STEADY_SETTLE_SECONDS = 3;
 // And by the pause at half the streams, so that the first half is as far from its end as before.
-const burstTokens = Math.max(1, Math.round((streamSeconds + steadySeconds + STEADY_MARGIN_SECONDS + HALF_PAUSE_SECONDS) * TOKENS_PER_SECOND));
+const burstTokens = Math.max(1, Math.round((streamSeconds + steadySeconds + STEADY_MARGIN_SECONDS + HALF_PAUSE_SECONDS + 2 * STEADY_SETTLE_SECONDS) * TOKENS_PER_SECOND));
 // How long a steady-state arrival may wait for its first token before it counts as never having one.
 const STEADY_GRACE_MS = 5000;
 // Clients arrive in waves: 250 every 50 ms.
@@ -495,6 +508,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   await sleep(flowWindowMs);
   let openAtHalf = half;
   const halfway = await retained(statsURL, () => (openAtHalf = Math.min(openAtHalf, started() - ended())));
+  await sleep(STEADY_SETTLE_SECONDS * 1000);
   // Then the other half, and measure while all stream.
   const resumeStart = await readStats(statsURL, { reset: true });
   const resumedAt = performance.now();
@@ -534,6 +548,7 @@ async function measure(name: string, target: BenchProcess, model: string, n: num
   let openAtSample = n;
   const during = await retained(statsURL, () => (openAtSample = Math.min(openAtSample, started() - ended())));
   if (process.env.TOOLWIRE_BENCH_HEAP_SNAPSHOT !== undefined) console.log(`${name}: heap snapshot with ${n - ended()} streams open: ${await heapSnapshot(statsURL, 'open')}`);
+  await sleep(STEADY_SETTLE_SECONDS * 1000);
   // The first burst stream ends (its tokens at the upstream's pace) no sooner than this.
   const steady = await steadyState(clients, statsURL, target.url, model, n, burstStartedAt + (burstTokens * 1000) / TOKENS_PER_SECOND);
   const reports = await allDone;

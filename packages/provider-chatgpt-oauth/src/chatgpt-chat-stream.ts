@@ -1,5 +1,6 @@
 import { StreamError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
+import { Utf8ChunkDecoder } from '@toolwire/core/provider';
 import { createResponsesStreamDecoder } from '@toolwire/openai-responses';
 import type { ResponsesStreamDecoder } from '@toolwire/openai-responses';
 import { createParser } from 'eventsource-parser';
@@ -83,7 +84,8 @@ export async function* decodeChatGPTStream(
     },
   });
   const reader = body.getReader();
-  const text = new TextDecoder();
+  // No native converter per stream (a `TextDecoder` keeps one for the stream's life).
+  const text = new Utf8ChunkDecoder();
   const dropped = (message: string, cause?: unknown): ChatStreamEvent => ({
     type: 'error',
     error: new StreamError({ provider: PROVIDER_NAME, code: STREAM_DROPPED, retryable: true, message, ...(cause !== undefined ? { cause } : {}) }),
@@ -105,7 +107,7 @@ export async function* decodeChatGPTStream(
         return;
       }
       if (chunk.done) break;
-      parser.feed(text.decode(chunk.value, { stream: true }));
+      parser.feed(text.decode(chunk.value));
       const events = pending;
       pending = [];
       for (const event of events) {

@@ -1,6 +1,6 @@
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { takeBodyReader } from '@toolwire/core/provider';
+import { Utf8ChunkDecoder, takeBodyReader } from '@toolwire/core/provider';
 import { learnChatTextChunkTemplate, matchChatTextChunk } from './chat-text-chunk-template.ts';
 import type { ChatTextChunkTemplate } from './chat-text-chunk-template.ts';
 import { createSseEventParser } from './sse-event-parser.ts';
@@ -89,7 +89,8 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   #templateUsed = false;
   /** No template is learned any more: one was learned and missed the very next plain chunk (a field that changes per chunk). */
   #learning = true;
-  readonly #decoder = new TextDecoder();
+  // No native converter per stream (a `TextDecoder` keeps one for the stream's life).
+  readonly #decoder = new Utf8ChunkDecoder();
   readonly #parser = createSseEventParser();
   #finished = false;
   /** A bad event after good ones in the same read: thrown by the next read. */
@@ -224,9 +225,9 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     if (parts === undefined) {
       // The body ended: nothing to cancel.
       this.#finished = true;
-      parser.push(decoder.decode(), onEvent);
+      parser.push(decoder.end(), onEvent);
       parser.end(onEvent);
-    } else for (const part of parts) parser.push(decoder.decode(part, STREAMING), onEvent);
+    } else for (const part of parts) parser.push(decoder.decode(part), onEvent);
     const first = this.#first;
     const chunks = this.#more ?? (first === undefined ? NO_CHUNKS : [first]);
     this.#first = undefined;
@@ -243,5 +244,3 @@ class ChunkReader implements ChatChunkReader<Chunk> {
 // A read that completed no chunk (half a line, a comment): read again. Never handed out.
 const NO_CHUNKS: Chunk[] = [];
 
-// Decoding options for every read but the last (one object, not one per read).
-const STREAMING: TextDecodeOptions = { stream: true };

@@ -88,6 +88,7 @@ export interface TargetStats {
   gcPauseMs: number;
   /** Bytes young-generation collections moved to the old generation since the last reset. */
   promotedBytes: number;
+  /** Event-loop delay since the last reset (ms): how late a timer repeating every 10 ms ran (the time between its runs, less 10 ms). */
   eldP50Ms: number;
   eldP99Ms: number;
   eldMaxMs: number;

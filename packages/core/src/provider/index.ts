@@ -15,3 +15,4 @@ export { NEXT_THEN, handOn, nextThen } from './next-then.ts';
 export type { ChainedAsyncIterator, NextThenCallbacks } from './next-then.ts';
 export { FETCH_SIGNAL, fetchSignalOf, markFetchSignal, readsFetchSignal } from './fetch-signal.ts';
 export type { FetchSignalFetch } from './fetch-signal.ts';
+export { Utf8ChunkDecoder } from './utf8-chunk-decoder.ts';
