@@ -75,83 +75,93 @@ class TextBuilder {
 
 /** Creates an empty `ResponseCollector`. */
 export function createResponseCollector(): ResponseCollector {
-  const textBuilder = new TextBuilder();
-  const reasoningBuilder = new TextBuilder();
-  const toolCalls: ToolCall[] = [];
-  const toolResults: ToolResult[] = [];
-  const warnings: Warning[] = [];
-  let finishReason: FinishReason | undefined;
-  let usage: Usage | undefined;
-  let responseId: string | undefined;
-  let modelId: string | undefined;
-  let providerMetadata: ProviderMetadata | undefined;
+  return new EventCollector();
+}
 
-  return {
-    add(event) {
-      switch (event.type) {
-        case 'text-delta':
-          textBuilder.add(event.delta);
-          break;
-        case 'reasoning-delta':
-          reasoningBuilder.add(event.delta);
-          break;
-        case 'tool-call':
-          toolCalls.push(event.toolCall);
-          break;
-        case 'tool-result':
-          toolResults.push(event.result);
-          break;
-        case 'warning':
-          warnings.push(event.warning);
-          break;
-        case 'finish':
-          finishReason = event.finishReason;
-          usage = event.usage;
-          responseId = event.responseId;
-          modelId = event.modelId;
-          providerMetadata = event.providerMetadata;
-          break;
-        case 'error':
-          throw event.error;
-        case 'tool-call-start':
-        case 'tool-call-delta':
-          break;
-        default: {
-          const unexpected: never = event;
-          throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
-        }
+// A class, not an object of closures over shared variables: a streaming tool loop holds one
+// for as long as its model stream is open.
+class EventCollector implements ResponseCollector {
+  readonly #text = new TextBuilder();
+  readonly #reasoning = new TextBuilder();
+  readonly #toolCalls: ToolCall[] = [];
+  readonly #toolResults: ToolResult[] = [];
+  readonly #warnings: Warning[] = [];
+  #finishReason: FinishReason | undefined;
+  #usage: Usage | undefined;
+  #responseId: string | undefined;
+  #modelId: string | undefined;
+  #providerMetadata: ProviderMetadata | undefined;
+
+  add(event: ChatStreamEvent): void {
+    switch (event.type) {
+      case 'text-delta':
+        this.#text.add(event.delta);
+        break;
+      case 'reasoning-delta':
+        this.#reasoning.add(event.delta);
+        break;
+      case 'tool-call':
+        this.#toolCalls.push(event.toolCall);
+        break;
+      case 'tool-result':
+        this.#toolResults.push(event.result);
+        break;
+      case 'warning':
+        this.#warnings.push(event.warning);
+        break;
+      case 'finish':
+        this.#finishReason = event.finishReason;
+        this.#usage = event.usage;
+        this.#responseId = event.responseId;
+        this.#modelId = event.modelId;
+        this.#providerMetadata = event.providerMetadata;
+        break;
+      case 'error':
+        throw event.error;
+      case 'tool-call-start':
+      case 'tool-call-delta':
+        break;
+      default: {
+        const unexpected: never = event;
+        throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
       }
-    },
-    response() {
-      if (finishReason === undefined) {
-        throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
-      }
-      const text = textBuilder.toString();
-      const reasoning = reasoningBuilder.toString();
-      // Copies: a later `add` must not change a response already handed out.
-      const calls = toolCalls.slice();
-      const results = toolResults.slice();
-      const response: ChatResponse = {
-        text,
-        toolCalls: calls,
-        toolResults: results,
-        finishReason,
-        warnings: warnings.slice(),
-        message: {
-          role: 'assistant',
-          content: text,
-          ...(calls.length > 0 ? { toolCalls: calls } : {}),
-          ...(results.length > 0 ? { toolResults: results } : {}),
-          ...(reasoning !== '' ? { reasoning } : {}),
-          ...(providerMetadata ? { providerMetadata } : {}),
-        },
-      };
-      if (reasoning !== '') response.reasoning = reasoning;
-      if (usage) response.usage = usage;
-      if (responseId !== undefined) response.responseId = responseId;
-      if (modelId !== undefined) response.modelId = modelId;
-      if (providerMetadata) response.providerMetadata = providerMetadata;
-      return response;
-    },
-  };
+    }
+  }
+
+  response(): ChatResponse {
+    const finishReason = this.#finishReason;
+    if (finishReason === undefined) {
+      throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
+    }
+    const usage = this.#usage;
+    const responseId = this.#responseId;
+    const modelId = this.#modelId;
+    const providerMetadata = this.#providerMetadata;
+    const text = this.#text.toString();
+    const reasoning = this.#reasoning.toString();
+    // Copies: a later `add` must not change a response already handed out.
+    const calls = this.#toolCalls.slice();
+    const results = this.#toolResults.slice();
+    const response: ChatResponse = {
+      text,
+      toolCalls: calls,
+      toolResults: results,
+      finishReason,
+      warnings: this.#warnings.slice(),
+      message: {
+        role: 'assistant',
+        content: text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(results.length > 0 ? { toolResults: results } : {}),
+        ...(reasoning !== '' ? { reasoning } : {}),
+        ...(providerMetadata ? { providerMetadata } : {}),
+      },
+    };
+    if (reasoning !== '') response.reasoning = reasoning;
+    if (usage) response.usage = usage;
+    if (responseId !== undefined) response.responseId = responseId;
+    if (modelId !== undefined) response.modelId = modelId;
+    if (providerMetadata) response.providerMetadata = providerMetadata;
+    return response;
+  }
 }
