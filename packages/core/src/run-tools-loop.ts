@@ -70,7 +70,7 @@ function startLoop(input: ToolLoopInput): LoopState {
     maxSteps,
     parallel: options.parallelToolCalls ?? true,
     tools,
-    plan: planTools(tools, options.registry, options.tools === undefined),
+    plan: new ToolPlan(tools, options.registry, options.tools === undefined),
     history: [...options.messages],
     newMessages: [],
     steps: [],
@@ -193,61 +193,76 @@ export function stepToolChoice(choice: ToolChoice | undefined, stepNumber: numbe
   }
 }
 
-interface ToolPlan {
-  /** A call the client answers: its tool has no `execute` (and its arguments pass validation). */
-  isClientCall(call: ToolCall): boolean;
-  execute(
-    call: ToolCall,
-    context: { options: RunToolsOptions; signal: AbortSignal | undefined; history: readonly Message[] },
-  ): Promise<ToolResult>;
-}
-
 function isTool(spec: ToolSpec): spec is Tool<unknown> {
   return !isProviderTool(spec) && typeof (spec as Partial<Tool<unknown>>).validate === 'function';
 }
 
-function planTools(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, offeredByRegistry: boolean): ToolPlan {
-  const offered = new Map<string, ToolSpec>();
-  for (const spec of tools) offered.set(spec.name, spec);
-  // What the model was offered decides: the registry runs a name only when the registry's
-  // own tool was offered. A caller's own spec with a registry tool's name stays the
-  // caller's, and with an explicit `tools` list a registry tool left out is unknown. When
-  // the offer is the registry's list, a tool left out of it was not permitted: the
-  // registry answers with `permission_denied`.
-  const ownedByRegistry = (name: string): boolean => {
-    const held = registry?.get(name);
-    if (held === undefined) return false;
-    const spec = offered.get(name);
-    return spec === held || (spec === undefined && offeredByRegistry);
-  };
-  // Offered tools with handlers that the registry does not run go through a registry of their own (made only when there are some).
-  let direct: ToolRegistry | undefined;
-  for (const spec of tools) {
-    if (isTool(spec) && spec.execute && !ownedByRegistry(spec.name) && !direct?.get(spec.name)) (direct ??= new ToolRegistry()).register(spec);
+/** What a run without tools offers (one map for all of them: a run keeps its plan for its whole length). */
+const NOTHING_OFFERED: ReadonlyMap<string, ToolSpec> = new Map();
+
+/**
+ * Who answers each call of a run: the registry, the run's own handlers, the client, or
+ * nobody (an unknown tool). A class, not closures over the planning's scope: a run keeps it
+ * for its whole length.
+ */
+class ToolPlan {
+  readonly #offered: ReadonlyMap<string, ToolSpec>;
+  readonly #registry: ToolRegistry | undefined;
+  readonly #offeredByRegistry: boolean;
+  /** Offered tools with handlers that the registry does not run (a registry of their own, made only when there are some). */
+  readonly #direct: ToolRegistry | undefined;
+
+  constructor(tools: readonly ToolSpec[], registry: ToolRegistry | undefined, offeredByRegistry: boolean) {
+    let offered: Map<string, ToolSpec> | undefined;
+    for (const spec of tools) (offered ??= new Map()).set(spec.name, spec);
+    this.#offered = offered ?? NOTHING_OFFERED;
+    this.#registry = registry;
+    this.#offeredByRegistry = offeredByRegistry;
+    let direct: ToolRegistry | undefined;
+    for (const spec of tools) {
+      if (isTool(spec) && spec.execute && !this.#ownedByRegistry(spec.name) && !direct?.get(spec.name)) (direct ??= new ToolRegistry()).register(spec);
+    }
+    this.#direct = direct;
   }
 
-  return {
-    isClientCall(call) {
-      if (call.invalid || ownedByRegistry(call.name)) return false;
-      const spec = offered.get(call.name);
-      if (!spec || isProviderTool(spec)) return false;
-      if (!isTool(spec)) return true;
-      return !spec.execute && spec.validate(call.arguments).success;
-    },
-    async execute(call, { options, signal, history }) {
-      const owner = ownedByRegistry(call.name) ? registry : direct?.get(call.name) ? direct : undefined;
-      const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
-      if (owner) return executeToolCall(call, { registry: owner, ...common, ...(options.onToolAudit ? { onAudit: options.onToolAudit } : {}) });
-      const spec = offered.get(call.name);
-      if (spec && !isProviderTool(spec)) {
-        // A client tool whose call cannot go to the client (unreadable or invalid arguments):
-        // a registry of its own gives the model the validation message.
-        const tool = isTool(spec) ? spec : { ...spec, validate: (args: unknown) => ({ success: true as const, value: args }) };
-        return executeToolCall(call, { registry: new ToolRegistry({ tools: [tool] }), ...common });
-      }
-      const names = [...offered.keys()];
-      const list = names.length > 0 ? names.join(', ') : '(none)';
-      return toolFailure(call, 'unknown_tool', `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`);
-    },
-  };
+  /**
+   * What the model was offered decides: the registry runs a name only when the registry's
+   * own tool was offered. A caller's own spec with a registry tool's name stays the
+   * caller's, and with an explicit `tools` list a registry tool left out is unknown. When
+   * the offer is the registry's list, a tool left out of it was not permitted: the
+   * registry answers with `permission_denied`.
+   */
+  #ownedByRegistry(name: string): boolean {
+    const held = this.#registry?.get(name);
+    if (held === undefined) return false;
+    const spec = this.#offered.get(name);
+    return spec === held || (spec === undefined && this.#offeredByRegistry);
+  }
+
+  /** A call the client answers: its tool has no `execute` (and its arguments pass validation). */
+  isClientCall(call: ToolCall): boolean {
+    if (call.invalid || this.#ownedByRegistry(call.name)) return false;
+    const spec = this.#offered.get(call.name);
+    if (!spec || isProviderTool(spec)) return false;
+    if (!isTool(spec)) return true;
+    return !spec.execute && spec.validate(call.arguments).success;
+  }
+
+  async execute(call: ToolCall, context: { options: RunToolsOptions; signal: AbortSignal | undefined; history: readonly Message[] }): Promise<ToolResult> {
+    const { options, signal, history } = context;
+    const direct = this.#direct;
+    const owner = this.#ownedByRegistry(call.name) ? this.#registry : direct?.get(call.name) ? direct : undefined;
+    const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
+    if (owner) return executeToolCall(call, { registry: owner, ...common, ...(options.onToolAudit ? { onAudit: options.onToolAudit } : {}) });
+    const spec = this.#offered.get(call.name);
+    if (spec && !isProviderTool(spec)) {
+      // A client tool whose call cannot go to the client (unreadable or invalid arguments):
+      // a registry of its own gives the model the validation message.
+      const tool = isTool(spec) ? spec : { ...spec, validate: (args: unknown) => ({ success: true as const, value: args }) };
+      return executeToolCall(call, { registry: new ToolRegistry({ tools: [tool] }), ...common });
+    }
+    const names = [...this.#offered.keys()];
+    const list = names.length > 0 ? names.join(', ') : '(none)';
+    return toolFailure(call, 'unknown_tool', `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`);
+  }
 }
