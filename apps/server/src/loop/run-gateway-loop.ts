@@ -144,7 +144,9 @@ const DONE: Result = { value: undefined, done: true };
  * that ends the turn) stops the run. Call `next()` once at a time, as `for await` does.
  */
 class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> {
-  readonly #options: GatewayLoopOptions;
+  /** What the run starts from: let go once it started (the run keeps what it needs of it). */
+  #options: GatewayLoopOptions | undefined;
+  readonly #onHiddenTurn: GatewayLoopOptions['onHiddenTurn'];
   readonly #view: ClientView;
   #run: RunToolsStream | undefined;
   #iterator: AsyncIterator<ChatStreamEvent> | undefined;
@@ -161,6 +163,7 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
 
   constructor(options: GatewayLoopOptions) {
     this.#options = options;
+    this.#onHiddenTurn = options.onHiddenTurn;
     this.#view = createClientView(options.clientTools);
   }
 
@@ -228,7 +231,8 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
   /** The run's iterator, the run started at the first read (as a generator would). */
   #runIterator(): AsyncIterator<ChatStreamEvent> {
     if (this.#iterator === undefined) {
-      this.#run = runToolsStream(loopOptions(this.#options));
+      this.#run = runToolsStream(loopOptions(this.#options as GatewayLoopOptions));
+      this.#options = undefined;
       this.#iterator = this.#run[Symbol.asyncIterator]();
     }
     return this.#iterator;
@@ -280,7 +284,7 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         this.#state = 'done';
         // The hidden turn is kept even when the caller left meanwhile (the run did finish); the finish is not handed out then.
         const turn = hiddenTurn(result, (id) => view.clientId(id));
-        const kept = turn === undefined ? undefined : this.#options.onHiddenTurn?.(turn);
+        const kept = turn === undefined ? undefined : this.#onHiddenTurn?.(turn);
         const finish = (): Result => (this.#left ? DONE : { value: view.finish(result), done: false });
         return kept === undefined ? finish() : Promise.resolve(kept).then(finish);
       }, this.#onFailure);
