@@ -5,7 +5,7 @@ import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 import type { ChatRequest } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
-import { nextThen } from './provider/next-then.ts';
+import { NEXT_THEN, nextThen } from './provider/next-then.ts';
 
 /** What `runToolsStream` returns: the events of every step, and the run's outcome. */
 export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
@@ -42,8 +42,6 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   return new ToolsRunStream(options);
 }
 
-type Waiter = { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void };
-
 // A class, not a closure per step: a run is held by every open stream for its whole length.
 // It is its own iterator (every iterator of a run reads the same buffer), and it reads the
 // model stream of the step under way itself (a run makes one model call at a time): no
@@ -61,8 +59,16 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   #sawError = false;
   /** Whether the model stream's next read is held back while the consumer is `HIGH_WATER_EVENTS` behind. */
   #paused = false;
-  /** The consumer's `next()` while nothing was ready: settled as soon as something is. */
-  #waiting: Waiter | undefined;
+  /**
+   * The consumer waiting while nothing was ready, told as soon as something is: a `next()`
+   * (its promise's settling functions as the callbacks), or a `NEXT_THEN` (its callbacks, and
+   * its promise's settling functions in `#waitResolve` / `#waitReject`). Fields, not an
+   * object per wait: a stream waits between any two tokens.
+   */
+  #waitResult: ((result: IteratorResult<ChatStreamEvent>) => unknown) | undefined;
+  #waitFailure: ((error: unknown) => unknown) | undefined;
+  #waitResolve: ((value: unknown) => void) | undefined;
+  #waitReject: ((error: unknown) => void) | undefined;
   /**
    * The model stream of the step under way, its response so far and how its promise
    * settles; all undefined between steps and once the step settled (a read that answers
@@ -80,13 +86,23 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     if (signal.aborted) return this.#settleStep({ error: signal.reason });
     if (next.done === true) return this.#settleStep(undefined);
     const event = next.value;
+    let failure: { error: unknown } | undefined;
     try {
-      if (event.type === 'error') this.#sawError = true;
-      this.#push(event);
       collector.add(event);
     } catch (error) {
-      return this.#settleStep({ error });
+      failure = { error };
     }
+    if (event.type === 'error') this.#sawError = true;
+    if (failure !== undefined) {
+      // The step fails with the stream's error before the consumer hears of the event: a
+      // `NEXT_THEN` consumer runs within `#push`, and may stop the run there.
+      this.#settleStep(failure);
+      this.#push(event);
+      return;
+    }
+    this.#push(event);
+    // The consumer stopped the run while it took the event (see above): nothing more to read.
+    if (this.#collector !== collector) return;
     if (!this.#iterating || this.#queue.length < HIGH_WATER_EVENTS) this.#readModel();
     else this.#paused = true;
   };
@@ -118,7 +134,24 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
+      this.#waitResult = resolve;
+      this.#waitFailure = reject;
+    });
+  }
+
+  /**
+   * `next().then(onResult, onFailure)` without the promise of `next()` and the reaction to it
+   * while the consumer waits (see `NEXT_THEN`): the callbacks wait in fields and run when the
+   * event arrives, in the reaction that brought it. Anything ready, or a `next()` already
+   * waiting, takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: IteratorResult<ChatStreamEvent>) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#queue.length > 0 || this.#failure !== undefined || this.#done || this.#waitResult !== undefined) return this.next().then(onResult, onFailure);
+    return new Promise<R>((resolve, reject) => {
+      this.#waitResult = onResult;
+      this.#waitFailure = onFailure;
+      this.#waitResolve = resolve as (value: unknown) => void;
+      this.#waitReject = reject;
     });
   }
 
@@ -144,37 +177,57 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     if (this.#model !== undefined) this.#readModel();
   }
 
-  /** Hands a waiting `next()` what it waits for: the next event, the failure, or the end. */
+  /** Hands a waiting consumer what it waits for: the next event, the failure, or the end. */
   #wake(): void {
-    const waiter = this.#waiting;
-    if (waiter === undefined) return;
+    if (this.#waitResult === undefined) return;
     const event = this.#queue.shift();
     if (event !== undefined) {
-      this.#waiting = undefined;
       this.#delivered = true;
-      waiter.resolve({ value: event, done: false });
+      this.#handOver(false, { value: event, done: false });
       this.#took();
     } else if (this.#failure !== undefined) {
-      this.#waiting = undefined;
-      waiter.reject(this.#failure.error);
+      this.#handOver(true, this.#failure.error);
     } else if (this.#done) {
-      this.#waiting = undefined;
-      waiter.resolve({ value: undefined, done: true });
+      this.#handOver(false, { value: undefined, done: true });
     }
   }
 
   #push(event: ChatStreamEvent): void {
-    const waiter = this.#waiting;
-    if (waiter !== undefined && this.#queue.length === 0) {
+    if (this.#waitResult !== undefined && this.#queue.length === 0) {
       // What `#wake` would do with this one event, without it passing through the queue (on every token).
-      this.#waiting = undefined;
       this.#delivered = true;
-      waiter.resolve({ value: event, done: false });
+      this.#handOver(false, { value: event, done: false });
       this.#took();
       return;
     }
     this.#queue.push(event);
     this.#wake();
+  }
+
+  /**
+   * Tells the waiting consumer (forgotten first: it may read again right away): a `next()`
+   * settles; a `NEXT_THEN`'s callback runs here and its promise settles with what it returns
+   * (or throws).
+   */
+  #handOver(failed: boolean, outcome: unknown): void {
+    const onResult = this.#waitResult as (result: IteratorResult<ChatStreamEvent>) => unknown;
+    const onFailure = this.#waitFailure as (error: unknown) => unknown;
+    const resolve = this.#waitResolve;
+    const reject = this.#waitReject;
+    this.#waitResult = undefined;
+    this.#waitFailure = undefined;
+    this.#waitResolve = undefined;
+    this.#waitReject = undefined;
+    if (resolve === undefined || reject === undefined) {
+      if (failed) onFailure(outcome);
+      else onResult(outcome as IteratorResult<ChatStreamEvent>);
+      return;
+    }
+    try {
+      resolve(failed ? onFailure(outcome) : onResult(outcome as IteratorResult<ChatStreamEvent>));
+    } catch (error) {
+      reject(error);
+    }
   }
 
   #start(): Promise<RunToolsResult> {

@@ -1,6 +1,6 @@
 import { runTools, runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, RunToolsStream, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
-import { NEXT_THEN } from '@toolwire/core/provider';
+import { NEXT_THEN, nextThen } from '@toolwire/core/provider';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
 import type { ClientView } from './client-view.ts';
@@ -185,7 +185,8 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     this.#chainedResult = onResult;
     this.#chainedFailure = onFailure;
     try {
-      return iterator.next().then(this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
+      // Through the run's own `NEXT_THEN`: the event reaches `#onChainedEvent` in the reaction that brought it.
+      return nextThen(iterator, this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
     } catch (error) {
       this.#chainedResult = undefined;
       this.#chainedFailure = undefined;
