@@ -202,6 +202,10 @@ describe('runToolsStream', () => {
   });
 
   describe('through NEXT_THEN (how the gateway reads it)', () => {
+    const rethrow = (error: unknown): never => {
+      throw error;
+    };
+
     /** Reads to the end through `nextThen`, the way the gateway's loop does. */
     async function drainChained(events: AsyncIterable<ChatStreamEvent>): Promise<{ events: ChatStreamEvent[]; failure?: unknown }> {
       const iterator = events[Symbol.asyncIterator]();
@@ -282,12 +286,11 @@ describe('runToolsStream', () => {
       };
       const run = runToolsStream({ model, messages: question, tools: [weather] });
       const iterator = run[Symbol.asyncIterator]();
-      const first = await nextThen(iterator, (next) => {
+      const leave = (next: IteratorResult<ChatStreamEvent>): IteratorResult<ChatStreamEvent> => {
         void iterator.return?.();
         return next;
-      }, (error: unknown) => {
-        throw error;
-      });
+      };
+      const first = await nextThen(iterator, leave, rethrow);
       expect(first).toEqual({ value: { type: 'text-delta', delta: 'x' }, done: false });
       await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
       await new Promise((resolve) => setTimeout(resolve, 0));
@@ -300,13 +303,11 @@ describe('runToolsStream', () => {
       const failure = new Error('connection reset');
       const run = runToolsStream({ model: createScriptedModel([{ events: [{ type: 'text-delta', delta: 'Hel' }, { type: 'error', error: failure }] }]), messages: question });
       const iterator = run[Symbol.asyncIterator]();
-      const read = (): Promise<IteratorResult<ChatStreamEvent>> =>
-        nextThen(iterator, (next) => {
-          if (next.done !== true && next.value.type === 'error') void iterator.return?.();
-          return next;
-        }, (error: unknown) => {
-          throw error;
-        });
+      const leaveAtError = (next: IteratorResult<ChatStreamEvent>): IteratorResult<ChatStreamEvent> => {
+        if (next.done !== true && next.value.type === 'error') void iterator.return?.();
+        return next;
+      };
+      const read = (): Promise<IteratorResult<ChatStreamEvent>> => nextThen(iterator, leaveAtError, rethrow);
       expect(await read()).toMatchObject({ value: { type: 'text-delta' } });
       expect(await read()).toEqual({ value: { type: 'error', error: failure }, done: false });
       await expect(run.result).rejects.toBe(failure);
