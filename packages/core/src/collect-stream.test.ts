@@ -97,4 +97,34 @@ describe('createResponseCollector', () => {
     expect(second.toolCalls).toHaveLength(1);
     expect(second.message.toolCalls).toEqual(second.toolCalls);
   });
+
+  it('keeps every delta in order, across batches and blocks, with a response taken between any two', () => {
+    // Deltas of many sizes (empty, one character, astral, longer than a block), in counts
+    // that end at and between the builder's batch and block boundaries.
+    const pieces = ['', 'a', 'tok ', '\u{1F600}', 'é', 'x'.repeat(40), 'y'.repeat(1500)];
+    for (const count of [1, 7, 8, 9, 63, 64, 65, 300, 1100]) {
+      const collector = createResponseCollector();
+      collector.add({ type: 'finish', finishReason: 'stop' });
+      let expected = '';
+      let reasoning = '';
+      for (let i = 0; i < count; i++) {
+        const delta = pieces[(i * 5 + count) % pieces.length] as string;
+        collector.add({ type: 'text-delta', delta });
+        expected += delta;
+        if (i % 3 === 0) {
+          collector.add({ type: 'reasoning-delta', delta: `r${i}` });
+          reasoning += `r${i}`;
+        }
+        if (i % 97 === 0) {
+          const response = collector.response();
+          expect(response.text).toBe(expected);
+          expect(response.reasoning).toBe(reasoning);
+        }
+      }
+      const response = collector.response();
+      expect(response.text).toBe(expected);
+      expect(response.message.content).toBe(expected);
+      expect(response.reasoning).toBe(reasoning);
+    }
+  });
 });

@@ -32,126 +32,159 @@ export interface ResponseCollector {
   response(): ChatResponse;
 }
 
-// Deltas are joined in batches of this many, and batches into blocks of as many batches.
-// `text += delta` for every delta keeps one rope node (32 bytes) per token alive for as long
-// as the stream is open, several times the text; so would a long list of waiting deltas
-// (a string header and a slot each). Here at most 15 deltas and 15 batches wait, and the
-// rope gets one node per block (256 deltas); every character is copied at most twice more.
-const DELTA_BATCH = 16;
+// Deltas wait in a small array of this many slots, then are joined into one batch string,
+// and batches are copied into one flat block string until it reaches `BLOCK_CHARS`; the text
+// is a rope of such blocks. `text += delta` for every delta would keep one rope node (32
+// bytes) per token alive for as long as the stream is open, several times the text; so would
+// a long list of waiting deltas or batches (a string header and a slot each). Here at most 7
+// deltas wait, a block grows by copying (each character copied a bounded number of times,
+// about BLOCK_CHARS / (2 × batch length): linear), and the rope gets one node per block.
+const DELTA_BATCH = 8;
+const BLOCK_CHARS = 1024;
+
+// Two strings joined into a flat one (`a + b` would make a rope node keeping both).
+const pair = ['', ''];
+function joined(a: string, b: string): string {
+  pair[0] = a;
+  pair[1] = b;
+  const text = pair.join('');
+  pair[0] = '';
+  pair[1] = '';
+  return text;
+}
 
 /** Text built from many small deltas without a rope node or a waiting string per delta. */
 class TextBuilder {
+  /** The finished blocks (a rope of flat strings of at least `BLOCK_CHARS`). */
   #text = '';
-  // Made at the first delta: a stream without reasoning never needs the reasoning builder's.
+  /** Batches since the last block, one flat string. */
+  #block = '';
+  // Made at the first delta (a stream without reasoning never needs the reasoning builder's);
+  // its free slots hold '' (what a join of them adds nothing with).
   #parts: string[] | undefined;
-  #batches: string[] | undefined;
+  #waiting = 0;
 
   add(delta: string): void {
-    const parts = (this.#parts ??= []);
-    parts.push(delta);
-    if (parts.length < DELTA_BATCH) return;
-    const batches = (this.#batches ??= []);
-    batches.push(parts.join(''));
-    parts.length = 0;
-    if (batches.length < DELTA_BATCH) return;
-    this.#text += batches.join('');
-    batches.length = 0;
+    const parts = (this.#parts ??= new Array<string>(DELTA_BATCH).fill(''));
+    parts[this.#waiting++] = delta;
+    if (this.#waiting < DELTA_BATCH) return;
+    this.#flushParts(parts);
   }
 
   toString(): string {
     const parts = this.#parts;
-    if (parts !== undefined && parts.length > 0) {
-      (this.#batches ??= []).push(parts.join(''));
-      parts.length = 0;
-    }
-    const batches = this.#batches;
-    if (batches !== undefined && batches.length > 0) {
-      this.#text += batches.join('');
-      batches.length = 0;
+    if (parts !== undefined && this.#waiting > 0) this.#flushParts(parts);
+    if (this.#block !== '') {
+      this.#text += this.#block;
+      this.#block = '';
     }
     return this.#text;
+  }
+
+  /** Joins the waiting deltas into the block (a full block goes to the rope), and lets go of them. */
+  #flushParts(parts: string[]): void {
+    const batch = parts.join('');
+    parts.fill('');
+    this.#waiting = 0;
+    const block = this.#block === '' ? batch : joined(this.#block, batch);
+    if (block.length < BLOCK_CHARS) {
+      this.#block = block;
+      return;
+    }
+    this.#text += block;
+    this.#block = '';
   }
 }
 
 /** Creates an empty `ResponseCollector`. */
 export function createResponseCollector(): ResponseCollector {
-  const textBuilder = new TextBuilder();
-  const reasoningBuilder = new TextBuilder();
-  const toolCalls: ToolCall[] = [];
-  const toolResults: ToolResult[] = [];
-  const warnings: Warning[] = [];
-  let finishReason: FinishReason | undefined;
-  let usage: Usage | undefined;
-  let responseId: string | undefined;
-  let modelId: string | undefined;
-  let providerMetadata: ProviderMetadata | undefined;
+  return new EventCollector();
+}
 
-  return {
-    add(event) {
-      switch (event.type) {
-        case 'text-delta':
-          textBuilder.add(event.delta);
-          break;
-        case 'reasoning-delta':
-          reasoningBuilder.add(event.delta);
-          break;
-        case 'tool-call':
-          toolCalls.push(event.toolCall);
-          break;
-        case 'tool-result':
-          toolResults.push(event.result);
-          break;
-        case 'warning':
-          warnings.push(event.warning);
-          break;
-        case 'finish':
-          finishReason = event.finishReason;
-          usage = event.usage;
-          responseId = event.responseId;
-          modelId = event.modelId;
-          providerMetadata = event.providerMetadata;
-          break;
-        case 'error':
-          throw event.error;
-        case 'tool-call-start':
-        case 'tool-call-delta':
-          break;
-        default: {
-          const unexpected: never = event;
-          throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
-        }
+// A class, not an object of closures over shared variables: a streaming tool loop holds one
+// for as long as its model stream is open.
+class EventCollector implements ResponseCollector {
+  readonly #text = new TextBuilder();
+  readonly #reasoning = new TextBuilder();
+  readonly #toolCalls: ToolCall[] = [];
+  readonly #toolResults: ToolResult[] = [];
+  readonly #warnings: Warning[] = [];
+  #finishReason: FinishReason | undefined;
+  #usage: Usage | undefined;
+  #responseId: string | undefined;
+  #modelId: string | undefined;
+  #providerMetadata: ProviderMetadata | undefined;
+
+  add(event: ChatStreamEvent): void {
+    switch (event.type) {
+      case 'text-delta':
+        this.#text.add(event.delta);
+        break;
+      case 'reasoning-delta':
+        this.#reasoning.add(event.delta);
+        break;
+      case 'tool-call':
+        this.#toolCalls.push(event.toolCall);
+        break;
+      case 'tool-result':
+        this.#toolResults.push(event.result);
+        break;
+      case 'warning':
+        this.#warnings.push(event.warning);
+        break;
+      case 'finish':
+        this.#finishReason = event.finishReason;
+        this.#usage = event.usage;
+        this.#responseId = event.responseId;
+        this.#modelId = event.modelId;
+        this.#providerMetadata = event.providerMetadata;
+        break;
+      case 'error':
+        throw event.error;
+      case 'tool-call-start':
+      case 'tool-call-delta':
+        break;
+      default: {
+        const unexpected: never = event;
+        throw new StreamError({ provider: 'unknown', message: `Unknown stream event ${JSON.stringify(unexpected)}` });
       }
-    },
-    response() {
-      if (finishReason === undefined) {
-        throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
-      }
-      const text = textBuilder.toString();
-      const reasoning = reasoningBuilder.toString();
-      // Copies: a later `add` must not change a response already handed out.
-      const calls = toolCalls.slice();
-      const results = toolResults.slice();
-      const response: ChatResponse = {
-        text,
-        toolCalls: calls,
-        toolResults: results,
-        finishReason,
-        warnings: warnings.slice(),
-        message: {
-          role: 'assistant',
-          content: text,
-          ...(calls.length > 0 ? { toolCalls: calls } : {}),
-          ...(results.length > 0 ? { toolResults: results } : {}),
-          ...(reasoning !== '' ? { reasoning } : {}),
-          ...(providerMetadata ? { providerMetadata } : {}),
-        },
-      };
-      if (reasoning !== '') response.reasoning = reasoning;
-      if (usage) response.usage = usage;
-      if (responseId !== undefined) response.responseId = responseId;
-      if (modelId !== undefined) response.modelId = modelId;
-      if (providerMetadata) response.providerMetadata = providerMetadata;
-      return response;
-    },
-  };
+    }
+  }
+
+  response(): ChatResponse {
+    const finishReason = this.#finishReason;
+    if (finishReason === undefined) {
+      throw new StreamError({ provider: 'unknown', message: 'The stream ended without a finish event.' });
+    }
+    const usage = this.#usage;
+    const responseId = this.#responseId;
+    const modelId = this.#modelId;
+    const providerMetadata = this.#providerMetadata;
+    const text = this.#text.toString();
+    const reasoning = this.#reasoning.toString();
+    // Copies: a later `add` must not change a response already handed out.
+    const calls = this.#toolCalls.slice();
+    const results = this.#toolResults.slice();
+    const response: ChatResponse = {
+      text,
+      toolCalls: calls,
+      toolResults: results,
+      finishReason,
+      warnings: this.#warnings.slice(),
+      message: {
+        role: 'assistant',
+        content: text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(results.length > 0 ? { toolResults: results } : {}),
+        ...(reasoning !== '' ? { reasoning } : {}),
+        ...(providerMetadata ? { providerMetadata } : {}),
+      },
+    };
+    if (reasoning !== '') response.reasoning = reasoning;
+    if (usage) response.usage = usage;
+    if (responseId !== undefined) response.responseId = responseId;
+    if (modelId !== undefined) response.modelId = modelId;
+    if (providerMetadata) response.providerMetadata = providerMetadata;
+    return response;
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { collectStream } from './collect-stream.ts';
 import { defineTool } from './define-tool.ts';
+import { nextThen } from './provider/next-then.ts';
 import { runToolsStream } from './run-tools-stream.ts';
 import { createScriptedModel } from './testing/scripted-model.ts';
 import type { ChatModel } from './types/chat-model.ts';
@@ -198,5 +199,118 @@ describe('runToolsStream', () => {
     await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(released).toBe(true);
+  });
+
+  describe('through NEXT_THEN (how the gateway reads it)', () => {
+    const rethrow = (error: unknown): never => {
+      throw error;
+    };
+
+    /** Reads to the end through `nextThen`, the way the gateway's loop does. */
+    async function drainChained(events: AsyncIterable<ChatStreamEvent>): Promise<{ events: ChatStreamEvent[]; failure?: unknown }> {
+      const iterator = events[Symbol.asyncIterator]();
+      const seen: ChatStreamEvent[] = [];
+      for (;;) {
+        const step = await nextThen<ChatStreamEvent, boolean | { error: unknown }>(
+          iterator,
+          (next) => {
+            if (next.done === true) return false;
+            seen.push(next.value);
+            return true;
+          },
+          (error: unknown) => ({ error }),
+        );
+        if (step === false) return { events: seen };
+        if (step !== true) return { events: seen, failure: step.error };
+      }
+    }
+
+    it('gives what next() gives: tool rounds, client calls, a failure mid-stream, a failure before any event, a later step failing', async () => {
+      const ask: FunctionToolSpec = { type: 'function', name: 'ask_user', inputSchema: { type: 'object' } };
+      const scripts: Parameters<typeof createScriptedModel>[0][] = [
+        [{ text: 'Checking.', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }] }, { text: 'It is 21° in Paris.' }],
+        [{ toolCalls: [{ id: 'a1', name: 'ask_user', arguments: { q: 'Which city?' } }] }],
+        [{ events: [{ type: 'text-delta', delta: 'Hel' }, { type: 'error', error: new Error('connection reset') }] }],
+        [{ error: new Error('bad key') }],
+        [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { error: new Error('rate limited upstream') }],
+      ];
+      for (const script of scripts) {
+        const plain = runToolsStream({ model: createScriptedModel(script, { chunkSize: 3 }), messages: question, tools: [weather, ask] });
+        const expected: { events: ChatStreamEvent[]; failure?: unknown } = { events: [] };
+        try {
+          for await (const event of plain) expected.events.push(event);
+        } catch (error) {
+          expected.failure = error;
+        }
+        const chained = runToolsStream({ model: createScriptedModel(script, { chunkSize: 3 }), messages: question, tools: [weather, ask] });
+        const got = await drainChained(chained);
+        expect(got).toEqual(expected);
+        const [plainResult, chainedResult] = await Promise.allSettled([plain.result, chained.result]);
+        expect(chainedResult).toEqual(plainResult);
+      }
+    });
+
+    it('settles its promise with what the callback returns, or rejects it with what the callback throws', async () => {
+      const run = runToolsStream({ model: createScriptedModel([{ events: [{ type: 'text-delta', delta: 'a' }, { type: 'finish', finishReason: 'stop' }] }]), messages: question });
+      const iterator = run[Symbol.asyncIterator]();
+      await expect(nextThen(iterator, (next) => (next.done === true ? 'end' : next.value.type), () => 'failed')).resolves.toBe('text-delta');
+      const thrown = new Error('consumer failed');
+      await expect(
+        nextThen(
+          iterator,
+          () => {
+            throw thrown;
+          },
+          () => 'failed',
+        ),
+      ).rejects.toBe(thrown);
+      expect((await run.result).text).toBe('a');
+    });
+
+    it('stops the run when the consumer leaves inside its callback, and reads the model no further', async () => {
+      const scripted = createScriptedModel([{ text: 'x'.repeat(50), toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'end' }], { chunkSize: 1 });
+      let pulled = 0;
+      let released = false;
+      const model: ChatModel = {
+        ...scripted,
+        stream: async function* (request) {
+          try {
+            for await (const event of scripted.stream(request)) {
+              pulled++;
+              yield event;
+            }
+          } finally {
+            released = true;
+          }
+        },
+      };
+      const run = runToolsStream({ model, messages: question, tools: [weather] });
+      const iterator = run[Symbol.asyncIterator]();
+      const leave = (next: IteratorResult<ChatStreamEvent>): IteratorResult<ChatStreamEvent> => {
+        void iterator.return?.();
+        return next;
+      };
+      const first = await nextThen(iterator, leave, rethrow);
+      expect(first).toEqual({ value: { type: 'text-delta', delta: 'x' }, done: false });
+      await expect(run.result).rejects.toMatchObject({ name: 'AbortError' });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(pulled).toBe(1);
+      expect(released).toBe(true);
+      expect(scripted.calls).toHaveLength(1);
+    });
+
+    it("rejects result with the model's error when the consumer leaves inside the callback of the error event", async () => {
+      const failure = new Error('connection reset');
+      const run = runToolsStream({ model: createScriptedModel([{ events: [{ type: 'text-delta', delta: 'Hel' }, { type: 'error', error: failure }] }]), messages: question });
+      const iterator = run[Symbol.asyncIterator]();
+      const leaveAtError = (next: IteratorResult<ChatStreamEvent>): IteratorResult<ChatStreamEvent> => {
+        if (next.done !== true && next.value.type === 'error') void iterator.return?.();
+        return next;
+      };
+      const read = (): Promise<IteratorResult<ChatStreamEvent>> => nextThen(iterator, leaveAtError, rethrow);
+      expect(await read()).toMatchObject({ value: { type: 'text-delta' } });
+      expect(await read()).toEqual({ value: { type: 'error', error: failure }, done: false });
+      await expect(run.result).rejects.toBe(failure);
+    });
   });
 });

@@ -1,8 +1,11 @@
 import { createResponseCollector } from './collect-stream.ts';
+import type { ResponseCollector } from './collect-stream.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
+import type { ChatRequest } from './types/chat-request.ts';
+import type { ChatResponse } from './types/chat-response.ts';
 import type { ChatStreamEvent } from './types/chat-stream-event.ts';
-import { nextThen } from './provider/next-then.ts';
+import { NEXT_THEN, nextThen } from './provider/next-then.ts';
 
 /** What `runToolsStream` returns: the events of every step, and the run's outcome. */
 export interface RunToolsStream extends AsyncIterable<ChatStreamEvent> {
@@ -39,10 +42,10 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
   return new ToolsRunStream(options);
 }
 
-type Waiter = { resolve: (result: IteratorResult<ChatStreamEvent>) => void; reject: (error: unknown) => void };
-
 // A class, not a closure per step: a run is held by every open stream for its whole length.
-// It is its own iterator (every iterator of a run reads the same buffer).
+// It is its own iterator (every iterator of a run reads the same buffer), and it reads the
+// model stream of the step under way itself (a run makes one model call at a time): no
+// reader object, callbacks and promise per step besides the step's own promise.
 class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   readonly #options: RunToolsOptions;
   /** The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.) */
@@ -54,16 +57,56 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   #started: Promise<RunToolsResult> | undefined;
   #iterating = false;
   #sawError = false;
-  /** The model stream's next read, held back while the consumer is `HIGH_WATER_EVENTS` behind. */
-  #paused: (() => void) | undefined;
-  /** The consumer's `next()` while nothing was ready: settled as soon as something is. */
-  #waiting: Waiter | undefined;
-  readonly #onCallerAbort = (): void => this.#own.abort(this.#options.signal?.reason);
-  readonly #mayRead = (resume: () => void): boolean => {
-    if (!this.#iterating || this.#queue.length < HIGH_WATER_EVENTS) return true;
-    this.#paused = resume;
-    return false;
+  /** Whether the model stream's next read is held back while the consumer is `HIGH_WATER_EVENTS` behind. */
+  #paused = false;
+  /**
+   * The consumer waiting while nothing was ready, told as soon as something is: a `next()`
+   * (its promise's settling functions as the callbacks), or a `NEXT_THEN` (its callbacks, and
+   * its promise's settling functions in `#waitResolve` / `#waitReject`). Fields, not an
+   * object per wait: a stream waits between any two tokens.
+   */
+  #waitResult: ((result: IteratorResult<ChatStreamEvent>) => unknown) | undefined;
+  #waitFailure: ((error: unknown) => unknown) | undefined;
+  #waitResolve: ((value: unknown) => void) | undefined;
+  #waitReject: ((error: unknown) => void) | undefined;
+  /**
+   * The model stream of the step under way, its response so far and how its promise
+   * settles; all undefined between steps and once the step settled (a read that answers
+   * after an abort settled the step then finds nothing to do).
+   */
+  #model: AsyncIterator<ChatStreamEvent> | undefined;
+  #collector: ResponseCollector | undefined;
+  #resolveStep: ((response: ChatResponse) => void) | undefined;
+  #rejectStep: ((error: unknown) => void) | undefined;
+  readonly #onCallerAbort = (): void => this.#abort(this.#options.signal?.reason);
+  readonly #onModelNext = (next: IteratorResult<ChatStreamEvent>): void => {
+    const collector = this.#collector;
+    if (collector === undefined) return;
+    const signal = this.#own.signal;
+    if (signal.aborted) return this.#settleStep({ error: signal.reason });
+    if (next.done === true) return this.#settleStep(undefined);
+    const event = next.value;
+    let failure: { error: unknown } | undefined;
+    try {
+      collector.add(event);
+    } catch (error) {
+      failure = { error };
+    }
+    if (event.type === 'error') this.#sawError = true;
+    if (failure !== undefined) {
+      // The step fails with the stream's error before the consumer hears of the event: a
+      // `NEXT_THEN` consumer runs within `#push`, and may stop the run there.
+      this.#settleStep(failure);
+      this.#push(event);
+      return;
+    }
+    this.#push(event);
+    // The consumer stopped the run while it took the event (see above): nothing more to read.
+    if (this.#collector !== collector) return;
+    if (!this.#iterating || this.#queue.length < HIGH_WATER_EVENTS) this.#readModel();
+    else this.#paused = true;
   };
+  readonly #onModelFailure = (error: unknown): void => this.#settleStep({ error });
 
   constructor(options: RunToolsOptions) {
     this.#options = options;
@@ -91,57 +134,100 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
+      this.#waitResult = resolve;
+      this.#waitFailure = reject;
+    });
+  }
+
+  /**
+   * `next().then(onResult, onFailure)` without the promise of `next()` and the reaction to it
+   * while the consumer waits (see `NEXT_THEN`): the callbacks wait in fields and run when the
+   * event arrives, in the reaction that brought it. Anything ready, or a `next()` already
+   * waiting, takes the plain way.
+   */
+  [NEXT_THEN]<R>(onResult: (result: IteratorResult<ChatStreamEvent>) => R | PromiseLike<R>, onFailure: (error: unknown) => R | PromiseLike<R>): Promise<R> {
+    if (this.#queue.length > 0 || this.#failure !== undefined || this.#done || this.#waitResult !== undefined) return this.next().then(onResult, onFailure);
+    return new Promise<R>((resolve, reject) => {
+      this.#waitResult = onResult;
+      this.#waitFailure = onFailure;
+      this.#waitResolve = resolve as (value: unknown) => void;
+      this.#waitReject = reject;
     });
   }
 
   return(): Promise<IteratorResult<ChatStreamEvent>> {
-    if (!this.#done) this.#own.abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
+    if (!this.#done) this.#abort(new DOMException('The stream consumer stopped reading.', 'AbortError'));
     this.#queue.length = 0;
     // The abort ends a paused read; nothing resumes it.
-    this.#paused = undefined;
+    this.#paused = false;
     return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** Aborts the run; the step under way stops waiting for its model stream at once. */
+  #abort(reason: unknown): void {
+    const signal = this.#own.signal;
+    this.#own.abort(reason);
+    this.#settleStep({ error: signal.reason });
   }
 
   /** After the consumer took an event: reads on once it is half-way through the backlog. */
   #took(): void {
-    if (this.#paused === undefined || this.#queue.length > HIGH_WATER_EVENTS / 2) return;
-    const resume = this.#paused;
-    this.#paused = undefined;
-    resume();
+    if (!this.#paused || this.#queue.length > HIGH_WATER_EVENTS / 2) return;
+    this.#paused = false;
+    if (this.#model !== undefined) this.#readModel();
   }
 
-  /** Hands a waiting `next()` what it waits for: the next event, the failure, or the end. */
+  /** Hands a waiting consumer what it waits for: the next event, the failure, or the end. */
   #wake(): void {
-    const waiter = this.#waiting;
-    if (waiter === undefined) return;
+    if (this.#waitResult === undefined) return;
     const event = this.#queue.shift();
     if (event !== undefined) {
-      this.#waiting = undefined;
       this.#delivered = true;
-      waiter.resolve({ value: event, done: false });
+      this.#handOver(false, { value: event, done: false });
       this.#took();
     } else if (this.#failure !== undefined) {
-      this.#waiting = undefined;
-      waiter.reject(this.#failure.error);
+      this.#handOver(true, this.#failure.error);
     } else if (this.#done) {
-      this.#waiting = undefined;
-      waiter.resolve({ value: undefined, done: true });
+      this.#handOver(false, { value: undefined, done: true });
     }
   }
 
   #push(event: ChatStreamEvent): void {
-    const waiter = this.#waiting;
-    if (waiter !== undefined && this.#queue.length === 0) {
+    if (this.#waitResult !== undefined && this.#queue.length === 0) {
       // What `#wake` would do with this one event, without it passing through the queue (on every token).
-      this.#waiting = undefined;
       this.#delivered = true;
-      waiter.resolve({ value: event, done: false });
+      this.#handOver(false, { value: event, done: false });
       this.#took();
       return;
     }
     this.#queue.push(event);
     this.#wake();
+  }
+
+  /**
+   * Tells the waiting consumer (forgotten first: it may read again right away): a `next()`
+   * settles; a `NEXT_THEN`'s callback runs here and its promise settles with what it returns
+   * (or throws).
+   */
+  #handOver(failed: boolean, outcome: unknown): void {
+    const onResult = this.#waitResult as (result: IteratorResult<ChatStreamEvent>) => unknown;
+    const onFailure = this.#waitFailure as (error: unknown) => unknown;
+    const resolve = this.#waitResolve;
+    const reject = this.#waitReject;
+    this.#waitResult = undefined;
+    this.#waitFailure = undefined;
+    this.#waitResolve = undefined;
+    this.#waitReject = undefined;
+    if (resolve === undefined || reject === undefined) {
+      if (failed) onFailure(outcome);
+      else onResult(outcome as IteratorResult<ChatStreamEvent>);
+      return;
+    }
+    try {
+      resolve(failed ? onFailure(outcome) : onResult(outcome as IteratorResult<ChatStreamEvent>));
+    } catch (error) {
+      reject(error);
+    }
   }
 
   #start(): Promise<RunToolsResult> {
@@ -152,34 +238,20 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     // Linked when the run starts and unlinked when it ends, so a run never started holds nothing.
     if (callerSignal?.aborted === true) this.#onCallerAbort();
     else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
-    const unlink = (): void => callerSignal?.removeEventListener('abort', this.#onCallerAbort);
     const started = runToolLoop({
       options,
       signal,
       onToolResult: (result) => this.#push({ type: 'tool-result', result }),
-      // Not an async function: its frame would stay suspended for the whole stream.
-      callModel: (request) => {
-        const collector = createResponseCollector();
-        return pump(
-          options.model.stream(request),
-          signal,
-          (event) => {
-            if (event.type === 'error') this.#sawError = true;
-            this.#push(event);
-            collector.add(event);
-          },
-          this.#mayRead,
-        ).then(() => collector.response());
-      },
+      callModel: (request) => this.#callModel(request),
     }).then(
       (result) => {
-        unlink();
+        callerSignal?.removeEventListener('abort', this.#onCallerAbort);
         this.#done = true;
         this.#wake();
         return result;
       },
       (error: unknown) => {
-        unlink();
+        callerSignal?.removeEventListener('abort', this.#onCallerAbort);
         this.#done = true;
         // An abort always rejects the iteration; other failures become a final `error`
         // event once events went out (the ChatModel stream convention).
@@ -193,83 +265,64 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     started.catch(noop);
     return started;
   }
-}
 
-/**
- * Reads a model stream to its end, handing each event to `onEvent` (which may throw to
- * stop), and stops waiting as soon as `signal` aborts. One abort listener per stream, and
- * per event only the source's own `next()` promise and one reaction to it (no generator,
- * no await, no wrapper promise in between): events are the hot path. Stopped early (an
- * abort, `onEvent` throwing, the source failing), it lets the source clean up (`return`).
- * `mayRead` may hold back the next read: it keeps the function that resumes it (an abort
- * still settles at once).
- */
-function pump(events: AsyncIterable<ChatStreamEvent>, signal: AbortSignal, onEvent: (event: ChatStreamEvent) => void, mayRead: (resume: () => void) => boolean): Promise<void> {
-  signal.throwIfAborted();
-  const iterator = events[Symbol.asyncIterator]();
-  return new Promise<void>((resolve, reject) => {
-    new ModelPump({ iterator, signal, onEvent, mayRead, resolve, reject }).step();
-  });
-}
-
-/** What `ModelPump` reads, whom it tells, and how it settles. */
-interface ModelPumpOptions {
-  iterator: AsyncIterator<ChatStreamEvent>;
-  signal: AbortSignal;
-  onEvent: (event: ChatStreamEvent) => void;
-  mayRead: (resume: () => void) => boolean;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-// A class, not a closure per step: one is held by every open stream for its whole length.
-class ModelPump {
-  readonly #options: ModelPumpOptions;
-  #settled = false;
-  readonly #onAbort = (): void => this.#settle({ error: this.#options.signal.reason });
-  readonly #onNext = (next: IteratorResult<ChatStreamEvent>): void => {
-    if (this.#settled) return;
-    const { signal, onEvent, mayRead } = this.#options;
-    if (signal.aborted) return this.#settle({ error: signal.reason });
-    if (next.done === true) return this.#settle(undefined);
-    try {
-      onEvent(next.value);
-    } catch (error) {
-      return this.#settle({ error });
-    }
-    if (mayRead(this.#resume)) this.step();
-  };
-  readonly #resume = (): void => {
-    if (!this.#settled) this.step();
-  };
-  readonly #onFailure = (error: unknown): void => this.#settle({ error });
-
-  constructor(options: ModelPumpOptions) {
-    this.#options = options;
-    options.signal.addEventListener('abort', this.#onAbort, { once: true });
+  /**
+   * One step's model call: its stream read to the end, each event passed on (and its
+   * `error` thrown), settling with the response; it stops waiting as soon as the run
+   * aborts. Stopped early (an abort, the stream failing), it lets the stream clean up.
+   * Not an async function: its frame would stay suspended for the whole stream.
+   */
+  #callModel(request: ChatRequest): Promise<ChatResponse> {
+    const events = this.#options.model.stream(request);
+    this.#own.signal.throwIfAborted();
+    const iterator = events[Symbol.asyncIterator]();
+    return new Promise<ChatResponse>((resolve, reject) => {
+      this.#model = iterator;
+      this.#collector = createResponseCollector();
+      this.#resolveStep = resolve;
+      this.#rejectStep = reject;
+      this.#readModel();
+    });
   }
 
-  step(): void {
+  /**
+   * The model stream's next event, handed to `#onModelNext`: per event only the source's
+   * own `next()` promise and one reaction to it (no generator, no await, no wrapper promise
+   * in between), or none where the source chains (see `NEXT_THEN`).
+   */
+  #readModel(): void {
     try {
-      // The model stream's layers hand the event on in one turn when they can (see `NEXT_THEN`).
-      void nextThen(this.#options.iterator, this.#onNext, this.#onFailure);
+      void nextThen(this.#model as AsyncIterator<ChatStreamEvent>, this.#onModelNext, this.#onModelFailure);
     } catch (error) {
-      this.#settle({ error });
+      this.#settleStep({ error });
     }
   }
 
-  #settle(failure: { error: unknown } | undefined): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    const { signal, iterator, resolve, reject } = this.#options;
-    signal.removeEventListener('abort', this.#onAbort);
+  /** Ends the step under way (if any): resolved with its response, or rejected with the failure after the model stream was told to stop. */
+  #settleStep(failure: { error: unknown } | undefined): void {
+    const model = this.#model;
+    const collector = this.#collector;
+    const resolve = this.#resolveStep;
+    const reject = this.#rejectStep;
+    if (model === undefined || collector === undefined || resolve === undefined || reject === undefined) return;
+    this.#model = undefined;
+    this.#collector = undefined;
+    this.#resolveStep = undefined;
+    this.#rejectStep = undefined;
     if (failure === undefined) {
-      resolve();
+      let response: ChatResponse;
+      try {
+        response = collector.response();
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      resolve(response);
       return;
     }
     // Stopped before the end: let the model stream clean up (a throwing `return` changes nothing).
     try {
-      void iterator.return?.()?.catch(noop);
+      void model.return?.()?.catch(noop);
     } catch {
       // Nothing more to release.
     }

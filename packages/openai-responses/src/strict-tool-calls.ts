@@ -4,11 +4,15 @@ import { removeStrictNulls } from './strict-json-schema.ts';
 /** Fixes up calls of strict tools (see `removeStrictNulls`); the identity when no tool is strict. */
 export type StrictCallRestorer = (call: ToolCall) => ToolCall;
 
-/** Builds the restorer for a request's tools. */
+// Module-level: a closure made beside the one below would share its scope, and keep the
+// (empty) schema map alive for as long as a stream holds its restorer.
+const keepCall: StrictCallRestorer = (call) => call;
+
+/** Builds the restorer for a request's tools: the same identity function for every request without strict tools. */
 export function createStrictCallRestorer(tools: readonly ToolSpec[] | undefined): StrictCallRestorer {
   const schemas = new Map<string, NonNullable<Extract<ToolSpec, { type: 'function' }>['inputSchema']>>();
   for (const tool of tools ?? []) if (tool.type === 'function' && tool.strict === true) schemas.set(tool.name, tool.inputSchema);
-  if (schemas.size === 0) return (call) => call;
+  if (schemas.size === 0) return keepCall;
   return (call) => {
     const schema = schemas.get(call.name);
     if (!schema || call.invalid || call.providerExecuted === true) return call;

@@ -260,4 +260,22 @@ describe('createChatEventStream through NEXT_THEN', () => {
     const rest = await collect(stream);
     expect(rest.map((e) => e.type)).toEqual(['text-delta', 'finish']);
   });
+
+  it('does not keep its open function (and what it closes over) once the call is made', async () => {
+    let open: WeakRef<() => Promise<OpenedChatStream>> | undefined;
+    const stream = (() => {
+      const made = (): Promise<OpenedChatStream> => Promise.resolve(opened(body([chunk('{"content":"Hel"}'), chunk('{"content":"lo"}'), chunk('{}', 'stop'), 'data: [DONE]\n\n']).response));
+      open = new WeakRef(made);
+      return createChatEventStream({ open: made, mapError });
+    })();
+    const first = await stream.next();
+    expect(first.value).toMatchObject({ type: 'text-delta', delta: 'Hel' });
+    for (let i = 0; i < 5 && open?.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    expect(open?.deref()).toBeUndefined();
+    const rest = await collect(stream);
+    expect(rest.map((e) => e.type)).toEqual(['text-delta', 'finish']);
+  });
 });

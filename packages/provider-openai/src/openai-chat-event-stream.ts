@@ -50,37 +50,47 @@ export function createChatEventStream(options: ChatEventStreamOptions): AsyncGen
 }
 
 class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
-  readonly #options: ChatEventStreamOptions;
+  /** Makes the call: dropped once called (its closure is needed at the start only). */
+  #open: ChatEventStreamOptions['open'] | undefined;
+  readonly #mapError: ChatEventStreamOptions['mapError'];
+  readonly #signal: AbortSignal | undefined;
   #state: 'idle' | 'opening' | 'reading' | 'ended' = 'idle';
   /** Set by `return`: nothing more is handed out. */
   #left = false;
   readonly #queue: ChatStreamEvent[] = [];
   #reader: ChatChunkReader<ChatCompletionChunk | string> | undefined;
   /**
-   * What the reads need of the opened call: not its `Response`, which the body reader no
-   * longer needs once it has the body, and which would otherwise stay for the stream's length.
+   * What the reads need of the opened call (fields, not an object of their own): not its
+   * `Response`, which the body reader no longer needs once it has the body, and which would
+   * otherwise stay for the stream's length.
    */
-  #opened: Reading | undefined;
+  #mapper: ChatStreamMapper | undefined;
+  #restore: OpenedChatStream['restore'] | undefined;
   readonly #onChunks = (chunks: ChatCompletionChunks): Result | Promise<Result> => this.#took(chunks);
   readonly #onFailure = (error: unknown): Result | Promise<Result> => this.#failed(error);
 
   constructor(options: ChatEventStreamOptions) {
-    this.#options = options;
+    this.#open = options.open;
+    this.#mapError = options.mapError;
+    this.#signal = options.signal;
   }
 
   next(): Promise<Result> {
     const queued = this.#queue.shift();
     if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
     switch (this.#state) {
-      case 'idle':
+      case 'idle': {
         this.#state = 'opening';
-        return this.#options.open().then(
+        const open = this.#open as ChatEventStreamOptions['open'];
+        this.#open = undefined;
+        return open().then(
           (opened) => this.#start(opened),
           (error: unknown) => {
             this.#state = 'ended';
             throw error;
           },
         );
+      }
       case 'reading':
         return (this.#reader as ChatChunkReader<ChatCompletionChunk | string>).readThen(this.#onChunks, this.#onFailure);
       case 'opening':
@@ -156,7 +166,8 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     } catch (error) {
       // No body to read (a 204, a proxy answering without one): the warnings, then the mapped error.
       if (this.#left) return DONE;
-      this.#opened = { mapper: opened.mapper, restore: opened.restore };
+      this.#mapper = opened.mapper;
+      this.#restore = opened.restore;
       this.#queue.push(...opened.before);
       return this.#failed(error);
     }
@@ -166,7 +177,8 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       return DONE;
     }
     this.#reader = reader;
-    this.#opened = { mapper: opened.mapper, restore: opened.restore };
+    this.#mapper = opened.mapper;
+    this.#restore = opened.restore;
     this.#state = 'reading';
     this.#queue.push(...opened.before);
     return this.#after();
@@ -174,8 +186,9 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
 
   #took(chunks: ChatCompletionChunks): Result | Promise<Result> {
     if (this.#left) return DONE;
-    const { mapper, restore } = this.#opened as Reading;
-    const signal = this.#options.signal;
+    const mapper = this.#mapper as ChatStreamMapper;
+    const restore = this.#restore as OpenedChatStream['restore'];
+    const signal = this.#signal;
     if (chunks === undefined) {
       this.#state = 'ended';
       // A body cut by an abort may end quietly; say why it stopped.
@@ -210,12 +223,9 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     this.#state = 'ended';
     this.#reader?.cancel();
     // The events mapped before the failure still go out, then the error.
-    this.#queue.push({ type: 'error', error: this.#options.mapError(error) });
+    this.#queue.push({ type: 'error', error: this.#mapError(error) });
     return this.#after();
   }
 }
-
-/** What the reads of an opened call use. */
-type Reading = Pick<OpenedChatStream, 'mapper' | 'restore'>;
 
 type ChatCompletionChunks = (ChatCompletionChunk | string)[] | undefined;

@@ -12,6 +12,7 @@ import { createChatEventStream } from './openai-chat-event-stream.ts';
 import { readChatCompletion } from './read-chat-completion.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
+import type { StrictCallRestorer } from '@toolwire/openai-responses';
 
 const newCallId = (): string => generateId('call_');
 
@@ -112,7 +113,7 @@ export class OpenAIChatModel implements ChatModel {
           // length would otherwise decide how long the conversation sits in the old generation.
           forgetConversation(sent);
         }
-        const restore = createStrictCallRestorer(request.tools);
+        const restore = eventRestorer(createStrictCallRestorer(request.tools));
         return {
           response,
           before: built.warnings.map((warning): ChatStreamEvent => ({ type: 'warning', warning })),
@@ -120,11 +121,23 @@ export class OpenAIChatModel implements ChatModel {
             generateId: newCallId,
             ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
           }),
-          restore: (event) => restoreEventCall(event, restore),
+          restore,
         };
       },
       mapError: (error) => mapOpenAIError(error, this.#errorContext(request)),
       signal: request.signal,
     });
   }
+}
+
+const keepEvent = (event: ChatStreamEvent): ChatStreamEvent => event;
+const keepCall = createStrictCallRestorer(undefined);
+
+/**
+ * A stream's `restore` for its call restorer: without strict tools one function for every
+ * stream (no closure per stream, held for its whole length). Made here, not in `open`: a
+ * closure there would share that scope (the request, the SDK's response) with the stream.
+ */
+function eventRestorer(restore: StrictCallRestorer): (event: ChatStreamEvent) => ChatStreamEvent {
+  return restore === keepCall ? keepEvent : (event) => restoreEventCall(event, restore);
 }

@@ -199,3 +199,63 @@ describe('createChatChunkReader with a BodyReader', () => {
   });
 });
 
+describe('createChatChunkReader through readThen', () => {
+  type Outcome = { reads: string[][]; failure?: string; cancelled: boolean };
+  const texts = (chunks: ChatCompletionChunk[]): string[] => chunks.map((c) => c.choices[0]?.delta.content ?? '');
+
+  async function byRead(reads: (string[] | Error)[]): Promise<Outcome> {
+    const source = withBodyReader(reads);
+    const reader = createChatChunkReader(source.response);
+    const outcome: Outcome = { reads: [], cancelled: false };
+    try {
+      for (let chunks = await reader.read(); chunks !== undefined; chunks = await reader.read()) outcome.reads.push(texts(chunks));
+    } catch (error) {
+      outcome.failure = String(error);
+    }
+    outcome.cancelled = source.cancelled();
+    return outcome;
+  }
+
+  async function byReadThen(reads: (string[] | Error)[]): Promise<Outcome> {
+    const source = withBodyReader(reads);
+    const reader = createChatChunkReader(source.response);
+    const outcome: Outcome = { reads: [], cancelled: false };
+    for (;;) {
+      const step = await reader.readThen<boolean | { error: unknown }>(
+        (chunks) => {
+          if (chunks === undefined) return false;
+          outcome.reads.push(texts(chunks));
+          return true;
+        },
+        (error: unknown) => ({ error }),
+      );
+      if (step === false) break;
+      if (step !== true) {
+        outcome.failure = String(step.error);
+        break;
+      }
+    }
+    outcome.cancelled = source.cancelled();
+    return outcome;
+  }
+
+  it('gives what read() gives: reads with no whole event, [DONE], a reset, garbage, an error payload, a body that ends', async () => {
+    const scripts: (string[] | Error)[][] = [
+      [[chunk('a'), chunk('b').slice(0, 10)], [chunk('b').slice(10)], [': keep-alive\n'], [chunk('c')], ['data: [DONE]\n\n']],
+      [[chunk('a')], new Error('socket hang up')],
+      [[chunk('a'), 'data: {"id":\n\n', chunk('c')]],
+      [['data: {"error":{"message":"overloaded"}}\n\n']],
+      [[chunk('a')], [chunk('b')]],
+    ];
+    for (const script of scripts) expect(await byReadThen(script)).toEqual(await byRead(script));
+  });
+
+  it('takes the plain way for a readThen while another is under way, and both get their read', async () => {
+    const source = withBodyReader([[chunk('a')], [chunk('b')]]);
+    const reader = createChatChunkReader(source.response);
+    const first = reader.readThen((chunks) => (chunks === undefined ? [] : texts(chunks)), () => ['failed']);
+    const second = reader.readThen((chunks) => (chunks === undefined ? [] : texts(chunks)), () => ['failed']);
+    expect([await first, await second]).toEqual([['a'], ['b']]);
+  });
+});
+

@@ -101,9 +101,30 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   #more: Chunk[] | undefined;
   #stopped = false;
   #thrown: { error: unknown } | undefined;
+  /**
+   * The callbacks of a `readThen` while its read is under way (fields, not closures per
+   * read: a stream waits for its next read between any two tokens). The read's reactions
+   * below serve both forms: with these set, they are that `readThen`'s.
+   */
+  #chainedChunks: ((chunks: Chunk[] | undefined) => unknown) | undefined;
+  #chainedFailure: ((error: unknown) => unknown) | undefined;
   readonly #onEvent = (event: string | undefined, data: string): void => this.#event(event, data);
   // A read that completed no event (half a line, a comment) reads again.
-  readonly #onParts = (parts: readonly Uint8Array[] | undefined): Chunk[] | undefined | Promise<Chunk[] | undefined> => {
+  readonly #onParts = (parts: readonly Uint8Array[] | undefined): unknown => {
+    const onChunks = this.#chainedChunks;
+    const onFailure = this.#chainedFailure;
+    if (onChunks !== undefined && onFailure !== undefined) {
+      this.#chainedChunks = undefined;
+      this.#chainedFailure = undefined;
+      let chunks: Chunk[] | undefined;
+      try {
+        chunks = this.#parse(parts);
+      } catch (error) {
+        this.cancel();
+        return onFailure(error);
+      }
+      return chunks !== undefined && chunks.length === 0 ? this.readThen(onChunks, onFailure) : onChunks(chunks);
+    }
     let chunks: Chunk[] | undefined;
     try {
       chunks = this.#parse(parts);
@@ -112,7 +133,14 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     }
     return chunks !== undefined && chunks.length > 0 ? chunks : this.read();
   };
-  readonly #onFailure = (error: unknown): never => this.#fail(error);
+  readonly #onFailure = (error: unknown): unknown => {
+    const onFailure = this.#chainedFailure;
+    if (onFailure === undefined) return this.#fail(error);
+    this.#chainedChunks = undefined;
+    this.#chainedFailure = undefined;
+    this.cancel();
+    return onFailure(error);
+  };
 
   constructor(response: Response, plainText: boolean) {
     this.#source = byteSource(response);
@@ -120,32 +148,20 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     this.#plainText = plainText;
   }
 
-  // Not an async function: one promise per read, the source's own and its reaction.
+  // Not an async function: one promise per read, the source's own and its reaction. One
+  // read at a time (as the source allows), plain or through `readThen`.
   read(): Promise<Chunk[] | undefined> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#finished) return Promise.resolve(undefined);
-    return this.#source.read().then(this.#onParts, this.#onFailure);
+    return this.#source.read().then(this.#onParts, this.#onFailure) as Promise<Chunk[] | undefined>;
   }
 
   readThen<T>(onChunks: (chunks: Chunk[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T> {
-    if (this.#failure !== undefined || this.#finished) return this.read().then(onChunks, onFailure);
-    return this.#source.read().then(
-      (parts) => {
-        let chunks: Chunk[] | undefined;
-        try {
-          chunks = this.#parse(parts);
-        } catch (error) {
-          this.cancel();
-          return onFailure(error);
-        }
-        // A read that completed no event (half a line, a comment) reads again.
-        return chunks !== undefined && chunks.length === 0 ? this.readThen(onChunks, onFailure) : onChunks(chunks);
-      },
-      (error: unknown) => {
-        this.cancel();
-        return onFailure(error);
-      },
-    );
+    if (this.#failure !== undefined || this.#finished || this.#chainedChunks !== undefined) return this.read().then(onChunks, onFailure);
+    const read = this.#source.read();
+    this.#chainedChunks = onChunks;
+    this.#chainedFailure = onFailure;
+    return read.then(this.#onParts, this.#onFailure) as Promise<T>;
   }
 
   cancel(): void {

@@ -374,4 +374,26 @@ describe('runGatewayLoop', () => {
     await expect(allChained(events)).rejects.toThrow();
     await expect(all(setup([]).events)).rejects.toThrow();
   });
+
+  it('lets go of its options once the run started (a stream keeps only what the run needs, and the hidden-turn callback)', async () => {
+    const turns: HiddenToolTurn[] = [];
+    let options: WeakRef<object> | undefined;
+    const model = createScriptedModel([{ text: 'Adding.', toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'lookup', arguments: {} }] }]);
+    const events = (() => {
+      const made = onceOptions(model, (turn) => void turns.push(turn), true);
+      options = new WeakRef(made);
+      return runGatewayLoop(made);
+    })();
+    const first = await events.next();
+    expect(first).toMatchObject({ done: false, value: { type: 'text-delta' } });
+    for (let i = 0; i < 5 && options?.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      (globalThis as { gc?: () => void }).gc?.();
+    }
+    expect(options?.deref()).toBeUndefined();
+    // The rest of the turn as before: the client's call, and the hidden half handed over.
+    const rest = await all(events);
+    expect(rest.filter((event) => event.type === 'tool-call' || event.type === 'finish').map((event) => event.type)).toEqual(['tool-call', 'finish']);
+    expect(turns).toHaveLength(1);
+  });
 });

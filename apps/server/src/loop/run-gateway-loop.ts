@@ -1,6 +1,6 @@
 import { runTools, runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatStreamEvent, RunToolsOptions, RunToolsResult, RunToolsStream, ToolCallAudit, ToolMessage, ToolRegistry } from '@toolwire/core';
-import { NEXT_THEN } from '@toolwire/core/provider';
+import { NEXT_THEN, nextThen } from '@toolwire/core/provider';
 import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
 import type { ClientView } from './client-view.ts';
@@ -144,7 +144,9 @@ const DONE: Result = { value: undefined, done: true };
  * that ends the turn) stops the run. Call `next()` once at a time, as `for await` does.
  */
 class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> {
-  readonly #options: GatewayLoopOptions;
+  /** What the run starts from: let go once it started (the run keeps what it needs of it). */
+  #options: GatewayLoopOptions | undefined;
+  readonly #onHiddenTurn: GatewayLoopOptions['onHiddenTurn'];
   readonly #view: ClientView;
   #run: RunToolsStream | undefined;
   #iterator: AsyncIterator<ChatStreamEvent> | undefined;
@@ -161,6 +163,7 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
 
   constructor(options: GatewayLoopOptions) {
     this.#options = options;
+    this.#onHiddenTurn = options.onHiddenTurn;
     this.#view = createClientView(options.clientTools);
   }
 
@@ -182,7 +185,8 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
     this.#chainedResult = onResult;
     this.#chainedFailure = onFailure;
     try {
-      return iterator.next().then(this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
+      // Through the run's own `NEXT_THEN`: the event reaches `#onChainedEvent` in the reaction that brought it.
+      return nextThen(iterator, this.#onChainedEvent, this.#onChainedFailure) as Promise<R>;
     } catch (error) {
       this.#chainedResult = undefined;
       this.#chainedFailure = undefined;
@@ -228,7 +232,8 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
   /** The run's iterator, the run started at the first read (as a generator would). */
   #runIterator(): AsyncIterator<ChatStreamEvent> {
     if (this.#iterator === undefined) {
-      this.#run = runToolsStream(loopOptions(this.#options));
+      this.#run = runToolsStream(loopOptions(this.#options as GatewayLoopOptions));
+      this.#options = undefined;
       this.#iterator = this.#run[Symbol.asyncIterator]();
     }
     return this.#iterator;
@@ -280,7 +285,7 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         this.#state = 'done';
         // The hidden turn is kept even when the caller left meanwhile (the run did finish); the finish is not handed out then.
         const turn = hiddenTurn(result, (id) => view.clientId(id));
-        const kept = turn === undefined ? undefined : this.#options.onHiddenTurn?.(turn);
+        const kept = turn === undefined ? undefined : this.#onHiddenTurn?.(turn);
         const finish = (): Result => (this.#left ? DONE : { value: view.finish(result), done: false });
         return kept === undefined ? finish() : Promise.resolve(kept).then(finish);
       }, this.#onFailure);

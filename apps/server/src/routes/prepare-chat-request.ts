@@ -109,5 +109,8 @@ export function prepareChatRequest(context: PrepareContext, principal: Principal
   if (parsed.stop !== undefined) request.stop = parsed.stop;
   if (parsed.seed !== undefined) request.seed = parsed.seed;
   if (parsed.responseFormat !== undefined) request.responseFormat = parsed.responseFormat;
-  return { request, clientTools };
+  return { request, clientTools: clientTools.size === 0 ? NO_CLIENT_TOOLS : clientTools };
 }
+
+/** The client tools of a request that offers none: one set for all of them (a stream keeps its set for its whole length). */
+const NO_CLIENT_TOOLS: ReadonlySet<string> = new Set();

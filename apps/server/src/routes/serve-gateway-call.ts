@@ -112,18 +112,27 @@ function startAnswer(options: GatewayCallOptions, controller: AbortController, e
         req.log.error({ err: error }, 'could not keep the hidden half of a mixed turn');
       }),
   };
-  const { metrics } = context;
   if (!options.stream) {
-    // The whole run first, then one body: no event stream in between (see `runGatewayLoopOnce`).
-    runGatewayLoopOnce(loop).then(
-      (events) => answerOnce(options, events, controller.signal, ended),
-      (error: unknown) => failOnce(options, error, controller.signal, ended),
-    );
+    runOnce(options, loop, controller.signal, ended);
     return;
   }
+  const { metrics } = context;
   const events = runGatewayLoop(loop);
   const counted = metrics.enabled ? countTokens(events, metrics, options.model.provider) : events;
   stream({ req, reply: options.reply, events: counted, wire: options.streamWire, signal: controller.signal, metrics }, ended);
+}
+
+/**
+ * The whole run first, then one body: no event stream in between (see `runGatewayLoopOnce`).
+ * A function of its own: its closures over `options` would otherwise share the scope of the
+ * loop's callbacks, which a stream holds for its whole length, and keep the call's options
+ * (the wire's closures and what they close over) alive with them.
+ */
+function runOnce(options: GatewayCallOptions, loop: GatewayLoopOptions, signal: AbortSignal, ended: CallCleanUp): void {
+  runGatewayLoopOnce(loop).then(
+    (events) => answerOnce(options, events, signal, ended),
+    (error: unknown) => failOnce(options, error, signal, ended),
+  );
 }
 
 /** What `CallCleanUp` undoes before it tells the caller's ending. */
