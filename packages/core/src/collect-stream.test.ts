@@ -128,3 +128,17 @@ describe('createResponseCollector', () => {
     }
   });
 });
+
+describe('createResponseCollector', () => {
+  it('has methods that work detached from it', () => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- what this test checks: the methods work detached
+    const { add, response } = createResponseCollector();
+    const events: ChatStreamEvent[] = [
+      { type: 'text-delta', delta: 'Hel' },
+      { type: 'text-delta', delta: 'lo' },
+      { type: 'finish', finishReason: 'stop' },
+    ];
+    events.forEach(add);
+    expect(response()).toMatchObject({ text: 'Hello', finishReason: 'stop' });
+  });
+});

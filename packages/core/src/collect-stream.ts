@@ -16,7 +16,7 @@ import type { ProviderMetadata } from './types/provider-metadata.ts';
  * @example const response = await collectStream(model.stream(request));
  */
 export async function collectStream(events: AsyncIterable<ChatStreamEvent>): Promise<ChatResponse> {
-  const collector = createResponseCollector();
+  const collector = newResponseCollector();
   for await (const event of events) collector.add(event);
   return collector.response();
 }
@@ -96,8 +96,17 @@ class TextBuilder {
   }
 }
 
-/** Creates an empty `ResponseCollector`. */
+/**
+ * Creates an empty `ResponseCollector`. Its methods work detached from it
+ * (`const { add, response } = createResponseCollector()`, `events.forEach(collector.add)`).
+ */
 export function createResponseCollector(): ResponseCollector {
+  const collector = new EventCollector();
+  return { add: (event) => collector.add(event), response: () => collector.response() };
+}
+
+/** A `ResponseCollector` whose methods need their object (what this package's loops hold per stream). */
+export function newResponseCollector(): ResponseCollector {
   return new EventCollector();
 }
 

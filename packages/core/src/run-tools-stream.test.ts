@@ -267,6 +267,65 @@ describe('runToolsStream', () => {
       expect((await run.result).text).toBe('a');
     });
 
+    it('fails the run, and lets the model go, when a model without guardStream yields something that is not an event', async () => {
+      let returned = 0;
+      let step = 0;
+      const model: ChatModel = {
+        ...createScriptedModel([{ text: 'unused' }]),
+        stream: () => ({
+          [Symbol.asyncIterator]: () => ({
+            next: () => Promise.resolve(step++ === 0 ? { done: false, value: undefined as unknown as ChatStreamEvent } : { done: true, value: undefined }),
+            return: () => {
+              returned++;
+              return Promise.resolve({ done: true, value: undefined });
+            },
+          }),
+        }),
+      };
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const run = runToolsStream({ model, messages: question });
+        await expect(drainChained(run)).resolves.toMatchObject({ events: [], failure: expect.any(TypeError) });
+        await expect(run.result).rejects.toBeInstanceOf(TypeError);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(returned).toBe(1);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+
+    it('hands the event to a next() called while a NEXT_THEN read waits, and leaves that read pending (two reads at once), as a second next() does', async () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const scripted = createScriptedModel([{ events: [{ type: 'text-delta', delta: 'a' }, { type: 'finish', finishReason: 'stop' }] }]);
+      const model: ChatModel = {
+        ...scripted,
+        stream: async function* (request) {
+          await gate;
+          yield* scripted.stream(request);
+        },
+      };
+      const run = runToolsStream({ model, messages: question });
+      const iterator = run[Symbol.asyncIterator]();
+      let called = false;
+      let settled = false;
+      void nextThen(
+        iterator,
+        () => (called = true),
+        () => (called = true),
+      ).then(() => (settled = true));
+      const second = iterator.next();
+      release();
+      await expect(second).resolves.toEqual({ value: { type: 'text-delta', delta: 'a' }, done: false });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(called).toBe(false);
+      expect(settled).toBe(false);
+      await iterator.return?.();
+    });
+
     it('stops the run when the consumer leaves inside its callback, and reads the model no further', async () => {
       const scripted = createScriptedModel([{ text: 'x'.repeat(50), toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'end' }], { chunkSize: 1 });
       let pulled = 0;

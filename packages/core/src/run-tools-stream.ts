@@ -1,4 +1,4 @@
-import { createResponseCollector } from './collect-stream.ts';
+import { newResponseCollector } from './collect-stream.ts';
 import type { ResponseCollector } from './collect-stream.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
@@ -88,16 +88,18 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     const event = next.value;
     let failure: { error: unknown } | undefined;
     try {
+      // Read before `add`, which throws the error of an `error` event.
+      if (event.type === 'error') this.#sawError = true;
       collector.add(event);
     } catch (error) {
       failure = { error };
     }
-    if (event.type === 'error') this.#sawError = true;
     if (failure !== undefined) {
       // The step fails with the stream's error before the consumer hears of the event: a
-      // `NEXT_THEN` consumer runs within `#push`, and may stop the run there.
+      // `NEXT_THEN` consumer runs within `#push`, and may stop the run there. Something that
+      // is not an event at all (a model without `guardStream` yielding `undefined`) only fails it.
       this.#settleStep(failure);
-      this.#push(event);
+      if (typeof event === 'object' && (event as ChatStreamEvent | null) !== null) this.#push(event);
       return;
     }
     this.#push(event);
@@ -136,6 +138,10 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     return new Promise((resolve, reject) => {
       this.#waitResult = resolve;
       this.#waitFailure = reject;
+      // A `NEXT_THEN` read still waiting (two reads at once, which the iterator protocol does
+      // not allow) is replaced, as an earlier `next()` is: it stays pending, and this one gets the event.
+      this.#waitResolve = undefined;
+      this.#waitReject = undefined;
     });
   }
 
@@ -278,7 +284,7 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     const iterator = events[Symbol.asyncIterator]();
     return new Promise<ChatResponse>((resolve, reject) => {
       this.#model = iterator;
-      this.#collector = createResponseCollector();
+      this.#collector = newResponseCollector();
       this.#resolveStep = resolve;
       this.#rejectStep = reject;
       this.#readModel();

@@ -285,7 +285,9 @@ class StreamedGatewayLoop implements AsyncGenerator<ChatStreamEvent, undefined> 
         this.#state = 'done';
         // The hidden turn is kept even when the caller left meanwhile (the run did finish); the finish is not handed out then.
         const turn = hiddenTurn(result, (id) => view.clientId(id));
-        const kept = turn === undefined ? undefined : this.#onHiddenTurn?.(turn);
+        // Called on its own, not as a method of this loop (its `this` is not the caller's business).
+        const onHiddenTurn = this.#onHiddenTurn;
+        const kept = turn === undefined || onHiddenTurn === undefined ? undefined : onHiddenTurn(turn);
         const finish = (): Result => (this.#left ? DONE : { value: view.finish(result), done: false });
         return kept === undefined ? finish() : Promise.resolve(kept).then(finish);
       }, this.#onFailure);
