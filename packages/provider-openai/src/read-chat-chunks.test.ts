@@ -257,5 +257,32 @@ describe('createChatChunkReader through readThen', () => {
     const second = reader.readThen((chunks) => (chunks === undefined ? [] : texts(chunks)), () => ['failed']);
     expect([await first, await second]).toEqual([['a'], ['b']]);
   });
+
+  it('keeps each read to its own caller when a readThen reads again (a comment) while another read waits', async () => {
+    const text = (chunks: ChatCompletionChunk[] | undefined): string[] => (chunks === undefined ? [] : texts(chunks));
+    const source = withBodyReader([[': keep-alive\n\n'], [chunk('b')], [chunk('c')]]);
+    const reader = createChatChunkReader(source.response);
+    const calls: string[] = [];
+    const first = reader.readThen((chunks) => (calls.push(`first:${text(chunks).join()}`), 'first-result'), () => 'first-failed');
+    const second = reader.readThen((chunks) => (calls.push(`second:${text(chunks).join()}`), 'second-result'), () => 'second-failed');
+    expect([await first, await second]).toEqual(['first-result', 'second-result']);
+    expect(calls.sort()).toEqual(['first:c', 'second:b']);
+
+    const failing = withBodyReader([[': keep-alive\n\n'], new Error('socket hang up'), [chunk('c')]]);
+    const failingReader = createChatChunkReader(failing.response);
+    const a = failingReader.readThen((chunks) => `a:${text(chunks).join()}`, (error: unknown) => `a failed: ${String(error)}`);
+    const b = failingReader.readThen((chunks) => `b:${text(chunks).join()}`, (error: unknown) => `b failed: ${String(error)}`);
+    expect(await b).toBe('b failed: Error: socket hang up');
+    expect(await a).toMatch(/^a/u);
+  });
+
+  it('keeps a plain read() under way to itself when a readThen starts before it settles', async () => {
+    const source = withBodyReader([[chunk('a')], [chunk('b')]]);
+    const reader = createChatChunkReader(source.response);
+    const plain = reader.read();
+    const chained = reader.readThen((chunks) => (chunks === undefined ? 'end' : texts(chunks).join()), () => 'failed');
+    expect(texts((await plain) ?? [])).toEqual(['a']);
+    expect(await chained).toBe('b');
+  });
 });
 

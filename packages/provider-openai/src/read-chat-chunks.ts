@@ -103,28 +103,15 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   #thrown: { error: unknown } | undefined;
   /**
    * The callbacks of a `readThen` while its read is under way (fields, not closures per
-   * read: a stream waits for its next read between any two tokens). The read's reactions
-   * below serve both forms: with these set, they are that `readThen`'s.
+   * read: a stream waits for its next read between any two tokens). Only that read's
+   * reactions (`#onChainedParts`, `#onChainedFailure`) take them, so a plain `read()` under
+   * way at the same time keeps its own result.
    */
   #chainedChunks: ((chunks: Chunk[] | undefined) => unknown) | undefined;
   #chainedFailure: ((error: unknown) => unknown) | undefined;
   readonly #onEvent = (event: string | undefined, data: string): void => this.#event(event, data);
   // A read that completed no event (half a line, a comment) reads again.
-  readonly #onParts = (parts: readonly Uint8Array[] | undefined): unknown => {
-    const onChunks = this.#chainedChunks;
-    const onFailure = this.#chainedFailure;
-    if (onChunks !== undefined && onFailure !== undefined) {
-      this.#chainedChunks = undefined;
-      this.#chainedFailure = undefined;
-      let chunks: Chunk[] | undefined;
-      try {
-        chunks = this.#parse(parts);
-      } catch (error) {
-        this.cancel();
-        return onFailure(error);
-      }
-      return chunks !== undefined && chunks.length === 0 ? this.readThen(onChunks, onFailure) : onChunks(chunks);
-    }
+  readonly #onParts = (parts: readonly Uint8Array[] | undefined): Chunk[] | undefined | Promise<Chunk[] | undefined> => {
     let chunks: Chunk[] | undefined;
     try {
       chunks = this.#parse(parts);
@@ -133,9 +120,24 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     }
     return chunks !== undefined && chunks.length > 0 ? chunks : this.read();
   };
-  readonly #onFailure = (error: unknown): unknown => {
-    const onFailure = this.#chainedFailure;
-    if (onFailure === undefined) return this.#fail(error);
+  readonly #onFailure = (error: unknown): never => this.#fail(error);
+  readonly #onChainedParts = (parts: readonly Uint8Array[] | undefined): unknown => {
+    const onChunks = this.#chainedChunks as (chunks: Chunk[] | undefined) => unknown;
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
+    this.#chainedChunks = undefined;
+    this.#chainedFailure = undefined;
+    let chunks: Chunk[] | undefined;
+    try {
+      chunks = this.#parse(parts);
+    } catch (error) {
+      this.cancel();
+      return onFailure(error);
+    }
+    // A read that completed no event (half a line, a comment) reads again.
+    return chunks !== undefined && chunks.length === 0 ? this.readThen(onChunks, onFailure) : onChunks(chunks);
+  };
+  readonly #onChainedFailure = (error: unknown): unknown => {
+    const onFailure = this.#chainedFailure as (error: unknown) => unknown;
     this.#chainedChunks = undefined;
     this.#chainedFailure = undefined;
     this.cancel();
@@ -148,12 +150,11 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     this.#plainText = plainText;
   }
 
-  // Not an async function: one promise per read, the source's own and its reaction. One
-  // read at a time (as the source allows), plain or through `readThen`.
+  // Not an async function: one promise per read, the source's own and its reaction.
   read(): Promise<Chunk[] | undefined> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#finished) return Promise.resolve(undefined);
-    return this.#source.read().then(this.#onParts, this.#onFailure) as Promise<Chunk[] | undefined>;
+    return this.#source.read().then(this.#onParts, this.#onFailure);
   }
 
   readThen<T>(onChunks: (chunks: Chunk[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T> {
@@ -161,7 +162,7 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     const read = this.#source.read();
     this.#chainedChunks = onChunks;
     this.#chainedFailure = onFailure;
-    return read.then(this.#onParts, this.#onFailure) as Promise<T>;
+    return read.then(this.#onChainedParts, this.#onChainedFailure) as Promise<T>;
   }
 
   cancel(): void {
