@@ -9,7 +9,7 @@ import { runTools } from './run-tools.ts';
 import { runToolsStream } from './run-tools-stream.ts';
 import { createScriptedModel } from './testing/scripted-model.ts';
 import { ToolRegistry } from './tool-registry.ts';
-import { TRACER_NAME } from './tracing.ts';
+import { TRACER_NAME, traceModelCall } from './tracing.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -133,6 +133,50 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     } finally {
       metrics.disable();
       await meterProvider.shutdown();
+    }
+  });
+
+  it('records the client metrics with a meter provider but no tracer provider', async () => {
+    trace.disable();
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(meterProvider);
+    try {
+      const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6 } }]);
+      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
+      await reader.forceFlush();
+      const names = metricExporter
+        .getMetrics()
+        .flatMap((m) => m.scopeMetrics)
+        .filter((scope) => scope.scope.name === TRACER_NAME)
+        .flatMap((scope) => scope.metrics.map((metric) => metric.descriptor.name));
+      expect(names).toContain('gen_ai.client.operation.duration');
+      expect(names).toContain('gen_ai.client.token.usage');
+      expect(spans()).toEqual([]);
+    } finally {
+      metrics.disable();
+      await meterProvider.shutdown();
+      trace.setGlobalTracerProvider(provider);
+    }
+  });
+
+  it("hands back the model call's own promise when nothing records (no reactions kept for a stream's length)", async () => {
+    trace.disable();
+    try {
+      const model = createScriptedModel([{ text: 'quiet' }]);
+      const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
+      const pending = model.generate(request);
+      expect(traceModelCall(model, request, () => pending)).toBe(pending);
+      await pending;
+      const thrown = new Error('refused before any request');
+      await expect(
+        traceModelCall(model, request, () => {
+          throw thrown;
+        }),
+      ).rejects.toBe(thrown);
+    } finally {
+      trace.setGlobalTracerProvider(provider);
     }
   });
 

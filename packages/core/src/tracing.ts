@@ -1,4 +1,4 @@
-import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { createNoopMeter, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes, Histogram, MeterProvider, Span } from '@opentelemetry/api';
 import type { ChatModel } from './types/chat-model.ts';
 import type { ChatRequest } from './types/chat-request.ts';
@@ -19,6 +19,8 @@ const tracer = () => trace.getTracer(TRACER_NAME);
 
 interface Instruments {
   provider: MeterProvider;
+  /** Whether a meter provider records anything (false for the API's no-op meter, with no SDK registered). */
+  recording: boolean;
   duration: Histogram;
   tokens: Histogram;
 }
@@ -31,6 +33,7 @@ function clientMetrics(): Instruments {
   const meter = provider.getMeter(TRACER_NAME);
   instruments = {
     provider,
+    recording: meter !== createNoopMeter(),
     duration: meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of GenAI model calls (a stream to its end).' }),
     tokens: meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).' }),
   };
@@ -100,6 +103,17 @@ export function traceModelCall(model: ChatModel, request: ChatRequest, call: () 
   const startedAt = performance.now();
   const span = tracer().startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT });
   const recording = span.isRecording();
+  if (!recording && !clientMetrics().recording) {
+    // Nothing records (no OpenTelemetry SDK): the call's own promise, without reactions and
+    // closures of ours that a streamed call would keep for its whole length.
+    span.end();
+    try {
+      return call();
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's failure, passed on as it is
+      return Promise.reject(error);
+    }
+  }
   if (recording) span.setAttributes(requestAttributes(model, request));
   const failed = (error: unknown): never => {
     try {
