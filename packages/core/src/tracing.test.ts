@@ -1,5 +1,6 @@
 import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -113,57 +114,55 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     expect(typeof span?.attributes['error.type']).toBe('string');
   });
 
-  it('records the GenAI client metrics: operation duration and token usage by type', async () => {
+  /** Runs `run` with no tracer provider registered (then the test's provider again). */
+  async function withoutTracer(run: () => Promise<void>): Promise<void> {
+    trace.disable();
+    try {
+      await run();
+    } finally {
+      trace.setGlobalTracerProvider(provider);
+    }
+  }
+
+  /** Runs `run` with an in-memory meter provider registered, and returns core's exported metrics by name. */
+  async function coreMetrics(run: () => Promise<unknown>): Promise<Map<string, MetricData>> {
     const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
     const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
     const meterProvider = new MeterProvider({ readers: [reader] });
     metrics.setGlobalMeterProvider(meterProvider);
     try {
-      const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } }]);
-      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
+      await run();
       await reader.forceFlush();
       const exported = metricExporter.getMetrics().flatMap((m) => m.scopeMetrics).filter((scope) => scope.scope.name === TRACER_NAME).flatMap((scope) => scope.metrics);
-      const byName = new Map(exported.map((metric) => [metric.descriptor.name, metric]));
-      const duration = byName.get('gen_ai.client.operation.duration');
-      expect(duration?.descriptor.unit).toBe('s');
-      expect(duration?.dataPoints[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId });
-      const usage = byName.get('gen_ai.client.token.usage');
-      const sums = Object.fromEntries((usage?.dataPoints ?? []).map((point) => [String(point.attributes['gen_ai.token.type']), (point.value as { sum: number }).sum]));
-      expect(sums).toEqual({ input: 7, output: 3 });
+      return new Map(exported.map((metric) => [metric.descriptor.name, metric]));
     } finally {
       metrics.disable();
       await meterProvider.shutdown();
     }
+  }
+
+  it('records the GenAI client metrics: operation duration and token usage by type', async () => {
+    const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } }]);
+    const byName = await coreMetrics(() => runTools({ model, messages: [{ role: 'user', content: 'hi' }] }));
+    const duration = byName.get('gen_ai.client.operation.duration');
+    expect(duration?.descriptor.unit).toBe('s');
+    expect(duration?.dataPoints[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId });
+    const usage = byName.get('gen_ai.client.token.usage');
+    const sums = Object.fromEntries((usage?.dataPoints ?? []).map((point) => [String(point.attributes['gen_ai.token.type']), (point.value as { sum: number }).sum]));
+    expect(sums).toEqual({ input: 7, output: 3 });
   });
 
   it('records the client metrics with a meter provider but no tracer provider', async () => {
-    trace.disable();
-    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
-    const meterProvider = new MeterProvider({ readers: [reader] });
-    metrics.setGlobalMeterProvider(meterProvider);
-    try {
+    await withoutTracer(async () => {
       const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6 } }]);
-      await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
-      await reader.forceFlush();
-      const names = metricExporter
-        .getMetrics()
-        .flatMap((m) => m.scopeMetrics)
-        .filter((scope) => scope.scope.name === TRACER_NAME)
-        .flatMap((scope) => scope.metrics.map((metric) => metric.descriptor.name));
-      expect(names).toContain('gen_ai.client.operation.duration');
-      expect(names).toContain('gen_ai.client.token.usage');
+      const byName = await coreMetrics(() => runTools({ model, messages: [{ role: 'user', content: 'hi' }] }));
+      expect([...byName.keys()]).toEqual(expect.arrayContaining(['gen_ai.client.operation.duration', 'gen_ai.client.token.usage']));
       expect(spans()).toEqual([]);
-    } finally {
-      metrics.disable();
-      await meterProvider.shutdown();
-      trace.setGlobalTracerProvider(provider);
-    }
+    });
   });
 
   it("hands back the model call's own promise when nothing records (no reactions kept for a stream's length)", async () => {
-    trace.disable();
-    try {
+    await withoutTracer(async () => {
       const model = createScriptedModel([{ text: 'quiet' }]);
       const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
       const pending = model.generate(request);
@@ -175,19 +174,14 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
           throw thrown;
         }),
       ).rejects.toBe(thrown);
-    } finally {
-      trace.setGlobalTracerProvider(provider);
-    }
+    });
   });
 
   it('records nothing without a registered SDK', async () => {
-    trace.disable();
-    try {
+    await withoutTracer(async () => {
       const model = createScriptedModel([{ text: 'quiet' }]);
       await runTools({ model, messages: [{ role: 'user', content: 'hi' }] });
       expect(spans()).toEqual([]);
-    } finally {
-      trace.setGlobalTracerProvider(provider);
-    }
+    });
   });
 });
