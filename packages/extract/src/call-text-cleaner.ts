@@ -162,8 +162,10 @@ function closerLength(s: string, i: number, final: boolean): number {
   if (c === 0x60) {
     let k = i;
     while (k < s.length && s.charCodeAt(k) === 0x60) k++;
-    if (k === s.length) return final && k - i >= 3 ? k - i : open;
-    return k - i >= 3 ? k - i : 0;
+    // A run that ends with the text and is too short yet may still grow into a fence (a
+    // longer one is a fence already: its continuation goes with it, see `fenceRun`).
+    if (k - i < 3) return k === s.length ? open : 0;
+    return k - i;
   }
   if (c !== 0x3c) return 0;
   if (i + 1 === s.length) return open;
@@ -196,6 +198,8 @@ export class CallTextCleaner {
   /** Text that opens a call if one follows at once (a tag, a fence); shown otherwise. */
   private opener = '';
   private afterCall = false;
+  /** The last piece ended in a fence that closed a call: backticks that follow at once belong to it. */
+  private fenceRun = false;
   /** Whether the last character passed on (shown or held as framing) is a word character: `xAction:` opens nothing. */
   private wordBefore = false;
   /** The answer's opening text while it may still be Kimi's `(no content)` placeholder; undefined once decided. */
@@ -258,8 +262,18 @@ export class CallTextCleaner {
    * a possible closer or opener at its end is held back in `opener`.
    */
   private unwrapped(text: string, final: boolean): string {
-    const s = this.opener + text;
+    let s = this.opener + text;
     this.opener = '';
+    if (this.fenceRun) {
+      this.fenceRun = false;
+      let k = 0;
+      while (k < s.length && s.charCodeAt(k) === 0x60) k++;
+      if (k === s.length && !final) {
+        this.fenceRun = true;
+        return '';
+      }
+      s = s.slice(k);
+    }
     let from = 0;
     if (this.afterCall) {
       // Only framing since the call: a closing tag or fence here closed the call, and goes
@@ -279,6 +293,7 @@ export class CallTextCleaner {
         this.framing = '';
         i += closer;
         from = i;
+        if (i === s.length && s.charCodeAt(i - 1) === 0x60) this.fenceRun = !final;
       }
     }
     const rest = from === 0 ? s : s.slice(from);
@@ -301,6 +316,7 @@ export class CallTextCleaner {
     this.pending = '';
     this.framing = '';
     this.opener = '';
+    this.fenceRun = false;
     this.afterCall = true;
     this.wordBefore = false;
     return released;
