@@ -8,6 +8,8 @@ import { gunzipSync } from 'node:zlib';
 import { createToolCallParser, extractToolCalls, renderToolCall } from '@toolwire/extract';
 import type { TextToolFormat, ToolCallParserEvent, ToolCallSink } from '@toolwire/extract';
 import { compare, printTable } from '../../../bench/harness.ts';
+// Internal: what withTextToolCalling runs on a model's text, measured without a model around it.
+import { TextToolsDecoder } from '../src/text-tools-decoder.ts';
 
 const MB = 1024 * 1024;
 
@@ -95,6 +97,14 @@ function streamIntoSink(parts: readonly string[]): number {
 }
 
 const bytes = (s: string): number => Buffer.byteLength(s);
+
+/** The events `withTextToolCalling` makes of an answer pushed in `parts` (its decoder, without a model around it). */
+function decodeShown(parts: readonly string[]): number {
+  const decoder = new TextToolsDecoder({}, false);
+  let events = 0;
+  for (let i = 0; i < parts.length; i++) events += decoder.push(parts[i] ?? '').length;
+  return events + decoder.end().length;
+}
 
 /**
  * What the streaming event API costs by itself, as a reference for section (h): a stand-in
@@ -430,6 +440,26 @@ for (const [name, make] of streamedAdversarial) {
     baseline: { name: '1 MB', bytes: one.length, fn: () => stream(one) },
     cases: [{ name: '2 MB', bytes: two.length, fn: () => stream(two) }],
     // A pass takes 50–200 ms: a second per case gives enough passes to see past a busy moment.
+    timeMs: 1000,
+  });
+}
+
+// (g3) What `withTextToolCalling` shows of an answer streamed one byte at a time (its decoder
+// and the cleaner that leaves out what wrapped a call): text that may open or close a call is
+// held back while it may, and must not be read again per byte.
+const shownAdversarial: [string, (size: number) => string][] = [
+  ['a call, then 1 MB of backticks', (size) => `f(a=1)${'`'.repeat(size - 6)}`],
+  ['<a> tags that may open a call', (size) => '<a>'.repeat(size / 3)],
+  ['Action: ``` openers', (size) => 'Action: ```json\n'.repeat(size / 16)],
+  ['calls in <tools> wrappers', (size) => '<tools>f(a=1)</tools>\n'.repeat(size / 22)],
+];
+for (const [name, make] of shownAdversarial) {
+  const one = chunks(make(MB), 1);
+  const two = chunks(make(2 * MB), 1);
+  await compare({
+    title: `(g3) withTextToolCalling's shown text, streamed 1 byte at a time, ${name}: 1 MB vs 2 MB (ratio near 1.00x means linear)`,
+    baseline: { name: '1 MB', bytes: one.length, fn: () => decodeShown(one) },
+    cases: [{ name: '2 MB', bytes: two.length, fn: () => decodeShown(two) }],
     timeMs: 1000,
   });
 }
