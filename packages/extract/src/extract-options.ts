@@ -15,17 +15,21 @@ export type ToolCallFormat =
   | 'qwen3-xml'
   /** Seed-OSS: the Qwen3 XML body inside `<seed:tool_call>`. */
   | 'seed-oss'
-  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`. */
+  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`; dots: the same in `<dots_function_call>`. */
   | 'minimax-m2'
-  /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
+  /**
+   * GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`, and the same body
+   * spelled by Hunyuan HY v3/v4 (`<tool_sep>`, suffixed tags `<tool_call:SUFFIX>`), IQuest Coder V2
+   * (`<iquestcoder_tool_call>`) and K2 Horizon (`<ifm|tool_call>`, `<ifm|arg_key>`).
+   */
   | 'glm'
   /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
   | 'deepseek'
-  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
+  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`; V4.1's `<｜DSML｜ calls>`; GigaChat 3.5's `<｜GCML｜tool_calls>`. */
   | 'deepseek-dsml'
   /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
   | 'kimi-k2'
-  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
+  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`; FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
   | 'gemma4'
   /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
   | 'harmony'

@@ -7,6 +7,7 @@ import {
   isNameRunUnit,
   isScriptBoundary,
   isSpace,
+  isNamespacedName,
   isValidName,
   isValidNameIn,
   isWordUnit,
@@ -1607,7 +1608,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
   accepts(name: string): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
-    return isValidName(name) && !PSEUDO_TOOLS.has(name);
+    return (isValidName(name) || isNamespacedName(name)) && !PSEUDO_TOOLS.has(name);
   }
 
   /**

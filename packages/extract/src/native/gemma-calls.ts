@@ -8,11 +8,13 @@ class GemmaReader {
   pos: number;
   private readonly s: string;
   private readonly to: number;
+  private readonly quote: string;
 
-  constructor(s: string, from: number, to: number) {
+  constructor(s: string, from: number, to: number, quote: string) {
     this.s = s;
     this.pos = from;
     this.to = to;
+    this.quote = quote;
   }
 
   private space(): void {
@@ -28,11 +30,11 @@ class GemmaReader {
     if (depth > MAX_DEPTH) throw new Error('too deep');
     this.space();
     const s = this.s;
-    if (s.startsWith(QUOTE, this.pos)) {
-      const end = s.indexOf(QUOTE, this.pos + QUOTE.length);
-      if (end < 0 || end + QUOTE.length > this.to) throw new Error('unclosed string');
-      const text = s.slice(this.pos + QUOTE.length, end);
-      this.pos = end + QUOTE.length;
+    if (s.startsWith(this.quote, this.pos)) {
+      const end = s.indexOf(this.quote, this.pos + this.quote.length);
+      if (end < 0 || end + this.quote.length > this.to) throw new Error('unclosed string');
+      const text = s.slice(this.pos + this.quote.length, end);
+      this.pos = end + this.quote.length;
       return text;
     }
     const c = s.charCodeAt(this.pos);
@@ -85,11 +87,11 @@ class GemmaReader {
     while (true) {
       this.space();
       let key: string;
-      if (s.startsWith(QUOTE, this.pos)) {
-        const end = s.indexOf(QUOTE, this.pos + QUOTE.length);
+      if (s.startsWith(this.quote, this.pos)) {
+        const end = s.indexOf(this.quote, this.pos + this.quote.length);
         if (end < 0 || end >= this.to) throw new Error('unclosed key');
-        key = s.slice(this.pos + QUOTE.length, end);
-        this.pos = end + QUOTE.length;
+        key = s.slice(this.pos + this.quote.length, end);
+        this.pos = end + this.quote.length;
         this.space();
       } else {
         const colon = s.indexOf(':', this.pos);
@@ -112,16 +114,16 @@ class GemmaReader {
 /**
  * A Gemma 4 call in `text[from, to)` (between `<|tool_call>` and `<tool_call|>`):
  * `call:NAME{key:value,…}` with bare keys, `<|"|>`-quoted strings and bare numbers,
- * booleans, lists and objects.
+ * booleans, lists and objects. FunctionGemma writes the same grammar with `<escape>` as `quote`.
  */
-export function parseGemmaCall(text: string, from: number, to: number): NativeCall | undefined {
+export function parseGemmaCall(text: string, from: number, to: number, quote: string = QUOTE): NativeCall | undefined {
   let i = from;
   while (i < to && /\s/.test(text.charAt(i))) i++;
   if (text.startsWith('call:', i)) i += 5;
   const brace = text.indexOf('{', i);
   if (brace < 0 || brace >= to || brace - i > 200) return undefined;
   const name = text.slice(i, brace).trim();
-  const reader = new GemmaReader(text, brace, to);
+  const reader = new GemmaReader(text, brace, to, quote);
   let args: Record<string, unknown> | undefined;
   try {
     args = reader.object(0);

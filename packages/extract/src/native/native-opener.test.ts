@@ -39,6 +39,19 @@ const opener = fc.oneof(
     '[THINK]x[/THINK]',
     '<|tool_call>call:f{}',
     '<|tool_calls_section_begin|>',
+    '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f">',
+    '<\uff5cGCML\uff5ctool_calls><\uff5cGCML\uff5cinvoke name="f">',
+    '<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>a</arg_key>',
+    '<tool_calls:x1><tool_call:x1>get_weather<arg_key:x1>a</arg_key:x1>',
+    '<tool_call:opensource>get_weather  <tool_sep:opensource>',
+    '<tool_call:opensource>f</tool_call:opensource>',
+    '<tool_call:a b>',
+    '<iquestcoder_tool_call>get_weather\n<arg_key>a</arg_key>',
+    '<ifm|tool_call>get_weather<ifm|arg_key>a</ifm|arg_key>',
+    '<ifm|tool_call>{"name": "f"}',
+    '<dots_function_call>\n <invoke name="f">',
+    '<dots_function_call>{"name": "f"}',
+    '<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */
@@ -75,7 +88,7 @@ describe('openerWait', () => {
 
   it('stops waiting at the longest name and header the matchers read', () => {
     const ctx = context(EVERY_FORMAT);
-    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool']) {
+    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool', '<tool_call:', '<tool_calls:x>', '<tool_call:x>', '<ifm|tool_call>', '<dots_function_call>']) {
       for (const run of ['a'.repeat(132), ' '.repeat(402), `f${' '.repeat(401)}`]) checkWaits(`${start}${run}{`, ctx);
     }
   });
@@ -105,7 +118,7 @@ describe('openerWait', () => {
     expect(keepsWaiting(angle, '<to', 'n'.charCodeAt(0))).toBe(false);
     const bracket = openerWait('[', 0, ctx);
     expect(bracket !== undefined && keepsWaiting(bracket, '[T', 'O'.charCodeAt(0)) && keepsWaiting(bracket, '[T', 'H'.charCodeAt(0))).toBe(true);
-    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>']) checkWaits(`${token}x`, ctx);
+    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>', '<tool_calls:s>', '<ifm|tool_call>', '<dots_function_call>']) checkWaits(`${token}x`, ctx);
   });
 
   it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {

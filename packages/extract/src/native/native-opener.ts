@@ -4,7 +4,22 @@ import { isJsonSpace, skipSpace } from './json-extent.ts';
 import { deepseekToken } from './token-calls.ts';
 
 /** How a closed block is read. */
-export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'apertus';
+export type BlockBody =
+  | 'qwen-xml'
+  | 'seed-xml'
+  | 'minimax-xml'
+  | 'dsml'
+  | 'dsml-spaced'
+  | 'gcml'
+  | 'glm'
+  | 'hunyuan'
+  | 'iquest'
+  | 'ifm'
+  | 'deepseek'
+  | 'kimi'
+  | 'gemma'
+  | 'function-gemma'
+  | 'apertus';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -54,6 +69,11 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<minimax:tool_call>', format: 'minimax-m2', body: 'minimax-xml', ends: ['</minimax:tool_call>'] },
   { token: '<\uff5cDSML\uff5cfunction_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5cfunction_calls>'] },
   { token: '<\uff5cDSML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5ctool_calls>'] },
+  // DeepSeek V4.1 (a space after the marker, `calls`) and GigaChat 3.5 (`GCML`): DSML spellings.
+  { token: '<\uff5cDSML\uff5c calls>', format: 'deepseek-dsml', body: 'dsml-spaced', ends: ['</\uff5cDSML\uff5c calls>'] },
+  { token: '<\uff5cGCML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'gcml', ends: ['</\uff5cGCML\uff5ctool_calls>'] },
+  { token: '<iquestcoder_tool_call>', format: 'glm', body: 'iquest', ends: ['</iquestcoder_tool_call>'] },
+  { token: '<start_function_call>', format: 'gemma4', body: 'function-gemma', ends: ['<end_function_call>'] },
   { token: '<|tool_calls_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
@@ -139,12 +159,24 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   } else if (context.has('deepseek') && s.length - i === 1) {
     partial = true;
   }
-  if (d === 0x74 && s.startsWith('<tool_call>', i)) {
-    const result = afterToolCallTag(s, i, context);
-    if (result !== undefined) return result;
+  if (d === 0x74 && s.startsWith('<tool_call', i)) {
+    const next = s.charCodeAt(i + '<tool_call'.length);
+    if (next === 0x3e) {
+      const result = afterToolCallTag(s, i, context);
+      if (result !== undefined) return result;
+    } else if (Number.isNaN(next)) {
+      partial = true;
+    } else if (context.has('glm') && (next === 0x3a || next === 0x73)) {
+      const result = matchHunyuanSuffixed(s, i, context);
+      if (result !== undefined) return result;
+    }
   } else if (isPrefixAtEnd(s, i, '<tool_call>')) {
     partial = true;
   }
+  if (d === 0x64 && context.has('minimax-m2') && s.startsWith(DOTS, i)) return afterTokens(s, i, i + DOTS.length, ['<invoke'], 'minimax-xml', [DOTS_END]);
+  if (isPrefixAtEnd(s, i, DOTS) && context.has('minimax-m2')) partial = true;
+  if (d === 0x69 && context.has('glm') && s.startsWith(IFM_CALL, i)) return afterPairCallTag(s, i, i + IFM_CALL.length, IFM_NEXT, context, 'ifm', [IFM_CALL_END]);
+  if (isPrefixAtEnd(s, i, IFM_CALL) && context.has('glm')) partial = true;
   if (d === 0x66 && (context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
     return afterFunctionTag(s, i, context);
   }
@@ -154,6 +186,82 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
   }
   return partial ? 'partial' : undefined;
+}
+
+const DOTS = '<dots_function_call>';
+const DOTS_END = '</dots_function_call>';
+const IFM_CALL = '<ifm|tool_call>';
+const IFM_CALL_END = '</ifm|tool_call>';
+const IFM_NEXT: readonly string[] = ['<ifm|arg_key>', IFM_CALL_END];
+/** Longest Hunyuan tag suffix read (`:opensource`, `:6124c78e`). */
+const MAX_SUFFIX = 64;
+
+/**
+ * After an opener token that ends at `after` (opener at `i`), whitespace then one of `tokens`:
+ * a block read as `body` up to one of `ends`; otherwise the token is text (dots' JSON body
+ * is then read by the JSON scanner).
+ */
+function afterTokens(s: string, i: number, after: number, tokens: readonly string[], body: BlockBody, ends: readonly string[]): OpenerResult {
+  const next = skipSpace(s, after);
+  if (next >= s.length) return outOfText(i, next);
+  if (next - i >= MAX_HEADER) return undefined;
+  for (const token of tokens) if (s.startsWith(token, next)) return { type: 'block', body, length: after - i, ends };
+  for (const token of tokens) if (isPrefixAtEnd(s, next, token)) return 'partial';
+  return { type: 'text', length: after - i };
+}
+
+/**
+ * After a call tag of a GLM-like format that ends at `after` (opener at `i`): a name, then
+ * (after whitespace or a literal "\n") one of `next`. JSON after the tag is left to the
+ * JSON scanner; anything else is text.
+ */
+function afterPairCallTag(s: string, i: number, after: number, next: readonly string[], context: OpenerContext, body: BlockBody, ends: readonly string[]): OpenerResult {
+  const start = skipSpace(s, after);
+  if (start >= s.length) return outOfText(i, start);
+  if (start - i >= MAX_HEADER) return undefined;
+  const text: OpenerMatch = { type: 'text', length: after - i };
+  const c = s.charCodeAt(start);
+  if (c === 0x3c || !isIdentifierUnit(c)) return text;
+  const nameEnd = nameRunEnd(s, start);
+  if (nameEnd >= s.length) return outOfText(i, nameEnd);
+  let j = skipSpace(s, nameEnd);
+  while (s.startsWith('\\n', j) && j - i < MAX_HEADER) j = skipSpace(s, j + 2);
+  if (j >= s.length || (j === s.length - 1 && s.charCodeAt(j) === 0x5c)) return outOfText(i, j);
+  if (j - i >= MAX_HEADER) return undefined;
+  for (const token of next) if (s.startsWith(token, j)) return context.accepts(s.slice(start, nameEnd)) ? { type: 'block', body, length: after - i, ends } : text;
+  for (const token of next) if (isPrefixAtEnd(s, j, token)) return 'partial';
+  return text;
+}
+
+/** End of a Hunyuan tag suffix (`:SUFFIX>`) starting at `from`: the index of its `>`, -1 when none, `s.length` when the text ends first. */
+function suffixEnd(s: string, from: number): number {
+  if (from >= s.length) return s.length;
+  if (s.charCodeAt(from) !== 0x3a) return -1;
+  let j = from + 1;
+  while (j < s.length && j - from <= MAX_SUFFIX) {
+    const c = s.charCodeAt(j);
+    if (c === 0x3e) return j > from + 1 ? j : -1;
+    if (c <= 0x20 || c === 0x3c) return -1;
+    j++;
+  }
+  return j >= s.length && j - from <= MAX_SUFFIX ? s.length : -1;
+}
+
+/**
+ * Hunyuan HY v3/v4 with a checkpoint's tag suffix: `<tool_calls:SUFFIX>` (the wrapper, then
+ * `<tool_call:SUFFIX>`) or `<tool_call:SUFFIX>NAME` then `<arg_key:SUFFIX>`, `<tool_sep:SUFFIX>`
+ * or `</tool_call:SUFFIX>`. Read with the GLM body of the same suffix.
+ */
+function matchHunyuanSuffixed(s: string, i: number, context: OpenerContext): OpenerResult {
+  const wrapper = s.startsWith('<tool_calls', i);
+  if (!wrapper && isPrefixAtEnd(s, i, '<tool_calls')) return 'partial';
+  const from = i + (wrapper ? '<tool_calls' : '<tool_call').length;
+  const end = suffixEnd(s, from);
+  if (end === s.length) return 'partial';
+  if (end < 0) return undefined;
+  const suffix = s.slice(from, end);
+  if (wrapper) return afterTokens(s, i, end + 1, [`<tool_call${suffix}>`], 'hunyuan', [`</tool_calls${suffix}>`]);
+  return afterPairCallTag(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`], context, 'hunyuan', [`</tool_call${suffix}>`]);
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
@@ -180,9 +288,10 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     if (next >= s.length || (next === s.length - 1 && s.charCodeAt(next) === 0x5c)) return outOfText(i, next);
     if (next - i >= MAX_HEADER) return undefined;
     const name = s.slice(after, nameEnd);
-    if (s.startsWith('<arg_key>', next) || s.startsWith('</tool_call>', next)) {
+    // Hunyuan HY v3 writes `<tool_sep>` after the name.
+    if (s.startsWith('<arg_key>', next) || s.startsWith('</tool_call>', next) || s.startsWith('<tool_sep>', next)) {
       if (context.accepts(name)) return { type: 'block', body: 'glm', length, ends: ['</tool_call>'] };
-    } else if (isPrefixAtEnd(s, next, '<arg_key>') || isPrefixAtEnd(s, next, '</tool_call>')) {
+    } else if (isPrefixAtEnd(s, next, '<arg_key>') || isPrefixAtEnd(s, next, '</tool_call>') || isPrefixAtEnd(s, next, '<tool_sep>')) {
       return 'partial';
     }
   }
@@ -336,6 +445,10 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
   ['<tool_call>', undefined],
+  ['<tool_call:', 'glm'],
+  ['<tool_calls:', 'glm'],
+  [IFM_CALL, 'glm'],
+  [DOTS, 'minimax-m2'],
   ['<function=', undefined],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
@@ -400,10 +513,40 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
       let next = skipSpace(s, nameEnd);
       while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
       if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
-      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>']);
+      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>', '<tool_sep>']);
     }
   }
+  if (context.has('minimax-m2') && s.startsWith(DOTS, i)) return tokensWait(s, i, i + DOTS.length, ['<invoke']);
+  if (context.has('glm') && s.startsWith(IFM_CALL, i)) return pairCallWait(s, i, i + IFM_CALL.length, IFM_NEXT);
+  if (context.has('glm') && s.startsWith('<tool_call', i)) {
+    const wrapper = s.startsWith('<tool_calls', i);
+    const from = i + (wrapper ? '<tool_calls' : '<tool_call').length;
+    const end = suffixEnd(s, from);
+    if (end < 0 || end === s.length) return undefined;
+    const suffix = s.slice(from, end);
+    if (wrapper) return tokensWait(s, i, end + 1, [`<tool_call${suffix}>`]);
+    return pairCallWait(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`]);
+  }
   return undefined;
+}
+
+/** The wait of `afterTokens` (see there) when it gave `'partial'`. */
+function tokensWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
+  const next = skipSpace(s, after);
+  if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return tagPrefixWait(s, i, next, tokens);
+}
+
+/** The wait of `afterPairCallTag` (see there) when it gave `'partial'`. */
+function pairCallWait(s: string, i: number, after: number, next: readonly string[]): OpenerWait | undefined {
+  const start = skipSpace(s, after);
+  if (start >= s.length) return { type: 'space', limit: MAX_HEADER };
+  const nameEnd = nameRunEnd(s, start);
+  if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, start) };
+  let j = skipSpace(s, nameEnd);
+  while (s.startsWith('\\n', j) && j - i < MAX_HEADER) j = skipSpace(s, j + 2);
+  if (j >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return tagPrefixWait(s, i, j, next);
 }
 
 /** A prefix wait on those of `tokens` that the text from `after` begins (opener at `i`). */

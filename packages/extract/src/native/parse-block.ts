@@ -4,6 +4,8 @@ import { isRecord } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { DSML_SPACED_XML, GCML_XML } from './xml-calls.ts';
+import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls } from './pair-tag-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -37,6 +39,20 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return parseXmlCalls(text, 0, text.length, MINIMAX_XML, context);
     case 'dsml':
       return parseXmlCalls(text, 0, text.length, DSML_XML, context).map((call) => unwrapDsml(call, context));
+    case 'dsml-spaced':
+      return parseXmlCalls(text, 0, text.length, DSML_SPACED_XML, context).map((call) => unwrapDsml(call, context));
+    case 'gcml':
+      return parseXmlCalls(text, 0, text.length, GCML_XML, context);
+    case 'hunyuan':
+      return parsePairCalls(text, 0, text.length, hunyuanBlockTags(text, openerLength), context);
+    case 'iquest':
+      return parsePairCalls(text, 0, text.length, IQUEST_TAGS, context);
+    case 'ifm':
+      return parsePairCalls(text, 0, text.length, IFM_TAGS, context);
+    case 'function-gemma': {
+      const call = parseGemmaCall(text, openerLength, to, '<escape>');
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
     case 'glm': {
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];

@@ -46,6 +46,24 @@ export const DSML_XML: XmlDialect = {
   trim: 'none',
 };
 
+/** DeepSeek V4.1: DSML with a space after the marker (`<｜DSML｜ invoke name="NAME">`). */
+export const DSML_SPACED_XML: XmlDialect = {
+  ...DSML_XML,
+  invoke: '<\uff5cDSML\uff5c invoke',
+  invokeClose: '</\uff5cDSML\uff5c invoke>',
+  parameter: '<\uff5cDSML\uff5c parameter',
+  parameterClose: '</\uff5cDSML\uff5c parameter>',
+};
+
+/** GigaChat 3.5: DSML with `GCML` for `DSML`. */
+export const GCML_XML: XmlDialect = {
+  ...DSML_XML,
+  invoke: '<\uff5cGCML\uff5cinvoke',
+  invokeClose: '</\uff5cGCML\uff5cinvoke>',
+  parameter: '<\uff5cGCML\uff5cparameter',
+  parameterClose: '</\uff5cGCML\uff5cparameter>',
+};
+
 const MAX_TAG = 300;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */

@@ -1,0 +1,278 @@
+import { describe, expect, it } from 'vitest';
+import type { ExtractOptions } from './extract-options.ts';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+// Spellings of the native formats by newer model families (DeepSeek V4.1, GigaChat 3.5,
+// Hunyuan HY v3/v4, IQuest Coder V2, K2 Horizon, dots, FunctionGemma), from the syntax their
+// vLLM parsers document.
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(options);
+  const events: ToolCallParserEvent[] = [];
+  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
+  events.push(...parser.end());
+  return events;
+}
+
+/** Batch result, checked against streaming at several chunk sizes (calls, ids and the text invariant). */
+function checked(text: string, options?: ExtractOptions): Call[] {
+  const batch = extractToolCalls(text, options);
+  for (const size of [1, 2, 3, 5, 7, 13, text.length || 1]) {
+    const events = stream(text, size, options);
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+    expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+  }
+  return batch.map((c) => ({ name: c.name, arguments: c.arguments }));
+}
+
+function incomplete(text: string, options?: ExtractOptions): void {
+  expect(extractToolCalls(text, options)).toEqual([]);
+  for (const size of [1, 3, text.length]) {
+    const events = stream(text, size, options);
+    expect(events.some((e) => e.type === 'tool-call')).toBe(false);
+    expect(events.some((e) => e.type === 'incomplete')).toBe(true);
+  }
+}
+
+/** The text events of a stream, joined: what is left outside the calls. */
+function textOutside(text: string, options?: ExtractOptions): string {
+  return stream(text, 4, options)
+    .flatMap((e) => (e.type === 'text' ? [e.text] : []))
+    .join('');
+}
+
+const weather = {
+  name: 'get_weather',
+  inputSchema: {
+    type: 'object' as const,
+    properties: {
+      city: { type: 'string' as const },
+      days: { type: 'integer' as const },
+      metric: { type: 'boolean' as const },
+      filters: { type: 'object' as const },
+      tags: { type: 'array' as const, items: { type: 'string' as const } },
+    },
+  },
+};
+
+describe('DeepSeek V4.1 DSML (a space after the marker, `calls`)', () => {
+  const D = '\uff5cDSML\uff5c ';
+  const calls = (body: string) => `<${D}calls>\n${body}</${D}calls>`;
+  const invoke = (name: string, params: string) => `<${D}invoke name="${name}">\n${params}</${D}invoke>\n`;
+  const param = (name: string, value: string, string = true) => `<${D}parameter name="${name}" string="${String(string)}">${value}</${D}parameter>\n`;
+
+  it('reads several invokes with text around them, JSON for string="false" and verbatim text for string="true"', () => {
+    const text = `Let me check. ${calls(
+      invoke('get_weather', param('city', 'Hangzhou') + param('filters', '{"lang": "en", "nested": {"a": [1, "}"]}}', false)) + invoke('calc', param('x', '2', false)),
+    )} Done.`;
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Hangzhou', filters: { lang: 'en', nested: { a: [1, '}'] } } } },
+      { name: 'calc', arguments: { x: 2 } },
+    ]);
+    expect(textOutside(text)).toBe('Let me check.  Done.');
+  });
+
+  it('keeps a value holding the format’s own tags, and unwraps a lone arguments parameter', () => {
+    const value = `a </${D}invoke> b <${D}parameter name="x" string="true">c`;
+    expect(checked(calls(invoke('note', param('body', value))))).toEqual([{ name: 'note', arguments: { body: value } }]);
+    expect(checked(calls(invoke('f', param('arguments', '{"a": 1}', false))))).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete(`Sure. <${D}calls>\n<${D}invoke name="f">\n<${D}parameter name="a" string="true">x`);
+  });
+
+  it('reads namespaced names (ns::tool) as written, in V4.1 and V4 DSML', () => {
+    const v41 = calls(invoke('fs::read_file', param('path', '/tmp/a')));
+    expect(checked(v41)).toEqual([{ name: 'fs::read_file', arguments: { path: '/tmp/a' } }]);
+    expect(checked(v41, { tools: ['fs::read_file'] })).toEqual([{ name: 'fs::read_file', arguments: { path: '/tmp/a' } }]);
+    expect(checked(v41, { tools: ['read_file'] })).toEqual([]);
+    const V4 = '\uff5cDSML\uff5c';
+    const v4 = `<${V4}tool_calls><${V4}invoke name="mcp.github::create_issue"><${V4}parameter name="title" string="true">x</${V4}parameter></${V4}invoke></${V4}tool_calls>`;
+    expect(checked(v4)).toEqual([{ name: 'mcp.github::create_issue', arguments: { title: 'x' } }]);
+    // Not a name: empty parts, a single colon, or call syntax (C++ scope).
+    expect(checked(calls(invoke('::f', '') + invoke('a:::b', '') + invoke('a:b', '')))).toEqual([]);
+    expect(checked('std::sort(v) is C++').map((c) => c.name)).not.toContain('std::sort');
+  });
+});
+
+describe('GigaChat 3.5 (GCML)', () => {
+  const G = '\uff5cGCML\uff5c';
+
+  it('reads invokes like DSML, several in one block', () => {
+    const text = `I will check.<${G}tool_calls><${G}invoke name="get_weather"><${G}parameter name="city" string="true">Tokyo</${G}parameter></${G}invoke><${G}invoke name="store"><${G}parameter name="payload" string="false">{"a": 1, "b": [true, null]}</${G}parameter></${G}invoke></${G}tool_calls></s>`;
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Tokyo' } },
+      { name: 'store', arguments: { payload: { a: 1, b: [true, null] } } },
+    ]);
+    expect(checked(text, { format: 'deepseek-dsml' }).map((c) => c.name)).toEqual(['get_weather', 'store']);
+    expect(checked(text, { format: 'json' })).toEqual([]);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete(`<${G}tool_calls><${G}invoke name="f"><${G}parameter name="a" string="true">x</${G}parameter>`);
+  });
+});
+
+describe('Hunyuan HY v3 / v4', () => {
+  it('reads HY v3: the GLM body with <tool_sep> after the name, in a <tool_calls> wrapper', () => {
+    const text =
+      'Checking.<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>get_current_date<tool_sep>\n</tool_call>\n</tool_calls>';
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Beijing', days: '3' } },
+      { name: 'get_current_date', arguments: {} },
+    ]);
+    expect(checked(text, { tools: [weather, 'get_current_date'] })).toEqual([
+      { name: 'get_weather', arguments: { city: 'Beijing', days: 3 } },
+      { name: 'get_current_date', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'glm' })).toHaveLength(2);
+  });
+
+  it('reads HY v4 tags with a checkpoint suffix, with and without the wrapper', () => {
+    const S = ':opensource';
+    const wrapped = `sure!<tool_calls${S}><tool_call${S}>get_weather<arg_key${S}>city</arg_key${S}><arg_value${S}>Beijing</arg_value${S}><arg_key${S}>filters</arg_key${S}><arg_value${S}>{"lang": {"x": [1]}}</arg_value${S}></tool_call${S}><tool_call${S}>get_current_date</tool_call${S}></tool_calls${S}> ok`;
+    expect(checked(wrapped)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Beijing', filters: '{"lang": {"x": [1]}}' } },
+      { name: 'get_current_date', arguments: {} },
+    ]);
+    expect(checked(wrapped, { tools: [weather, 'get_current_date'] })[0]?.arguments).toEqual({ city: 'Beijing', filters: { lang: { x: [1] } } });
+    expect(textOutside(wrapped)).toBe('sure! ok');
+    const bare = `<tool_call:6124c78e>get_weather\n<arg_key:6124c78e>city</arg_key:6124c78e>\n<arg_value:6124c78e>Oslo</arg_value:6124c78e>\n</tool_call:6124c78e>`;
+    expect(checked(bare)).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    const v3 = `<tool_calls:x><tool_call:x>f<tool_sep:x><arg_key:x>a</arg_key:x><arg_value:x>1</arg_value:x></tool_call:x></tool_calls:x>`;
+    expect(checked(v3)).toEqual([{ name: 'f', arguments: { a: '1' } }]);
+  });
+
+  it('keeps values holding the call’s own tags (a value ends at its closing tag)', () => {
+    const S = ':s';
+    const text = `<tool_calls${S}><tool_call${S}>note<arg_key${S}>body</arg_key${S}><arg_value${S}>see </tool_call${S}> and <arg_key${S}>x</arg_value${S}></tool_call${S}></tool_calls${S}>`;
+    expect(checked(text)).toEqual([{ name: 'note', arguments: { body: `see </tool_call${S}> and <arg_key${S}>x` } }]);
+  });
+
+  it('reports truncated output as incomplete, and takes no prose for a call', () => {
+    incomplete('<tool_calls:s><tool_call:s>f<arg_key:s>a</arg_key:s><arg_value:s>1');
+    incomplete('<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1');
+    expect(checked('Tags like <tool_call:SUFFIX> or <tool_calls:a b> and <tool_call:x> tags are text.')).toEqual([]);
+    expect(checked('<tool_calls:x> not a call </tool_calls:x>')).toEqual([]);
+  });
+});
+
+describe('IQuest Coder V2', () => {
+  it('reads one call per <iquestcoder_tool_call> block, several in a turn', () => {
+    const text =
+      'Let me look that up for you.\n<iquestcoder_tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Dallas</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</iquestcoder_tool_call><iquestcoder_tool_call>get_weather<arg_key>city</arg_key><arg_value>Orlando</arg_value><arg_key>tags</arg_key><arg_value>["a", "b"]</arg_value></iquestcoder_tool_call> Bye.';
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Dallas', days: '3' } },
+      { name: 'get_weather', arguments: { city: 'Orlando', tags: '["a", "b"]' } },
+    ]);
+    expect(checked(text, { tools: [weather] })).toEqual([
+      { name: 'get_weather', arguments: { city: 'Dallas', days: 3 } },
+      { name: 'get_weather', arguments: { city: 'Orlando', tags: ['a', 'b'] } },
+    ]);
+    expect(checked(text, { format: 'glm' })).toHaveLength(2);
+    expect(checked(text, { format: 'qwen3-xml' })).toEqual([]);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete('<iquestcoder_tool_call>get_weather<arg_key>city</arg_key><arg_value>Dal');
+  });
+});
+
+describe('K2 Horizon (IFM XML)', () => {
+  it('reads the XML form, with and without type tags; the JSON form stays read as JSON', () => {
+    const xml =
+      'Before <ifm|tool_calls><ifm|tool_call>lookup<ifm|arg_key>query</ifm|arg_key><ifm|arg_value>123</ifm|arg_value><ifm|arg_key>limit</ifm|arg_key><ifm|arg_type>integer</ifm|arg_type><ifm|arg_value>3</ifm|arg_value><ifm|arg_key>opts</ifm|arg_key><ifm|arg_type>object</ifm|arg_type><ifm|arg_value>{"a": {"b": 1}}</ifm|arg_value></ifm|tool_call>\n<ifm|tool_call>ping</ifm|tool_call></ifm|tool_calls> after.';
+    expect(checked(xml)).toEqual([
+      { name: 'lookup', arguments: { query: '123', limit: 3, opts: { a: { b: 1 } } } },
+      { name: 'ping', arguments: {} },
+    ]);
+    const json = 'Before <ifm|tool_calls><ifm|tool_call>{"name": "lookup", "arguments": {"limit": 2}}</ifm|tool_call></ifm|tool_calls> after.';
+    expect(checked(json)).toEqual([{ name: 'lookup', arguments: { limit: 2 } }]);
+    expect(checked(xml, { format: 'glm' })).toHaveLength(2);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete('<ifm|tool_calls><ifm|tool_call>lookup<ifm|arg_key>q</ifm|arg_key><ifm|arg_value>1');
+  });
+});
+
+describe('dots (MiniMax-M2 invoke body in <dots_function_call>)', () => {
+  it('reads invokes (quoted or bare names), and still reads the JSON body', () => {
+    const text =
+      'ok<dots_function_call>\n<invoke name="search">\n<parameter name="query">chairs & <tables></parameter>\n</invoke>\n<invoke name=open><parameter name=id>7</parameter></invoke>\n</dots_function_call> then <dots_function_call>{"name": "search", "arguments": {"query": "lamps"}}</dots_function_call>';
+    expect(checked(text)).toEqual([
+      { name: 'search', arguments: { query: 'chairs & <tables>' } },
+      { name: 'open', arguments: { id: '7' } },
+      { name: 'search', arguments: { query: 'lamps' } },
+    ]);
+    expect(checked(text, { format: 'minimax-m2' }).map((c) => c.name)).toEqual(['search', 'open']);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete('<dots_function_call><invoke name="search"><parameter name="query">cha');
+  });
+});
+
+describe('FunctionGemma (the Gemma 4 grammar with <escape> quotes)', () => {
+  it('reads calls with escaped strings, bare numbers and nested values; escaped numbers are typed by a schema', () => {
+    const text =
+      'Let me check. <start_function_call>call:get_weather{city:<escape>San Francisco, {CA}<escape>,days:<escape>10<escape>,metric:true,filters:{lang:<escape>en<escape>,n:[1,2]}}<end_function_call><start_function_call>call:get_time{}<end_function_call> Done.';
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'San Francisco, {CA}', days: '10', metric: true, filters: { lang: 'en', n: [1, 2] } } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: 'San Francisco, {CA}', days: 10, metric: true, filters: { lang: 'en', n: [1, 2] } });
+    expect(checked(text, { format: 'gemma4' })).toHaveLength(2);
+    expect(textOutside(text)).toBe('Let me check.  Done.');
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete('<start_function_call>call:get_weather{city:<escape>San Fr');
+  });
+});
+
+describe('auto-detection of the newer spellings on mixed text', () => {
+  it('finds no calls in prose that mentions their tags', () => {
+    const prose = [
+      'HY writes <tool_calls> then <tool_call>NAME<tool_sep> — a <tool_sep> alone is nothing.',
+      'K2 Horizon uses <ifm|tool_call> tags; dots uses <dots_function_call> and <invoke name=…>.',
+      'FunctionGemma opens with <start_function_call> and <iquestcoder_tool_call> is IQuest.',
+      'A <tool_call:x> or <tool_calls:y> with nothing after.',
+    ].join('\n');
+    expect(checked(prose)).toEqual([]);
+    expect(checked(prose, { tools: ['search'] })).toEqual([]);
+  });
+
+  it('reads each format in a mixed answer and nothing else', () => {
+    const G = '\uff5cGCML\uff5c';
+    const text = `First <tool_call>a<tool_sep><arg_key>k</arg_key><arg_value>1</arg_value></tool_call>, then <${G}tool_calls><${G}invoke name="b"></${G}invoke></${G}tool_calls>, a < b > c, <ifm|tool_call>c</ifm|tool_call> and <start_function_call>call:d{}<end_function_call>.`;
+    expect(checked(text).map((c) => c.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(checked(text, { tools: ['a', 'd'] }).map((c) => c.name)).toEqual(['a', 'd']);
+    expect(checked(text, { formats: ['glm'] }).map((c) => c.name)).toEqual(['a', 'c']);
+    expect(checked(text, { formats: ['call', 'json'] })).toEqual([]);
+  });
+});
+
+describe('adversarial input of the newer spellings (speed is measured in bench/, these only check the answers)', () => {
+  it('survives 200 kB of unclosed openers of every newer spelling', () => {
+    for (const opener of [
+      '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f">',
+      '<\uff5cGCML\uff5ctool_calls>',
+      '<tool_calls:s><tool_call:s>f<arg_key:s>',
+      '<tool_call:s>f ',
+      '<tool_call>f<tool_sep><arg_key>a',
+      '<iquestcoder_tool_call>f<arg_key>',
+      '<ifm|tool_call>f<ifm|arg_key>',
+      '<dots_function_call><invoke name="f">',
+      '<start_function_call>call:f{a:<escape>',
+    ]) {
+      const text = opener.repeat(Math.ceil(200_000 / opener.length));
+      expect(extractToolCalls(text)).toEqual([]);
+    }
+  });
+});
