@@ -398,6 +398,13 @@ const adversarial: [string, (size: number) => string][] = [
   ['Functionary >>> repeated', (size) => '>>>f\n{'.repeat(size / 6)],
   ['<think> never closed', (size) => `<think>${'f(a=1) '.repeat(size / 7)}`],
   ['many [THINK] blocks', (size) => '[THINK]f(a=1)[/THINK]g(b=2) '.repeat(size / 29)],
+  // Newer spellings: openers that never close, and headers that never decide.
+  ['DeepSeek V4.1 / GigaChat 3.5 openers unclosed', (size) => '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f"><\uff5cGCML\uff5ctool_calls>'.repeat(size / 56)],
+  ['Hunyuan suffixed tags unclosed', (size) => '<tool_calls:s><tool_call:s>f<arg_key:s>k'.repeat(size / 40)],
+  ['Hunyuan suffix headers undecided', (size) => `<tool_call:${'x'.repeat(60)} `.repeat(size / 72)],
+  ['HY v3 <tool_sep> calls unclosed', (size) => '<tool_call>f<tool_sep><arg_key>k</arg_key><arg_value>'.repeat(size / 53)],
+  ['IQuest / K2 Horizon / dots openers unclosed', (size) => '<iquestcoder_tool_call>f<arg_key>k<ifm|tool_call>f<ifm|arg_key>k<dots_function_call><invoke name="f">'.repeat(size / 101)],
+  ['FunctionGemma unclosed string', (size) => `<start_function_call>call:f{a:<escape>${'x'.repeat(size)}`],
   // Many closed blocks in one text: a closing token that never comes must not be looked for
   // in the whole rest of the text per block.
   ...(['deepseek', 'gemma4', 'kimi-k2', 'deepseek-dsml', 'qwen3-xml', 'mistral'] as const).map(

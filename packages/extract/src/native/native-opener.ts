@@ -144,12 +144,27 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   return partial ? 'partial' : undefined;
 }
 
+/** `SIMPLE_BLOCKS` by the code of their second character: a `<` in prose is compared with the few that may follow it. */
+const BLOCKS_BY_SECOND = new Map<number, SimpleBlock[]>();
+for (const block of SIMPLE_BLOCKS) {
+  const second = block.token.charCodeAt(1);
+  const list = BLOCKS_BY_SECOND.get(second);
+  if (list === undefined) BLOCKS_BY_SECOND.set(second, [block]);
+  else list.push(block);
+}
+const ASCII_BLOCKS: readonly (readonly SimpleBlock[] | undefined)[] = Array.from({ length: 0x80 }, (_, c) => BLOCKS_BY_SECOND.get(c));
+/** Longer than every token `matchAngle` tests with `isPrefixAtEnd` outside `SIMPLE_BLOCKS`: farther from the end, none can be cut off. */
+const NEAR_END = 24;
+
 function matchAngle(s: string, i: number, d: number, context: OpenerContext): OpenerResult {
   let partial = false;
-  for (const block of SIMPLE_BLOCKS) {
-    if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
-    if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
-    if (isPrefixAtEnd(s, i, block.token)) partial = true;
+  const blocks = d < 0 ? SIMPLE_BLOCKS : d < 0x80 ? ASCII_BLOCKS[d] : BLOCKS_BY_SECOND.get(d);
+  if (blocks !== undefined) {
+    for (const block of blocks) {
+      if (!context.has(block.format)) continue;
+      if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+      if (isPrefixAtEnd(s, i, block.token)) partial = true;
+    }
   }
   if (d === 0xff5c && context.has('deepseek') && s.startsWith('<\uff5c', i)) {
     const end = Math.max(deepseekToken(s, i, ['tool', 'calls', 'begin']), deepseekToken(s, i, ['tool', 'calls']));
@@ -159,31 +174,39 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   } else if (context.has('deepseek') && s.length - i === 1) {
     partial = true;
   }
-  if (d === 0x74 && s.startsWith('<tool_call', i)) {
-    const next = s.charCodeAt(i + '<tool_call'.length);
-    if (next === 0x3e) {
-      const result = afterToolCallTag(s, i, context);
-      if (result !== undefined) return result;
-    } else if (Number.isNaN(next)) {
-      partial = true;
-    } else if (context.has('glm') && (next === 0x3a || next === 0x73)) {
-      const result = matchHunyuanSuffixed(s, i, context);
-      if (result !== undefined) return result;
-    }
-  } else if (isPrefixAtEnd(s, i, '<tool_call>')) {
-    partial = true;
+  switch (d) {
+    case 0x74:
+      if (s.startsWith('<tool_call', i)) {
+        const next = s.charCodeAt(i + '<tool_call'.length);
+        if (next === 0x3e) {
+          const result = afterToolCallTag(s, i, context);
+          if (result !== undefined) return result;
+        } else if (context.has('glm') && (next === 0x3a || next === 0x73)) {
+          const result = matchHunyuanSuffixed(s, i, context);
+          if (result !== undefined) return result;
+        }
+      }
+      break;
+    case 0x64:
+      if (context.has('minimax-m2') && s.startsWith(DOTS, i)) return afterTokens(s, i, i + DOTS.length, ['<invoke'], 'minimax-xml', [DOTS_END]);
+      break;
+    case 0x69:
+      if (context.has('glm') && s.startsWith(IFM_CALL, i)) return afterPairCallTag(s, i, i + IFM_CALL.length, IFM_NEXT, context, 'ifm', [IFM_CALL_END]);
+      break;
+    case 0x66:
+      if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) return afterFunctionTag(s, i, context);
+      break;
+    case 0x7c:
+      if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) return harmonyHeader(s, i, context);
+      break;
+    default:
+      break;
   }
-  if (d === 0x64 && context.has('minimax-m2') && s.startsWith(DOTS, i)) return afterTokens(s, i, i + DOTS.length, ['<invoke'], 'minimax-xml', [DOTS_END]);
-  if (isPrefixAtEnd(s, i, DOTS) && context.has('minimax-m2')) partial = true;
-  if (d === 0x69 && context.has('glm') && s.startsWith(IFM_CALL, i)) return afterPairCallTag(s, i, i + IFM_CALL.length, IFM_NEXT, context, 'ifm', [IFM_CALL_END]);
-  if (isPrefixAtEnd(s, i, IFM_CALL) && context.has('glm')) partial = true;
-  if (d === 0x66 && (context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
-    return afterFunctionTag(s, i, context);
-  }
-  if (isPrefixAtEnd(s, i, '<function=')) partial = true;
-  if ((d === 0x7c || d < 0) && context.has('harmony')) {
-    if (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i)) return harmonyHeader(s, i, context);
-    if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
+  if (s.length - i < NEAR_END) {
+    if (isPrefixAtEnd(s, i, '<tool_call>') || isPrefixAtEnd(s, i, '<function=')) partial = true;
+    if (context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS)) partial = true;
+    if (context.has('glm') && isPrefixAtEnd(s, i, IFM_CALL)) partial = true;
+    if (context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>'))) partial = true;
   }
   return partial ? 'partial' : undefined;
 }
@@ -522,7 +545,9 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     const wrapper = s.startsWith('<tool_calls', i);
     const from = i + (wrapper ? '<tool_calls' : '<tool_call').length;
     const end = suffixEnd(s, from);
-    if (end < 0 || end === s.length) return undefined;
+    // A suffix being read stays undecided while name characters come, up to its longest.
+    if (end === s.length) return from < s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
+    if (end < 0) return undefined;
     const suffix = s.slice(from, end);
     if (wrapper) return tokensWait(s, i, end + 1, [`<tool_call${suffix}>`]);
     return pairCallWait(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`]);
