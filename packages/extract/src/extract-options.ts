@@ -38,7 +38,12 @@ export type ToolCallFormat =
   /** Functionary v3.1 `<function=NAME>{…}</function>` and v3.2 `>>>NAME\n{…}`. */
   | 'functionary'
   /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
-  | 'apertus';
+  | 'apertus'
+  /**
+   * Solar Open 2: `<|tool_call:start|>NAME\n<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>…<|tool_call:end|>`;
+   * Solar Open: `<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}<|tool_call:end|>`.
+   */
+  | 'solar-open';
 
 /** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
 export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
@@ -59,6 +64,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'mistral',
   'functionary',
   'apertus',
+  'solar-open',
 ];
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
@@ -93,7 +99,7 @@ export interface ExtractOptions {
   /**
    * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
    * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
-   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`) is kept.
+   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`, Solar Open) is kept.
    */
   id?: (name: string, index: number) => string;
 }

@@ -236,13 +236,49 @@ describe('FunctionGemma (the Gemma 4 grammar with <escape> quotes)', () => {
   });
 });
 
+describe('Solar Open 2 / Solar Open (solar-open)', () => {
+  const call = (name: string, args: [string, string][]) =>
+    `<|tool_call:start|>${name}\n${args.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${v}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
+
+  it('reads Solar Open 2 calls: the name on the start line, then key/value arguments, text values typed by a schema', () => {
+    const text = `I'll check both.${call('get_weather', [
+      ['city', 'Seoul'],
+      ['days', '3'],
+      ['filters', '{"lang": "ko", "n": [1]}'],
+    ])}\n${call('search', [['query', 'vLLM <|tool_call:start|> tutorial\nline two']])} done`;
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Seoul', days: '3', filters: '{"lang": "ko", "n": [1]}' } },
+      { name: 'search', arguments: { query: 'vLLM <|tool_call:start|> tutorial\nline two' } },
+    ]);
+    expect(checked(text, { tools: [weather, 'search'] })[0]?.arguments).toEqual({ city: 'Seoul', days: 3, filters: { lang: 'ko', n: [1] } });
+    expect(checked(text, { format: 'solar-open' })).toHaveLength(2);
+    expect(checked(text, { format: 'glm' })).toEqual([]);
+    expect(textOutside(text)).toBe("I'll check both.\n done");
+  });
+
+  it('reads Solar Open calls (id, name, JSON arguments) and keeps the model’s id', () => {
+    const text = 'Sure<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Seoul", "nested": {"x": ["<|tool_call:end|>"]}}<|tool_call:end|><|calls|>';
+    // A value cannot hold the end token itself: the block ends at its first one.
+    expect(checked(text)).toEqual([]);
+    const plain = 'Sure<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Seoul", "nested": {"x": [1, "}"]}}<|tool_call:end|><|calls|>';
+    expect(checked(plain)).toEqual([{ name: 'get_weather', arguments: { city: 'Seoul', nested: { x: [1, '}'] } } }]);
+    expect(extractToolCalls(plain)[0]?.id).toBe('a1b2c3d4e5');
+    expect(checked('<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>not json<|tool_call:end|>')).toEqual([]);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete('<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seo');
+    incomplete('<|tool_call:begin|>a1<|tool_call:name|>f<|tool_call:args|>{"a": ');
+  });
+});
+
 describe('auto-detection of the newer spellings on mixed text', () => {
   it('finds no calls in prose that mentions their tags', () => {
     const prose = [
       'HY writes <tool_calls> then <tool_call>NAME<tool_sep> — a <tool_sep> alone is nothing.',
       'K2 Horizon uses <ifm|tool_call> tags; dots uses <dots_function_call> and <invoke name=…>.',
       'FunctionGemma opens with <start_function_call> and <iquestcoder_tool_call> is IQuest.',
-      'A <tool_call:x> or <tool_calls:y> with nothing after.',
+      'A <tool_call:x> or <tool_calls:y> with nothing after; Solar writes <|tool_call:start|> on its own.',
     ].join('\n');
     expect(checked(prose)).toEqual([]);
     expect(checked(prose, { tools: ['search'] })).toEqual([]);
@@ -270,6 +306,8 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
       '<ifm|tool_call>f<ifm|arg_key>',
       '<dots_function_call><invoke name="f">',
       '<start_function_call>call:f{a:<escape>',
+      '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>',
+      '<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{',
     ]) {
       const text = opener.repeat(Math.ceil(200_000 / opener.length));
       expect(extractToolCalls(text)).toEqual([]);

@@ -47,7 +47,7 @@ const document = fc
 
 // Native formats. XML formats carry text values (typed only by a schema), so their calls
 // get string values, without leading or trailing whitespace (MiniMax trims it).
-const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek-dsml'] as const;
+const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek-dsml', 'solar-open'] as const;
 const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4'] as const;
 const xmlText = fc
   .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
@@ -267,6 +267,9 @@ const nativeFragment = fc.constantFrom(
   '</dots_function_call>',
   '<start_function_call>call:f{a:<escape>x<escape>}',
   '<end_function_call>',
+  '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>',
+  '<|tool_call:end|>',
+  '<|tool_call:begin|>x1<|tool_call:name|>g<|tool_call:args|>{"a": 1}',
   'search(q="x")',
   '<',
   '>',

@@ -80,6 +80,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<function=${name}>${json}</function>`;
     case 'apertus':
       return `<|tools_prefix|>[${JSON.stringify({ [name]: args })}]<|tools_suffix|>`;
+    case 'solar-open':
+      return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlValue(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
     default: {
       const unknown: never = format;
       throw new Error(`unknown format ${String(unknown)}`);

@@ -31,4 +31,5 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'mistral',
   'functionary',
   'apertus',
+  'solar-open',
 ];

@@ -103,6 +103,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       mistral: formats.has('mistral'),
       functionary: formats.has('functionary'),
       apertus: formats.has('apertus'),
+      'solar-open': formats.has('solar-open'),
     };
     FORMAT_FLAGS.set(formats, flags);
   }

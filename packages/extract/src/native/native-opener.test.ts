@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(
@@ -52,6 +52,7 @@ const opener = fc.oneof(
     '<dots_function_call>\n <invoke name="f">',
     '<dots_function_call>{"name": "f"}',
     '<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>',
+    '<|tool_call:begin|>abc<|tool_call:name|>f<|tool_call:args|>{}<|tool_call:end|>',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */

@@ -19,7 +19,9 @@ export type BlockBody =
   | 'kimi'
   | 'gemma'
   | 'function-gemma'
-  | 'apertus';
+  | 'apertus'
+  | 'solar'
+  | 'solar2';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -78,6 +80,8 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
+  { token: '<|tool_call:start|>', format: 'solar-open', body: 'solar2', ends: ['<|tool_call:end|>'] },
+  { token: '<|tool_call:begin|>', format: 'solar-open', body: 'solar', ends: ['<|tool_call:end|>'] },
 ];
 
 /** What the opener reader needs from the scanner's options. */

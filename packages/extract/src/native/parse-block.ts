@@ -5,7 +5,8 @@ import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
 import { DSML_SPACED_XML, GCML_XML } from './xml-calls.ts';
-import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls } from './pair-tag-calls.ts';
+import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
+import { parseSolarOpenCall } from './solar-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -51,6 +52,12 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return parsePairCalls(text, 0, text.length, IFM_TAGS, context);
     case 'function-gemma': {
       const call = parseGemmaCall(text, openerLength, to, '<escape>');
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
+    case 'solar2':
+      return parsePairCalls(text, 0, text.length, SOLAR_TAGS, context);
+    case 'solar': {
+      const call = parseSolarOpenCall(text, openerLength, to);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
     case 'glm': {
