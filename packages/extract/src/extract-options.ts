@@ -27,6 +27,8 @@ export type ToolCallFormat =
   | 'deepseek'
   /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`; V4.1's `<｜DSML｜ calls>`; GigaChat 3.5's `<｜GCML｜tool_calls>`. */
   | 'deepseek-dsml'
+  /** Kimi K3 (XTML): `<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`. */
+  | 'kimi-k3'
   /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
   | 'kimi-k2'
   /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`; FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
@@ -59,6 +61,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'deepseek',
   'deepseek-dsml',
   'kimi-k2',
+  'kimi-k3',
   'gemma4',
   'harmony',
   'mistral',

@@ -272,6 +272,36 @@ describe('Solar Open 2 / Solar Open (solar-open)', () => {
   });
 });
 
+describe('Kimi K3 (XTML, kimi-k3)', () => {
+  const K = { o: '<|open|>', c: '<|close|>', s: '<|sep|>' };
+  const arg = (key: string, type: string, value: string) => `${K.o}argument key="${key}" type="${type}"${K.s}${value}${K.c}argument${K.s}`;
+  const call = (name: string, index: number, args: string) => `${K.o}call tool="${name}" index="${index}"${K.s}${args}${K.c}call${K.s}`;
+  const tools = (calls: string) => `${K.o}tools${K.s}${calls}${K.c}tools${K.s}`;
+
+  it('reads calls in the tools channel: strings raw, other types as JSON', () => {
+    const text = `${K.o}response${K.s}Let me check both.${K.c}response${K.s}${tools(
+      call('get_weather', 1, arg('city', 'string', 'Paris {"x"}') + arg('days', 'integer', '3') + arg('filters', 'object', '{"lang": "en", "n": [1, null]}') + arg('note', 'null', 'null')) +
+        call('search_docs', 2, arg('query', 'string', ' rain gear\n')),
+    )}`;
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Paris {"x"}', days: 3, filters: { lang: 'en', n: [1, null] }, note: null } },
+      { name: 'search_docs', arguments: { query: ' rain gear\n' } },
+    ]);
+    expect(textOutside(text)).toBe(`${K.o}response${K.s}Let me check both.${K.c}response${K.s}`);
+    expect(checked(text, { format: 'kimi-k3' })).toHaveLength(2);
+    expect(checked(text, { format: 'kimi-k2' })).toEqual([]);
+  });
+
+  it('undoes the template’s attribute escapes, keeps values holding other markers, and keeps bad JSON as text', () => {
+    const text = tools(call('a&amp;b', 1, arg('say &quot;hi&quot;', 'string', `x ${K.c}call${K.s} ${K.o}argument key="y"${K.s}`) + arg('n', 'integer', 'three')));
+    expect(checked(text, { tools: ['a&b'] })).toEqual([{ name: 'a&b', arguments: { 'say "hi"': `x ${K.c}call${K.s} ${K.o}argument key="y"${K.s}`, n: 'three' } }]);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete(`${K.o}tools${K.s}${K.o}call tool="f" index="1"${K.s}${K.o}argument key="a" type="string"${K.s}unfin`);
+  });
+});
+
 describe('auto-detection of the newer spellings on mixed text', () => {
   it('finds no calls in prose that mentions their tags', () => {
     const prose = [
@@ -308,6 +338,7 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
       '<start_function_call>call:f{a:<escape>',
       '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>',
       '<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{',
+      '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>',
     ]) {
       const text = opener.repeat(Math.ceil(200_000 / opener.length));
       expect(extractToolCalls(text)).toEqual([]);

@@ -25,6 +25,20 @@ function gemmaValue(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Kimi K3's argument type tag of a value: strings raw, everything else JSON. */
+function xtmlType(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : 'object';
+}
+
+/** An XTML attribute value, escaped as Kimi K3's template does. */
+function xtmlAttribute(value: string): string {
+  return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+}
+
 /** Kimi ids are `functions.NAME:IDX`; keep the call's own when it has that shape. */
 function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
   const id = call.id;
@@ -70,6 +84,10 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
         .join('')}</${DSML}invoke>\n</${DSML}function_calls>`;
     case 'kimi-k2':
       return `<|tool_calls_section_begin|><|tool_call_begin|>${kimiId(call)}<|tool_call_argument_begin|>${json}<|tool_call_end|><|tool_calls_section_end|>`;
+    case 'kimi-k3':
+      return `<|open|>tools<|sep|><|open|>call tool="${xtmlAttribute(name)}" index="1"<|sep|>${entries
+        .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlValue(v)}<|close|>argument<|sep|>`)
+        .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
     case 'harmony':

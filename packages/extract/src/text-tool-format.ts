@@ -26,6 +26,7 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'deepseek',
   'deepseek-dsml',
   'kimi-k2',
+  'kimi-k3',
   'gemma4',
   'harmony',
   'mistral',

@@ -98,6 +98,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       deepseek: formats.has('deepseek'),
       'deepseek-dsml': formats.has('deepseek-dsml'),
       'kimi-k2': formats.has('kimi-k2'),
+      'kimi-k3': formats.has('kimi-k3'),
       gemma4: formats.has('gemma4'),
       harmony: formats.has('harmony'),
       mistral: formats.has('mistral'),
@@ -283,7 +284,7 @@ function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
   return false;
 }
 
-/** Whether `text` (not ending in `>`) is the start of one of a block's closing tokens. */
+/** Whether `text` is the start of one of a block's closing tokens (shorter than it). */
 function beginsEnd(ends: readonly string[], text: string): boolean {
   for (const token of ends) if (token.length > text.length && token.startsWith(text)) return true;
   return false;
@@ -770,16 +771,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * A character inside a native block that does not close it. A closing token starts with its
-   * only `<` and ends with its only `>`: what may begin one is the text from the last `<`
-   * (shorter than the longest token), so a character after none is not carried at all, and
-   * after a `>` nothing is.
+   * A character inside a native block that does not close it. A closing token starts with `<`
+   * and ends with `>`: what may begin one is the text from a `<` (shorter than the longest
+   * token), so a character after none is not carried at all, and after a `>` nothing is unless
+   * the carried text goes on as a token with a `<…>` inside (Kimi K3's `<|close|>tools<|sep|>`).
    */
   private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
     if (chunk === '<') {
-      frame.carry = '<';
+      frame.carry = frame.carry !== '' && beginsEnd(frame.ends, `${frame.carry}<`) ? `${frame.carry}<` : '<';
     } else if (chunk === '>') {
-      frame.carry = '';
+      frame.carry = frame.carry !== '' && beginsEnd(frame.ends, `${frame.carry}>`) ? `${frame.carry}>` : '';
     } else if (frame.carry !== '') {
       // Only text that may still grow into a closing token is carried: inside a block most
       // `<` open the body's own tags, whose text is then dropped after a character or two.

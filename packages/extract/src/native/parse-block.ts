@@ -7,6 +7,7 @@ import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './
 import { DSML_SPACED_XML, GCML_XML } from './xml-calls.ts';
 import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
 import { parseSolarOpenCall } from './solar-calls.ts';
+import { parseXtmlCalls } from './xtml-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -54,6 +55,8 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGemmaCall(text, openerLength, to, '<escape>');
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
+    case 'xtml':
+      return parseXtmlCalls(text, openerLength, to);
     case 'solar2':
       return parsePairCalls(text, 0, text.length, SOLAR_TAGS, context);
     case 'solar': {
