@@ -405,11 +405,13 @@ const adversarial: [string, (size: number) => string][] = [
   ['HY v3 <tool_sep> calls unclosed', (size) => '<tool_call>f<tool_sep><arg_key>k</arg_key><arg_value>'.repeat(size / 53)],
   ['IQuest / K2 Horizon / dots openers unclosed', (size) => '<iquestcoder_tool_call>f<arg_key>k<ifm|tool_call>f<ifm|arg_key>k<dots_function_call><invoke name="f">'.repeat(size / 101)],
   ['FunctionGemma unclosed string', (size) => `<start_function_call>call:f{a:<escape>${'x'.repeat(size)}`],
+  ['MiniMax M3 nested elements unclosed', (size) => `]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">${']<]minimax[>[<a>'.repeat(size / 16)}`],
+  ['MiniMax M3 blocks unclosed', (size) => ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>'.repeat(size / 70)],
   ['Kimi K3 calls unclosed', (size) => '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>'.repeat(size / 103)],
   ['Solar Open openers unclosed', (size) => '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|><|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{'.repeat(size / 116)],
   // Many closed blocks in one text: a closing token that never comes must not be looked for
   // in the whole rest of the text per block.
-  ...(['deepseek', 'gemma4', 'kimi-k2', 'kimi-k3', 'deepseek-dsml', 'qwen3-xml', 'mistral', 'solar-open'] as const).map(
+  ...(['deepseek', 'gemma4', 'kimi-k2', 'kimi-k3', 'deepseek-dsml', 'qwen3-xml', 'mistral', 'solar-open', 'minimax-m3'] as const).map(
     (format): [string, (size: number) => string] => [
       `many ${format} blocks`,
       (size) => {

@@ -18,6 +18,11 @@ export type ToolCallFormat =
   /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`; dots: the same in `<dots_function_call>`. */
   | 'minimax-m2'
   /**
+   * MiniMax M3: `]<]minimax[>[<tool_call>` then `]<]minimax[>[<invoke name="NAME">` with an element per
+   * argument (`]<]minimax[>[<ARG>…]<]minimax[>[</ARG>`), nested elements for objects and arrays.
+   */
+  | 'minimax-m3'
+  /**
    * GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`, and the same body
    * spelled by Hunyuan HY v3/v4 (`<tool_sep>`, suffixed tags `<tool_call:SUFFIX>`), IQuest Coder V2
    * (`<iquestcoder_tool_call>`) and K2 Horizon (`<ifm|tool_call>`, `<ifm|arg_key>`).
@@ -57,6 +62,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'qwen3-xml',
   'seed-oss',
   'minimax-m2',
+  'minimax-m3',
   'glm',
   'deepseek',
   'deepseek-dsml',

@@ -302,6 +302,74 @@ describe('Kimi K3 (XTML, kimi-k3)', () => {
   });
 });
 
+describe('MiniMax M3 (minimax-m3)', () => {
+  const NS = ']<]minimax[>[';
+  const el = (tag: string, content: string) => `${NS}<${tag}>${content}${NS}</${tag}>`;
+  const order = {
+    name: 'create_order',
+    inputSchema: {
+      type: 'object' as const,
+      properties: {
+        user_id: { type: 'integer' as const },
+        urgent: { type: 'boolean' as const },
+        note: { type: 'string' as const },
+        shipping: { type: 'object' as const, properties: { city: { type: 'string' as const }, zip: { type: 'integer' as const } } },
+        items: { type: 'array' as const, items: { type: 'object' as const, properties: { sku: { type: 'string' as const }, qty: { type: 'integer' as const } } } },
+        metadata: { type: 'object' as const, additionalProperties: { type: 'string' as const } },
+        duplicate_demo: { type: 'object' as const },
+      },
+    },
+  };
+  const invoke = (name: string, body: string) => `${NS}<invoke name="${name}">${body}${NS}</invoke>`;
+  const block = (invokes: string) => `${NS}<tool_call>\n${invokes}\n${NS}</tool_call>`;
+  const body =
+    el('user_id', '42') +
+    el('urgent', 'true') +
+    el('note', 'Leave at <desk> & "front".') +
+    el('shipping', el('city', 'Singapore') + el('zip', '018956')) +
+    el('items', el('item', el('sku', 'book-001') + el('qty', '2')) + el('item', el('sku', 'pen-007') + el('qty', '5'))) +
+    el('metadata', el('source', 'mobile') + el('campaign', 'may-launch')) +
+    el('duplicate_demo', el('tag', 'a') + el('tag', 'b'));
+
+  it('reads nested elements as objects and arrays, typed by the schema', () => {
+    const text = `I will create it.\n${block(invoke('create_order', body))} Done.`;
+    expect(checked(text, { tools: [order] })).toEqual([
+      {
+        name: 'create_order',
+        arguments: {
+          user_id: 42,
+          urgent: true,
+          note: 'Leave at <desk> & "front".',
+          shipping: { city: 'Singapore', zip: 18956 },
+          items: [
+            { sku: 'book-001', qty: 2 },
+            { sku: 'pen-007', qty: 5 },
+          ],
+          metadata: { source: 'mobile', campaign: 'may-launch' },
+          duplicate_demo: { tag: ['a', 'b'] },
+        },
+      },
+    ]);
+    // The `]` before the opener's `<` stays in the text.
+    expect(textOutside(text, { tools: [order] })).toBe('I will create it.\n] Done.');
+  });
+
+  it('keeps text values without a schema, reads item lists as arrays, and several invokes in one block', () => {
+    const text = block(`${invoke('create_order', el('user_id', '1') + el('shipping', el('zip', '018956')) + el('tags', el('item', 'x') + el('item', 'y')))}\n${invoke('get_status', el('order_id', 'A-7'))}`);
+    expect(checked(text)).toEqual([
+      { name: 'create_order', arguments: { user_id: '1', shipping: { zip: '018956' }, tags: ['x', 'y'] } },
+      { name: 'get_status', arguments: { order_id: 'A-7' } },
+    ]);
+    expect(checked(text, { format: 'minimax-m3' })).toHaveLength(2);
+    expect(checked(text, { format: 'minimax-m2' })).toEqual([]);
+  });
+
+  it('drops a malformed invoke, and reports truncated output as incomplete', () => {
+    expect(checked(block(invoke('f', `${NS}</user_id>`)))).toEqual([]);
+    incomplete(`plain ${NS}<tool_call>\n${invoke('create_order', el('user_id', '1'))}\n${NS}<invoke name="create_order">${NS}<user_id>2`);
+  });
+});
+
 describe('auto-detection of the newer spellings on mixed text', () => {
   it('finds no calls in prose that mentions their tags', () => {
     const prose = [
@@ -339,6 +407,7 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
       '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>',
       '<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{',
       '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>',
+      ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>]<]minimax[>[<b>',
     ]) {
       const text = opener.repeat(Math.ceil(200_000 / opener.length));
       expect(extractToolCalls(text)).toEqual([]);

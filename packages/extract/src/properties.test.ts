@@ -47,7 +47,7 @@ const document = fc
 
 // Native formats. XML formats carry text values (typed only by a schema), so their calls
 // get string values, without leading or trailing whitespace (MiniMax trims it).
-const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek-dsml', 'solar-open'] as const;
+const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek-dsml', 'solar-open'] as const;
 const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4'] as const;
 const xmlText = fc
   .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
@@ -272,6 +272,9 @@ const nativeFragment = fc.constantFrom(
   '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>',
   '<|open|>argument key="a" type="integer"<|sep|>1<|close|>argument<|sep|>',
   '<|close|>call<|sep|><|close|>tools<|sep|>',
+  ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="g">',
+  ']<]minimax[>[<a>1]<]minimax[>[</a>',
+  ']<]minimax[>[</invoke>]<]minimax[>[</tool_call>',
   '<|tool_call:begin|>x1<|tool_call:name|>g<|tool_call:args|>{"a": 1}',
   'search(q="x")',
   '<',

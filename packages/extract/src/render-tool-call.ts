@@ -25,6 +25,18 @@ function gemmaValue(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+const M3 = ']<]minimax[>[';
+
+/** MiniMax M3's element content of a value: text, `item` elements for a list, an element per key for an object. */
+function m3Value(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : value.map((item) => `${M3}<item>${m3Value(item)}${M3}</item>`).join('');
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    return entries.length === 0 ? '{}' : entries.map(([k, v]) => `${M3}<${k}>${m3Value(v)}${M3}</${k}>`).join('');
+  }
+  return xmlValue(value);
+}
+
 /** Kimi K3's argument type tag of a value: strings raw, everything else JSON. */
 function xtmlType(value: unknown): string {
   if (typeof value === 'string') return 'string';
@@ -74,6 +86,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${xmlValue(v)}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
     case 'minimax-m2':
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
+    case 'minimax-m3':
+      return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
     case 'deepseek':

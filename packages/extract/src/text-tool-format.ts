@@ -22,6 +22,7 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'qwen3-xml',
   'seed-oss',
   'minimax-m2',
+  'minimax-m3',
   'glm',
   'deepseek',
   'deepseek-dsml',

@@ -94,6 +94,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       'qwen3-xml': formats.has('qwen3-xml'),
       'seed-oss': formats.has('seed-oss'),
       'minimax-m2': formats.has('minimax-m2'),
+      'minimax-m3': formats.has('minimax-m3'),
       glm: formats.has('glm'),
       deepseek: formats.has('deepseek'),
       'deepseek-dsml': formats.has('deepseek-dsml'),

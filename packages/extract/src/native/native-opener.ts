@@ -22,7 +22,8 @@ export type BlockBody =
   | 'apertus'
   | 'solar'
   | 'solar2'
-  | 'xtml';
+  | 'xtml'
+  | 'minimax-m3';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -70,6 +71,8 @@ interface SimpleBlock {
 const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<seed:tool_call>', format: 'seed-oss', body: 'seed-xml', ends: ['</seed:tool_call>'] },
   { token: '<minimax:tool_call>', format: 'minimax-m2', body: 'minimax-xml', ends: ['</minimax:tool_call>'] },
+  // MiniMax M3 writes `]<]minimax[>[` before each tag: the opener starts at its `<` (the `]` stays text).
+  { token: '<]minimax[>[<tool_call>', format: 'minimax-m3', body: 'minimax-m3', ends: ['<]minimax[>[</tool_call>'] },
   { token: '<\uff5cDSML\uff5cfunction_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5cfunction_calls>'] },
   { token: '<\uff5cDSML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5ctool_calls>'] },
   // DeepSeek V4.1 (a space after the marker, `calls`) and GigaChat 3.5 (`GCML`): DSML spellings.

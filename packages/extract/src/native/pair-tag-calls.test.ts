@@ -33,6 +33,12 @@ describe('parsePairCalls', () => {
     expect(read('<tool_call>a b<arg_key>k</arg_key><arg_value>1</arg_value></tool_call><tool_call></tool_call>')).toEqual([]);
   });
 
+  it('sets a key named __proto__ as an argument, not as the prototype', () => {
+    const [call] = read('<tool_call>f<arg_key>__proto__</arg_key><arg_value>{"polluted": true}</arg_value></tool_call>');
+    expect(Object.keys(call?.args ?? {})).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(call?.args)).toBe(Object.prototype);
+  });
+
   it('finds a block’s suffix from its opener', () => {
     expect(hunyuanBlockTags('<tool_calls:ab><tool_call:ab>f</tool_call:ab></tool_calls:ab>', '<tool_calls:ab>'.length).call).toBe('<tool_call:ab>');
     expect(hunyuanBlockTags('<tool_call:q>f</tool_call:q>', '<tool_call:q>'.length).callClose).toBe('</tool_call:q>');

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '@toolwire/core';
 import { skipSpace } from './json-extent.ts';
 import { Finder } from './native-call.ts';
+import { setOwn } from './own-property.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { convertXmlValue, propertySchema } from './xml-value.ts';
 
@@ -170,8 +171,8 @@ export function parsePairCalls(text: string, from: number, to: number, tags: Pai
       const raw = text.slice(v, valueEnd);
       const property = propertySchema(schema, k);
       if (k !== '') {
-        if (property === undefined && type !== undefined && type.trim().toLowerCase() === 'any') values[k] = raw;
-        else values[k] = convertXmlValue(raw, property ?? writtenType(type));
+        if (property === undefined && type !== undefined && type.trim().toLowerCase() === 'any') setOwn(values, k, raw);
+        else setOwn(values, k, convertXmlValue(raw, property ?? writtenType(type)));
       }
       i = valueEnd + tags.valueClose.length;
     }

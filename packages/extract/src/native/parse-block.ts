@@ -8,6 +8,7 @@ import { DSML_SPACED_XML, GCML_XML } from './xml-calls.ts';
 import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
 import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
+import { parseMinimaxM3Calls } from './minimax-m3-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -55,6 +56,8 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGemmaCall(text, openerLength, to, '<escape>');
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
+    case 'minimax-m3':
+      return parseMinimaxM3Calls(text, openerLength, to, context);
     case 'xtml':
       return parseXtmlCalls(text, openerLength, to);
     case 'solar2':

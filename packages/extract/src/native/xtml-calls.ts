@@ -1,5 +1,6 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
+import { setOwn } from './own-property.ts';
 import type { NativeCall } from './native-call.ts';
 
 /** Kimi K3's XTML markers: `<|open|>TAG ATTRS<|sep|>BODY<|close|>TAG<|sep|>`. */
@@ -83,7 +84,7 @@ export function parseXtmlCalls(text: string, from: number, to: number): NativeCa
       const type = xtmlAttribute(argument.attrs, 'type') ?? 'string';
       if (key !== undefined && key !== '') {
         const parsed = type === 'string' ? undefined : tryJson(raw.trim());
-        values[key] = parsed === undefined ? raw : parsed.value;
+        setOwn(values, key, parsed === undefined ? raw : parsed.value);
       }
       i = end + ARGUMENT_CLOSE.length;
     }
