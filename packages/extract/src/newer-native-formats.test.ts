@@ -245,15 +245,31 @@ describe('Solar Open 2 / Solar Open (solar-open)', () => {
       ['city', 'Seoul'],
       ['days', '3'],
       ['filters', '{"lang": "ko", "n": [1]}'],
-    ])}\n${call('search', [['query', 'vLLM <|tool_call:start|> tutorial\nline two']])} done`;
+    ])}\n${call('search', [['query', 'vLLM <|tool_call: <|tool_arg tutorial\nline two']])} done`;
     expect(checked(text)).toEqual([
       { name: 'get_weather', arguments: { city: 'Seoul', days: '3', filters: '{"lang": "ko", "n": [1]}' } },
-      { name: 'search', arguments: { query: 'vLLM <|tool_call:start|> tutorial\nline two' } },
+      { name: 'search', arguments: { query: 'vLLM <|tool_call: <|tool_arg tutorial\nline two' } },
     ]);
     expect(checked(text, { tools: [weather, 'search'] })[0]?.arguments).toEqual({ city: 'Seoul', days: 3, filters: { lang: 'ko', n: [1] } });
     expect(checked(text, { format: 'solar-open' })).toHaveLength(2);
     expect(checked(text, { format: 'glm' })).toEqual([]);
     expect(textOutside(text)).toBe("I'll check both.\n done");
+  });
+
+  it('recovers from dropped end tags as vLLM does, and keeps the first of a repeated key', () => {
+    const S = { call: '<|tool_call:start|>', end: '<|tool_call:end|>', arg: '<|tool_arg:start|>', value: '<|tool_arg:value|>', argEnd: '<|tool_arg:end|>' };
+    const seoul = `${S.call}get_weather\n${S.arg}city${S.value}Seoul${S.argEnd}\n${S.end}`;
+    const weather = { name: 'get_weather', arguments: { city: 'Seoul' } };
+    // A value without its end tag ends at the end of the call.
+    expect(checked(`${S.call}broken\n${S.arg}a${S.value}oops${S.end}${seoul}`)).toEqual([{ name: 'broken', arguments: { a: 'oops' } }, weather]);
+    // A call without its end tag ends where the next one starts (with or without the value's end).
+    expect(checked(`${S.call}search\n${S.arg}query${S.value}vLLM${S.argEnd}\n${seoul}`)).toEqual([{ name: 'search', arguments: { query: 'vLLM' } }, weather]);
+    expect(checked(`${S.call}search\n${S.arg}query${S.value}vLLM${seoul}`)).toEqual([{ name: 'search', arguments: { query: 'vLLM' } }, weather]);
+    // A name that never reaches its newline is no call; a key cut off adds nothing.
+    expect(checked(`${S.call}${seoul}`)).toEqual([weather]);
+    expect(checked(`${S.call}get_w${S.end}${seoul}`)).toEqual([weather]);
+    expect(checked(`${S.call}get_weather\n${S.arg}ci${S.arg}city${S.value}Seoul${S.argEnd}\n${S.end}`)).toEqual([weather]);
+    expect(checked(`${S.call}search\n${S.arg}q${S.value}first${S.argEnd}${S.arg}q${S.value}second${S.argEnd}${S.end}`)).toEqual([{ name: 'search', arguments: { q: 'first' } }]);
   });
 
   it('reads Solar Open calls (id, name, JSON arguments) and keeps the model’s id', () => {

@@ -22,6 +22,13 @@ export interface PairTags {
   /** Opens a value; empty when the value starts right after `keyClose` (Solar Open 2). */
   value: string;
   valueClose: string;
+  /**
+   * Solar Open 2's recovery, as vLLM reads it: the name is the rest of the start line; a key or
+   * value without its closing tag ends at the next argument, the end of the call or the start of
+   * the next call; a call without its closing tag ends where the next call starts; a repeated
+   * key keeps its first value.
+   */
+  lenient?: boolean;
 }
 
 /** Hunyuan HY v3 and v4 (`suffix`: the checkpoint's tag suffix, e.g. `:opensource`, or empty). */
@@ -72,6 +79,7 @@ export const SOLAR_TAGS: PairTags = {
   keyClose: '<|tool_arg:value|>',
   value: '',
   valueClose: '<|tool_arg:end|>',
+  lenient: true,
 };
 
 const MAX_NAME = 300;
@@ -92,6 +100,13 @@ function isPlainName(name: string): boolean {
     if (c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x7b || c === 0x7d) return false;
   }
   return true;
+}
+
+/** The smallest of the indices that are not -1, or -1. */
+function earliest(a: number, b: number, c: number): number {
+  let best = -1;
+  for (const x of [a, b, c]) if (x >= 0 && (best < 0 || x < best)) best = x;
+  return best;
 }
 
 /**
@@ -115,17 +130,33 @@ export function parsePairCalls(text: string, from: number, to: number, tags: Pai
     if (start < 0) break;
     const nameStart = start + tags.call.length;
     // The name runs to the first tag of the call's body.
+    const lenient = tags.lenient === true;
     let nameEnd = closes.next(nameStart);
     if (nameEnd < 0) break;
     const key = keys.next(nameStart);
     if (key >= 0 && key < nameEnd) nameEnd = key;
     const sep = seps?.next(nameStart) ?? -1;
     if (sep >= 0 && sep < nameEnd) nameEnd = sep;
-    let name = text.slice(nameStart, nameEnd).trim();
+    if (lenient) {
+      // A call that starts again before its name ends is skipped.
+      const restart = opens.next(nameStart);
+      if (restart >= 0 && restart < nameEnd) {
+        pos = restart;
+        continue;
+      }
+    }
+    let name = text.slice(nameStart, nameEnd);
+    let named = true;
+    if (lenient) {
+      const newline = name.indexOf('\n');
+      named = newline >= 0;
+      name = name.slice(0, Math.max(0, newline));
+    }
+    name = name.trim();
     // Some deployments write a literal "\n" after the name.
     if (name.endsWith('\\n')) name = name.slice(0, -2).trim();
     let i = sep === nameEnd && tags.sep !== undefined ? nameEnd + tags.sep.length : nameEnd;
-    const ok = isPlainName(name);
+    const ok = named && isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
     const values: Record<string, unknown> = {};
     let closed = false;
@@ -140,6 +171,11 @@ export function parsePairCalls(text: string, from: number, to: number, tags: Pai
         closed = true;
         break;
       }
+      if (lenient && text.startsWith(tags.call, i)) {
+        // The next call starts: this one ended without its closing tag.
+        closed = true;
+        break;
+      }
       if (!text.startsWith(tags.key, i)) {
         // Stray text inside a call: on to the next key or the end of the call.
         const nextKey = keys.next(i + 1);
@@ -149,6 +185,14 @@ export function parsePairCalls(text: string, from: number, to: number, tags: Pai
         continue;
       }
       const keyEnd = keyCloses.next(i + tags.key.length);
+      if (lenient) {
+        // A key that runs into the next argument or the end of the call adds nothing.
+        const boundary = earliest(keys.next(i + tags.key.length), closes.next(i), opens.next(i));
+        if (boundary >= 0 && (keyEnd < 0 || boundary < keyEnd)) {
+          i = boundary;
+          continue;
+        }
+      }
       if (keyEnd < 0) break;
       const k = text.slice(i + tags.key.length, keyEnd).trim();
       let v = skipSpace(text, keyEnd + tags.keyClose.length, to);
@@ -166,15 +210,23 @@ export function parsePairCalls(text: string, from: number, to: number, tags: Pai
       } else {
         v = keyEnd + tags.keyClose.length;
       }
-      const valueEnd = valueCloses.next(v);
+      let valueEnd = valueCloses.next(v);
+      let next = valueEnd + tags.valueClose.length;
+      if (lenient) {
+        const boundary = earliest(keys.next(v), closes.next(v), opens.next(v));
+        if (boundary >= 0 && (valueEnd < 0 || boundary < valueEnd)) {
+          valueEnd = boundary;
+          next = boundary;
+        }
+      }
       if (valueEnd < 0) break;
       const raw = text.slice(v, valueEnd);
       const property = propertySchema(schema, k);
-      if (k !== '') {
+      if (k !== '' && !(lenient && Object.hasOwn(values, k))) {
         if (property === undefined && type !== undefined && type.trim().toLowerCase() === 'any') setOwn(values, k, raw);
         else setOwn(values, k, convertXmlValue(raw, property ?? writtenType(type)));
       }
-      i = valueEnd + tags.valueClose.length;
+      i = next;
     }
     if (!closed) break;
     if (ok) calls.push({ name, args: values, end: i });
