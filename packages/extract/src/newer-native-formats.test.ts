@@ -386,6 +386,24 @@ describe('MiniMax M3 (minimax-m3)', () => {
   });
 });
 
+describe('Step-Audio 2 (json: `<tool_call>function`, the name on the next line, then JSON)', () => {
+  it('reads several calls with text around them and nested JSON', () => {
+    const text = '好的，我来查一下。<tool_call>function\nforecast_weather\n{"location": "shanghai", "when": {"days": [1, 2], "note": "</tool_call>"}}</tool_call><tool_call>function\nget_time\n{"tz": "CST"}</tool_call> 完成';
+    expect(checked(text)).toEqual([
+      { name: 'forecast_weather', arguments: { location: 'shanghai', when: { days: [1, 2], note: '</tool_call>' } } },
+      { name: 'get_time', arguments: { tz: 'CST' } },
+    ]);
+    expect(checked(text, { tools: ['get_time'] }).map((c) => c.name)).toEqual(['get_time']);
+    expect(checked(text, { format: 'json' })).toHaveLength(2);
+    expect(checked(text, { format: 'glm' })).toEqual([]);
+  });
+
+  it('leaves a GLM call named function… to GLM, and reports truncated output as incomplete', () => {
+    expect(checked('<tool_call>function_x\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>')).toEqual([{ name: 'function_x', arguments: { a: '1' } }]);
+    incomplete('<tool_call>function\nget_time\n{"tz": "CS');
+  });
+});
+
 describe('auto-detection of the newer spellings on mixed text', () => {
   it('finds no calls in prose that mentions their tags', () => {
     const prose = [

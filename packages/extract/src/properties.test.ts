@@ -267,6 +267,7 @@ const nativeFragment = fc.constantFrom(
   '</dots_function_call>',
   '<start_function_call>call:f{a:<escape>x<escape>}',
   '<end_function_call>',
+  '<tool_call>function\ng\n{"a": 1}</tool_call>',
   '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>',
   '<|tool_call:end|>',
   '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>',

@@ -53,6 +53,8 @@ const opener = fc.oneof(
     '<dots_function_call>{"name": "f"}',
     '<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>',
     '<|tool_call:begin|>abc<|tool_call:name|>f<|tool_call:args|>{}<|tool_call:end|>',
+    '<tool_call>function\nget_weather\n{"a": 1}</tool_call>',
+    '<tool_call>function\n</tool_call>',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */

@@ -304,6 +304,14 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
   if (after - i >= MAX_HEADER) return undefined;
   const c = s.charCodeAt(after);
   if (c === 0x7b || c === 0x5b) return { type: 'text', length };
+  if (context.has('json')) {
+    if (s.startsWith('function', after)) {
+      const stepAudio = afterFunctionLine(s, i, after + 'function'.length, context);
+      if (stepAudio !== undefined) return stepAudio;
+    } else if (isPrefixAtEnd(s, after, 'function')) {
+      return 'partial';
+    }
+  }
   if (context.has('qwen3-xml')) {
     if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'] };
     if (isPrefixAtEnd(s, after, '<function=')) return 'partial';
@@ -328,6 +336,25 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     }
   }
   return { type: 'text', length };
+}
+
+/**
+ * Step-Audio 2: `<tool_call>function` then, on the next line, NAME, then its JSON arguments
+ * (`from` is just past `function`). Undefined when the text goes on otherwise (a GLM call named
+ * `function…`).
+ */
+function afterFunctionLine(s: string, i: number, from: number, context: OpenerContext): OpenerResult {
+  const nameStart = skipSpace(s, from);
+  if (nameStart === from) return from >= s.length ? 'partial' : undefined;
+  if (nameStart >= s.length) return outOfText(i, nameStart);
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd >= s.length) return outOfText(i, nameEnd);
+  if (nameEnd === nameStart) return undefined;
+  const brace = skipSpace(s, nameEnd);
+  if (brace >= s.length) return outOfText(i, brace);
+  if (brace - i >= MAX_HEADER || s.charCodeAt(brace) !== 0x7b) return undefined;
+  const name = s.slice(nameStart, nameEnd);
+  return context.accepts(name) ? { type: 'marker', name, length: brace - i } : { type: 'text', length: '<tool_call>'.length };
 }
 
 /** `<function=NAME>` then `{` (Functionary v3.1) or `<parameter=`/`</function>` (Qwen3 XML without the wrapper). */
