@@ -50,7 +50,12 @@ export type ToolCallFormat =
    * Solar Open 2: `<|tool_call:start|>NAME\n<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>…<|tool_call:end|>`;
    * Solar Open: `<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}<|tool_call:end|>`.
    */
-  | 'solar-open';
+  | 'solar-open'
+  /**
+   * PLaMo 3: `<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>NAME`
+   * `<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{…}<|plamo:end_tool_arguments:plamo|>…`.
+   */
+  | 'plamo3';
 
 /** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
 export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
@@ -74,6 +79,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'functionary',
   'apertus',
   'solar-open',
+  'plamo3',
 ];
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */

@@ -404,6 +404,28 @@ describe('Step-Audio 2 (json: `<tool_call>function`, the name on the next line, 
   });
 });
 
+describe('PLaMo 3 (plamo3)', () => {
+  const P = (word: string) => `<|plamo:${word}:plamo|>`;
+  const request = (name: string, args: string) =>
+    `${P('begin_tool_request')}${P('begin_tool_name')}${name}${P('end_tool_name')}${P('begin_tool_arguments')}${args}${P('end_tool_arguments')}${P('end_tool_request')}`;
+
+  it('reads several requests with JSON arguments, text around them', () => {
+    const text = `Before tools.${P('begin_tool_requests')}${request('echo', `{"text": "hi ${P('end_tool_arguments')}", "n": {"a": [1, null]}}`)}${request('sum', '{"a": 1, "b": 2}')}${P('end_tool_requests')}<|plamo:tag|>`;
+    expect(checked(text)).toEqual([
+      { name: 'echo', arguments: { text: `hi ${P('end_tool_arguments')}`, n: { a: [1, null] } } },
+      { name: 'sum', arguments: { a: 1, b: 2 } },
+    ]);
+    expect(textOutside(text)).toBe('Before tools.<|plamo:tag|>');
+    expect(checked(text, { format: 'plamo3' })).toHaveLength(2);
+    expect(checked(text, { format: 'json' })).toEqual([]);
+  });
+
+  it('drops arguments that are not an object, and reports truncated output as incomplete', () => {
+    expect(checked(`${P('begin_tool_requests')}${request('f', '[1]')}${P('end_tool_requests')}`)).toEqual([]);
+    incomplete(`${P('begin_tool_requests')}${P('begin_tool_request')}${P('begin_tool_name')}f${P('end_tool_name')}${P('begin_tool_arguments')}{"a": `);
+  });
+});
+
 describe('auto-detection of the newer spellings on mixed text', () => {
   it('finds no calls in prose that mentions their tags', () => {
     const prose = [
@@ -442,6 +464,7 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
       '<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{',
       '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>',
       ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>]<]minimax[>[<b>',
+      '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f',
     ]) {
       const text = opener.repeat(Math.ceil(200_000 / opener.length));
       expect(extractToolCalls(text)).toEqual([]);

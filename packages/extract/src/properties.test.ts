@@ -48,7 +48,7 @@ const document = fc
 // Native formats. XML formats carry text values (typed only by a schema), so their calls
 // get string values, without leading or trailing whitespace (MiniMax trims it).
 const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek-dsml', 'solar-open'] as const;
-const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4'] as const;
+const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4', 'plamo3'] as const;
 const xmlText = fc
   .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
   .map((text) => text.trim());
@@ -268,6 +268,9 @@ const nativeFragment = fc.constantFrom(
   '<start_function_call>call:f{a:<escape>x<escape>}',
   '<end_function_call>',
   '<tool_call>function\ng\n{"a": 1}</tool_call>',
+  '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|>',
+  '<|plamo:begin_tool_arguments:plamo|>{"a": 1}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>',
+  '<|plamo:end_tool_requests:plamo|>',
   '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>',
   '<|tool_call:end|>',
   '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>',

@@ -112,6 +112,10 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<function=${name}>${json}</function>`;
     case 'apertus':
       return `<|tools_prefix|>[${JSON.stringify({ [name]: args })}]<|tools_suffix|>`;
+    case 'plamo3': {
+      const p = (word: string) => `<|plamo:${word}:plamo|>`;
+      return `${p('begin_tool_requests')}${p('begin_tool_request')}${p('begin_tool_name')}${name}${p('end_tool_name')}${p('begin_tool_arguments')}${json}${p('end_tool_arguments')}${p('end_tool_request')}${p('end_tool_requests')}`;
+    }
     case 'solar-open':
       return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlValue(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
     default: {

@@ -103,6 +103,7 @@ function instruction(format: TextToolFormat): string {
     case 'mistral':
     case 'functionary':
     case 'apertus':
+    case 'plamo3':
       return 'To call a tool, write its name and its arguments as a JSON object in this format, e.g.:';
     case 'deepseek-dsml':
       return 'To call a tool, write an invoke element with one parameter element per argument (string="false" for JSON values), e.g.:';

@@ -34,4 +34,5 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'functionary',
   'apertus',
   'solar-open',
+  'plamo3',
 ];

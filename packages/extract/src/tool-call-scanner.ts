@@ -106,6 +106,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       functionary: formats.has('functionary'),
       apertus: formats.has('apertus'),
       'solar-open': formats.has('solar-open'),
+      plamo3: formats.has('plamo3'),
     };
     FORMAT_FLAGS.set(formats, flags);
   }

@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(

@@ -23,7 +23,8 @@ export type BlockBody =
   | 'solar'
   | 'solar2'
   | 'xtml'
-  | 'minimax-m3';
+  | 'minimax-m3'
+  | 'plamo';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -84,6 +85,7 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
+  { token: '<|plamo:begin_tool_requests:plamo|>', format: 'plamo3', body: 'plamo', ends: ['<|plamo:end_tool_requests:plamo|>'] },
   { token: '<|open|>tools<|sep|>', format: 'kimi-k3', body: 'xtml', ends: ['<|close|>tools<|sep|>'] },
   { token: '<|tool_call:start|>', format: 'solar-open', body: 'solar2', ends: ['<|tool_call:end|>'] },
   { token: '<|tool_call:begin|>', format: 'solar-open', body: 'solar', ends: ['<|tool_call:end|>'] },

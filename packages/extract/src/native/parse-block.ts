@@ -9,6 +9,7 @@ import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } f
 import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
 import { parseMinimaxM3Calls } from './minimax-m3-calls.ts';
+import { parsePlamoCalls } from './plamo-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -56,6 +57,8 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGemmaCall(text, openerLength, to, '<escape>');
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
+    case 'plamo':
+      return parsePlamoCalls(text, openerLength, to);
     case 'minimax-m3':
       return parseMinimaxM3Calls(text, openerLength, to, context);
     case 'xtml':
