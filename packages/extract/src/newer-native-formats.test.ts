@@ -404,6 +404,27 @@ describe('Step-Audio 2 (json: `<tool_call>function`, the name on the next line, 
   });
 });
 
+describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
+  const B = '\uff5c';
+  const t = (word: string) => `<${B}${word}${B}>`;
+  const call = (name: string, params: string) => `${t('tool_call_begin')}function${t('tool_sep')}<steptml:invoke name="${name}">${params}</steptml:invoke>${t('tool_call_end')}`;
+  const param = (name: string, value: string) => `<steptml:parameter name="${name}">${value}</steptml:parameter>`;
+
+  it('reads several invokes, values trimmed and typed by the schema', () => {
+    const text = `Let me check.\n\n${t('tool_calls_begin')}${call('get_weather', param('city', ' Tokyo ') + param('days', '3') + param('filters', '{"a": [1]}'))}${call('get_time', param('timezone', 'Asia/Tokyo'))}${t('tool_calls_end')} ok`;
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Tokyo', days: '3', filters: '{"a": [1]}' } },
+      { name: 'get_time', arguments: { timezone: 'Asia/Tokyo' } },
+    ]);
+    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: 'Tokyo', days: 3, filters: { a: [1] } });
+    expect(checked(text, { format: 'deepseek' })).toHaveLength(2);
+  });
+
+  it('reports truncated output as incomplete', () => {
+    incomplete(`${t('tool_calls_begin')}${t('tool_call_begin')}function${t('tool_sep')}<steptml:invoke name="f">${param('a', '1')}`);
+  });
+});
+
 describe('PLaMo 3 (plamo3)', () => {
   const P = (word: string) => `<|plamo:${word}:plamo|>`;
   const request = (name: string, args: string) =>

@@ -4,7 +4,7 @@ import { isRecord } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
-import { DSML_SPACED_XML, GCML_XML } from './xml-calls.ts';
+import { DSML_SPACED_XML, GCML_XML, STEPTML_XML } from './xml-calls.ts';
 import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
 import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
@@ -73,8 +73,11 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
-    case 'deepseek':
-      return parseDeepseekCalls(text, openerLength, to);
+    case 'deepseek': {
+      const calls = parseDeepseekCalls(text, openerLength, to);
+      // Step3 writes steptml invokes (no JSON) after DeepSeek's `function<｜tool_sep｜>`.
+      return calls.length === 0 && text.includes('<steptml:invoke') ? parseXmlCalls(text, openerLength, text.length, STEPTML_XML, context) : calls;
+    }
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
     case 'gemma': {

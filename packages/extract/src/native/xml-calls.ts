@@ -64,6 +64,16 @@ export const GCML_XML: XmlDialect = {
   parameterClose: '</\uff5cGCML\uff5cparameter>',
 };
 
+/** Step3: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>` inside DeepSeek's tokens. */
+export const STEPTML_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
+  attributes: true,
+  trim: 'all',
+};
+
 const MAX_TAG = 300;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
