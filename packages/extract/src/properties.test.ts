@@ -268,6 +268,7 @@ const nativeFragment = fc.constantFrom(
   '<start_function_call>call:f{a:<escape>x<escape>}',
   '<end_function_call>',
   '<tool_call>function\ng\n{"a": 1}</tool_call>',
+  '<\uff5ctool_calls_begin\uff5c><\uff5ctool_call_begin\uff5c>function<\uff5ctool_sep\uff5c><steptml:invoke name="f"><steptml:parameter name="a">1</steptml:parameter></steptml:invoke><\uff5ctool_call_end\uff5c>',
   '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|>',
   '<|plamo:begin_tool_arguments:plamo|>{"a": 1}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>',
   '<|plamo:end_tool_requests:plamo|>',
