@@ -124,6 +124,20 @@ describe('openerWait', () => {
     for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>', '<tool_calls:s>', '<ifm|tool_call>', '<dots_function_call>']) checkWaits(`${token}x`, ctx);
   });
 
+  it('picks the tokens of a held `<` by the next character, the same as comparing them all', () => {
+    const ctx = context(EVERY_FORMAT);
+    const angle = openerWait('<', 0, ctx);
+    expect(angle?.type === 'prefix' && angle.bySecond !== undefined).toBe(true);
+    if (angle?.type !== 'prefix') return;
+    for (const c of 'tT|\uff5cdisx/ ') {
+      const picked = waitAfter(angle, '<', c.charCodeAt(0));
+      const compared = waitAfter({ type: 'prefix', tokens: angle.tokens, at: 0, checked: 1 }, '<', c.charCodeAt(0));
+      expect(picked?.type === 'prefix' ? [...picked.tokens].sort() : picked).toEqual(compared?.type === 'prefix' ? [...compared.tokens].sort() : compared);
+    }
+    // Made once per context.
+    expect(openerWait('<', 0, ctx)).toBe(angle);
+  });
+
   it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {
     const ctx = context(EVERY_FORMAT);
     let held = '<';

@@ -167,6 +167,26 @@ const ASCII_BLOCKS: readonly (readonly SimpleBlock[] | undefined)[] = Array.from
 /** Longer than every token `matchAngle` tests with `isPrefixAtEnd` outside `SIMPLE_BLOCKS`: farther from the end, none can be cut off. */
 const NEAR_END = 24;
 
+/** Whether the text from `i` (second character `d`, -1 when none) is a proper prefix of a token `matchAngle` reads outside `SIMPLE_BLOCKS`. */
+function nearEndPrefix(s: string, i: number, d: number, context: OpenerContext): boolean {
+  switch (d) {
+    case -1:
+      return true;
+    case 0x74:
+      return isPrefixAtEnd(s, i, '<tool_call>');
+    case 0x66:
+      return isPrefixAtEnd(s, i, '<function=');
+    case 0x64:
+      return context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS);
+    case 0x69:
+      return context.has('glm') && isPrefixAtEnd(s, i, IFM_CALL);
+    case 0x7c:
+      return context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>'));
+    default:
+      return false;
+  }
+}
+
 function matchAngle(s: string, i: number, d: number, context: OpenerContext): OpenerResult {
   let partial = false;
   const blocks = d < 0 ? SIMPLE_BLOCKS : d < 0x80 ? ASCII_BLOCKS[d] : BLOCKS_BY_SECOND.get(d);
@@ -213,12 +233,8 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     default:
       break;
   }
-  if (s.length - i < NEAR_END) {
-    if (isPrefixAtEnd(s, i, '<tool_call>') || isPrefixAtEnd(s, i, '<function=')) partial = true;
-    if (context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS)) partial = true;
-    if (context.has('glm') && isPrefixAtEnd(s, i, IFM_CALL)) partial = true;
-    if (context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>'))) partial = true;
-  }
+  // A token cut off by the end of the text (a stream holds it back); only those going on with `d`.
+  if (s.length - i < NEAR_END && nearEndPrefix(s, i, d, context)) partial = true;
   return partial ? 'partial' : undefined;
 }
 
@@ -490,7 +506,14 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
  * knows that the first `checked` characters of the held text match every one of its tokens.
  */
 export type OpenerWait =
-  | { type: 'prefix'; tokens: readonly string[]; at: number; checked: number }
+  | {
+      type: 'prefix';
+      tokens: readonly string[];
+      at: number;
+      checked: number;
+      /** A wait on one held character (a `<` begins some thirty tokens): its tokens by their second character. */
+      bySecond?: ReadonlyMap<number, readonly string[]>;
+    }
   | { type: 'char'; char: number; limit: number }
   | { type: 'name'; limit: number }
   | { type: 'space'; limit: number };
@@ -516,12 +539,47 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ['>>>', 'functionary'],
 ];
 
+type FixedOpener = readonly [string, ToolCallFormat | undefined];
+const NO_OPENERS: readonly FixedOpener[] = [];
+/** `FIXED_OPENERS` by their first two characters (a held opener of two or more characters is one of few). */
+const FIXED_BY_START = new Map<number, FixedOpener[]>();
+for (const opener of FIXED_OPENERS) {
+  const key = opener[0].charCodeAt(0) * 0x10000 + opener[0].charCodeAt(1);
+  const list = FIXED_BY_START.get(key);
+  if (list === undefined) FIXED_BY_START.set(key, [opener]);
+  else list.push(opener);
+}
+
 /**
  * What the opener at `s[i]`, for which `matchOpener` gave `'partial'`, waits for; undefined
  * when any character may decide it. Every wait given here keeps `matchOpener` at `'partial'`
  * (it is read again whenever the wait ends, so a wait may end early, never late).
  */
 export function openerWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
+  const held = s.length - i;
+  if (held === 1) return loneWait(s.charCodeAt(i), context);
+  return heldWait(s, i, context);
+}
+
+/** Waits of one held character, by context (a stream's options do not change) and character. */
+const LONE_WAITS = new WeakMap<OpenerContext, Map<number, OpenerWait | undefined>>();
+
+/**
+ * The wait of one held character (a stream holds a `<` back at every chunk end that has one),
+ * made once per context: a `<` begins some thirty tokens, so the wait also keeps them by their
+ * second character for the next one to pick.
+ */
+function loneWait(c: number, context: OpenerContext): OpenerWait | undefined {
+  let waits = LONE_WAITS.get(context);
+  if (waits === undefined) LONE_WAITS.set(context, (waits = new Map()));
+  if (waits.has(c)) return waits.get(c);
+  let wait = heldWait(String.fromCharCode(c), 0, context);
+  if (wait?.type === 'prefix' && wait.tokens.length > 4) wait = { ...wait, bySecond: bySecond(wait.tokens) };
+  waits.set(c, wait);
+  return wait;
+}
+
+function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
   const held = s.length - i;
   // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
   if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
@@ -533,7 +591,8 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   // end, and read the opener again, where the text goes on as another (`<to` after `<think>`).
   let tokens: string[] | undefined;
   const first = s.charCodeAt(i);
-  for (const [token, format] of FIXED_OPENERS) {
+  const candidates = held > 1 ? (FIXED_BY_START.get(first * 0x10000 + s.charCodeAt(i + 1)) ?? NO_OPENERS) : FIXED_OPENERS;
+  for (const [token, format] of candidates) {
     if (token.charCodeAt(0) === first && isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) (tokens ??= []).push(token);
   }
   const mistral = context.has('mistral') || context.has('json');
@@ -612,6 +671,18 @@ function pairCallWait(s: string, i: number, after: number, next: readonly string
   return tagPrefixWait(s, i, j, next);
 }
 
+/** `tokens` (each longer than two characters) by their second character. */
+function bySecond(tokens: readonly string[]): ReadonlyMap<number, readonly string[]> {
+  const map = new Map<number, string[]>();
+  for (const token of tokens) {
+    const second = token.charCodeAt(1);
+    const list = map.get(second);
+    if (list === undefined) map.set(second, [token]);
+    else list.push(token);
+  }
+  return map;
+}
+
 /** A prefix wait on those of `tokens` that the text from `after` begins (opener at `i`). */
 function tagPrefixWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
   const begun = tokens.filter((token) => isPrefixAtEnd(s, after, token));
@@ -644,6 +715,10 @@ export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait
       // the new character is compared (a stream brings the held text one character at a time).
       const length = held.length - wait.at;
       const checked = wait.checked === held.length;
+      if (wait.bySecond !== undefined && length === 1 && checked) {
+        const next = wait.bySecond.get(c);
+        return next === undefined ? undefined : { type: 'prefix', tokens: next, at: wait.at, checked: held.length + 1 };
+      }
       let kept: string[] | undefined;
       for (const token of wait.tokens) {
         if (checked ? length + 1 < token.length && token.charCodeAt(length) === c : continues(token, held, wait.at, c)) (kept ??= []).push(token);
