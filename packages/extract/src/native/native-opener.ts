@@ -571,7 +571,10 @@ const LONE_WAITS = new WeakMap<OpenerContext, Map<number, OpenerWait | undefined
  */
 function loneWait(c: number, context: OpenerContext): OpenerWait | undefined {
   let waits = LONE_WAITS.get(context);
-  if (waits === undefined) LONE_WAITS.set(context, (waits = new Map()));
+  if (waits === undefined) {
+    waits = new Map<number, OpenerWait | undefined>();
+    LONE_WAITS.set(context, waits);
+  }
   if (waits.has(c)) return waits.get(c);
   let wait = heldWait(String.fromCharCode(c), 0, context);
   if (wait?.type === 'prefix' && wait.tokens.length > 4) wait = { ...wait, bySecond: bySecond(wait.tokens) };
