@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CallTextCleaner } from './call-text-cleaner.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
@@ -444,6 +445,40 @@ describe('PLaMo 3 (plamo3)', () => {
   it('drops arguments that are not an object, and reports truncated output as incomplete', () => {
     expect(checked(`${P('begin_tool_requests')}${request('f', '[1]')}${P('end_tool_requests')}`)).toEqual([]);
     incomplete(`${P('begin_tool_requests')}${P('begin_tool_request')}${P('begin_tool_name')}f${P('end_tool_name')}${P('begin_tool_arguments')}{"a": `);
+  });
+});
+
+describe('the text withTextToolCalling shows around the newer formats', () => {
+  /** The answer text once the calls are taken out, as `withTextToolCalling` cleans it. */
+  function shown(text: string): string {
+    let out = '';
+    for (const size of [1, text.length]) {
+      const parser = createToolCallParser();
+      let piece = '';
+      const events: ToolCallParserEvent[] = [];
+      for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
+      events.push(...parser.end());
+      const fresh = new CallTextCleaner();
+      for (const e of events) {
+        if (e.type === 'text') piece += fresh.text(e.text);
+        else if (e.type === 'tool-call') piece += fresh.call();
+      }
+      piece += fresh.end();
+      if (size === 1) out = piece;
+      else expect(piece).toBe(out);
+    }
+    return out;
+  }
+
+  it('leaves only the answer, whichever way the text was split', () => {
+    expect(shown('Checking.<tool_calls>\n<tool_call>f<tool_sep>\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>\n</tool_calls> Done.')).toBe('Checking. Done.');
+    expect(shown('sure!<tool_calls:s><tool_call:s>f<arg_key:s>a</arg_key:s><arg_value:s>1</arg_value:s></tool_call:s></tool_calls:s> ok')).toBe('sure! ok');
+    expect(shown('Before <ifm|tool_calls><ifm|tool_call>f<ifm|arg_key>q</ifm|arg_key><ifm|arg_value>1</ifm|arg_value></ifm|tool_call></ifm|tool_calls> after.')).toBe('Before after.');
+    expect(shown('I will.\n]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call> Done.')).toBe('I will. Done.');
+    expect(shown('<|open|>response<|sep|>Let me check.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>')).toBe('Let me check.');
+    expect(shown("I'll check.<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>\n<|tool_call:end|> done")).toBe("I'll check. done");
+    expect(shown('ok<dots_function_call><invoke name="s"><parameter name="q">x</parameter></invoke></dots_function_call> then')).toBe('ok then');
+    expect(shown('Let me check. <start_function_call>call:f{a:<escape>x<escape>}<end_function_call> Done.')).toBe('Let me check. Done.');
   });
 });
 
