@@ -149,6 +149,16 @@ describe('Hunyuan HY v3 / v4', () => {
     expect(checked(v3)).toEqual([{ name: 'f', arguments: { a: '1' } }]);
   });
 
+  it('reads HY v4’s suffixed <think:SUFFIX> as reasoning, whose calls are not calls by default', () => {
+    const S = ':opensource';
+    const text = `<think${S}>maybe get_weather(city="x") <tool_call${S}>f</tool_call${S}></think${S}>ok<tool_calls${S}><tool_call${S}>get_weather<arg_key${S}>city</arg_key${S}><arg_value${S}>Paris</arg_value${S}></tool_call${S}></tool_calls${S}>`;
+    expect(checked(text)).toEqual([{ name: 'get_weather', arguments: { city: 'Paris' } }]);
+    expect(checked(text, { callsInReasoning: true }).map((c) => c.name)).toEqual(['get_weather', 'f', 'get_weather']);
+    const events = stream(text, 1);
+    expect(events.filter((e) => e.type === 'reasoning-end').map((e) => ('text' in e ? e.text : ''))).toEqual([`</think${S}>`]);
+    expect(checked('<think:a b> is text, and so is <think:> here')).toEqual([]);
+  });
+
   it('keeps values holding the call’s own tags (a value ends at its closing tag)', () => {
     const S = ':s';
     const text = `<tool_calls${S}><tool_call${S}>note<arg_key${S}>body</arg_key${S}><arg_value${S}>see </tool_call${S}> and <arg_key${S}>x</arg_value${S}></tool_call${S}></tool_calls${S}>`;

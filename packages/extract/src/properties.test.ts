@@ -258,6 +258,8 @@ const nativeFragment = fc.constantFrom(
   '<arg_key:s>k</arg_key:s><arg_value:s>v</arg_value:s>',
   '</tool_call:s>',
   '</tool_calls:s>',
+  '<think:s>',
+  '</think:s>',
   '<iquestcoder_tool_call>f',
   '</iquestcoder_tool_call>',
   '<ifm|tool_call>g',

@@ -46,6 +46,7 @@ const opener = fc.oneof(
     '<tool_call:opensource>get_weather  <tool_sep:opensource>',
     '<tool_call:opensource>f</tool_call:opensource>',
     '<tool_call:a b>',
+    '<think:opensource>x</think:opensource>',
     '<iquestcoder_tool_call>get_weather\n<arg_key>a</arg_key>',
     '<ifm|tool_call>get_weather<ifm|arg_key>a</ifm|arg_key>',
     '<ifm|tool_call>{"name": "f"}',

@@ -142,6 +142,12 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
+  if (d === 0x74 && c === 0x3c && s.startsWith('<think:', i)) {
+    // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`.
+    const end = suffixEnd(s, i + '<think'.length);
+    if (end === s.length) return 'partial';
+    if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`] };
+  }
   if (c === 0x3c) {
     const tagged = matchAngle(s, i, d, context);
     if (tagged !== undefined) return tagged;
@@ -530,6 +536,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
   ['<tool_call>', undefined],
   ['<tool_call:', 'glm'],
+  ['<think:', undefined],
   ['<tool_calls:', 'glm'],
   [IFM_CALL, 'glm'],
   [DOTS, 'minimax-m2'],
@@ -638,6 +645,10 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
       if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
       return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>', '<tool_sep>']);
     }
+  }
+  if (s.startsWith('<think:', i)) {
+    const from = i + '<think'.length;
+    return suffixEnd(s, from) === s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
   }
   if (context.has('minimax-m2') && s.startsWith(DOTS, i)) return tokensWait(s, i, i + DOTS.length, ['<invoke']);
   if (context.has('glm') && s.startsWith(IFM_CALL, i)) return pairCallWait(s, i, i + IFM_CALL.length, IFM_NEXT);

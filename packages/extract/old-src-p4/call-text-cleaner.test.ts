@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CallTextCleaner } from './call-text-cleaner.ts';
+
+/** Runs the cleaner over pieces; `null` marks where a call was taken out. */
+function clean(pieces: readonly (string | null)[]): string {
+  const cleaner = new CallTextCleaner();
+  let out = '';
+  for (const piece of pieces) {
+    if (piece === null) out += cleaner.call();
+    else out += cleaner.text(piece);
+  }
+  return out + cleaner.end();
+}
+
+describe('CallTextCleaner', () => {
+  it('removes the brackets and commas of a call list', () => {
+    expect(clean(['Sure.\n[', null, ', ', null, ']'])).toBe('Sure.');
+  });
+
+  it('removes call markers and leaked end tokens', () => {
+    expect(clean(['<tool_call>\n', null, '\n</tool_call><end_of_turn>'])).toBe('');
+    expect(clean(['[TOOL_CALLS]', null])).toBe('');
+  });
+
+  it('keeps brackets, commas and markers-lookalikes that frame no call', () => {
+    expect(clean(['A list [1, 2], and <b>bold</b> [TOOL] text.'])).toBe('A list [1, 2], and <b>bold</b> [TOOL] text.');
+  });
+
+  it('keeps the line break between a call and the text after it', () => {
+    expect(clean(['Checking.\n', null, '\nDone.'])).toBe('Checking.\nDone.');
+  });
+
+  it('gives the same result however the text is split', () => {
+    const whole = clean(['Ok <tool_call>', null, '</tool_call> then [x].']);
+    const split = clean(['Ok <to', 'ol_c', 'all>', null, '</tool', '_call> then [', 'x].']);
+    expect(split).toBe(whole);
+    expect(whole).toBe('Ok then [x].');
+  });
+
+  it('releases a held marker prefix at the end when no marker followed', () => {
+    expect(clean(['value <tool'])).toBe('value <tool');
+  });
+});
+
+describe('CallTextCleaner: native framing', () => {
+  it('removes harmony framing and end tokens around a final answer', () => {
+    const cleaner = new CallTextCleaner();
+    const shown = ['<|start|>assistant<|channel|>final<|mes', 'sage|>It is 7.<|return|>'].map((part) => cleaner.text(part)).join('') + cleaner.end();
+    expect(shown).toBe('It is 7.');
+  });
+});
+
+describe('CallTextCleaner: Kimi K2 (no content) placeholder', () => {
+  it('drops the placeholder when it is the whole text before the first call', () => {
+    expect(clean(['(no content)', null])).toBe('');
+    expect(clean(['\n(no con', 'tent) \n', null, '\nDone.'])).toBe('\nDone.');
+  });
+
+  it('keeps it when no call follows, when more text follows, or later in the answer', () => {
+    expect(clean(['(no content)'])).toBe('(no content)');
+    expect(clean(['(no content) in the file', null])).toBe('(no content) in the file');
+    expect(clean(['Ok. (no content)', null])).toBe('Ok. (no content)');
+    expect(clean(['x', null, '(no content)'])).toBe('x(no content)');
+  });
+
+  it('shows a held prefix that was not the placeholder before the call', () => {
+    expect(clean(['(no', null])).toBe('(no');
+  });
+});
+
+describe('CallTextCleaner: what wrapped a call', () => {
+  it('removes any tag right around a call, whatever its name', () => {
+    expect(clean(['Here:\n<tools>', null, '</tools>'])).toBe('Here:');
+    expect(clean(['Hi <longcat_tool_call>', null, '</longcat_tool_call> bye'])).toBe('Hi bye');
+    expect(clean(['<TOOLCALL>[', null, ']</TOOLCALL>'])).toBe('');
+    expect(clean(['<tool_calls>[', null, ', ', null, ']</tool_calls>\nDone.'])).toBe('\nDone.');
+    expect(clean(['<function_calls>\n', null, '\n</function_calls>'])).toBe('');
+    expect(clean(['<|action_start|><|plugin|>\n', null, '<|action_end|>'])).toBe('');
+  });
+
+  it('removes a fence, Action: and functools right before a call, and the fence after it', () => {
+    expect(clean(['Let me check.\n```json\n', null, '\n```'])).toBe('Let me check.');
+    expect(clean(['Action: ```json\n', null, '\n```'])).toBe('');
+    expect(clean(['functools[', null, ']'])).toBe('');
+    expect(clean(['```tool_code\n', null, '\n```\nThe answer follows.'])).toBe('\nThe answer follows.');
+  });
+
+  it('keeps tags, fences and words that wrap no call', () => {
+    expect(clean(['Use <b>bold</b> and ```js\ncode\n``` here; Action: none, functools.'])).toBe('Use <b>bold</b> and ```js\ncode\n``` here; Action: none, functools.');
+    expect(clean(['Ends with <tools>'])).toBe('Ends with <tools>');
+    expect(clean(['Ends with a fence ```'])).toBe('Ends with a fence ```');
+    expect(clean(['Ends in a partial <tool_ca'])).toBe('Ends in a partial <tool_ca');
+    expect(clean(['A word: functools'])).toBe('A word: functools');
+    // Text after the call, then a closing tag: not the call's.
+    expect(clean([null, 'Then </b> stays.'])).toBe('Then </b> stays.');
+    // An opening tag after a call opens nothing.
+    expect(clean([null, '\n<b>x</b>'])).toBe('\n<b>x</b>');
+  });
+
+  it('keeps an opener word that is part of a longer word', () => {
+    expect(clean(['myfunctools', null])).toBe('myfunctools');
+    expect(clean(['Reaction:', null])).toBe('Reaction:');
+  });
+
+  it('looks back over at most 96 characters for an opener', () => {
+    const tags = '<a>'.repeat(100);
+    const shown = clean([`text ${tags}`, null]);
+    expect(shown.startsWith('text <a>')).toBe(true);
+    expect(shown.length).toBeLessThan(`text ${tags}`.length);
+    expect(shown.length).toBeGreaterThan('text '.length + 3 * 100 - 96 - 3);
+  });
+
+  it('gives the same result however the text is split (property)', () => {
+    const piece = fc.constantFrom(
+      'Sure. ', 'x', ' ', '\n', '[', ']', ', ', '<tools>', '</tools>', '<b>', '</b>', '<|plugin|>', '<|end_x|>', '```', '```json\n', '`', 'Action:', 'Action: ',
+      'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ',
+    );
+    const part = fc.oneof({ weight: 5, arbitrary: fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join('')) }, { weight: 1, arbitrary: fc.constant(null) });
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 40 }), (parts, cuts) => {
+        const whole = clean(parts);
+        // The same text with every text part cut at the given points.
+        let next = 0;
+        const split: (string | null)[] = [];
+        for (const p of parts) {
+          if (p === null) {
+            split.push(null);
+            continue;
+          }
+          let rest = p;
+          while (rest.length > 1 && next < cuts.length) {
+            const at = 1 + ((cuts[next++] ?? 0) % (rest.length - 1));
+            split.push(rest.slice(0, at));
+            rest = rest.slice(at);
+          }
+          split.push(rest);
+        }
+        expect(clean(split)).toBe(whole);
+        // And one character at a time.
+        expect(clean(parts.flatMap((p) => (p === null ? [null] : Array.from(p))))).toBe(whole);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('shows every character of a text without calls or markers, however it is split (property)', () => {
+    const piece = fc.constantFrom('<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|plugin|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(clean([text])).toBe(text);
+        expect(clean(pieces)).toBe(text);
+        expect(clean(Array.from(text))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

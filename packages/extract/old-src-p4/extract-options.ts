@@ -1,0 +1,250 @@
+import type { JsonSchema } from '@toolwire/core';
+import { NamePrefixes } from './name-prefixes.ts';
+import { SMALL_LIST_LENGTH, InPlaceAllowList } from './in-place-allow-list.ts';
+
+/** A text format the scanner looks for. */
+export type ToolCallFormat =
+  /** Call syntax: `search(q="x")`, Python-style lists `[f(a=1), g()]`, `<|python_tag|>f(a=1)`. */
+  | 'call'
+  /**
+   * JSON: `{"name": …, "arguments": …}` (bare, in arrays, fences, `<tool_call>` tags: Hermes,
+   * Qwen2.5/3, Llama 3.x, Granite, Cohere `Action:`/`tool_name`), `[TOOL_CALLS] […]` and `[TOOL_CALLS]name{…}`.
+   */
+  | 'json'
+  /** Qwen3-Coder, Qwen3.5, Nemotron 3: `<tool_call><function=NAME><parameter=ARG>…</parameter></function></tool_call>`. */
+  | 'qwen3-xml'
+  /** Seed-OSS: the Qwen3 XML body inside `<seed:tool_call>`. */
+  | 'seed-oss'
+  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`. */
+  | 'minimax-m2'
+  /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
+  | 'glm'
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  | 'deepseek'
+  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
+  | 'deepseek-dsml'
+  /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
+  | 'kimi-k2'
+  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
+  | 'gemma4'
+  /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
+  | 'harmony'
+  /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
+  | 'mistral'
+  /** Functionary v3.1 `<function=NAME>{…}</function>` and v3.2 `>>>NAME\n{…}`. */
+  | 'functionary'
+  /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
+  | 'apertus';
+
+/** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
+export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
+
+/** Every format, in the order of the README's table. */
+export const ALL_FORMATS: readonly ToolCallFormat[] = [
+  'call',
+  'json',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'deepseek',
+  'deepseek-dsml',
+  'kimi-k2',
+  'gemma4',
+  'harmony',
+  'mistral',
+  'functionary',
+  'apertus',
+];
+
+/** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
+export interface ExtractableTool {
+  name: string;
+  /** Drives type coercion of the arguments (`"5"` → 5 for an integer property, XML values). */
+  inputSchema?: JsonSchema;
+}
+
+/** Options of `extractToolCalls` and `createToolCallParser`. */
+export interface ExtractOptions {
+  /**
+   * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
+   * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
+   * The list is read when `extractToolCalls` or `createToolCallParser` is called; one of more
+   * than 8 tools is also remembered by identity for later calls (pass a new array rather than
+   * editing one in place).
+   */
+  tools?: readonly (string | ExtractableTool)[];
+  /** The formats to look for (default: all, auto-detected in the same pass). */
+  formats?: readonly ToolCallFormat[];
+  /** Looks for this one format only, when the caller knows the model (`format: 'qwen3-xml'`). Wins over `formats`. */
+  format?: ToolCallFormat;
+  /**
+   * Calls written inside a reasoning block (`<think>…</think>`, harmony `analysis`, …) are
+   * reasoning, not calls (default). `true` reads them as calls too (Qwen3.5 sometimes puts its
+   * real call before `</think>`).
+   */
+  callsInReasoning?: boolean;
+  /** The prompt already opened a reasoning block (it ends with `<think>`): the text starts inside it. */
+  startInReasoning?: boolean;
+  /**
+   * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
+   * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
+   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`) is kept.
+   */
+  id?: (name: string, index: number) => string;
+}
+
+/** The allowed names with their schemas, as the scanner asks about them (a `Map` is one). */
+export interface AllowList {
+  has(name: string): boolean;
+  get(name: string): JsonSchema | undefined;
+  keys(): Iterable<string>;
+}
+
+/** Options with their defaults resolved, shared by the batch and streaming forms. */
+export interface ResolvedExtractOptions {
+  /** Allowed names with their schemas; `undefined` means any name. */
+  allowed: AllowList | undefined;
+  /**
+   * Every prefix of an allowed name: text that is none of these cannot become a call name.
+   * Only text held back for a next chunk asks (`undefined`: any run may grow into a name),
+   * so a list used once (batch) has none.
+   */
+  prefixes: NamePrefixes | undefined;
+  /**
+   * Whether any allowed tool may have a schema (without one, no name needs looking up for
+   * it). A short list is asked whenever a name is (it finds out when first asked).
+   */
+  typed: boolean;
+  call: boolean;
+  json: boolean;
+  /** Functionary (`>>>NAME`): whether `>` is looked at. */
+  functionary: boolean;
+  /** The formats looked for. */
+  formats: ReadonlySet<ToolCallFormat>;
+  callsInReasoning: boolean;
+  startInReasoning: boolean;
+  id: (name: string, index: number) => string;
+}
+
+function defaultId(name: string, index: number): string {
+  return `${name}_${index}`;
+}
+
+interface ResolvedTools {
+  length: number;
+  allowed: Map<string, JsonSchema | undefined>;
+  prefixes: NamePrefixes;
+  typed: boolean;
+  /** The options `{ tools }` alone resolve to (the common call), made once. */
+  alone: ResolvedExtractOptions | undefined;
+}
+
+/**
+ * Allow-lists resolved before, by array identity: callers pass the same tool list for every
+ * output, and building its prefix set per call cost more than scanning a short output. The
+ * list is `readonly`; one whose length changed is resolved again.
+ */
+const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
+const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
+const ALL = new Set<ToolCallFormat>(ALL_FORMATS);
+
+function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
+  const cached = toolCache.get(tools);
+  if (cached?.length === tools.length) return cached;
+  const allowed = new Map<string, JsonSchema | undefined>();
+  for (const tool of tools) {
+    // A hole (`[a, , b]`) is no tool, as where a short list is read in place.
+    if (typeof tool === 'string') allowed.set(tool, undefined);
+    else if (tool !== undefined) allowed.set(tool.name, tool.inputSchema);
+  }
+  let typed = false;
+  for (const schema of allowed.values()) if (schema !== undefined) typed = true;
+  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes: new NamePrefixes(allowed), typed, alone: undefined };
+  toolCache.set(tools, resolved);
+  return resolved;
+}
+
+/** The map of a list too long to read in place, for a batch's `InPlaceAllowList`. */
+function longListMap(tools: readonly (string | ExtractableTool)[]): ReadonlyMap<string, JsonSchema | undefined> {
+  return resolveTools(tools).allowed;
+}
+
+function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
+  const list = options?.format !== undefined ? [options.format] : options?.formats;
+  if (list === undefined) return ALL;
+  const key = list.join(',');
+  let set = formatCache.get(key);
+  if (set === undefined) {
+    set = new Set(list);
+    // Bounded: format lists are few; odd ones are not worth keeping.
+    if (formatCache.size < 64) formatCache.set(key, set);
+  }
+  return set;
+}
+
+const DEFAULTS: ResolvedExtractOptions = {
+  allowed: undefined,
+  prefixes: undefined,
+  typed: false,
+  call: true,
+  json: true,
+  functionary: true,
+  formats: ALL,
+  callsInReasoning: false,
+  startInReasoning: false,
+  id: defaultId,
+};
+
+/** The resolved options for an allow-list already resolved (or none); one object shape for every caller. */
+function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['allowed'], prefixes: ResolvedExtractOptions['prefixes'], typed: boolean): ResolvedExtractOptions {
+  const formats = resolveFormats(options);
+  return {
+    allowed,
+    prefixes,
+    typed,
+    call: formats.has('call'),
+    json: formats.has('json'),
+    functionary: formats.has('functionary'),
+    formats,
+    callsInReasoning: options.callsInReasoning === true,
+    startInReasoning: options.startInReasoning === true,
+    id: options.id ?? defaultId,
+  };
+}
+
+/**
+ * Resolves the defaults of `ExtractOptions` in one place. `once`: the options serve one
+ * call that returns before the caller can change them (batch), so the tool list is read
+ * where it stands rather than copied, when first asked about.
+ */
+export function resolveExtractOptions(options: ExtractOptions | undefined, once = false): ResolvedExtractOptions {
+  if (options === undefined) return DEFAULTS;
+  const list = options.tools;
+  const alone =
+    options.format === undefined &&
+    options.formats === undefined &&
+    options.callsInReasoning === undefined &&
+    options.startInReasoning === undefined &&
+    options.id === undefined;
+  // A batch reads the list where it stands, and not even its length until a name is asked
+  // about (a long one is then looked up in its map); a stream reads a short list from a copy.
+  if (list !== undefined && (once || list.length <= SMALL_LIST_LENGTH)) {
+    const allowed = once ? new InPlaceAllowList(list, longListMap) : new InPlaceAllowList(list.slice());
+    // A batch holds no text back for a next chunk, so it never asks for prefixes (see `prefixes`).
+    const prefixes = once ? undefined : new NamePrefixes(allowed);
+    // `{ tools }` alone (the common call): the defaults with the list, without resolving formats.
+    // The list itself is read only for an output with a possible call (memory that, with a new
+    // list per output, the processor has to fetch).
+    if (alone) {
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
+    }
+    return resolvedWith(options, allowed, prefixes, true);
+  }
+  const tools = list === undefined ? undefined : resolveTools(list);
+  if (alone && tools === undefined) return DEFAULTS;
+  if (alone && tools?.alone !== undefined) return tools.alone;
+  const resolved = resolvedWith(options, tools?.allowed, tools?.prefixes, tools?.typed ?? false);
+  if (alone && tools !== undefined) tools.alone = resolved;
+  return resolved;
+}

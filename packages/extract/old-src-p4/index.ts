@@ -1,0 +1,14 @@
+export { extractToolCalls } from './extract-tool-calls.ts';
+export type { ExtractableTool, ExtractOptions, ToolCallFormat } from './extract-options.ts';
+export { createToolCallParser } from './tool-call-parser.ts';
+export type { ToolCallParser } from './tool-call-parser.ts';
+export type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+export type { ToolCallSink } from './tool-call-sink.ts';
+export { renderToolPrompt } from './render-tool-prompt.ts';
+export type { PromptTool, RenderToolPromptOptions } from './render-tool-prompt.ts';
+export { renderToolResult } from './render-tool-result.ts';
+export { renderToolCall } from './render-tool-call.ts';
+export type { TextToolFormat } from './text-tool-format.ts';
+export { withTextToolCalling } from './with-text-tool-calling.ts';
+export type { TextToolCallingOptions } from './with-text-tool-calling.ts';
+export { ToolCallParserEndedError, ToolCallParserReentryError } from './errors.ts';

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { extractToolCalls } from './extract-tool-calls.ts';
+
+function calls(text: string, tools?: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
+  return extractToolCalls(text, tools === undefined ? undefined : { tools }).map((c) => ({ name: c.name, arguments: c.arguments }));
+}
+
+describe('JSON calls: argument keys and definitions', () => {
+  it('reads params, args and input as argument keys', () => {
+    expect(calls('{"name": "f", "params": {"a": 1}}')).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+    expect(calls('{"name": "g", "args": {"b": "x"}}')).toEqual([{ name: 'g', arguments: { b: 'x' } }]);
+    expect(calls('{"name": "h", "input": {"c": [1]}}')).toEqual([{ name: 'h', arguments: { c: [1] } }]);
+  });
+
+  it('does not read an echoed tool definition as a call, even with an allow-list', () => {
+    const definition = '{"name": "get_weather", "description": "Weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}';
+    expect(calls(definition)).toEqual([]);
+    expect(calls(definition, ['get_weather'])).toEqual([]);
+    expect(calls(`{"type": "function", "function": ${definition}}`, ['get_weather'])).toEqual([]);
+    expect(calls('[{"name": "get_time", "parameters": {"type": "object", "properties": {}}}]')).toEqual([]);
+  });
+
+  it('still reads Llama-style calls whose parameters are plain arguments', () => {
+    expect(calls('{"name": "f", "parameters": {"type": "fast", "city": "Paris"}}')).toEqual([
+      { name: 'f', arguments: { type: 'fast', city: 'Paris' } },
+    ]);
+  });
+
+  it("reads Cohere's Action: block (tool_name / parameters) and skips directly-answer", () => {
+    const text = 'Action: ```json\n[{"tool_name": "set_alarm", "parameters": {"time": "07:00"}}, {"tool_name": "directly-answer", "parameters": {}}]\n```';
+    expect(calls(text)).toEqual([{ name: 'set_alarm', arguments: { time: '07:00' } }]);
+  });
+
+  it('reads name-as-key JSON when the name is on the allow-list only', () => {
+    expect(calls('[{"set_alarm": {"time": "07:00"}}]', ['set_alarm'])).toEqual([{ name: 'set_alarm', arguments: { time: '07:00' } }]);
+    expect(calls('[{"set_alarm": {"time": "07:00"}}]')).toEqual([]);
+    expect(calls('{"city": {"name": "Paris"}}', ['set_alarm'])).toEqual([]);
+  });
+});
+
+describe('call syntax: parentheses', () => {
+  it("reads x=('a') as the value, not a one-item list", () => {
+    expect(calls("f(x=('a'), y=('b',))")).toEqual([{ name: 'f', arguments: { x: 'a', y: ['b'] } }]);
+  });
+});

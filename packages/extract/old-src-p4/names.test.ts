@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+
+function calls(text: string, tools?: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
+  return extractToolCalls(text, tools === undefined ? undefined : { tools }).map((c) => ({ name: c.name, arguments: c.arguments }));
+}
+
+function streamed(text: string, size: number, tools?: readonly string[]): string[] {
+  const parser = createToolCallParser(tools === undefined ? undefined : { tools });
+  const names: string[] = [];
+  for (let i = 0; i < text.length; i += size) {
+    for (const event of parser.push(text.slice(i, i + size))) if (event.type === 'tool-call') names.push(event.toolCall.name);
+  }
+  for (const event of parser.end()) if (event.type === 'tool-call') names.push(event.toolCall.name);
+  return names;
+}
+
+describe('names in call syntax without an allow-list', () => {
+  it('reads identifiers that start with a letter or "_", not with a digit', () => {
+    expect(calls('see 3d(x=1) and 2(y=2)')).toEqual([]);
+    expect(calls('_private(x=1) Get_Weather2(x=2)')).toEqual([
+      { name: '_private', arguments: { x: 1 } },
+      { name: 'Get_Weather2', arguments: { x: 2 } },
+    ]);
+  });
+
+  it('reads a dotted or hyphenated part that starts with a digit only after a hyphen', () => {
+    expect(calls('gpt-4o(x=1) a.4b(x=2) math.sqrt(x=3)')).toEqual([
+      { name: 'gpt-4o', arguments: { x: 1 } },
+      { name: 'math.sqrt', arguments: { x: 3 } },
+    ]);
+  });
+});
+
+describe('names with hyphens (the tool-name rule of core)', () => {
+  it('reads a hyphenated name in call syntax, with and without an allow-list', () => {
+    expect(calls('weather-now(city="Paris")')).toEqual([{ name: 'weather-now', arguments: { city: 'Paris' } }]);
+    expect(calls('Sure: weather-now(city="Paris")', ['weather-now'])).toEqual([{ name: 'weather-now', arguments: { city: 'Paris' } }]);
+  });
+
+  it('reads whatever the allow-list says, dots and hyphens included', () => {
+    expect(calls('files.read-v2(path="a")', ['files.read-v2'])).toEqual([{ name: 'files.read-v2', arguments: { path: 'a' } }]);
+  });
+
+  it('reads hyphenated names in JSON calls', () => {
+    expect(calls('{"name": "weather-now", "arguments": {"city": "Oslo"}}', ['weather-now'])).toEqual([
+      { name: 'weather-now', arguments: { city: 'Oslo' } },
+    ]);
+  });
+
+  it('does not make names out of arithmetic or dangling hyphens', () => {
+    expect(calls('a - b(x)')).toEqual([{ name: 'b', arguments: { arg0: 'x' } }]);
+    expect(calls('x -b(1) and y--z(2) and q-(3)')).toEqual([]);
+  });
+
+  it('does not take a hyphenated prefix of an allowed name', () => {
+    expect(calls('pre-search(q=1)', ['search'])).toEqual([]);
+  });
+
+  it('streams hyphenated names at every chunk size', () => {
+    for (const size of [1, 2, 3, 5, 100]) expect(streamed('ok weather-now(city="x") done', size, ['weather-now'])).toEqual(['weather-now']);
+  });
+});
+
+describe('names after an unspaced script (CJK)', () => {
+  it('finds an allowed name glued to Chinese prose', () => {
+    expect(calls('请调用get_weather(city="北京")', ['get_weather'])).toEqual([{ name: 'get_weather', arguments: { city: '北京' } }]);
+  });
+
+  it('starts the name at the script boundary without an allow-list too', () => {
+    expect(calls('请调用get_weather(city="北京")')).toEqual([{ name: 'get_weather', arguments: { city: '北京' } }]);
+    expect(calls('天気を調べますget-weather(city="東京")')).toEqual([{ name: 'get-weather', arguments: { city: '東京' } }]);
+  });
+
+  it('still reads names written in CJK, and mixed names that are listed', () => {
+    expect(calls('天气(城市="北京")')).toEqual([{ name: '天气', arguments: { 城市: '北京' } }]);
+    expect(calls('天气_now(x=1)', ['天气_now'])).toEqual([{ name: '天气_now', arguments: { x: 1 } }]);
+  });
+
+  it('keeps Latin letters with diacritics inside a name', () => {
+    expect(calls('größe_prüfen(wert=3)')).toEqual([{ name: 'größe_prüfen', arguments: { wert: 3 } }]);
+  });
+
+  it('does not split an ASCII run at an underscore', () => {
+    expect(calls('re_search(q=1)', ['search'])).toEqual([]);
+  });
+
+  it('streams the boundary case at every chunk size, with and without an allow-list', () => {
+    const text = '好的，请调用get_weather(city="北京")。';
+    for (const size of [1, 2, 3, 4, 7, 100]) {
+      expect(streamed(text, size, ['get_weather'])).toEqual(['get_weather']);
+      expect(streamed(text, size)).toEqual(['get_weather']);
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ALL_FORMATS } from '../extract-options.ts';
+import type { ToolCallFormat } from '../extract-options.ts';
+import { renderToolCall } from '../render-tool-call.ts';
+import type { TextToolFormat } from '../text-tool-format.ts';
+import { keepsWaiting, matchOpener, openerWait, waitAfter } from './native-opener.ts';
+import type { OpenerContext, OpenerWait } from './native-opener.ts';
+
+const EVERY_FORMAT: readonly ToolCallFormat[] = ALL_FORMATS;
+
+function context(formats: readonly ToolCallFormat[], tools?: readonly string[]): OpenerContext {
+  const set = new Set(formats);
+  return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
+}
+
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus'];
+
+/** Openers as models write them, and pieces that start like one and then go elsewhere. */
+const opener = fc.oneof(
+  fc.constantFrom(...NATIVE).map((format) => renderToolCall({ name: 'get_weather', arguments: { city: 'Paris' } }, format)),
+  fc.constantFrom(
+    '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|> {"a": 1}',
+    '<|channel|>final<|message|>Hi',
+    '<|channel|>analysis<|message|>x',
+    '[TOOL_CALLS] get_weather[CALL_ID]a1b2[ARGS]{"a": 1}',
+    '[TOOL_CALLS][{"name": "f", "arguments": {}}]',
+    '>>>all\nHi',
+    '>>>f \n {"a": 1}',
+    '<function=f>  {"a": 1}</function>',
+    '<function=f>\n</function>',
+    '<tool_call>  \n {"name": "f"}',
+    '<tool_call>get_weather\\n<arg_key>a</arg_key>',
+    '<tool_call>get_weather \n</tool_call>',
+    '<tool_call> tags are',
+    '<\uff5ctool_calls_begin\uff5c>',
+    '<\uff5ctool calls begin\uff5c>',
+    '<think>x</think>',
+    '[THINK]x[/THINK]',
+    '<|tool_call>call:f{}',
+    '<|tool_calls_section_begin|>',
+  ),
+);
+/** An opener with some of its characters replaced or doubled: near misses of every kind. */
+const mutated = fc
+  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
+  .map(([text, edits]) => edits.reduce((s, [at, piece]) => s.slice(0, at % (s.length + 1)) + piece + s.slice((at % (s.length + 1)) + 1), text));
+
+/**
+ * For every prefix of `text` held back as `'partial'`: each character the wait lets through
+ * (the text's own next one, and a few others) leaves the opener undecided.
+ */
+function checkWaits(text: string, ctx: OpenerContext): void {
+  for (let end = 1; end < text.length; end++) {
+    const held = text.slice(0, end);
+    if (matchOpener(held, 0, ctx, false) !== 'partial') continue;
+    const wait = openerWait(held, 0, ctx);
+    if (wait === undefined) continue;
+    for (const next of [text.charAt(end), ' ', 'a', '>', '<', '[', '{', '\n']) {
+      if (next === '' || !keepsWaiting(wait, held, next.charCodeAt(0))) continue;
+      expect(matchOpener(held + next, 0, ctx, false), JSON.stringify([held.slice(0, 40), held.length, next, wait])).toBe('partial');
+    }
+  }
+}
+
+describe('openerWait', () => {
+  it('only waits where every character it lets through leaves the opener undecided', () => {
+    fc.assert(
+      fc.property(mutated, fc.subarray([...EVERY_FORMAT], { minLength: 1 }), fc.boolean(), (text, formats, listed) => {
+        checkWaits(text, context(formats, listed ? ['get_weather', 'f'] : undefined));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('stops waiting at the longest name and header the matchers read', () => {
+    const ctx = context(EVERY_FORMAT);
+    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool']) {
+      for (const run of ['a'.repeat(132), ' '.repeat(402), `f${' '.repeat(401)}`]) checkWaits(`${start}${run}{`, ctx);
+    }
+  });
+
+  it('waits through a harmony header until a `>` and through a held name, and not past the header limit', () => {
+    const ctx = context(EVERY_FORMAT);
+    const header = '<|channel|>commentary to=functions.get';
+    expect(openerWait(header, 0, ctx)).toEqual({ type: 'char', char: 0x3e, limit: 400 });
+    const mistral = openerWait('[TOOL_CALLS]get_wea', 0, ctx);
+    expect(mistral?.type).toBe('name');
+    if (mistral === undefined) return;
+    expect(keepsWaiting(mistral, '[TOOL_CALLS]get_wea', 't'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(mistral, '[TOOL_CALLS]get_wea', '['.charCodeAt(0))).toBe(false);
+    expect(keepsWaiting({ type: 'char', char: 0x3e, limit: 400 }, '<|channel|>'.padEnd(399, 'x'), 'x'.charCodeAt(0))).toBe(false);
+  });
+
+  it('waits on every token a held `<` or `[` may still become, and only while the text is one', () => {
+    const ctx = context(EVERY_FORMAT);
+    const angle = openerWait('<', 0, ctx);
+    expect(angle?.type).toBe('prefix');
+    if (angle === undefined) return;
+    // `<t` may become `<think>` or `<tool_call>`.
+    expect(keepsWaiting(angle, '<t', 'h'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(angle, '<t', 'o'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(angle, '<t', 'x'.charCodeAt(0))).toBe(false);
+    // `<to` left `<think>` behind: its next character (`n`) does not keep `<ton` waiting.
+    expect(keepsWaiting(angle, '<to', 'n'.charCodeAt(0))).toBe(false);
+    const bracket = openerWait('[', 0, ctx);
+    expect(bracket !== undefined && keepsWaiting(bracket, '[T', 'O'.charCodeAt(0)) && keepsWaiting(bracket, '[T', 'H'.charCodeAt(0))).toBe(true);
+    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>']) checkWaits(`${token}x`, ctx);
+  });
+
+  it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {
+    const ctx = context(EVERY_FORMAT);
+    let held = '<';
+    let wait: OpenerWait | undefined = openerWait(held, 0, ctx);
+    for (const c of '|tool_calls_section_begin') {
+      wait = wait === undefined ? undefined : waitAfter(wait, held, c.charCodeAt(0));
+      held += c;
+    }
+    // Only the Kimi section tokens begin `<|tool_calls_section_begin`, and the wait knows the held text matches them.
+    expect(wait).toEqual({ type: 'prefix', tokens: ['<|tool_calls_section_begin|>'], at: 0, checked: held.length });
+    if (wait === undefined) return;
+    expect(waitAfter(wait, held, '|'.charCodeAt(0))).toBeDefined();
+    // The token's last character decides it (the opener is read again).
+    expect(waitAfter(waitAfter(wait, held, '|'.charCodeAt(0)) ?? wait, `${held}|`, '>'.charCodeAt(0))).toBeUndefined();
+    // Given a held text it has not seen, a wait compares all of it (as `keepsWaiting` always did).
+    const angle = openerWait('<', 0, ctx);
+    expect(angle !== undefined && waitAfter(angle, '<x', 'h'.charCodeAt(0))).toBeUndefined();
+  });
+});

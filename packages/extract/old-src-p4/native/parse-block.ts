@@ -1,0 +1,59 @@
+import type { BlockBody } from './native-opener.ts';
+import { parseGemmaCall } from './gemma-calls.ts';
+import { isRecord } from './json-extent.ts';
+import type { NativeCall, NativeContext } from './native-call.ts';
+import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
+import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+
+function endTokenLength(text: string, ends: readonly string[]): number {
+  for (const end of ends) if (text.endsWith(end)) return end.length;
+  return 0;
+}
+
+/** DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). */
+function unwrapDsml(call: NativeCall, context: NativeContext): NativeCall {
+  const args = call.args;
+  if (args === undefined) return call;
+  const keys = Object.keys(args);
+  const key = keys[0];
+  if (keys.length !== 1 || (key !== 'arguments' && key !== 'input')) return call;
+  const inner = args[key];
+  const properties = context.schemaOf(call.name)?.properties;
+  if (!isRecord(inner) || (properties !== undefined && Object.hasOwn(properties, key))) return call;
+  return { ...call, args: inner };
+}
+
+/**
+ * The calls in a closed native block (`text` runs from its opener through its closing
+ * token). Calls are in order; each `end` is where its source ends in `text`.
+ */
+export function parseBlock(body: BlockBody, text: string, ends: readonly string[], openerLength: number, context: NativeContext): NativeCall[] {
+  const to = text.length - endTokenLength(text, ends);
+  switch (body) {
+    case 'qwen-xml':
+    case 'seed-xml':
+      return parseXmlCalls(text, 0, text.length, QWEN_XML, context);
+    case 'minimax-xml':
+      return parseXmlCalls(text, 0, text.length, MINIMAX_XML, context);
+    case 'dsml':
+      return parseXmlCalls(text, 0, text.length, DSML_XML, context).map((call) => unwrapDsml(call, context));
+    case 'glm': {
+      const call = parseGlmCall(text, openerLength, to, context);
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
+    case 'deepseek':
+      return parseDeepseekCalls(text, openerLength, to);
+    case 'kimi':
+      return parseKimiCalls(text, openerLength, to);
+    case 'gemma': {
+      const call = parseGemmaCall(text, openerLength, to);
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
+    case 'apertus':
+      return parseApertusCalls(text, openerLength, to);
+    default: {
+      const unknown: never = body;
+      throw new Error(`unknown block ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { parseArguments } from '@toolwire/core';
+import type { JsonSchema } from '@toolwire/core';
+
+/** The property schema of `key` in a tool's argument schema. */
+export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
+  const properties = schema?.properties;
+  if (properties === undefined || !Object.hasOwn(properties, key)) return undefined;
+  return properties[key];
+}
+
+function typeNames(schema: JsonSchema): Set<string> {
+  const names = new Set<string>();
+  const add = (s: JsonSchema): void => {
+    const type = s.type;
+    if (Array.isArray(type)) for (const t of type) names.add(t);
+    else if (typeof type === 'string') names.add(type);
+    if (Array.isArray(s.enum)) for (const v of s.enum) names.add(v === null ? 'null' : typeof v);
+  };
+  add(schema);
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) add(branch);
+  return names;
+}
+
+/**
+ * A parameter value of an XML-style format (Qwen3-Coder, Seed-OSS, MiniMax-M2, GLM), which
+ * the model writes as bare text. Without a schema for it, it stays the text (as vLLM does).
+ * With one: a string stays the text; `null`/`None` is null where the schema allows null;
+ * numbers, booleans, objects and arrays are read as JSON or Python literals through core's
+ * `parseArguments` (so `True`, `['a']` and `{'k': 1}` work); text that does not read as the
+ * type stays text, for validation to report.
+ */
+export function convertXmlValue(raw: string, schema: JsonSchema | undefined): unknown {
+  if (schema === undefined) return raw;
+  const types = typeNames(schema);
+  const t = raw.trim();
+  if ((t === 'null' || t === 'None') && (types.has('null') || (types.size > 0 && !types.has('string')))) return null;
+  if (types.size === 0 || types.has('string')) return raw;
+  if (t === '') return raw;
+  try {
+    const parsed = parseArguments(`v=${t}`, { schema: { type: 'object', properties: { v: schema } } });
+    const keys = Object.keys(parsed);
+    return keys.length === 1 && keys[0] === 'v' ? parsed.v : raw;
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,50 @@
+import type { ChatStreamEvent } from '@toolwire/core';
+import { describe, expect, it } from 'vitest';
+import { TextToolsDecoder } from './text-tools-decoder.ts';
+
+/** The visible text and the calls (`name` + arguments as JSON) of one answer, pushed in the given pieces. */
+function decode(pieces: readonly string[]): { text: string; calls: string[] } {
+  const decoder = new TextToolsDecoder({}, false);
+  const events: ChatStreamEvent[] = [];
+  for (const piece of pieces) events.push(...decoder.push(piece));
+  events.push(...decoder.end());
+  let text = '';
+  const calls: string[] = [];
+  for (const event of events) {
+    if (event.type === 'text-delta') text += event.delta;
+    else if (event.type === 'tool-call') calls.push(`${event.toolCall.name}${JSON.stringify(event.toolCall.arguments)}`);
+  }
+  return { text, calls };
+}
+
+/** Answers whose calls came wrapped: the wrapper is neither text nor call. */
+const WRAPPED: readonly [string, string, string][] = [
+  ['Hermes', 'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', 'Sure.'],
+  ['Qwen2.5-Coder <tools>', 'Here:\n<tools>{"name":"get_weather","arguments":{"city":"Paris"}}</tools>', 'Here:'],
+  ['Nemotron <TOOLCALL>', '<TOOLCALL>[{"name":"get_weather","arguments":{"city":"Paris"}}]</TOOLCALL>', ''],
+  ['<tool_calls> list', '<tool_calls>[{"name":"get_weather","arguments":{"city":"Paris"}}]</tool_calls>', ''],
+  ['LongCat wrapper', 'Checking <longcat_tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</longcat_tool_call> now.', 'Checking now.'],
+  ['json fence', 'Let me check.\n```json\n{"name":"get_weather","arguments":{"city":"Paris"}}\n```', 'Let me check.'],
+  ['Cohere Action:', 'I will look it up.\nAction: ```json\n[{"tool_name":"get_weather","parameters":{"city":"Paris"}}]\n```', 'I will look it up.'],
+  ['Phi-4-mini functools', 'functools[{"name":"get_weather","arguments":{"city":"Paris"}}]', ''],
+  ['OLMo 3 <function_calls>', '<function_calls>\nget_weather(city="Paris")\n</function_calls>', ''],
+  ['Intern-S1 plugin tokens', '<|action_start|><|plugin|>\n{"name":"get_weather","parameters":{"city":"Paris"}}<|action_end|>', ''],
+  ['Gemma tool_code fence', '```tool_code\nget_weather(city="Paris")\n```\nOne moment.', '\nOne moment.'],
+];
+
+describe('TextToolsDecoder: visible text around wrapped calls', () => {
+  for (const [family, answer, shown] of WRAPPED) {
+    it(`${family}: shows only the text around the call, whole and a character at a time`, () => {
+      const whole = decode([answer]);
+      expect(whole.calls).toEqual(['get_weather{"city":"Paris"}']);
+      expect(whole.text).toBe(shown);
+      expect(decode(Array.from(answer))).toEqual(whole);
+    });
+  }
+
+  it('shows a wrapper around something that is not a call', () => {
+    const answer = 'The config:\n```json\n{"port": 8080}\n```\nand <tools>none</tools>.';
+    expect(decode([answer])).toEqual({ text: answer, calls: [] });
+    expect(decode(Array.from(answer))).toEqual({ text: answer, calls: [] });
+  });
+});
