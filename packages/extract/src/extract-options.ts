@@ -55,7 +55,9 @@ export type ToolCallFormat =
    * PLaMo 3: `<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>NAME`
    * `<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{…}<|plamo:end_tool_arguments:plamo|>…`.
    */
-  | 'plamo3';
+  | 'plamo3'
+  /** MiniCPM5: `<function name="NAME"><param name="ARG">VALUE</param></function>`. */
+  | 'minicpm5';
 
 /** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
 export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
@@ -80,6 +82,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'apertus',
   'solar-open',
   'plamo3',
+  'minicpm5',
 ];
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */

@@ -436,6 +436,24 @@ describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
   });
 });
 
+describe('MiniCPM5 XML (minicpm5)', () => {
+  it('reads function elements with param elements, text around them, values trimmed and typed by the schema', () => {
+    const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters">{"a": [1, "</param>"]}</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
+    expect(checked(text)).toEqual([
+      { name: 'get_weather', arguments: { city: '北京', filters: '{"a": [1, "</param>"]}' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: '北京', filters: { a: [1, '</param>'] } });
+    expect(checked(text, { format: 'minicpm5' })).toHaveLength(2);
+    expect(checked(text, { format: 'qwen3-xml' })).toEqual([]);
+  });
+
+  it('takes no prose for a call, and reports truncated output as incomplete', () => {
+    expect(checked('In JS, <function name="x"> is not HTML; <function name=f> neither.')).toEqual([]);
+    incomplete('<function name="get_weather"><param name="city">Pa');
+  });
+});
+
 describe('PLaMo 3 (plamo3)', () => {
   const P = (word: string) => `<|plamo:${word}:plamo|>`;
   const request = (name: string, args: string) =>

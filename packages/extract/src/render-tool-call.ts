@@ -112,6 +112,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<function=${name}>${json}</function>`;
     case 'apertus':
       return `<|tools_prefix|>[${JSON.stringify({ [name]: args })}]<|tools_suffix|>`;
+    case 'minicpm5':
+      return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlValue(v)}</param>`).join('')}</function>`;
     case 'plamo3': {
       const p = (word: string) => `<|plamo:${word}:plamo|>`;
       return `${p('begin_tool_requests')}${p('begin_tool_request')}${p('begin_tool_name')}${name}${p('end_tool_name')}${p('begin_tool_arguments')}${json}${p('end_tool_arguments')}${p('end_tool_request')}${p('end_tool_requests')}`;

@@ -93,6 +93,8 @@ function instruction(format: TextToolFormat): string {
       return 'To call a tool, write a <function=NAME> block with one <parameter=NAME> element per argument, e.g.:';
     case 'minimax-m2':
       return 'To call a tool, write an <invoke name="NAME"> element with one <parameter name="NAME"> element per argument, e.g.:';
+    case 'minicpm5':
+      return 'To call a tool, write a <function name="NAME"> element with one <param name="NAME"> element per argument, e.g.:';
     case 'minimax-m3':
       return 'To call a tool, write an invoke element with one element per argument (nested elements for objects, item elements for lists), each tag after the ]<]minimax[>[ marker, e.g.:';
     case 'glm':

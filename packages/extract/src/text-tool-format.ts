@@ -35,4 +35,5 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'apertus',
   'solar-open',
   'plamo3',
+  'minicpm5',
 ];

@@ -107,6 +107,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       apertus: formats.has('apertus'),
       'solar-open': formats.has('solar-open'),
       plamo3: formats.has('plamo3'),
+      minicpm5: formats.has('minicpm5'),
     };
     FORMAT_FLAGS.set(formats, flags);
   }

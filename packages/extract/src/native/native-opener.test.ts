@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3', 'minicpm5'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(
@@ -56,6 +56,8 @@ const opener = fc.oneof(
     '<|tool_call:begin|>abc<|tool_call:name|>f<|tool_call:args|>{}<|tool_call:end|>',
     '<tool_call>function\nget_weather\n{"a": 1}</tool_call>',
     '<tool_call>function\n</tool_call>',
+    '<function name="get_weather"> text',
+    '<function name=\'f\'>\n<param name="a">1</param></function>',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */

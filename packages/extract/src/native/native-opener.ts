@@ -24,7 +24,8 @@ export type BlockBody =
   | 'solar2'
   | 'xtml'
   | 'minimax-m3'
-  | 'plamo';
+  | 'plamo'
+  | 'minicpm';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -181,7 +182,7 @@ function nearEndPrefix(s: string, i: number, d: number, context: OpenerContext):
     case 0x74:
       return isPrefixAtEnd(s, i, '<tool_call>');
     case 0x66:
-      return isPrefixAtEnd(s, i, '<function=');
+      return isPrefixAtEnd(s, i, '<function=') || (context.has('minicpm5') && isPrefixAtEnd(s, i, MINICPM));
     case 0x64:
       return context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS);
     case 0x69:
@@ -232,6 +233,7 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
       break;
     case 0x66:
       if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) return afterFunctionTag(s, i, context);
+      if (context.has('minicpm5') && s.startsWith(MINICPM, i)) return afterMiniCpmTag(s, i, context);
       break;
     case 0x7c:
       if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) return harmonyHeader(s, i, context);
@@ -379,6 +381,29 @@ function afterFunctionLine(s: string, i: number, from: number, context: OpenerCo
   if (brace - i >= MAX_HEADER || s.charCodeAt(brace) !== 0x7b) return undefined;
   const name = s.slice(nameStart, nameEnd);
   return context.accepts(name) ? { type: 'marker', name, length: brace - i } : { type: 'text', length: '<tool_call>'.length };
+}
+
+const MINICPM = '<function name=';
+
+/** The first `>` after `s[i]` within `MAX_HEADER` characters, or -1. */
+function headerEnd(s: string, i: number): number {
+  const limit = Math.min(s.length, i + MAX_HEADER);
+  for (let k = i + 1; k < limit; k++) if (s.charCodeAt(k) === 0x3e) return k;
+  return -1;
+}
+
+/**
+ * MiniCPM5: `<function name="NAME">` then whitespace and `<param name=` or `</function>`. The
+ * header is decided at its `>` (a stream waits for that character alone).
+ */
+function afterMiniCpmTag(s: string, i: number, context: OpenerContext): OpenerResult {
+  const gt = headerEnd(s, i);
+  if (gt < 0) return s.length - i >= MAX_HEADER ? undefined : 'partial';
+  let name = s.slice(i + MINICPM.length, gt).trim();
+  const quote = name.charCodeAt(0);
+  if ((quote === 0x22 || quote === 0x27) && name.length > 1 && name.charCodeAt(name.length - 1) === quote) name = name.slice(1, -1);
+  if (name === '' || !context.accepts(name)) return undefined;
+  return afterTokens(s, i, gt + 1, ['<param', '</function>'], 'minicpm', ['</function>']);
 }
 
 /** `<function=NAME>` then `{` (Functionary v3.1) or `<parameter=`/`</function>` (Qwen3 XML without the wrapper). */
@@ -541,6 +566,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   [IFM_CALL, 'glm'],
   [DOTS, 'minimax-m2'],
   ['<function=', undefined],
+  [MINICPM, 'minicpm5'],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
   ['>>>', 'functionary'],
@@ -645,6 +671,11 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
       if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
       return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>', '<tool_sep>']);
     }
+  }
+  if (context.has('minicpm5') && s.startsWith(MINICPM, i)) {
+    const gt = headerEnd(s, i);
+    if (gt < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+    return tokensWait(s, i, gt + 1, ['<param', '</function>']);
   }
   if (s.startsWith('<think:', i)) {
     const from = i + '<think'.length;

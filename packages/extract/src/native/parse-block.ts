@@ -4,7 +4,7 @@ import { isRecord } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
-import { DSML_SPACED_XML, GCML_XML, STEPTML_XML } from './xml-calls.ts';
+import { DSML_SPACED_XML, GCML_XML, MINICPM_XML, STEPTML_XML } from './xml-calls.ts';
 import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
 import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
@@ -57,6 +57,8 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGemmaCall(text, openerLength, to, '<escape>');
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
+    case 'minicpm':
+      return parseXmlCalls(text, 0, text.length, MINICPM_XML, context);
     case 'plamo':
       return parsePlamoCalls(text, openerLength, to);
     case 'minimax-m3':

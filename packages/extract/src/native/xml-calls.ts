@@ -74,6 +74,16 @@ export const STEPTML_XML: XmlDialect = {
   trim: 'all',
 };
 
+/** MiniCPM5: `<function name="NAME"><param name="ARG">VALUE</param></function>`. */
+export const MINICPM_XML: XmlDialect = {
+  invoke: '<function',
+  invokeClose: '</function>',
+  parameter: '<param',
+  parameterClose: '</param>',
+  attributes: true,
+  trim: 'all',
+};
+
 const MAX_TAG = 300;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
