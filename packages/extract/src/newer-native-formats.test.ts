@@ -324,6 +324,19 @@ describe('Kimi K3 (XTML, kimi-k3)', () => {
     expect(checked(text, { tools: ['a&b'] })).toEqual([{ name: 'a&b', arguments: { 'say "hi"': `x ${K.c}call${K.s} ${K.o}argument key="y"${K.s}`, n: 'three' } }]);
   });
 
+  it('finds the closing token, which holds a `<…>` inside it, however a stream cuts it (a long piece, then single characters)', () => {
+    const text = `${tools(call('f', 1, arg('a', 'string', 'x') + arg('b', 'array', '[1]')))} after`;
+    const batch = extractToolCalls(text);
+    expect(batch).toHaveLength(1);
+    for (let cut = text.length - 40; cut < text.length; cut++) {
+      const parser = createToolCallParser();
+      const events = [...parser.push(text.slice(0, cut))];
+      for (const c of text.slice(cut)) events.push(...parser.push(c));
+      events.push(...parser.end());
+      expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+    }
+  });
+
   it('reports truncated output as incomplete', () => {
     incomplete(`${K.o}tools${K.s}${K.o}call tool="f" index="1"${K.s}${K.o}argument key="a" type="string"${K.s}unfin`);
   });

@@ -293,6 +293,21 @@ function beginsEnd(ends: readonly string[], text: string): boolean {
   return false;
 }
 
+/**
+ * What of `text` (a block's carried text and its next character) may still grow into one of
+ * its closing tokens: all of it, or the text from the earliest `<` that begins one (a token
+ * such as Kimi K3's `<|close|>tools<|sep|>` has a `<` inside it), or nothing. The carry is
+ * shorter than two tokens, so this reads a bounded text.
+ */
+function carriedEnd(ends: readonly string[], text: string): string {
+  if (beginsEnd(ends, text)) return text;
+  for (let open = text.indexOf('<', 1); open > 0; open = text.indexOf('<', open + 1)) {
+    const rest = text.slice(open);
+    if (beginsEnd(ends, rest)) return rest;
+  }
+  return '';
+}
+
 /** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
 function closesBlock(frame: Frame): boolean {
   const candidate = `${frame.carry}>`;
@@ -780,24 +795,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * the carried text goes on as a token with a `<…>` inside (Kimi K3's `<|close|>tools<|sep|>`).
    */
   private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
-    if (chunk === '<') {
-      frame.carry = frame.carry !== '' && beginsEnd(frame.ends, `${frame.carry}<`) ? `${frame.carry}<` : '<';
-    } else if (chunk === '>') {
-      frame.carry = frame.carry !== '' && beginsEnd(frame.ends, `${frame.carry}>`) ? `${frame.carry}>` : '';
+    if (chunk === '<' && frame.carry === '') {
+      frame.carry = '<';
     } else if (frame.carry !== '') {
       // Only text that may still grow into a closing token is carried: inside a block most
       // `<` open the body's own tags, whose text is then dropped after a character or two.
-      let carry = frame.carry + chunk;
-      if (!beginsEnd(frame.ends, carry)) {
-        // A carry from a longer chunk may hold several `<`: a token can begin only at the last.
-        const open = carry.lastIndexOf('<');
-        carry = open > 0 && beginsEnd(frame.ends, carry.slice(open)) ? carry.slice(open) : '';
-      }
-      frame.carry = carry;
+      frame.carry = carriedEnd(frame.ends, frame.carry + chunk);
     }
     this.keepCode(chunk.charCodeAt(0));
     return noEvents();
   }
+
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
   end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
