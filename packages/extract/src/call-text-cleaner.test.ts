@@ -114,7 +114,8 @@ describe('CallTextCleaner: what wrapped a call', () => {
   it('gives the same result however the text is split (property)', () => {
     const piece = fc.constantFrom(
       'Sure. ', 'x', ' ', '\n', '[', ']', ', ', '<tools>', '</tools>', '<b>', '</b>', '<|plugin|>', '<|end_x|>', '```', '```json\n', '`', 'Action:', 'Action: ',
-      'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ',
+      'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ', 'function call', 'function', '**Tool Call:**', '**', '<ifm|x>',
+      '</ifm|x>', '-> tool/function_call', '->', '|',
     );
     const part = fc.oneof({ weight: 5, arbitrary: fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join('')) }, { weight: 1, arbitrary: fc.constant(null) });
     fc.assert(
@@ -145,7 +146,9 @@ describe('CallTextCleaner: what wrapped a call', () => {
   });
 
   it('shows every character of a text without calls or markers, however it is split (property)', () => {
-    const piece = fc.constantFrom('<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|plugin|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',');
+    const piece = fc.constantFrom(
+      '<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|plugin|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',', 'function call', '**Tool Call:**', '<ifm|x>', '-> tool/function_call', '-', '*',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');

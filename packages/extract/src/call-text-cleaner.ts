@@ -57,11 +57,17 @@ function isMarkerPrefix(tail: string): boolean {
 const MAX_OPENER = 96;
 /** The longest tag name read as a call's wrapper (`<longcat_tool_call>`, `<|action_start|>`). */
 const MAX_TAG_NAME = 64;
-/** Words that only introduce a call when one follows them at once (Cohere's `Action:`, Phi-4-mini's `functools`). */
-const OPENER_WORDS = ['Action:', 'functools'];
+/**
+ * Words that only introduce a call when one follows them at once: Cohere's `Action:`,
+ * Phi-4-mini's `functools`, GigaChat 3's `function call`, HyperCLOVA X's
+ * `-> tool/function_call`. No word may end in the start of one (RWKV's `**Tool Call:**`
+ * does, so it stays text): a held word's start would then depend on how the text was split.
+ */
+const OPENER_WORDS = ['Action:', 'functools', 'function call', '-> tool/function_call'];
 
+/** A character of a wrapper tag's name: `<tool_calls>`, `<minimax:tool_call>`, `<|plugin|>`, `<ifm|tool_call>`. */
 function isTagNameCode(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x3a || c === 0x2e || c === 0x2d;
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x3a || c === 0x2e || c === 0x2d || c === 0x7c;
 }
 
 function isWordCode(c: number): boolean {
@@ -69,22 +75,16 @@ function isWordCode(c: number): boolean {
 }
 
 /**
- * Where a tag ending at `end` (exclusive, `s[end - 1]` is `>`) starts: `<name>` or `<|name|>`
- * (`closing`: `</name>` or `<|name|>`). -1 when there is none.
+ * Where an opening tag ending at `end` (exclusive; `s[end - 1]` is `>`) starts: `<name>`,
+ * the name starting with a letter, `_` or `|` (`<|plugin|>`). -1 when there is none.
  */
 function tagStartBefore(s: string, end: number, floor: number): number {
-  let i = end - 1;
-  if (i < floor || s.charCodeAt(i) !== 0x3e) return -1;
-  i--;
-  const piped = i >= floor && s.charCodeAt(i) === 0x7c;
-  if (piped) i--;
-  const nameEnd = i + 1;
-  while (i >= floor && nameEnd - i <= MAX_TAG_NAME && isTagNameCode(s.charCodeAt(i))) i--;
-  if (i + 1 === nameEnd || i < floor) return -1;
-  const first = s.charCodeAt(i + 1);
-  if (!((first >= 0x61 && first <= 0x7a) || (first >= 0x41 && first <= 0x5a) || first === 0x5f)) return -1;
-  if (piped) return i - 1 >= floor && s.charCodeAt(i) === 0x7c && s.charCodeAt(i - 1) === 0x3c ? i - 1 : -1;
-  return s.charCodeAt(i) === 0x3c ? i : -1;
+  const nameEnd = end - 1;
+  let i = nameEnd;
+  while (i > floor && nameEnd - i < MAX_TAG_NAME && isTagNameCode(s.charCodeAt(i - 1))) i--;
+  if (i === nameEnd || i === floor || s.charCodeAt(i - 1) !== 0x3c) return -1;
+  const first = s.charCodeAt(i);
+  return (first >= 0x61 && first <= 0x7a) || (first >= 0x41 && first <= 0x5a) || first === 0x5f || first === 0x7c ? i - 1 : -1;
 }
 
 /**
@@ -97,27 +97,31 @@ function tagStartBefore(s: string, end: number, floor: number): number {
  */
 function openerRunStart(s: string, wordBefore: boolean): number {
   const floor = Math.max(0, s.length - MAX_OPENER);
-  let start = s.length;
-  let i = s.length;
+  // Read from the end, or from the start of an opener word the end may still grow into (one
+  // with blank space in it, `function c`, is cut by the framing the plain reading skips): the
+  // longer run wins.
+  const viaEnd = runStart(s, s.length, floor, wordBefore);
+  const word = partialWordStart(s, floor, wordBefore);
+  return word === s.length ? viaEnd : Math.min(viaEnd, runStart(s, word, floor, wordBefore));
+}
+
+/** The start of the run of opener items (with framing between them) that ends at `i`; `i` when none does. */
+function runStart(s: string, i: number, floor: number, wordBefore: boolean): number {
+  let start = i;
   for (;;) {
-    let j = i;
+    let j = start;
     while (j > floor && isFraming(s.charCodeAt(j - 1))) j--;
-    if (j === floor) break;
+    if (j === floor) return start;
     const item = openerItemStart(s, j, floor, j === s.length, wordBefore);
-    if (item < 0) break;
+    if (item < 0) return start;
     start = item;
-    i = item;
   }
-  return start;
 }
 
 /** Where one opener item ending at `end` starts (see `openerRunStart`); -1 when none ends there. */
 function openerItemStart(s: string, end: number, floor: number, atEnd: boolean, wordBefore: boolean): number {
   const last = s.charCodeAt(end - 1);
-  if (last === 0x3e) {
-    const tag = tagStartBefore(s, end, floor);
-    return tag >= 0 && s.charCodeAt(tag + 1) !== 0x2f ? tag : -1;
-  }
+  if (last === 0x3e) return tagStartBefore(s, end, floor);
   // A fence (a run of backticks) with or without its language; at the end, a run too short yet.
   let i = end;
   while (i > floor && end - i <= MAX_TAG_NAME && isWordCode(s.charCodeAt(i - 1))) i--;
@@ -125,15 +129,10 @@ function openerItemStart(s: string, end: number, floor: number, atEnd: boolean, 
   while (k > floor && s.charCodeAt(k - 1) === 0x60) k--;
   if (i - k >= 3 || (atEnd && i === end && i - k > 0)) return k;
   if (atEnd) {
-    // The text ends inside what may become a tag: `<`, `<name`, `<|`, `<|name`, `<|name|` (read
-    // first: `<functools` is the start of a tag, not the word).
+    // The text ends inside what may become a tag: `<`, `<name`, `<|name|` (read first:
+    // `<functools` is the start of a tag, not the word).
     k = end;
-    const closedPipe = last === 0x7c && end - 1 > floor && s.charCodeAt(end - 2) !== 0x3c;
-    if (closedPipe) k--;
-    const nameEnd = k;
-    while (k > floor && nameEnd - k <= MAX_TAG_NAME && isTagNameCode(s.charCodeAt(k - 1))) k--;
-    if (k > floor && s.charCodeAt(k - 1) === 0x7c) k--;
-    else if (closedPipe) k = floor;
+    while (k > floor && end - k < MAX_TAG_NAME && isTagNameCode(s.charCodeAt(k - 1))) k--;
     if (k > floor && s.charCodeAt(k - 1) === 0x3c) return k - 1;
   }
   const wordStart = (at: number): boolean => (at === 0 ? !wordBefore : !isWordCode(s.charCodeAt(at - 1)));
@@ -141,20 +140,29 @@ function openerItemStart(s: string, end: number, floor: number, atEnd: boolean, 
     const at = end - word.length;
     if (at >= floor && s.startsWith(word, at) && wordStart(at)) return at;
   }
-  if (!atEnd) return -1;
-  // Or inside a word that may become an opener.
-  for (const word of OPENER_WORDS) {
-    for (let n = Math.min(word.length - 1, end - floor); n > 0; n--) {
-      if (s.startsWith(word.slice(0, n), end - n) && wordStart(end - n)) return end - n;
-    }
-  }
   return -1;
 }
 
+/** The longest opener word, and the characters opener words start with. */
+const LONGEST_WORD = Math.max(...OPENER_WORDS.map((word) => word.length));
+const WORD_FIRST = new Set(OPENER_WORDS.map((word) => word.charCodeAt(0)));
+
+/** Where the text's end starts a word that may still grow into an opener word (`funct`, `function c`); `s.length` when it does not. */
+function partialWordStart(s: string, floor: number, wordBefore: boolean): number {
+  const end = s.length;
+  for (let at = Math.max(floor, end - LONGEST_WORD + 1); at < end; at++) {
+    if (!WORD_FIRST.has(s.charCodeAt(at))) continue;
+    if (at === 0 ? wordBefore : isWordCode(s.charCodeAt(at - 1))) continue;
+    const tail = s.slice(at);
+    if (OPENER_WORDS.some((word) => word.length > tail.length && word.startsWith(tail))) return at;
+  }
+  return end;
+}
+
 /**
- * How long the call closer at `i` is: `</name>`, `<|name|>` or a fence (a run of three or
- * more backticks). 0 when none is there, -1 when `s` ends inside what may still become one
- * (never when `final`: nothing follows).
+ * How long the call closer at `i` is: `</name>`, `<|name|>` (any tag whose name starts with
+ * `|`) or a fence (a run of three or more backticks). 0 when none is there, -1 when `s` ends
+ * inside what may still become one (never when `final`: nothing follows).
  */
 function closerLength(s: string, i: number, final: boolean): number {
   const c = s.charCodeAt(i);
@@ -174,13 +182,7 @@ function closerLength(s: string, i: number, final: boolean): number {
   let k = i + 2;
   while (k < s.length && k - i - 2 < MAX_TAG_NAME && isTagNameCode(s.charCodeAt(k))) k++;
   if (k === s.length) return open;
-  if (k === i + 2) return 0;
-  if (second === 0x7c) {
-    if (s.charCodeAt(k) !== 0x7c) return 0;
-    k++;
-    if (k === s.length) return open;
-  }
-  return s.charCodeAt(k) === 0x3e ? k + 1 - i : 0;
+  return s.charCodeAt(k) === 0x3e && k > i + 2 ? k + 1 - i : 0;
 }
 
 /**
