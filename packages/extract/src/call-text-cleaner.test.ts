@@ -93,7 +93,7 @@ describe('CallTextCleaner: what wrapped a call', () => {
     expect(clean(['Ends in a partial <tool_ca'])).toBe('Ends in a partial <tool_ca');
     expect(clean(['A word: functools'])).toBe('A word: functools');
     // Text after the call, then a closing tag: not the call's.
-    expect(clean([null, 'Then </b> stays.'])).toBe('Then </b> stays.');
+    expect(clean(['<tools>', null, 'Then </tools> stays.'])).toBe('Then </tools> stays.');
     // An opening tag after a call opens nothing.
     expect(clean([null, '\n<b>x</b>'])).toBe('\n<b>x</b>');
   });
@@ -104,11 +104,47 @@ describe('CallTextCleaner: what wrapped a call', () => {
   });
 
   it('looks back over at most 96 characters for an opener', () => {
-    const tags = '<a>'.repeat(100);
-    const shown = clean([`text ${tags}`, null]);
-    expect(shown.startsWith('text <a>')).toBe(true);
-    expect(shown.length).toBeLessThan(`text ${tags}`.length);
-    expect(shown.length).toBeGreaterThan('text '.length + 3 * 100 - 96 - 3);
+    const tokens = '<|a|>'.repeat(60);
+    const shown = clean([`text ${tokens}`, null]);
+    expect(shown.startsWith('text <|a|>')).toBe(true);
+    expect(shown.length).toBeLessThan(`text ${tokens}`.length);
+    expect(shown.length).toBeGreaterThan('text '.length + 5 * 60 - 96 - 5);
+  });
+
+  it('removes after a call only the closers its openers owe', () => {
+    // Two fenced calls in a row: the second fence opens, it does not close.
+    expect(clean(['Checking both.\n```json\n', null, '\n```\n```json\n', null, '\n```'])).toBe('Checking both.');
+    // A code block right after a call keeps its fence; so does one after a call that no fence opened.
+    expect(clean(['```json\n', null, '\n```\n```python\nprint(1)\n```\nDone.'])).toBe('\n```python\nprint(1)\n```\nDone.');
+    expect(clean(['x', null, '\n```\nDone'])).toBe('x\n```\nDone');
+    expect(clean(['x', null, '\n</details>\nMore'])).toBe('x\n</details>\nMore');
+    // An opener not read as one (a language with +) leaves its fence, and so the closing fence.
+    expect(clean(['```c++\n', null, '\n```\nDone'])).toBe('```c++\n```\nDone');
+    // Closers by name and innermost first; a special token closes a special token.
+    expect(clean(['<tool_calls><ifm|tool_call>', null, '</ifm|tool_call></tool_calls> ok'])).toBe(' ok');
+    expect(clean(['<tool_calls>', null, '</other></tool_calls>'])).toBe('</other></tool_calls>');
+    expect(clean(['<|action_start|><|plugin|>\n', null, '<|action_end|>\n<|action_start|><|plugin|>\n', null, '<|action_end|>'])).toBe('');
+  });
+
+  it('shows what could only have grown into an opener when a call follows', () => {
+    expect(clean(['Plan A', null])).toBe('Plan A');
+    expect(clean(['I need to call f', null])).toBe('I need to call f');
+    expect(clean(['a ``', null])).toBe('a ``');
+    expect(clean(['Run `', null, '` to see'])).toBe('Run `` to see');
+    expect(clean(['2 < 3 and 4 <', null])).toBe('2 < 3 and 4 <');
+    expect(clean(['value <tool', null])).toBe('value <tool');
+  });
+
+  it('reads opener words only where they start a line', () => {
+    expect(clean(['Step 1. Next Action: ', null])).toBe('Step 1. Next Action:');
+    expect(clean(["I'll make a function call\n", null])).toBe("I'll make a function call");
+    expect(clean(['In Python, use functools', null])).toBe('In Python, use functools');
+    expect(clean(['Plan.\n  Action: ```json\n', null, '\n```'])).toBe('Plan.');
+  });
+
+  it('keeps a tag before a call that is no wrapper', () => {
+    expect(clean(['<b>', null, 'Done</b>'])).toBe('<b>Done</b>');
+    expect(clean(['text\n<br>\n', null])).toBe('text\n<br>');
   });
 
   it('gives the same result however the text is split (property)', () => {
