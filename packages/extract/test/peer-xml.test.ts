@@ -43,10 +43,6 @@ const NOT_YET_DECIDED = new Set<string>([
   'llama-qwen3coder-no-opening-tag',
   'llama-qwen3coder-no-opening-tag-after-content',
   'llama-qwen3coder-first-omits-opening',
-  'llama-qwen3coder-string-union-typed',
-  'llama-qwen3coder-string-union-invalid-json',
-  'llama-seed-edit-inside-quotes',
-  'llama-ling-string-union-typed',
 ]);
 
 /** A fixed-seed generator, so random chunkings are the same on every run. */

@@ -12,7 +12,11 @@ interface XmlDialect {
   parameterClose: string;
   /** Names are written as `name="…"` attributes (MiniMax, DSML) rather than `=NAME`. */
   attributes: boolean;
-  /** Qwen and Seed strip one newline at each end of a value; MiniMax trims all whitespace; DSML keeps it. */
+  /**
+   * Qwen and Seed strip the newline the template writes after the opening tag and the one
+   * before the closing tag (a value that opens without one keeps its last newline: Seed
+   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace; DSML keeps it.
+   */
   trim: 'newline' | 'all' | 'none';
 }
 
@@ -91,7 +95,8 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
       let end = raw.length;
       if (raw.charCodeAt(0) === 0x0a) start = 1;
       else if (raw.startsWith('\r\n')) start = 2;
-      if (end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
+      // The closing newline pairs with an opening one (llama.cpp reads Seed-OSS the same way).
+      if (start > 0 && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
       return raw.slice(start, end);
     }
     case 'none':
