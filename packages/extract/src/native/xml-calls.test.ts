@@ -3,9 +3,10 @@ import type { NativeContext } from './native-call.ts';
 import { parseXmlCalls, QWEN_XML } from './xml-calls.ts';
 
 const untyped: NativeContext = { schemaOf: () => undefined };
+const writeFile: NativeContext = { schemaOf: () => ({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } }) };
 
-function argsOf(text: string): Record<string, unknown> | undefined {
-  return parseXmlCalls(text, 0, text.length, QWEN_XML, untyped)[0]?.args;
+function argsOf(text: string, context: NativeContext = untyped): Record<string, unknown> | undefined {
+  return parseXmlCalls(text, 0, text.length, QWEN_XML, context)[0]?.args;
 }
 
 describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
@@ -17,5 +18,27 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
   it('keeps the last newline of a value that opens without one (Seed-OSS code)', () => {
     expect(argsOf('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
     expect(argsOf('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+  });
+
+  it('keeps a quoted parameter of a name already given inside a value', () => {
+    const content = 'doc = """\n<parameter=path>\nliteral/value\n</parameter>\n"""';
+    const text = `<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>`;
+    expect(argsOf(text)).toEqual({ path: 'fixture.py', content });
+  });
+
+  it('keeps a quoted parameter the schema does not have inside a value', () => {
+    const content = 'T = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""';
+    const text = `<function=write_file>\n<parameter=path>\nt.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>`;
+    expect(argsOf(text, writeFile)).toEqual({ path: 't.py', content });
+  });
+
+  it('still closes a value whose closing tag is missing at the next parameter line', () => {
+    const text = '<function=f>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n</function>';
+    expect(argsOf(text)).toEqual({ city: 'Dallas', state: 'TX' });
+  });
+
+  it('takes `<parameter=` without its `>` for text', () => {
+    const value = 'x <parameter=x <parameter=';
+    expect(argsOf(`<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>`)).toEqual({ a: value });
   });
 });

@@ -2,6 +2,7 @@ import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { convertXmlValue, propertySchema } from './xml-value.ts';
+import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
 interface XmlDialect {
@@ -108,19 +109,54 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
   }
 }
 
+/** The tag that opens a parameter at `at`: its key and where its text ends (past `>`), or undefined. */
+function openTag(text: string, at: number, to: number, dialect: XmlDialect): { key: string | undefined; end: number } | undefined {
+  const from = at + dialect.parameter.length;
+  // Bounded: a run of openers without `>` must not make every one search to the end.
+  const limit = Math.min(to, at + MAX_TAG);
+  let close = from;
+  while (close < limit && text.charCodeAt(close) !== 0x3e && text.charCodeAt(close) !== 0x3c) close++;
+  // No `>` before the next `<`: not a tag (`<parameter=` in text runs into the next real tag).
+  if (close >= limit || text.charCodeAt(close) === 0x3c) return undefined;
+  const tag = text.slice(from, close);
+  const key = (dialect.attributes ? attribute(tag, 'name') : tag)?.trim();
+  return { key: key === '' ? undefined : key, end: close + 1 };
+}
+
+/** What the search for the end of one value needs; its finders are shared by the whole block. */
+interface ValueScan {
+  text: string;
+  to: number;
+  dialect: XmlDialect;
+  paramOpens: Finder;
+  paramCloses: Finder;
+  invokeCloses: Finder;
+  schema: JsonSchema | undefined;
+  /** Keys given so far in this call, the current one included. */
+  given: Set<string>;
+}
+
+/** Whether a parameter named `key` may come next in the call: not given yet and, with a schema, one of its properties. */
+function mayFollow(scan: ValueScan, key: string | undefined): boolean {
+  if (key === undefined || !isPlainName(key) || scan.given.has(key)) return false;
+  const properties = scan.schema?.properties;
+  return properties === undefined || Object.hasOwn(properties, key);
+}
+
 /**
- * The calls in `text[from, to)` written in an XML dialect. A value ends at the closing
- * parameter tag only where a structural tag follows (another parameter, the end of the
- * call, the end of the block), as vLLM reads Qwen3-Coder, so code containing
- * `</parameter>` survives; a missing closing tag is closed by the next parameter on a new
- * line or by the end of the call. Linear: every search resumes past its last hit.
+ * The calls in `text[from, to)` written in an XML dialect. A value ends at a closing
+ * parameter tag that a structural tag follows (the end of the call or block, or a parameter
+ * that may come next: one not given yet and, with a schema, one of its properties), as vLLM
+ * reads Qwen3-Coder, so code containing `</parameter>` or a quoted `<parameter=…>…
+ * </parameter>` survives; a missing closing tag is closed by the next parameter or the end
+ * of the call. Linear: every search resumes past its last hit.
  */
 export function parseXmlCalls(text: string, from: number, to: number, dialect: XmlDialect, context: NativeContext): NativeCall[] {
   const calls: NativeCall[] = [];
   const invokes = new Finder(text, dialect.invoke, to);
   const invokeCloses = new Finder(text, dialect.invokeClose, to);
   const paramCloses = new Finder(text, dialect.parameterClose, to);
-  const newlineParams = new Finder(text, `\n${dialect.parameter}`, to);
+  const paramOpens = new Finder(text, dialect.parameter, to);
   let pos = from;
   while (pos < to) {
     const start = invokes.next(pos);
@@ -133,6 +169,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
+    const scan: ValueScan = { text, to, dialect, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -151,33 +188,32 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         i = next;
         continue;
       }
-      const tagEnd = text.indexOf('>', i + dialect.parameter.length);
-      if (tagEnd < 0 || tagEnd >= to || tagEnd - i > MAX_TAG) {
+      const open = openTag(text, i, to, dialect);
+      if (open === undefined) {
         ok = false;
         i = to;
         break;
       }
-      const tag = text.slice(i + dialect.parameter.length, tagEnd);
-      const key = dialect.attributes ? attribute(tag, 'name') : tag;
-      const valueStart = tagEnd + 1;
-      const end = valueEnd(text, valueStart, to, dialect, paramCloses, newlineParams, invokeCloses);
-      const raw = text.slice(valueStart, end.value);
+      const tagText = text.slice(i + dialect.parameter.length, open.end - 1);
+      const key = open.key;
+      if (key !== undefined) scan.given.add(key);
+      const end = valueEnd(scan, open.end);
+      const raw = text.slice(open.end, end.value);
       i = end.next;
-      if (key === undefined || key.trim() === '') {
+      if (key === undefined) {
         ok = false;
         continue;
       }
-      const k = key.trim();
-      const stringAttribute = dialect.attributes ? attribute(tag, 'string') : undefined;
+      const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
       const value = trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON.
         const parsed = tryJson(value);
-        values[k] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, k)) : parsed.value;
+        values[key] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, key)) : parsed.value;
       } else if (stringAttribute === 'true') {
-        values[k] = value;
+        values[key] = value;
       } else {
-        values[k] = convertXmlValue(value, propertySchema(schema, k));
+        values[key] = convertXmlValue(value, propertySchema(schema, key));
       }
     }
     if (!closed) {
@@ -190,29 +226,42 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
   return calls;
 }
 
-/** Where the value starting at `from` ends (`value`) and where scanning goes on (`next`). */
-function valueEnd(
-  text: string,
-  from: number,
-  to: number,
-  dialect: XmlDialect,
-  paramCloses: Finder,
-  newlineParams: Finder,
-  invokeCloses: Finder,
-): { value: number; next: number } {
-  const nextParam = newlineParams.next(from);
-  let search = from;
+/**
+ * Where the value starting at `from` ends (`value`) and where scanning goes on (`next`).
+ * A parameter tag inside the value that may not come next opens a quoted one, whose closing
+ * tag is skipped (`depth`).
+ */
+function valueEnd(scan: ValueScan, from: number): { value: number; next: number } {
+  const { text, to, dialect } = scan;
+  const closeLength = dialect.parameterClose.length;
+  let depth = 0;
+  let pos = from;
   while (true) {
-    const close = paramCloses.next(search);
-    if (close < 0 || (nextParam >= 0 && nextParam < close)) break;
-    const after = skipSpace(text, close + dialect.parameterClose.length, to);
-    if (after >= to || text.startsWith(dialect.parameter, after) || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
-      return { value: close, next: close + dialect.parameterClose.length };
+    const close = scan.paramCloses.next(pos);
+    const open = scan.paramOpens.next(pos);
+    if (open >= 0 && (close < 0 || open < close)) {
+      const tag = openTag(text, open, to, dialect);
+      if (tag === undefined) {
+        pos = open + 1;
+        continue;
+      }
+      // A parameter that may come next, on a line of its own, closes a value whose closing tag is missing.
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key)) return { value: open, next: open };
+      depth++;
+      pos = tag.end;
+      continue;
     }
-    search = close + 1;
+    if (close < 0) break;
+    const after = skipSpace(text, close + closeLength, to);
+    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) return { value: close, next: close + closeLength };
+    if (depth === 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      if (tag === undefined || mayFollow(scan, tag.key)) return { value: close, next: close + closeLength };
+    }
+    if (depth > 0) depth--;
+    pos = close + 1;
   }
-  if (nextParam >= 0) return { value: nextParam, next: nextParam + 1 };
-  const invokeClose = invokeCloses.next(from);
+  const invokeClose = scan.invokeCloses.next(from);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
 }
