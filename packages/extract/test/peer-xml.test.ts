@@ -34,13 +34,21 @@ const { cases } = JSON.parse(readFileSync(new URL('./peer/xml.cases.json', impor
  * Cases that fail and are not decided yet (a bug to fix, or a difference to document). Each is
  * asserted to fail, so fixing one breaks the test until it leaves this list.
  */
-const NOT_YET_DECIDED = new Set<string>([
+const NOT_YET_DECIDED = new Set<string>([]);
+
+/**
+ * Cases Toolwire answers wrong today, known and not fixed (peer/SOURCE-xml.md says why and what
+ * a fix needs). The case keeps the peer's expectation and is asserted to fail until it is fixed.
+ */
+const KNOWN_LIMITATIONS = new Set<string>([
+  // A `</tool_call>` left after a call the model opened with a bare `<function=…>` stays in the text.
   'vllm-qwen3coder-streaming-missing-opening-tag',
-  'vllm-shared-full-nested-tool-call',
-  'vllm-shared-out-of-schema-nested-literal',
   'llama-qwen3coder-no-opening-tag',
   'llama-qwen3coder-no-opening-tag-after-content',
   'llama-qwen3coder-first-omits-opening',
+  // A value that quotes a whole `<tool_call>…</tool_call>` ends the block at the quoted closing tag.
+  'vllm-shared-full-nested-tool-call',
+  'vllm-shared-out-of-schema-nested-literal',
 ]);
 
 /** A fixed-seed generator, so random chunkings are the same on every run. */
@@ -149,13 +157,14 @@ function runCase(peer: PeerCase): void {
 describe('peer cases: XML-style formats (vLLM, llama.cpp)', () => {
   it('reads every case file entry once', () => {
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
-    for (const id of NOT_YET_DECIDED) expect(cases.some((c) => c.id === id)).toBe(true);
+    for (const id of [...NOT_YET_DECIDED, ...KNOWN_LIMITATIONS]) expect(cases.some((c) => c.id === id)).toBe(true);
   });
   for (const format of ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm'] as const) {
     describe(format, () => {
       for (const peer of cases.filter((c) => c.format === format)) {
         const title = `${peer.id} (${peer.source.path.split('/').pop() ?? ''}: ${peer.source.test})`;
         if (NOT_YET_DECIDED.has(peer.id)) it.fails(`not yet decided: ${title}`, () => runCase(peer));
+        else if (KNOWN_LIMITATIONS.has(peer.id)) it.fails(`known limitation: ${title}`, () => runCase(peer));
         else it(title, () => runCase(peer));
       }
     });
