@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -212,6 +212,10 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
+  trailer: string | undefined;
+  /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
+  awaitAt: number;
   /** The id announced by `tool-call-start` (call frames only). */
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
@@ -248,6 +252,8 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    trailer: undefined,
+    awaitAt: -1,
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
@@ -720,7 +726,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
-        if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
+        if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) return this.keepBlockCharacter(frame, chunk);
       } else {
         if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
         const end = this.feed(frame, chunk, 0, frame.length + this.pending);
@@ -812,6 +818,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
+    const waiting = this.frame;
+    if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
+      // The text ended before a block's trailer: the block ends at its closing token.
+      this.feedTrailer(waiting, '');
+    }
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
@@ -870,7 +881,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = false;
       this.drive(s, 0);
     } else if (frame.kind === 'block') {
-      const end = this.feedBlock(frame, chunk, 0);
+      if (frame.awaitAt >= 0) {
+        this.feedTrailer(frame, chunk);
+        return;
+      }
+      const end = this.feedBlock(frame, chunk, 0, frame.length);
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
@@ -1199,8 +1214,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1395,8 +1411,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1682,9 +1699,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * Looks for a block's closing token in `s` from `from`, including a token that began in
-   * the previous chunk (kept in `carry`). Returns the index in `s` just past it, or -1.
+   * the previous chunk (kept in `carry`). Returns the index in `s` just past it (and past its
+   * trailer), or -1. `base` is the offset of `s[0]` in the frame's text.
    */
-  private feedBlock(frame: Frame, s: string, from: number): number {
+  private feedBlock(frame: Frame, s: string, from: number, base: number): number {
     const ends = frame.ends;
     let longest = 0;
     for (const token of ends) if (token.length > longest) longest = token.length;
@@ -1699,9 +1717,32 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const carry = frame.carry;
     const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
     const found = firstToken(search, ends);
-    if (found !== undefined) return from - carry.length + found.at + found.token.length;
+    if (found !== undefined) {
+      const end = from - carry.length + found.at + found.token.length;
+      const trailer = frame.trailer;
+      if (trailer === undefined) return end;
+      const past = trailerEnd(s, end, trailer, this.final);
+      // The text ends before the trailer can be decided: wait for it with the block open.
+      if (past < 0) frame.awaitAt = base + end;
+      return past;
+    }
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
     return -1;
+  }
+
+  /** A chunk for a block whose closing token came and which waits for its trailer (`awaitAt`). */
+  private feedTrailer(frame: Frame, chunk: string): void {
+    // What came after the closing token: space and the start of the trailer, a few characters.
+    const after = frame.received.slice(frame.awaitAt) + chunk;
+    const past = trailerEnd(after, 0, frame.trailer ?? '', this.final);
+    if (past < 0) {
+      frame.received += chunk;
+      frame.length += chunk.length;
+      return;
+    }
+    this.frame = undefined;
+    this.finishBlock(frame, flat(frame.received.slice(0, frame.awaitAt) + after.slice(0, past)));
+    this.drive(after, past);
   }
 
   /** Reports the argument text a call frame consumed from `s` (up to, not including, its end). */

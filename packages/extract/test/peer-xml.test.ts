@@ -41,11 +41,6 @@ const NOT_YET_DECIDED = new Set<string>([]);
  * a fix needs). The case keeps the peer's expectation and is asserted to fail until it is fixed.
  */
 const KNOWN_LIMITATIONS = new Set<string>([
-  // A `</tool_call>` left after a call the model opened with a bare `<function=…>` stays in the text.
-  'vllm-qwen3coder-streaming-missing-opening-tag',
-  'llama-qwen3coder-no-opening-tag',
-  'llama-qwen3coder-no-opening-tag-after-content',
-  'llama-qwen3coder-first-omits-opening',
   // A value that quotes a whole `<tool_call>…</tool_call>` ends the block at the quoted closing tag.
   'vllm-shared-full-nested-tool-call',
   'vllm-shared-out-of-schema-nested-literal',

@@ -8,8 +8,11 @@ export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm'
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
-  /** A block read whole once one of `ends` closes it. */
-  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[] }
+  /**
+   * A block read whole once one of `ends` closes it; `trailer`, a closing tag the model may
+   * still write after it (only space between), is then part of the block too.
+   */
+  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string }
   /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
   | { type: 'marker'; name: string; id?: string; length: number }
   /** A reasoning block, ended by one of `closers`. */
@@ -203,7 +206,8 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
   if (context.has('functionary') && s.charCodeAt(after) === 0x7b) return { type: 'marker', name, length: after - i };
   if (context.has('qwen3-xml')) {
     if (s.startsWith('<parameter=', after) || s.startsWith('</function>', after)) {
-      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'] };
+      // Models that skip the opening `<tool_call>` often still write the closing one.
+      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'], trailer: '</tool_call>' };
     }
     if (isPrefixAtEnd(s, after, '<parameter=') || isPrefixAtEnd(s, after, '</function>')) return 'partial';
   }
@@ -465,4 +469,24 @@ function firstOf(s: string, from: number, needles: readonly string[]): number {
     if (at >= 0 && at < best) best = at;
   }
   return best;
+}
+
+/** Most space read between a block's closing token and its trailer. */
+const MAX_TRAILER_SPACE = 16;
+
+/**
+ * Where a block whose closing token ends at `s[at]` ends: past `trailer` when only space
+ * comes before it, at `at` when anything else follows, or -1 when the text ends before that
+ * is known (never when `final`).
+ */
+export function trailerEnd(s: string, at: number, trailer: string, final: boolean): number {
+  const limit = at + MAX_TRAILER_SPACE;
+  let j = at;
+  while (j < s.length && j < limit && isJsonSpace(s.charCodeAt(j))) j++;
+  if (j < s.length) {
+    if (j >= limit) return at;
+    if (s.startsWith(trailer, j)) return j + trailer.length;
+    if (!isPrefixAtEnd(s, j, trailer)) return at;
+  }
+  return final ? at : -1;
 }
