@@ -42,3 +42,12 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
     expect(argsOf(`<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>`)).toEqual({ a: value });
   });
 });
+
+describe('parseXmlCalls with a schema, a parameter it does not list', () => {
+  const schema: NativeContext = { schemaOf: () => ({ type: 'object', properties: { city: { type: 'string' } } }) };
+
+  it('is a parameter of its own when its value ends like one (a made-up parameter stays visible to validation)', () => {
+    const text = '<function=f>\n<parameter=city>\nParis\n</parameter>\n<parameter=extra>\nx\n</parameter>\n</function>';
+    expect(parseXmlCalls(text, 0, text.length, QWEN_XML, schema)[0]?.args).toEqual({ city: 'Paris', extra: 'x' });
+  });
+});

@@ -136,11 +136,22 @@ interface ValueScan {
   given: Set<string>;
 }
 
-/** Whether a parameter named `key` may come next in the call: not given yet and, with a schema, one of its properties. */
-function mayFollow(scan: ValueScan, key: string | undefined): boolean {
-  if (key === undefined || !isPlainName(key) || scan.given.has(key)) return false;
+/**
+ * Whether a parameter named `key` may come next in the call: `'yes'` when not given yet and,
+ * with a schema, one of its properties; `'unlisted'` when not given yet but missing from the
+ * schema (a parameter the model made up, or a quoted one); `'no'` otherwise.
+ */
+function mayFollow(scan: ValueScan, key: string | undefined): 'yes' | 'unlisted' | 'no' {
+  if (key === undefined || !isPlainName(key) || scan.given.has(key)) return 'no';
   const properties = scan.schema?.properties;
-  return properties === undefined || Object.hasOwn(properties, key);
+  return properties === undefined || Object.hasOwn(properties, key) ? 'yes' : 'unlisted';
+}
+
+/** Whether a structural tag follows the closing parameter tag at `close`: the end of the call or block, or another parameter. */
+function structuralAfter(scan: ValueScan, close: number): boolean {
+  const { text, to, dialect } = scan;
+  const after = skipSpace(text, close + dialect.parameterClose.length, to);
+  return after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after) || text.startsWith(dialect.parameter, after);
 }
 
 /**
@@ -246,7 +257,7 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
         continue;
       }
       // A parameter that may come next, on a line of its own, closes a value whose closing tag is missing.
-      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key)) return { value: open, next: open };
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return { value: open, next: open };
       depth++;
       pos = tag.end;
       continue;
@@ -256,7 +267,14 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
     if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) return { value: close, next: close + closeLength };
     if (depth === 0 && text.startsWith(dialect.parameter, after)) {
       const tag = openTag(text, after, to, dialect);
-      if (tag === undefined || mayFollow(scan, tag.key)) return { value: close, next: close + closeLength };
+      const follows = tag === undefined ? 'yes' : mayFollow(scan, tag.key);
+      if (follows === 'yes') return { value: close, next: close + closeLength };
+      if (follows === 'unlisted' && tag !== undefined) {
+        // A parameter the schema lacks: made up by the model when its own value ends the way a
+        // value does (before the call's end or another parameter), else quoted in this value.
+        const own = scan.paramCloses.next(tag.end);
+        if (own < 0 || structuralAfter(scan, own)) return { value: close, next: close + closeLength };
+      }
     }
     if (depth > 0) depth--;
     pos = close + 1;
