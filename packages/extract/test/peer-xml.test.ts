@@ -154,7 +154,7 @@ describe('peer cases: XML-style formats (vLLM, llama.cpp)', () => {
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
     for (const id of [...NOT_YET_DECIDED, ...KNOWN_LIMITATIONS]) expect(cases.some((c) => c.id === id)).toBe(true);
   });
-  for (const format of ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm'] as const) {
+  for (const format of ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek'] as const) {
     describe(format, () => {
       for (const peer of cases.filter((c) => c.format === format)) {
         const title = `${peer.id} (${peer.source.path.split('/').pop() ?? ''}: ${peer.source.test})`;

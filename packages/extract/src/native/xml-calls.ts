@@ -41,6 +41,20 @@ export const MINIMAX_XML: XmlDialect = {
   trim: 'all',
 };
 
+/**
+ * Step-3 StepTML, inside DeepSeek-style tool-call tokens:
+ * `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter></steptml:invoke>`.
+ * Values are kept whole: a string's surrounding space is data (an edit tool's indented code).
+ */
+export const STEPTML_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
+  attributes: true,
+  trim: 'none',
+};
+
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
 export const DSML_XML: XmlDialect = {
   invoke: '<\uff5cDSML\uff5cinvoke',
