@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeContext } from './native-call.ts';
-import { parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { MINIMAX_XML, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
 
 const untyped: NativeContext = { schemaOf: () => undefined };
 const writeFile: NativeContext = { schemaOf: () => ({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } }) };
@@ -49,5 +49,18 @@ describe('parseXmlCalls with a schema, a parameter it does not list', () => {
   it('is a parameter of its own when its value ends like one (a made-up parameter stays visible to validation)', () => {
     const text = '<function=f>\n<parameter=city>\nParis\n</parameter>\n<parameter=extra>\nx\n</parameter>\n</function>';
     expect(parseXmlCalls(text, 0, text.length, QWEN_XML, schema)[0]?.args).toEqual({ city: 'Paris', extra: 'x' });
+  });
+});
+
+describe('parseXmlCalls (MiniMax-M2)', () => {
+  const edit: NativeContext = { schemaOf: () => ({ type: 'object', properties: { old: { type: 'string' }, indent: { type: 'integer' } } }) };
+  const text = '<invoke name="edit">\n<parameter name="old">    if x:\n</parameter>\n<parameter name="indent"> 4 </parameter>\n<parameter name="note"> hi </parameter>\n</invoke>';
+
+  it("keeps a string property's surrounding space (the template writes strings as they are), trims the rest", () => {
+    expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: '    if x:\n', indent: 4, note: 'hi' });
+  });
+
+  it('trims untyped values', () => {
+    expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, untyped)[0]?.args).toEqual({ old: 'if x:', indent: '4', note: 'hi' });
   });
 });

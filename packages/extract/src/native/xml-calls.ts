@@ -1,7 +1,7 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
 import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
@@ -16,7 +16,9 @@ interface XmlDialect {
   /**
    * Qwen and Seed strip the newline the template writes after the opening tag and the one
    * before the closing tag (a value that opens without one keeps its last newline: Seed
-   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace; DSML keeps it.
+   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace, but for a
+   * property the schema types as a string (its template writes strings as they are, so their
+   * space is data: indented code); DSML keeps it.
    */
   trim: 'newline' | 'all' | 'none';
 }
@@ -230,15 +232,16 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         continue;
       }
       const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
-      const value = trimValue(raw, dialect.trim);
+      const property = propertySchema(schema, key);
+      const value = dialect.trim === 'all' && allowsString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON.
         const parsed = tryJson(value);
-        values[key] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, key)) : parsed.value;
+        values[key] = parsed === undefined ? convertXmlValue(value, property) : parsed.value;
       } else if (stringAttribute === 'true') {
         values[key] = value;
       } else {
-        values[key] = convertXmlValue(value, propertySchema(schema, key));
+        values[key] = convertXmlValue(value, property);
       }
     }
     if (!closed) {

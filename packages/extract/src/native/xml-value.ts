@@ -22,6 +22,11 @@ function typeNames(schema: JsonSchema): Set<string> {
   return names;
 }
 
+/** Whether a property's schema allows a string (its type, a union branch or an enum value). */
+export function allowsString(schema: JsonSchema | undefined): boolean {
+  return schema !== undefined && typeNames(schema).has('string');
+}
+
 /** Whether the JSON value `v` is of one of the schema's non-string types. */
 function hasOtherType(v: unknown, types: ReadonlySet<string>): boolean {
   if (typeof v === 'number') return types.has('number') || (types.has('integer') && Number.isInteger(v));
