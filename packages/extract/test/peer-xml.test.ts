@@ -41,9 +41,6 @@ const NOT_YET_DECIDED = new Set<string>([]);
  * a fix needs). The case keeps the peer's expectation and is asserted to fail until it is fixed.
  */
 const KNOWN_LIMITATIONS = new Set<string>([
-  // A value that quotes a whole `<tool_call>…</tool_call>` ends the block at the quoted closing tag.
-  'vllm-shared-full-nested-tool-call',
-  'vllm-shared-out-of-schema-nested-literal',
 ]);
 
 /** A fixed-seed generator, so random chunkings are the same on every run. */

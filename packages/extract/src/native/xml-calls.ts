@@ -144,6 +144,7 @@ interface ValueScan {
   text: string;
   to: number;
   dialect: XmlDialect;
+  invokes: Finder;
   paramOpens: Finder;
   paramCloses: Finder;
   invokeCloses: Finder;
@@ -196,7 +197,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
-    const scan: ValueScan = { text, to, dialect, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
+    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -257,17 +258,23 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
 /**
  * Where the value starting at `from` ends (`value`) and where scanning goes on (`next`).
  * A parameter tag inside the value that may not come next opens a quoted one, whose closing
- * tag is skipped (`depth`).
+ * tag is skipped (`depth`): a value quoting a whole call (`<function=…><parameter=…>…
+ * </parameter></function>`) ends at its own closing tag, not the quoted one. When the quoted
+ * tags never pair up, the value ends where it would without them (`fallback`), before the next
+ * call of the block.
  */
 function valueEnd(scan: ValueScan, from: number): { value: number; next: number } {
   const { text, to, dialect } = scan;
   const closeLength = dialect.parameterClose.length;
   let depth = 0;
   let pos = from;
+  let fallback: { value: number; next: number } | undefined;
+  // With a fallback, the search stops at the block's next call.
+  let stop = to;
   while (true) {
     const close = scan.paramCloses.next(pos);
     const open = scan.paramOpens.next(pos);
-    if (open >= 0 && (close < 0 || open < close)) {
+    if (open >= 0 && open < stop && (close < 0 || open < close)) {
       const tag = openTag(text, open, to, dialect);
       if (tag === undefined) {
         pos = open + 1;
@@ -279,10 +286,17 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
       pos = tag.end;
       continue;
     }
-    if (close < 0) break;
+    if (close < 0 || close >= stop) break;
     const after = skipSpace(text, close + closeLength, to);
-    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) return { value: close, next: close + closeLength };
-    if (depth === 0 && text.startsWith(dialect.parameter, after)) {
+    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
+      const end = { value: close, next: close + closeLength };
+      if (depth === 0) return end;
+      if (fallback === undefined) {
+        fallback = end;
+        const invoke = scan.invokes.next(end.next);
+        if (invoke >= 0) stop = invoke;
+      }
+    } else if (depth === 0 && text.startsWith(dialect.parameter, after)) {
       const tag = openTag(text, after, to, dialect);
       const follows = tag === undefined ? 'yes' : mayFollow(scan, tag.key);
       if (follows === 'yes') return { value: close, next: close + closeLength };
@@ -296,6 +310,7 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
     if (depth > 0) depth--;
     pos = close + 1;
   }
+  if (fallback !== undefined) return fallback;
   const invokeClose = scan.invokeCloses.next(from);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
