@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ExtractableTool } from '../extract-options.ts';
 import { extractToolCalls } from '../extract-tool-calls.ts';
 import { createToolCallParser } from '../tool-call-parser.ts';
 import type { ToolCallParserEvent } from '../tool-call-parser-event.ts';
@@ -13,7 +14,7 @@ describe('quotedOpens', () => {
 });
 
 describe('a Qwen3-XML value quoting a whole call', () => {
-  const tools = [{ name: 'write_file', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } } }];
+  const tools: ExtractableTool[] = [{ name: 'write_file', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } } }];
   const quoted = 'doc = """\n<tool_call>\n<function=write_file>\n<parameter=path>\nx.txt\n</parameter>\n</function>\n</tool_call>\n"""';
   const call = (content: string, after = ''): string =>
     `<tool_call>\n<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>\n</tool_call>${after}`;
