@@ -40,8 +40,7 @@ const NOT_YET_DECIDED = new Set<string>([]);
  * Cases Toolwire answers wrong today, known and not fixed (peer/SOURCE-xml.md says why and what
  * a fix needs). The case keeps the peer's expectation and is asserted to fail until it is fixed.
  */
-const KNOWN_LIMITATIONS = new Set<string>([
-]);
+const KNOWN_LIMITATIONS = new Set<string>([]);
 
 /** A fixed-seed generator, so random chunkings are the same on every run. */
 function random(seed: number): () => number {
@@ -146,12 +145,16 @@ function runCase(peer: PeerCase): void {
   }
 }
 
+/** The formats of the cases (Step-3's StepTML is read inside the `deepseek` format's tokens). */
+const FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek'] as const;
+
 describe('peer cases: XML-style formats (vLLM, llama.cpp)', () => {
-  it('reads every case file entry once', () => {
+  it('runs every case once', () => {
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
+    for (const peer of cases) expect(FORMATS).toContain(peer.format);
     for (const id of [...NOT_YET_DECIDED, ...KNOWN_LIMITATIONS]) expect(cases.some((c) => c.id === id)).toBe(true);
   });
-  for (const format of ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek'] as const) {
+  for (const format of FORMATS) {
     describe(format, () => {
       for (const peer of cases.filter((c) => c.format === format)) {
         const title = `${peer.id} (${peer.source.path.split('/').pop() ?? ''}: ${peer.source.test})`;
