@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, openerWait, quotedOpens, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -122,6 +122,8 @@ const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-in
 const ARGUMENT_KEYS = ['arguments', 'parameters', 'params', 'args', 'input'];
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
 const MAX_INNER_DEPTH = 4;
+/** Most closing tokens of quoted calls skipped in one block (see `closesQuoted`). */
+const MAX_QUOTED_CLOSES = 8;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
@@ -212,6 +214,17 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
+  trailer: string | undefined;
+  /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
+  awaitAt: number;
+  /** Blocks whose values may quote whole calls (`nests`): how far the frame text was searched for quoted opens. */
+  nestScan: number;
+  /** Quoted calls opened and not closed yet; -1 when the block does not nest. */
+  nestDepth: number;
+  /** Closing tokens taken as a quoted call's, and just past the first of them in the frame text (-1: none). */
+  skips: number;
+  skipAt: number;
   /** The id announced by `tool-call-start` (call frames only). */
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
@@ -248,6 +261,12 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    trailer: undefined,
+    awaitAt: -1,
+    nestScan: 0,
+    nestDepth: -1,
+    skips: 0,
+    skipAt: -1,
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
@@ -720,7 +739,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
-        if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
+        if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) return this.keepBlockCharacter(frame, chunk);
       } else {
         if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
         const end = this.feed(frame, chunk, 0, frame.length + this.pending);
@@ -812,6 +831,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
+    const waiting = this.frame;
+    if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
+      // The text ended before a block's trailer: the block ends at its closing token.
+      this.feedTrailer(waiting, '');
+    } else if (waiting?.kind === 'block' && waiting.skipAt >= 0) {
+      // The text ended inside a quoted call that never closed: the block ends where it first could.
+      this.frame = undefined;
+      const text = waiting.received;
+      this.finishBlock(waiting, flat(text.slice(0, waiting.skipAt)));
+      this.drive(text, waiting.skipAt);
+    }
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
@@ -870,7 +900,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = false;
       this.drive(s, 0);
     } else if (frame.kind === 'block') {
-      const end = this.feedBlock(frame, chunk, 0);
+      if (frame.awaitAt >= 0) {
+        this.feedTrailer(frame, chunk);
+        return;
+      }
+      const end = this.feedBlock(frame, chunk, 0, frame.length);
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
@@ -1199,8 +1233,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            if (match.nests === true) {
+              frame.nestDepth = 0;
+              frame.nestScan = match.length;
+            }
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1395,8 +1434,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            if (match.nests === true) {
+              frame.nestDepth = 0;
+              frame.nestScan = match.length;
+            }
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1682,9 +1726,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * Looks for a block's closing token in `s` from `from`, including a token that began in
-   * the previous chunk (kept in `carry`). Returns the index in `s` just past it, or -1.
+   * the previous chunk (kept in `carry`). Returns the index in `s` just past it (and past its
+   * trailer), or -1. `base` is the offset of `s[0]` in the frame's text.
    */
-  private feedBlock(frame: Frame, s: string, from: number): number {
+  private feedBlock(frame: Frame, s: string, from: number, base: number): number {
     const ends = frame.ends;
     let longest = 0;
     for (const token of ends) if (token.length > longest) longest = token.length;
@@ -1698,10 +1743,60 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     const carry = frame.carry;
     const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
-    const found = firstToken(search, ends);
-    if (found !== undefined) return from - carry.length + found.at + found.token.length;
+    let found = firstToken(search, ends);
+    while (found !== undefined) {
+      const end = from - carry.length + found.at + found.token.length;
+      if (frame.nestDepth >= 0 && this.closesQuoted(frame, s, base, base + end - found.token.length)) {
+        found = firstToken(search, ends, found.at + found.token.length);
+        continue;
+      }
+      const trailer = frame.trailer;
+      if (trailer === undefined) return end;
+      const past = trailerEnd(s, end, trailer, this.final);
+      // The text ends before the trailer can be decided: wait for it with the block open.
+      if (past < 0) frame.awaitAt = base + end;
+      return past;
+    }
+    // A whole text whose quoted calls never closed: the block ends at the first closing token after all.
+    if (this.final && frame.skipAt >= 0 && frame.skipAt >= base) return frame.skipAt - base;
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
     return -1;
+  }
+
+  /**
+   * Whether the closing token at `tokenAt` (in the frame text, whose `s[0]` is at `base`) closes
+   * a call quoted in a value rather than the block: calls opened since the last look are counted
+   * first. Past a few such tokens every one closes the block, so that a run of them stays linear.
+   */
+  private closesQuoted(frame: Frame, s: string, base: number, tokenAt: number): boolean {
+    if (tokenAt > frame.nestScan) {
+      // The frame text: `s` from the block's start (`base` below 0: the block opened in `s`), else
+      // `received` then `s`. Read whole, so that every chunking reads the same.
+      const text = base < 0 ? s : frame.received + s;
+      const shift = base < 0 ? base : 0;
+      frame.nestDepth += quotedOpens(text, frame.nestScan - shift, tokenAt - shift, -shift);
+      frame.nestScan = tokenAt;
+    }
+    if (frame.nestDepth === 0 || frame.skips >= MAX_QUOTED_CLOSES) return false;
+    frame.nestDepth--;
+    frame.skips++;
+    if (frame.skipAt < 0) frame.skipAt = tokenAt + '</tool_call>'.length;
+    return true;
+  }
+
+  /** A chunk for a block whose closing token came and which waits for its trailer (`awaitAt`). */
+  private feedTrailer(frame: Frame, chunk: string): void {
+    // What came after the closing token: space and the start of the trailer, a few characters.
+    const after = frame.received.slice(frame.awaitAt) + chunk;
+    const past = trailerEnd(after, 0, frame.trailer ?? '', this.final);
+    if (past < 0) {
+      frame.received += chunk;
+      frame.length += chunk.length;
+      return;
+    }
+    this.frame = undefined;
+    this.finishBlock(frame, flat(frame.received.slice(0, frame.awaitAt) + after.slice(0, past)));
+    this.drive(after, past);
   }
 
   /** Reports the argument text a call frame consumed from `s` (up to, not including, its end). */

@@ -8,8 +8,13 @@ export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm'
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
-  /** A block read whole once one of `ends` closes it. */
-  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[] }
+  /**
+   * A block read whole once one of `ends` closes it; `trailer`, a closing tag the model may
+   * still write after it (only space between), is then part of the block too. `nests`: a
+   * whole `<tool_call><function=…` quoted in a value (see `quotedOpens`) has its own closing
+   * tag, which does not close the block.
+   */
+  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
   /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
   | { type: 'marker'; name: string; id?: string; length: number }
   /** A reasoning block, ended by one of `closers`. */
@@ -165,7 +170,7 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
   const c = s.charCodeAt(after);
   if (c === 0x7b || c === 0x5b) return { type: 'text', length };
   if (context.has('qwen3-xml')) {
-    if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'] };
+    if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'], nests: true };
     if (isPrefixAtEnd(s, after, '<function=')) return 'partial';
   }
   if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
@@ -203,7 +208,8 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
   if (context.has('functionary') && s.charCodeAt(after) === 0x7b) return { type: 'marker', name, length: after - i };
   if (context.has('qwen3-xml')) {
     if (s.startsWith('<parameter=', after) || s.startsWith('</function>', after)) {
-      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'] };
+      // Models that skip the opening `<tool_call>` often still write the closing one.
+      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'], trailer: '</tool_call>' };
     }
     if (isPrefixAtEnd(s, after, '<parameter=') || isPrefixAtEnd(s, after, '</function>')) return 'partial';
   }
@@ -465,4 +471,49 @@ function firstOf(s: string, from: number, needles: readonly string[]): number {
     if (at >= 0 && at < best) best = at;
   }
   return best;
+}
+
+/** Most space read between a block's closing token and its trailer. */
+const MAX_TRAILER_SPACE = 16;
+
+/**
+ * Where a block whose closing token ends at `s[at]` ends: past `trailer` when only space
+ * comes before it, at `at` when anything else follows, or -1 when the text ends before that
+ * is known (never when `final`).
+ */
+export function trailerEnd(s: string, at: number, trailer: string, final: boolean): number {
+  const limit = at + MAX_TRAILER_SPACE;
+  let j = at;
+  while (j < s.length && j < limit && isJsonSpace(s.charCodeAt(j))) j++;
+  if (j < s.length) {
+    if (j >= limit) return at;
+    if (s.startsWith(trailer, j)) return j + trailer.length;
+    if (!isPrefixAtEnd(s, j, trailer)) return at;
+  }
+  return final ? at : -1;
+}
+
+/** Most space read back from a quoted call's `<tool_call>` to a `</function>` before it. */
+const MAX_BACK_SPACE = 16;
+
+/**
+ * How many Qwen3-XML calls open in `s[from, to)` quoted in a value, as an agent writing a parser
+ * fixture writes one: `<tool_call>` then (after space) `<function=`, not right after a
+ * `</function>` (there it is the model's next call, its previous `</tool_call>` forgotten).
+ * `floor`: where the block starts in `s`, the limit of that look back.
+ */
+export function quotedOpens(s: string, from: number, to: number, floor: number): number {
+  let count = 0;
+  let at = s.indexOf('<tool_call>', from);
+  while (at >= 0 && at < to) {
+    const after = skipSpace(s, at + '<tool_call>'.length, to);
+    if (s.startsWith('<function=', after)) {
+      let before = at;
+      while (before > floor && at - before < MAX_BACK_SPACE && isJsonSpace(s.charCodeAt(before - 1))) before--;
+      const closed = before - '</function>'.length >= floor && s.startsWith('</function>', before - '</function>'.length);
+      if (!closed) count++;
+    }
+    at = s.indexOf('<tool_call>', at + 1);
+  }
+  return count;
 }

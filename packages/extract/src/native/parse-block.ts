@@ -3,7 +3,7 @@ import { parseGemmaCall } from './gemma-calls.ts';
 import { isRecord } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
-import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML, STEPTML_XML } from './xml-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -41,8 +41,12 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
-    case 'deepseek':
-      return parseDeepseekCalls(text, openerLength, to);
+    case 'deepseek': {
+      const calls = parseDeepseekCalls(text, openerLength, to);
+      // Step-3 writes StepTML invokes inside the same tokens, where DeepSeek's JSON arguments are.
+      if (calls.some((call) => call.args !== undefined) || !text.includes(STEPTML_XML.invoke, openerLength)) return calls;
+      return parseXmlCalls(text, openerLength, to, STEPTML_XML, context);
+    }
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
     case 'gemma': {

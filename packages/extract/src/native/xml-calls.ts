@@ -1,7 +1,8 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
+import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
 interface XmlDialect {
@@ -12,7 +13,13 @@ interface XmlDialect {
   parameterClose: string;
   /** Names are written as `name="…"` attributes (MiniMax, DSML) rather than `=NAME`. */
   attributes: boolean;
-  /** Qwen and Seed strip one newline at each end of a value; MiniMax trims all whitespace; DSML keeps it. */
+  /**
+   * Qwen and Seed strip the newline the template writes after the opening tag and the one
+   * before the closing tag (a value that opens without one keeps its last newline: Seed
+   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace, but for a
+   * property the schema types as a string (its template writes strings as they are, so their
+   * space is data: indented code); DSML keeps it.
+   */
   trim: 'newline' | 'all' | 'none';
 }
 
@@ -34,6 +41,20 @@ export const MINIMAX_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: true,
   trim: 'all',
+};
+
+/**
+ * Step-3 StepTML, inside DeepSeek-style tool-call tokens:
+ * `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter></steptml:invoke>`.
+ * Values are kept whole: a string's surrounding space is data (an edit tool's indented code).
+ */
+export const STEPTML_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
+  attributes: true,
+  trim: 'none',
 };
 
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
@@ -91,7 +112,8 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
       let end = raw.length;
       if (raw.charCodeAt(0) === 0x0a) start = 1;
       else if (raw.startsWith('\r\n')) start = 2;
-      if (end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
+      // The closing newline pairs with an opening one (llama.cpp reads Seed-OSS the same way).
+      if (start > 0 && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
       return raw.slice(start, end);
     }
     case 'none':
@@ -103,19 +125,66 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
   }
 }
 
+/** The tag that opens a parameter at `at`: its key and where its text ends (past `>`), or undefined. */
+function openTag(text: string, at: number, to: number, dialect: XmlDialect): { key: string | undefined; end: number } | undefined {
+  const from = at + dialect.parameter.length;
+  // Bounded: a run of openers without `>` must not make every one search to the end.
+  const limit = Math.min(to, at + MAX_TAG);
+  let close = from;
+  while (close < limit && text.charCodeAt(close) !== 0x3e && text.charCodeAt(close) !== 0x3c) close++;
+  // No `>` before the next `<`: not a tag (`<parameter=` in text runs into the next real tag).
+  if (close >= limit || text.charCodeAt(close) === 0x3c) return undefined;
+  const tag = text.slice(from, close);
+  const key = (dialect.attributes ? attribute(tag, 'name') : tag)?.trim();
+  return { key: key === '' ? undefined : key, end: close + 1 };
+}
+
+/** What the search for the end of one value needs; its finders are shared by the whole block. */
+interface ValueScan {
+  text: string;
+  to: number;
+  dialect: XmlDialect;
+  invokes: Finder;
+  paramOpens: Finder;
+  paramCloses: Finder;
+  invokeCloses: Finder;
+  schema: JsonSchema | undefined;
+  /** Keys given so far in this call, the current one included. */
+  given: Set<string>;
+}
+
 /**
- * The calls in `text[from, to)` written in an XML dialect. A value ends at the closing
- * parameter tag only where a structural tag follows (another parameter, the end of the
- * call, the end of the block), as vLLM reads Qwen3-Coder, so code containing
- * `</parameter>` survives; a missing closing tag is closed by the next parameter on a new
- * line or by the end of the call. Linear: every search resumes past its last hit.
+ * Whether a parameter named `key` may come next in the call: `'yes'` when not given yet and,
+ * with a schema, one of its properties; `'unlisted'` when not given yet but missing from the
+ * schema (a parameter the model made up, or a quoted one); `'no'` otherwise.
+ */
+function mayFollow(scan: ValueScan, key: string | undefined): 'yes' | 'unlisted' | 'no' {
+  if (key === undefined || !isPlainName(key) || scan.given.has(key)) return 'no';
+  const properties = scan.schema?.properties;
+  return properties === undefined || Object.hasOwn(properties, key) ? 'yes' : 'unlisted';
+}
+
+/** Whether a structural tag follows the closing parameter tag at `close`: the end of the call or block, or another parameter. */
+function structuralAfter(scan: ValueScan, close: number): boolean {
+  const { text, to, dialect } = scan;
+  const after = skipSpace(text, close + dialect.parameterClose.length, to);
+  return after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after) || text.startsWith(dialect.parameter, after);
+}
+
+/**
+ * The calls in `text[from, to)` written in an XML dialect. A value ends at a closing
+ * parameter tag that a structural tag follows (the end of the call or block, or a parameter
+ * that may come next: one not given yet and, with a schema, one of its properties), as vLLM
+ * reads Qwen3-Coder, so code containing `</parameter>` or a quoted `<parameter=…>…
+ * </parameter>` survives; a missing closing tag is closed by the next parameter or the end
+ * of the call. Linear: every search resumes past its last hit.
  */
 export function parseXmlCalls(text: string, from: number, to: number, dialect: XmlDialect, context: NativeContext): NativeCall[] {
   const calls: NativeCall[] = [];
   const invokes = new Finder(text, dialect.invoke, to);
   const invokeCloses = new Finder(text, dialect.invokeClose, to);
   const paramCloses = new Finder(text, dialect.parameterClose, to);
-  const newlineParams = new Finder(text, `\n${dialect.parameter}`, to);
+  const paramOpens = new Finder(text, dialect.parameter, to);
   let pos = from;
   while (pos < to) {
     const start = invokes.next(pos);
@@ -128,6 +197,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
+    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -146,33 +216,33 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         i = next;
         continue;
       }
-      const tagEnd = text.indexOf('>', i + dialect.parameter.length);
-      if (tagEnd < 0 || tagEnd >= to || tagEnd - i > MAX_TAG) {
+      const open = openTag(text, i, to, dialect);
+      if (open === undefined) {
         ok = false;
         i = to;
         break;
       }
-      const tag = text.slice(i + dialect.parameter.length, tagEnd);
-      const key = dialect.attributes ? attribute(tag, 'name') : tag;
-      const valueStart = tagEnd + 1;
-      const end = valueEnd(text, valueStart, to, dialect, paramCloses, newlineParams, invokeCloses);
-      const raw = text.slice(valueStart, end.value);
+      const tagText = text.slice(i + dialect.parameter.length, open.end - 1);
+      const key = open.key;
+      if (key !== undefined) scan.given.add(key);
+      const end = valueEnd(scan, open.end);
+      const raw = text.slice(open.end, end.value);
       i = end.next;
-      if (key === undefined || key.trim() === '') {
+      if (key === undefined) {
         ok = false;
         continue;
       }
-      const k = key.trim();
-      const stringAttribute = dialect.attributes ? attribute(tag, 'string') : undefined;
-      const value = trimValue(raw, dialect.trim);
+      const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
+      const property = propertySchema(schema, key);
+      const value = dialect.trim === 'all' && allowsString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON.
         const parsed = tryJson(value);
-        values[k] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, k)) : parsed.value;
+        values[key] = parsed === undefined ? convertXmlValue(value, property) : parsed.value;
       } else if (stringAttribute === 'true') {
-        values[k] = value;
+        values[key] = value;
       } else {
-        values[k] = convertXmlValue(value, propertySchema(schema, k));
+        values[key] = convertXmlValue(value, property);
       }
     }
     if (!closed) {
@@ -185,29 +255,63 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
   return calls;
 }
 
-/** Where the value starting at `from` ends (`value`) and where scanning goes on (`next`). */
-function valueEnd(
-  text: string,
-  from: number,
-  to: number,
-  dialect: XmlDialect,
-  paramCloses: Finder,
-  newlineParams: Finder,
-  invokeCloses: Finder,
-): { value: number; next: number } {
-  const nextParam = newlineParams.next(from);
-  let search = from;
+/**
+ * Where the value starting at `from` ends (`value`) and where scanning goes on (`next`).
+ * A parameter tag inside the value that may not come next opens a quoted one, whose closing
+ * tag is skipped (`depth`): a value quoting a whole call (`<function=…><parameter=…>…
+ * </parameter></function>`) ends at its own closing tag, not the quoted one. When the quoted
+ * tags never pair up, the value ends where it would without them (`fallback`), before the next
+ * call of the block.
+ */
+function valueEnd(scan: ValueScan, from: number): { value: number; next: number } {
+  const { text, to, dialect } = scan;
+  const closeLength = dialect.parameterClose.length;
+  let depth = 0;
+  let pos = from;
+  let fallback: { value: number; next: number } | undefined;
+  // With a fallback, the search stops at the block's next call.
+  let stop = to;
   while (true) {
-    const close = paramCloses.next(search);
-    if (close < 0 || (nextParam >= 0 && nextParam < close)) break;
-    const after = skipSpace(text, close + dialect.parameterClose.length, to);
-    if (after >= to || text.startsWith(dialect.parameter, after) || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
-      return { value: close, next: close + dialect.parameterClose.length };
+    const close = scan.paramCloses.next(pos);
+    const open = scan.paramOpens.next(pos);
+    if (open >= 0 && open < stop && (close < 0 || open < close)) {
+      const tag = openTag(text, open, to, dialect);
+      if (tag === undefined) {
+        pos = open + 1;
+        continue;
+      }
+      // A parameter that may come next, on a line of its own, closes a value whose closing tag is missing.
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return { value: open, next: open };
+      depth++;
+      pos = tag.end;
+      continue;
     }
-    search = close + 1;
+    if (close < 0 || close >= stop) break;
+    const after = skipSpace(text, close + closeLength, to);
+    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
+      const end = { value: close, next: close + closeLength };
+      if (depth === 0) return end;
+      if (fallback === undefined) {
+        fallback = end;
+        const invoke = scan.invokes.next(end.next);
+        if (invoke >= 0) stop = invoke;
+      }
+    } else if (depth === 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      const follows = tag === undefined ? 'yes' : mayFollow(scan, tag.key);
+      if (follows === 'yes') return { value: close, next: close + closeLength };
+      if (follows === 'unlisted' && tag !== undefined) {
+        // A parameter the schema lacks: made up by the model when its own value ends the way a
+        // value does (before the call's end or another parameter), else quoted in this value.
+        const own = scan.paramCloses.next(tag.end);
+        if (own < 0 || structuralAfter(scan, own)) return { value: close, next: close + closeLength };
+      }
+    }
+    if (depth > 0) depth--;
+    pos = close + 1;
   }
-  if (nextParam >= 0) return { value: nextParam, next: nextParam + 1 };
-  const invokeClose = invokeCloses.next(from);
+  if (fallback !== undefined) return fallback;
+  const invokeClose = scan.invokeCloses.next(from);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
 }

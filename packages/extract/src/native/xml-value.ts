@@ -1,5 +1,6 @@
 import { parseArguments } from '@toolwire/core';
 import type { JsonSchema } from '@toolwire/core';
+import { tryJson } from './json-extent.ts';
 
 /** The property schema of `key` in a tool's argument schema. */
 export function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
@@ -21,20 +22,39 @@ function typeNames(schema: JsonSchema): Set<string> {
   return names;
 }
 
+/** Whether a property's schema allows a string (its type, a union branch or an enum value). */
+export function allowsString(schema: JsonSchema | undefined): boolean {
+  return schema !== undefined && typeNames(schema).has('string');
+}
+
+/** Whether the JSON value `v` is of one of the schema's non-string types. */
+function hasOtherType(v: unknown, types: ReadonlySet<string>): boolean {
+  if (typeof v === 'number') return types.has('number') || (types.has('integer') && Number.isInteger(v));
+  if (typeof v === 'boolean') return types.has('boolean');
+  if (Array.isArray(v)) return types.has('array');
+  return typeof v === 'object' && v !== null && types.has('object');
+}
+
 /**
  * A parameter value of an XML-style format (Qwen3-Coder, Seed-OSS, MiniMax-M2, GLM), which
  * the model writes as bare text. Without a schema for it, it stays the text (as vLLM does).
  * With one: a string stays the text; `null`/`None` is null where the schema allows null;
  * numbers, booleans, objects and arrays are read as JSON or Python literals through core's
  * `parseArguments` (so `True`, `['a']` and `{'k': 1}` work); text that does not read as the
- * type stays text, for validation to report.
+ * type stays text, for validation to report. Where a string or another type is allowed
+ * (`["string", "integer"]`), text that is strict JSON of the other type is that value (`7`,
+ * `{"a": 1}`), anything else the text (`1abc`, `123 Main St`), as llama.cpp reads them.
  */
 export function convertXmlValue(raw: string, schema: JsonSchema | undefined): unknown {
   if (schema === undefined) return raw;
   const types = typeNames(schema);
   const t = raw.trim();
   if ((t === 'null' || t === 'None') && (types.has('null') || (types.size > 0 && !types.has('string')))) return null;
-  if (types.size === 0 || types.has('string')) return raw;
+  if (types.has('string')) {
+    const json = types.size > 1 ? tryJson(t) : undefined;
+    return json !== undefined && hasOtherType(json.value, types) ? json.value : raw;
+  }
+  if (types.size === 0) return raw;
   if (t === '') return raw;
   try {
     const parsed = parseArguments(`v=${t}`, { schema: { type: 'object', properties: { v: schema } } });

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { NativeContext } from './native-call.ts';
+import { MINIMAX_XML, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+
+const untyped: NativeContext = { schemaOf: () => undefined };
+const writeFile: NativeContext = { schemaOf: () => ({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } }) };
+
+function argsOf(text: string, context: NativeContext = untyped): Record<string, unknown> | undefined {
+  return parseXmlCalls(text, 0, text.length, QWEN_XML, context)[0]?.args;
+}
+
+describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
+  it('strips the newline after the opening tag and its pair before the closing tag', () => {
+    expect(argsOf('<function=f>\n<parameter=a>\nx\n</parameter>\n</function>')).toEqual({ a: 'x' });
+    expect(argsOf('<function=f>\n<parameter=a>\nx\n\n</parameter>\n</function>')).toEqual({ a: 'x\n' });
+  });
+
+  it('keeps the last newline of a value that opens without one (Seed-OSS code)', () => {
+    expect(argsOf('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
+    expect(argsOf('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+  });
+
+  it('keeps a quoted parameter of a name already given inside a value', () => {
+    const content = 'doc = """\n<parameter=path>\nliteral/value\n</parameter>\n"""';
+    const text = `<function=write_file>\n<parameter=path>\nfixture.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>`;
+    expect(argsOf(text)).toEqual({ path: 'fixture.py', content });
+  });
+
+  it('keeps a quoted parameter the schema does not have inside a value', () => {
+    const content = 'T = """\n</parameter>\n<parameter=new_string>\n#!/usr/bin/env python3\n</parameter>\n"""';
+    const text = `<function=write_file>\n<parameter=path>\nt.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>`;
+    expect(argsOf(text, writeFile)).toEqual({ path: 't.py', content });
+  });
+
+  it('still closes a value whose closing tag is missing at the next parameter line', () => {
+    const text = '<function=f>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n</function>';
+    expect(argsOf(text)).toEqual({ city: 'Dallas', state: 'TX' });
+  });
+
+  it('takes `<parameter=` without its `>` for text', () => {
+    const value = 'x <parameter=x <parameter=';
+    expect(argsOf(`<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>`)).toEqual({ a: value });
+  });
+});
+
+describe('parseXmlCalls with a schema, a parameter it does not list', () => {
+  const schema: NativeContext = { schemaOf: () => ({ type: 'object', properties: { city: { type: 'string' } } }) };
+
+  it('is a parameter of its own when its value ends like one (a made-up parameter stays visible to validation)', () => {
+    const text = '<function=f>\n<parameter=city>\nParis\n</parameter>\n<parameter=extra>\nx\n</parameter>\n</function>';
+    expect(parseXmlCalls(text, 0, text.length, QWEN_XML, schema)[0]?.args).toEqual({ city: 'Paris', extra: 'x' });
+  });
+});
+
+describe('parseXmlCalls (MiniMax-M2)', () => {
+  const edit: NativeContext = { schemaOf: () => ({ type: 'object', properties: { old: { type: 'string' }, indent: { type: 'integer' } } }) };
+  const text = '<invoke name="edit">\n<parameter name="old">    if x:\n</parameter>\n<parameter name="indent"> 4 </parameter>\n<parameter name="note"> hi </parameter>\n</invoke>';
+
+  it("keeps a string property's surrounding space (the template writes strings as they are), trims the rest", () => {
+    expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: '    if x:\n', indent: 4, note: 'hi' });
+  });
+
+  it('trims untyped values', () => {
+    expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, untyped)[0]?.args).toEqual({ old: 'if x:', indent: '4', note: 'hi' });
+  });
+});
