@@ -300,6 +300,15 @@ describe('gpt-oss harmony', () => {
     expect(events.filter((e) => e.type === 'text').map((e) => ('text' in e ? e.text : '')).join('')).toContain('It is 7.');
   });
 
+  it('reads a first header whose role part (` to=functions.NAME`) came before `<|channel|>`, on any channel', () => {
+    // The prompt ends with `<|start|>assistant`: the model starts with the rest of the role part.
+    expect(checked(' to=functions.get_time<|channel|>analysis<|message|>{"tz": "UTC"}')).toEqual([{ name: 'get_time', arguments: { tz: 'UTC' } }]);
+    expect(checked('to=functions.get_time <|channel|>commentary <|constrain|>json<|message|>{}', { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    // Only the very start of the text is a role part: elsewhere the channel decides.
+    expect(checked('Hi to=functions.get_time<|channel|>analysis<|message|>{"tz": "UTC"}<|end|>')).toEqual([]);
+    expect(checked(' to=functions.get_time<|channel|>analysis<|message|>{}', { tools: ['other'] })).toEqual([]);
+  });
+
   it('does not read built-in tools or tool messages as calls', () => {
     expect(checked('<|channel|>commentary to=browser.search <|constrain|>json<|message|>{"query":"x"}<|call|>')).toEqual([]);
     expect(checked('<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>{"time":"7"}<|end|>')).toEqual([]);

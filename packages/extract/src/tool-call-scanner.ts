@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, readLeadingRecipient, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -384,6 +384,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * The last character released (-1: none yet), read before every call name.
    */
   private lastReleased = -1;
+  /**
+   * Everything released so far while it may be a harmony role-part recipient that a first
+   * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
+   * be (after the first few characters of almost any text), or when harmony is not looked for.
+   */
+  private opening: string | undefined;
   private frame: Frame | undefined;
   /**
    * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
@@ -449,6 +455,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
+    this.opening = options.formats.has('harmony') ? '' : undefined;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
     this.updateFast();
   }
@@ -1604,6 +1611,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return (this.formatFlags ??= formatFlags(this.options.formats))[format];
   }
 
+  /** `OpenerContext.leadingRecipient`: what went out before `s` (kept in `opening`) and `s` up to `i`. */
+  leadingRecipient(s: string, i: number): string | undefined {
+    const opening = this.opening;
+    if (opening === undefined || i > MAX_LEADING_RECIPIENT) return undefined;
+    const read = readLeadingRecipient(opening + s.slice(0, i));
+    return read === 'prefix' ? undefined : read;
+  }
+
+  private noteOpening(text: string): void {
+    const opening = (this.opening ?? '') + text;
+    this.opening = readLeadingRecipient(opening) === undefined ? undefined : opening;
+  }
+
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
   accepts(name: string): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
@@ -1939,6 +1959,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** `remember` of one released character `c` (streamed text): the same state, without reading a string. */
   private rememberCode(c: number): void {
     this.lastReleased = c;
+    if (this.opening !== undefined) this.noteOpening(String.fromCharCode(c));
     const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
     const at = this.recentAt;
     recent[at] = c;
@@ -1963,6 +1984,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const length = text.length;
     if (length === 0) return;
     this.lastReleased = text.charCodeAt(length - 1);
+    if (this.opening !== undefined) this.noteOpening(text);
     if (madeEnd !== undefined && madeEnd.length >= HISTORY_LENGTH && madeEnd.length <= KEPT_TEXT_LENGTH) {
       // Its end alone fills the look-behind: keep it (no copy) and empty the ring.
       this.recentText = madeEnd;

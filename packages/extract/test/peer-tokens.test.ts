@@ -55,9 +55,6 @@ const UNDECIDED_FAILURES: ReadonlySet<string> = new Set<string>([
   'lc/Kimi-K2-Thinking: calls inside thinking, without section or end markers',
   'lc/Kimi-K2-Thinking: real life execute_command (no section, no end marker)',
   'lc/GPT-OSS: commentary channel',
-  'lc/GPT-OSS: recipient in role header, analysis channel',
-  'lc/GPT-OSS: recipient in role header with constrain',
-  'lc/GPT-OSS: parallel tool calls',
 ]);
 
 /** The reasons SOURCE-tokens.md gives for answering differently on purpose. */

@@ -65,6 +65,11 @@ export interface OpenerContext {
   has(format: ToolCallFormat): boolean;
   /** Whether a name may be called (the allow-list, or any valid name). */
   accepts(name: string): boolean;
+  /**
+   * The recipient name when all the text before `s[i]` (what went out before `s` included) is
+   * a harmony role-header recipient, ` to=functions.NAME`; undefined otherwise.
+   */
+  leadingRecipient?(s: string, i: number): string | undefined;
 }
 
 /** Whether `s` from `i` is a proper prefix of `token` (the text ends inside it). */
@@ -299,6 +304,12 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   const to = header.indexOf('to=');
   if (to >= 0) recipient = header.slice(to + 3, firstOf(header, to + 3, [' ', '<|'])).trim();
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
+  // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
+  // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  if (recipient === undefined && role === undefined) {
+    const lead = context.leadingRecipient?.(s, i);
+    if (lead !== undefined) recipient = `functions.${lead}`;
+  }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
@@ -308,6 +319,28 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   }
   if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: ['<|end|>'] };
   return { type: 'text', length };
+}
+
+/** Longest text before a first harmony header that may be its role-part recipient. */
+export const MAX_LEADING_RECIPIENT = 16 + MAX_NAME_LENGTH;
+
+/**
+ * Reads `text` (all the text before a first harmony header) as a role-part recipient:
+ * whitespace, `to=functions.NAME`, whitespace. Returns the name; `'prefix'` while `text` may
+ * still grow into one; undefined when it cannot.
+ */
+export function readLeadingRecipient(text: string): string | 'prefix' | undefined {
+  if (text.length > MAX_LEADING_RECIPIENT) return undefined;
+  const marker = 'to=functions.';
+  const at = skipSpace(text, 0);
+  if (at === text.length) return 'prefix';
+  const rest = text.length - at;
+  if (rest <= marker.length) return marker.startsWith(text.slice(at)) ? 'prefix' : undefined;
+  if (!text.startsWith(marker, at)) return undefined;
+  const nameStart = at + marker.length;
+  const nameEnd = nameRunEnd(text, nameStart);
+  if (skipSpace(text, nameEnd) !== text.length) return undefined;
+  return nameEnd === nameStart ? 'prefix' : text.slice(nameStart, nameEnd);
 }
 
 /**
