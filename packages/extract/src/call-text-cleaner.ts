@@ -17,6 +17,9 @@ const MARKERS = [
   '<|end|>',
   '<|return|>',
   '<|call|>',
+  // Kimi's end tokens after a call written without its section.
+  '<|tool_call_end|>',
+  '<|tool_calls_section_end|>',
   '</think>',
   '<turn|>',
   '<\uff5cend\u2581of\u2581sentence\uff5c>',

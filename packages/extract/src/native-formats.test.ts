@@ -255,8 +255,25 @@ describe('Kimi K2', () => {
     expect(checked(text)).toEqual([{ name: 'f', arguments: {} }]);
   });
 
+  it('reads calls written without their section or end tokens, also inside reasoning (llama.cpp cases)', () => {
+    const text = 'Sure.<|tool_call_begin|>functions.run:0<|tool_call_argument_begin|> {"cmd": "ls", "note": "<|tool_call_end|>"}<|tool_call_end|>';
+    expect(checked(text)).toEqual([{ name: 'run', arguments: { cmd: 'ls', note: '<|tool_call_end|>' } }]);
+    expect(extractToolCalls(text)[0]?.id).toBe('functions.run:0');
+    const inThought = '<think>Two calls<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_begin|>b:1<|tool_call_argument_begin|>{"x": 1}';
+    expect(checked(inThought)).toEqual([
+      { name: 'a', arguments: {} },
+      { name: 'b', arguments: { x: 1 } },
+    ]);
+    const events = stream(inThought, 3);
+    expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Two calls');
+    // Not followed by arguments, or not listed: text.
+    expect(checked('<|tool_call_begin|>functions.run:0 then prose {"a": 1}')).toEqual([]);
+    expect(checked('<|tool_call_begin|>functions.run:0<|tool_call_argument_begin|>{"a": 1}', { tools: ['other'] })).toEqual([]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete('<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}');
+    incomplete('<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": ');
   });
 });
 

@@ -52,8 +52,6 @@ const UNDECIDED_FAILURES: ReadonlySet<string> = new Set<string>([
   'v32/TestExtractToolCalls::test_null_coerced_back_to_string_by_schema',
   'v32/TestExtractToolCallsStreaming::test_streaming_matches_non_streaming_conversion_fallbacks',
   'kimi/TestExtractToolCalls::test_invalid_json_still_extracted',
-  'lc/Kimi-K2-Thinking: calls inside thinking, without section or end markers',
-  'lc/Kimi-K2-Thinking: real life execute_command (no section, no end marker)',
   'lc/GPT-OSS: commentary channel',
 ]);
 

@@ -1,7 +1,7 @@
 import type { ToolCallFormat } from '../extract-options.ts';
 import { isIdentifierUnit, isNameRunUnit, MAX_NAME_LENGTH } from '../identifier.ts';
 import { isJsonSpace, skipSpace } from './json-extent.ts';
-import { deepseekToken } from './token-calls.ts';
+import { deepseekToken, kimiName } from './token-calls.ts';
 
 /** How a closed block is read. */
 export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'apertus';
@@ -23,6 +23,10 @@ export type OpenerResult = OpenerMatch | 'partial' | undefined;
 /** Longest header read before deciding; a longer one is not an opener (batch and streaming agree). */
 const MAX_HEADER = 400;
 
+/** A Kimi K2 call, which real output also writes without its section (and without its end token). */
+const KIMI_CALL = '<|tool_call_begin|>';
+const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
+
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
   ['<seed:think>', ['</seed:think>']],
@@ -32,8 +36,11 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['[THINK]', ['[/THINK]']],
 ];
 
-/** Kimi K2.5 may open its tool section before closing reasoning: the section ends reasoning too. */
-export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
+/**
+ * Kimi K2.5 may open its tool section (or, without the section, a call) before closing
+ * reasoning: that ends reasoning too.
+ */
+export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
 
 const DEEPSEEK_ENDS = [
   '<\uff5ctool\u2581calls\u2581end\uff5c>',
@@ -136,6 +143,10 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
   }
+  if (d === 0x7c && context.has('kimi-k2')) {
+    if (s.startsWith(KIMI_CALL, i)) return kimiCall(s, i, context);
+    if (isPrefixAtEnd(s, i, KIMI_CALL)) partial = true;
+  }
   if (d === 0xff5c && context.has('deepseek') && s.startsWith('<\uff5c', i)) {
     const end = Math.max(deepseekToken(s, i, ['tool', 'calls', 'begin']), deepseekToken(s, i, ['tool', 'calls']));
     if (end >= 0) return { type: 'block', body: 'deepseek', length: end - i, ends: DEEPSEEK_ENDS };
@@ -159,6 +170,23 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
   }
   return partial ? 'partial' : undefined;
+}
+
+/**
+ * A Kimi call outside a section: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>`
+ * then the JSON arguments (read like a marker's; the id is the model's).
+ */
+function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
+  const idStart = i + KIMI_CALL.length;
+  // Searched in a bounded window, as harmony's headers are.
+  const found = s.slice(idStart, i + MAX_HEADER).indexOf(KIMI_ARGUMENTS);
+  if (found < 0) return outOfText(i, s.length);
+  const id = s.slice(idStart, idStart + found).trim();
+  const name = kimiName(id);
+  const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
+  if (body >= s.length) return outOfText(i, body);
+  if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
+  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
@@ -372,6 +400,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ['<function=', undefined],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
+  [KIMI_CALL, 'kimi-k2'],
   ['>>>', 'functionary'],
 ];
 
@@ -384,6 +413,12 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   const held = s.length - i;
   // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
   if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
+  if (context.has('kimi-k2') && s.startsWith(KIMI_CALL, i)) {
+    // The id runs to `<|tool_call_argument_begin|>`, which only a `>` can complete; then space.
+    const found = s.indexOf(KIMI_ARGUMENTS, i + KIMI_CALL.length);
+    if (found < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+    return skipSpace(s, found + KIMI_ARGUMENTS.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+  }
   if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) {
     // A header waits for `<|message|>`, which only a `>` can complete.
     return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;

@@ -116,6 +116,13 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
   return calls;
 }
 
+/** The tool name in a Kimi call id: what lies between `functions.` and the last `:` (`functions.a.b:0` → `a.b`). */
+export function kimiName(id: string): string {
+  const name = id.startsWith('functions.') ? id.slice('functions.'.length) : id;
+  const colon = name.lastIndexOf(':');
+  return colon > 0 ? name.slice(0, colon) : name;
+}
+
 /**
  * Kimi K2 calls inside a tool-call section (`text[from, to)`):
  * `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>JSON<|tool_call_end|>`.
@@ -132,9 +139,7 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
     const argBegin = text.indexOf('<|tool_call_argument_begin|>', idStart);
     if (argBegin < 0 || argBegin >= to || argBegin - idStart > 300) break;
     const id = text.slice(idStart, argBegin).trim();
-    let name = id.startsWith('functions.') ? id.slice('functions.'.length) : id;
-    const colon = name.lastIndexOf(':');
-    if (colon > 0) name = name.slice(0, colon);
+    const name = kimiName(id);
     const argsStart = argBegin + '<|tool_call_argument_begin|>'.length;
     const argsEnd = jsonExtent(text, argsStart, to);
     if (argsEnd < 0) break;
