@@ -225,6 +225,22 @@ describe('DeepSeek V3.2 DSML', () => {
     expect(checked(text)).toEqual([{ name: 'f', arguments: { a: 1 } }]);
   });
 
+  it('unwraps a wrapper written as JSON text only where the schema has no property of its name (vLLM cases)', () => {
+    const wrapped = (key: string) => `<${D}tool_calls><${D}invoke name="f"><${D}parameter name="${key}" string="true">{"city": "Oslo"}</${D}parameter></${D}invoke></${D}tool_calls>`;
+    const city = { name: 'f', inputSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } } } };
+    const input = { name: 'f', inputSchema: { type: 'object' as const, properties: { input: { type: 'string' as const } } } };
+    expect(checked(wrapped('input'), { tools: [city] })).toEqual([{ name: 'f', arguments: { city: 'Oslo' } }]);
+    expect(checked(wrapped('input'), { tools: [input] })).toEqual([{ name: 'f', arguments: { input: '{"city": "Oslo"}' } }]);
+    expect(checked(wrapped('arguments'))).toEqual([{ name: 'f', arguments: { arguments: '{"city": "Oslo"}' } }]);
+  });
+
+  it('keeps a string="false" value as text where its JSON type is not one the schema allows (vLLM cases)', () => {
+    const text = `<${D}function_calls><${D}invoke name="f"><${D}parameter name="text" string="false">null</${D}parameter><${D}parameter name="n" string="false">null</${D}parameter><${D}parameter name="k" string="false">7</${D}parameter></${D}invoke></${D}function_calls>`;
+    const schema = { type: 'object' as const, properties: { text: { type: 'string' as const }, n: { type: ['integer', 'null'] as ('integer' | 'null')[] }, k: { type: 'integer' as const } } };
+    expect(checked(text, { tools: [{ name: 'f', inputSchema: schema }] })).toEqual([{ name: 'f', arguments: { text: 'null', n: null, k: 7 } }]);
+    expect(checked(text)).toEqual([{ name: 'f', arguments: { text: null, n: null, k: 7 } }]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete(`<${D}function_calls>\n<${D}invoke name="f">\n`);
   });

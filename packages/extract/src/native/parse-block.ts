@@ -1,6 +1,6 @@
 import type { BlockBody } from './native-opener.ts';
 import { parseGemmaCall } from './gemma-calls.ts';
-import { isRecord } from './json-extent.ts';
+import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
@@ -10,17 +10,22 @@ function endTokenLength(text: string, ends: readonly string[]): number {
   return 0;
 }
 
-/** DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). */
+/**
+ * DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). A
+ * wrapper marked `string="true"` holds the object as JSON text: unwrapped only where the tool's
+ * schema is known and has no such property (else it may be a string argument of that name).
+ */
 function unwrapDsml(call: NativeCall, context: NativeContext): NativeCall {
   const args = call.args;
   if (args === undefined) return call;
   const keys = Object.keys(args);
   const key = keys[0];
   if (keys.length !== 1 || (key !== 'arguments' && key !== 'input')) return call;
-  const inner = args[key];
   const properties = context.schemaOf(call.name)?.properties;
-  if (!isRecord(inner) || (properties !== undefined && Object.hasOwn(properties, key))) return call;
-  return { ...call, args: inner };
+  if (properties !== undefined && Object.hasOwn(properties, key)) return call;
+  let inner = args[key];
+  if (typeof inner === 'string' && properties !== undefined) inner = tryJson(inner)?.value;
+  return isRecord(inner) ? { ...call, args: inner } : call;
 }
 
 /**

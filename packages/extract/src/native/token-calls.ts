@@ -1,4 +1,5 @@
 import { isRecord, jsonExtent, skipSpace, tryJson } from './json-extent.ts';
+import { Finder } from './native-call.ts';
 import type { NativeCall } from './native-call.ts';
 
 const BAR = '\uff5c';
@@ -131,18 +132,32 @@ export function kimiName(id: string): string {
  */
 export function parseKimiCalls(text: string, from: number, to: number): NativeCall[] {
   const calls: NativeCall[] = [];
+  const begins = new Finder(text, '<|tool_call_begin|>', to);
+  // Arguments that do not close before the next call are dropped, and the next call read
+  // (vLLM's case of a broken call before a good one). Arguments whose string holds the token
+  // are read to the block's end instead, once per block, which keeps the reading linear.
+  let unbounded = true;
   let pos = from;
   while (pos < to) {
-    const begin = text.indexOf('<|tool_call_begin|>', pos);
-    if (begin < 0 || begin >= to) break;
+    const begin = begins.next(pos);
+    if (begin < 0) break;
     const idStart = begin + '<|tool_call_begin|>'.length;
     const argBegin = text.indexOf('<|tool_call_argument_begin|>', idStart);
     if (argBegin < 0 || argBegin >= to || argBegin - idStart > 300) break;
     const id = text.slice(idStart, argBegin).trim();
     const name = kimiName(id);
     const argsStart = argBegin + '<|tool_call_argument_begin|>'.length;
-    const argsEnd = jsonExtent(text, argsStart, to);
-    if (argsEnd < 0) break;
+    const next = begins.next(argsStart);
+    let argsEnd = jsonExtent(text, argsStart, next < 0 ? to : next);
+    if (argsEnd < 0 && next >= 0 && unbounded) {
+      unbounded = false;
+      argsEnd = jsonExtent(text, argsStart, to);
+    }
+    if (argsEnd < 0) {
+      if (next < 0) break;
+      pos = next;
+      continue;
+    }
     const endAt = skipSpace(text, argsEnd, to);
     const callEnd = text.startsWith('<|tool_call_end|>', endAt) ? endAt + '<|tool_call_end|>'.length : argsEnd;
     const call: NativeCall = { name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd };

@@ -1,7 +1,7 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsJsonValue, convertXmlValue, propertySchema } from './xml-value.ts';
 
 /** The tags of one XML-style call format. */
 interface XmlDialect {
@@ -166,9 +166,11 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
       const stringAttribute = dialect.attributes ? attribute(tag, 'string') : undefined;
       const value = trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
-        // DSML marks non-string values: they are JSON.
+        // DSML marks non-string values: they are JSON, unless the schema says otherwise
+        // (`null` for a string property is the text "null", as vLLM reads it).
         const parsed = tryJson(value);
-        values[k] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, k)) : parsed.value;
+        const property = propertySchema(schema, k);
+        values[k] = parsed === undefined || !allowsJsonValue(property, parsed.value) ? convertXmlValue(value, property) : parsed.value;
       } else if (stringAttribute === 'true') {
         values[k] = value;
       } else {

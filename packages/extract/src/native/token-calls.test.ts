@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { kimiName, parseKimiCalls } from './token-calls.ts';
+
+const call = (id: string, args: string): string => `<|tool_call_begin|>${id}<|tool_call_argument_begin|>${args}<|tool_call_end|>`;
+
+function kimi(body: string): { name: string; args: unknown; id?: string }[] {
+  return parseKimiCalls(body, 0, body.length).map(({ name, args, id }) => (id === undefined ? { name, args } : { name, args, id }));
+}
+
+describe('parseKimiCalls', () => {
+  it('drops arguments that never close and still reads the calls after them (vLLM test_invalid_json_still_extracted)', () => {
+    const body = call('functions.bad:0', '{"city": "Beijing"') + call('functions.good:1', '{"city": "Shanghai"}');
+    expect(kimi(body)).toEqual([{ name: 'good', args: { city: 'Shanghai' }, id: 'functions.good:1' }]);
+  });
+
+  it("reads arguments whose string holds the next call's token", () => {
+    const body = call('functions.a:0', '{"note": "<|tool_call_begin|>x"}') + call('functions.b:1', '{}');
+    expect(kimi(body)).toEqual([
+      { name: 'a', args: { note: '<|tool_call_begin|>x' }, id: 'functions.a:0' },
+      { name: 'b', args: {}, id: 'functions.b:1' },
+    ]);
+  });
+
+  it('names a call by what lies between `functions.` and the last colon', () => {
+    expect(kimiName('functions.ns.tool:4')).toBe('ns.tool');
+    expect(kimiName('get_time:0')).toBe('get_time');
+    expect(kimiName('plain')).toBe('plain');
+  });
+});
