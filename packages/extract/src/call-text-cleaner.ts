@@ -13,6 +13,8 @@ const MARKERS = [
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
+  // A commentary message without a recipient is a preamble the user sees (llama.cpp's GPT-OSS cases).
+  '<|channel|>commentary<|message|>',
   '<|start|>assistant',
   '<|end|>',
   '<|return|>',
