@@ -387,9 +387,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * Everything released so far while it may be a harmony role-part recipient that a first
    * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
-   * be (after the first few characters of almost any text), or when harmony is not looked for.
+   * be (after the first few characters of almost any text). Only harmony's reader asks. While
+   * it is kept, the one-character text path (which does not keep it) is off.
    */
-  private opening: string | undefined;
+  private opening: string | undefined = '';
   private frame: Frame | undefined;
   /**
    * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
@@ -455,7 +456,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    this.opening = options.formats.has('harmony') ? '' : undefined;
     if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
     this.updateFast();
   }
@@ -536,7 +536,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = this.frame;
     if (frame === undefined || !frame.plain || this.sink !== undefined || !this.shortcuts) {
       this.fast =
-        frame === undefined && this.sink === undefined && this.shortcuts && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined
+        frame === undefined &&
+        this.sink === undefined &&
+        this.shortcuts &&
+        !this.final &&
+        this.reasoning === undefined &&
+        this.reasoningClosers === undefined &&
+        this.opening === undefined
           ? FAST_TEXT
           : FAST_NONE;
       this.deltaId = undefined;
@@ -614,7 +620,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
   private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
-    this.remember(text);
+    this.rememberRecent(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -659,7 +665,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
-        const events = this.pushTextCharacter(chunk, sink);
+        // Not while the text so far may be a harmony role part (the path does not keep it; see `opening`).
+        const events = this.opening === undefined ? this.pushTextCharacter(chunk, sink) : undefined;
         if (events !== undefined) return events;
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
@@ -1959,7 +1966,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** `remember` of one released character `c` (streamed text): the same state, without reading a string. */
   private rememberCode(c: number): void {
     this.lastReleased = c;
-    if (this.opening !== undefined) this.noteOpening(String.fromCharCode(c));
     const recent = (this.recent ??= new Uint16Array(HISTORY_LENGTH));
     const at = this.recentAt;
     recent[at] = c;
@@ -1979,12 +1985,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * from a chunk, so that keeping it keeps nothing else alive.
    */
   private remember(text: string, madeEnd?: string): void {
+    if (this.opening !== undefined && !this.whole) this.noteOpening(text);
+    this.rememberRecent(text, madeEnd);
+  }
+
+  /** `remember` without `opening`, for the one-character paths (which run only once it is gone). */
+  private rememberRecent(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
     const length = text.length;
     if (length === 0) return;
     this.lastReleased = text.charCodeAt(length - 1);
-    if (this.opening !== undefined) this.noteOpening(text);
     if (madeEnd !== undefined && madeEnd.length >= HISTORY_LENGTH && madeEnd.length <= KEPT_TEXT_LENGTH) {
       // Its end alone fills the look-behind: keep it (no copy) and empty the ring.
       this.recentText = madeEnd;
