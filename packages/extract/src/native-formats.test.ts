@@ -311,6 +311,10 @@ describe('Gemma 4', () => {
     expect(checked('<|tool>declaration:f{description:<|"|>x<|"|>}<tool|>')).toEqual([]);
   });
 
+  it('reads a call with a stray colon before `call:` (vLLM test_colon_prefixed_tool_call)', () => {
+    expect(checked('<|tool_call>:call:bash{command:<|"|>pytest<|"|>}<tool_call|>')).toEqual([{ name: 'bash', arguments: { command: 'pytest' } }]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete('<|tool_call>call:f{a:<|"|>unfinished');
   });

@@ -117,6 +117,8 @@ class GemmaReader {
 export function parseGemmaCall(text: string, from: number, to: number): NativeCall | undefined {
   let i = from;
   while (i < to && /\s/.test(text.charAt(i))) i++;
+  // Some outputs put a stray colon before `call:` (vLLM's fallback reads `<|tool_call>:call:`).
+  if (text.charCodeAt(i) === 0x3a && text.startsWith('call:', i + 1)) i++;
   if (text.startsWith('call:', i)) i += 5;
   const brace = text.indexOf('{', i);
   if (brace < 0 || brace >= to || brace - i > 200) return undefined;
