@@ -1623,7 +1623,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const opening = this.opening;
     if (opening === undefined || i > MAX_LEADING_RECIPIENT) return undefined;
     const read = readLeadingRecipient(opening + s.slice(0, i));
-    return read === 'prefix' ? undefined : read;
+    return read === 'prefix' ? undefined : read?.name;
   }
 
   private noteOpening(text: string): void {

@@ -130,8 +130,8 @@ describe('openerWait', () => {
 
 describe('readLeadingRecipient', () => {
   it('reads ` to=functions.NAME` with space around it, waits on its prefixes, and refuses anything else', () => {
-    expect(readLeadingRecipient(' to=functions.get_time ')).toBe('get_time');
-    expect(readLeadingRecipient('to=functions.a.b')).toBe('a.b');
+    expect(readLeadingRecipient(' to=functions.get_time ')).toEqual({ name: 'get_time' });
+    expect(readLeadingRecipient('to=functions.a.b')).toEqual({ name: 'a.b' });
     for (const prefix of ['', '  ', ' t', 'to=func', 'to=functions.']) expect(readLeadingRecipient(prefix), prefix).toBe('prefix');
     for (const other of ['x', 'to=browser.search', 'to=functions.f x', 'Hi to=functions.f', `to=functions.${'a'.repeat(200)}`]) expect(readLeadingRecipient(other), other).toBeUndefined();
   });

@@ -357,7 +357,7 @@ export const MAX_LEADING_RECIPIENT = 16 + MAX_NAME_LENGTH;
  * whitespace, `to=functions.NAME`, whitespace. Returns the name; `'prefix'` while `text` may
  * still grow into one; undefined when it cannot.
  */
-export function readLeadingRecipient(text: string): string | 'prefix' | undefined {
+export function readLeadingRecipient(text: string): { name: string } | 'prefix' | undefined {
   if (text.length > MAX_LEADING_RECIPIENT) return undefined;
   const marker = 'to=functions.';
   const at = skipSpace(text, 0);
@@ -368,7 +368,7 @@ export function readLeadingRecipient(text: string): string | 'prefix' | undefine
   const nameStart = at + marker.length;
   const nameEnd = nameRunEnd(text, nameStart);
   if (skipSpace(text, nameEnd) !== text.length) return undefined;
-  return nameEnd === nameStart ? 'prefix' : text.slice(nameStart, nameEnd);
+  return nameEnd === nameStart ? 'prefix' : { name: text.slice(nameStart, nameEnd) };
 }
 
 /**
