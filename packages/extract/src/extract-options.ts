@@ -27,6 +27,8 @@ export type ToolCallFormat =
   | 'kimi-k2'
   /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
   | 'gemma4'
+  /** FunctionGemma (Gemma 3 270M): Gemma 4's call syntax as `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
+  | 'functiongemma'
   /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
   | 'harmony'
   /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
@@ -51,6 +53,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'deepseek-dsml',
   'kimi-k2',
   'gemma4',
+  'functiongemma',
   'harmony',
   'mistral',
   'functionary',

@@ -320,6 +320,30 @@ describe('Gemma 4', () => {
   });
 });
 
+describe('FunctionGemma', () => {
+  it('reads calls with <escape> strings, numbers, lists and nested objects, with text around them', () => {
+    const text =
+      'Sure.<start_function_call>call:set_alarm{days:[<escape>mon<escape>,<escape>thu<escape>],label:<escape>gym, {a}: "b"<escape>,minutes:45,options:{loud:true}}<end_function_call>\n<start_function_call>call:get_time{}<end_function_call> Done.';
+    expect(checked(text)).toEqual([
+      { name: 'set_alarm', arguments: { days: ['mon', 'thu'], label: 'gym, {a}: "b"', minutes: 45, options: { loud: true } } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'functiongemma' })).toHaveLength(2);
+    expect(checked(text, { format: 'gemma4' })).toEqual([]);
+  });
+
+  it('reads a key that follows a value without a comma, and types escaped text only by the schema', () => {
+    const text = '<start_function_call>call:f{city:<escape>NYC<escape>count:<escape>3<escape>}<end_function_call>';
+    expect(checked(text)).toEqual([{ name: 'f', arguments: { city: 'NYC', count: '3' } }]);
+    const typed = { name: 'f', inputSchema: { type: 'object' as const, properties: { count: { type: 'integer' as const } } } };
+    expect(checked(text, { tools: [typed] })).toEqual([{ name: 'f', arguments: { city: 'NYC', count: 3 } }]);
+  });
+
+  it('reports truncation as incomplete', () => {
+    incomplete('<start_function_call>call:f{a:<escape>unfinished');
+  });
+});
+
 describe('gpt-oss harmony', () => {
   it('reads a commentary call; analysis is reasoning, not calls', () => {
     const text =

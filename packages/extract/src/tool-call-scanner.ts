@@ -98,6 +98,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       'deepseek-dsml': formats.has('deepseek-dsml'),
       'kimi-k2': formats.has('kimi-k2'),
       gemma4: formats.has('gemma4'),
+      functiongemma: formats.has('functiongemma'),
       harmony: formats.has('harmony'),
       mistral: formats.has('mistral'),
       functionary: formats.has('functionary'),

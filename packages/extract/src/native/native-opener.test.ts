@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'functiongemma', 'harmony', 'mistral', 'functionary', 'apertus'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(

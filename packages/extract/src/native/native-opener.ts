@@ -4,7 +4,7 @@ import { isJsonSpace, skipSpace } from './json-extent.ts';
 import { deepseekToken, kimiName } from './token-calls.ts';
 
 /** How a closed block is read. */
-export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'apertus';
+export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'functiongemma' | 'apertus';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -64,6 +64,7 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<|tool_calls_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
+  { token: '<start_function_call>', format: 'functiongemma', body: 'functiongemma', ends: ['<end_function_call>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
 ];
 

@@ -1,5 +1,5 @@
 import type { BlockBody } from './native-opener.ts';
-import { parseGemmaCall } from './gemma-calls.ts';
+import { FUNCTIONGEMMA_QUOTE, GEMMA_QUOTE, parseGemmaCall } from './gemma-calls.ts';
 import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
@@ -50,8 +50,9 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return parseDeepseekCalls(text, openerLength, to);
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
-    case 'gemma': {
-      const call = parseGemmaCall(text, openerLength, to);
+    case 'gemma':
+    case 'functiongemma': {
+      const call = parseGemmaCall(text, openerLength, to, body === 'gemma' ? GEMMA_QUOTE : FUNCTIONGEMMA_QUOTE);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
     case 'apertus':
