@@ -361,6 +361,14 @@ describe('gpt-oss harmony', () => {
     expect(events.filter((e) => e.type === 'text').map((e) => ('text' in e ? e.text : '')).join('')).toContain('It is 7.');
   });
 
+  it('ends an analysis message left without <|end|> where the next header begins (llama.cpp test_gpt_oss_harmony_format)', () => {
+    const text = '<|channel|>analysis<|message|>Need the time.<|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>';
+    expect(checked(text)).toEqual([{ name: 'get_time', arguments: {} }]);
+    const events = stream('<|channel|>analysis<|message|>Hm.<|channel|>final<|message|>7.', 2);
+    expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Hm.');
+    expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe('<|channel|>final<|message|>7.');
+  });
+
   it('reads a first header whose role part (` to=functions.NAME`) came before `<|channel|>`, on any channel', () => {
     // The prompt ends with `<|start|>assistant`: the model starts with the rest of the role part.
     expect(checked(' to=functions.get_time<|channel|>analysis<|message|>{"tz": "UTC"}')).toEqual([{ name: 'get_time', arguments: { tz: 'UTC' } }]);

@@ -275,10 +275,9 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
-/** Whether `c` may begin a token that ends the reasoning: a closer, or (inside `<think>`) a Kimi tool section. */
+/** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
 function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
-  for (const token of reasoning.closers) if (token.charCodeAt(0) === c) return true;
-  if (reasoning.closers.includes('</think>')) for (const token of REASONING_INTERRUPTS) if (token.charCodeAt(0) === c) return true;
+  for (const token of reasoning.ends) if (token.charCodeAt(0) === c) return true;
   return false;
 }
 
@@ -326,6 +325,10 @@ const SHORT_SCAN = 128;
 /** Reasoning being read: the tokens that may close it, and a held-back possible start of one. */
 interface Reasoning {
   closers: readonly string[];
+  /** Tokens that end it without being part of it (read as usual after it). */
+  interrupts: readonly string[];
+  /** `closers` then `interrupts`. */
+  ends: readonly string[];
   carry: string;
 }
 
@@ -457,7 +460,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
     this.updateFast();
   }
 
@@ -1043,9 +1046,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
-  private enterReasoning(closers: readonly string[]): void {
+  private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
     if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else this.reasoning = { closers, carry: '' };
+    else this.reasoning = { closers, interrupts, ends: interrupts.length === 0 ? closers : [...closers, ...interrupts], carry: '' };
   }
 
   /**
@@ -1060,16 +1063,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const start = reasoning.carry === '' ? from : 0;
     reasoning.carry = '';
     // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
-    const interrupts = reasoning.closers.includes('</think>');
-    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers, start);
+    const found = firstToken(search, reasoning.ends, start);
     const best = found === undefined ? -1 : found.at;
     const bestToken = found === undefined ? '' : found.token;
-    const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
+    const interrupt = found !== undefined && reasoning.interrupts.includes(found.token);
     if (best >= 0) {
       if (best > start) this.emitReasoning(search.slice(start, best));
       this.reasoning = undefined;
       if (interrupt) {
-        // A tool section opened inside reasoning ends it; the section is read as usual.
+        // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1078,7 +1080,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     let hold = 0;
     // Hold back the longest end of the text that may start a closer (tried only where its first character is).
-    for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
+    for (const token of reasoning.ends) {
       const first = token.charAt(0);
       let j = search.indexOf(first, Math.max(start, search.length - token.length + 1));
       while (j >= 0 && search.length - j > hold) {
@@ -1200,7 +1202,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const opener = s.slice(p, p + match.length);
             if (this.withEvents) this.emit({ type: 'reasoning-start', text: opener });
             this.remember(opener);
-            this.enterReasoning(match.closers);
+            this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;
@@ -1398,7 +1400,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               i = p + 1;
               continue;
             }
-            this.enterReasoning(match.closers);
+            this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;

@@ -12,8 +12,8 @@ export type OpenerMatch =
   | { type: 'block'; body: BlockBody; length: number; ends: readonly string[] }
   /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
   | { type: 'marker'; name: string; id?: string; length: number }
-  /** A reasoning block, ended by one of `closers`. */
-  | { type: 'reasoning'; length: number; closers: readonly string[] }
+  /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
+  | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
   | { type: 'text'; length: number };
 
@@ -38,9 +38,13 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
 
 /**
  * Kimi K2.5 may open its tool section (or, without the section, a call) before closing
- * reasoning: that ends reasoning too.
+ * `<think>` reasoning: that ends reasoning too.
  */
 export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
+const NO_INTERRUPTS: readonly string[] = [];
+const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
+/** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
+const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
 
 const DEEPSEEK_ENDS = [
   '<\uff5ctool\u2581calls\u2581end\uff5c>',
@@ -121,7 +125,7 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (c === 0x3c) {
@@ -346,7 +350,7 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
     if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
-  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: ['<|end|>'] };
+  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
   return { type: 'text', length };
 }
 
