@@ -277,7 +277,7 @@ function flat(text: string): string {
 
 /** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
 function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
-  for (const token of reasoning.ends) if (token.charCodeAt(0) === c) return true;
+  for (const first of reasoning.firsts) if (first === c) return true;
   return false;
 }
 
@@ -329,6 +329,8 @@ interface Reasoning {
   interrupts: readonly string[];
   /** `closers` then `interrupts`. */
   ends: readonly string[];
+  /** The first characters of `ends`, once each (a stream asks about every character of reasoning). */
+  firsts: readonly number[];
   carry: string;
 }
 
@@ -1048,7 +1050,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
     if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else this.reasoning = { closers, interrupts, ends: interrupts.length === 0 ? closers : [...closers, ...interrupts], carry: '' };
+    else {
+      const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
+      const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
+      this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
+    }
   }
 
   /**
