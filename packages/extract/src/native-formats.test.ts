@@ -271,6 +271,16 @@ describe('Kimi K2', () => {
     expect(checked(text)).toEqual([{ name: 'f', arguments: {} }]);
   });
 
+  it('takes reasoning up again after a section written inside it (llama.cpp cases)', () => {
+    const text = '<think>Need it<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|> and more</think>Done.';
+    expect(checked(text)).toEqual([{ name: 'f', arguments: {} }]);
+    for (const size of [1, 4, text.length]) {
+      const events = stream(text, size);
+      expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Need it and more');
+      expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe('Done.');
+    }
+  });
+
   it('reads calls written without their section or end tokens, also inside reasoning (llama.cpp cases)', () => {
     const text = 'Sure.<|tool_call_begin|>functions.run:0<|tool_call_argument_begin|> {"cmd": "ls", "note": "<|tool_call_end|>"}<|tool_call_end|>';
     expect(checked(text)).toEqual([{ name: 'run', arguments: { cmd: 'ls', note: '<|tool_call_end|>' } }]);

@@ -408,6 +408,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private deltaId: string | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
+  /**
+   * `<think>` reasoning that a Kimi tool section (or call) interrupted, until the opener at the
+   * interruption is decided; then, if it opened a section or call, `resumeAfterFrame` until that
+   * frame is read, after which the reasoning goes on (llama.cpp's Kimi cases: thinking may go on
+   * after a section written inside it, up to `</think>`).
+   */
+  private interrupted: Reasoning | undefined;
+  private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
@@ -1078,6 +1086,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.reasoning = undefined;
       if (interrupt) {
         // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
+        // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
+        if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1186,14 +1196,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
         const match = matchOpener(s, p, this, this.final);
-        if (match === undefined) {
-          i = p + 1;
-          continue;
-        }
         if (match === 'partial') {
           holdFrom = p;
           this.tailWait = openerWait(s, p, this);
           break;
+        }
+        const interrupted = this.interrupted;
+        this.interrupted = undefined;
+        if (match === undefined) {
+          i = p + 1;
+          continue;
         }
         switch (match.type) {
           case 'text':
@@ -1219,6 +1231,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
           case 'block': {
             this.release(s, textStart, p);
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
@@ -1232,10 +1246,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           case 'marker': {
             this.release(s, textStart, p);
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const brace = p + match.length;
@@ -1247,6 +1267,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = textStart = this.finish(frame, s, p, end);
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1393,6 +1418,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
+        const interrupted = this.interrupted;
+        this.interrupted = undefined;
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1415,6 +1442,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             continue;
           case 'block': {
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
@@ -1428,9 +1457,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           case 'marker': {
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const end = this.feed(frame, s, p + match.length + 1, -p);
@@ -1441,6 +1476,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = floor = this.finish(frame, s, p, end);
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1757,6 +1797,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
+    const at = this.finishFrame(frame, s, frameStart, end);
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+    return at;
+  }
+
+  /** Takes up reasoning that the frame just read interrupted. */
+  private resumeReasoning(): void {
+    const reasoning = this.resumeAfterFrame;
+    this.resumeAfterFrame = undefined;
+    if (reasoning !== undefined) this.enterReasoning(reasoning.closers, reasoning.interrupts);
+  }
+
+  /** `finish` itself. */
+  private finishFrame(frame: Frame, s: string, frameStart: number, end: number): number {
     if (frame.status === 'not-json') {
       this.releaseText(frame.received + s.slice(frameStart, end));
       return end;
@@ -1808,6 +1862,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** A closed native block: its calls, each with its part of the block as source span. */
   private finishBlock(frame: Frame, text: string): void {
+    this.readBlock(frame, text);
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+  }
+
+  /** `finishBlock` itself. */
+  private readBlock(frame: Frame, text: string): void {
     const body = frame.body;
     const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {

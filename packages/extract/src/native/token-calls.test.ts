@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kimiName, parseKimiCalls } from './token-calls.ts';
+import { kimiName, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 
 const call = (id: string, args: string): string => `<|tool_call_begin|>${id}<|tool_call_argument_begin|>${args}<|tool_call_end|>`;
 
@@ -25,5 +25,19 @@ describe('parseKimiCalls', () => {
     expect(kimiName('functions.ns.tool:4')).toBe('ns.tool');
     expect(kimiName('get_time:0')).toBe('get_time');
     expect(kimiName('plain')).toBe('plain');
+  });
+});
+
+describe('parseDeepseekCalls', () => {
+  const SEP = '<\uff5ctool\u2581sep\uff5c>';
+  const END = '<\uff5ctool\u2581call\u2581end\uff5c>';
+  const read = (body: string) => parseDeepseekCalls(body, 0, body.length).map(({ name, args }) => ({ name, args }));
+
+  it("reads R1's function<｜tool▁sep｜>NAME written without a call opener (llama.cpp)", () => {
+    expect(read(`function${SEP}get_time\n\`\`\`json\n{"tz": "UTC"}\n\`\`\`${END}`)).toEqual([{ name: 'get_time', args: { tz: 'UTC' } }]);
+  });
+
+  it("does not read V3.1's NAME<｜tool▁sep｜>JSON without a call opener (vLLM)", () => {
+    expect(read(`foo${SEP}{"x":1}`)).toEqual([]);
   });
 });

@@ -83,7 +83,13 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
   const seps = new DeepseekFinder(text, to, ['tool', 'sep']);
   let pos = from;
   while (pos < to) {
-    const begin = begins.next(pos);
+    let begin = begins.next(pos);
+    // R1 distills may write the block opener then `function<｜tool▁sep｜>` with no call opener
+    // (llama.cpp reads it); only that R1 shape, so V3.1's `NAME<｜tool▁sep｜>` still needs one.
+    if (pos === from) {
+      const sep = seps.next(from);
+      if (sep !== undefined && (begin === undefined || sep.at < begin.at) && text.slice(from, sep.at).trim() === 'function') begin = { at: from, end: from };
+    }
     if (begin === undefined) break;
     const sep = seps.next(begin.end);
     if (sep === undefined) break;
