@@ -769,6 +769,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.frame = undefined;
         // The span's closing character leaves nothing to scan (a frame holds no text back before it).
         const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         if (at < chunk.length) this.drive(chunk, at);
         return this.takeEvents();
       }
@@ -905,6 +906,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else {
         this.frame = undefined;
         this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         this.drive(chunk, end);
       }
     } else {
@@ -915,7 +917,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
-        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+        this.drive(chunk, at);
       }
     }
   }
@@ -1054,6 +1058,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         at = this.scanWholeText(text, at);
       }
     }
+  }
+
+  /** Takes up the reasoning that the frame just read (a section or call) interrupted; where a frame that may be one is finished. */
+  private resumeReasoning(): void {
+    const reasoning = this.resumeAfterFrame;
+    this.resumeAfterFrame = undefined;
+    if (reasoning !== undefined) this.enterReasoning(reasoning.closers, reasoning.interrupts);
   }
 
   private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
@@ -1202,7 +1213,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           break;
         }
         const interrupted = this.interrupted;
-        this.interrupted = undefined;
+        if (interrupted !== undefined) this.interrupted = undefined;
         if (match === undefined) {
           i = p + 1;
           continue;
@@ -1246,6 +1257,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
+            if (interrupted !== undefined) this.resumeReasoning();
             if (this.reasoning !== undefined) {
               this.nextIn = s;
               this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
@@ -1267,6 +1279,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = textStart = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
             if (this.reasoning !== undefined) {
               this.nextIn = s;
               this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
@@ -1419,7 +1432,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
         const interrupted = this.interrupted;
-        this.interrupted = undefined;
+        if (interrupted !== undefined) this.interrupted = undefined;
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1457,6 +1470,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
+            if (interrupted !== undefined) this.resumeReasoning();
             if (this.reasoning !== undefined) {
               this.nextIn = s;
               this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
@@ -1476,6 +1490,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = floor = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
             if (this.reasoning !== undefined) {
               this.nextIn = s;
               this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
@@ -1797,20 +1812,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
-    const at = this.finishFrame(frame, s, frameStart, end);
-    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
-    return at;
-  }
-
-  /** Takes up reasoning that the frame just read interrupted. */
-  private resumeReasoning(): void {
-    const reasoning = this.resumeAfterFrame;
-    this.resumeAfterFrame = undefined;
-    if (reasoning !== undefined) this.enterReasoning(reasoning.closers, reasoning.interrupts);
-  }
-
-  /** `finish` itself. */
-  private finishFrame(frame: Frame, s: string, frameStart: number, end: number): number {
     if (frame.status === 'not-json') {
       this.releaseText(frame.received + s.slice(frameStart, end));
       return end;
@@ -1862,12 +1863,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** A closed native block: its calls, each with its part of the block as source span. */
   private finishBlock(frame: Frame, text: string): void {
-    this.readBlock(frame, text);
-    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
-  }
-
-  /** `finishBlock` itself. */
-  private readBlock(frame: Frame, text: string): void {
     const body = frame.body;
     const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {
