@@ -1060,7 +1060,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
-  /** Takes up the reasoning that the frame just read (a section or call) interrupted; where a frame that may be one is finished. */
+  /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
   private resumeReasoning(): void {
     const reasoning = this.resumeAfterFrame;
     this.resumeAfterFrame = undefined;
