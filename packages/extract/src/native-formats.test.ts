@@ -321,6 +321,10 @@ describe('Gemma 4', () => {
     expect(checked('<|tool>declaration:f{description:<|"|>x<|"|>}<tool|>')).toEqual([]);
   });
 
+  it('does not run a call name into the thought opener (callsInReasoning; the events give back the text)', () => {
+    expect(checked('<|channel>thoughtf(a=1)<channel|>', { callsInReasoning: true })).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+  });
+
   it('reads a call with a stray colon before `call:` (vLLM test_colon_prefixed_tool_call)', () => {
     expect(checked('<|tool_call>:call:bash{command:<|"|>pytest<|"|>}<tool_call|>')).toEqual([{ name: 'bash', arguments: { command: 'pytest' } }]);
   });

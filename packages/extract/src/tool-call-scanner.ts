@@ -1231,6 +1231,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const opener = s.slice(p, p + match.length);
             if (this.withEvents) this.emit({ type: 'reasoning-start', text: opener });
             this.remember(opener);
+            // A name after it does not run into it (Gemma's opener ends with `thought`).
+            this.lastReleased = -1;
             this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
             if (this.reasoning !== undefined) {
@@ -1293,7 +1295,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, textStart) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1508,7 +1510,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         i = p + 1;
         continue;
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, floor) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1566,8 +1568,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
-  private callStart(s: string, p: number, words: number): number {
-    const nameStart = this.callNameStart(s, p, words);
+  private callStart(s: string, p: number, words: number, floor = 0): number {
+    const nameStart = this.callNameStart(s, p, words, floor);
     if (nameStart < 0) return -1;
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
@@ -1586,8 +1588,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * characters before `p`; with an allow-list the whole run if listed, else the part after
    * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
    * name). Without an allow-list the name never continues from such a script into ASCII.
+   * Nor does it reach back before `floor`, where a token ends (Gemma's `<|channel>thought`).
    */
-  private callNameStart(s: string, p: number, words: number): number {
+  private callNameStart(s: string, p: number, words: number, floor: number): number {
     // `s[words, p)` are ASCII word characters (when the caller knows, else -1): the loop below
     // would pass them changing nothing but `start`.
     let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
@@ -1596,7 +1599,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // part after a `.` starting with a letter or `_` (most names: `search`, `math.factorial`):
     // then it is a valid name when it starts with a letter or `_`, and need not be read again.
     let plain = true;
-    while (start > 0 && p - start <= MAX_NAME_LENGTH) {
+    while (start > floor && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
       if (c === 0x2e) {
