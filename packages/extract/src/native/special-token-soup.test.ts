@@ -73,7 +73,7 @@ describe('special-token formats mixed', () => {
         expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
         expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
       }),
-      { numRuns: 400 },
+      { numRuns: 1500 },
     );
   });
 });
