@@ -47,7 +47,7 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
     case 'deepseek':
-      return parseDeepseekCalls(text, openerLength, to);
+      return parseDeepseekCalls(text, openerLength, to, context);
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
     case 'gemma':

@@ -43,6 +43,8 @@ const PIECES = [
   '<\uff5ctool\u2581call\u2581end\uff5c>',
   '<\uff5ctool\u2581calls\u2581end\uff5c>',
   'f(a=1)',
+  '<steptml:invoke name="s"><steptml:parameter name="q">v</steptml:parameter></steptml:invoke>',
+  '<\uff5ctool_call_begin\uff5c>',
 ];
 
 const OPTIONS: readonly (ExtractOptions | undefined)[] = [

@@ -31,7 +31,7 @@ describe('parseKimiCalls', () => {
 describe('parseDeepseekCalls', () => {
   const SEP = '<\uff5ctool\u2581sep\uff5c>';
   const END = '<\uff5ctool\u2581call\u2581end\uff5c>';
-  const read = (body: string) => parseDeepseekCalls(body, 0, body.length).map(({ name, args }) => ({ name, args }));
+  const read = (body: string) => parseDeepseekCalls(body, 0, body.length, { schemaOf: () => undefined }).map(({ name, args }) => ({ name, args }));
 
   it("reads R1's function<｜tool▁sep｜>NAME written without a call opener (llama.cpp)", () => {
     expect(read(`function${SEP}get_time\n\`\`\`json\n{"tz": "UTC"}\n\`\`\`${END}`)).toEqual([{ name: 'get_time', args: { tz: 'UTC' } }]);
@@ -39,5 +39,17 @@ describe('parseDeepseekCalls', () => {
 
   it("does not read V3.1's NAME<｜tool▁sep｜>JSON without a call opener (vLLM)", () => {
     expect(read(`foo${SEP}{"x":1}`)).toEqual([]);
+  });
+
+  it("reads StepFun Step-3's <steptml:invoke> in a call, with or without function<｜tool▁sep｜>NAME before it", () => {
+    const BEGIN = '<\uff5ctool_call_begin\uff5c>';
+    const STEP_END = '<\uff5ctool_call_end\uff5c>';
+    const invoke = (name: string, value: string) => `<steptml:invoke name="${name}"><steptml:parameter name="q"> ${value} </steptml:parameter></steptml:invoke>`;
+    expect(read(`${BEGIN}${invoke('a', '1')}${STEP_END}${BEGIN}function<\uff5ctool_sep\uff5c>b\n${invoke('b', '<x>')}${STEP_END}`)).toEqual([
+      { name: 'a', args: { q: ' 1 ' } },
+      { name: 'b', args: { q: ' <x> ' } },
+    ]);
+    // An invoke that never closes in its call is no call; the next one is still read.
+    expect(read(`${BEGIN}<steptml:invoke name="a">${STEP_END}${BEGIN}${invoke('b', '2')}${STEP_END}`)).toEqual([{ name: 'b', args: { q: ' 2 ' } }]);
   });
 });

@@ -1,6 +1,7 @@
 import { isRecord, jsonExtent, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
-import type { NativeCall } from './native-call.ts';
+import type { NativeCall, NativeContext } from './native-call.ts';
+import { parseXmlCalls, STEP_XML } from './xml-calls.ts';
 
 const BAR = '\uff5c';
 /** DeepSeek writes `▁` where a space would be; distilled models write `_`, a space or `\_`. */
@@ -75,12 +76,15 @@ function parseJsonArguments(text: string): Record<string, unknown> | undefined {
  * DeepSeek R1/V3 and V3.1 calls inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`
  * (`text[from, to)`): `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` + a fenced JSON
  * block (R1, V3), or `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>JSON` (V3.1), each closed by
- * `<｜tool▁call▁end｜>`.
+ * `<｜tool▁call▁end｜>`. StepFun Step-3 writes a `<steptml:invoke>` element in the call instead
+ * of JSON (after `function<｜tool▁sep｜>NAME`, or right after the call token).
  */
-export function parseDeepseekCalls(text: string, from: number, to: number): NativeCall[] {
+export function parseDeepseekCalls(text: string, from: number, to: number, context: NativeContext): NativeCall[] {
   const calls: NativeCall[] = [];
   const begins = new DeepseekFinder(text, to, ['tool', 'call', 'begin']);
   const seps = new DeepseekFinder(text, to, ['tool', 'sep']);
+  const callEnds = new DeepseekFinder(text, to, ['tool', 'call', 'end']);
+  const steps = new Finder(text, STEP_XML.invoke, to);
   let pos = from;
   while (pos < to) {
     let begin = begins.next(pos);
@@ -91,6 +95,19 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
       if (sep !== undefined && (begin === undefined || sep.at < begin.at) && text.slice(from, sep.at).trim() === 'function') begin = { at: from, end: from };
     }
     if (begin === undefined) break;
+    const callEnd = callEnds.next(begin.end);
+    const step = steps.next(begin.end);
+    if (step >= 0 && (callEnd === undefined || step < callEnd.at)) {
+      const next = begins.next(begin.end);
+      if (next === undefined || step < next.at) {
+        const regionEnd = callEnd === undefined ? to : callEnd.at;
+        const invoked = parseXmlCalls(text, step, regionEnd, STEP_XML, context);
+        const end = callEnd === undefined ? regionEnd : callEnd.end;
+        invoked.forEach((call, k) => calls.push(k === invoked.length - 1 ? { ...call, end } : call));
+        pos = end;
+        continue;
+      }
+    }
     const sep = seps.next(begin.end);
     if (sep === undefined) break;
     const head = text.slice(begin.end, sep.at).trim();
@@ -116,9 +133,9 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
     let after = skipSpace(text, argsEnd, to);
     if (text.startsWith('```', after)) after = skipSpace(text, after + 3, to);
     const end = deepseekToken(text, after, ['tool', 'call', 'end']);
-    const callEnd = end >= 0 && end <= to ? end : argsEnd;
-    calls.push({ name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd });
-    pos = callEnd;
+    const closed = end >= 0 && end <= to ? end : argsEnd;
+    calls.push({ name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: closed });
+    pos = closed;
   }
   return calls;
 }

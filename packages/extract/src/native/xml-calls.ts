@@ -46,6 +46,16 @@ export const DSML_XML: XmlDialect = {
   trim: 'none',
 };
 
+/** StepFun Step-3, inside DeepSeek's call tokens: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>`; values verbatim. */
+export const STEP_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
+  attributes: true,
+  trim: 'none',
+};
+
 const MAX_TAG = 300;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
