@@ -19,7 +19,7 @@ export type ToolCallFormat =
   | 'minimax-m2'
   /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
   | 'glm'
-  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (also StepFun Step-3's `<steptml:invoke>` calls inside these tokens). */
   | 'deepseek'
   /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
   | 'deepseek-dsml'
