@@ -48,6 +48,11 @@ describe('CallTextCleaner: native framing', () => {
     const cleaner = new CallTextCleaner();
     const shown = ['<|start|>assistant<|channel|>final<|mes', 'sage|>It is 7.<|return|>'].map((part) => cleaner.text(part)).join('') + cleaner.end();
     expect(shown).toBe('It is 7.');
+    expect(clean(['<|channel|>commentary<|mess', "age|>Let me look.<|end|>"])).toBe('Let me look.');
+  });
+
+  it("removes Kimi's end tokens left after a call written without its section", () => {
+    expect(clean(['Done.', null, '<|tool_call_', 'end|><|tool_calls_section_end|> Bye.'])).toBe('Done. Bye.');
   });
 });
 

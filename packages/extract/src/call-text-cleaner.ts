@@ -16,10 +16,15 @@ const MARKERS = [
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
+  // A commentary message without a recipient is a preamble the user sees (llama.cpp's GPT-OSS cases).
+  '<|channel|>commentary<|message|>',
   '<|start|>assistant',
   '<|end|>',
   '<|return|>',
   '<|call|>',
+  // Kimi's end tokens after a call written without its section.
+  '<|tool_call_end|>',
+  '<|tool_calls_section_end|>',
   '</think>',
   '<turn|>',
   '<\uff5cend\u2581of\u2581sentence\uff5c>',

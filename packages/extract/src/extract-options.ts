@@ -19,7 +19,7 @@ export type ToolCallFormat =
   | 'minimax-m2'
   /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
   | 'glm'
-  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (also StepFun Step-3's `<steptml:invoke>` calls inside these tokens). */
   | 'deepseek'
   /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
   | 'deepseek-dsml'
@@ -27,6 +27,8 @@ export type ToolCallFormat =
   | 'kimi-k2'
   /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
   | 'gemma4'
+  /** FunctionGemma (Gemma 3 270M): Gemma 4's call syntax as `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
+  | 'functiongemma'
   /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
   | 'harmony'
   /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
@@ -51,6 +53,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'deepseek-dsml',
   'kimi-k2',
   'gemma4',
+  'functiongemma',
   'harmony',
   'mistral',
   'functionary',

@@ -27,6 +27,7 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'deepseek-dsml',
   'kimi-k2',
   'gemma4',
+  'functiongemma',
   'harmony',
   'mistral',
   'functionary',

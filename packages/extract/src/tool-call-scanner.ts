@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, openerWait, quotedOpens, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -98,6 +98,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       'deepseek-dsml': formats.has('deepseek-dsml'),
       'kimi-k2': formats.has('kimi-k2'),
       gemma4: formats.has('gemma4'),
+      functiongemma: formats.has('functiongemma'),
       harmony: formats.has('harmony'),
       mistral: formats.has('mistral'),
       functionary: formats.has('functionary'),
@@ -293,10 +294,9 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
-/** Whether `c` may begin a token that ends the reasoning: a closer, or (inside `<think>`) a Kimi tool section. */
+/** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
 function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
-  for (const token of reasoning.closers) if (token.charCodeAt(0) === c) return true;
-  if (reasoning.closers.includes('</think>')) for (const token of REASONING_INTERRUPTS) if (token.charCodeAt(0) === c) return true;
+  for (const first of reasoning.firsts) if (first === c) return true;
   return false;
 }
 
@@ -344,6 +344,12 @@ const SHORT_SCAN = 128;
 /** Reasoning being read: the tokens that may close it, and a held-back possible start of one. */
 interface Reasoning {
   closers: readonly string[];
+  /** Tokens that end it without being part of it (read as usual after it). */
+  interrupts: readonly string[];
+  /** `closers` then `interrupts`. */
+  ends: readonly string[];
+  /** The first characters of `ends`, once each (a stream asks about every character of reasoning). */
+  firsts: readonly number[];
   carry: string;
 }
 
@@ -403,6 +409,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * The last character released (-1: none yet), read before every call name.
    */
   private lastReleased = -1;
+  /**
+   * Everything released so far while it may be a harmony role-part recipient that a first
+   * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
+   * be (after the first few characters of almost any text). Only harmony's reader asks. While
+   * it is kept, the one-character text path (which does not keep it) is off.
+   */
+  private opening: string | undefined = '';
   private frame: Frame | undefined;
   /**
    * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
@@ -414,6 +427,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private deltaId: string | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
+  /**
+   * `<think>` reasoning that a Kimi tool section (or call) interrupted, until the opener at the
+   * interruption is decided; then, if it opened a section or call, `resumeAfterFrame` until that
+   * frame is read, after which the reasoning goes on (llama.cpp's Kimi cases: thinking may go on
+   * after a section written inside it, up to `</think>`).
+   */
+  private interrupted: Reasoning | undefined;
+  private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
@@ -468,7 +489,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
     this.updateFast();
   }
 
@@ -548,7 +569,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = this.frame;
     if (frame === undefined || !frame.plain || this.sink !== undefined || !this.shortcuts) {
       this.fast =
-        frame === undefined && this.sink === undefined && this.shortcuts && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined
+        frame === undefined &&
+        this.sink === undefined &&
+        this.shortcuts &&
+        !this.final &&
+        this.reasoning === undefined &&
+        this.reasoningClosers === undefined &&
+        this.opening === undefined
           ? FAST_TEXT
           : FAST_NONE;
       this.deltaId = undefined;
@@ -626,7 +653,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
   private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
-    this.remember(text);
+    this.rememberRecent(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -671,7 +698,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
-        const events = this.pushTextCharacter(chunk, sink);
+        // Not while the text so far may be a harmony role part (the path does not keep it; see `opening`).
+        const events = this.opening === undefined ? this.pushTextCharacter(chunk, sink) : undefined;
         if (events !== undefined) return events;
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
@@ -760,6 +788,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.frame = undefined;
         // The span's closing character leaves nothing to scan (a frame holds no text back before it).
         const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         if (at < chunk.length) this.drive(chunk, at);
         return this.takeEvents();
       }
@@ -911,6 +940,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else {
         this.frame = undefined;
         this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         this.drive(chunk, end);
       }
     } else {
@@ -921,7 +951,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
-        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+        this.drive(chunk, at);
       }
     }
   }
@@ -1062,9 +1094,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
-  private enterReasoning(closers: readonly string[]): void {
+  /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
+  private resumeReasoning(): void {
+    const reasoning = this.resumeAfterFrame;
+    this.resumeAfterFrame = undefined;
+    if (reasoning !== undefined) this.enterReasoning(reasoning.closers, reasoning.interrupts);
+  }
+
+  private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
     if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else this.reasoning = { closers, carry: '' };
+    else {
+      const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
+      const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
+      this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
+    }
   }
 
   /**
@@ -1079,16 +1122,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const start = reasoning.carry === '' ? from : 0;
     reasoning.carry = '';
     // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
-    const interrupts = reasoning.closers.includes('</think>');
-    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers, start);
+    const found = firstToken(search, reasoning.ends, start);
     const best = found === undefined ? -1 : found.at;
     const bestToken = found === undefined ? '' : found.token;
-    const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
+    const interrupt = found !== undefined && reasoning.interrupts.includes(found.token);
     if (best >= 0) {
       if (best > start) this.emitReasoning(search.slice(start, best));
       this.reasoning = undefined;
       if (interrupt) {
-        // A tool section opened inside reasoning ends it; the section is read as usual.
+        // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
+        // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
+        if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1097,7 +1141,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     let hold = 0;
     // Hold back the longest end of the text that may start a closer (tried only where its first character is).
-    for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
+    for (const token of reasoning.ends) {
       const first = token.charAt(0);
       let j = search.indexOf(first, Math.max(start, search.length - token.length + 1));
       while (j >= 0 && search.length - j > hold) {
@@ -1197,14 +1241,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
         const match = matchOpener(s, p, this, this.final);
-        if (match === undefined) {
-          i = p + 1;
-          continue;
-        }
         if (match === 'partial') {
           holdFrom = p;
           this.tailWait = openerWait(s, p, this);
           break;
+        }
+        const interrupted = this.interrupted;
+        if (interrupted !== undefined) this.interrupted = undefined;
+        if (match === undefined) {
+          i = p + 1;
+          continue;
         }
         switch (match.type) {
           case 'text':
@@ -1219,7 +1265,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const opener = s.slice(p, p + match.length);
             if (this.withEvents) this.emit({ type: 'reasoning-start', text: opener });
             this.remember(opener);
-            this.enterReasoning(match.closers);
+            // A name after it does not run into it (Gemma's opener ends with `thought`).
+            this.lastReleased = -1;
+            this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;
@@ -1230,6 +1278,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
           case 'block': {
             this.release(s, textStart, p);
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
@@ -1248,10 +1298,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           case 'marker': {
             this.release(s, textStart, p);
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const brace = p + match.length;
@@ -1263,6 +1320,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = textStart = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1271,7 +1334,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, textStart) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1409,6 +1472,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
+        const interrupted = this.interrupted;
+        if (interrupted !== undefined) this.interrupted = undefined;
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1422,7 +1487,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               i = p + 1;
               continue;
             }
-            this.enterReasoning(match.closers);
+            this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;
@@ -1431,6 +1496,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             continue;
           case 'block': {
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
@@ -1449,9 +1516,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           case 'marker': {
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const end = this.feed(frame, s, p + match.length + 1, -p);
@@ -1462,6 +1536,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = floor = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1474,7 +1554,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         i = p + 1;
         continue;
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, floor) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1532,8 +1612,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
-  private callStart(s: string, p: number, words: number): number {
-    const nameStart = this.callNameStart(s, p, words);
+  private callStart(s: string, p: number, words: number, floor = 0): number {
+    const nameStart = this.callNameStart(s, p, words, floor);
     if (nameStart < 0) return -1;
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
@@ -1552,8 +1632,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * characters before `p`; with an allow-list the whole run if listed, else the part after
    * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
    * name). Without an allow-list the name never continues from such a script into ASCII.
+   * Nor does it reach back before `floor`, where a token ends (Gemma's `<|channel>thought`).
    */
-  private callNameStart(s: string, p: number, words: number): number {
+  private callNameStart(s: string, p: number, words: number, floor: number): number {
     // `s[words, p)` are ASCII word characters (when the caller knows, else -1): the loop below
     // would pass them changing nothing but `start`.
     let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
@@ -1562,7 +1643,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // part after a `.` starting with a letter or `_` (most names: `search`, `math.factorial`):
     // then it is a valid name when it starts with a letter or `_`, and need not be read again.
     let plain = true;
-    while (start > 0 && p - start <= MAX_NAME_LENGTH) {
+    while (start > floor && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
       if (c === 0x2e) {
@@ -1646,6 +1727,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Whether a format is looked for (`OpenerContext`). */
   has(format: ToolCallFormat): boolean {
     return (this.formatFlags ??= formatFlags(this.options.formats))[format];
+  }
+
+  /** `OpenerContext.leadingRecipient`: what went out before `s` (kept in `opening`) and `s` up to `i`. */
+  leadingRecipient(s: string, i: number): string | undefined {
+    const opening = this.opening;
+    if (opening === undefined || i > MAX_LEADING_RECIPIENT) return undefined;
+    const read = readLeadingRecipient(opening + s.slice(0, i));
+    return read === 'prefix' ? undefined : read?.name;
+  }
+
+  private noteOpening(text: string): void {
+    const opening = (this.opening ?? '') + text;
+    this.opening = readLeadingRecipient(opening) === undefined ? undefined : opening;
   }
 
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
@@ -2053,6 +2147,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * from a chunk, so that keeping it keeps nothing else alive.
    */
   private remember(text: string, madeEnd?: string): void {
+    if (this.opening !== undefined && !this.whole) this.noteOpening(text);
+    this.rememberRecent(text, madeEnd);
+  }
+
+  /** `remember` without `opening`, for the one-character paths (which run only once it is gone). */
+  private rememberRecent(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
     const length = text.length;

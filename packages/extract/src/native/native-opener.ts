@@ -1,10 +1,10 @@
 import type { ToolCallFormat } from '../extract-options.ts';
 import { isIdentifierUnit, isNameRunUnit, MAX_NAME_LENGTH } from '../identifier.ts';
 import { isJsonSpace, skipSpace } from './json-extent.ts';
-import { deepseekToken } from './token-calls.ts';
+import { deepseekToken, kimiName } from './token-calls.ts';
 
 /** How a closed block is read. */
-export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'apertus';
+export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'functiongemma' | 'apertus';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -17,8 +17,8 @@ export type OpenerMatch =
   | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
   /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
   | { type: 'marker'; name: string; id?: string; length: number }
-  /** A reasoning block, ended by one of `closers`. */
-  | { type: 'reasoning'; length: number; closers: readonly string[] }
+  /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
+  | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
   | { type: 'text'; length: number };
 
@@ -27,6 +27,10 @@ export type OpenerResult = OpenerMatch | 'partial' | undefined;
 
 /** Longest header read before deciding; a longer one is not an opener (batch and streaming agree). */
 const MAX_HEADER = 400;
+
+/** A Kimi K2 call, which real output also writes without its section (and without its end token). */
+const KIMI_CALL = '<|tool_call_begin|>';
+const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
@@ -37,8 +41,15 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['[THINK]', ['[/THINK]']],
 ];
 
-/** Kimi K2.5 may open its tool section before closing reasoning: the section ends reasoning too. */
-export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
+/**
+ * Kimi K2.5 may open its tool section (or, without the section, a call) before closing
+ * `<think>` reasoning: that ends reasoning too.
+ */
+export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
+const NO_INTERRUPTS: readonly string[] = [];
+const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
+/** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
+const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
 
 const DEEPSEEK_ENDS = [
   '<\uff5ctool\u2581calls\u2581end\uff5c>',
@@ -62,6 +73,7 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<|tool_calls_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
+  { token: '<start_function_call>', format: 'functiongemma', body: 'functiongemma', ends: ['<end_function_call>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
 ];
 
@@ -70,6 +82,11 @@ export interface OpenerContext {
   has(format: ToolCallFormat): boolean;
   /** Whether a name may be called (the allow-list, or any valid name). */
   accepts(name: string): boolean;
+  /**
+   * The recipient name when all the text before `s[i]` (what went out before `s` included) is
+   * a harmony role-header recipient, ` to=functions.NAME`; undefined otherwise.
+   */
+  leadingRecipient?(s: string, i: number): string | undefined;
 }
 
 /** Whether `s` from `i` is a proper prefix of `token` (the text ends inside it). */
@@ -113,7 +130,7 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (c === 0x3c) {
@@ -135,6 +152,10 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
     if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
+  }
+  if (d === 0x7c && context.has('kimi-k2')) {
+    if (s.startsWith(KIMI_CALL, i)) return kimiCall(s, i, context);
+    if (isPrefixAtEnd(s, i, KIMI_CALL)) partial = true;
   }
   if (d === 0xff5c && context.has('deepseek') && s.startsWith('<\uff5c', i)) {
     const end = Math.max(deepseekToken(s, i, ['tool', 'calls', 'begin']), deepseekToken(s, i, ['tool', 'calls']));
@@ -159,6 +180,23 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
   }
   return partial ? 'partial' : undefined;
+}
+
+/**
+ * A Kimi call outside a section: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>`
+ * then the JSON arguments (read like a marker's; the id is the model's).
+ */
+function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
+  const idStart = i + KIMI_CALL.length;
+  // Searched in a bounded window, as harmony's headers are.
+  const found = s.slice(idStart, i + MAX_HEADER).indexOf(KIMI_ARGUMENTS);
+  if (found < 0) return outOfText(i, s.length);
+  const id = s.slice(idStart, idStart + found).trim();
+  const name = kimiName(id);
+  const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
+  if (body >= s.length) return outOfText(i, body);
+  if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
+  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
@@ -305,6 +343,12 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   const to = header.indexOf('to=');
   if (to >= 0) recipient = header.slice(to + 3, firstOf(header, to + 3, [' ', '<|'])).trim();
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
+  // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
+  // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  if (recipient === undefined && role === undefined) {
+    const lead = context.leadingRecipient?.(s, i);
+    if (lead !== undefined) recipient = `functions.${lead}`;
+  }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
@@ -312,8 +356,30 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
     if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
-  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: ['<|end|>'] };
+  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
   return { type: 'text', length };
+}
+
+/** Longest text before a first harmony header that may be its role-part recipient. */
+export const MAX_LEADING_RECIPIENT = 16 + MAX_NAME_LENGTH;
+
+/**
+ * Reads `text` (all the text before a first harmony header) as a role-part recipient:
+ * whitespace, `to=functions.NAME`, whitespace. Returns the name; `'prefix'` while `text` may
+ * still grow into one; undefined when it cannot.
+ */
+export function readLeadingRecipient(text: string): { name: string } | 'prefix' | undefined {
+  if (text.length > MAX_LEADING_RECIPIENT) return undefined;
+  const marker = 'to=functions.';
+  const at = skipSpace(text, 0);
+  if (at === text.length) return 'prefix';
+  const rest = text.length - at;
+  if (rest <= marker.length) return marker.startsWith(text.slice(at)) ? 'prefix' : undefined;
+  if (!text.startsWith(marker, at)) return undefined;
+  const nameStart = at + marker.length;
+  const nameEnd = nameRunEnd(text, nameStart);
+  if (skipSpace(text, nameEnd) !== text.length) return undefined;
+  return nameEnd === nameStart ? 'prefix' : { name: text.slice(nameStart, nameEnd) };
 }
 
 /**
@@ -345,6 +411,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ['<function=', undefined],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
+  [KIMI_CALL, 'kimi-k2'],
   ['>>>', 'functionary'],
 ];
 
@@ -357,6 +424,12 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   const held = s.length - i;
   // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
   if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
+  if (context.has('kimi-k2') && s.startsWith(KIMI_CALL, i)) {
+    // The id runs to `<|tool_call_argument_begin|>`, which only a `>` can complete; then space.
+    const found = s.indexOf(KIMI_ARGUMENTS, i + KIMI_CALL.length);
+    if (found < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+    return skipSpace(s, found + KIMI_ARGUMENTS.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+  }
   if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) {
     // A header waits for `<|message|>`, which only a `>` can complete.
     return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;

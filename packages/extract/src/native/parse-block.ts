@@ -1,26 +1,31 @@
 import type { BlockBody } from './native-opener.ts';
-import { parseGemmaCall } from './gemma-calls.ts';
-import { isRecord } from './json-extent.ts';
+import { FUNCTIONGEMMA_QUOTE, GEMMA_QUOTE, parseGemmaCall } from './gemma-calls.ts';
+import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
-import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML, STEPTML_XML } from './xml-calls.ts';
+import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
   return 0;
 }
 
-/** DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). */
+/**
+ * DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). A
+ * wrapper marked `string="true"` holds the object as JSON text: unwrapped only where the tool's
+ * schema is known and has no such property (else it may be a string argument of that name).
+ */
 function unwrapDsml(call: NativeCall, context: NativeContext): NativeCall {
   const args = call.args;
   if (args === undefined) return call;
   const keys = Object.keys(args);
   const key = keys[0];
   if (keys.length !== 1 || (key !== 'arguments' && key !== 'input')) return call;
-  const inner = args[key];
   const properties = context.schemaOf(call.name)?.properties;
-  if (!isRecord(inner) || (properties !== undefined && Object.hasOwn(properties, key))) return call;
-  return { ...call, args: inner };
+  if (properties !== undefined && Object.hasOwn(properties, key)) return call;
+  let inner = args[key];
+  if (typeof inner === 'string' && properties !== undefined) inner = tryJson(inner)?.value;
+  return isRecord(inner) ? { ...call, args: inner } : call;
 }
 
 /**
@@ -41,16 +46,13 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
-    case 'deepseek': {
-      const calls = parseDeepseekCalls(text, openerLength, to);
-      // Step-3 writes StepTML invokes inside the same tokens, where DeepSeek's JSON arguments are.
-      if (calls.some((call) => call.args !== undefined) || !text.includes(STEPTML_XML.invoke, openerLength)) return calls;
-      return parseXmlCalls(text, openerLength, to, STEPTML_XML, context);
-    }
+    case 'deepseek':
+      return parseDeepseekCalls(text, openerLength, to, context);
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
-    case 'gemma': {
-      const call = parseGemmaCall(text, openerLength, to);
+    case 'gemma':
+    case 'functiongemma': {
+      const call = parseGemmaCall(text, openerLength, to, body === 'gemma' ? GEMMA_QUOTE : FUNCTIONGEMMA_QUOTE);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
     case 'apertus':

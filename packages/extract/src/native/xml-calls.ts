@@ -1,7 +1,7 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsJsonValue, allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
 import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
@@ -43,26 +43,22 @@ export const MINIMAX_XML: XmlDialect = {
   trim: 'all',
 };
 
-/**
- * Step-3 StepTML, inside DeepSeek-style tool-call tokens:
- * `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter></steptml:invoke>`.
- * Values are kept whole: a string's surrounding space is data (an edit tool's indented code).
- */
-export const STEPTML_XML: XmlDialect = {
-  invoke: '<steptml:invoke',
-  invokeClose: '</steptml:invoke>',
-  parameter: '<steptml:parameter',
-  parameterClose: '</steptml:parameter>',
-  attributes: true,
-  trim: 'none',
-};
-
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
 export const DSML_XML: XmlDialect = {
   invoke: '<\uff5cDSML\uff5cinvoke',
   invokeClose: '</\uff5cDSML\uff5cinvoke>',
   parameter: '<\uff5cDSML\uff5cparameter',
   parameterClose: '</\uff5cDSML\uff5cparameter>',
+  attributes: true,
+  trim: 'none',
+};
+
+/** StepFun Step-3, inside DeepSeek's call tokens: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>`; values verbatim. */
+export const STEP_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
   attributes: true,
   trim: 'none',
 };
@@ -236,9 +232,10 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
       const property = propertySchema(schema, key);
       const value = dialect.trim === 'all' && allowsString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
-        // DSML marks non-string values: they are JSON.
+        // DSML marks non-string values: they are JSON, unless the schema says otherwise
+        // (`null` for a string property is the text "null", as vLLM reads it).
         const parsed = tryJson(value);
-        values[key] = parsed === undefined ? convertXmlValue(value, property) : parsed.value;
+        values[key] = parsed === undefined || !allowsJsonValue(property, parsed.value) ? convertXmlValue(value, property) : parsed.value;
       } else if (stringAttribute === 'true') {
         values[key] = value;
       } else {

@@ -35,6 +35,25 @@ function hasOtherType(v: unknown, types: ReadonlySet<string>): boolean {
   return typeof v === 'object' && v !== null && types.has('object');
 }
 
+/** Whether a JSON value is of a type `schema` allows (any, without a schema or a type). */
+export function allowsJsonValue(schema: JsonSchema | undefined, value: unknown): boolean {
+  if (schema === undefined) return true;
+  const types = typeNames(schema);
+  if (types.size === 0) return true;
+  if (value === null) return types.has('null');
+  if (Array.isArray(value)) return types.has('array');
+  switch (typeof value) {
+    case 'number':
+      return types.has('number') || (types.has('integer') && Number.isInteger(value));
+    case 'string':
+    case 'boolean':
+    case 'object':
+      return types.has(typeof value);
+    default:
+      return false;
+  }
+}
+
 /**
  * A parameter value of an XML-style format (Qwen3-Coder, Seed-OSS, MiniMax-M2, GLM), which
  * the model writes as bare text. Without a schema for it, it stays the text (as vLLM does).
