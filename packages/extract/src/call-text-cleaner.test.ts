@@ -50,6 +50,35 @@ describe('CallTextCleaner: native framing', () => {
   });
 });
 
+describe('CallTextCleaner: wrappers of the classic formats', () => {
+  it('removes the call-block tokens of LFM2, OLMo 3, Llama 4, Granite, Jamba, InternLM2 and Cohere', () => {
+    expect(clean(['Let me check. <|tool_call_start|>[', null, ']<|tool_call_end|>\nDone.'])).toBe('Let me check.\nDone.');
+    expect(clean(['<function_calls>', null, '\n', null, '</function_calls>'])).toBe('');
+    expect(clean(['<|python_start|>[', null, ']<|python_end|>'])).toBe('');
+    expect(clean(['<|tool_call|> [', null, ']'])).toBe('');
+    expect(clean([' Sure!<tool_calls>[\n    ', null, '\n]</tool_calls>'])).toBe(' Sure!');
+    expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
+    expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
+    expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
+  });
+
+  it('removes a code fence that only frames calls, and keeps other fences', () => {
+    expect(clean(['Sure.\n```json\n[', null, ']\n```'])).toBe('Sure.');
+    expect(clean(['Sure.\n``', '`js', 'on\n[', null, ']\n`', '``'])).toBe('Sure.');
+    expect(clean(['Example:\n```json\n{"a": 1}\n```'])).toBe('Example:\n```json\n{"a": 1}\n```');
+    expect(clean([null, '\n```python\nprint(1)\n```'])).toBe('\n```python\nprint(1)\n```');
+    expect(clean(['Code:\n```'])).toBe('Code:\n```');
+  });
+
+  it("removes functools and Cohere's Action: before a call, and keeps them otherwise", () => {
+    expect(clean(['Checking.\nfunctools[', null, ']\nMore?'])).toBe('Checking.\nMore?');
+    expect(clean([' func', 'tools[', null, ']'])).toBe('');
+    expect(clean(['Action:\n```json\n[', null, ']\n```'])).toBe('');
+    expect(clean(['The functools module. Action: none.'])).toBe('The functools module. Action: none.');
+    expect(clean(['Use functools'])).toBe('Use functools');
+  });
+});
+
 describe('CallTextCleaner: Kimi K2 (no content) placeholder', () => {
   it('drops the placeholder when it is the whole text before the first call', () => {
     expect(clean(['(no content)', null])).toBe('');

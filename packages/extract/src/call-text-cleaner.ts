@@ -10,6 +10,27 @@ const MARKERS = [
   '<end_of_turn>',
   '<|eot_id|>',
   '<|im_end|>',
+  // The wrappers of the classic formats' call blocks: LFM2, OLMo 3, Llama 4, Granite 3,
+  // Jamba and Apriel, Nemotron, InternLM2, GigaChat, Cohere R7B's action and response.
+  '<|tool_call_start|>',
+  '<|tool_call_end|>',
+  '<function_calls>',
+  '</function_calls>',
+  '<|python_start|>',
+  '<|python_end|>',
+  '<|tool_call|>',
+  '<tool_calls>',
+  '</tool_calls>',
+  '<TOOLCALL>',
+  '</TOOLCALL>',
+  '<|action_start|>',
+  '<|plugin|>',
+  '<|action_end|>',
+  '<|function_call|>',
+  '<|START_ACTION|>',
+  '<|END_ACTION|>',
+  '<|START_RESPONSE|>',
+  '<|END_RESPONSE|>',
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
@@ -21,6 +42,22 @@ const MARKERS = [
   '<turn|>',
   '<\uff5cend\u2581of\u2581sentence\uff5c>',
 ];
+
+/**
+ * Words that introduce a call list when one follows (Phi-4-mini and FireFunction's
+ * `functools[…]`, Cohere Command R's `Action:` line): held like framing, so they go when a
+ * call follows and stay when none does. Read only at the start of a word.
+ */
+const LEADS = ['functools', 'Action:'];
+
+const BACKTICK = 0x60;
+
+/** Longest fence language word read (`json`, `python`, `tool_code`). */
+const MAX_FENCE_WORD = 16;
+
+function isFenceWordUnit(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
+}
 
 /** Characters that only frame calls: list brackets, separators and the whitespace between them. */
 function isFraming(c: number): boolean {
@@ -84,11 +121,30 @@ export class CallTextCleaner {
   private cleaned(text: string): string {
     const s = this.pending + text;
     this.pending = '';
+    let out = '';
     let kept = '';
     let from = 0;
     let i = 0;
     while (i < s.length) {
       const c = s.charCodeAt(i);
+      if (c === BACKTICK || ((c === 0x66 || c === 0x41) && (i === 0 || isSpace(s.charCodeAt(i - 1))))) {
+        // A code fence or a lead word: held as framing (see `hold`).
+        const end = c === BACKTICK ? fenceEnd(s, i) : leadEnd(s, i);
+        if (end === -2) {
+          this.pending = s.slice(i);
+          break;
+        }
+        if (end < 0) {
+          i++;
+          continue;
+        }
+        kept += s.slice(from, i);
+        out += this.filterFraming(kept);
+        kept = '';
+        out += this.hold(s.slice(i, end));
+        i = from = end;
+        continue;
+      }
       if (c !== 0x3c && c !== 0x5b) {
         i++;
         continue;
@@ -107,7 +163,21 @@ export class CallTextCleaner {
       i++;
     }
     kept += s.slice(from, this.pending === '' ? s.length : s.length - this.pending.length);
-    return this.filterFraming(kept);
+    return out + this.filterFraming(kept);
+  }
+
+  /**
+   * A code fence or lead word in the answer. Before a call it is held with the framing (a
+   * fence around a JSON call list, `functools[`): it goes if a call follows and is shown with
+   * the next text otherwise. Right after a call, a bare closing fence goes; any other is text.
+   */
+  private hold(word: string): string {
+    if (this.afterCall) {
+      if (word === '```') return '';
+      return this.filterFraming(word);
+    }
+    this.framing += word;
+    return '';
   }
 
   /**
@@ -133,7 +203,10 @@ export class CallTextCleaner {
     if (lead !== undefined && lead !== '') return this.cleaned(lead) + this.end();
     const rest = this.pending;
     this.pending = '';
-    const out = rest === '' ? '' : this.filterFraming(rest);
+    let out = '';
+    // A held fence or lead word is complete once the text ends.
+    if (rest.startsWith('```') || LEADS.includes(rest)) out = this.hold(rest);
+    else if (rest !== '') out = this.filterFraming(rest);
     if (this.afterCall) return out;
     const framing = this.framing;
     this.framing = '';
@@ -158,6 +231,28 @@ export class CallTextCleaner {
     }
     return out;
   }
+}
+
+/**
+ * End of the code fence at `s[i]` (three backticks and a language word), -1 when there is
+ * none, -2 when the text ends before it is decided (held for the next piece).
+ */
+function fenceEnd(s: string, i: number): number {
+  let j = i;
+  while (j < s.length && j - i < 3 && s.charCodeAt(j) === BACKTICK) j++;
+  if (j - i < 3) return j >= s.length ? -2 : -1;
+  while (j < s.length && j - i - 3 < MAX_FENCE_WORD && isFenceWordUnit(s.charCodeAt(j))) j++;
+  // The word may go on in the next piece.
+  return j >= s.length && j - i - 3 < MAX_FENCE_WORD ? -2 : j;
+}
+
+/** End of the lead word at `s[i]`, -1 when there is none, -2 when the text ends inside one. */
+function leadEnd(s: string, i: number): number {
+  for (const lead of LEADS) {
+    if (s.startsWith(lead, i)) return i + lead.length;
+    if (s.length - i < lead.length && lead.startsWith(s.slice(i))) return -2;
+  }
+  return -1;
 }
 
 function onlySpace(text: string): string {

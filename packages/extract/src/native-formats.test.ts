@@ -387,6 +387,17 @@ describe('Apertus', () => {
 
   it('reports truncation as incomplete', () => {
     incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}');
+    incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}] and then');
+  });
+
+  it('reads a complete list whose suffix never came (a server that stops on the token drops it)', () => {
+    const text = 'Checking.<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}, {"get_time": {}}]\n';
+    expect(checked(text)).toEqual([
+      { name: 'set_alarm', arguments: { time: '07:00' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    expect(stream(text, 1).filter((e) => e.type === 'incomplete')).toEqual([]);
   });
 });
 
