@@ -60,6 +60,8 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
     expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
     expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
+    expect(clean(['>>', '>all\nHello', null])).toBe('Hello');
+    expect(clean(['a > b >> c >>> d'])).toBe('a > b >> c >>> d');
   });
 
   it('removes a code fence that only frames calls, and keeps other fences', () => {

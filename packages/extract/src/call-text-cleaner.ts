@@ -31,6 +31,8 @@ const MARKERS = [
   '<|END_ACTION|>',
   '<|START_RESPONSE|>',
   '<|END_RESPONSE|>',
+  // Functionary v3.2's text segment header.
+  '>>>all\n',
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
@@ -145,7 +147,7 @@ export class CallTextCleaner {
         i = from = end;
         continue;
       }
-      if (c !== 0x3c && c !== 0x5b) {
+      if (c !== 0x3c && c !== 0x5b && c !== 0x3e) {
         i++;
         continue;
       }

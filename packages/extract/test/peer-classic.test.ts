@@ -50,23 +50,7 @@ const file = JSON.parse(readFileSync(new URL('./peer/classic.cases.json', import
 const cases = file.cases;
 
 /** Cases we fail and have not decided yet; shrinks to empty as each is fixed or documented. */
-const UNDECIDED = new Set<string>([
-  'vllm-pythonic-bad-sibling',
-  'vllm-pythonic-non-finite',
-  'vllm-pythonic-unparsable-sibling',
-  'vllm-llama4-bad-sibling',
-  'vllm-llama4-non-finite',
-  'vllm-olmo3-bad-sibling',
-  'vllm-olmo3-non-finite',
-  'vllm-lfm2-set-arg',
-  'vllm-lfm2-nested-quote',
-  'vllm-lfm2-nested-python-c',
-  'vllm-lfm2-leading-zero-int',
-  'vllm-lfm2-bad-sibling',
-  'vllm-cohere-citations',
-  'llamacpp-functionary-v32-all',
-  'llamacpp-functionary-v32-call',
-]);
+const UNDECIDED = new Set<string>([]);
 
 type Call = ExpectedCall;
 
