@@ -159,6 +159,7 @@ describe('peer cases: classic formats (vLLM, llama.cpp)', () => {
     for (const c of cases) {
       expect(c.source.commit, c.id).toMatch(/^[0-9a-f]{8}$/);
       expect(Array.isArray(c.calls), `${c.id}: expected calls decided`).toBe(true);
+      if (c.difference !== undefined) expect(c.difference.length, `${c.id}: a difference says why`).toBeGreaterThan(40);
     }
     for (const id of UNDECIDED) expect(cases.some((c) => c.id === id), id).toBe(true);
   });
