@@ -72,6 +72,14 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['Code:\n```'])).toBe('Code:\n```');
   });
 
+  it('removes the wrapper tags around a JSON call (<tools>, <response>, <json>, …), and keeps XML in an answer', () => {
+    expect(clean(['<tools>\n  ', null, '\n</tools>'])).toBe('');
+    expect(clean(['```xml\n<resp', 'onse>\n    ', null, '\n</response>\n```'])).toBe('');
+    expect(clean(['Sure.<json>', null, '</json> Done.'])).toBe('Sure. Done.');
+    expect(clean(['The root is <response>ok</response> and <xml> stays.'])).toBe('The root is <response>ok</response> and <xml> stays.');
+    expect(clean([null, ' then </tools> is text'])).toBe(' then </tools> is text');
+  });
+
   it("removes functools and Cohere's Action: before a call, and keeps them otherwise", () => {
     expect(clean(['Checking.\nfunctools[', null, ']\nMore?'])).toBe('Checking.\nMore?');
     expect(clean([' func', 'tools[', null, ']'])).toBe('');

@@ -52,6 +52,14 @@ const MARKERS = [
  */
 const LEADS = ['functools', 'Action:'];
 
+/**
+ * Tags models wrap a JSON call in besides the trained one (llama.cpp reads them for Hermes 2
+ * Pro / Qwen 2.5): an opening tag is held like framing (it goes when a call follows, stays
+ * otherwise) and its closing tag goes only right after a call, so XML in an answer stays.
+ */
+const WRAPPER_TAGS = ['<tool>', '<tools>', '<response>', '<json>', '<JSON>', '<xml>'];
+const WRAPPER_CLOSERS = ['</tool>', '</tools>', '</response>', '</json>', '</JSON>', '</xml>'];
+
 const BACKTICK = 0x60;
 
 /** Longest fence language word read (`json`, `python`, `tool_code`). */
@@ -89,7 +97,8 @@ function mayBePlaceholder(s: string): boolean {
 
 /** Whether `tail` could still grow into a marker. */
 function isMarkerPrefix(tail: string): boolean {
-  return MARKERS.some((marker) => marker.length > tail.length && marker.startsWith(tail));
+  const prefixOf = (token: string): boolean => token.length > tail.length && token.startsWith(tail);
+  return MARKERS.some(prefixOf) || WRAPPER_TAGS.some(prefixOf) || WRAPPER_CLOSERS.some(prefixOf);
 }
 
 /**
@@ -158,6 +167,15 @@ export class CallTextCleaner {
         from = i;
         continue;
       }
+      const wrapper = c === 0x3c ? (WRAPPER_TAGS.find((t) => s.startsWith(t, i)) ?? WRAPPER_CLOSERS.find((t) => s.startsWith(t, i))) : undefined;
+      if (wrapper !== undefined) {
+        kept += s.slice(from, i);
+        out += this.filterFraming(kept);
+        kept = '';
+        out += this.hold(wrapper);
+        i = from = i + wrapper.length;
+        continue;
+      }
       if (s.length - i < 32 && isMarkerPrefix(s.slice(i))) {
         this.pending = s.slice(i);
         break;
@@ -169,15 +187,15 @@ export class CallTextCleaner {
   }
 
   /**
-   * A code fence or lead word in the answer. Before a call it is held with the framing (a
-   * fence around a JSON call list, `functools[`): it goes if a call follows and is shown with
-   * the next text otherwise. Right after a call, a bare closing fence goes; any other is text.
+   * A code fence, lead word or wrapper tag in the answer. Before a call it is held with the
+   * framing (a fence around a JSON call list, `functools[`, `<tools>`): it goes if a call
+   * follows and is shown with the next text otherwise. Right after a call, a bare closing
+   * fence or a wrapper's closing tag goes; anything else is text.
    */
   private hold(word: string): string {
-    if (this.afterCall) {
-      if (word === '```') return '';
-      return this.filterFraming(word);
-    }
+    const closer = word === '```' || WRAPPER_CLOSERS.includes(word);
+    if (this.afterCall) return closer ? '' : this.filterFraming(word);
+    if (closer && word !== '```') return this.filterFraming(word);
     this.framing += word;
     return '';
   }

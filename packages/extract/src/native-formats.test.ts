@@ -339,6 +339,19 @@ describe('Functionary v3.1 / v3.2', () => {
     ]);
   });
 
+  it('reads <function name="NAME">{json}</function> (Hermes 2 Pro writes the tag this way)', () => {
+    const text = 'Sure.\n<function name="lookup_order">\n{"order_id": "A-1029"}\n</function>\n<function name="get_time">{}</function>';
+    expect(checked(text)).toEqual([
+      { name: 'lookup_order', arguments: { order_id: 'A-1029' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'functionary', tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    // Another body (MiniCPM's `<param …>`), prose about the tag, a cut header: text.
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { tools: ['python'] })).toEqual([]);
+    expect(checked('Use <function name="x"> tags, or <function name="a b">{}</function>.')).toEqual([]);
+    incomplete('<function name="lookup_order">{"order_id": "A-10');
+  });
+
   it('reads v3.2 >>>NAME then JSON; >>>all is text', () => {
     const text = 'all\nOne moment.>>>lookup_order\n{"order_id": "A-1029", "n": {"k": ">>>x"}}>>>get_time\n{}';
     expect(checked(text)).toEqual([
