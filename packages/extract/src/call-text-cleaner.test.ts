@@ -58,6 +58,7 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['<|tool_call|> [', null, ']'])).toBe('');
     expect(clean([' Sure!<tool_calls>[\n    ', null, '\n]</tool_calls>'])).toBe(' Sure!');
     expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
+    expect(clean(['Ok.\n<longcat_tool_call>', null, '</longcat_tool_call>'])).toBe('Ok.');
     expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
     expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
     expect(clean(['>>', '>all\nHello', null])).toBe('Hello');
@@ -70,6 +71,12 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['Example:\n```json\n{"a": 1}\n```'])).toBe('Example:\n```json\n{"a": 1}\n```');
     expect(clean([null, '\n```python\nprint(1)\n```'])).toBe('\n```python\nprint(1)\n```');
     expect(clean(['Code:\n```'])).toBe('Code:\n```');
+  });
+
+  it('keeps the end of a tag it does not know right before a call', () => {
+    expect(clean(['<custom_call>', null, '</custom_call>'])).toBe('<custom_call></custom_call>');
+    expect(clean(['Is 2 <', null])).toBe('Is 2 <');
+    expect(clean(['Sure.\n```json', null, '```'])).toBe('Sure.');
   });
 
   it('removes the wrapper tags around a JSON call (<tools>, <response>, <json>, …), and keeps XML in an answer', () => {

@@ -11,7 +11,7 @@ const MARKERS = [
   '<|eot_id|>',
   '<|im_end|>',
   // The wrappers of the classic formats' call blocks: LFM2, OLMo 3, Llama 4, Granite 3,
-  // Jamba and Apriel, Nemotron, InternLM2, GigaChat, Cohere R7B's action and response.
+  // Jamba and Apriel, Nemotron, InternLM2, GigaChat, LongCat, Cohere R7B's action and response.
   '<|tool_call_start|>',
   '<|tool_call_end|>',
   '<function_calls>',
@@ -27,6 +27,8 @@ const MARKERS = [
   '<|plugin|>',
   '<|action_end|>',
   '<|function_call|>',
+  '<longcat_tool_call>',
+  '</longcat_tool_call>',
   '<|START_ACTION|>',
   '<|END_ACTION|>',
   '<|START_RESPONSE|>',
@@ -210,7 +212,11 @@ export class CallTextCleaner {
     const lead = this.lead;
     this.lead = undefined;
     if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead);
+    // Text held back as the possible start of a marker that no marker followed is text (the
+    // `>` of `<tag>` right before a JSON call); a held fence or lead word frames the call.
+    const pending = this.pending;
     this.pending = '';
+    if (pending !== '' && !pending.startsWith('```') && !LEADS.includes(pending)) released += this.filterFraming(pending);
     this.framing = '';
     this.afterCall = true;
     return released;
