@@ -60,6 +60,8 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
     expect(clean(['Ok.\n<longcat_tool_call>', null, '</longcat_tool_call>'])).toBe('Ok.');
     expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
+    expect(clean(['<|START_TEXT|>Hi<|END_TEXT|>'])).toBe('Hi');
+    expect(clean(['Hi.<|message_sep|>\n\nfunction call<|role_sep|>\n', null])).toBe('Hi.');
     expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
     expect(clean(['>>', '>all\nHello', null])).toBe('Hello');
     expect(clean(['a > b >> c >>> d'])).toBe('a > b >> c >>> d');

@@ -27,12 +27,15 @@ const MARKERS = [
   '<|plugin|>',
   '<|action_end|>',
   '<|function_call|>',
+  '<|message_sep|>\n\nfunction call<|role_sep|>',
   '<longcat_tool_call>',
   '</longcat_tool_call>',
   '<|START_ACTION|>',
   '<|END_ACTION|>',
   '<|START_RESPONSE|>',
   '<|END_RESPONSE|>',
+  '<|START_TEXT|>',
+  '<|END_TEXT|>',
   // Functionary v3.2's text segment header.
   '>>>all\n',
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
@@ -98,6 +101,9 @@ function mayBePlaceholder(s: string): boolean {
 }
 
 /** Whether `tail` could still grow into a marker. */
+/** Held text that long or longer cannot still grow into a marker. */
+const LONGEST_MARKER = Math.max(...MARKERS.map((marker) => marker.length), ...WRAPPER_CLOSERS.map((tag) => tag.length));
+
 function isMarkerPrefix(tail: string): boolean {
   const prefixOf = (token: string): boolean => token.length > tail.length && token.startsWith(tail);
   return MARKERS.some(prefixOf) || WRAPPER_TAGS.some(prefixOf) || WRAPPER_CLOSERS.some(prefixOf);
@@ -178,7 +184,7 @@ export class CallTextCleaner {
         i = from = i + wrapper.length;
         continue;
       }
-      if (s.length - i < 32 && isMarkerPrefix(s.slice(i))) {
+      if (s.length - i < LONGEST_MARKER && isMarkerPrefix(s.slice(i))) {
         this.pending = s.slice(i);
         break;
       }
