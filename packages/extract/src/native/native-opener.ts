@@ -150,7 +150,7 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   }
   if (isPrefixAtEnd(s, i, '<function=')) partial = true;
   if (d === 0x66 && context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) return afterFunctionNameTag(s, i, context);
-  if (context.has('functionary') && isPrefixAtEnd(s, i, FUNCTION_NAME_TAG)) partial = true;
+  if (isPrefixAtEnd(s, i, FUNCTION_NAME_TAG) && context.has('functionary')) partial = true;
   if ((d === 0x7c || d < 0) && context.has('harmony')) {
     if (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i)) return harmonyHeader(s, i, context);
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
