@@ -87,6 +87,8 @@ describe('CallTextCleaner: wrappers of the classic formats', () => {
     expect(clean(['Sure.<json>', null, '</json> Done.'])).toBe('Sure. Done.');
     expect(clean(['The root is <response>ok</response> and <xml> stays.'])).toBe('The root is <response>ok</response> and <xml> stays.');
     expect(clean([null, ' then </tools> is text'])).toBe(' then </tools> is text');
+    expect(clean(['<tools>\n', null, '\n</tools>\n<tools>\n', null, '\n</tools>'])).toBe('');
+    expect(clean(['<tools>', null, '</tools>\n<tools> is the tag.'])).toBe('\n<tools> is the tag.');
   });
 
   it("removes functools and Cohere's Action: before a call, and keeps them otherwise", () => {

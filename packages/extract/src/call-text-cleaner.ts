@@ -198,12 +198,19 @@ export class CallTextCleaner {
    * A code fence, lead word or wrapper tag in the answer. Before a call it is held with the
    * framing (a fence around a JSON call list, `functools[`, `<tools>`): it goes if a call
    * follows and is shown with the next text otherwise. Right after a call, a bare closing
-   * fence or a wrapper's closing tag goes; anything else is text.
+   * fence or a wrapper's closing tag goes, and an opener is held again.
    */
   private hold(word: string): string {
     const closer = word === '```' || WRAPPER_CLOSERS.includes(word);
-    if (this.afterCall) return closer ? '' : this.filterFraming(word);
-    if (closer && word !== '```') return this.filterFraming(word);
+    if (this.afterCall) {
+      if (closer) return '';
+      // An opener after a call may frame the next call: held, with the space before it, as
+      // one before the first call is (and shown with the text that follows, if any).
+      this.framing = onlySpace(this.framing);
+      this.afterCall = false;
+    } else if (closer && word !== '```') {
+      return this.filterFraming(word);
+    }
     this.framing += word;
     return '';
   }
