@@ -100,10 +100,10 @@ function mayBePlaceholder(s: string): boolean {
   return i === s.length;
 }
 
-/** Whether `tail` could still grow into a marker. */
 /** Held text that long or longer cannot still grow into a marker. */
 const LONGEST_MARKER = Math.max(...MARKERS.map((marker) => marker.length), ...WRAPPER_CLOSERS.map((tag) => tag.length));
 
+/** Whether `tail` could still grow into a marker (or a wrapper tag). */
 function isMarkerPrefix(tail: string): boolean {
   const prefixOf = (token: string): boolean => token.length > tail.length && token.startsWith(tail);
   return MARKERS.some(prefixOf) || WRAPPER_TAGS.some(prefixOf) || WRAPPER_CLOSERS.some(prefixOf);

@@ -265,11 +265,6 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   };
 }
 
-/**
- * A text built a chunk at a time (a rope of one node per chunk) as a slice of one flat copy:
- * the block readers call `startsWith`, `indexOf` and `slice` on it many times, which on the
- * rope itself cost several times as much. Slicing off an appended character makes the copy once.
- */
 /** A call read from a JSON object. */
 interface JsonCall {
   name: string;
@@ -284,6 +279,11 @@ function modelIdOf(value: Record<string, unknown>): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/**
+ * A text built a chunk at a time (a rope of one node per chunk) as a slice of one flat copy:
+ * the block readers call `startsWith`, `indexOf` and `slice` on it many times, which on the
+ * rope itself cost several times as much. Slicing off an appended character makes the copy once.
+ */
 function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
