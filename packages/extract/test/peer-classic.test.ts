@@ -16,7 +16,7 @@ import { collectingSink } from './helpers/collecting-sink.ts';
 interface ExpectedCall {
   name: string;
   arguments: Record<string, unknown>;
-  /** Only where the model wrote an id (Cohere `tool_call_id`, Mistral `[CALL_ID]`). */
+  /** Only where the model wrote an id (Cohere `tool_call_id`, Mistral `[CALL_ID]` or its list's `id`). */
   id?: string;
 }
 
@@ -53,9 +53,8 @@ const cases = file.cases;
 /** Cases we fail and have not decided yet; shrinks to empty as each is fixed or documented. */
 const UNDECIDED = new Set<string>([]);
 
-type Call = ExpectedCall;
-
-function shape(calls: readonly { id: string; name: string; arguments: Record<string, unknown> }[], expected: readonly ExpectedCall[]): Call[] {
+/** The calls as the case states them: name and arguments, and the id only where the model wrote one. */
+function shape(calls: readonly { id: string; name: string; arguments: Record<string, unknown> }[], expected: readonly ExpectedCall[]): ExpectedCall[] {
   return calls.map((call, i) => (expected[i]?.id === undefined ? { name: call.name, arguments: call.arguments } : { name: call.name, arguments: call.arguments, id: call.id }));
 }
 
