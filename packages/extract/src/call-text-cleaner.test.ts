@@ -56,6 +56,57 @@ describe('CallTextCleaner: native framing', () => {
   });
 });
 
+describe('CallTextCleaner: wrappers of the classic formats', () => {
+  it('removes the call-block tokens of LFM2, OLMo 3, Llama 4, Granite, Jamba, InternLM2 and Cohere', () => {
+    expect(clean(['Let me check. <|tool_call_start|>[', null, ']<|tool_call_end|>\nDone.'])).toBe('Let me check.\nDone.');
+    expect(clean(['<function_calls>', null, '\n', null, '</function_calls>'])).toBe('');
+    expect(clean(['<|python_start|>[', null, ']<|python_end|>'])).toBe('');
+    expect(clean(['<|tool_call|> [', null, ']'])).toBe('');
+    expect(clean([' Sure!<tool_calls>[\n    ', null, '\n]</tool_calls>'])).toBe(' Sure!');
+    expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
+    expect(clean(['Ok.\n<longcat_tool_call>', null, '</longcat_tool_call>'])).toBe('Ok.');
+    expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
+    expect(clean(['<|START_TEXT|>Hi<|END_TEXT|>'])).toBe('Hi');
+    expect(clean(['Hi.<|message_sep|>\n\nfunction call<|role_sep|>\n', null])).toBe('Hi.');
+    expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
+    expect(clean(['>>', '>all\nHello', null])).toBe('Hello');
+    expect(clean(['a > b >> c >>> d'])).toBe('a > b >> c >>> d');
+  });
+
+  it('removes a code fence that only frames calls, and keeps other fences', () => {
+    expect(clean(['Sure.\n```json\n[', null, ']\n```'])).toBe('Sure.');
+    expect(clean(['Sure.\n``', '`js', 'on\n[', null, ']\n`', '``'])).toBe('Sure.');
+    expect(clean(['Example:\n```json\n{"a": 1}\n```'])).toBe('Example:\n```json\n{"a": 1}\n```');
+    expect(clean([null, '\n```python\nprint(1)\n```'])).toBe('\n```python\nprint(1)\n```');
+    expect(clean(['Code:\n```'])).toBe('Code:\n```');
+  });
+
+  it('keeps the end of a tag that is no wrapper right before a call', () => {
+    expect(clean(['<custom>', null, '</custom>'])).toBe('<custom></custom>');
+    expect(clean(['<custom_call>', null, '</custom_call>'])).toBe('');
+    expect(clean(['Is 2 <', null])).toBe('Is 2 <');
+    expect(clean(['Sure.\n```json', null, '```'])).toBe('Sure.');
+  });
+
+  it('removes the wrapper tags around a JSON call (<tools>, <response>, <json>, …), and keeps XML in an answer', () => {
+    expect(clean(['<tools>\n  ', null, '\n</tools>'])).toBe('');
+    expect(clean(['```xml\n<resp', 'onse>\n    ', null, '\n</response>\n```'])).toBe('');
+    expect(clean(['Sure.<json>', null, '</json> Done.'])).toBe('Sure. Done.');
+    expect(clean(['The root is <response>ok</response> and <xml> stays.'])).toBe('The root is <response>ok</response> and <xml> stays.');
+    expect(clean([null, ' then </tools> is text'])).toBe(' then </tools> is text');
+    expect(clean(['<tools>\n', null, '\n</tools>\n<tools>\n', null, '\n</tools>'])).toBe('');
+    expect(clean(['<tools>', null, '</tools>\n<tools> is the tag.'])).toBe('\n<tools> is the tag.');
+  });
+
+  it("removes functools and Cohere's Action: before a call, and keeps them otherwise", () => {
+    expect(clean(['Checking.\nfunctools[', null, ']\nMore?'])).toBe('Checking.\nMore?');
+    expect(clean([' func', 'tools[', null, ']'])).toBe('');
+    expect(clean(['Action:\n```json\n[', null, ']\n```'])).toBe('');
+    expect(clean(['The functools module. Action: none.'])).toBe('The functools module. Action: none.');
+    expect(clean(['Use functools'])).toBe('Use functools');
+  });
+});
+
 describe('CallTextCleaner: Kimi K2 (no content) placeholder', () => {
   it('drops the placeholder when it is the whole text before the first call', () => {
     expect(clean(['(no content)', null])).toBe('');
@@ -188,7 +239,7 @@ describe('CallTextCleaner: what wrapped a call', () => {
 
   it('shows every character of a text without calls or markers, however it is split (property)', () => {
     const piece = fc.constantFrom(
-      '<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|plugin|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',', 'function call', '**Tool Call:**', '<ifm|x>', '-> tool/function_call', '-', '*',
+      '<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|x_y|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',', 'function call', '**Tool Call:**', '<ifm|x>', '-> tool/function_call', '-', '*',
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {

@@ -13,6 +13,26 @@ const MARKERS = [
   '<end_of_turn>',
   '<|eot_id|>',
   '<|im_end|>',
+  // Special tokens around the classic formats' call blocks and answers: LFM2, Llama 4, Granite,
+  // InternLM2, GigaChat 3.1, Cohere R7B's action, response and text. (Plain tags such as
+  // `<tool_calls>` are not markers: they go only where they wrap a call, see call-wrappers.ts.)
+  '<|tool_call_start|>',
+  '<|tool_call_end|>',
+  '<|python_start|>',
+  '<|python_end|>',
+  '<|tool_call|>',
+  '<|action_start|>',
+  '<|plugin|>',
+  '<|action_end|>',
+  '<|function_call|>',
+  '<|START_ACTION|>',
+  '<|END_ACTION|>',
+  '<|START_RESPONSE|>',
+  '<|END_RESPONSE|>',
+  '<|START_TEXT|>',
+  '<|END_TEXT|>',
+  // Functionary v3.2's header of a text segment.
+  '>>>all\n',
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
@@ -114,7 +134,7 @@ export class CallTextCleaner {
     let i = 0;
     while (i < s.length) {
       const c = s.charCodeAt(i);
-      if (c !== 0x3c && c !== 0x5b) {
+      if (c !== 0x3c && c !== 0x5b && c !== 0x3e) {
         i++;
         continue;
       }

@@ -25,8 +25,12 @@ const MAX_FENCE = 15;
 const OPENER_WORDS = ['Action:', 'functools', 'function call', '-> tool/function_call'];
 const LONGEST_WORD = Math.max(...OPENER_WORDS.map((word) => word.length));
 const WORD_FIRST = new Set(OPENER_WORDS.map((word) => word.charCodeAt(0)));
-/** A tag is a wrapper if its name has one of these (`<tools>`, `<TOOLCALL>`, `<function_calls>`), or starts with `|` (a special token). */
-const WRAPPER_NAME_PARTS = ['tool', 'function', 'call', 'action', 'plugin'];
+/**
+ * A tag is a wrapper if its name has one of these (`<tools>`, `<TOOLCALL>`, `<function_calls>`;
+ * `<response>`, `<json>`, `<xml>` as llama.cpp reads them around Hermes JSON), or starts with
+ * `|` (a special token).
+ */
+const WRAPPER_NAME_PARTS = ['tool', 'function', 'call', 'action', 'plugin', 'response', 'json', 'xml'];
 
 const LT = 0x3c;
 const GT = 0x3e;

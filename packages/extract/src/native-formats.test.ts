@@ -431,6 +431,19 @@ describe('Functionary v3.1 / v3.2', () => {
     ]);
   });
 
+  it('reads <function name="NAME">{json}</function> (Hermes 2 Pro writes the tag this way)', () => {
+    const text = 'Sure.\n<function name="lookup_order">\n{"order_id": "A-1029"}\n</function>\n<function name="get_time">{}</function>';
+    expect(checked(text)).toEqual([
+      { name: 'lookup_order', arguments: { order_id: 'A-1029' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'functionary', tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    // Another body (MiniCPM's `<param …>`), prose about the tag, a cut header: text.
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { tools: ['python'] })).toEqual([]);
+    expect(checked('Use <function name="x"> tags, or <function name="a b">{}</function>.')).toEqual([]);
+    incomplete('<function name="lookup_order">{"order_id": "A-10');
+  });
+
   it('reads v3.2 >>>NAME then JSON; >>>all is text', () => {
     const text = 'all\nOne moment.>>>lookup_order\n{"order_id": "A-1029", "n": {"k": ">>>x"}}>>>get_time\n{}';
     expect(checked(text)).toEqual([
@@ -479,6 +492,17 @@ describe('Apertus', () => {
 
   it('reports truncation as incomplete', () => {
     incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}');
+    incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}] and then');
+  });
+
+  it('reads a complete list whose suffix never came (a server that stops on the token drops it)', () => {
+    const text = 'Checking.<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}, {"get_time": {}}]\n';
+    expect(checked(text)).toEqual([
+      { name: 'set_alarm', arguments: { time: '07:00' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    expect(stream(text, 1).filter((e) => e.type === 'incomplete')).toEqual([]);
   });
 });
 

@@ -285,6 +285,20 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   };
 }
 
+/** A call read from a JSON object. */
+interface JsonCall {
+  name: string;
+  args: Record<string, unknown> | undefined;
+  /** The id the model wrote into the object, if any. */
+  id?: string;
+}
+
+/** The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): a non-empty string only. */
+function modelIdOf(value: Record<string, unknown>): string | undefined {
+  const id = value.tool_call_id ?? value.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /**
  * A text built a chunk at a time (a rope of one node per chunk) as a slice of one flat copy:
  * the block readers call `startsWith`, `indexOf` and `slice` on it many times, which on the
@@ -510,6 +524,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.driveWhole(text, 0);
     else this.scanChunk(text);
+    this.finishBlockAtEnd();
   }
 
   /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
@@ -878,7 +893,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = false;
       this.drive(tail, 0);
     }
-    const frame = this.frame;
+    const frame = this.finishBlockAtEnd() ? undefined : this.frame;
     if (frame !== undefined) {
       this.frame = undefined;
       const text = frame.received;
@@ -1959,6 +1974,22 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return tryParseArguments(source, schema, from, close);
   }
 
+  /**
+   * At the end of the text, an Apertus block whose list is complete but whose
+   * `<|tools_suffix|>` never came (a server that stops on that token drops it) is read as
+   * closed; returns whether it was. Any other open block, or a list cut short, stays open
+   * (reported `incomplete`, never guessed).
+   */
+  private finishBlockAtEnd(): boolean {
+    const frame = this.frame;
+    if (frame?.kind !== 'block' || frame.body !== 'apertus') return false;
+    const text = flat(frame.received);
+    if (!parseBlock('apertus', text, frame.ends, frame.openerLength, this).some((call) => this.accepts(call.name))) return false;
+    this.frame = undefined;
+    this.finishBlock(frame, text);
+    return true;
+  }
+
   /** A closed native block: its calls, each with its part of the block as source span. */
   private finishBlock(frame: Frame, text: string): void {
     const body = frame.body;
@@ -1984,7 +2015,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private finishJson(frame: Frame, text: string): void {
     const whole = this.callOfJson(text);
     if (whole !== undefined) {
-      this.settle(whole.name, whole.args, text, undefined, undefined);
+      this.settle(whole.name, whole.args, text, undefined, whole.id);
       return;
     }
     let released = 0;
@@ -1998,7 +2029,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const call = this.callOfJson(span);
       if (call === undefined) continue;
       this.releaseText(text.slice(released, start));
-      this.settle(call.name, call.args, span, undefined, undefined);
+      this.settle(call.name, call.args, span, undefined, call.id);
       released = end + 1;
       skipUntil = end + 1;
     }
@@ -2008,9 +2039,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * The call a JSON object text describes: `{"name"|"tool_name": …, "arguments"|"parameters"|
    * "params"|"args"|"input": …}`, or with an allow-list `{"NAME": {…}}` (Apertus). An echoed
-   * tool definition (its `parameters` a JSON Schema of an object) is not a call.
+   * tool definition (its `parameters` a JSON Schema of an object) is not a call. An id the
+   * model wrote (Cohere's `tool_call_id`, the `id` of Mistral's list) is the call's id.
    */
-  private callOfJson(text: string): { name: string; args: Record<string, unknown> | undefined } | undefined {
+  private callOfJson(text: string): JsonCall | undefined {
     const value = tryParseArguments(text, undefined);
     if (value === undefined) return undefined;
     const name = value.name ?? value.tool_name;
@@ -2025,11 +2057,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     else if (typeof raw === 'string') args = tryParseArguments(raw, schema);
     else if (isRecord(raw)) args = schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema);
     else return undefined;
-    return { name, args };
+    const id = modelIdOf(value);
+    return id === undefined ? { name, args } : { name, args, id };
   }
 
   /** `{"NAME": {…}}` with NAME on the allow-list (never without one: any object would do). */
-  private callOfNameKey(value: Record<string, unknown>): { name: string; args: Record<string, unknown> | undefined } | undefined {
+  private callOfNameKey(value: Record<string, unknown>): JsonCall | undefined {
     const allowed = this.options.allowed;
     if (allowed === undefined) return undefined;
     const keys = Object.keys(value);

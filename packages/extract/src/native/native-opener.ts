@@ -175,6 +175,8 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     return afterFunctionTag(s, i, context);
   }
   if (isPrefixAtEnd(s, i, '<function=')) partial = true;
+  if (d === 0x66 && context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) return afterFunctionNameTag(s, i, context);
+  if (isPrefixAtEnd(s, i, FUNCTION_NAME_TAG) && context.has('functionary')) partial = true;
   if ((d === 0x7c || d < 0) && context.has('harmony')) {
     if (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i)) return harmonyHeader(s, i, context);
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
@@ -252,6 +254,23 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
     if (isPrefixAtEnd(s, after, '<parameter=') || isPrefixAtEnd(s, after, '</function>')) return 'partial';
   }
   return undefined;
+}
+
+/** Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it): `<function name="NAME">{…}</function>`. */
+const FUNCTION_NAME_TAG = '<function name="';
+
+/** `<function name="NAME">` then `{`. */
+function afterFunctionNameTag(s: string, i: number, context: OpenerContext): OpenerResult {
+  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd + 1 >= s.length) return outOfText(i, nameEnd);
+  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || s.charCodeAt(nameEnd + 1) !== 0x3e) return undefined;
+  const name = s.slice(nameStart, nameEnd);
+  if (!context.accepts(name)) return undefined;
+  const after = skipSpace(s, nameEnd + 2);
+  if (after >= s.length) return outOfText(i, after);
+  if (after - i >= MAX_HEADER) return undefined;
+  return s.charCodeAt(after) === 0x7b ? { type: 'marker', name, length: after - i } : undefined;
 }
 
 /** `[TOOL_CALLS]NAME[ARGS]{…}`, `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}` and `[TOOL_CALLS]NAME{…}`. */
@@ -409,6 +428,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
   ['<tool_call>', undefined],
   ['<function=', undefined],
+  [FUNCTION_NAME_TAG, 'functionary'],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
   [KIMI_CALL, 'kimi-k2'],
@@ -467,6 +487,14 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     const after = skipSpace(s, nameEnd + 1);
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
     return context.has('qwen3-xml') ? tagPrefixWait(s, i, after, ['<parameter=', '</function>']) : undefined;
+  }
+  if (context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) {
+    const nameStart = i + FUNCTION_NAME_TAG.length;
+    const nameEnd = nameRunEnd(s, nameStart);
+    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+    // `"` then `>`: the next character decides.
+    if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || nameEnd + 1 >= s.length) return undefined;
+    return s.charCodeAt(nameEnd + 1) === 0x3e && skipSpace(s, nameEnd + 2) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
   }
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
