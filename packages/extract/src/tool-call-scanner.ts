@@ -719,10 +719,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
         if (events !== undefined) return events;
-      } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
+      } else if (frame.carry === '' && frame.kind === 'block' && frame.awaitAt < 0 && chunk.charCodeAt(0) !== LANGLE) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
         // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
-        // closes nothing, every closing token being longer).
+        // closes nothing, every closing token being longer). Not while the block waits for its
+        // trailer (`awaitAt`): the character may decide that the trailer does not come.
         this.keepCode(chunk.charCodeAt(0));
         return noEvents();
       }
