@@ -37,6 +37,19 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
     expect(argsOf(text)).toEqual({ city: 'Dallas', state: 'TX' });
   });
 
+  it('ends a value quoting a lone parameter opener at its own closing tag before the next parameter', () => {
+    expect(argsOf('<function=f>\n<parameter=a>\nsplit("<parameter=a>")\n</parameter>\n<parameter=b>\nB\n</parameter>\n</function>')).toEqual({
+      a: 'split("<parameter=a>")',
+      b: 'B',
+    });
+    // A Jinja template edit: the quoted opener's key is an expression, the next parameter a real one.
+    const old = "{{ '<parameter=' ~ k ~ '>' }}";
+    const edit = `<function=edit>\n<parameter=old_string>\n${old}\n</parameter>\n<parameter=new_string>\nx\n</parameter>\n</function>`;
+    expect(argsOf(edit)).toEqual({ old_string: old, new_string: 'x' });
+    const typed: NativeContext = { schemaOf: () => ({ type: 'object', properties: { old_string: { type: 'string' }, new_string: { type: 'string' } } }) };
+    expect(argsOf(edit, typed)).toEqual({ old_string: old, new_string: 'x' });
+  });
+
   it('takes `<parameter=` without its `>` for text', () => {
     const value = 'x <parameter=x <parameter=';
     expect(argsOf(`<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>`)).toEqual({ a: value });
@@ -58,6 +71,11 @@ describe('parseXmlCalls (MiniMax-M2)', () => {
 
   it("keeps a string property's surrounding space (the template writes strings as they are), trims the rest", () => {
     expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: '    if x:\n', indent: 4, note: 'hi' });
+  });
+
+  it('ends a value quoting a lone parameter opener at its own closing tag before the next parameter', () => {
+    const quoted = '<invoke name="edit">\n<parameter name="old">x = \'<parameter name="old">\'</parameter>\n<parameter name="indent">4</parameter>\n</invoke>';
+    expect(parseXmlCalls(quoted, 0, quoted.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: 'x = \'<parameter name="old">\'', indent: 4 });
   });
 
   it('trims untyped values', () => {

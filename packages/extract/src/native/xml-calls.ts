@@ -277,15 +277,23 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
         pos = open + 1;
         continue;
       }
-      // A parameter that may come next, on a line of its own, closes a value whose closing tag is missing.
-      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return { value: open, next: open };
+      // A parameter that may come next, on a line of its own, closes a value whose closing tag is
+      // missing; where a closing tag before it could end the value (`fallback`), that one does.
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return fallback ?? { value: open, next: open };
       depth++;
       pos = tag.end;
       continue;
     }
     if (close < 0 || close >= stop) break;
     const after = skipSpace(text, close + closeLength, to);
-    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
+    // A closing tag that ends the value unless quoted tags before it pair up later: where the
+    // call or block ends (or another one begins), or before a parameter that may come next.
+    let ends = after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after);
+    if (!ends && depth > 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      ends = tag === undefined || mayFollow(scan, tag.key) === 'yes';
+    }
+    if (ends) {
       const end = { value: close, next: close + closeLength };
       if (depth === 0) return end;
       if (fallback === undefined) {
