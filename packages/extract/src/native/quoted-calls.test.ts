@@ -4,12 +4,28 @@ import { extractToolCalls } from '../extract-tool-calls.ts';
 import { createToolCallParser } from '../tool-call-parser.ts';
 import type { ToolCallParserEvent } from '../tool-call-parser-event.ts';
 import { quotedOpens } from './native-opener.ts';
+import { quotedCallSpans } from './xml-calls.ts';
 
 describe('quotedOpens', () => {
   it('counts calls quoted in a value, not a next call after </function>', () => {
     expect(quotedOpens('x = """\n<tool_call>\n<function=f>', 0, 30, 0)).toBe(1);
     expect(quotedOpens('</function>\n<tool_call>\n<function=g>', 0, 40, 0)).toBe(0);
     expect(quotedOpens('the <tool_call> tag', 0, 19, 0)).toBe(0);
+  });
+});
+
+describe('quotedCallSpans', () => {
+  it('spans each quoted call through its own closing token, not the block opener or closer', () => {
+    const q = '<tool_call>\n<function=g>\n</function>\n</tool_call>';
+    const text = `<tool_call>\n<function=f>\n<parameter=a>\n${q} ${q}\n</parameter>\n</function>\n</tool_call>`;
+    const first = text.indexOf(q, 1);
+    const second = text.indexOf(q, first + 1);
+    expect(quotedCallSpans(text, 0, text.length)).toEqual([first, first + q.length, second, second + q.length]);
+  });
+
+  it('makes no span for a quoted call that never closes inside the block', () => {
+    const text = '<tool_call>\n<function=f>\n<parameter=a>\nx = "<tool_call>\n<function=g>"\n</parameter>\n</function>\n</tool_call>';
+    expect(quotedCallSpans(text, 0, text.length)).toEqual([]);
   });
 });
 
@@ -43,6 +59,21 @@ describe('a Qwen3-XML value quoting a whole call', () => {
     const text = call(open, '\nafter');
     expect(extractToolCalls(text, { tools }).map((c) => c.arguments)).toEqual([{ path: 'fixture.py', content: open }]);
     for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [{ path: 'fixture.py', content: open }], text: '\nafter' });
+  });
+
+  it('keeps two quoted calls in the value: neither becomes a call', () => {
+    const run = (v: string): string => `<tool_call>\n<function=run>\n<parameter=path>\n${v}\n</parameter>\n</function>\n</tool_call>`;
+    const content = `A = """\n${run('x')}\n"""\nB = """\n${run('rm -rf /')}\n"""`;
+    const text = call(content, '\nDone.');
+    expect(extractToolCalls(text, { tools }).map((c) => [c.name, c.arguments])).toEqual([['write_file', { path: 'fixture.py', content }]]);
+    for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [{ path: 'fixture.py', content }], text: '\nDone.' });
+  });
+
+  it('does not take a parameter of a quoted call into the outer call, without a schema or with names only', () => {
+    const content = 'doc = """\n<tool_call>\n<function=run>\n<parameter=command>\nrm -rf /\n</parameter>\n</function>\n</tool_call>\n"""';
+    const text = call(content);
+    expect(extractToolCalls(text).map((c) => c.arguments)).toEqual([{ path: 'fixture.py', content }]);
+    expect(extractToolCalls(text, { tools: [{ name: 'write_file' }] }).map((c) => c.arguments)).toEqual([{ path: 'fixture.py', content }]);
   });
 
   it('reads a next call written after a forgotten </tool_call> as before', () => {

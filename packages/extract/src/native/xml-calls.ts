@@ -1,5 +1,6 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
+import { isQuotedOpen } from './native-opener.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { allowsJsonValue, allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
 import type { JsonSchema } from '@toolwire/core';
@@ -21,6 +22,8 @@ interface XmlDialect {
    * space is data: indented code); DSML keeps it.
    */
   trim: 'newline' | 'all' | 'none';
+  /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
+  quotesCalls: boolean;
 }
 
 /** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Seed-OSS: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
@@ -31,6 +34,7 @@ export const QWEN_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: false,
   trim: 'newline',
+  quotesCalls: true,
 };
 
 /** MiniMax-M2: `<invoke name="NAME"><parameter name="ARG">VALUE</parameter></invoke>`. */
@@ -41,6 +45,7 @@ export const MINIMAX_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: true,
   trim: 'all',
+  quotesCalls: false,
 };
 
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
@@ -51,6 +56,7 @@ export const DSML_XML: XmlDialect = {
   parameterClose: '</\uff5cDSML\uff5cparameter>',
   attributes: true,
   trim: 'none',
+  quotesCalls: false,
 };
 
 /** StepFun Step-3, inside DeepSeek's call tokens: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>`; values verbatim. */
@@ -61,6 +67,7 @@ export const STEP_XML: XmlDialect = {
   parameterClose: '</steptml:parameter>',
   attributes: true,
   trim: 'none',
+  quotesCalls: false,
 };
 
 const MAX_TAG = 300;
@@ -135,6 +142,66 @@ function openTag(text: string, at: number, to: number, dialect: XmlDialect): { k
   return { key: key === '' ? undefined : key, end: close + 1 };
 }
 
+const CALL_OPEN = '<tool_call>';
+const CALL_CLOSE = '</tool_call>';
+
+/**
+ * The whole calls quoted in values of the block `text[from, to)` (see `isQuotedOpen`), as
+ * [start, end) pairs in order: each from its `<tool_call>` through the `</tool_call>` that
+ * closes it (nested ones counted), before the block's own closing token. The scanner skips
+ * the same closing tokens; a value's end is searched around these spans, so that no tag of a
+ * quoted call ends the value or becomes a call or parameter of its own. A quoted call that
+ * never closes inside the block makes no span.
+ */
+export function quotedCallSpans(text: string, from: number, to: number): number[] {
+  const spans: number[] = [];
+  const end = to - CALL_CLOSE.length >= from && text.startsWith(CALL_CLOSE, to - CALL_CLOSE.length) ? to - CALL_CLOSE.length : to;
+  let open = text.indexOf(CALL_OPEN, text.startsWith(CALL_OPEN, from) ? from + CALL_OPEN.length : from);
+  let close = text.indexOf(CALL_CLOSE, from);
+  let depth = 0;
+  let start = -1;
+  while (true) {
+    if (open >= end) open = -1;
+    if (close >= end) close = -1;
+    if (open >= 0 && (close < 0 || open < close)) {
+      if (isQuotedOpen(text, open, end, from)) {
+        if (depth === 0) start = open;
+        depth++;
+      }
+      open = text.indexOf(CALL_OPEN, open + 1);
+    } else if (close >= 0) {
+      if (depth > 0 && --depth === 0) spans.push(start, close + CALL_CLOSE.length);
+      close = text.indexOf(CALL_CLOSE, close + 1);
+    } else {
+      return spans;
+    }
+  }
+}
+
+/** The end of the span in `spans` (see `quotedCallSpans`) that holds `at`, or -1. */
+function spanEnd(spans: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = spans.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((spans[mid * 2 + 1] ?? 0) <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = spans[lo * 2];
+  return start !== undefined && start <= at ? (spans[lo * 2 + 1] ?? -1) : -1;
+}
+
+/** The first hit of `finder` from `from` outside quoted calls, or -1. */
+function nextOutside(finder: Finder, from: number, spans: readonly number[]): number {
+  let at = finder.next(from);
+  while (at >= 0 && spans.length !== 0) {
+    const skip = spanEnd(spans, at);
+    if (skip < 0) break;
+    at = finder.next(skip);
+  }
+  return at;
+}
+
 /** What the search for the end of one value needs; its finders are shared by the whole block. */
 interface ValueScan {
   text: string;
@@ -147,6 +214,8 @@ interface ValueScan {
   schema: JsonSchema | undefined;
   /** Keys given so far in this call, the current one included. */
   given: Set<string>;
+  /** Calls quoted in values, searched around (see `quotedCallSpans`). */
+  spans: readonly number[];
 }
 
 /**
@@ -181,6 +250,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
   const invokeCloses = new Finder(text, dialect.invokeClose, to);
   const paramCloses = new Finder(text, dialect.parameterClose, to);
   const paramOpens = new Finder(text, dialect.parameter, to);
+  const spans = dialect.quotesCalls ? quotedCallSpans(text, from, to) : [];
   let pos = from;
   while (pos < to) {
     const start = invokes.next(pos);
@@ -193,7 +263,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
-    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
+    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set(), spans };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -271,6 +341,15 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
   while (true) {
     const close = scan.paramCloses.next(pos);
     const open = scan.paramOpens.next(pos);
+    const first = open >= 0 && (close < 0 || open < close) ? open : close;
+    if (first >= 0 && first < stop && scan.spans.length !== 0) {
+      // A tag of a quoted call is part of the value.
+      const skip = spanEnd(scan.spans, first);
+      if (skip >= 0) {
+        pos = skip;
+        continue;
+      }
+    }
     if (open >= 0 && open < stop && (close < 0 || open < close)) {
       const tag = openTag(text, open, to, dialect);
       if (tag === undefined) {
@@ -298,7 +377,7 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
       if (depth === 0) return end;
       if (fallback === undefined) {
         fallback = end;
-        const invoke = scan.invokes.next(end.next);
+        const invoke = nextOutside(scan.invokes, end.next, scan.spans);
         if (invoke >= 0) stop = invoke;
       }
     } else if (depth === 0 && text.startsWith(dialect.parameter, after)) {
@@ -316,7 +395,7 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
     pos = close + 1;
   }
   if (fallback !== undefined) return fallback;
-  const invokeClose = scan.invokeCloses.next(from);
+  const invokeClose = nextOutside(scan.invokeCloses, from, scan.spans);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
 }
