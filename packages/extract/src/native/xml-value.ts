@@ -62,7 +62,8 @@ export function allowsJsonValue(schema: JsonSchema | undefined, value: unknown):
  * `parseArguments` (so `True`, `['a']` and `{'k': 1}` work); text that does not read as the
  * type stays text, for validation to report. Where a string or another type is allowed
  * (`["string", "integer"]`), text that is strict JSON of the other type is that value (`7`,
- * `{"a": 1}`), anything else the text (`1abc`, `123 Main St`), as llama.cpp reads them.
+ * `{"a": 1}`), anything else the text (`1abc`, `123 Main St`), as llama.cpp reads them; a
+ * number is read only where it is exact (a 20-digit id stays its text).
  */
 export function convertXmlValue(raw: string, schema: JsonSchema | undefined): unknown {
   if (schema === undefined) return raw;
@@ -71,7 +72,10 @@ export function convertXmlValue(raw: string, schema: JsonSchema | undefined): un
   if ((t === 'null' || t === 'None') && (types.has('null') || (types.size > 0 && !types.has('string')))) return null;
   if (types.has('string')) {
     const json = types.size > 1 ? tryJson(t) : undefined;
-    return json !== undefined && hasOtherType(json.value, types) ? json.value : raw;
+    if (json === undefined || !hasOtherType(json.value, types)) return raw;
+    // A number that JSON cannot hold exactly (a long id) stays its text, which the string allows.
+    const v = json.value;
+    return typeof v !== 'number' || Number.isSafeInteger(v) || String(v) === t ? v : raw;
   }
   if (types.size === 0) return raw;
   if (t === '') return raw;
