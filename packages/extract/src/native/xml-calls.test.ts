@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeContext } from './native-call.ts';
-import { MINIMAX_XML, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { MINIMAX_XML, parseXmlCalls, QWEN_XML, SEED_XML } from './xml-calls.ts';
 
 const untyped: NativeContext = { schemaOf: () => undefined };
 const writeFile: NativeContext = { schemaOf: () => ({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } }) };
@@ -15,9 +15,16 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
     expect(argsOf('<function=f>\n<parameter=a>\nx\n\n</parameter>\n</function>')).toEqual({ a: 'x\n' });
   });
 
-  it('keeps the last newline of a value that opens without one (Seed-OSS code)', () => {
-    expect(argsOf('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
-    expect(argsOf('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+  it('Seed-OSS: keeps the last newline of a value that opens without one (code)', () => {
+    const seed = (text: string): unknown => parseXmlCalls(text, 0, text.length, SEED_XML, untyped)[0]?.args;
+    expect(seed('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
+    expect(seed('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+    expect(seed('<function=edit>\n<parameter=code>\npass\n</parameter>\n</function>')).toEqual({ code: 'pass' });
+  });
+
+  it('Qwen3: strips the opening and the closing newline each where it is (as vLLM does)', () => {
+    expect(argsOf('<function=f>\n<parameter=unit>celsius\n</parameter>\n</function>')).toEqual({ unit: 'celsius' });
+    expect(argsOf('<function=f>\n<parameter=unit>\ncelsius</parameter>\n</function>')).toEqual({ unit: 'celsius' });
   });
 
   it('keeps a quoted parameter of a name already given inside a value', () => {

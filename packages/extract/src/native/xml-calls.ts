@@ -15,18 +15,19 @@ interface XmlDialect {
   /** Names are written as `name="…"` attributes (MiniMax, DSML) rather than `=NAME`. */
   attributes: boolean;
   /**
-   * Qwen and Seed strip the newline the template writes after the opening tag and the one
-   * before the closing tag (a value that opens without one keeps its last newline: Seed
-   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace, but for a
-   * property the schema types as a string (its template writes strings as they are, so their
-   * space is data: indented code); DSML keeps it.
+   * Qwen strips the newline the template writes after the opening tag and the one before the
+   * closing tag, each where it is (as vLLM does); Seed strips the closing one only when the
+   * value opens with one (`paired-newline`: it writes `<parameter=k>code\n</parameter>`, as
+   * llama.cpp reads it); MiniMax trims all whitespace, but for a property the schema types as
+   * a plain string (its template writes strings as they are, so their space is data: indented
+   * code); DSML keeps it.
    */
-  trim: 'newline' | 'all' | 'none';
+  trim: 'newline' | 'paired-newline' | 'all' | 'none';
   /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
   quotesCalls: boolean;
 }
 
-/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Seed-OSS: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
+/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
 export const QWEN_XML: XmlDialect = {
   invoke: '<function=',
   invokeClose: '</function>',
@@ -36,6 +37,9 @@ export const QWEN_XML: XmlDialect = {
   trim: 'newline',
   quotesCalls: true,
 };
+
+/** Seed-OSS, inside `<seed:tool_call>`: Qwen3's tags; a value's last newline is kept unless it opens with one. */
+export const SEED_XML: XmlDialect = { ...QWEN_XML, trim: 'paired-newline' };
 
 /** MiniMax-M2: `<invoke name="NAME"><parameter name="ARG">VALUE</parameter></invoke>`. */
 export const MINIMAX_XML: XmlDialect = {
@@ -110,13 +114,15 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
   switch (trim) {
     case 'all':
       return raw.trim();
-    case 'newline': {
+    case 'newline':
+    case 'paired-newline': {
       let start = 0;
       let end = raw.length;
       if (raw.charCodeAt(0) === 0x0a) start = 1;
       else if (raw.startsWith('\r\n')) start = 2;
-      // The closing newline pairs with an opening one (llama.cpp reads Seed-OSS the same way).
-      if (start > 0 && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
+      // Seed: the closing newline pairs with an opening one.
+      const closing = trim === 'newline' || start > 0;
+      if (closing && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
       return raw.slice(start, end);
     }
     case 'none':
