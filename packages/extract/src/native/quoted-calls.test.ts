@@ -37,14 +37,16 @@ describe('a Qwen3-XML value quoting a whole call', () => {
   // One chunk per character (the texts are ASCII), as a token stream of single characters.
   const characters = (s: string): string[] => Array.from({ length: s.length }, (_, i) => s.charAt(i));
 
-  function streamed(chunks: readonly string[]): { args: unknown[]; text: string } {
+  function streamed(chunks: readonly string[]): { args: unknown[]; text: string; incomplete?: string } {
     const parser = createToolCallParser({ tools });
     const events: ToolCallParserEvent[] = [];
     for (const chunk of chunks) events.push(...parser.push(chunk));
     events.push(...parser.end());
+    const incomplete = events.flatMap((e) => (e.type === 'incomplete' ? [e.text] : []));
     return {
       args: events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.arguments] : [])),
       text: events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''),
+      ...(incomplete.length === 0 ? {} : { incomplete: incomplete.join('') }),
     };
   }
 
@@ -54,11 +56,18 @@ describe('a Qwen3-XML value quoting a whole call', () => {
     for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [{ path: 'fixture.py', content: quoted }], text: '\nDone.' });
   });
 
-  it('ends the block at the first </tool_call> when the quoted call never closes', () => {
+  it('is incomplete when the text ends right after a quoted call: never a guessed call', () => {
+    const quotedRun = '<tool_call>\n<function=run>\n<parameter=path>\nx\n</parameter>\n</function>\n</tool_call>';
+    const text = `<tool_call>\n<function=write_file>\n<parameter=path>\nt.py\n</parameter>\n<parameter=content>\nA = """\n${quotedRun}`;
+    expect(extractToolCalls(text, { tools })).toEqual([]);
+    for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [], text: '', incomplete: text });
+  });
+
+  it('waits for one more </tool_call> when a quoted call never closes, and is incomplete without it', () => {
     const open = 'x = "<tool_call>\n<function=f>"';
     const text = call(open, '\nafter');
-    expect(extractToolCalls(text, { tools }).map((c) => c.arguments)).toEqual([{ path: 'fixture.py', content: open }]);
-    for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [{ path: 'fixture.py', content: open }], text: '\nafter' });
+    expect(extractToolCalls(text, { tools })).toEqual([]);
+    for (const chunks of [[text], characters(text)]) expect(streamed(chunks)).toEqual({ args: [], text: '', incomplete: text });
   });
 
   it('keeps two quoted calls in the value: neither becomes a call', () => {
