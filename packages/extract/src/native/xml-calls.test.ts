@@ -57,6 +57,11 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
     expect(argsOf(edit, typed)).toEqual({ old_string: old, new_string: 'x' });
   });
 
+  it('keeps a later value\'s own closing tag after a value that ended at its fallback', () => {
+    const text = '<function=f>\n<parameter=a>\nQ <parameter=a> <parameter=a> x\n</parameter>\n</b>\n<parameter=b>\nB\n</parameter>\n</function>';
+    expect(argsOf(text)).toEqual({ a: 'Q <parameter=a> <parameter=a> x', b: 'B' });
+  });
+
   it('takes `<parameter=` without its `>` for text', () => {
     const value = 'x <parameter=x <parameter=';
     expect(argsOf(`<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>`)).toEqual({ a: value });

@@ -75,6 +75,8 @@ export const STEP_XML: XmlDialect = {
 };
 
 const MAX_TAG = 300;
+/** Most parameter tags read past a value's fallback end for quoted tags to pair up (see `valueEnd`). */
+const MAX_STEPS_AFTER_FALLBACK = 32;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
 function attribute(tag: string, key: string): string | undefined {
@@ -342,9 +344,12 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
   let depth = 0;
   let pos = from;
   let fallback: { value: number; next: number } | undefined;
-  // With a fallback, the search stops at the block's next call.
+  // With a fallback, the search stops at the block's next call, or after a few more tags: the
+  // next value starts at the fallback and searches that text again, so this keeps it linear.
   let stop = to;
+  let steps = 0;
   while (true) {
+    if (fallback !== undefined && ++steps > MAX_STEPS_AFTER_FALLBACK) break;
     const close = scan.paramCloses.next(pos);
     const open = scan.paramOpens.next(pos);
     const first = open >= 0 && (close < 0 || open < close) ? open : close;
