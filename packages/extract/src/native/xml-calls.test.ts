@@ -90,6 +90,17 @@ describe('parseXmlCalls (MiniMax-M2)', () => {
     expect(parseXmlCalls(quoted, 0, quoted.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: 'x = \'<parameter name="old">\'', indent: 4 });
   });
 
+  it('trims a string property with an enum or const, or of a union with another type', () => {
+    const typed: NativeContext = {
+      schemaOf: () => ({
+        type: 'object',
+        properties: { unit: { type: 'string', enum: ['celsius'] }, mode: { const: 'fast' }, id: { type: ['string', 'integer'] }, note: { type: ['string', 'null'] } },
+      }),
+    };
+    const call = '<invoke name="f">\n<parameter name="unit"> celsius </parameter>\n<parameter name="mode"> fast </parameter>\n<parameter name="id"> 7 </parameter>\n<parameter name="note">  hi </parameter>\n</invoke>';
+    expect(parseXmlCalls(call, 0, call.length, MINIMAX_XML, typed)[0]?.args).toEqual({ unit: 'celsius', mode: 'fast', id: 7, note: '  hi ' });
+  });
+
   it('trims untyped values', () => {
     expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, untyped)[0]?.args).toEqual({ old: 'if x:', indent: '4', note: 'hi' });
   });

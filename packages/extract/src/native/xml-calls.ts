@@ -2,7 +2,7 @@ import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
 import { isQuotedOpen } from './native-opener.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { allowsJsonValue, allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsJsonValue, convertXmlValue, isPlainString, propertySchema } from './xml-value.ts';
 import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
@@ -308,7 +308,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
       }
       const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
       const property = propertySchema(schema, key);
-      const value = dialect.trim === 'all' && allowsString(property) ? raw : trimValue(raw, dialect.trim);
+      const value = dialect.trim === 'all' && isPlainString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON, unless the schema says otherwise
         // (`null` for a string property is the text "null", as vLLM reads it).

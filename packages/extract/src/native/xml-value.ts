@@ -27,6 +27,22 @@ export function allowsString(schema: JsonSchema | undefined): boolean {
   return schema !== undefined && typeNames(schema).has('string');
 }
 
+/**
+ * Whether a property's schema is a plain string: `string` (or `string` and `null`) with no
+ * `enum` or `const` and no other type. Only such a value's surrounding space can be data
+ * (indented code); an enum member or a number never has any.
+ */
+export function isPlainString(schema: JsonSchema | undefined): boolean {
+  if (schema === undefined) return false;
+  for (const branch of [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) {
+    if (branch.enum !== undefined || branch.const !== undefined) return false;
+  }
+  const types = typeNames(schema);
+  if (!types.has('string')) return false;
+  for (const type of types) if (type !== 'string' && type !== 'null') return false;
+  return true;
+}
+
 /** Whether the JSON value `v` is of one of the schema's non-string types. */
 function hasOtherType(v: unknown, types: ReadonlySet<string>): boolean {
   if (typeof v === 'number') return types.has('number') || (types.has('integer') && Number.isInteger(v));
