@@ -22,11 +22,6 @@ function typeNames(schema: JsonSchema): Set<string> {
   return names;
 }
 
-/** Whether a property's schema allows a string (its type, a union branch or an enum value). */
-export function allowsString(schema: JsonSchema | undefined): boolean {
-  return schema !== undefined && typeNames(schema).has('string');
-}
-
 /**
  * Whether a property's schema is a plain string: `string` (or `string` and `null`) with no
  * `enum` or `const` and no other type. Only such a value's surrounding space can be data
