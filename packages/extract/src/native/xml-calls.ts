@@ -165,7 +165,9 @@ export function quotedCallSpans(text: string, from: number, to: number): number[
   const spans: number[] = [];
   const end = to - CALL_CLOSE.length >= from && text.startsWith(CALL_CLOSE, to - CALL_CLOSE.length) ? to - CALL_CLOSE.length : to;
   let open = text.indexOf(CALL_OPEN, text.startsWith(CALL_OPEN, from) ? from + CALL_OPEN.length : from);
-  let close = text.indexOf(CALL_CLOSE, from);
+  // Most blocks quote no call: one search decides it.
+  if (open < 0 || open >= end) return spans;
+  let close = text.indexOf(CALL_CLOSE, open);
   let depth = 0;
   let start = -1;
   while (true) {
