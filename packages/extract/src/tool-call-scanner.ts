@@ -223,9 +223,8 @@ interface Frame {
   nestScan: number;
   /** Quoted calls opened and not closed yet; -1 when the block does not nest. */
   nestDepth: number;
-  /** Closing tokens taken as a quoted call's, and just past the first of them in the frame text (-1: none). */
+  /** Closing tokens taken as a quoted call's. */
   skips: number;
-  skipAt: number;
   /** The id announced by `tool-call-start` (call frames only). */
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
@@ -267,7 +266,6 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     nestScan: 0,
     nestDepth: -1,
     skips: 0,
-    skipAt: -1,
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
@@ -719,10 +717,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
         if (events !== undefined) return events;
-      } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
+      } else if (frame.carry === '' && frame.kind === 'block' && frame.awaitAt < 0 && chunk.charCodeAt(0) !== LANGLE) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
         // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
-        // closes nothing, every closing token being longer).
+        // closes nothing, every closing token being longer). Not while the block waits for its
+        // trailer (`awaitAt`): the character may decide that the trailer does not come.
         this.keepCode(chunk.charCodeAt(0));
         return noEvents();
       }
@@ -879,13 +878,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
       // The text ended before a block's trailer: the block ends at its closing token.
       this.feedTrailer(waiting, '');
-    } else if (waiting?.kind === 'block' && waiting.skipAt >= 0) {
-      // The text ended inside a quoted call that never closed: the block ends where it first could.
-      this.frame = undefined;
-      const text = waiting.received;
-      this.finishBlock(waiting, flat(text.slice(0, waiting.skipAt)));
-      this.drive(text, waiting.skipAt);
     }
+    // A block whose closing tokens were all taken as quoted calls' stays open: the text may
+    // have been cut right after a quoted call, so it is `incomplete`, never a guessed call.
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
@@ -1866,8 +1861,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (past < 0) frame.awaitAt = base + end;
       return past;
     }
-    // A whole text whose quoted calls never closed: the block ends at the first closing token after all.
-    if (this.final && frame.skipAt >= 0 && frame.skipAt >= base) return frame.skipAt - base;
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
     return -1;
   }
@@ -1889,7 +1882,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (frame.nestDepth === 0 || frame.skips >= MAX_QUOTED_CLOSES) return false;
     frame.nestDepth--;
     frame.skips++;
-    if (frame.skipAt < 0) frame.skipAt = tokenAt + '</tool_call>'.length;
     return true;
   }
 

@@ -51,6 +51,23 @@ function random(seed: number): () => number {
   };
 }
 
+/** FNV-1a of a case's id: its seed for random cuts (ids of one length cut differently). */
+function seedOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/** Where the first closing tag of a call ends (`</function>`, `</invoke>`, …), or -1. */
+function firstCallEnd(text: string): number {
+  let end = -1;
+  for (const tag of ['</function>', '</invoke>', '</tool_call>', '</steptml:invoke>']) {
+    const at = text.indexOf(tag);
+    if (at >= 0 && (end < 0 || at + tag.length < end)) end = at + tag.length;
+  }
+  return end;
+}
+
 function chunkings(text: string, seed: number): [string, string[]][] {
   const next = random(seed);
   const cuts: string[] = [];
@@ -62,17 +79,27 @@ function chunkings(text: string, seed: number): [string, string[]][] {
   // Code points, as a token stream delivers them.
   const characters: string[] = [];
   for (const character of text) characters.push(character);
-  return [
+  const result: [string, string[]][] = [
     ['whole', [text]],
     ['one character at a time', characters],
     ['random cuts', cuts],
   ];
+  // A call's closing tag inside a longer chunk, then a token stream (what follows must still let it out).
+  const end = firstCallEnd(text);
+  if (end > 0 && end < text.length) result.push(['through the first call whole, then a character at a time', [text.slice(0, end), ...Array.from(text.slice(end))]]);
+  return result;
 }
 
 interface Outcome {
   calls: ToolCall[];
   text: string;
   reasoning: string;
+}
+
+/** A streamed outcome, with every event and how many came before `end()`. */
+interface Streamed extends Outcome {
+  events: ToolCallParserEvent[];
+  beforeEnd: number;
 }
 
 function fromEvents(events: readonly ToolCallParserEvent[]): Outcome {
@@ -87,7 +114,7 @@ function fromEvents(events: readonly ToolCallParserEvent[]): Outcome {
   return { calls, text, reasoning };
 }
 
-function stream(chunks: readonly string[], options: ExtractOptions, sink: boolean): Outcome {
+function stream(chunks: readonly string[], options: ExtractOptions, sink: boolean): Streamed {
   const parser = createToolCallParser(options);
   const events: ToolCallParserEvent[] = [];
   const collect = collectingSink(events);
@@ -95,9 +122,38 @@ function stream(chunks: readonly string[], options: ExtractOptions, sink: boolea
     if (sink) parser.push(chunk, collect);
     else events.push(...parser.push(chunk));
   }
+  const beforeEnd = events.length;
   if (sink) parser.end(collect);
   else events.push(...parser.end());
-  return fromEvents(events);
+  return { ...fromEvents(events), events, beforeEnd };
+}
+
+/**
+ * The events give back the input exactly, and a call comes out as soon as the text after it
+ * is something else: one that waits for `end()` is followed by nothing but space (or the
+ * start of a closing tag the model may still write).
+ */
+function checkEvents(peer: PeerCase, streamed: Streamed): void {
+  const pieces = streamed.events.map((e) => ('text' in e ? e.text : ''));
+  expect(pieces.join('')).toBe(peer.text);
+  let offset = 0;
+  streamed.events.forEach((event, k) => {
+    offset += pieces[k]?.length ?? 0;
+    if (event.type !== 'tool-call' || k < streamed.beforeEnd) return;
+    const after = peer.text.slice(offset).trim();
+    expect(after === '' || '</tool_call>'.startsWith(after), `${event.toolCall.name} came out only at end(), before ${JSON.stringify(after)}`).toBe(true);
+  });
+}
+
+/** A text cut anywhere gives no call that the whole text does not give (truncated output is never guessed). */
+function checkPrefixes(peer: PeerCase, options: ExtractOptions): void {
+  const whole = extractToolCalls(peer.text, options).map((c) => ({ name: c.name, arguments: c.arguments }));
+  for (let cut = 0; cut < peer.text.length; cut++) {
+    const calls = extractToolCalls(peer.text.slice(0, cut), options);
+    calls.forEach((c, k) => {
+      expect({ name: c.name, arguments: c.arguments }, `cut at ${String(cut)}`).toEqual(whole[k]);
+    });
+  }
 }
 
 /** The case's tools, plus (as bare names) the names it calls that its list lacks: the peers do not filter by name. */
@@ -131,11 +187,14 @@ function runCase(peer: PeerCase): void {
     const forced: ExtractOptions = { ...options, format: peer.format };
     check(peer, { calls: extractToolCalls(peer.text, options), text: '', reasoning: '' }, false);
     check(peer, { calls: extractToolCalls(peer.text, forced), text: '', reasoning: '' }, false);
-    for (const [how, chunks] of chunkings(peer.text, peer.id.length * 7919)) {
+    checkPrefixes(peer, options);
+    for (const [how, chunks] of chunkings(peer.text, seedOf(peer.id))) {
       for (const sink of [false, true]) {
         for (const opts of [options, forced]) {
           try {
-            check(peer, stream(chunks, opts, sink), true);
+            const streamed = stream(chunks, opts, sink);
+            check(peer, streamed, true);
+            checkEvents(peer, streamed);
           } catch (error) {
             throw new Error(`${label}, streamed ${how}${sink ? ' into a sink' : ''}${opts.format === undefined ? '' : ', format forced'}: ${(error as Error).message}`, { cause: error });
           }
@@ -161,6 +220,36 @@ describe('peer cases: XML-style formats (vLLM, llama.cpp)', () => {
         if (NOT_YET_DECIDED.has(peer.id)) it.fails(`not yet decided: ${title}`, () => runCase(peer));
         else if (KNOWN_LIMITATIONS.has(peer.id)) it.fails(`known limitation: ${title}`, () => runCase(peer));
         else it(title, () => runCase(peer));
+      }
+    });
+  }
+});
+
+/**
+ * The Qwen3-XML cases with their `<tool_call>` wrappers taken away (models also write bare
+ * `<function=…>` calls) and text after them: each call must come out before `end()`, once the
+ * text after its `</function>` shows that no `</tool_call>` follows.
+ */
+describe('peer cases as bare Qwen3-XML calls followed by text', () => {
+  // Values holding `</function>` or a quoted call: bare, a call ends at its first `</function>` (README).
+  const cutShort = new Set(['vllm-shared-content-with-structural-tags', 'vllm-shared-full-nested-tool-call', 'vllm-shared-out-of-schema-nested-literal']);
+  const bare = cases.filter((c) => c.format === 'qwen3-xml' && c.calls.length > 0 && c.text.includes('<tool_call>\n<function=') && !cutShort.has(c.id));
+  const unwrap = (text: string): string => `${text.split('<tool_call>\n').join('').split('\n</tool_call>').join('')}\nDone.`;
+
+  it('has cases to run', () => {
+    expect(bare.length).toBeGreaterThan(50);
+    for (const id of cutShort) expect(cases.some((c) => c.id === id)).toBe(true);
+  });
+  for (const peer of bare) {
+    it(peer.id, () => {
+      const text = unwrap(peer.text);
+      const options: ExtractOptions = peer.tools === undefined ? {} : { tools: allowList(peer) };
+      const expected = extractToolCalls(text, options);
+      expect(expected.map((c) => ({ name: c.name, arguments: c.arguments }))).toEqual(peer.calls.map((c) => ({ name: c.name, arguments: c.arguments })));
+      for (const [how, chunks] of chunkings(text, seedOf(peer.id))) {
+        const streamed = stream(chunks, options, false);
+        expect(streamed.calls, how).toEqual(expected);
+        checkEvents({ ...peer, text }, streamed);
       }
     });
   }

@@ -598,22 +598,25 @@ export function trailerEnd(s: string, at: number, trailer: string, final: boolea
 const MAX_BACK_SPACE = 16;
 
 /**
- * How many Qwen3-XML calls open in `s[from, to)` quoted in a value, as an agent writing a parser
- * fixture writes one: `<tool_call>` then (after space) `<function=`, not right after a
- * `</function>` (there it is the model's next call, its previous `</tool_call>` forgotten).
- * `floor`: where the block starts in `s`, the limit of that look back.
+ * Whether the `<tool_call>` at `s[at]` opens a Qwen3-XML call quoted in a value, as an agent
+ * writing a parser fixture writes one: `<tool_call>` then (after space, before `to`)
+ * `<function=`, not right after a `</function>` (there it is the model's next call, its
+ * previous `</tool_call>` forgotten). `floor`: where the block starts in `s`, the limit of that look back.
  */
+export function isQuotedOpen(s: string, at: number, to: number, floor: number): boolean {
+  const after = skipSpace(s, at + '<tool_call>'.length, to);
+  if (!s.startsWith('<function=', after)) return false;
+  let before = at;
+  while (before > floor && at - before < MAX_BACK_SPACE && isJsonSpace(s.charCodeAt(before - 1))) before--;
+  return !(before - '</function>'.length >= floor && s.startsWith('</function>', before - '</function>'.length));
+}
+
+/** How many Qwen3-XML calls open in `s[from, to)` quoted in a value (see `isQuotedOpen`). */
 export function quotedOpens(s: string, from: number, to: number, floor: number): number {
   let count = 0;
   let at = s.indexOf('<tool_call>', from);
   while (at >= 0 && at < to) {
-    const after = skipSpace(s, at + '<tool_call>'.length, to);
-    if (s.startsWith('<function=', after)) {
-      let before = at;
-      while (before > floor && at - before < MAX_BACK_SPACE && isJsonSpace(s.charCodeAt(before - 1))) before--;
-      const closed = before - '</function>'.length >= floor && s.startsWith('</function>', before - '</function>'.length);
-      if (!closed) count++;
-    }
+    if (isQuotedOpen(s, at, to, floor)) count++;
     at = s.indexOf('<tool_call>', at + 1);
   }
   return count;

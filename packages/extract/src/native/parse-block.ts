@@ -3,7 +3,7 @@ import { FUNCTIONGEMMA_QUOTE, GEMMA_QUOTE, parseGemmaCall } from './gemma-calls.
 import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
-import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML, SEED_XML } from './xml-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -36,8 +36,9 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
   const to = text.length - endTokenLength(text, ends);
   switch (body) {
     case 'qwen-xml':
-    case 'seed-xml':
       return parseXmlCalls(text, 0, text.length, QWEN_XML, context);
+    case 'seed-xml':
+      return parseXmlCalls(text, 0, text.length, SEED_XML, context);
     case 'minimax-xml':
       return parseXmlCalls(text, 0, text.length, MINIMAX_XML, context);
     case 'dsml':

@@ -58,3 +58,17 @@ describe('a Qwen3 XML call written without <tool_call> but closed with </tool_ca
     }
   });
 });
+
+describe('a bare Qwen3 XML call whose </function> came inside a longer chunk', () => {
+  it('comes out as soon as text other than its trailer follows, one character at a time', () => {
+    const parser = createToolCallParser();
+    expect(parser.push('<function=f>\n<parameter=a>\n1\n</parameter>\n</function>').map((e) => e.type)).toEqual([]);
+    expect(parser.push('\n').map((e) => e.type)).toEqual([]);
+    // `H` cannot begin `</tool_call>`: the call ends at `</function>`, before end().
+    const atH = parser.push('H');
+    expect(atH.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual([{ id: 'f_0', name: 'f', arguments: { a: '1' } }]);
+    const rest = [...parser.push('i'), ...parser.end()];
+    expect(rest.some((e) => e.type === 'tool-call')).toBe(false);
+    expect([...atH, ...rest].flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe('\nHi');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeContext } from './native-call.ts';
-import { MINIMAX_XML, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
+import { MINIMAX_XML, parseXmlCalls, QWEN_XML, SEED_XML } from './xml-calls.ts';
 
 const untyped: NativeContext = { schemaOf: () => undefined };
 const writeFile: NativeContext = { schemaOf: () => ({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } }) };
@@ -15,9 +15,16 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
     expect(argsOf('<function=f>\n<parameter=a>\nx\n\n</parameter>\n</function>')).toEqual({ a: 'x\n' });
   });
 
-  it('keeps the last newline of a value that opens without one (Seed-OSS code)', () => {
-    expect(argsOf('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
-    expect(argsOf('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+  it('Seed-OSS: keeps the last newline of a value that opens without one (code)', () => {
+    const seed = (text: string): unknown => parseXmlCalls(text, 0, text.length, SEED_XML, untyped)[0]?.args;
+    expect(seed('<function=edit>\n<parameter=code>pass\n</parameter>\n</function>')).toEqual({ code: 'pass\n' });
+    expect(seed('<function=edit>\n<parameter=code>pass</parameter>\n</function>')).toEqual({ code: 'pass' });
+    expect(seed('<function=edit>\n<parameter=code>\npass\n</parameter>\n</function>')).toEqual({ code: 'pass' });
+  });
+
+  it('Qwen3: strips the opening and the closing newline each where it is (as vLLM does)', () => {
+    expect(argsOf('<function=f>\n<parameter=unit>celsius\n</parameter>\n</function>')).toEqual({ unit: 'celsius' });
+    expect(argsOf('<function=f>\n<parameter=unit>\ncelsius</parameter>\n</function>')).toEqual({ unit: 'celsius' });
   });
 
   it('keeps a quoted parameter of a name already given inside a value', () => {
@@ -35,6 +42,24 @@ describe('parseXmlCalls (Qwen3 XML, Seed-OSS)', () => {
   it('still closes a value whose closing tag is missing at the next parameter line', () => {
     const text = '<function=f>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n</function>';
     expect(argsOf(text)).toEqual({ city: 'Dallas', state: 'TX' });
+  });
+
+  it('ends a value quoting a lone parameter opener at its own closing tag before the next parameter', () => {
+    expect(argsOf('<function=f>\n<parameter=a>\nsplit("<parameter=a>")\n</parameter>\n<parameter=b>\nB\n</parameter>\n</function>')).toEqual({
+      a: 'split("<parameter=a>")',
+      b: 'B',
+    });
+    // A Jinja template edit: the quoted opener's key is an expression, the next parameter a real one.
+    const old = "{{ '<parameter=' ~ k ~ '>' }}";
+    const edit = `<function=edit>\n<parameter=old_string>\n${old}\n</parameter>\n<parameter=new_string>\nx\n</parameter>\n</function>`;
+    expect(argsOf(edit)).toEqual({ old_string: old, new_string: 'x' });
+    const typed: NativeContext = { schemaOf: () => ({ type: 'object', properties: { old_string: { type: 'string' }, new_string: { type: 'string' } } }) };
+    expect(argsOf(edit, typed)).toEqual({ old_string: old, new_string: 'x' });
+  });
+
+  it('keeps a later value\'s own closing tag after a value that ended at its fallback', () => {
+    const text = '<function=f>\n<parameter=a>\nQ <parameter=a> <parameter=a> x\n</parameter>\n</b>\n<parameter=b>\nB\n</parameter>\n</function>';
+    expect(argsOf(text)).toEqual({ a: 'Q <parameter=a> <parameter=a> x', b: 'B' });
   });
 
   it('takes `<parameter=` without its `>` for text', () => {
@@ -58,6 +83,22 @@ describe('parseXmlCalls (MiniMax-M2)', () => {
 
   it("keeps a string property's surrounding space (the template writes strings as they are), trims the rest", () => {
     expect(parseXmlCalls(text, 0, text.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: '    if x:\n', indent: 4, note: 'hi' });
+  });
+
+  it('ends a value quoting a lone parameter opener at its own closing tag before the next parameter', () => {
+    const quoted = '<invoke name="edit">\n<parameter name="old">x = \'<parameter name="old">\'</parameter>\n<parameter name="indent">4</parameter>\n</invoke>';
+    expect(parseXmlCalls(quoted, 0, quoted.length, MINIMAX_XML, edit)[0]?.args).toEqual({ old: 'x = \'<parameter name="old">\'', indent: 4 });
+  });
+
+  it('trims a string property with an enum or const, or of a union with another type', () => {
+    const typed: NativeContext = {
+      schemaOf: () => ({
+        type: 'object',
+        properties: { unit: { type: 'string', enum: ['celsius'] }, mode: { const: 'fast' }, id: { type: ['string', 'integer'] }, note: { type: ['string', 'null'] } },
+      }),
+    };
+    const call = '<invoke name="f">\n<parameter name="unit"> celsius </parameter>\n<parameter name="mode"> fast </parameter>\n<parameter name="id"> 7 </parameter>\n<parameter name="note">  hi </parameter>\n</invoke>';
+    expect(parseXmlCalls(call, 0, call.length, MINIMAX_XML, typed)[0]?.args).toEqual({ unit: 'celsius', mode: 'fast', id: 7, note: '  hi ' });
   });
 
   it('trims untyped values', () => {

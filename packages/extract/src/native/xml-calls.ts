@@ -1,7 +1,8 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
+import { isQuotedOpen } from './native-opener.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { allowsJsonValue, allowsString, convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsJsonValue, convertXmlValue, isPlainString, propertySchema } from './xml-value.ts';
 import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
@@ -14,16 +15,19 @@ interface XmlDialect {
   /** Names are written as `name="…"` attributes (MiniMax, DSML) rather than `=NAME`. */
   attributes: boolean;
   /**
-   * Qwen and Seed strip the newline the template writes after the opening tag and the one
-   * before the closing tag (a value that opens without one keeps its last newline: Seed
-   * writes `<parameter=k>code\n</parameter>`); MiniMax trims all whitespace, but for a
-   * property the schema types as a string (its template writes strings as they are, so their
-   * space is data: indented code); DSML keeps it.
+   * Qwen strips the newline the template writes after the opening tag and the one before the
+   * closing tag, each where it is (as vLLM does); Seed strips the closing one only when the
+   * value opens with one (`paired-newline`: it writes `<parameter=k>code\n</parameter>`, as
+   * llama.cpp reads it); MiniMax trims all whitespace, but for a property the schema types as
+   * a plain string (its template writes strings as they are, so their space is data: indented
+   * code); DSML keeps it.
    */
-  trim: 'newline' | 'all' | 'none';
+  trim: 'newline' | 'paired-newline' | 'all' | 'none';
+  /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
+  quotesCalls: boolean;
 }
 
-/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Seed-OSS: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
+/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
 export const QWEN_XML: XmlDialect = {
   invoke: '<function=',
   invokeClose: '</function>',
@@ -31,7 +35,11 @@ export const QWEN_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: false,
   trim: 'newline',
+  quotesCalls: true,
 };
+
+/** Seed-OSS, inside `<seed:tool_call>`: Qwen3's tags; a value's last newline is kept unless it opens with one. */
+export const SEED_XML: XmlDialect = { ...QWEN_XML, trim: 'paired-newline' };
 
 /** MiniMax-M2: `<invoke name="NAME"><parameter name="ARG">VALUE</parameter></invoke>`. */
 export const MINIMAX_XML: XmlDialect = {
@@ -41,6 +49,7 @@ export const MINIMAX_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: true,
   trim: 'all',
+  quotesCalls: false,
 };
 
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
@@ -51,6 +60,7 @@ export const DSML_XML: XmlDialect = {
   parameterClose: '</\uff5cDSML\uff5cparameter>',
   attributes: true,
   trim: 'none',
+  quotesCalls: false,
 };
 
 /** StepFun Step-3, inside DeepSeek's call tokens: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>`; values verbatim. */
@@ -61,9 +71,12 @@ export const STEP_XML: XmlDialect = {
   parameterClose: '</steptml:parameter>',
   attributes: true,
   trim: 'none',
+  quotesCalls: false,
 };
 
 const MAX_TAG = 300;
+/** Most parameter tags read past a value's fallback end for quoted tags to pair up (see `valueEnd`). */
+const MAX_STEPS_AFTER_FALLBACK = 32;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
 function attribute(tag: string, key: string): string | undefined {
@@ -103,13 +116,15 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
   switch (trim) {
     case 'all':
       return raw.trim();
-    case 'newline': {
+    case 'newline':
+    case 'paired-newline': {
       let start = 0;
       let end = raw.length;
       if (raw.charCodeAt(0) === 0x0a) start = 1;
       else if (raw.startsWith('\r\n')) start = 2;
-      // The closing newline pairs with an opening one (llama.cpp reads Seed-OSS the same way).
-      if (start > 0 && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
+      // Seed: the closing newline pairs with an opening one.
+      const closing = trim === 'newline' || start > 0;
+      if (closing && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
       return raw.slice(start, end);
     }
     case 'none':
@@ -135,6 +150,68 @@ function openTag(text: string, at: number, to: number, dialect: XmlDialect): { k
   return { key: key === '' ? undefined : key, end: close + 1 };
 }
 
+const CALL_OPEN = '<tool_call>';
+const CALL_CLOSE = '</tool_call>';
+
+/**
+ * The whole calls quoted in values of the block `text[from, to)` (see `isQuotedOpen`), as
+ * [start, end) pairs in order: each from its `<tool_call>` through the `</tool_call>` that
+ * closes it (nested ones counted), before the block's own closing token. The scanner skips
+ * the same closing tokens; a value's end is searched around these spans, so that no tag of a
+ * quoted call ends the value or becomes a call or parameter of its own. A quoted call that
+ * never closes inside the block makes no span.
+ */
+export function quotedCallSpans(text: string, from: number, to: number): number[] {
+  const spans: number[] = [];
+  const end = to - CALL_CLOSE.length >= from && text.startsWith(CALL_CLOSE, to - CALL_CLOSE.length) ? to - CALL_CLOSE.length : to;
+  let open = text.indexOf(CALL_OPEN, text.startsWith(CALL_OPEN, from) ? from + CALL_OPEN.length : from);
+  // Most blocks quote no call: one search decides it.
+  if (open < 0 || open >= end) return spans;
+  let close = text.indexOf(CALL_CLOSE, open);
+  let depth = 0;
+  let start = -1;
+  while (true) {
+    if (open >= end) open = -1;
+    if (close >= end) close = -1;
+    if (open >= 0 && (close < 0 || open < close)) {
+      if (isQuotedOpen(text, open, end, from)) {
+        if (depth === 0) start = open;
+        depth++;
+      }
+      open = text.indexOf(CALL_OPEN, open + 1);
+    } else if (close >= 0) {
+      if (depth > 0 && --depth === 0) spans.push(start, close + CALL_CLOSE.length);
+      close = text.indexOf(CALL_CLOSE, close + 1);
+    } else {
+      return spans;
+    }
+  }
+}
+
+/** The end of the span in `spans` (see `quotedCallSpans`) that holds `at`, or -1. */
+function spanEnd(spans: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = spans.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((spans[mid * 2 + 1] ?? 0) <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = spans[lo * 2];
+  return start !== undefined && start <= at ? (spans[lo * 2 + 1] ?? -1) : -1;
+}
+
+/** The first hit of `finder` from `from` outside quoted calls, or -1. */
+function nextOutside(finder: Finder, from: number, spans: readonly number[]): number {
+  let at = finder.next(from);
+  while (at >= 0 && spans.length !== 0) {
+    const skip = spanEnd(spans, at);
+    if (skip < 0) break;
+    at = finder.next(skip);
+  }
+  return at;
+}
+
 /** What the search for the end of one value needs; its finders are shared by the whole block. */
 interface ValueScan {
   text: string;
@@ -147,6 +224,8 @@ interface ValueScan {
   schema: JsonSchema | undefined;
   /** Keys given so far in this call, the current one included. */
   given: Set<string>;
+  /** Calls quoted in values, searched around (see `quotedCallSpans`). */
+  spans: readonly number[];
 }
 
 /**
@@ -181,6 +260,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
   const invokeCloses = new Finder(text, dialect.invokeClose, to);
   const paramCloses = new Finder(text, dialect.parameterClose, to);
   const paramOpens = new Finder(text, dialect.parameter, to);
+  const spans = dialect.quotesCalls ? quotedCallSpans(text, from, to) : [];
   let pos = from;
   while (pos < to) {
     const start = invokes.next(pos);
@@ -193,7 +273,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
-    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set() };
+    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set(), spans };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -230,7 +310,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
       }
       const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
       const property = propertySchema(schema, key);
-      const value = dialect.trim === 'all' && allowsString(property) ? raw : trimValue(raw, dialect.trim);
+      const value = dialect.trim === 'all' && isPlainString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON, unless the schema says otherwise
         // (`null` for a string property is the text "null", as vLLM reads it).
@@ -266,31 +346,51 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
   let depth = 0;
   let pos = from;
   let fallback: { value: number; next: number } | undefined;
-  // With a fallback, the search stops at the block's next call.
+  // With a fallback, the search stops at the block's next call, or after a few more tags: the
+  // next value starts at the fallback and searches that text again, so this keeps it linear.
   let stop = to;
+  let steps = 0;
   while (true) {
+    if (fallback !== undefined && ++steps > MAX_STEPS_AFTER_FALLBACK) break;
     const close = scan.paramCloses.next(pos);
     const open = scan.paramOpens.next(pos);
+    const first = open >= 0 && (close < 0 || open < close) ? open : close;
+    if (first >= 0 && first < stop && scan.spans.length !== 0) {
+      // A tag of a quoted call is part of the value.
+      const skip = spanEnd(scan.spans, first);
+      if (skip >= 0) {
+        pos = skip;
+        continue;
+      }
+    }
     if (open >= 0 && open < stop && (close < 0 || open < close)) {
       const tag = openTag(text, open, to, dialect);
       if (tag === undefined) {
         pos = open + 1;
         continue;
       }
-      // A parameter that may come next, on a line of its own, closes a value whose closing tag is missing.
-      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return { value: open, next: open };
+      // A parameter that may come next, on a line of its own, closes a value whose closing tag is
+      // missing; where a closing tag before it could end the value (`fallback`), that one does.
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return fallback ?? { value: open, next: open };
       depth++;
       pos = tag.end;
       continue;
     }
     if (close < 0 || close >= stop) break;
     const after = skipSpace(text, close + closeLength, to);
-    if (after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
+    // A closing tag that ends the value unless quoted tags before it pair up later: where the
+    // call or block ends (or another one begins), or before a parameter that may come next.
+    let ends = after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after);
+    if (!ends && depth > 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      ends = tag === undefined || mayFollow(scan, tag.key) === 'yes';
+    }
+    if (ends) {
       const end = { value: close, next: close + closeLength };
       if (depth === 0) return end;
       if (fallback === undefined) {
         fallback = end;
-        const invoke = scan.invokes.next(end.next);
+        const invoke = nextOutside(scan.invokes, end.next, scan.spans);
         if (invoke >= 0) stop = invoke;
       }
     } else if (depth === 0 && text.startsWith(dialect.parameter, after)) {
@@ -308,7 +408,7 @@ function valueEnd(scan: ValueScan, from: number): { value: number; next: number 
     pos = close + 1;
   }
   if (fallback !== undefined) return fallback;
-  const invokeClose = scan.invokeCloses.next(from);
+  const invokeClose = nextOutside(scan.invokeCloses, from, scan.spans);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
 }

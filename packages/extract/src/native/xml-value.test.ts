@@ -19,6 +19,13 @@ describe('convertXmlValue', () => {
     expect(convertXmlValue('true', { type: ['string', 'integer'] })).toBe('true');
   });
 
+  it('keeps a number that would lose digits as text where a string is allowed (long ids)', () => {
+    expect(convertXmlValue('12345678901234567890', { type: ['string', 'integer'] })).toBe('12345678901234567890');
+    expect(convertXmlValue('0.1000000000000000055511151231257827', { type: ['string', 'number'] })).toBe('0.1000000000000000055511151231257827');
+    expect(convertXmlValue('9007199254740991', { type: ['string', 'integer'] })).toBe(9007199254740991);
+    expect(convertXmlValue('2.5', { type: ['string', 'number'] })).toBe(2.5);
+  });
+
   it('keeps numbers as text where only a string (or null) is allowed', () => {
     expect(convertXmlValue('42', { anyOf: [{ type: 'string' }, { type: 'null' }] })).toBe('42');
     expect(convertXmlValue('42', { type: 'string' })).toBe('42');

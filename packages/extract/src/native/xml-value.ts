@@ -22,9 +22,20 @@ function typeNames(schema: JsonSchema): Set<string> {
   return names;
 }
 
-/** Whether a property's schema allows a string (its type, a union branch or an enum value). */
-export function allowsString(schema: JsonSchema | undefined): boolean {
-  return schema !== undefined && typeNames(schema).has('string');
+/**
+ * Whether a property's schema is a plain string: `string` (or `string` and `null`) with no
+ * `enum` or `const` and no other type. Only such a value's surrounding space can be data
+ * (indented code); an enum member or a number never has any.
+ */
+export function isPlainString(schema: JsonSchema | undefined): boolean {
+  if (schema === undefined) return false;
+  for (const branch of [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) {
+    if (branch.enum !== undefined || branch.const !== undefined) return false;
+  }
+  const types = typeNames(schema);
+  if (!types.has('string')) return false;
+  for (const type of types) if (type !== 'string' && type !== 'null') return false;
+  return true;
 }
 
 /** Whether the JSON value `v` is of one of the schema's non-string types. */
@@ -62,7 +73,8 @@ export function allowsJsonValue(schema: JsonSchema | undefined, value: unknown):
  * `parseArguments` (so `True`, `['a']` and `{'k': 1}` work); text that does not read as the
  * type stays text, for validation to report. Where a string or another type is allowed
  * (`["string", "integer"]`), text that is strict JSON of the other type is that value (`7`,
- * `{"a": 1}`), anything else the text (`1abc`, `123 Main St`), as llama.cpp reads them.
+ * `{"a": 1}`), anything else the text (`1abc`, `123 Main St`), as llama.cpp reads them; a
+ * number is read only where it is exact (a 20-digit id stays its text).
  */
 export function convertXmlValue(raw: string, schema: JsonSchema | undefined): unknown {
   if (schema === undefined) return raw;
@@ -71,7 +83,10 @@ export function convertXmlValue(raw: string, schema: JsonSchema | undefined): un
   if ((t === 'null' || t === 'None') && (types.has('null') || (types.size > 0 && !types.has('string')))) return null;
   if (types.has('string')) {
     const json = types.size > 1 ? tryJson(t) : undefined;
-    return json !== undefined && hasOtherType(json.value, types) ? json.value : raw;
+    if (json === undefined || !hasOtherType(json.value, types)) return raw;
+    // A number that JSON cannot hold exactly (a long id) stays its text, which the string allows.
+    const v = json.value;
+    return typeof v !== 'number' || Number.isSafeInteger(v) || String(v) === t ? v : raw;
   }
   if (types.size === 0) return raw;
   if (t === '') return raw;
