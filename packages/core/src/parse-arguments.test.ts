@@ -180,6 +180,25 @@ describe('parseArguments values', () => {
     expect(parseArguments("note=don't stop, city=Xi'an")).toEqual({ note: "don't stop", city: "Xi'an" });
   });
 
+  it('reads a Python set as a list (JSON has no sets)', () => {
+    expect(parseArguments("tags={'urgent', 'bug'}, ids={1, 2}, one={'a'}")).toEqual({ tags: ['urgent', 'bug'], ids: [1, 2], one: ['a'] });
+    expect(parseArguments("o={'k': {1, 2}}, empty={}")).toEqual({ o: { k: [1, 2] }, empty: {} });
+    expect(parseArguments('t={1, 2}', { schema: { type: 'object', properties: { t: { type: 'array', items: { type: 'string' } } } } })).toEqual({ t: ['1', '2'] });
+  });
+
+  it('reads a string with the same quotes unescaped inside when its value only ends at a later quote (shell commands)', () => {
+    expect(parseArguments("command='sed -n '360,450p' /testbed/common.py', n=1")).toEqual({ command: "sed -n '360,450p' /testbed/common.py", n: 1 });
+    expect(parseArguments(`command='python3 -c "print(latex(x, mul_symbol='\\,'))"'`)).toEqual({ command: `python3 -c "print(latex(x, mul_symbol='\\,'))"` });
+    expect(parseArguments("note='It's fine'")).toEqual({ note: "It's fine" });
+    expect(parseArguments("items=['a 'b', 'c']")).toEqual({ items: ["a 'b", 'c'] });
+  });
+
+  it('reads the quotes strictly when no such end follows, and stays linear on many of them', () => {
+    expect(parseArguments("a='x'y")).toEqual({ a: "'x'y" });
+    const many = "a='x'y, ".repeat(50_000);
+    expect(Object.keys(parseArguments(many)).length).toBeGreaterThan(0);
+  });
+
   it('keeps a value with text after a closed string as its whole text', () => {
     expect(parseArguments('a="x" + "y", b=1')).toEqual({ a: '"x" + "y"', b: 1 });
   });

@@ -624,6 +624,9 @@ function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: nu
   return literal === undefined ? raw : literal;
 }
 
+/** Characters one reading may scan past strict closing quotes (see `lenientString`). */
+const LENIENT_BUDGET = 1 << 16;
+
 /** One-pass recursive-descent parser over the argument text; `pos` only moves forward, except for bounded look-ahead over a key. */
 class ArgumentParser {
   readonly text: string;
@@ -634,6 +637,12 @@ class ArgumentParser {
   /** A call's arguments (`parseCallArguments`): a `)` at the top level ends them, as the end of the part does. */
   readonly call: boolean;
   pos: number;
+  /**
+   * Characters `lenientString` may still read past strict closing quotes: bounded, so a
+   * reading stays linear, and the same whatever part of the text is read (a call's arguments
+   * read to the end of the text or to their `)` then read alike).
+   */
+  private lenientBudget: number;
 
   constructor(text: string, depth = 0, start = 0, end = text.length, call = false) {
     this.text = text;
@@ -642,6 +651,7 @@ class ArgumentParser {
     this.end = end;
     this.call = call;
     this.pos = start;
+    this.lenientBudget = LENIENT_BUDGET;
   }
 
   /**
@@ -759,7 +769,11 @@ class ArgumentParser {
     const c = this.peek();
     let value: unknown;
     if (c === DQUOTE || c === SQUOTE) {
-      value = schema === undefined ? this.parseString() : coerceString(this.parseString(), schema, this.depth + depth);
+      const text = this.parseString();
+      const close = this.pos - 1;
+      this.skipSpace();
+      const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
+      if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
     } else if (c === LBRACKET || c === LPAREN) {
       value = this.parseArray(schema, depth + 1);
     } else if (c === LBRACE) {
@@ -768,10 +782,81 @@ class ArgumentParser {
       return this.parseUnquoted(schema);
     }
     this.skipSpace();
-    if (this.atValueEnd()) return value;
+    if (value !== undefined && this.atValueEnd()) return value;
     // Text after a closed string or bracket (`"a" + "b"`, `[1] * 3`): keep the whole value as text.
     this.pos = start;
     return this.parseUnquoted(schema);
+  }
+
+  /**
+   * The string opened at `open` whose strict closing quote (at `close`) is followed by more
+   * of the value: models write shell commands with the same quotes unescaped inside
+   * (`'sed -n '360,450p' f.py'`, `'python3 -c "print('x')"'`). When that quote is followed by
+   * a word character, or stands inside a string of the other quote, the string ends at the
+   * first later quote of its kind that stands outside the other quotes and after which the
+   * value ends; the quotes before it are text. Returns undefined (and reads nothing) when
+   * the quote is not of that kind or no such end follows.
+   */
+  private lenientString(open: number, close: number): string | undefined {
+    const text = this.text;
+    const quote = text.charCodeAt(open);
+    const other = quote === DQUOTE ? SQUOTE : DQUOTE;
+    let others = 0;
+    for (let i = open + 1; i < close; i++) {
+      const c = text.charCodeAt(i);
+      if (c === BACKSLASH) i++;
+      else if (c === other) others++;
+    }
+    const after = this.codeAt(close + 1);
+    if (others % 2 === 0 && !isApostropheBefore(after)) return undefined;
+    const limit = Math.min(this.end, close + 1 + this.lenientBudget);
+    // What a quote-toggling scan of the text (extract's call scanner, which finds where a call
+    // ends) has open here: a string, and brackets. The end must leave neither open, so that
+    // both readings end the call at the same `)`.
+    let toggled = 0;
+    let toggledEscape = false;
+    let depth = 0;
+    let escaped = false;
+    let i = close + 1;
+    for (; i < limit; i++) {
+      const c = text.charCodeAt(i);
+      if (toggled !== 0) {
+        if (toggledEscape) toggledEscape = false;
+        else if (c === BACKSLASH) toggledEscape = true;
+        else if (c === toggled) toggled = 0;
+      } else if (c === DQUOTE || (c === SQUOTE && !isScannerWord(text.charCodeAt(i - 1)))) {
+        toggled = c;
+      } else if (isOpener(c)) {
+        depth++;
+      } else if (isCloser(c)) {
+        // A closing bracket that closes nothing opened here ends the value (or the call).
+        if (depth === 0) break;
+        depth--;
+      }
+      // An escaped character is text to this reading (the toggling scan has read it above).
+      if (escaped) {
+        escaped = false;
+        continue;
+      }
+      if (c === BACKSLASH) {
+        escaped = true;
+        continue;
+      }
+      if (c === other) others++;
+      if (others % 2 !== 0 || toggled !== 0 || depth !== 0) continue;
+      // The start of the next `key=`: the strict reading was right after all.
+      if (c === COMMA && startsKeyword(text, i + 1, this.end)) break;
+      if (c !== quote) continue;
+      let j = i + 1;
+      while (j < this.end && isSpace(text.charCodeAt(j))) j++;
+      const next = this.codeAt(j);
+      if (next !== -1 && next !== COMMA && !isCloser(next)) continue;
+      this.lenientBudget -= i - close;
+      this.pos = j;
+      return decodeEscapes(text, open + 1, i);
+    }
+    this.lenientBudget -= i - close;
+    return undefined;
   }
 
   private parseUnquoted(schema: JsonSchema | undefined): unknown {
@@ -902,11 +987,12 @@ class ArgumentParser {
     }
   }
 
-  private parseObject(schema: JsonSchema | undefined, depth: number): Record<string, unknown> {
+  private parseObject(schema: JsonSchema | undefined, depth: number): Record<string, unknown> | unknown[] {
     const open = this.pos;
     if (this.depth + depth > MAX_DEPTH) this.fail('values are nested too deeply', open, 'flatten the value');
     this.pos++;
     const result: Record<string, unknown> = {};
+    let entries = 0;
     while (true) {
       this.skipSpace();
       if (this.atEnd()) this.failUnclosed(open, [RBRACE]);
@@ -932,10 +1018,36 @@ class ArgumentParser {
       this.skipSpace();
       const sep = this.peek();
       if (sep !== COLON && sep !== EQUALS) {
+        // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list.
+        if (entries === 0 && (sep === COMMA || sep === RBRACE)) {
+          this.pos = keyStart;
+          return this.parseSet(open, schema, depth);
+        }
         this.fail(`the object key "${key}" is not followed by ":"`, keyStart, 'write objects as {"key": value}');
       }
       this.pos++;
+      entries++;
       setKey(result, key, this.parseContainedValue(propertySchema(schema, key), depth));
+      this.skipSpace();
+      const after = this.peek();
+      if (after === COMMA) this.pos++;
+      else if (after !== RBRACE && !this.atEnd()) this.failUnexpected(after);
+    }
+  }
+
+  /** The items of a set literal whose `{` is at `open`, from its first item at `pos`, as a list. */
+  private parseSet(open: number, schema: JsonSchema | undefined, depth: number): unknown[] {
+    const items: unknown[] = [];
+    while (true) {
+      this.skipSpace();
+      if (this.atEnd()) this.failUnclosed(open, [RBRACE]);
+      const c = this.peek();
+      if (c === RBRACE) {
+        this.pos++;
+        return items;
+      }
+      if (isCloser(c)) this.failMismatch(c, open, [RBRACE]);
+      items.push(this.parseContainedValue(itemSchema(schema, items.length), depth));
       this.skipSpace();
       const after = this.peek();
       if (after === COMMA) this.pos++;
@@ -952,9 +1064,15 @@ class ArgumentParser {
       let value: unknown;
       if (c === LBRACE) value = this.parseObject(schema, depth + 1);
       else if (c === LBRACKET || c === LPAREN) value = this.parseArray(schema, depth + 1);
-      else value = schema === undefined ? this.parseString() : coerceString(this.parseString(), schema, this.depth + depth);
+      else {
+        const text = this.parseString();
+        const close = this.pos - 1;
+        this.skipSpace();
+        const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
+        if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
+      }
       this.skipSpace();
-      if (this.atValueEnd()) return value;
+      if (value !== undefined && this.atValueEnd()) return value;
       this.pos = start;
     }
     return this.parseUnquoted(schema);
@@ -1048,6 +1166,40 @@ class ArgumentParser {
       text: this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end),
     });
   }
+}
+
+/** A character after which extract's call scanner reads `'` as an apostrophe (its `isWordUnit`). */
+function isScannerWord(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || (c >= 0x80 && c !== 0xa0 && c !== 0xfeff);
+}
+
+/** Whether `text` from `from` (before `to`) is spaces, a key and a single `=`: the next keyword argument. */
+function startsKeyword(text: string, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && isSpace(text.charCodeAt(i))) i++;
+  const keyStart = i;
+  while (i < to && isWordChar(text.charCodeAt(i)) && !isSpace(text.charCodeAt(i))) i++;
+  if (i === keyStart) return false;
+  while (i < to && isSpace(text.charCodeAt(i))) i++;
+  return i < to && text.charCodeAt(i) === EQUALS && (i + 1 >= to || text.charCodeAt(i + 1) !== EQUALS);
+}
+
+/** `text[from, to)` with its escapes decoded (as `parseString` decodes a string's). */
+function decodeEscapes(text: string, from: number, to: number): string {
+  let out = '';
+  let chunkStart = from;
+  let i = from;
+  while (i < to) {
+    if (text.charCodeAt(i) !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    out += text.slice(chunkStart, i);
+    const [decoded, next] = decodeEscape(text, i, to);
+    out += decoded;
+    i = chunkStart = next;
+  }
+  return out + text.slice(chunkStart, to);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

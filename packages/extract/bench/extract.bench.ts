@@ -463,7 +463,8 @@ for (const [name, make] of streamedAdversarial) {
 // held back while it may, and must not be read again per byte.
 const shownAdversarial: [string, (size: number) => string][] = [
   ['a call, then 1 MB of backticks', (size) => `f(a=1)${'`'.repeat(size - 6)}`],
-  ['<a> tags that may open a call', (size) => '<a>'.repeat(size / 3)],
+  ['<|a|> tokens that may open a call', (size) => '<|a|>'.repeat(size / 5)],
+  ['leading blank space (it may still be a (no content) placeholder)', (size) => `${' '.repeat(size - 1)}x`],
   ['Action: ``` openers', (size) => 'Action: ```json\n'.repeat(size / 16)],
   ['calls in <tools> wrappers', (size) => '<tools>f(a=1)</tools>\n'.repeat(size / 22)],
 ];

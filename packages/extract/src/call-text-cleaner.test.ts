@@ -48,6 +48,62 @@ describe('CallTextCleaner: native framing', () => {
     const cleaner = new CallTextCleaner();
     const shown = ['<|start|>assistant<|channel|>final<|mes', 'sage|>It is 7.<|return|>'].map((part) => cleaner.text(part)).join('') + cleaner.end();
     expect(shown).toBe('It is 7.');
+    expect(clean(['<|channel|>commentary<|mess', "age|>Let me look.<|end|>"])).toBe('Let me look.');
+  });
+
+  it("removes Kimi's end tokens left after a call written without its section", () => {
+    expect(clean(['Done.', null, '<|tool_call_', 'end|><|tool_calls_section_end|> Bye.'])).toBe('Done. Bye.');
+  });
+});
+
+describe('CallTextCleaner: wrappers of the classic formats', () => {
+  it('removes the call-block tokens of LFM2, OLMo 3, Llama 4, Granite, Jamba, InternLM2 and Cohere', () => {
+    expect(clean(['Let me check. <|tool_call_start|>[', null, ']<|tool_call_end|>\nDone.'])).toBe('Let me check.\nDone.');
+    expect(clean(['<function_calls>', null, '\n', null, '</function_calls>'])).toBe('');
+    expect(clean(['<|python_start|>[', null, ']<|python_end|>'])).toBe('');
+    expect(clean(['<|tool_call|> [', null, ']'])).toBe('');
+    expect(clean([' Sure!<tool_calls>[\n    ', null, '\n]</tool_calls>'])).toBe(' Sure!');
+    expect(clean(['<|action_start|><|plugin|>', null, '<|action_end|>'])).toBe('');
+    expect(clean(['Ok.\n<longcat_tool_call>', null, '</longcat_tool_call>'])).toBe('Ok.');
+    expect(clean(['<|START_RESPONSE|>Hi<|END_RESPONSE|>'])).toBe('Hi');
+    expect(clean(['<|START_TEXT|>Hi<|END_TEXT|>'])).toBe('Hi');
+    expect(clean(['Hi.<|message_sep|>\n\nfunction call<|role_sep|>\n', null])).toBe('Hi.');
+    expect(clean(['<|START_ACTION|>\n[', null, ']\n<|END_ACTION|>'])).toBe('');
+    expect(clean(['>>', '>all\nHello', null])).toBe('Hello');
+    expect(clean(['a > b >> c >>> d'])).toBe('a > b >> c >>> d');
+  });
+
+  it('removes a code fence that only frames calls, and keeps other fences', () => {
+    expect(clean(['Sure.\n```json\n[', null, ']\n```'])).toBe('Sure.');
+    expect(clean(['Sure.\n``', '`js', 'on\n[', null, ']\n`', '``'])).toBe('Sure.');
+    expect(clean(['Example:\n```json\n{"a": 1}\n```'])).toBe('Example:\n```json\n{"a": 1}\n```');
+    expect(clean([null, '\n```python\nprint(1)\n```'])).toBe('\n```python\nprint(1)\n```');
+    expect(clean(['Code:\n```'])).toBe('Code:\n```');
+  });
+
+  it('keeps the end of a tag that is no wrapper right before a call', () => {
+    expect(clean(['<custom>', null, '</custom>'])).toBe('<custom></custom>');
+    expect(clean(['<custom_call>', null, '</custom_call>'])).toBe('');
+    expect(clean(['Is 2 <', null])).toBe('Is 2 <');
+    expect(clean(['Sure.\n```json', null, '```'])).toBe('Sure.');
+  });
+
+  it('removes the wrapper tags around a JSON call (<tools>, <response>, <json>, …), and keeps XML in an answer', () => {
+    expect(clean(['<tools>\n  ', null, '\n</tools>'])).toBe('');
+    expect(clean(['```xml\n<resp', 'onse>\n    ', null, '\n</response>\n```'])).toBe('');
+    expect(clean(['Sure.<json>', null, '</json> Done.'])).toBe('Sure. Done.');
+    expect(clean(['The root is <response>ok</response> and <xml> stays.'])).toBe('The root is <response>ok</response> and <xml> stays.');
+    expect(clean([null, ' then </tools> is text'])).toBe(' then </tools> is text');
+    expect(clean(['<tools>\n', null, '\n</tools>\n<tools>\n', null, '\n</tools>'])).toBe('');
+    expect(clean(['<tools>', null, '</tools>\n<tools> is the tag.'])).toBe('\n<tools> is the tag.');
+  });
+
+  it("removes functools and Cohere's Action: before a call, and keeps them otherwise", () => {
+    expect(clean(['Checking.\nfunctools[', null, ']\nMore?'])).toBe('Checking.\nMore?');
+    expect(clean([' func', 'tools[', null, ']'])).toBe('');
+    expect(clean(['Action:\n```json\n[', null, ']\n```'])).toBe('');
+    expect(clean(['The functools module. Action: none.'])).toBe('The functools module. Action: none.');
+    expect(clean(['Use functools'])).toBe('Use functools');
   });
 });
 
@@ -93,7 +149,7 @@ describe('CallTextCleaner: what wrapped a call', () => {
     expect(clean(['Ends in a partial <tool_ca'])).toBe('Ends in a partial <tool_ca');
     expect(clean(['A word: functools'])).toBe('A word: functools');
     // Text after the call, then a closing tag: not the call's.
-    expect(clean([null, 'Then </b> stays.'])).toBe('Then </b> stays.');
+    expect(clean(['<tools>', null, 'Then </tools> stays.'])).toBe('Then </tools> stays.');
     // An opening tag after a call opens nothing.
     expect(clean([null, '\n<b>x</b>'])).toBe('\n<b>x</b>');
   });
@@ -104,17 +160,54 @@ describe('CallTextCleaner: what wrapped a call', () => {
   });
 
   it('looks back over at most 96 characters for an opener', () => {
-    const tags = '<a>'.repeat(100);
-    const shown = clean([`text ${tags}`, null]);
-    expect(shown.startsWith('text <a>')).toBe(true);
-    expect(shown.length).toBeLessThan(`text ${tags}`.length);
-    expect(shown.length).toBeGreaterThan('text '.length + 3 * 100 - 96 - 3);
+    const tokens = '<|a|>'.repeat(60);
+    const shown = clean([`text ${tokens}`, null]);
+    expect(shown.startsWith('text <|a|>')).toBe(true);
+    expect(shown.length).toBeLessThan(`text ${tokens}`.length);
+    expect(shown.length).toBeGreaterThan('text '.length + 5 * 60 - 96 - 5);
+  });
+
+  it('removes after a call only the closers its openers owe', () => {
+    // Two fenced calls in a row: the second fence opens, it does not close.
+    expect(clean(['Checking both.\n```json\n', null, '\n```\n```json\n', null, '\n```'])).toBe('Checking both.');
+    // A code block right after a call keeps its fence; so does one after a call that no fence opened.
+    expect(clean(['```json\n', null, '\n```\n```python\nprint(1)\n```\nDone.'])).toBe('\n```python\nprint(1)\n```\nDone.');
+    expect(clean(['x', null, '\n```\nDone'])).toBe('x\n```\nDone');
+    expect(clean(['x', null, '\n</details>\nMore'])).toBe('x\n</details>\nMore');
+    // An opener not read as one (a language with +) leaves its fence, and so the closing fence.
+    expect(clean(['```c++\n', null, '\n```\nDone'])).toBe('```c++\n```\nDone');
+    // Closers by name and innermost first; a special token closes a special token.
+    expect(clean(['<tool_calls><ifm|tool_call>', null, '</ifm|tool_call></tool_calls> ok'])).toBe(' ok');
+    expect(clean(['<tool_calls>', null, '</other></tool_calls>'])).toBe('</other></tool_calls>');
+    expect(clean(['<|action_start|><|plugin|>\n', null, '<|action_end|>\n<|action_start|><|plugin|>\n', null, '<|action_end|>'])).toBe('');
+  });
+
+  it('shows what could only have grown into an opener when a call follows', () => {
+    expect(clean(['Plan A', null])).toBe('Plan A');
+    expect(clean(['I need to call f', null])).toBe('I need to call f');
+    expect(clean(['a ``', null])).toBe('a ``');
+    expect(clean(['Run `', null, '` to see'])).toBe('Run `` to see');
+    expect(clean(['2 < 3 and 4 <', null])).toBe('2 < 3 and 4 <');
+    expect(clean(['value <tool', null])).toBe('value <tool');
+  });
+
+  it('reads opener words only where they start a line', () => {
+    expect(clean(['Step 1. Next Action: ', null])).toBe('Step 1. Next Action:');
+    expect(clean(["I'll make a function call\n", null])).toBe("I'll make a function call");
+    expect(clean(['In Python, use functools', null])).toBe('In Python, use functools');
+    expect(clean(['Plan.\n  Action: ```json\n', null, '\n```'])).toBe('Plan.');
+  });
+
+  it('keeps a tag before a call that is no wrapper', () => {
+    expect(clean(['<b>', null, 'Done</b>'])).toBe('<b>Done</b>');
+    expect(clean(['text\n<br>\n', null])).toBe('text\n<br>');
   });
 
   it('gives the same result however the text is split (property)', () => {
     const piece = fc.constantFrom(
       'Sure. ', 'x', ' ', '\n', '[', ']', ', ', '<tools>', '</tools>', '<b>', '</b>', '<|plugin|>', '<|end_x|>', '```', '```json\n', '`', 'Action:', 'Action: ',
-      'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ',
+      'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ', 'function call', 'function', '**Tool Call:**', '**', '<ifm|x>',
+      '</ifm|x>', '-> tool/function_call', '->', '|',
     );
     const part = fc.oneof({ weight: 5, arbitrary: fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join('')) }, { weight: 1, arbitrary: fc.constant(null) });
     fc.assert(
@@ -145,7 +238,9 @@ describe('CallTextCleaner: what wrapped a call', () => {
   });
 
   it('shows every character of a text without calls or markers, however it is split (property)', () => {
-    const piece = fc.constantFrom('<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|plugin|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',');
+    const piece = fc.constantFrom(
+      '<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|x_y|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',', 'function call', '**Tool Call:**', '<ifm|x>', '-> tool/function_call', '-', '*',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');

@@ -1,3 +1,6 @@
+import { closerLength, isFraming, openerRunStart, startsLine } from './call-wrappers.ts';
+import type { WrapperCloser } from './call-wrappers.ts';
+
 // Markers that wrap calls, and end tokens small models leak; the wrapper removes them from
 // the visible text once the calls have been taken out.
 const MARKERS = [
@@ -10,13 +13,38 @@ const MARKERS = [
   '<end_of_turn>',
   '<|eot_id|>',
   '<|im_end|>',
+  // Special tokens around the classic formats' call blocks and answers: LFM2, Llama 4, Granite,
+  // InternLM2, GigaChat 3.1, Cohere R7B's action, response and text. (Plain tags such as
+  // `<tool_calls>` are not markers: they go only where they wrap a call, see call-wrappers.ts.)
+  '<|tool_call_start|>',
+  '<|tool_call_end|>',
+  '<|python_start|>',
+  '<|python_end|>',
+  '<|tool_call|>',
+  '<|action_start|>',
+  '<|plugin|>',
+  '<|action_end|>',
+  '<|function_call|>',
+  '<|START_ACTION|>',
+  '<|END_ACTION|>',
+  '<|START_RESPONSE|>',
+  '<|END_RESPONSE|>',
+  '<|START_TEXT|>',
+  '<|END_TEXT|>',
+  // Functionary v3.2's header of a text segment.
+  '>>>all\n',
   // Left around native calls: Functionary's closing tag, harmony's message framing, end tokens.
   '</function>',
   '<|channel|>final<|message|>',
+  // A commentary message without a recipient is a preamble the user sees (llama.cpp's GPT-OSS cases).
+  '<|channel|>commentary<|message|>',
   '<|start|>assistant',
   '<|end|>',
   '<|return|>',
   '<|call|>',
+  // Kimi's end tokens after a call written without its section.
+  '<|tool_call_end|>',
+  '<|tool_calls_section_end|>',
   '</think>',
   '<turn|>',
   '<\uff5cend\u2581of\u2581sentence\uff5c>',
@@ -28,10 +56,8 @@ const MARKERS = [
   '<|close|>message<|sep|>',
 ];
 
-/** Characters that only frame calls: list brackets, separators and the whitespace between them. */
-function isFraming(c: number): boolean {
-  return c === 0x5b || c === 0x5d || c === 0x2c || c === 0x3b || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
+/** The longest marker: a longer held prefix cannot be one. */
+const LONGEST_MARKER = Math.max(...MARKERS.map((marker) => marker.length));
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -40,201 +66,72 @@ function isSpace(c: number): boolean {
 /** What Kimi K2 sometimes writes as the whole answer text of a turn that only calls tools. */
 const NO_CONTENT = '(no content)';
 
-/** Whether `s` (the answer so far) could still be just the placeholder: space, a prefix of it, or all of it then space. */
-function mayBePlaceholder(s: string): boolean {
-  let i = 0;
-  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
-  let k = 0;
-  while (i < s.length && k < NO_CONTENT.length) {
-    if (s.charCodeAt(i) !== NO_CONTENT.charCodeAt(k)) return false;
-    i++;
-    k++;
-  }
-  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
-  return i === s.length;
-}
-
 /** Whether `tail` could still grow into a marker. */
 function isMarkerPrefix(tail: string): boolean {
   return MARKERS.some((marker) => marker.length > tail.length && marker.startsWith(tail));
 }
 
-/** The most text held back as a possible call opener (`<tool_calls>`, a fence, `functools`): bounded, so that the text is read in one pass. */
-const MAX_OPENER = 96;
-/** The longest tag name read as a call's wrapper (`<longcat_tool_call>`, `<|action_start|>`). */
-const MAX_TAG_NAME = 64;
-/** Words that only introduce a call when one follows them at once (Cohere's `Action:`, Phi-4-mini's `functools`). */
-const OPENER_WORDS = ['Action:', 'functools'];
-
-function isTagNameCode(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x3a || c === 0x2e || c === 0x2d;
-}
-
-function isWordCode(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
-}
-
-/**
- * Where a tag ending at `end` (exclusive, `s[end - 1]` is `>`) starts: `<name>` or `<|name|>`
- * (`closing`: `</name>` or `<|name|>`). -1 when there is none.
- */
-function tagStartBefore(s: string, end: number, floor: number): number {
-  let i = end - 1;
-  if (i < floor || s.charCodeAt(i) !== 0x3e) return -1;
-  i--;
-  const piped = i >= floor && s.charCodeAt(i) === 0x7c;
-  if (piped) i--;
-  const nameEnd = i + 1;
-  while (i >= floor && nameEnd - i <= MAX_TAG_NAME && isTagNameCode(s.charCodeAt(i))) i--;
-  if (i + 1 === nameEnd || i < floor) return -1;
-  const first = s.charCodeAt(i + 1);
-  if (!((first >= 0x61 && first <= 0x7a) || (first >= 0x41 && first <= 0x5a) || first === 0x5f)) return -1;
-  if (piped) return i - 1 >= floor && s.charCodeAt(i) === 0x7c && s.charCodeAt(i - 1) === 0x3c ? i - 1 : -1;
-  return s.charCodeAt(i) === 0x3c ? i : -1;
-}
-
-/**
- * Where a trailing run of call openers in `s` starts: opening tags (`<tool_calls>`,
- * `<|plugin|>`), code fences with their language (three or more backticks, then `json`),
- * `Action:` and `functools`, with framing between them, and at the very end the start of
- * one (`<tool_ca`, one or two backticks, `funct`). `s.length` when the text does not end so.
- * Only the last `MAX_OPENER` characters are looked at; `wordBefore` says whether the text
- * before `s` ended in a word character.
- */
-function openerRunStart(s: string, wordBefore: boolean): number {
-  const floor = Math.max(0, s.length - MAX_OPENER);
-  let start = s.length;
-  let i = s.length;
-  for (;;) {
-    let j = i;
-    while (j > floor && isFraming(s.charCodeAt(j - 1))) j--;
-    if (j === floor) break;
-    const item = openerItemStart(s, j, floor, j === s.length, wordBefore);
-    if (item < 0) break;
-    start = item;
-    i = item;
-  }
-  return start;
-}
-
-/** Where one opener item ending at `end` starts (see `openerRunStart`); -1 when none ends there. */
-function openerItemStart(s: string, end: number, floor: number, atEnd: boolean, wordBefore: boolean): number {
-  const last = s.charCodeAt(end - 1);
-  if (last === 0x3e) {
-    const tag = tagStartBefore(s, end, floor);
-    return tag >= 0 && s.charCodeAt(tag + 1) !== 0x2f ? tag : -1;
-  }
-  // A fence (a run of backticks) with or without its language; at the end, a run too short yet.
-  let i = end;
-  while (i > floor && end - i <= MAX_TAG_NAME && isWordCode(s.charCodeAt(i - 1))) i--;
-  let k = i;
-  while (k > floor && s.charCodeAt(k - 1) === 0x60) k--;
-  if (i - k >= 3 || (atEnd && i === end && i - k > 0)) return k;
-  if (atEnd) {
-    // The text ends inside what may become a tag: `<`, `<name`, `<|`, `<|name`, `<|name|` (read
-    // first: `<functools` is the start of a tag, not the word).
-    k = end;
-    const closedPipe = last === 0x7c && end - 1 > floor && s.charCodeAt(end - 2) !== 0x3c;
-    if (closedPipe) k--;
-    const nameEnd = k;
-    while (k > floor && nameEnd - k <= MAX_TAG_NAME && isTagNameCode(s.charCodeAt(k - 1))) k--;
-    if (k > floor && s.charCodeAt(k - 1) === 0x7c) k--;
-    else if (closedPipe) k = floor;
-    if (k > floor && s.charCodeAt(k - 1) === 0x3c) return k - 1;
-  }
-  const wordStart = (at: number): boolean => (at === 0 ? !wordBefore : !isWordCode(s.charCodeAt(at - 1)));
-  for (const word of OPENER_WORDS) {
-    const at = end - word.length;
-    if (at >= floor && s.startsWith(word, at) && wordStart(at)) return at;
-  }
-  if (!atEnd) return -1;
-  // Or inside a word that may become an opener.
-  for (const word of OPENER_WORDS) {
-    for (let n = Math.min(word.length - 1, end - floor); n > 0; n--) {
-      if (s.startsWith(word.slice(0, n), end - n) && wordStart(end - n)) return end - n;
-    }
-  }
-  return -1;
-}
-
-/**
- * How long the call closer at `i` is: `</name>`, `<|name|>` or a fence (a run of three or
- * more backticks). 0 when none is there, -1 when `s` ends inside what may still become one
- * (never when `final`: nothing follows).
- */
-function closerLength(s: string, i: number, final: boolean): number {
-  const c = s.charCodeAt(i);
-  const open = final ? 0 : -1;
-  if (c === 0x60) {
-    let k = i;
-    while (k < s.length && s.charCodeAt(k) === 0x60) k++;
-    // A run that ends with the text and is too short yet may still grow into a fence (a
-    // longer one is a fence already: its continuation goes with it, see `fenceRun`).
-    if (k - i < 3) return k === s.length ? open : 0;
-    return k - i;
-  }
-  if (c !== 0x3c) return 0;
-  if (i + 1 === s.length) return open;
-  const second = s.charCodeAt(i + 1);
-  if (second !== 0x2f && second !== 0x7c) return 0;
-  let k = i + 2;
-  while (k < s.length && k - i - 2 < MAX_TAG_NAME && isTagNameCode(s.charCodeAt(k))) k++;
-  if (k === s.length) return open;
-  if (k === i + 2) return 0;
-  if (second === 0x7c) {
-    if (s.charCodeAt(k) !== 0x7c) return 0;
-    k++;
-    if (k === s.length) return open;
-  }
-  return s.charCodeAt(k) === 0x3e ? k + 1 - i : 0;
-}
-
 /**
  * Cleans the visible text of a text-tools answer, as a stream: removes call markers
- * (`<tool_call>`, `[TOOL_CALLS]`, leaked end tokens), the brackets, commas and blank
- * space that only framed calls (`[f(a=1), g()]` leaves nothing), and whatever wrapped a
- * call: a tag, fence or opening word right before it (`<tools>`, `<longcat_tool_call>`, a
- * `json` fence, `Action:`, `functools`) and a closing tag or fence right after it. It holds
- * back only a possible marker prefix, a run of framing characters and a possible opener (at
- * most `MAX_OPENER` characters), so the result does not depend on how the text was split.
+ * (`<tool_call>`, `[TOOL_CALLS]`, leaked end tokens), the brackets, commas and blank space
+ * that only framed calls (`[f(a=1), g()]` leaves nothing), and what wrapped a call
+ * (call-wrappers.ts): a wrapper tag, fence or opener word right before it, and right after it
+ * the closers those owe (`</tools>`, the closing fence), nothing else. It holds back only a
+ * possible marker prefix, a run of framing characters and a possible opener (at most
+ * `MAX_OPENER` characters), so the result does not depend on how the text was split.
  */
 export class CallTextCleaner {
+  /** A possible marker prefix at the end of the text so far. */
   private pending = '';
   private framing = '';
-  /** Text that opens a call if one follows at once (a tag, a fence); shown otherwise. */
+  /** Text that may open a call if one follows (shown otherwise), or right after a call a closer's start. */
   private opener = '';
+  /** Only framing (and closers) shown since the last call. */
   private afterCall = false;
-  /** The last piece ended in a fence that closed a call: backticks that follow at once belong to it. */
-  private fenceRun = false;
-  /** Whether the last character passed on (shown or held as framing) is a word character: `xAction:` opens nothing. */
-  private wordBefore = false;
+  /** What the openers of the calls since the last shown text owe, innermost last (while `afterCall`). */
+  private owed: WrapperCloser[] = [];
+  /** Whether the text so far ends a line (see `startsLine`): an opener word must start one. */
+  private lineStart = true;
   /** The answer's opening text while it may still be Kimi's `(no content)` placeholder; undefined once decided. */
   private lead: string | undefined = '';
+  /** How many characters of the placeholder `lead` has matched (after its leading space). */
+  private leadMatched = 0;
 
   /** Text between calls; returns what can be shown now. */
   text(text: string): string {
     if (this.lead !== undefined) {
       const opening = this.lead + text;
-      if (mayBePlaceholder(opening)) {
+      if (this.mayStillBePlaceholder(text)) {
         this.lead = opening;
         return '';
       }
       this.lead = undefined;
-      return this.cleaned(opening);
+      return this.cleaned(opening, false);
     }
-    return this.cleaned(text);
+    return this.cleaned(text, false);
   }
 
-  /**
-   * Markers out first, then what wrapped a call (`final`: the end of the answer, nothing is
-   * held back for text that could still follow). Two steps, so that a closer or an opener is
-   * read on the text as it is shown, whichever way markers were split between pieces.
-   */
-  private cleaned(text: string, final = false): string {
+  /** Reads `text` on from where the placeholder check stopped (each character once): could the answer still be just space, the placeholder, space? */
+  private mayStillBePlaceholder(text: string): boolean {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      const matched = this.leadMatched;
+      if (matched === 0 || matched === NO_CONTENT.length) {
+        if (isSpace(c)) continue;
+        if (matched === NO_CONTENT.length) return false;
+      }
+      if (c !== NO_CONTENT.charCodeAt(matched)) return false;
+      this.leadMatched = matched + 1;
+    }
+    return true;
+  }
+
+  /** Markers out first, then wrappers: both read on the text as it is shown, however markers were split. */
+  private cleaned(text: string, final: boolean): string {
     return this.unwrapped(this.withoutMarkers(text, final), final);
   }
 
-  /** `text` without markers; a possible marker prefix at its end is held back in `pending`. */
+  /** `text` without markers; a possible marker prefix at its end is held back in `pending` (unless `final`). */
   private withoutMarkers(text: string, final: boolean): string {
     const s = this.pending + text;
     this.pending = '';
@@ -243,7 +140,7 @@ export class CallTextCleaner {
     let i = 0;
     while (i < s.length) {
       const c = s.charCodeAt(i);
-      if (c !== 0x3c && c !== 0x5b) {
+      if (c !== 0x3c && c !== 0x5b && c !== 0x3e) {
         i++;
         continue;
       }
@@ -254,7 +151,7 @@ export class CallTextCleaner {
         from = i;
         continue;
       }
-      if (!final && s.length - i < 32 && isMarkerPrefix(s.slice(i))) {
+      if (!final && s.length - i < LONGEST_MARKER && isMarkerPrefix(s.slice(i))) {
         this.pending = s.slice(i);
         return kept + s.slice(from, i);
       }
@@ -264,67 +161,70 @@ export class CallTextCleaner {
   }
 
   /**
-   * `text` (no markers) without a closer right after a call or an opener right before one:
-   * a possible closer or opener at its end is held back in `opener`.
+   * `text` (no markers) without the closers a call still owes right after it, and with a
+   * possible opener at its end held back in `opener` (unless `final`: the end of the answer).
    */
   private unwrapped(text: string, final: boolean): string {
-    let s = this.opener + text;
+    const s = this.opener + text;
     this.opener = '';
-    if (this.fenceRun) {
-      this.fenceRun = false;
-      let k = 0;
-      while (k < s.length && s.charCodeAt(k) === 0x60) k++;
-      if (k === s.length && !final) {
-        this.fenceRun = true;
-        return '';
-      }
-      s = s.slice(k);
-    }
     let from = 0;
-    if (this.afterCall) {
-      // Only framing since the call: a closing tag or fence here closed the call, and goes
-      // with the blank space before it.
+    if (this.afterCall && this.owed.length > 0) {
+      // Only framing since the call: the closers it owes go, with the blank space before them.
       let i = 0;
-      while (i < s.length) {
+      while (i < s.length && this.owed.length > 0) {
         if (isFraming(s.charCodeAt(i))) {
           i++;
           continue;
         }
-        const closer = closerLength(s, i, final);
+        const closer = closerLength(s, i, this.owed[this.owed.length - 1] as WrapperCloser, final);
         if (closer === 0) break;
         if (closer < 0) {
           this.opener = s.slice(i);
-          return this.filterFraming(s.slice(from, i));
+          return this.shown(s.slice(from, i));
         }
+        this.owed.pop();
         this.framing = '';
         i += closer;
         from = i;
-        if (i === s.length && s.charCodeAt(i - 1) === 0x60) this.fenceRun = !final;
       }
     }
     const rest = from === 0 ? s : s.slice(from);
-    const start = final ? rest.length : openerRunStart(rest, this.wordBefore);
+    const start = final ? rest.length : openerRunStart(rest, this.lineStart, true);
     if (start < rest.length) this.opener = rest.slice(start);
-    if (start > 0) this.wordBefore = isWordCode(rest.charCodeAt(start - 1));
-    return this.filterFraming(start === rest.length ? rest : rest.slice(0, start));
+    return this.shown(start === rest.length ? rest : rest.slice(0, start));
+  }
+
+  /** Passes `text` on to be shown (framing held back), noting whether it ends a line. */
+  private shown(text: string): string {
+    if (text === '') return '';
+    let i = text.length;
+    while (i > 0 && (text.charCodeAt(i - 1) === 0x20 || text.charCodeAt(i - 1) === 0x09)) i--;
+    if (i > 0) this.lineStart = startsLine(text, text.length, false);
+    return this.filterFraming(text);
   }
 
   /**
-   * A call was taken out here: framing and an opener held before it go, and so does a
-   * `(no content)` placeholder that was the whole text before the first call. Returns held
-   * text that is not the placeholder, to be shown before the call.
+   * A call was taken out here: framing and a complete opener run held before it go (what
+   * could only have grown into one is shown), and so does a `(no content)` placeholder that
+   * was the whole text before the first call. Returns held text to be shown before the call.
    */
   call(): string {
     let released = '';
     const lead = this.lead;
     this.lead = undefined;
-    if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead);
-    this.pending = '';
-    this.framing = '';
+    if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead, false);
+    // What is held is complete now: a marker's prefix is text, and only whole openers wrap the call.
+    const held = this.opener + this.withoutMarkers('', true);
     this.opener = '';
-    this.fenceRun = false;
+    const owed: WrapperCloser[] = [];
+    const start = openerRunStart(held, this.lineStart, false, owed);
+    if (start > 0) released += this.shown(held.slice(0, start));
+    // A call in the same wrapper as the one before (`[f(), g()]` in `<tool_calls>`) owes what that one still does.
+    if (!this.afterCall) this.owed = [];
+    this.owed.push(...owed);
+    this.framing = '';
     this.afterCall = true;
-    this.wordBefore = false;
+    this.lineStart = true;
     return released;
   }
 
@@ -332,8 +232,8 @@ export class CallTextCleaner {
   end(): string {
     const lead = this.lead;
     this.lead = undefined;
-    if (lead !== undefined && lead !== '') return this.cleaned(lead) + this.end();
-    const out = this.opener === '' && this.pending === '' ? '' : this.cleaned('', true);
+    let out = lead === undefined || lead === '' ? '' : this.cleaned(lead, false);
+    if (this.opener !== '' || this.pending !== '') out += this.cleaned('', true);
     if (this.afterCall) return out;
     const framing = this.framing;
     this.framing = '';
@@ -354,6 +254,7 @@ export class CallTextCleaner {
         this.framing = '';
       }
       this.afterCall = false;
+      this.owed = [];
       out += text.charAt(i);
     }
     return out;

@@ -28,7 +28,7 @@ export type ToolCallFormat =
    * (`<iquestcoder_tool_call>`) and K2 Horizon (`<ifm|tool_call>`, `<ifm|arg_key>`).
    */
   | 'glm'
-  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`. */
+  /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (also StepFun Step-3's `<steptml:invoke>` calls inside these tokens). */
   | 'deepseek'
   /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`; V4.1's `<｜DSML｜ calls>`; GigaChat 3.5's `<｜GCML｜tool_calls>`. */
   | 'deepseek-dsml'
@@ -36,8 +36,10 @@ export type ToolCallFormat =
   | 'kimi-k3'
   /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
   | 'kimi-k2'
-  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`; FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
+  /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
   | 'gemma4'
+  /** FunctionGemma (Gemma 3 270M): Gemma 4's call syntax as `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
+  | 'functiongemma'
   /** gpt-oss harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`. */
   | 'harmony'
   /** Mistral (tokenizer v11+: Ministral 3, Devstral, Magistral, Small 3.2): `[TOOL_CALLS]NAME[ARGS]{…}`, `[CALL_ID]`. */
@@ -76,6 +78,7 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'kimi-k2',
   'kimi-k3',
   'gemma4',
+  'functiongemma',
   'harmony',
   'mistral',
   'functionary',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
 
 function calls(text: string, tools?: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
   return extractToolCalls(text, tools === undefined ? undefined : { tools }).map((c) => ({ name: c.name, arguments: c.arguments }));
@@ -35,6 +36,27 @@ describe('JSON calls: argument keys and definitions', () => {
     expect(calls('[{"set_alarm": {"time": "07:00"}}]', ['set_alarm'])).toEqual([{ name: 'set_alarm', arguments: { time: '07:00' } }]);
     expect(calls('[{"set_alarm": {"time": "07:00"}}]')).toEqual([]);
     expect(calls('{"city": {"name": "Paris"}}', ['set_alarm'])).toEqual([]);
+  });
+});
+
+describe('JSON calls: ids the model wrote', () => {
+  function ids(text: string): string[] {
+    const batch = extractToolCalls(text).map((c) => c.id);
+    const parser = createToolCallParser();
+    const streamed = [...Array.from(text).flatMap((c) => parser.push(c)), ...parser.end()].flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.id] : []));
+    expect(streamed).toEqual(batch);
+    return batch;
+  }
+
+  it("keeps Cohere's tool_call_id and the id of Mistral's list", () => {
+    const cohere = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "foo", "parameters": {"q": "a"}}, {"tool_call_id": "1", "tool_name": "bar", "parameters": {}}]<|END_ACTION|>';
+    expect(ids(cohere)).toEqual(['0', '1']);
+    expect(ids('[TOOL_CALLS][{"name": "add", "arguments": {"a": 1}, "id": "a1B2c3D4e"}]')).toEqual(['a1B2c3D4e']);
+  });
+
+  it('makes an id where the model gave none, an empty one or one that is not a string', () => {
+    expect(ids('{"name": "f", "arguments": {}}')).toEqual(['f_0']);
+    expect(ids('[{"name": "f", "arguments": {"a": 1}, "id": ""}, {"name": "g", "arguments": {}, "id": 7}]')).toEqual(['f_0', 'g_1']);
   });
 });
 

@@ -225,6 +225,22 @@ describe('DeepSeek V3.2 DSML', () => {
     expect(checked(text)).toEqual([{ name: 'f', arguments: { a: 1 } }]);
   });
 
+  it('unwraps a wrapper written as JSON text only where the schema has no property of its name (vLLM cases)', () => {
+    const wrapped = (key: string) => `<${D}tool_calls><${D}invoke name="f"><${D}parameter name="${key}" string="true">{"city": "Oslo"}</${D}parameter></${D}invoke></${D}tool_calls>`;
+    const city = { name: 'f', inputSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } } } };
+    const input = { name: 'f', inputSchema: { type: 'object' as const, properties: { input: { type: 'string' as const } } } };
+    expect(checked(wrapped('input'), { tools: [city] })).toEqual([{ name: 'f', arguments: { city: 'Oslo' } }]);
+    expect(checked(wrapped('input'), { tools: [input] })).toEqual([{ name: 'f', arguments: { input: '{"city": "Oslo"}' } }]);
+    expect(checked(wrapped('arguments'))).toEqual([{ name: 'f', arguments: { arguments: '{"city": "Oslo"}' } }]);
+  });
+
+  it('keeps a string="false" value as text where its JSON type is not one the schema allows (vLLM cases)', () => {
+    const text = `<${D}function_calls><${D}invoke name="f"><${D}parameter name="text" string="false">null</${D}parameter><${D}parameter name="n" string="false">null</${D}parameter><${D}parameter name="k" string="false">7</${D}parameter></${D}invoke></${D}function_calls>`;
+    const schema = { type: 'object' as const, properties: { text: { type: 'string' as const }, n: { type: ['integer', 'null'] as ('integer' | 'null')[] }, k: { type: 'integer' as const } } };
+    expect(checked(text, { tools: [{ name: 'f', inputSchema: schema }] })).toEqual([{ name: 'f', arguments: { text: 'null', n: null, k: 7 } }]);
+    expect(checked(text)).toEqual([{ name: 'f', arguments: { text: null, n: null, k: 7 } }]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete(`<${D}function_calls>\n<${D}invoke name="f">\n`);
   });
@@ -255,8 +271,35 @@ describe('Kimi K2', () => {
     expect(checked(text)).toEqual([{ name: 'f', arguments: {} }]);
   });
 
+  it('takes reasoning up again after a section written inside it (llama.cpp cases)', () => {
+    const text = '<think>Need it<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|> and more</think>Done.';
+    expect(checked(text)).toEqual([{ name: 'f', arguments: {} }]);
+    for (const size of [1, 4, text.length]) {
+      const events = stream(text, size);
+      expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Need it and more');
+      expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe('Done.');
+    }
+  });
+
+  it('reads calls written without their section or end tokens, also inside reasoning (llama.cpp cases)', () => {
+    const text = 'Sure.<|tool_call_begin|>functions.run:0<|tool_call_argument_begin|> {"cmd": "ls", "note": "<|tool_call_end|>"}<|tool_call_end|>';
+    expect(checked(text)).toEqual([{ name: 'run', arguments: { cmd: 'ls', note: '<|tool_call_end|>' } }]);
+    expect(extractToolCalls(text)[0]?.id).toBe('functions.run:0');
+    const inThought = '<think>Two calls<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_begin|>b:1<|tool_call_argument_begin|>{"x": 1}';
+    expect(checked(inThought)).toEqual([
+      { name: 'a', arguments: {} },
+      { name: 'b', arguments: { x: 1 } },
+    ]);
+    const events = stream(inThought, 3);
+    expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Two calls');
+    // Not followed by arguments, or not listed: text.
+    expect(checked('<|tool_call_begin|>functions.run:0 then prose {"a": 1}')).toEqual([]);
+    expect(checked('<|tool_call_begin|>functions.run:0<|tool_call_argument_begin|>{"a": 1}', { tools: ['other'] })).toEqual([]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete('<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}');
+    incomplete('<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": ');
   });
 });
 
@@ -278,8 +321,40 @@ describe('Gemma 4', () => {
     expect(checked('<|tool>declaration:f{description:<|"|>x<|"|>}<tool|>')).toEqual([]);
   });
 
+  it('does not run a call name into the thought opener (callsInReasoning; the events give back the text)', () => {
+    expect(checked('<|channel>thoughtf(a=1)<channel|>', { callsInReasoning: true })).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+  });
+
+  it('reads a call with a stray colon before `call:` (vLLM test_colon_prefixed_tool_call)', () => {
+    expect(checked('<|tool_call>:call:bash{command:<|"|>pytest<|"|>}<tool_call|>')).toEqual([{ name: 'bash', arguments: { command: 'pytest' } }]);
+  });
+
   it('reports truncation as incomplete', () => {
     incomplete('<|tool_call>call:f{a:<|"|>unfinished');
+  });
+});
+
+describe('FunctionGemma', () => {
+  it('reads calls with <escape> strings, numbers, lists and nested objects, with text around them', () => {
+    const text =
+      'Sure.<start_function_call>call:set_alarm{days:[<escape>mon<escape>,<escape>thu<escape>],label:<escape>gym, {a}: "b"<escape>,minutes:45,options:{loud:true}}<end_function_call>\n<start_function_call>call:get_time{}<end_function_call> Done.';
+    expect(checked(text)).toEqual([
+      { name: 'set_alarm', arguments: { days: ['mon', 'thu'], label: 'gym, {a}: "b"', minutes: 45, options: { loud: true } } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'functiongemma' })).toHaveLength(2);
+    expect(checked(text, { format: 'gemma4' })).toEqual([]);
+  });
+
+  it('reads a key that follows a value without a comma, and types escaped text only by the schema', () => {
+    const text = '<start_function_call>call:f{city:<escape>NYC<escape>count:<escape>3<escape>}<end_function_call>';
+    expect(checked(text)).toEqual([{ name: 'f', arguments: { city: 'NYC', count: '3' } }]);
+    const typed = { name: 'f', inputSchema: { type: 'object' as const, properties: { count: { type: 'integer' as const } } } };
+    expect(checked(text, { tools: [typed] })).toEqual([{ name: 'f', arguments: { city: 'NYC', count: 3 } }]);
+  });
+
+  it('reports truncation as incomplete', () => {
+    incomplete('<start_function_call>call:f{a:<escape>unfinished');
   });
 });
 
@@ -298,6 +373,23 @@ describe('gpt-oss harmony', () => {
     expect(checked(call)).toEqual([{ name: 'get_time', arguments: {} }]);
     const events = stream('<|channel|>final<|message|>It is 7.<|return|>', 3);
     expect(events.filter((e) => e.type === 'text').map((e) => ('text' in e ? e.text : '')).join('')).toContain('It is 7.');
+  });
+
+  it('ends an analysis message left without <|end|> where the next header begins (llama.cpp test_gpt_oss_harmony_format)', () => {
+    const text = '<|channel|>analysis<|message|>Need the time.<|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>';
+    expect(checked(text)).toEqual([{ name: 'get_time', arguments: {} }]);
+    const events = stream('<|channel|>analysis<|message|>Hm.<|channel|>final<|message|>7.', 2);
+    expect(events.flatMap((e) => (e.type === 'reasoning' ? [e.text] : [])).join('')).toBe('Hm.');
+    expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe('<|channel|>final<|message|>7.');
+  });
+
+  it('reads a first header whose role part (` to=functions.NAME`) came before `<|channel|>`, on any channel', () => {
+    // The prompt ends with `<|start|>assistant`: the model starts with the rest of the role part.
+    expect(checked(' to=functions.get_time<|channel|>analysis<|message|>{"tz": "UTC"}')).toEqual([{ name: 'get_time', arguments: { tz: 'UTC' } }]);
+    expect(checked('to=functions.get_time <|channel|>commentary <|constrain|>json<|message|>{}', { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    // Only the very start of the text is a role part: elsewhere the channel decides.
+    expect(checked('Hi to=functions.get_time<|channel|>analysis<|message|>{"tz": "UTC"}<|end|>')).toEqual([]);
+    expect(checked(' to=functions.get_time<|channel|>analysis<|message|>{}', { tools: ['other'] })).toEqual([]);
   });
 
   it('does not read built-in tools or tool messages as calls', () => {
@@ -337,6 +429,20 @@ describe('Functionary v3.1 / v3.2', () => {
       { name: 'lookup_order', arguments: { order_id: '</function>' } },
       { name: 'get_time', arguments: {} },
     ]);
+  });
+
+  it('reads <function name="NAME">{json}</function> (Hermes 2 Pro writes the tag this way)', () => {
+    const text = 'Sure.\n<function name="lookup_order">\n{"order_id": "A-1029"}\n</function>\n<function name="get_time">{}</function>';
+    expect(checked(text)).toEqual([
+      { name: 'lookup_order', arguments: { order_id: 'A-1029' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { format: 'functionary', tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    // Another body (MiniCPM's `<param …>`: the minicpm5 format's), prose about the tag, a cut header: text.
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { format: 'functionary', tools: ['python'] })).toEqual([]);
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { tools: ['python'] })).toEqual([{ name: 'python', arguments: { code: 'print(1)' } }]);
+    expect(checked('Use <function name="x"> tags, or <function name="a b">{}</function>.')).toEqual([]);
+    incomplete('<function name="lookup_order">{"order_id": "A-10');
   });
 
   it('reads v3.2 >>>NAME then JSON; >>>all is text', () => {
@@ -387,6 +493,17 @@ describe('Apertus', () => {
 
   it('reports truncation as incomplete', () => {
     incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}');
+    incomplete('<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}] and then');
+  });
+
+  it('reads a complete list whose suffix never came (a server that stops on the token drops it)', () => {
+    const text = 'Checking.<|tools_prefix|>[{"set_alarm": {"time": "07:00"}}, {"get_time": {}}]\n';
+    expect(checked(text)).toEqual([
+      { name: 'set_alarm', arguments: { time: '07:00' } },
+      { name: 'get_time', arguments: {} },
+    ]);
+    expect(checked(text, { tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
+    expect(stream(text, 1).filter((e) => e.type === 'incomplete')).toEqual([]);
   });
 });
 

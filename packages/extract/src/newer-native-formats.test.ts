@@ -229,7 +229,7 @@ describe('dots (MiniMax-M2 invoke body in <dots_function_call>)', () => {
   });
 });
 
-describe('FunctionGemma (the Gemma 4 grammar with <escape> quotes)', () => {
+describe('FunctionGemma (functiongemma: the Gemma 4 grammar with <escape> quotes)', () => {
   it('reads calls with escaped strings, bare numbers and nested values; escaped numbers are typed by a schema', () => {
     const text =
       'Let me check. <start_function_call>call:get_weather{city:<escape>San Francisco, {CA}<escape>,days:<escape>10<escape>,metric:true,filters:{lang:<escape>en<escape>,n:[1,2]}}<end_function_call><start_function_call>call:get_time{}<end_function_call> Done.';
@@ -238,7 +238,8 @@ describe('FunctionGemma (the Gemma 4 grammar with <escape> quotes)', () => {
       { name: 'get_time', arguments: {} },
     ]);
     expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: 'San Francisco, {CA}', days: 10, metric: true, filters: { lang: 'en', n: [1, 2] } });
-    expect(checked(text, { format: 'gemma4' })).toHaveLength(2);
+    expect(checked(text, { format: 'functiongemma' })).toHaveLength(2);
+    expect(checked(text, { format: 'gemma4' })).toEqual([]);
     expect(textOutside(text)).toBe('Let me check.  Done.');
   });
 
@@ -434,13 +435,13 @@ describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
   const call = (name: string, params: string) => `${t('tool_call_begin')}function${t('tool_sep')}<steptml:invoke name="${name}">${params}</steptml:invoke>${t('tool_call_end')}`;
   const param = (name: string, value: string) => `<steptml:parameter name="${name}">${value}</steptml:parameter>`;
 
-  it('reads several invokes, values trimmed and typed by the schema', () => {
+  it('reads several invokes, values verbatim and typed by the schema', () => {
     const text = `Let me check.\n\n${t('tool_calls_begin')}${call('get_weather', param('city', ' Tokyo ') + param('days', '3') + param('filters', '{"a": [1]}'))}${call('get_time', param('timezone', 'Asia/Tokyo'))}${t('tool_calls_end')} ok`;
     expect(checked(text)).toEqual([
-      { name: 'get_weather', arguments: { city: 'Tokyo', days: '3', filters: '{"a": [1]}' } },
+      { name: 'get_weather', arguments: { city: ' Tokyo ', days: '3', filters: '{"a": [1]}' } },
       { name: 'get_time', arguments: { timezone: 'Asia/Tokyo' } },
     ]);
-    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: 'Tokyo', days: 3, filters: { a: [1] } });
+    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: ' Tokyo ', days: 3, filters: { a: [1] } });
     expect(checked(text, { format: 'deepseek' })).toHaveLength(2);
   });
 

@@ -48,7 +48,7 @@ const document = fc
 // Native formats. XML formats carry text values (typed only by a schema), so their calls
 // get string values, without leading or trailing whitespace (MiniMax trims it).
 const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek-dsml', 'solar-open', 'minicpm5'] as const;
-const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4', 'plamo3'] as const;
+const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4', 'functiongemma', 'plamo3'] as const;
 const xmlText = fc
   .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
   .map((text) => text.trim());

@@ -11,15 +11,15 @@ function xmlValue(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
 }
 
-/** Gemma 4's value syntax: bare keys (sorted, as its template does), `<|"|>` around strings. */
-function gemmaValue(value: unknown): string {
-  if (typeof value === 'string') return `<|"|>${value}<|"|>`;
-  if (Array.isArray(value)) return `[${value.map(gemmaValue).join(',')}]`;
+/** Gemma 4's value syntax: bare keys (sorted, as its template does), `quote` (`<|"|>`; FunctionGemma's `<escape>`) around strings. */
+function gemmaValue(value: unknown, quote = '<|"|>'): string {
+  if (typeof value === 'string') return `${quote}${value}${quote}`;
+  if (Array.isArray(value)) return `[${value.map((item) => gemmaValue(item, quote)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;
     return `{${Object.keys(record)
       .sort()
-      .map((key) => `${key}:${gemmaValue(record[key])}`)
+      .map((key) => `${key}:${gemmaValue(record[key], quote)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -104,6 +104,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
         .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
+    case 'functiongemma':
+      return `<start_function_call>call:${name}${gemmaValue(args, '<escape>')}<end_function_call>`;
     case 'harmony':
       return `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${json}<|call|>`;
     case 'mistral':

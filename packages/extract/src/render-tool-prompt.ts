@@ -111,6 +111,8 @@ function instruction(format: TextToolFormat): string {
       return 'To call a tool, write an invoke element with one parameter element per argument (string="false" for JSON values), e.g.:';
     case 'gemma4':
       return 'To call a tool, write call:NAME{key:value,…} inside the tool-call tokens, strings between <|"|> tokens, e.g.:';
+    case 'functiongemma':
+      return 'To call a tool, write call:NAME{key:value,…} between <start_function_call> and <end_function_call>, strings between <escape> tokens, e.g.:';
     case 'kimi-k3':
       return 'To call a tool, write a call element with one argument element per argument (its type; strings raw, other values as JSON) in the tools channel, e.g.:';
     case 'solar-open':

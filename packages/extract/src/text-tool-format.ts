@@ -29,6 +29,7 @@ export const TEXT_TOOL_FORMATS: readonly TextToolFormat[] = [
   'kimi-k2',
   'kimi-k3',
   'gemma4',
+  'functiongemma',
   'harmony',
   'mistral',
   'functionary',

@@ -30,6 +30,11 @@ const WRAPPED: readonly [string, string, string][] = [
   ['OLMo 3 <function_calls>', '<function_calls>\nget_weather(city="Paris")\n</function_calls>', ''],
   ['Intern-S1 plugin tokens', '<|action_start|><|plugin|>\n{"name":"get_weather","parameters":{"city":"Paris"}}<|action_end|>', ''],
   ['Gemma tool_code fence', '```tool_code\nget_weather(city="Paris")\n```\nOne moment.', '\nOne moment.'],
+  ['GigaChat 3 function call', 'On it.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}', 'On it.'],
+  ['K2 Horizon <ifm|tool_calls>', 'Before <ifm|tool_calls><ifm|tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</ifm|tool_call></ifm|tool_calls> after.', 'Before after.'],
+  // RWKV's `**Tool Call:**` stays (see OPENER_WORDS); its fence goes.
+  ['RWKV **Tool Call:**', 'Checking.\n**Tool Call:**\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```', 'Checking.\n**Tool Call:**'],
+  ['HyperCLOVA X -> tool/function_call', ' -> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]', ''],
 ];
 
 describe('TextToolsDecoder: visible text around wrapped calls', () => {

@@ -18,7 +18,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, openerWait, REASONING_INTERRUPTS, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -101,6 +101,7 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       'kimi-k2': formats.has('kimi-k2'),
       'kimi-k3': formats.has('kimi-k3'),
       gemma4: formats.has('gemma4'),
+      functiongemma: formats.has('functiongemma'),
       harmony: formats.has('harmony'),
       mistral: formats.has('mistral'),
       functionary: formats.has('functionary'),
@@ -128,6 +129,8 @@ const PSEUDO_TOOLS: ReadonlySet<string> = new Set(['directly-answer', 'direct-in
 const ARGUMENT_KEYS = ['arguments', 'parameters', 'params', 'args', 'input'];
 /** Nested objects of a JSON value examined for call shapes (`{"tool_calls": [{"function": {…}}]}`). */
 const MAX_INNER_DEPTH = 4;
+/** Most closing tokens of quoted calls skipped in one block (see `closesQuoted`). */
+const MAX_QUOTED_CLOSES = 8;
 
 /** Never written: `feed` records nested objects of JSON frames only. */
 const NO_RECORDS: number[] = [];
@@ -218,6 +221,16 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
+  trailer: string | undefined;
+  /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
+  awaitAt: number;
+  /** Blocks whose values may quote whole calls (`nests`): how far the frame text was searched for quoted opens. */
+  nestScan: number;
+  /** Quoted calls opened and not closed yet; -1 when the block does not nest. */
+  nestDepth: number;
+  /** Closing tokens taken as a quoted call's. */
+  skips: number;
   /** The id announced by `tool-call-start` (call frames only). */
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
@@ -254,6 +267,11 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    trailer: undefined,
+    awaitAt: -1,
+    nestScan: 0,
+    nestDepth: -1,
+    skips: 0,
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
@@ -271,6 +289,20 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
   };
 }
 
+/** A call read from a JSON object. */
+interface JsonCall {
+  name: string;
+  args: Record<string, unknown> | undefined;
+  /** The id the model wrote into the object, if any. */
+  id?: string;
+}
+
+/** The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): a non-empty string only. */
+function modelIdOf(value: Record<string, unknown>): string | undefined {
+  const id = value.tool_call_id ?? value.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /**
  * A text built a chunk at a time (a rope of one node per chunk) as a slice of one flat copy:
  * the block readers call `startsWith`, `indexOf` and `slice` on it many times, which on the
@@ -280,10 +312,9 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
-/** Whether `c` may begin a token that ends the reasoning: a closer, or (inside `<think>`) a Kimi tool section. */
+/** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
 function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
-  for (const token of reasoning.closers) if (token.charCodeAt(0) === c) return true;
-  if (reasoning.closers.includes('</think>')) for (const token of REASONING_INTERRUPTS) if (token.charCodeAt(0) === c) return true;
+  for (const first of reasoning.firsts) if (first === c) return true;
   return false;
 }
 
@@ -346,6 +377,12 @@ const SHORT_SCAN = 128;
 /** Reasoning being read: the tokens that may close it, and a held-back possible start of one. */
 interface Reasoning {
   closers: readonly string[];
+  /** Tokens that end it without being part of it (read as usual after it). */
+  interrupts: readonly string[];
+  /** `closers` then `interrupts`. */
+  ends: readonly string[];
+  /** The first characters of `ends`, once each (a stream asks about every character of reasoning). */
+  firsts: readonly number[];
   carry: string;
 }
 
@@ -405,6 +442,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * The last character released (-1: none yet), read before every call name.
    */
   private lastReleased = -1;
+  /**
+   * Everything released so far while it may be a harmony role-part recipient that a first
+   * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
+   * be (after the first few characters of almost any text). Only harmony's reader asks. While
+   * it is kept, the one-character text path (which does not keep it) is off.
+   */
+  private opening: string | undefined = '';
   private frame: Frame | undefined;
   /**
    * What `push` may do with a one-character chunk by itself (`FAST_NONE`…`FAST_TEXT`), and the
@@ -416,6 +460,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private deltaId: string | undefined;
   /** Reasoning whose calls are not calls: only its closer is looked for. */
   private reasoning: Reasoning | undefined;
+  /**
+   * `<think>` reasoning that a Kimi tool section (or call) interrupted, until the opener at the
+   * interruption is decided; then, if it opened a section or call, `resumeAfterFrame` until that
+   * frame is read, after which the reasoning goes on (llama.cpp's Kimi cases: thinking may go on
+   * after a section written inside it, up to `</think>`).
+   */
+  private interrupted: Reasoning | undefined;
+  private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
@@ -470,7 +522,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>']);
+    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
     this.updateFast();
   }
 
@@ -491,6 +543,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.driveWhole(text, 0);
     else this.scanChunk(text);
+    this.finishBlockAtEnd();
   }
 
   /** Scans the next chunk; returns the events it completes, or hands them to `sink` (and returns none). */
@@ -550,7 +603,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = this.frame;
     if (frame === undefined || !frame.plain || this.sink !== undefined || !this.shortcuts) {
       this.fast =
-        frame === undefined && this.sink === undefined && this.shortcuts && !this.final && this.reasoning === undefined && this.reasoningClosers === undefined
+        frame === undefined &&
+        this.sink === undefined &&
+        this.shortcuts &&
+        !this.final &&
+        this.reasoning === undefined &&
+        this.reasoningClosers === undefined &&
+        this.opening === undefined
           ? FAST_TEXT
           : FAST_NONE;
       this.deltaId = undefined;
@@ -628,7 +687,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
   private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
-    this.remember(text);
+    this.rememberRecent(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -673,15 +732,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
-        const events = this.pushTextCharacter(chunk, sink);
+        // Not while the text so far may be a harmony role part (the path does not keep it; see `opening`).
+        const events = this.opening === undefined ? this.pushTextCharacter(chunk, sink) : undefined;
         if (events !== undefined) return events;
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
         if (events !== undefined) return events;
-      } else if (frame.carry === '' && frame.kind === 'block' && chunk.charCodeAt(0) !== LANGLE) {
+      } else if (frame.carry === '' && frame.kind === 'block' && frame.awaitAt < 0 && chunk.charCodeAt(0) !== LANGLE) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
         // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
-        // closes nothing, every closing token being longer).
+        // closes nothing, every closing token being longer). Not while the block waits for its
+        // trailer (`awaitAt`): the character may decide that the trailer does not come.
         this.keepCode(chunk.charCodeAt(0));
         return noEvents();
       }
@@ -741,7 +802,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
-        if (chunk !== '>' || !closesBlock(frame)) return this.keepBlockCharacter(frame, chunk);
+        if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) return this.keepBlockCharacter(frame, chunk);
       } else {
         if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
         const end = this.feed(frame, chunk, 0, frame.length + this.pending);
@@ -762,6 +823,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.frame = undefined;
         // The span's closing character leaves nothing to scan (a frame holds no text back before it).
         const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         if (at < chunk.length) this.drive(chunk, at);
         return this.takeEvents();
       }
@@ -826,6 +888,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
+    const waiting = this.frame;
+    if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
+      // The text ended before a block's trailer: the block ends at its closing token.
+      this.feedTrailer(waiting, '');
+    }
+    // A block whose closing tokens were all taken as quoted calls' stays open: the text may
+    // have been cut right after a quoted call, so it is `incomplete`, never a guessed call.
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
       const tail = this.tail;
@@ -833,7 +902,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = false;
       this.drive(tail, 0);
     }
-    const frame = this.frame;
+    const frame = this.finishBlockAtEnd() ? undefined : this.frame;
     if (frame !== undefined) {
       this.frame = undefined;
       const text = frame.received;
@@ -884,13 +953,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tailOpener = false;
       this.drive(s, 0);
     } else if (frame.kind === 'block') {
-      const end = this.feedBlock(frame, chunk, 0);
+      if (frame.awaitAt >= 0) {
+        this.feedTrailer(frame, chunk);
+        return;
+      }
+      const end = this.feedBlock(frame, chunk, 0, frame.length);
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
         this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         this.drive(chunk, end);
       }
     } else {
@@ -901,7 +975,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
-        this.drive(chunk, this.finish(frame, chunk, 0, end));
+        const at = this.finish(frame, chunk, 0, end);
+        if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+        this.drive(chunk, at);
       }
     }
   }
@@ -1042,9 +1118,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
-  private enterReasoning(closers: readonly string[]): void {
+  /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
+  private resumeReasoning(): void {
+    const reasoning = this.resumeAfterFrame;
+    this.resumeAfterFrame = undefined;
+    if (reasoning !== undefined) this.enterReasoning(reasoning.closers, reasoning.interrupts);
+  }
+
+  private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
     if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else this.reasoning = { closers, carry: '' };
+    else {
+      const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
+      const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
+      this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
+    }
   }
 
   /**
@@ -1059,16 +1146,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const start = reasoning.carry === '' ? from : 0;
     reasoning.carry = '';
     // A Kimi tool section may open inside `<think>` reasoning (K2.5) and ends it.
-    const interrupts = reasoning.closers.includes('</think>');
-    const found = firstToken(search, interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers, start);
+    const found = firstToken(search, reasoning.ends, start);
     const best = found === undefined ? -1 : found.at;
     const bestToken = found === undefined ? '' : found.token;
-    const interrupt = found !== undefined && REASONING_INTERRUPTS.includes(found.token);
+    const interrupt = found !== undefined && reasoning.interrupts.includes(found.token);
     if (best >= 0) {
       if (best > start) this.emitReasoning(search.slice(start, best));
       this.reasoning = undefined;
       if (interrupt) {
-        // A tool section opened inside reasoning ends it; the section is read as usual.
+        // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
+        // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
+        if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1077,7 +1165,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     let hold = 0;
     // Hold back the longest end of the text that may start a closer (tried only where its first character is).
-    for (const token of interrupts ? [...reasoning.closers, ...REASONING_INTERRUPTS] : reasoning.closers) {
+    for (const token of reasoning.ends) {
       const first = token.charAt(0);
       let j = search.indexOf(first, Math.max(start, search.length - token.length + 1));
       while (j >= 0 && search.length - j > hold) {
@@ -1177,14 +1265,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
         const match = matchOpener(s, p, this, this.final);
-        if (match === undefined) {
-          i = p + 1;
-          continue;
-        }
         if (match === 'partial') {
           holdFrom = p;
           this.tailWait = openerWait(s, p, this);
           break;
+        }
+        const interrupted = this.interrupted;
+        if (interrupted !== undefined) this.interrupted = undefined;
+        if (match === undefined) {
+          i = p + 1;
+          continue;
         }
         switch (match.type) {
           case 'text':
@@ -1199,7 +1289,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const opener = s.slice(p, p + match.length);
             if (this.withEvents) this.emit({ type: 'reasoning-start', text: opener });
             this.remember(opener);
-            this.enterReasoning(match.closers);
+            // A name after it does not run into it (Gemma's opener ends with `thought`).
+            this.lastReleased = -1;
+            this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;
@@ -1210,11 +1302,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
           case 'block': {
             this.release(s, textStart, p);
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            if (match.nests === true) {
+              frame.nestDepth = 0;
+              frame.nestScan = match.length;
+            }
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1223,10 +1322,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           case 'marker': {
             this.release(s, textStart, p);
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const brace = p + match.length;
@@ -1238,6 +1344,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = textStart = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1246,7 +1358,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           }
         }
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, textStart) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1384,6 +1496,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         }
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
+        const interrupted = this.interrupted;
+        if (interrupted !== undefined) this.interrupted = undefined;
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1397,7 +1511,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               i = p + 1;
               continue;
             }
-            this.enterReasoning(match.closers);
+            this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
             if (this.reasoning !== undefined) {
               this.nextIn = s;
@@ -1406,11 +1520,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             continue;
           case 'block': {
+            // Reasoning that this section interrupted goes on once it is read.
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'block', name: '', argsOffset: 0 });
             frame.body = match.body;
             frame.ends = match.ends;
+            frame.trailer = match.trailer;
             frame.openerLength = match.length;
-            const end = this.feedBlock(frame, s, p + match.length);
+            if (match.nests === true) {
+              frame.nestDepth = 0;
+              frame.nestScan = match.length;
+            }
+            const end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
               frame.received = s.slice(p);
               frame.length = s.length - p;
@@ -1419,9 +1540,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           case 'marker': {
+            this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             const end = this.feed(frame, s, p + match.length + 1, -p);
@@ -1432,6 +1560,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               return -1;
             }
             i = floor = this.finish(frame, s, p, end);
+            if (interrupted !== undefined) this.resumeReasoning();
+            if (this.reasoning !== undefined) {
+              this.nextIn = s;
+              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+              return i;
+            }
             continue;
           }
           default: {
@@ -1444,7 +1578,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         i = p + 1;
         continue;
       }
-      const nameStart = c === LPAREN ? this.callStart(s, p, words) : p;
+      const nameStart = c === LPAREN ? this.callStart(s, p, words, floor) : p;
       if (nameStart < 0) {
         i = p + 1;
         continue;
@@ -1502,8 +1636,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
-  private callStart(s: string, p: number, words: number): number {
-    const nameStart = this.callNameStart(s, p, words);
+  private callStart(s: string, p: number, words: number, floor = 0): number {
+    const nameStart = this.callNameStart(s, p, words, floor);
     if (nameStart < 0) return -1;
     // A definition keyword is followed by space: without one before the name (`[f(`, most
     // calls) the window is not built. The same 32-character window as `lookBehind`, read in
@@ -1522,8 +1656,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * characters before `p`; with an allow-list the whole run if listed, else the part after
    * a script boundary (`请调用get_weather(`: prose in an unspaced script runs into the
    * name). Without an allow-list the name never continues from such a script into ASCII.
+   * Nor does it reach back before `floor`, where a token ends (Gemma's `<|channel>thought`).
    */
-  private callNameStart(s: string, p: number, words: number): number {
+  private callNameStart(s: string, p: number, words: number, floor: number): number {
     // `s[words, p)` are ASCII word characters (when the caller knows, else -1): the loop below
     // would pass them changing nothing but `start`.
     let start = words >= 0 && p - words <= MAX_NAME_LENGTH ? words : p;
@@ -1532,7 +1667,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // part after a `.` starting with a letter or `_` (most names: `search`, `math.factorial`):
     // then it is a valid name when it starts with a letter or `_`, and need not be read again.
     let plain = true;
-    while (start > 0 && p - start <= MAX_NAME_LENGTH) {
+    while (start > floor && p - start <= MAX_NAME_LENGTH) {
       const c = s.charCodeAt(start - 1);
       if (!isNameRunUnit(c)) break;
       if (c === 0x2e) {
@@ -1618,6 +1753,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return (this.formatFlags ??= formatFlags(this.options.formats))[format];
   }
 
+  /** `OpenerContext.leadingRecipient`: what went out before `s` (kept in `opening`) and `s` up to `i`. */
+  leadingRecipient(s: string, i: number): string | undefined {
+    const opening = this.opening;
+    if (opening === undefined || i > MAX_LEADING_RECIPIENT) return undefined;
+    const read = readLeadingRecipient(opening + s.slice(0, i));
+    return read === 'prefix' ? undefined : read?.name;
+  }
+
+  private noteOpening(text: string): void {
+    const opening = (this.opening ?? '') + text;
+    this.opening = readLeadingRecipient(opening) === undefined ? undefined : opening;
+  }
+
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
   accepts(name: string): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
@@ -1696,9 +1844,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * Looks for a block's closing token in `s` from `from`, including a token that began in
-   * the previous chunk (kept in `carry`). Returns the index in `s` just past it, or -1.
+   * the previous chunk (kept in `carry`). Returns the index in `s` just past it (and past its
+   * trailer), or -1. `base` is the offset of `s[0]` in the frame's text.
    */
-  private feedBlock(frame: Frame, s: string, from: number): number {
+  private feedBlock(frame: Frame, s: string, from: number, base: number): number {
     const ends = frame.ends;
     let longest = 0;
     for (const token of ends) if (token.length > longest) longest = token.length;
@@ -1712,10 +1861,57 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     const carry = frame.carry;
     const search = carry === '' ? (from === 0 ? s : s.slice(from)) : carry + s.slice(from);
-    const found = firstToken(search, ends);
-    if (found !== undefined) return from - carry.length + found.at + found.token.length;
+    let found = firstToken(search, ends);
+    while (found !== undefined) {
+      const end = from - carry.length + found.at + found.token.length;
+      if (frame.nestDepth >= 0 && this.closesQuoted(frame, s, base, base + end - found.token.length)) {
+        found = firstToken(search, ends, found.at + found.token.length);
+        continue;
+      }
+      const trailer = frame.trailer;
+      if (trailer === undefined) return end;
+      const past = trailerEnd(s, end, trailer, this.final);
+      // The text ends before the trailer can be decided: wait for it with the block open.
+      if (past < 0) frame.awaitAt = base + end;
+      return past;
+    }
     frame.carry = search.length < longest ? search : search.slice(search.length - longest + 1);
     return -1;
+  }
+
+  /**
+   * Whether the closing token at `tokenAt` (in the frame text, whose `s[0]` is at `base`) closes
+   * a call quoted in a value rather than the block: calls opened since the last look are counted
+   * first. Past a few such tokens every one closes the block, so that a run of them stays linear.
+   */
+  private closesQuoted(frame: Frame, s: string, base: number, tokenAt: number): boolean {
+    if (tokenAt > frame.nestScan) {
+      // The frame text: `s` from the block's start (`base` below 0: the block opened in `s`), else
+      // `received` then `s`. Read whole, so that every chunking reads the same.
+      const text = base < 0 ? s : frame.received + s;
+      const shift = base < 0 ? base : 0;
+      frame.nestDepth += quotedOpens(text, frame.nestScan - shift, tokenAt - shift, -shift);
+      frame.nestScan = tokenAt;
+    }
+    if (frame.nestDepth === 0 || frame.skips >= MAX_QUOTED_CLOSES) return false;
+    frame.nestDepth--;
+    frame.skips++;
+    return true;
+  }
+
+  /** A chunk for a block whose closing token came and which waits for its trailer (`awaitAt`). */
+  private feedTrailer(frame: Frame, chunk: string): void {
+    // What came after the closing token: space and the start of the trailer, a few characters.
+    const after = frame.received.slice(frame.awaitAt) + chunk;
+    const past = trailerEnd(after, 0, frame.trailer ?? '', this.final);
+    if (past < 0) {
+      frame.received += chunk;
+      frame.length += chunk.length;
+      return;
+    }
+    this.frame = undefined;
+    this.finishBlock(frame, flat(frame.received.slice(0, frame.awaitAt) + after.slice(0, past)));
+    this.drive(after, past);
   }
 
   /** Reports the argument text a call frame consumed from `s` (up to, not including, its end). */
@@ -1784,6 +1980,22 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return tryParseArguments(source, schema, from, close);
   }
 
+  /**
+   * At the end of the text, an Apertus block whose list is complete but whose
+   * `<|tools_suffix|>` never came (a server that stops on that token drops it) is read as
+   * closed; returns whether it was. Any other open block, or a list cut short, stays open
+   * (reported `incomplete`, never guessed).
+   */
+  private finishBlockAtEnd(): boolean {
+    const frame = this.frame;
+    if (frame?.kind !== 'block' || frame.body !== 'apertus') return false;
+    const text = flat(frame.received);
+    if (!parseBlock('apertus', text, frame.ends, frame.openerLength, this).some((call) => this.accepts(call.name))) return false;
+    this.frame = undefined;
+    this.finishBlock(frame, text);
+    return true;
+  }
+
   /** A closed native block: its calls, each with its part of the block as source span. */
   private finishBlock(frame: Frame, text: string): void {
     const body = frame.body;
@@ -1809,7 +2021,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private finishJson(frame: Frame, text: string): void {
     const whole = this.callOfJson(text);
     if (whole !== undefined) {
-      this.settle(whole.name, whole.args, text, undefined, undefined);
+      this.settle(whole.name, whole.args, text, undefined, whole.id);
       return;
     }
     let released = 0;
@@ -1823,7 +2035,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const call = this.callOfJson(span);
       if (call === undefined) continue;
       this.releaseText(text.slice(released, start));
-      this.settle(call.name, call.args, span, undefined, undefined);
+      this.settle(call.name, call.args, span, undefined, call.id);
       released = end + 1;
       skipUntil = end + 1;
     }
@@ -1833,9 +2045,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * The call a JSON object text describes: `{"name"|"tool_name": …, "arguments"|"parameters"|
    * "params"|"args"|"input": …}`, or with an allow-list `{"NAME": {…}}` (Apertus). An echoed
-   * tool definition (its `parameters` a JSON Schema of an object) is not a call.
+   * tool definition (its `parameters` a JSON Schema of an object) is not a call. An id the
+   * model wrote (Cohere's `tool_call_id`, the `id` of Mistral's list) is the call's id.
    */
-  private callOfJson(text: string): { name: string; args: Record<string, unknown> | undefined } | undefined {
+  private callOfJson(text: string): JsonCall | undefined {
     const value = tryParseArguments(text, undefined);
     if (value === undefined) return undefined;
     const name = value.name ?? value.tool_name;
@@ -1850,11 +2063,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     else if (typeof raw === 'string') args = tryParseArguments(raw, schema);
     else if (isRecord(raw)) args = schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema);
     else return undefined;
-    return { name, args };
+    const id = modelIdOf(value);
+    return id === undefined ? { name, args } : { name, args, id };
   }
 
   /** `{"NAME": {…}}` with NAME on the allow-list (never without one: any object would do). */
-  private callOfNameKey(value: Record<string, unknown>): { name: string; args: Record<string, unknown> | undefined } | undefined {
+  private callOfNameKey(value: Record<string, unknown>): JsonCall | undefined {
     const allowed = this.options.allowed;
     if (allowed === undefined) return undefined;
     const keys = Object.keys(value);
@@ -1972,6 +2186,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * from a chunk, so that keeping it keeps nothing else alive.
    */
   private remember(text: string, madeEnd?: string): void {
+    if (this.opening !== undefined && !this.whole) this.noteOpening(text);
+    this.rememberRecent(text, madeEnd);
+  }
+
+  /** `remember` without `opening`, for the one-character paths (which run only once it is gone). */
+  private rememberRecent(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
     const length = text.length;

@@ -1,7 +1,10 @@
+import { isIdentifierUnit } from '../identifier.ts';
 import type { NativeCall } from './native-call.ts';
 
 /** Gemma 4 wraps every string in this token on both sides, unescaped. */
-const QUOTE = '<|"|>';
+export const GEMMA_QUOTE = '<|"|>';
+/** FunctionGemma's string token, in the same syntax. */
+export const FUNCTIONGEMMA_QUOTE = '<escape>';
 const MAX_DEPTH = 64;
 
 class GemmaReader {
@@ -30,11 +33,12 @@ class GemmaReader {
     if (depth > MAX_DEPTH) throw new Error('too deep');
     this.space();
     const s = this.s;
-    if (s.startsWith(this.quote, this.pos)) {
-      const end = s.indexOf(this.quote, this.pos + this.quote.length);
-      if (end < 0 || end + this.quote.length > this.to) throw new Error('unclosed string');
-      const text = s.slice(this.pos + this.quote.length, end);
-      this.pos = end + this.quote.length;
+    const quote = this.quote;
+    if (s.startsWith(quote, this.pos)) {
+      const end = s.indexOf(quote, this.pos + quote.length);
+      if (end < 0 || end + quote.length > this.to) throw new Error('unclosed string');
+      const text = s.slice(this.pos + quote.length, end);
+      this.pos = end + quote.length;
       return text;
     }
     const c = s.charCodeAt(this.pos);
@@ -76,6 +80,7 @@ class GemmaReader {
   /** `{key:value,…}` with bare (or quoted) keys. */
   object(depth: number): Record<string, unknown> {
     const s = this.s;
+    const quote = this.quote;
     if (s.charCodeAt(this.pos) !== 0x7b) throw new Error('expected {');
     this.pos++;
     const out: Record<string, unknown> = {};
@@ -87,11 +92,11 @@ class GemmaReader {
     while (true) {
       this.space();
       let key: string;
-      if (s.startsWith(this.quote, this.pos)) {
-        const end = s.indexOf(this.quote, this.pos + this.quote.length);
+      if (s.startsWith(quote, this.pos)) {
+        const end = s.indexOf(quote, this.pos + quote.length);
         if (end < 0 || end >= this.to) throw new Error('unclosed key');
-        key = s.slice(this.pos + this.quote.length, end);
-        this.pos = end + this.quote.length;
+        key = s.slice(this.pos + quote.length, end);
+        this.pos = end + quote.length;
         this.space();
       } else {
         const colon = s.indexOf(':', this.pos);
@@ -104,9 +109,13 @@ class GemmaReader {
       Object.defineProperty(out, key, { value: this.value(depth), enumerable: true, writable: true, configurable: true });
       this.space();
       const next = s.charCodeAt(this.pos);
-      this.pos++;
-      if (next === 0x7d) return out;
-      if (next !== 0x2c) throw new Error('expected , or }');
+      if (next === 0x7d) {
+        this.pos++;
+        return out;
+      }
+      // A key right after a value, without the comma (seen from FunctionGemma; vLLM reads it).
+      if (next !== 0x2c && !isIdentifierUnit(next) && !s.startsWith(quote, this.pos)) throw new Error('expected , or }');
+      if (next === 0x2c) this.pos++;
     }
   }
 }
@@ -114,11 +123,13 @@ class GemmaReader {
 /**
  * A Gemma 4 call in `text[from, to)` (between `<|tool_call>` and `<tool_call|>`):
  * `call:NAME{key:value,…}` with bare keys, `<|"|>`-quoted strings and bare numbers,
- * booleans, lists and objects. FunctionGemma writes the same grammar with `<escape>` as `quote`.
+ * booleans, lists and objects. FunctionGemma writes the same with `<escape>` as `quote`.
  */
-export function parseGemmaCall(text: string, from: number, to: number, quote: string = QUOTE): NativeCall | undefined {
+export function parseGemmaCall(text: string, from: number, to: number, quote: string = GEMMA_QUOTE): NativeCall | undefined {
   let i = from;
   while (i < to && /\s/.test(text.charAt(i))) i++;
+  // Some outputs put a stray colon before `call:` (vLLM's fallback reads `<|tool_call>:call:`).
+  if (text.charCodeAt(i) === 0x3a && text.startsWith('call:', i + 1)) i++;
   if (text.startsWith('call:', i)) i += 5;
   const brace = text.indexOf('{', i);
   if (brace < 0 || brace >= to || brace - i > 200) return undefined;

@@ -20,10 +20,13 @@ export interface NativeCall {
 /**
  * `indexOf` with a cached answer: a search that is repeated from positions before the
  * last hit returns it without scanning again, so a parser that looks for the same token
- * from many places stays linear.
+ * from many places stays linear. A search from before where the last one started (a parser
+ * that went back) reads only the text between the two.
  */
 export class Finder {
   private at = -2;
+  /** Where the search that found `at` started: no hit lies in [searched, at). */
+  private searched = 0;
   private readonly s: string;
   private readonly token: string;
   private readonly to: number;
@@ -35,10 +38,19 @@ export class Finder {
   }
 
   next(from: number): number {
+    if (this.at !== -2 && from < this.searched) {
+      // Only a hit starting before `searched` can be new; the window is a slice (no copy).
+      const end = Math.min(this.searched + this.token.length - 1, this.to);
+      const i = this.s.slice(from, end).indexOf(this.token);
+      if (i >= 0) this.at = from + i;
+      this.searched = from;
+      return this.at;
+    }
     if (this.at === -1) return -1;
     if (this.at >= from) return this.at;
     const i = this.s.indexOf(this.token, from);
     this.at = i < 0 || i + this.token.length > this.to ? -1 : i;
+    this.searched = from;
     return this.at;
   }
 }

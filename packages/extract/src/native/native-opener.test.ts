@@ -4,7 +4,7 @@ import { ALL_FORMATS } from '../extract-options.ts';
 import type { ToolCallFormat } from '../extract-options.ts';
 import { renderToolCall } from '../render-tool-call.ts';
 import type { TextToolFormat } from '../text-tool-format.ts';
-import { keepsWaiting, matchOpener, openerWait, waitAfter } from './native-opener.ts';
+import { keepsWaiting, matchOpener, openerWait, readLeadingRecipient, waitAfter } from './native-opener.ts';
 import type { OpenerContext, OpenerWait } from './native-opener.ts';
 
 const EVERY_FORMAT: readonly ToolCallFormat[] = ALL_FORMATS;
@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3', 'minicpm5'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'functiongemma', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3', 'minicpm5'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(
@@ -58,6 +58,9 @@ const opener = fc.oneof(
     '<tool_call>function\n</tool_call>',
     '<function name="get_weather"> text',
     '<function name=\'f\'>\n<param name="a">1</param></function>',
+    '<function name="f">\n{"a": 1}</function>',
+    '<function name="f"></function>',
+    '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|> {"a": 1}',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */
@@ -158,5 +161,23 @@ describe('openerWait', () => {
     // Given a held text it has not seen, a wait compares all of it (as `keepsWaiting` always did).
     const angle = openerWait('<', 0, ctx);
     expect(angle !== undefined && waitAfter(angle, '<x', 'h'.charCodeAt(0))).toBeUndefined();
+  });
+});
+
+describe('readLeadingRecipient', () => {
+  it('reads ` to=functions.NAME` with space around it, waits on its prefixes, and refuses anything else', () => {
+    expect(readLeadingRecipient(' to=functions.get_time ')).toEqual({ name: 'get_time' });
+    expect(readLeadingRecipient('to=functions.a.b')).toEqual({ name: 'a.b' });
+    for (const prefix of ['', '  ', ' t', 'to=func', 'to=functions.']) expect(readLeadingRecipient(prefix), prefix).toBe('prefix');
+    for (const other of ['x', 'to=browser.search', 'to=functions.f x', 'Hi to=functions.f', `to=functions.${'a'.repeat(200)}`]) expect(readLeadingRecipient(other), other).toBeUndefined();
+  });
+
+  it('turns a first harmony header into a call only when the context reports a role-part recipient', () => {
+    const header = '<|channel|>analysis<|message|>{"a": 1}';
+    const plain = context(['harmony']);
+    expect(matchOpener(header, 0, plain, true)).toMatchObject({ type: 'reasoning' });
+    const led: OpenerContext = { ...plain, leadingRecipient: () => 'f' };
+    expect(matchOpener(header, 0, led, true)).toEqual({ type: 'marker', name: 'f', length: header.indexOf('{') });
+    expect(matchOpener(header, 0, { ...led, accepts: () => false }, true)).toEqual({ type: 'text', length: header.indexOf('{') });
   });
 });

@@ -1,7 +1,7 @@
 import type { ToolCallFormat } from '../extract-options.ts';
 import { isIdentifierUnit, isNameRunUnit, MAX_NAME_LENGTH } from '../identifier.ts';
 import { isJsonSpace, skipSpace } from './json-extent.ts';
-import { deepseekToken } from './token-calls.ts';
+import { deepseekToken, kimiName } from './token-calls.ts';
 
 /** How a closed block is read. */
 export type BlockBody =
@@ -18,7 +18,7 @@ export type BlockBody =
   | 'deepseek'
   | 'kimi'
   | 'gemma'
-  | 'function-gemma'
+  | 'functiongemma'
   | 'apertus'
   | 'solar'
   | 'solar2'
@@ -29,12 +29,17 @@ export type BlockBody =
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
-  /** A block read whole once one of `ends` closes it. */
-  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[] }
+  /**
+   * A block read whole once one of `ends` closes it; `trailer`, a closing tag the model may
+   * still write after it (only space between), is then part of the block too. `nests`: a
+   * whole `<tool_call><function=…` quoted in a value (see `quotedOpens`) has its own closing
+   * tag, which does not close the block.
+   */
+  | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
   /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
   | { type: 'marker'; name: string; id?: string; length: number }
-  /** A reasoning block, ended by one of `closers`. */
-  | { type: 'reasoning'; length: number; closers: readonly string[] }
+  /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
+  | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
   | { type: 'text'; length: number };
 
@@ -43,6 +48,10 @@ export type OpenerResult = OpenerMatch | 'partial' | undefined;
 
 /** Longest header read before deciding; a longer one is not an opener (batch and streaming agree). */
 const MAX_HEADER = 400;
+
+/** A Kimi K2 call, which real output also writes without its section (and without its end token). */
+const KIMI_CALL = '<|tool_call_begin|>';
+const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
@@ -53,8 +62,15 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['[THINK]', ['[/THINK]']],
 ];
 
-/** Kimi K2.5 may open its tool section before closing reasoning: the section ends reasoning too. */
-export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>'];
+/**
+ * Kimi K2.5 may open its tool section (or, without the section, a call) before closing
+ * `<think>` reasoning: that ends reasoning too.
+ */
+export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
+const NO_INTERRUPTS: readonly string[] = [];
+const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
+/** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
+const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
 
 const DEEPSEEK_ENDS = [
   '<\uff5ctool\u2581calls\u2581end\uff5c>',
@@ -81,10 +97,10 @@ const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<\uff5cDSML\uff5c calls>', format: 'deepseek-dsml', body: 'dsml-spaced', ends: ['</\uff5cDSML\uff5c calls>'] },
   { token: '<\uff5cGCML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'gcml', ends: ['</\uff5cGCML\uff5ctool_calls>'] },
   { token: '<iquestcoder_tool_call>', format: 'glm', body: 'iquest', ends: ['</iquestcoder_tool_call>'] },
-  { token: '<start_function_call>', format: 'gemma4', body: 'function-gemma', ends: ['<end_function_call>'] },
   { token: '<|tool_calls_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
+  { token: '<start_function_call>', format: 'functiongemma', body: 'functiongemma', ends: ['<end_function_call>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
   { token: '<|plamo:begin_tool_requests:plamo|>', format: 'plamo3', body: 'plamo', ends: ['<|plamo:end_tool_requests:plamo|>'] },
   { token: '<|open|>tools<|sep|>', format: 'kimi-k3', body: 'xtml', ends: ['<|close|>tools<|sep|>'] },
@@ -97,6 +113,11 @@ export interface OpenerContext {
   has(format: ToolCallFormat): boolean;
   /** Whether a name may be called (the allow-list, or any valid name). */
   accepts(name: string): boolean;
+  /**
+   * The recipient name when all the text before `s[i]` (what went out before `s` included) is
+   * a harmony role-header recipient, ` to=functions.NAME`; undefined otherwise.
+   */
+  leadingRecipient?(s: string, i: number): string | undefined;
 }
 
 /** Whether `s` from `i` is a proper prefix of `token` (the text ends inside it). */
@@ -140,14 +161,14 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (d === 0x74 && c === 0x3c && s.startsWith('<think:', i)) {
     // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`.
     const end = suffixEnd(s, i + '<think'.length);
     if (end === s.length) return 'partial';
-    if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`] };
+    if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`], interrupts: NO_INTERRUPTS };
   }
   if (c === 0x3c) {
     const tagged = matchAngle(s, i, d, context);
@@ -182,13 +203,17 @@ function nearEndPrefix(s: string, i: number, d: number, context: OpenerContext):
     case 0x74:
       return isPrefixAtEnd(s, i, '<tool_call>');
     case 0x66:
-      return isPrefixAtEnd(s, i, '<function=') || (context.has('minicpm5') && isPrefixAtEnd(s, i, MINICPM));
+      return (
+        isPrefixAtEnd(s, i, '<function=') ||
+        (context.has('minicpm5') && isPrefixAtEnd(s, i, MINICPM)) ||
+        (context.has('functionary') && isPrefixAtEnd(s, i, FUNCTION_NAME_TAG))
+      );
     case 0x64:
       return context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS);
     case 0x69:
       return context.has('glm') && isPrefixAtEnd(s, i, IFM_CALL);
     case 0x7c:
-      return context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>'));
+      return (context.has('kimi-k2') && isPrefixAtEnd(s, i, KIMI_CALL)) || (context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')));
     default:
       return false;
   }
@@ -233,9 +258,13 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
       break;
     case 0x66:
       if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) return afterFunctionTag(s, i, context);
-      if (context.has('minicpm5') && s.startsWith(MINICPM, i)) return afterMiniCpmTag(s, i, context);
+      if (s.startsWith(MINICPM, i)) {
+        const named = afterFunctionName(s, i, context);
+        if (named !== undefined) return named;
+      }
       break;
     case 0x7c:
+      if (context.has('kimi-k2') && s.startsWith(KIMI_CALL, i)) return kimiCall(s, i, context);
       if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) return harmonyHeader(s, i, context);
       break;
     default:
@@ -322,6 +351,23 @@ function matchHunyuanSuffixed(s: string, i: number, context: OpenerContext): Ope
   return afterPairCallTag(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`], context, 'hunyuan', [`</tool_call${suffix}>`]);
 }
 
+/**
+ * A Kimi call outside a section: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>`
+ * then the JSON arguments (read like a marker's; the id is the model's).
+ */
+function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
+  const idStart = i + KIMI_CALL.length;
+  // Searched in a bounded window, as harmony's headers are.
+  const found = s.slice(idStart, i + MAX_HEADER).indexOf(KIMI_ARGUMENTS);
+  if (found < 0) return outOfText(i, s.length);
+  const id = s.slice(idStart, idStart + found).trim();
+  const name = kimiName(id);
+  const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
+  if (body >= s.length) return outOfText(i, body);
+  if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
+  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
+}
+
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
 function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerResult {
   const length = '<tool_call>'.length;
@@ -339,7 +385,7 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     }
   }
   if (context.has('qwen3-xml')) {
-    if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'] };
+    if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'], nests: true };
     if (isPrefixAtEnd(s, after, '<function=')) return 'partial';
   }
   if (context.has('glm') && c !== 0x3c && isIdentifierUnit(c)) {
@@ -420,11 +466,42 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
   if (context.has('functionary') && s.charCodeAt(after) === 0x7b) return { type: 'marker', name, length: after - i };
   if (context.has('qwen3-xml')) {
     if (s.startsWith('<parameter=', after) || s.startsWith('</function>', after)) {
-      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'] };
+      // Models that skip the opening `<tool_call>` often still write the closing one.
+      return { type: 'block', body: 'qwen-xml', length: 0, ends: ['</function>'], trailer: '</tool_call>' };
     }
     if (isPrefixAtEnd(s, after, '<parameter=') || isPrefixAtEnd(s, after, '</function>')) return 'partial';
   }
   return undefined;
+}
+
+/** Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it): `<function name="NAME">{…}</function>`. */
+const FUNCTION_NAME_TAG = '<function name="';
+
+/** `<function name="NAME">` then `{`. */
+function afterFunctionNameTag(s: string, i: number, context: OpenerContext): OpenerResult {
+  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd + 1 >= s.length) return outOfText(i, nameEnd);
+  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || s.charCodeAt(nameEnd + 1) !== 0x3e) return undefined;
+  const name = s.slice(nameStart, nameEnd);
+  if (!context.accepts(name)) return undefined;
+  const after = skipSpace(s, nameEnd + 2);
+  if (after >= s.length) return outOfText(i, after);
+  if (after - i >= MAX_HEADER) return undefined;
+  return s.charCodeAt(after) === 0x7b ? { type: 'marker', name, length: after - i } : undefined;
+}
+
+/**
+ * `<function name=…>`: Hermes 2 Pro's Functionary tag (`"NAME">` then `{`) or MiniCPM5's call
+ * (then `<param` or `</function>`). A decided call of either wins; while the Functionary
+ * reading waits, so does the tag (MiniCPM5's reading never decides a call there).
+ */
+function afterFunctionName(s: string, i: number, context: OpenerContext): OpenerResult {
+  const functionary = context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i) ? afterFunctionNameTag(s, i, context) : undefined;
+  if (functionary !== undefined && functionary !== 'partial') return functionary;
+  const minicpm = context.has('minicpm5') ? afterMiniCpmTag(s, i, context) : undefined;
+  if (functionary === 'partial') return minicpm !== undefined && minicpm !== 'partial' && minicpm.type === 'block' ? minicpm : 'partial';
+  return minicpm;
 }
 
 /** `[TOOL_CALLS]NAME[ARGS]{…}`, `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}` and `[TOOL_CALLS]NAME{…}`. */
@@ -516,6 +593,12 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   const to = header.indexOf('to=');
   if (to >= 0) recipient = header.slice(to + 3, firstOf(header, to + 3, [' ', '<|'])).trim();
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
+  // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
+  // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  if (recipient === undefined && role === undefined) {
+    const lead = context.leadingRecipient?.(s, i);
+    if (lead !== undefined) recipient = `functions.${lead}`;
+  }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
@@ -523,8 +606,30 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
     if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
-  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: ['<|end|>'] };
+  if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
   return { type: 'text', length };
+}
+
+/** Longest text before a first harmony header that may be its role-part recipient. */
+export const MAX_LEADING_RECIPIENT = 16 + MAX_NAME_LENGTH;
+
+/**
+ * Reads `text` (all the text before a first harmony header) as a role-part recipient:
+ * whitespace, `to=functions.NAME`, whitespace. Returns the name; `'prefix'` while `text` may
+ * still grow into one; undefined when it cannot.
+ */
+export function readLeadingRecipient(text: string): { name: string } | 'prefix' | undefined {
+  if (text.length > MAX_LEADING_RECIPIENT) return undefined;
+  const marker = 'to=functions.';
+  const at = skipSpace(text, 0);
+  if (at === text.length) return 'prefix';
+  const rest = text.length - at;
+  if (rest <= marker.length) return marker.startsWith(text.slice(at)) ? 'prefix' : undefined;
+  if (!text.startsWith(marker, at)) return undefined;
+  const nameStart = at + marker.length;
+  const nameEnd = nameRunEnd(text, nameStart);
+  if (skipSpace(text, nameEnd) !== text.length) return undefined;
+  return nameEnd === nameStart ? 'prefix' : { name: text.slice(nameStart, nameEnd) };
 }
 
 /**
@@ -555,7 +660,11 @@ function nameLimit(i: number, nameStart: number): number {
   return Math.min(MAX_HEADER, nameStart - i + MAX_NAME_LENGTH + 2);
 }
 
-/** Openers of fixed text, each with the format it needs (none: always looked for). No one is a prefix of another. */
+/**
+ * Openers of fixed text, each with the format it needs (none: always looked for). No one is a
+ * prefix of another, except MiniCPM5's `<function name=` of Functionary's `<function name="`
+ * (held text that is the whole first is read by the MiniCPM5 wait, or waits for the `"`).
+ */
 const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] = [
   ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
@@ -567,8 +676,10 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   [DOTS, 'minimax-m2'],
   ['<function=', undefined],
   [MINICPM, 'minicpm5'],
+  [FUNCTION_NAME_TAG, 'functionary'],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
+  [KIMI_CALL, 'kimi-k2'],
   ['>>>', 'functionary'],
 ];
 
@@ -619,6 +730,12 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
   const held = s.length - i;
   // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
   if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
+  if (context.has('kimi-k2') && s.startsWith(KIMI_CALL, i)) {
+    // The id runs to `<|tool_call_argument_begin|>`, which only a `>` can complete; then space.
+    const found = s.indexOf(KIMI_ARGUMENTS, i + KIMI_CALL.length);
+    if (found < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+    return skipSpace(s, found + KIMI_ARGUMENTS.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+  }
   if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) {
     // A header waits for `<|message|>`, which only a `>` can complete.
     return s.indexOf('<|message|>', i) < 0 && held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
@@ -658,6 +775,12 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
     return context.has('qwen3-xml') ? tagPrefixWait(s, i, after, ['<parameter=', '</function>']) : undefined;
   }
+  if (context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) {
+    // While this waits, MiniCPM5's reading of the same tag waits too (see `afterFunctionName`);
+    // once it ends, that reading's own wait (below) may still hold.
+    const wait = functionNameTagWait(s, i);
+    if (wait !== undefined) return wait;
+  }
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
     if (after >= s.length) return { type: 'space', limit: MAX_HEADER };
@@ -695,6 +818,16 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
     return pairCallWait(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`]);
   }
   return undefined;
+}
+
+/** The wait of `afterFunctionNameTag` (see there) when it gave `'partial'`. */
+function functionNameTagWait(s: string, i: number): OpenerWait | undefined {
+  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+  // `"` then `>`: the next character decides.
+  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || nameEnd + 1 >= s.length) return undefined;
+  return s.charCodeAt(nameEnd + 1) === 0x3e && skipSpace(s, nameEnd + 2) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
 }
 
 /** The wait of `afterTokens` (see there) when it gave `'partial'`. */
@@ -791,4 +924,52 @@ function firstOf(s: string, from: number, needles: readonly string[]): number {
     if (at >= 0 && at < best) best = at;
   }
   return best;
+}
+
+/** Most space read between a block's closing token and its trailer. */
+const MAX_TRAILER_SPACE = 16;
+
+/**
+ * Where a block whose closing token ends at `s[at]` ends: past `trailer` when only space
+ * comes before it, at `at` when anything else follows, or -1 when the text ends before that
+ * is known (never when `final`).
+ */
+export function trailerEnd(s: string, at: number, trailer: string, final: boolean): number {
+  const limit = at + MAX_TRAILER_SPACE;
+  let j = at;
+  while (j < s.length && j < limit && isJsonSpace(s.charCodeAt(j))) j++;
+  if (j < s.length) {
+    if (j >= limit) return at;
+    if (s.startsWith(trailer, j)) return j + trailer.length;
+    if (!isPrefixAtEnd(s, j, trailer)) return at;
+  }
+  return final ? at : -1;
+}
+
+/** Most space read back from a quoted call's `<tool_call>` to a `</function>` before it. */
+const MAX_BACK_SPACE = 16;
+
+/**
+ * Whether the `<tool_call>` at `s[at]` opens a Qwen3-XML call quoted in a value, as an agent
+ * writing a parser fixture writes one: `<tool_call>` then (after space, before `to`)
+ * `<function=`, not right after a `</function>` (there it is the model's next call, its
+ * previous `</tool_call>` forgotten). `floor`: where the block starts in `s`, the limit of that look back.
+ */
+export function isQuotedOpen(s: string, at: number, to: number, floor: number): boolean {
+  const after = skipSpace(s, at + '<tool_call>'.length, to);
+  if (!s.startsWith('<function=', after)) return false;
+  let before = at;
+  while (before > floor && at - before < MAX_BACK_SPACE && isJsonSpace(s.charCodeAt(before - 1))) before--;
+  return !(before - '</function>'.length >= floor && s.startsWith('</function>', before - '</function>'.length));
+}
+
+/** How many Qwen3-XML calls open in `s[from, to)` quoted in a value (see `isQuotedOpen`). */
+export function quotedOpens(s: string, from: number, to: number, floor: number): number {
+  let count = 0;
+  let at = s.indexOf('<tool_call>', from);
+  while (at >= 0 && at < to) {
+    if (isQuotedOpen(s, at, to, floor)) count++;
+    at = s.indexOf('<tool_call>', at + 1);
+  }
+  return count;
 }

@@ -1,10 +1,10 @@
 import type { BlockBody } from './native-opener.ts';
-import { parseGemmaCall } from './gemma-calls.ts';
-import { isRecord } from './json-extent.ts';
+import { FUNCTIONGEMMA_QUOTE, GEMMA_QUOTE, parseGemmaCall } from './gemma-calls.ts';
+import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
-import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML } from './xml-calls.ts';
-import { DSML_SPACED_XML, GCML_XML, MINICPM_XML, STEPTML_XML } from './xml-calls.ts';
+import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML, SEED_XML } from './xml-calls.ts';
+import { DSML_SPACED_XML, GCML_XML, MINICPM_XML } from './xml-calls.ts';
 import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
 import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
@@ -16,17 +16,22 @@ function endTokenLength(text: string, ends: readonly string[]): number {
   return 0;
 }
 
-/** DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). */
+/**
+ * DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). A
+ * wrapper marked `string="true"` holds the object as JSON text: unwrapped only where the tool's
+ * schema is known and has no such property (else it may be a string argument of that name).
+ */
 function unwrapDsml(call: NativeCall, context: NativeContext): NativeCall {
   const args = call.args;
   if (args === undefined) return call;
   const keys = Object.keys(args);
   const key = keys[0];
   if (keys.length !== 1 || (key !== 'arguments' && key !== 'input')) return call;
-  const inner = args[key];
   const properties = context.schemaOf(call.name)?.properties;
-  if (!isRecord(inner) || (properties !== undefined && Object.hasOwn(properties, key))) return call;
-  return { ...call, args: inner };
+  if (properties !== undefined && Object.hasOwn(properties, key)) return call;
+  let inner = args[key];
+  if (typeof inner === 'string' && properties !== undefined) inner = tryJson(inner)?.value;
+  return isRecord(inner) ? { ...call, args: inner } : call;
 }
 
 /**
@@ -37,8 +42,9 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
   const to = text.length - endTokenLength(text, ends);
   switch (body) {
     case 'qwen-xml':
-    case 'seed-xml':
       return parseXmlCalls(text, 0, text.length, QWEN_XML, context);
+    case 'seed-xml':
+      return parseXmlCalls(text, 0, text.length, SEED_XML, context);
     case 'minimax-xml':
       return parseXmlCalls(text, 0, text.length, MINIMAX_XML, context);
     case 'dsml':
@@ -53,10 +59,6 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return parsePairCalls(text, 0, text.length, IQUEST_TAGS, context);
     case 'ifm':
       return parsePairCalls(text, 0, text.length, IFM_TAGS, context);
-    case 'function-gemma': {
-      const call = parseGemmaCall(text, openerLength, to, '<escape>');
-      return call === undefined ? [] : [{ ...call, end: text.length }];
-    }
     case 'minicpm':
       return parseXmlCalls(text, 0, text.length, MINICPM_XML, context);
     case 'plamo':
@@ -75,15 +77,13 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
-    case 'deepseek': {
-      const calls = parseDeepseekCalls(text, openerLength, to);
-      // Step3 writes steptml invokes (no JSON) after DeepSeek's `function<｜tool_sep｜>`.
-      return calls.length === 0 && text.includes('<steptml:invoke') ? parseXmlCalls(text, openerLength, text.length, STEPTML_XML, context) : calls;
-    }
+    case 'deepseek':
+      return parseDeepseekCalls(text, openerLength, to, context);
     case 'kimi':
       return parseKimiCalls(text, openerLength, to);
-    case 'gemma': {
-      const call = parseGemmaCall(text, openerLength, to);
+    case 'gemma':
+    case 'functiongemma': {
+      const call = parseGemmaCall(text, openerLength, to, body === 'gemma' ? GEMMA_QUOTE : FUNCTIONGEMMA_QUOTE);
       return call === undefined ? [] : [{ ...call, end: text.length }];
     }
     case 'apertus':

@@ -1,5 +1,7 @@
 import { isRecord, jsonExtent, skipSpace, tryJson } from './json-extent.ts';
-import type { NativeCall } from './native-call.ts';
+import { Finder } from './native-call.ts';
+import type { NativeCall, NativeContext } from './native-call.ts';
+import { parseXmlCalls, STEP_XML } from './xml-calls.ts';
 
 const BAR = '\uff5c';
 /** DeepSeek writes `▁` where a space would be; distilled models write `_`, a space or `\_`. */
@@ -74,16 +76,38 @@ function parseJsonArguments(text: string): Record<string, unknown> | undefined {
  * DeepSeek R1/V3 and V3.1 calls inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`
  * (`text[from, to)`): `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` + a fenced JSON
  * block (R1, V3), or `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>JSON` (V3.1), each closed by
- * `<｜tool▁call▁end｜>`.
+ * `<｜tool▁call▁end｜>`. StepFun Step-3 writes a `<steptml:invoke>` element in the call instead
+ * of JSON (after `function<｜tool▁sep｜>NAME`, or right after the call token).
  */
-export function parseDeepseekCalls(text: string, from: number, to: number): NativeCall[] {
+export function parseDeepseekCalls(text: string, from: number, to: number, context: NativeContext): NativeCall[] {
   const calls: NativeCall[] = [];
   const begins = new DeepseekFinder(text, to, ['tool', 'call', 'begin']);
   const seps = new DeepseekFinder(text, to, ['tool', 'sep']);
+  const callEnds = new DeepseekFinder(text, to, ['tool', 'call', 'end']);
+  const steps = new Finder(text, STEP_XML.invoke, to);
   let pos = from;
   while (pos < to) {
-    const begin = begins.next(pos);
+    let begin = begins.next(pos);
+    // R1 distills may write the block opener then `function<｜tool▁sep｜>` with no call opener
+    // (llama.cpp reads it); only that R1 shape, so V3.1's `NAME<｜tool▁sep｜>` still needs one.
+    if (pos === from) {
+      const sep = seps.next(from);
+      if (sep !== undefined && (begin === undefined || sep.at < begin.at) && text.slice(from, sep.at).trim() === 'function') begin = { at: from, end: from };
+    }
     if (begin === undefined) break;
+    const callEnd = callEnds.next(begin.end);
+    const step = steps.next(begin.end);
+    if (step >= 0 && (callEnd === undefined || step < callEnd.at)) {
+      const next = begins.next(begin.end);
+      if (next === undefined || step < next.at) {
+        const regionEnd = callEnd === undefined ? to : callEnd.at;
+        const invoked = parseXmlCalls(text, step, regionEnd, STEP_XML, context);
+        const end = callEnd === undefined ? regionEnd : callEnd.end;
+        invoked.forEach((call, k) => calls.push(k === invoked.length - 1 ? { ...call, end } : call));
+        pos = end;
+        continue;
+      }
+    }
     const sep = seps.next(begin.end);
     if (sep === undefined) break;
     const head = text.slice(begin.end, sep.at).trim();
@@ -109,11 +133,18 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
     let after = skipSpace(text, argsEnd, to);
     if (text.startsWith('```', after)) after = skipSpace(text, after + 3, to);
     const end = deepseekToken(text, after, ['tool', 'call', 'end']);
-    const callEnd = end >= 0 && end <= to ? end : argsEnd;
-    calls.push({ name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd });
-    pos = callEnd;
+    const closed = end >= 0 && end <= to ? end : argsEnd;
+    calls.push({ name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: closed });
+    pos = closed;
   }
   return calls;
+}
+
+/** The tool name in a Kimi call id: what lies between `functions.` and the last `:` (`functions.a.b:0` → `a.b`). */
+export function kimiName(id: string): string {
+  const name = id.startsWith('functions.') ? id.slice('functions.'.length) : id;
+  const colon = name.lastIndexOf(':');
+  return colon > 0 ? name.slice(0, colon) : name;
 }
 
 /**
@@ -124,20 +155,32 @@ export function parseDeepseekCalls(text: string, from: number, to: number): Nati
  */
 export function parseKimiCalls(text: string, from: number, to: number): NativeCall[] {
   const calls: NativeCall[] = [];
+  const begins = new Finder(text, '<|tool_call_begin|>', to);
+  // Arguments that do not close before the next call are dropped, and the next call read
+  // (vLLM's case of a broken call before a good one). Arguments whose string holds the token
+  // are read to the block's end instead, once per block, which keeps the reading linear.
+  let unbounded = true;
   let pos = from;
   while (pos < to) {
-    const begin = text.indexOf('<|tool_call_begin|>', pos);
-    if (begin < 0 || begin >= to) break;
+    const begin = begins.next(pos);
+    if (begin < 0) break;
     const idStart = begin + '<|tool_call_begin|>'.length;
     const argBegin = text.indexOf('<|tool_call_argument_begin|>', idStart);
     if (argBegin < 0 || argBegin >= to || argBegin - idStart > 300) break;
     const id = text.slice(idStart, argBegin).trim();
-    let name = id.startsWith('functions.') ? id.slice('functions.'.length) : id;
-    const colon = name.lastIndexOf(':');
-    if (colon > 0) name = name.slice(0, colon);
+    const name = kimiName(id);
     const argsStart = argBegin + '<|tool_call_argument_begin|>'.length;
-    const argsEnd = jsonExtent(text, argsStart, to);
-    if (argsEnd < 0) break;
+    const next = begins.next(argsStart);
+    let argsEnd = jsonExtent(text, argsStart, next < 0 ? to : next);
+    if (argsEnd < 0 && next >= 0 && unbounded) {
+      unbounded = false;
+      argsEnd = jsonExtent(text, argsStart, to);
+    }
+    if (argsEnd < 0) {
+      if (next < 0) break;
+      pos = next;
+      continue;
+    }
     const endAt = skipSpace(text, argsEnd, to);
     const callEnd = text.startsWith('<|tool_call_end|>', endAt) ? endAt + '<|tool_call_end|>'.length : argsEnd;
     const call: NativeCall = { name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd };

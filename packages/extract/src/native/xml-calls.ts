@@ -1,7 +1,9 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
 import { Finder } from './native-call.ts';
+import { isQuotedOpen } from './native-opener.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { convertXmlValue, propertySchema } from './xml-value.ts';
+import { allowsJsonValue, convertXmlValue, isPlainString, propertySchema } from './xml-value.ts';
+import type { JsonSchema } from '@toolwire/core';
 
 /** The tags of one XML-style call format. */
 interface XmlDialect {
@@ -12,11 +14,20 @@ interface XmlDialect {
   parameterClose: string;
   /** Names are written as `name="…"` attributes (MiniMax, DSML) rather than `=NAME`. */
   attributes: boolean;
-  /** Qwen and Seed strip one newline at each end of a value; MiniMax trims all whitespace; DSML keeps it. */
-  trim: 'newline' | 'all' | 'none';
+  /**
+   * Qwen strips the newline the template writes after the opening tag and the one before the
+   * closing tag, each where it is (as vLLM does); Seed strips the closing one only when the
+   * value opens with one (`paired-newline`: it writes `<parameter=k>code\n</parameter>`, as
+   * llama.cpp reads it); MiniMax trims all whitespace, but for a property the schema types as
+   * a plain string (`all-but-string`: its template writes strings as they are, so their space
+   * is data: indented code); MiniCPM5 trims all (`all`); DSML keeps it.
+   */
+  trim: 'newline' | 'paired-newline' | 'all' | 'all-but-string' | 'none';
+  /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
+  quotesCalls: boolean;
 }
 
-/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Seed-OSS: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
+/** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
 export const QWEN_XML: XmlDialect = {
   invoke: '<function=',
   invokeClose: '</function>',
@@ -24,7 +35,11 @@ export const QWEN_XML: XmlDialect = {
   parameterClose: '</parameter>',
   attributes: false,
   trim: 'newline',
+  quotesCalls: true,
 };
+
+/** Seed-OSS, inside `<seed:tool_call>`: Qwen3's tags; a value's last newline is kept unless it opens with one. */
+export const SEED_XML: XmlDialect = { ...QWEN_XML, trim: 'paired-newline' };
 
 /** MiniMax-M2: `<invoke name="NAME"><parameter name="ARG">VALUE</parameter></invoke>`. */
 export const MINIMAX_XML: XmlDialect = {
@@ -33,7 +48,8 @@ export const MINIMAX_XML: XmlDialect = {
   parameter: '<parameter',
   parameterClose: '</parameter>',
   attributes: true,
-  trim: 'all',
+  trim: 'all-but-string',
+  quotesCalls: false,
 };
 
 /** DeepSeek V3.2 DSML: `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="ARG" string="true">VALUE</｜DSML｜parameter>`. */
@@ -44,6 +60,18 @@ export const DSML_XML: XmlDialect = {
   parameterClose: '</\uff5cDSML\uff5cparameter>',
   attributes: true,
   trim: 'none',
+  quotesCalls: false,
+};
+
+/** StepFun Step-3, inside DeepSeek's call tokens: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>`; values verbatim. */
+export const STEP_XML: XmlDialect = {
+  invoke: '<steptml:invoke',
+  invokeClose: '</steptml:invoke>',
+  parameter: '<steptml:parameter',
+  parameterClose: '</steptml:parameter>',
+  attributes: true,
+  trim: 'none',
+  quotesCalls: false,
 };
 
 /** DeepSeek V4.1: DSML with a space after the marker (`<｜DSML｜ invoke name="NAME">`). */
@@ -64,16 +92,6 @@ export const GCML_XML: XmlDialect = {
   parameterClose: '</\uff5cGCML\uff5cparameter>',
 };
 
-/** Step3: `<steptml:invoke name="NAME"><steptml:parameter name="ARG">VALUE</steptml:parameter>` inside DeepSeek's tokens. */
-export const STEPTML_XML: XmlDialect = {
-  invoke: '<steptml:invoke',
-  invokeClose: '</steptml:invoke>',
-  parameter: '<steptml:parameter',
-  parameterClose: '</steptml:parameter>',
-  attributes: true,
-  trim: 'all',
-};
-
 /** MiniCPM5: `<function name="NAME"><param name="ARG">VALUE</param></function>`. */
 export const MINICPM_XML: XmlDialect = {
   invoke: '<function',
@@ -82,9 +100,12 @@ export const MINICPM_XML: XmlDialect = {
   parameterClose: '</param>',
   attributes: true,
   trim: 'all',
+  quotesCalls: false,
 };
 
 const MAX_TAG = 300;
+/** Most parameter tags read past a value's fallback end for quoted tags to pair up (see `valueEnd`). */
+const MAX_STEPS_AFTER_FALLBACK = 32;
 
 /** `name="x"` (or single quotes) inside a tag's attribute text. */
 function attribute(tag: string, key: string): string | undefined {
@@ -123,13 +144,17 @@ function isPlainName(name: string): boolean {
 function trimValue(raw: string, trim: XmlDialect['trim']): string {
   switch (trim) {
     case 'all':
+    case 'all-but-string':
       return raw.trim();
-    case 'newline': {
+    case 'newline':
+    case 'paired-newline': {
       let start = 0;
       let end = raw.length;
       if (raw.charCodeAt(0) === 0x0a) start = 1;
       else if (raw.startsWith('\r\n')) start = 2;
-      if (end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
+      // Seed: the closing newline pairs with an opening one.
+      const closing = trim === 'newline' || start > 0;
+      if (closing && end > start && raw.charCodeAt(end - 1) === 0x0a) end -= raw.charCodeAt(end - 2) === 0x0d && end - 2 >= start ? 2 : 1;
       return raw.slice(start, end);
     }
     case 'none':
@@ -141,19 +166,131 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
   }
 }
 
+/** The tag that opens a parameter at `at`: its key and where its text ends (past `>`), or undefined. */
+function openTag(text: string, at: number, to: number, dialect: XmlDialect): { key: string | undefined; end: number } | undefined {
+  const from = at + dialect.parameter.length;
+  // Bounded: a run of openers without `>` must not make every one search to the end.
+  const limit = Math.min(to, at + MAX_TAG);
+  let close = from;
+  while (close < limit && text.charCodeAt(close) !== 0x3e && text.charCodeAt(close) !== 0x3c) close++;
+  // No `>` before the next `<`: not a tag (`<parameter=` in text runs into the next real tag).
+  if (close >= limit || text.charCodeAt(close) === 0x3c) return undefined;
+  const tag = text.slice(from, close);
+  const key = (dialect.attributes ? attribute(tag, 'name') : tag)?.trim();
+  return { key: key === '' ? undefined : key, end: close + 1 };
+}
+
+const CALL_OPEN = '<tool_call>';
+const CALL_CLOSE = '</tool_call>';
+
 /**
- * The calls in `text[from, to)` written in an XML dialect. A value ends at the closing
- * parameter tag only where a structural tag follows (another parameter, the end of the
- * call, the end of the block), as vLLM reads Qwen3-Coder, so code containing
- * `</parameter>` survives; a missing closing tag is closed by the next parameter on a new
- * line or by the end of the call. Linear: every search resumes past its last hit.
+ * The whole calls quoted in values of the block `text[from, to)` (see `isQuotedOpen`), as
+ * [start, end) pairs in order: each from its `<tool_call>` through the `</tool_call>` that
+ * closes it (nested ones counted), before the block's own closing token. The scanner skips
+ * the same closing tokens; a value's end is searched around these spans, so that no tag of a
+ * quoted call ends the value or becomes a call or parameter of its own. A quoted call that
+ * never closes inside the block makes no span.
+ */
+export function quotedCallSpans(text: string, from: number, to: number): number[] {
+  const spans: number[] = [];
+  const end = to - CALL_CLOSE.length >= from && text.startsWith(CALL_CLOSE, to - CALL_CLOSE.length) ? to - CALL_CLOSE.length : to;
+  let open = text.indexOf(CALL_OPEN, text.startsWith(CALL_OPEN, from) ? from + CALL_OPEN.length : from);
+  // Most blocks quote no call: one search decides it.
+  if (open < 0 || open >= end) return spans;
+  let close = text.indexOf(CALL_CLOSE, open);
+  let depth = 0;
+  let start = -1;
+  while (true) {
+    if (open >= end) open = -1;
+    if (close >= end) close = -1;
+    if (open >= 0 && (close < 0 || open < close)) {
+      if (isQuotedOpen(text, open, end, from)) {
+        if (depth === 0) start = open;
+        depth++;
+      }
+      open = text.indexOf(CALL_OPEN, open + 1);
+    } else if (close >= 0) {
+      if (depth > 0 && --depth === 0) spans.push(start, close + CALL_CLOSE.length);
+      close = text.indexOf(CALL_CLOSE, close + 1);
+    } else {
+      return spans;
+    }
+  }
+}
+
+/** The end of the span in `spans` (see `quotedCallSpans`) that holds `at`, or -1. */
+function spanEnd(spans: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = spans.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((spans[mid * 2 + 1] ?? 0) <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = spans[lo * 2];
+  return start !== undefined && start <= at ? (spans[lo * 2 + 1] ?? -1) : -1;
+}
+
+/** The first hit of `finder` from `from` outside quoted calls, or -1. */
+function nextOutside(finder: Finder, from: number, spans: readonly number[]): number {
+  let at = finder.next(from);
+  while (at >= 0 && spans.length !== 0) {
+    const skip = spanEnd(spans, at);
+    if (skip < 0) break;
+    at = finder.next(skip);
+  }
+  return at;
+}
+
+/** What the search for the end of one value needs; its finders are shared by the whole block. */
+interface ValueScan {
+  text: string;
+  to: number;
+  dialect: XmlDialect;
+  invokes: Finder;
+  paramOpens: Finder;
+  paramCloses: Finder;
+  invokeCloses: Finder;
+  schema: JsonSchema | undefined;
+  /** Keys given so far in this call, the current one included. */
+  given: Set<string>;
+  /** Calls quoted in values, searched around (see `quotedCallSpans`). */
+  spans: readonly number[];
+}
+
+/**
+ * Whether a parameter named `key` may come next in the call: `'yes'` when not given yet and,
+ * with a schema, one of its properties; `'unlisted'` when not given yet but missing from the
+ * schema (a parameter the model made up, or a quoted one); `'no'` otherwise.
+ */
+function mayFollow(scan: ValueScan, key: string | undefined): 'yes' | 'unlisted' | 'no' {
+  if (key === undefined || !isPlainName(key) || scan.given.has(key)) return 'no';
+  const properties = scan.schema?.properties;
+  return properties === undefined || Object.hasOwn(properties, key) ? 'yes' : 'unlisted';
+}
+
+/** Whether a structural tag follows the closing parameter tag at `close`: the end of the call or block, or another parameter. */
+function structuralAfter(scan: ValueScan, close: number): boolean {
+  const { text, to, dialect } = scan;
+  const after = skipSpace(text, close + dialect.parameterClose.length, to);
+  return after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after) || text.startsWith(dialect.parameter, after);
+}
+
+/**
+ * The calls in `text[from, to)` written in an XML dialect. A value ends at a closing
+ * parameter tag that a structural tag follows (the end of the call or block, or a parameter
+ * that may come next: one not given yet and, with a schema, one of its properties), as vLLM
+ * reads Qwen3-Coder, so code containing `</parameter>` or a quoted `<parameter=…>…
+ * </parameter>` survives; a missing closing tag is closed by the next parameter or the end
+ * of the call. Linear: every search resumes past its last hit.
  */
 export function parseXmlCalls(text: string, from: number, to: number, dialect: XmlDialect, context: NativeContext): NativeCall[] {
   const calls: NativeCall[] = [];
   const invokes = new Finder(text, dialect.invoke, to);
   const invokeCloses = new Finder(text, dialect.invokeClose, to);
   const paramCloses = new Finder(text, dialect.parameterClose, to);
-  const newlineParams = new Finder(text, `\n${dialect.parameter}`, to);
+  const paramOpens = new Finder(text, dialect.parameter, to);
+  const spans = dialect.quotesCalls ? quotedCallSpans(text, from, to) : [];
   let pos = from;
   while (pos < to) {
     const start = invokes.next(pos);
@@ -166,6 +303,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
     const values: Record<string, unknown> = {};
     let ok = isPlainName(name);
     const schema = ok ? context.schemaOf(name) : undefined;
+    const scan: ValueScan = { text, to, dialect, invokes, paramOpens, paramCloses, invokeCloses, schema, given: new Set(), spans };
     let closed = false;
     while (i < to) {
       i = skipSpace(text, i, to);
@@ -184,33 +322,34 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         i = next;
         continue;
       }
-      const tagEnd = text.indexOf('>', i + dialect.parameter.length);
-      if (tagEnd < 0 || tagEnd >= to || tagEnd - i > MAX_TAG) {
+      const open = openTag(text, i, to, dialect);
+      if (open === undefined) {
         ok = false;
         i = to;
         break;
       }
-      const tag = text.slice(i + dialect.parameter.length, tagEnd);
-      const key = dialect.attributes ? attribute(tag, 'name') : tag;
-      const valueStart = tagEnd + 1;
-      const end = valueEnd(text, valueStart, to, dialect, paramCloses, newlineParams, invokeCloses);
-      const raw = text.slice(valueStart, end.value);
+      const tagText = text.slice(i + dialect.parameter.length, open.end - 1);
+      const key = open.key;
+      if (key !== undefined) scan.given.add(key);
+      const end = valueEnd(scan, open.end);
+      const raw = text.slice(open.end, end.value);
       i = end.next;
-      if (key === undefined || key.trim() === '') {
+      if (key === undefined) {
         ok = false;
         continue;
       }
-      const k = key.trim();
-      const stringAttribute = dialect.attributes ? attribute(tag, 'string') : undefined;
-      const value = trimValue(raw, dialect.trim);
+      const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
+      const property = propertySchema(schema, key);
+      const value = dialect.trim === 'all-but-string' && isPlainString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
-        // DSML marks non-string values: they are JSON.
+        // DSML marks non-string values: they are JSON, unless the schema says otherwise
+        // (`null` for a string property is the text "null", as vLLM reads it).
         const parsed = tryJson(value);
-        values[k] = parsed === undefined ? convertXmlValue(value, propertySchema(schema, k)) : parsed.value;
+        values[key] = parsed === undefined || !allowsJsonValue(property, parsed.value) ? convertXmlValue(value, property) : parsed.value;
       } else if (stringAttribute === 'true') {
-        values[k] = value;
+        values[key] = value;
       } else {
-        values[k] = convertXmlValue(value, propertySchema(schema, k));
+        values[key] = convertXmlValue(value, property);
       }
     }
     if (!closed) {
@@ -223,29 +362,83 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
   return calls;
 }
 
-/** Where the value starting at `from` ends (`value`) and where scanning goes on (`next`). */
-function valueEnd(
-  text: string,
-  from: number,
-  to: number,
-  dialect: XmlDialect,
-  paramCloses: Finder,
-  newlineParams: Finder,
-  invokeCloses: Finder,
-): { value: number; next: number } {
-  const nextParam = newlineParams.next(from);
-  let search = from;
+/**
+ * Where the value starting at `from` ends (`value`) and where scanning goes on (`next`).
+ * A parameter tag inside the value that may not come next opens a quoted one, whose closing
+ * tag is skipped (`depth`): a value quoting a whole call (`<function=…><parameter=…>…
+ * </parameter></function>`) ends at its own closing tag, not the quoted one. When the quoted
+ * tags never pair up, the value ends where it would without them (`fallback`), before the next
+ * call of the block.
+ */
+function valueEnd(scan: ValueScan, from: number): { value: number; next: number } {
+  const { text, to, dialect } = scan;
+  const closeLength = dialect.parameterClose.length;
+  let depth = 0;
+  let pos = from;
+  let fallback: { value: number; next: number } | undefined;
+  // With a fallback, the search stops at the block's next call, or after a few more tags: the
+  // next value starts at the fallback and searches that text again, so this keeps it linear.
+  let stop = to;
+  let steps = 0;
   while (true) {
-    const close = paramCloses.next(search);
-    if (close < 0 || (nextParam >= 0 && nextParam < close)) break;
-    const after = skipSpace(text, close + dialect.parameterClose.length, to);
-    if (after >= to || text.startsWith(dialect.parameter, after) || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after)) {
-      return { value: close, next: close + dialect.parameterClose.length };
+    if (fallback !== undefined && ++steps > MAX_STEPS_AFTER_FALLBACK) break;
+    const close = scan.paramCloses.next(pos);
+    const open = scan.paramOpens.next(pos);
+    const first = open >= 0 && (close < 0 || open < close) ? open : close;
+    if (first >= 0 && first < stop && scan.spans.length !== 0) {
+      // A tag of a quoted call is part of the value.
+      const skip = spanEnd(scan.spans, first);
+      if (skip >= 0) {
+        pos = skip;
+        continue;
+      }
     }
-    search = close + 1;
+    if (open >= 0 && open < stop && (close < 0 || open < close)) {
+      const tag = openTag(text, open, to, dialect);
+      if (tag === undefined) {
+        pos = open + 1;
+        continue;
+      }
+      // A parameter that may come next, on a line of its own, closes a value whose closing tag is
+      // missing; where a closing tag before it could end the value (`fallback`), that one does.
+      if (depth === 0 && text.charCodeAt(open - 1) === 0x0a && mayFollow(scan, tag.key) === 'yes') return fallback ?? { value: open, next: open };
+      depth++;
+      pos = tag.end;
+      continue;
+    }
+    if (close < 0 || close >= stop) break;
+    const after = skipSpace(text, close + closeLength, to);
+    // A closing tag that ends the value unless quoted tags before it pair up later: where the
+    // call or block ends (or another one begins), or before a parameter that may come next.
+    let ends = after >= to || text.startsWith(dialect.invokeClose, after) || text.startsWith('</', after);
+    if (!ends && depth > 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      ends = tag === undefined || mayFollow(scan, tag.key) === 'yes';
+    }
+    if (ends) {
+      const end = { value: close, next: close + closeLength };
+      if (depth === 0) return end;
+      if (fallback === undefined) {
+        fallback = end;
+        const invoke = nextOutside(scan.invokes, end.next, scan.spans);
+        if (invoke >= 0) stop = invoke;
+      }
+    } else if (depth === 0 && text.startsWith(dialect.parameter, after)) {
+      const tag = openTag(text, after, to, dialect);
+      const follows = tag === undefined ? 'yes' : mayFollow(scan, tag.key);
+      if (follows === 'yes') return { value: close, next: close + closeLength };
+      if (follows === 'unlisted' && tag !== undefined) {
+        // A parameter the schema lacks: made up by the model when its own value ends the way a
+        // value does (before the call's end or another parameter), else quoted in this value.
+        const own = scan.paramCloses.next(tag.end);
+        if (own < 0 || structuralAfter(scan, own)) return { value: close, next: close + closeLength };
+      }
+    }
+    if (depth > 0) depth--;
+    pos = close + 1;
   }
-  if (nextParam >= 0) return { value: nextParam, next: nextParam + 1 };
-  const invokeClose = invokeCloses.next(from);
+  if (fallback !== undefined) return fallback;
+  const invokeClose = nextOutside(scan.invokeCloses, from, scan.spans);
   if (invokeClose >= 0) return { value: invokeClose, next: invokeClose };
   return { value: to, next: to };
 }
