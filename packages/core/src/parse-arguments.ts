@@ -815,7 +815,8 @@ class ArgumentParser {
     // both readings end the call at the same `)`.
     let toggled = 0;
     let toggledEscape = false;
-    let depth = 0;
+    // The closers the brackets opened here owe, innermost last (the scanner's stack).
+    const owed: number[] = [];
     let escaped = false;
     let i = close + 1;
     for (; i < limit; i++) {
@@ -827,11 +828,11 @@ class ArgumentParser {
       } else if (c === DQUOTE || (c === SQUOTE && !isScannerWord(text.charCodeAt(i - 1)))) {
         toggled = c;
       } else if (isOpener(c)) {
-        depth++;
+        owed.push(closerOf(c));
       } else if (isCloser(c)) {
-        // A closing bracket that closes nothing opened here ends the value (or the call).
-        if (depth === 0) break;
-        depth--;
+        // A closing bracket that closes nothing opened here ends the value (or the call); one
+        // of another kind (`(]`) is where the scanner gives up on the call: no end either.
+        if (owed.length === 0 || owed.pop() !== c) break;
       }
       // An escaped character is text to this reading (the toggling scan has read it above).
       if (escaped) {
@@ -843,7 +844,7 @@ class ArgumentParser {
         continue;
       }
       if (c === other) others++;
-      if (others % 2 !== 0 || toggled !== 0 || depth !== 0) continue;
+      if (others % 2 !== 0 || toggled !== 0 || owed.length !== 0) continue;
       // The start of the next `key=`: the strict reading was right after all.
       if (c === COMMA && startsKeyword(text, i + 1, this.end)) break;
       if (c !== quote) continue;
