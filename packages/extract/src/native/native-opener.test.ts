@@ -60,6 +60,7 @@ const opener = fc.oneof(
     '<function name=\'f\'>\n<param name="a">1</param></function>',
     '<function name="f">\n{"a": 1}</function>',
     '<function name="f"></function>',
+    '<function name="">',
     '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|> {"a": 1}',
   ),
 );
@@ -93,6 +94,17 @@ describe('openerWait', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('waits on <function name=…> as Functionary (Hermes 2 Pro) and MiniCPM5 read it, alone and together', () => {
+    for (const formats of [['functionary'], ['minicpm5'], ['functionary', 'minicpm5']] as const) {
+      for (const tools of [undefined, ['get_weather', 'f']]) {
+        const ctx = context(formats, tools);
+        for (const text of ['<function name="> text', '<function name="f">\n {"a": 1}', '<function name="f"> <param name="a">1</param></function>', "<function name='f'>x", '<function name="a b">{}']) {
+          checkWaits(text, ctx);
+        }
+      }
+    }
   });
 
   it('stops waiting at the longest name and header the matchers read', () => {

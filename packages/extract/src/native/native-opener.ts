@@ -777,9 +777,9 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
   }
   if (context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) {
     // While this waits, MiniCPM5's reading of the same tag waits too (see `afterFunctionName`);
-    // once it ends, that reading's own wait (below) may still hold.
+    // without it, that reading's own wait (below) holds only while that reading is undecided.
     const wait = functionNameTagWait(s, i);
-    if (wait !== undefined) return wait;
+    if (wait !== undefined || !context.has('minicpm5') || afterMiniCpmTag(s, i, context) !== 'partial') return wait;
   }
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
