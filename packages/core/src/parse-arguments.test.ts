@@ -199,6 +199,18 @@ describe('parseArguments values', () => {
     expect(Object.keys(parseArguments(many)).length).toBeGreaterThan(0);
   });
 
+  it('never lets an apostrophe inside a string run it into the next argument (review D1)', () => {
+    expect(parseArguments(`a="don't" or y, b="don't"`)).toEqual({ a: `"don't" or y`, b: "don't" });
+    expect(parseArguments(`text="it's".strip(), n="don't"`)).toEqual({ text: `"it's".strip()`, n: "don't" });
+    // A lone quote of the other kind (not an apostrophe) still stops at the next `key=`.
+    expect(parseArguments(`a="x 'y" or z, b="w"`)).toEqual({ a: `"x 'y" or z`, b: 'w' });
+  });
+
+  it('reads a second argument and a list item after an expression', () => {
+    expect(parseArguments(`a='x'.upper(), b='sed -n '1p' f'`)).toEqual({ a: "'x'.upper()", b: "sed -n '1p' f" });
+    expect(parseArguments(`items=["it's".upper(), "b"]`)).toEqual({ items: [`"it's".upper()`, 'b'] });
+  });
+
   it('keeps a value with text after a closed string as its whole text', () => {
     expect(parseArguments('a="x" + "y", b=1')).toEqual({ a: '"x" + "y"', b: 1 });
   });

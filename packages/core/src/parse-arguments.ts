@@ -802,10 +802,12 @@ class ArgumentParser {
     const quote = text.charCodeAt(open);
     const other = quote === DQUOTE ? SQUOTE : DQUOTE;
     let others = 0;
+    // An apostrophe (a `'` after a word character, `it's`) is text, not a quote: counting it
+    // would read `"don't" or y, b="x"` as one string running into the next argument.
     for (let i = open + 1; i < close; i++) {
       const c = text.charCodeAt(i);
       if (c === BACKSLASH) i++;
-      else if (c === other) others++;
+      else if (c === other && !(other === SQUOTE && isScannerWord(text.charCodeAt(i - 1)))) others++;
     }
     const after = this.codeAt(close + 1);
     if (others % 2 === 0 && !isApostropheBefore(after)) return undefined;
@@ -842,10 +844,13 @@ class ArgumentParser {
         escaped = true;
         continue;
       }
-      if (c === other) others++;
-      if (others % 2 !== 0 || toggled !== 0 || depth !== 0) continue;
-      // The start of the next `key=`: the strict reading was right after all.
+      if (c === other && !(other === SQUOTE && isScannerWord(text.charCodeAt(i - 1)))) others++;
+      if (toggled !== 0 || depth !== 0) continue;
+      // The start of the next `key=`: the strict reading was right after all. Checked even
+      // inside an odd count of the other quote, which a stray one would otherwise leave open
+      // to the end, swallowing every later argument.
       if (c === COMMA && startsKeyword(text, i + 1, this.end)) break;
+      if (others % 2 !== 0) continue;
       if (c !== quote) continue;
       let j = i + 1;
       while (j < this.end && isSpace(text.charCodeAt(j))) j++;
