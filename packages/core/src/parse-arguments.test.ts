@@ -211,6 +211,23 @@ describe('parseArguments values', () => {
     expect(parseArguments(`items=["it's".upper(), "b"]`)).toEqual({ items: [`"it's".upper()`, 'b'] });
   });
 
+  it('reads a long string with its own quotes inside the same at any length (review D2)', () => {
+    for (const n of [65_500, 70_000, 200_000]) {
+      const body = 'x'.repeat(n);
+      const text = `command='cat > f.py <<'EOF'\n${body}\nEOF', timeout=10`;
+      expect(parseArguments(text)).toEqual({ command: `cat > f.py <<'EOF'\n${body}\nEOF`, timeout: 10 });
+      const call = `bash(${text}) and more`;
+      const read = parseCallArguments(call, { from: 5 });
+      expect(read?.arguments).toEqual(parseArguments(call, { from: 5, to: read?.end ?? 0 }));
+    }
+  });
+
+  it("leaves later values their share of the quote rule's budget (review D2)", () => {
+    for (const n of [1_000, 70_000, 300_000]) {
+      expect(parseArguments(`a='x'y${' '.repeat(n)}, b='don't'`)).toEqual({ a: "'x'y", b: "don't" });
+    }
+  });
+
   it('keeps a value with text after a closed string as its whole text', () => {
     expect(parseArguments('a="x" + "y", b=1')).toEqual({ a: '"x" + "y"', b: 1 });
   });

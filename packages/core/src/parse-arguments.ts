@@ -582,7 +582,7 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /** A string value in the schema's declared type when that loses nothing (`"5"` → 5 for an integer). */
-function coerceString(s: string, schema: JsonSchema | undefined, depth: number): unknown {
+function coerceString(s: string, schema: JsonSchema | undefined, depth: number, budget: LenientBudget): unknown {
   const types = typesOf(schema);
   if (types === undefined || types.has('string')) return s;
   const t = s.trim();
@@ -599,7 +599,7 @@ function coerceString(s: string, schema: JsonSchema | undefined, depth: number):
     const first = t.charCodeAt(0);
     if (first === LBRACE || first === LBRACKET || first === LPAREN) {
       try {
-        const inner = new ArgumentParser(t, depth + 1);
+        const inner = new ArgumentParser(t, depth + 1, 0, t.length, false, budget);
         const value = inner.parseWholeValue(schema);
         if (matchesType(value, types)) return value;
       } catch (error) {
@@ -611,7 +611,7 @@ function coerceString(s: string, schema: JsonSchema | undefined, depth: number):
 }
 
 /** An unquoted value: its literal, or its text, whichever the schema (if any) asks for. */
-function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: number): unknown {
+function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: number, budget: LenientBudget): unknown {
   const literal = literalOf(raw);
   const types = typesOf(schema);
   if (types === undefined) return literal === undefined ? raw : literal;
@@ -619,13 +619,40 @@ function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: nu
   // `None` means "no value": it never becomes the string "None".
   if (literal === null) return null;
   if (types.has('string')) return raw;
-  const coerced = coerceString(raw, schema, depth);
+  const coerced = coerceString(raw, schema, depth, budget);
   if (coerced !== raw) return coerced;
   return literal === undefined ? raw : literal;
 }
 
-/** Characters one reading may scan past strict closing quotes (see `lenientString`). */
-const LENIENT_BUDGET = 1 << 16;
+/** Characters `lenientString` may scan past strict closing quotes before the parse has read any (see `LenientBudget`). */
+const LENIENT_BASE = 1 << 16;
+
+/**
+ * What the `lenientString` scans of one parse may read, shared with the parsers it starts
+ * to coerce strings to a schema's arrays and objects (their scans count against the same
+ * budget). A scan starts only while fewer characters were scanned than `LENIENT_BASE` plus
+ * twice the characters the parse has read so far, and then reads as far as it needs: the
+ * scans of a parse add up to at most `LENIENT_BASE` + 3 times its length (linear), a value
+ * reads the same whatever its length (a heredoc of any size), and one value's scan leaves
+ * later values their share. Earned by position, not by the length of the part read, so a
+ * call's arguments read to the end of the text or to their `)` read alike.
+ */
+class LenientBudget {
+  /** Characters scanned so far. */
+  spent = 0;
+  /** The parser whose position earns the budget: the one reading the whole arguments. */
+  readonly owner: ArgumentParser;
+
+  constructor(owner: ArgumentParser) {
+    this.owner = owner;
+  }
+
+  /** Whether another scan may start. */
+  allows(): boolean {
+    const owner = this.owner;
+    return this.spent < LENIENT_BASE + 2 * (owner.pos - owner.start);
+  }
+}
 
 /** One-pass recursive-descent parser over the argument text; `pos` only moves forward, except for bounded look-ahead over a key. */
 class ArgumentParser {
@@ -637,21 +664,17 @@ class ArgumentParser {
   /** A call's arguments (`parseCallArguments`): a `)` at the top level ends them, as the end of the part does. */
   readonly call: boolean;
   pos: number;
-  /**
-   * Characters `lenientString` may still read past strict closing quotes: bounded, so a
-   * reading stays linear, and the same whatever part of the text is read (a call's arguments
-   * read to the end of the text or to their `)` then read alike).
-   */
-  private lenientBudget: number;
+  /** What `lenientString` may read (see `LenientBudget`): this parse's own, or the one of the parse that started it. */
+  private readonly budget: LenientBudget;
 
-  constructor(text: string, depth = 0, start = 0, end = text.length, call = false) {
+  constructor(text: string, depth = 0, start = 0, end = text.length, call = false, budget?: LenientBudget) {
     this.text = text;
     this.depth = depth;
     this.start = start;
     this.end = end;
     this.call = call;
     this.pos = start;
-    this.lenientBudget = LENIENT_BUDGET;
+    this.budget = budget ?? new LenientBudget(this);
   }
 
   /**
@@ -773,7 +796,7 @@ class ArgumentParser {
       const close = this.pos - 1;
       this.skipSpace();
       const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
-      if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
+      if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth, this.budget);
     } else if (c === LBRACKET || c === LPAREN) {
       value = this.parseArray(schema, depth + 1);
     } else if (c === LBRACE) {
@@ -792,10 +815,12 @@ class ArgumentParser {
    * The string opened at `open` whose strict closing quote (at `close`) is followed by more
    * of the value: models write shell commands with the same quotes unescaped inside
    * (`'sed -n '360,450p' f.py'`, `'python3 -c "print('x')"'`). When that quote is followed by
-   * a word character, or stands inside a string of the other quote, the string ends at the
+   * a word character, or stands inside a string of the other quote (an odd count of it; a
+   * `'` after a word character is an apostrophe and does not count), the string ends at the
    * first later quote of its kind that stands outside the other quotes and after which the
-   * value ends; the quotes before it are text. Returns undefined (and reads nothing) when
-   * the quote is not of that kind or no such end follows.
+   * value ends; the quotes before it are text. A `, key=` outside quotes and brackets ends
+   * the search. Returns undefined (and reads nothing) when the quote is not of that kind, no
+   * such end follows, or the parse's budget is spent (see `LenientBudget`).
    */
   private lenientString(open: number, close: number): string | undefined {
     const text = this.text;
@@ -811,7 +836,9 @@ class ArgumentParser {
     }
     const after = this.codeAt(close + 1);
     if (others % 2 === 0 && !isApostropheBefore(after)) return undefined;
-    const limit = Math.min(this.end, close + 1 + this.lenientBudget);
+    const budget = this.budget;
+    if (!budget.allows()) return undefined;
+    const limit = this.end;
     // What a quote-toggling scan of the text (extract's call scanner, which finds where a call
     // ends) has open here: a string, and brackets. The end must leave neither open, so that
     // both readings end the call at the same `)`.
@@ -856,11 +883,11 @@ class ArgumentParser {
       while (j < this.end && isSpace(text.charCodeAt(j))) j++;
       const next = this.codeAt(j);
       if (next !== -1 && next !== COMMA && !isCloser(next)) continue;
-      this.lenientBudget -= i - close;
+      budget.spent += i - close;
       this.pos = j;
       return decodeEscapes(text, open + 1, i);
     }
-    this.lenientBudget -= i - close;
+    budget.spent += i - close;
     return undefined;
   }
 
@@ -875,7 +902,7 @@ class ArgumentParser {
     if (raw === '') {
       this.fail('a value is missing', start, 'remove the extra comma or give the value');
     }
-    return classifyUnquoted(raw, schema, this.depth);
+    return classifyUnquoted(raw, schema, this.depth, this.budget);
   }
 
   /**
@@ -971,7 +998,7 @@ class ArgumentParser {
         this.pos++;
         if (closer === RPAREN && commas === 0 && items.length === 1) {
           const only = items[0];
-          return typeof only === 'string' ? coerceString(only, schema, this.depth + depth) : only;
+          return typeof only === 'string' ? coerceString(only, schema, this.depth + depth, this.budget) : only;
         }
         return items;
       }
@@ -1074,7 +1101,7 @@ class ArgumentParser {
         const close = this.pos - 1;
         this.skipSpace();
         const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
-        if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
+        if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth, this.budget);
       }
       this.skipSpace();
       if (value !== undefined && this.atValueEnd()) return value;
