@@ -186,6 +186,17 @@ describe('parseArguments values', () => {
     expect(parseArguments('t={1, 2}', { schema: { type: 'object', properties: { t: { type: 'array', items: { type: 'string' } } } } })).toEqual({ t: ['1', '2'] });
   });
 
+  it('refuses a set that turns into an object, and a set as the whole arguments (review D4)', () => {
+    expect(() => parseArguments('x={"a", "b": 1}')).toThrow(/holds set items and then the key "b"/);
+    expect(() => parseArguments("x={'a', b=1}")).toThrow(InvalidArgumentsError);
+    expect(() => parseArguments('{"query"}')).toThrow(/the object key "query" is not followed by ":"/);
+    expect(parseArguments("{'a', 'b'}, 2")).toEqual({ arg0: ['a', 'b'], arg1: 2 });
+  });
+
+  it('keeps each string, number, boolean and null of a set once (review D4)', () => {
+    expect(parseArguments("x={'a', 'b', 'a'}, y={1, 1.0, '1', None, None, [1], [1]}")).toEqual({ x: ['a', 'b'], y: [1, '1', null, [1], [1]] });
+  });
+
   it('reads a string with the same quotes unescaped inside when its value only ends at a later quote (shell commands)', () => {
     expect(parseArguments("command='sed -n '360,450p' /testbed/common.py', n=1")).toEqual({ command: "sed -n '360,450p' /testbed/common.py", n: 1 });
     expect(parseArguments(`command='python3 -c "print(latex(x, mul_symbol='\\,'))"'`)).toEqual({ command: `python3 -c "print(latex(x, mul_symbol='\\,'))"` });

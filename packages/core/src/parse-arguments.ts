@@ -664,6 +664,8 @@ class ArgumentParser {
   /** A call's arguments (`parseCallArguments`): a `)` at the top level ends them, as the end of the part does. */
   readonly call: boolean;
   pos: number;
+  /** The `{` that holds the whole arguments, read as an object (never as a set); -1 before it is known. */
+  private wholeObjectAt = -1;
   /** What `lenientString` may read (see `LenientBudget`): this parse's own, or the one of the parse that started it. */
   private readonly budget: LenientBudget;
 
@@ -709,6 +711,12 @@ class ArgumentParser {
         this.skipSpace();
       }
       if (this.atEnd() && isRecord(value)) return value;
+      if (this.atEnd() && Array.isArray(value)) {
+        // A set that is the whole arguments: read it again as the object it was meant to be, to say what is wrong.
+        this.pos = start;
+        this.wholeObjectAt = start;
+        this.parseValue(schema, 0);
+      }
       this.pos = start;
     }
     const result: Record<string, unknown> = {};
@@ -1050,8 +1058,9 @@ class ArgumentParser {
       this.skipSpace();
       const sep = this.peek();
       if (sep !== COLON && sep !== EQUALS) {
-        // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list.
-        if (entries === 0 && (sep === COMMA || sep === RBRACE)) {
+        // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list. Not
+        // when the `{` holds the whole arguments: `{"query"}` there is a broken JSON object.
+        if (entries === 0 && (sep === COMMA || sep === RBRACE) && open !== this.wholeObjectAt) {
           this.pos = keyStart;
           return this.parseSet(open, schema, depth);
         }
@@ -1067,9 +1076,14 @@ class ArgumentParser {
     }
   }
 
-  /** The items of a set literal whose `{` is at `open`, from its first item at `pos`, as a list. */
+  /**
+   * The items of a set literal whose `{` is at `open`, from its first item at `pos`, as a
+   * list without repeated strings, numbers, booleans and nulls (a set holds each once). A
+   * `key:` or `key=` among them is an error, not an item: `{"a", "b": 1}` is a broken object.
+   */
   private parseSet(open: number, schema: JsonSchema | undefined, depth: number): unknown[] {
     const items: unknown[] = [];
+    let seen: Set<unknown> | undefined;
     while (true) {
       this.skipSpace();
       if (this.atEnd()) this.failUnclosed(open, [RBRACE]);
@@ -1079,7 +1093,25 @@ class ArgumentParser {
         return items;
       }
       if (isCloser(c)) this.failMismatch(c, open, [RBRACE]);
-      items.push(this.parseContainedValue(itemSchema(schema, items.length), depth));
+      const itemStart = this.pos;
+      const key = this.tryKey();
+      if (key !== undefined) {
+        this.fail(
+          `the "{" at position ${open - this.start} holds set items and then the key "${key}"`,
+          itemStart,
+          'write an object as {"key": value, …} with a key for every value, or a list as [value, …]',
+        );
+      }
+      const item = this.parseContainedValue(itemSchema(schema, items.length), depth);
+      if (typeof item === 'object' && item !== null) {
+        items.push(item);
+      } else {
+        seen ??= new Set();
+        if (!seen.has(item)) {
+          seen.add(item);
+          items.push(item);
+        }
+      }
       this.skipSpace();
       const after = this.peek();
       if (after === COMMA) this.pos++;
