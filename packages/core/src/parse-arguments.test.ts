@@ -239,6 +239,12 @@ describe('parseArguments values', () => {
     }
   });
 
+  it('ends the quote rule at a bracket of the wrong kind, as the scan that finds a call\'s end does', () => {
+    expect(() => parseArguments("a='g'a(}'x'")).toThrow(InvalidArgumentsError);
+    expect(parseCallArguments("f(a='g'a(}'x') y", { from: 2 })).toBeUndefined();
+    expect(parseArguments("a='g'a(1)x'")).toEqual({ a: "g'a(1)x" });
+  });
+
   it('keeps a value with text after a closed string as its whole text', () => {
     expect(parseArguments('a="x" + "y", b=1')).toEqual({ a: '"x" + "y"', b: 1 });
   });

@@ -852,7 +852,9 @@ class ArgumentParser {
     // both readings end the call at the same `)`.
     let toggled = 0;
     let toggledEscape = false;
-    let depth = 0;
+    // The closers the brackets opened here expect (made with the first): a closer of another
+    // kind breaks the call for the scan, so it ends the search too.
+    let closers: number[] | undefined;
     let escaped = false;
     let i = close + 1;
     for (; i < limit; i++) {
@@ -864,11 +866,10 @@ class ArgumentParser {
       } else if (c === DQUOTE || (c === SQUOTE && !isScannerWord(text.charCodeAt(i - 1)))) {
         toggled = c;
       } else if (isOpener(c)) {
-        depth++;
+        (closers ??= []).push(closerOf(c));
       } else if (isCloser(c)) {
         // A closing bracket that closes nothing opened here ends the value (or the call).
-        if (depth === 0) break;
-        depth--;
+        if (closers === undefined || closers.length === 0 || closers.pop() !== c) break;
       }
       // An escaped character is text to this reading (the toggling scan has read it above).
       if (escaped) {
@@ -880,7 +881,7 @@ class ArgumentParser {
         continue;
       }
       if (c === other && !(other === SQUOTE && isScannerWord(text.charCodeAt(i - 1)))) others++;
-      if (toggled !== 0 || depth !== 0) continue;
+      if (toggled !== 0 || (closers !== undefined && closers.length !== 0)) continue;
       // The start of the next `key=`: the strict reading was right after all. Checked even
       // inside an odd count of the other quote, which a stray one would otherwise leave open
       // to the end, swallowing every later argument.
