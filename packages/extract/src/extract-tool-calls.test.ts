@@ -157,7 +157,7 @@ describe('extractToolCalls: argument text', () => {
   });
 
   it('agrees batch and streamed on a string with its own quotes and a bracket of the wrong kind after it', () => {
-    const tools = [{ name: 'bash', inputSchema: { type: 'object', properties: { k0: { type: 'array', items: { type: 'string' } } } } }];
+    const tools: ExtractableTool[] = [{ name: 'bash', inputSchema: { type: 'object', properties: { k0: { type: 'array', items: { type: 'string' } } } } }];
     const text = `bash(k0='g'a(}'x') y`;
     const parser = createToolCallParser({ tools });
     const events = [...Array.from(text).flatMap((c) => parser.push(c)), ...parser.end()];
