@@ -1233,7 +1233,10 @@ class ArgumentParser {
   }
 }
 
-/** A character after which extract's call scanner reads `'` as an apostrophe (its `isWordUnit`). */
+/**
+ * A character after which extract's call scanner reads `'` as an apostrophe (its `isWordUnit`;
+ * a copy, as core cannot depend on extract: extract's src/apostrophe-rule.test.ts keeps them equal).
+ */
 function isScannerWord(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || (c >= 0x80 && c !== 0xa0 && c !== 0xfeff);
 }
