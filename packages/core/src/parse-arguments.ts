@@ -1145,28 +1145,12 @@ class ArgumentParser {
 
   /** Reads a quoted string at `pos` and decodes its escapes. */
   private parseString(): string {
-    const text = this.text;
     const open = this.pos;
-    const quote = text.charCodeAt(open);
-    let out = '';
-    let chunkStart = open + 1;
-    let i = chunkStart;
-    const end = this.end;
-    while (i < end) {
-      const c = text.charCodeAt(i);
-      if (c === quote) {
-        this.pos = i + 1;
-        return out + text.slice(chunkStart, i);
-      }
-      if (c === BACKSLASH) {
-        out += text.slice(chunkStart, i);
-        const [decoded, next] = decodeEscape(text, i, end);
-        out += decoded;
-        i = next;
-        chunkStart = i;
-        continue;
-      }
-      i++;
+    const quote = this.text.charCodeAt(open);
+    const value = decodeUntil(this.text, open + 1, this.end, quote);
+    if (decodedEnd < this.end) {
+      this.pos = decodedEnd + 1;
+      return value;
     }
     const q = quote === DQUOTE ? '"' : "'";
     return this.fail(`the string opened with ${q} is never closed`, open, `close it with ${q} (escape quotes inside it as \\${q})`);
@@ -1254,11 +1238,25 @@ function startsKeyword(text: string, from: number, to: number): boolean {
 
 /** `text[from, to)` with its escapes decoded (as `parseString` decodes a string's). */
 function decodeEscapes(text: string, from: number, to: number): string {
+  return decodeUntil(text, from, to, -1);
+}
+
+/** Where `decodeUntil` stopped: at the `quote` that ends the text, or at `to`. */
+let decodedEnd = 0;
+
+/**
+ * `text` from `from` with its escapes decoded, up to the first `quote` that is not escaped
+ * (`-1`: none) or `to`, whichever comes first (`decodedEnd` is left there). One loop for
+ * a string and for the value the quote rule reads.
+ */
+function decodeUntil(text: string, from: number, to: number, quote: number): string {
   let out = '';
   let chunkStart = from;
   let i = from;
   while (i < to) {
-    if (text.charCodeAt(i) !== BACKSLASH) {
+    const c = text.charCodeAt(i);
+    if (c === quote) break;
+    if (c !== BACKSLASH) {
       i++;
       continue;
     }
@@ -1267,7 +1265,8 @@ function decodeEscapes(text: string, from: number, to: number): string {
     out += decoded;
     i = chunkStart = next;
   }
-  return out + text.slice(chunkStart, to);
+  decodedEnd = i;
+  return out + text.slice(chunkStart, i);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
