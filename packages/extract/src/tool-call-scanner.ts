@@ -410,12 +410,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** How many calls were found (and given ids) so far. */
   private callCount = 0;
   /**
-   * The ids of the calls found so far, which a model-written id must not repeat: kept by a
-   * stream from its first call; a batch makes it from `found` when a model first writes an id.
+   * The ids of the calls found so far, which a model-written id must not repeat, each with
+   * whether the model wrote it (a made id must not repeat those): made when a model first
+   * writes an id, from `found` (batch) or `idList` (a stream, which keeps no calls).
    */
-  private ids: Set<string> | undefined;
-  /** The model-written ids kept so far, which a made id must not repeat (made with the first). */
-  private modelIds: Set<string> | undefined;
+  private ids: Map<string, boolean> | undefined;
+  /** A stream's ids of the calls found so far until `ids` is made (a push costs less than a set's add). */
+  private idList: string[] | undefined;
+  /** Whether a model-written id was kept (then `ids` is made and made ids are checked against it). */
+  private modelIdKept = false;
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
@@ -2149,8 +2152,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const kept = startedId !== undefined && startedId !== '' ? undefined : this.keptModelId(modelId);
     const id = startedId !== undefined && startedId !== '' ? startedId : (kept ?? this.freshId(name));
     this.callCount++;
-    if (this.withEvents || this.ids !== undefined) (this.ids ??= new Set()).add(id);
-    if (kept !== undefined) (this.modelIds ??= new Set()).add(kept);
+    if (this.ids !== undefined) this.ids.set(id, kept !== undefined);
+    else if (this.withEvents) (this.idList ??= []).push(id);
+    if (kept !== undefined) this.modelIdKept = true;
     if (this.withEvents) {
       if (startedId === undefined) {
         this.emit({ type: 'tool-call-start', id, name });
@@ -2172,11 +2176,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private keptModelId(modelId: string | undefined): string | undefined {
     if (modelId === undefined || !isSafeModelId(modelId)) return undefined;
-    if (this.ids === undefined && !this.withEvents) {
-      this.ids = new Set();
-      for (const call of this.found ?? []) this.ids.add(call.id);
+    let ids = this.ids;
+    if (ids === undefined) {
+      ids = this.ids = new Map();
+      for (const id of this.idList ?? []) ids.set(id, false);
+      for (const call of this.found ?? []) ids.set(call.id, false);
+      this.idList = undefined;
     }
-    return this.ids?.has(modelId) === true ? undefined : modelId;
+    return ids.has(modelId) ? undefined : modelId;
   }
 
   /**
@@ -2185,8 +2192,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private freshId(name: string): string {
     const id = this.options.id(name, this.callCount);
-    const modelIds = this.modelIds;
-    if (modelIds === undefined || !modelIds.has(id)) return id;
+    if (!this.modelIdKept || this.ids?.get(id) !== true) return id;
     let candidate = id;
     for (let k = 2; k < 2 + MAX_ID_SUFFIXES; k++) {
       candidate = `${id}_${String(k)}`;
