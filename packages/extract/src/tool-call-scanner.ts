@@ -2192,11 +2192,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    */
   private freshId(name: string): string {
     const id = this.options.id(name, this.callCount);
-    if (!this.modelIdKept || this.ids?.get(id) !== true) return id;
+    const ids = this.ids;
+    if (!this.modelIdKept || ids === undefined || ids.get(id) !== true) return id;
     let candidate = id;
     for (let k = 2; k < 2 + MAX_ID_SUFFIXES; k++) {
       candidate = `${id}_${String(k)}`;
-      if (this.ids?.has(candidate) !== true) break;
+      if (!ids.has(candidate)) break;
     }
     return candidate;
   }
