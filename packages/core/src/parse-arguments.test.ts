@@ -191,6 +191,10 @@ describe('parseArguments values', () => {
     expect(() => parseArguments("x={'a', b=1}")).toThrow(InvalidArgumentsError);
     expect(() => parseArguments('{"query"}')).toThrow(/the object key "query" is not followed by ":"/);
     expect(parseArguments("{'a', 'b'}, 2")).toEqual({ arg0: ['a', 'b'], arg1: 2 });
+    // Where the schema asks for an object (and no list), `{"a"}` is a broken object.
+    const objectSchema: JsonSchema = { type: 'object', properties: { x: { type: 'object' }, y: { type: ['object', 'array'] } } };
+    expect(() => parseArguments('x={"a"}', { schema: objectSchema })).toThrow(/the object key "a" is not followed by ":"/);
+    expect(parseArguments('y={"a"}', { schema: objectSchema })).toEqual({ y: ['a'] });
   });
 
   it('keeps each string, number, boolean and null of a set once (review D4)', () => {

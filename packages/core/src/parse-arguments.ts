@@ -558,6 +558,12 @@ function matchesType(value: unknown, types: Set<JsonSchemaTypeName>): boolean {
   }
 }
 
+/** Whether a schema declares the object type and not the array type (a set literal there is a broken object). */
+function wantsObjectOnly(schema: JsonSchema | undefined): boolean {
+  const types = typesOf(schema);
+  return types !== undefined && types.has('object') && !types.has('array');
+}
+
 function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
   if (schema === undefined) return undefined;
   const props = schema.properties;
@@ -1060,8 +1066,9 @@ class ArgumentParser {
       const sep = this.peek();
       if (sep !== COLON && sep !== EQUALS) {
         // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list. Not
-        // when the `{` holds the whole arguments: `{"query"}` there is a broken JSON object.
-        if (entries === 0 && (sep === COMMA || sep === RBRACE) && open !== this.wholeObjectAt) {
+        // when the `{` holds the whole arguments (`{"query"}` there is a broken JSON object),
+        // nor where the schema asks for an object and no list.
+        if (entries === 0 && (sep === COMMA || sep === RBRACE) && open !== this.wholeObjectAt && !wantsObjectOnly(schema)) {
           this.pos = keyStart;
           return this.parseSet(open, schema, depth);
         }
