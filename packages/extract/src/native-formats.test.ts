@@ -444,6 +444,18 @@ describe('Functionary v3.1 / v3.2', () => {
     incomplete('<function name="lookup_order">{"order_id": "A-10');
   });
 
+  it("reads <function name='NAME'> and a space before the tag's >", () => {
+    const text = `<function name='lookup_order'>{"order_id": "A-1029"}</function>\n<function name="get_time" >{}</function> <function name='set_alarm' \n>\n{"time": "07:00"}</function>`;
+    expect(checked(text)).toEqual([
+      { name: 'lookup_order', arguments: { order_id: 'A-1029' } },
+      { name: 'get_time', arguments: {} },
+      { name: 'set_alarm', arguments: { time: '07:00' } },
+    ]);
+    // Quotes that do not match, no quote, a cut header: text or incomplete.
+    expect(checked(`<function name='a">{}</function> <function name=a>{}</function> <function name="b' >{}</function>`)).toEqual([]);
+    incomplete(`<function name='lookup_order' >{"order_id": "A-10`);
+  });
+
   it('reads v3.2 >>>NAME then JSON; >>>all is text', () => {
     const text = 'all\nOne moment.>>>lookup_order\n{"order_id": "A-1029", "n": {"k": ">>>x"}}>>>get_time\n{}';
     expect(checked(text)).toEqual([

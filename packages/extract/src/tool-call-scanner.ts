@@ -291,10 +291,38 @@ interface JsonCall {
   id?: string;
 }
 
-/** The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): a non-empty string only. */
+/**
+ * The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): the first
+ * of the two that is a non-empty string (whether it is kept is `settle`'s decision).
+ */
 function modelIdOf(value: Record<string, unknown>): string | undefined {
-  const id = value.tool_call_id ?? value.id;
+  const callId = value.tool_call_id;
+  if (typeof callId === 'string' && callId !== '') return callId;
+  const id = value.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The longest id a model may write and have kept. */
+const MAX_MODEL_ID_LENGTH = 64;
+
+/** How many suffixed ids (`f_1_2`, `f_1_3`, …) a made id that a model's id took tries before giving up. */
+const MAX_ID_SUFFIXES = 64;
+
+/**
+ * Whether an id the model wrote may be a call's id: 1 to 64 characters of `[A-Za-z0-9_.:-]`
+ * (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`, Cohere `0`), and not `__proto__` (callers
+ * key maps and objects by id). Anything else (a megabyte, control characters, spaces) would
+ * reach logs, UIs and the next request's messages as written.
+ */
+function isSafeModelId(id: string): boolean {
+  const length = id.length;
+  if (length === 0 || length > MAX_MODEL_ID_LENGTH || id === '__proto__') return false;
+  for (let i = 0; i < length; i++) {
+    const c = id.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x3a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 /**
@@ -379,6 +407,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private found: ToolCall[] | undefined;
   /** How many calls were found (and given ids) so far. */
   private callCount = 0;
+  /**
+   * The ids of the calls found so far, which a model-written id must not repeat, each with
+   * whether the model wrote it (a made id must not repeat those): made when a model first
+   * writes an id, from `found` (batch) or `idList` (a stream, which keeps no calls).
+   */
+  private ids: Map<string, boolean> | undefined;
+  /** A stream's ids of the calls found so far until `ids` is made (a push costs less than a set's add). */
+  private idList: string[] | undefined;
+  /** Whether a model-written id was kept (then `ids` is made and made ids are checked against it). */
+  private modelIdKept = false;
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
@@ -1046,7 +1084,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = (this.frame = newFrame({ kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 }));
     this.release(s, 0, nameStart);
     if (this.withEvents) {
-      const id = this.options.id(frame.name, this.callCount);
+      const id = this.freshId(frame.name);
       frame.id = id;
       this.emit({ type: 'tool-call-start', id, name: frame.name });
     } else {
@@ -1379,7 +1417,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       ));
       this.release(s, textStart, frameStart);
       if (frame.kind === 'call' && this.withEvents) {
-        frame.id = this.options.id(frame.name, this.callCount);
+        frame.id = this.freshId(frame.name);
         this.emit({ type: 'tool-call-start', id: frame.id, name: frame.name });
       } else if (frame.kind === 'call') {
         frame.id = '';
@@ -2097,14 +2135,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       : found !== undefined && (this.seen === undefined && found.length <= DIRECT_COMPARE_LIMIT ? repeatsEarlier(found, name, args) : !this.seenCalls().add(name, args));
     if (repeat) {
       if (this.withEvents) {
-        const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
+        const id = startedId ?? this.keptModelId(modelId) ?? this.freshId(name);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
       this.remember(text, madeEnd);
       return;
     }
-    const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.callCount));
+    const kept = startedId !== undefined && startedId !== '' ? undefined : this.keptModelId(modelId);
+    const id = startedId !== undefined && startedId !== '' ? startedId : (kept ?? this.freshId(name));
     this.callCount++;
+    if (this.ids !== undefined) this.ids.set(id, kept !== undefined);
+    else if (this.withEvents) (this.idList ??= []).push(id);
+    if (kept !== undefined) this.modelIdKept = true;
     if (this.withEvents) {
       if (startedId === undefined) {
         this.emit({ type: 'tool-call-start', id, name });
@@ -2117,6 +2159,39 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       else found.push(toolCall);
     }
     this.remember(text, madeEnd);
+  }
+
+  /**
+   * The id a model wrote for a call, when it is kept: a safe one (`isSafeModelId`) that no
+   * earlier call of this text has (made ids included). Kimi and Mistral templates need the
+   * model's own id on the next turn; a repeated or unsafe one gets a made id instead.
+   */
+  private keptModelId(modelId: string | undefined): string | undefined {
+    if (modelId === undefined || !isSafeModelId(modelId)) return undefined;
+    let ids = this.ids;
+    if (ids === undefined) {
+      ids = this.ids = new Map();
+      for (const id of this.idList ?? []) ids.set(id, false);
+      for (const call of this.found ?? []) ids.set(call.id, false);
+      this.idList = undefined;
+    }
+    return ids.has(modelId) ? undefined : modelId;
+  }
+
+  /**
+   * The made id of the next call (`options.id`); when a model-written id kept earlier took it
+   * (`"id": "f_1"` before the call made `f_1`), the first free of `f_1_2`, `f_1_3`, ….
+   */
+  private freshId(name: string): string {
+    const id = this.options.id(name, this.callCount);
+    const ids = this.ids;
+    if (!this.modelIdKept || ids === undefined || ids.get(id) !== true) return id;
+    let candidate = id;
+    for (let k = 2; k < 2 + MAX_ID_SUFFIXES; k++) {
+      candidate = `${id}_${String(k)}`;
+      if (!ids.has(candidate)) break;
+    }
+    return candidate;
   }
 
   /** The calls seen; in batch made with the second call, from the calls so far (exactly those recorded). */

@@ -256,18 +256,36 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
   return undefined;
 }
 
-/** Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it): `<function name="NAME">{…}</function>`. */
-const FUNCTION_NAME_TAG = '<function name="';
+/**
+ * Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it):
+ * `<function name="NAME">{…}</function>`, the name also in single quotes, space allowed before `>`.
+ */
+const FUNCTION_NAME_TAG = '<function name=';
 
-/** `<function name="NAME">` then `{`. */
+/** Where the `>` of a `<function name="NAME"` tag whose name ends at `nameEnd` stands, when its quote `quote` closes it there; -1 when not; `s.length` when the text ends first. */
+function functionNameTagEnd(s: string, quote: number, nameEnd: number): number {
+  if (nameEnd >= s.length) return s.length;
+  if (s.charCodeAt(nameEnd) !== quote) return -1;
+  const gt = skipSpace(s, nameEnd + 1);
+  if (gt >= s.length) return s.length;
+  return s.charCodeAt(gt) === 0x3e ? gt : -1;
+}
+
+/** `<function name="NAME">` (or `'NAME'`, or a space before `>`) then `{`. */
 function afterFunctionNameTag(s: string, i: number, context: OpenerContext): OpenerResult {
-  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const quoteAt = i + FUNCTION_NAME_TAG.length;
+  if (quoteAt >= s.length) return outOfText(i, quoteAt);
+  const quote = s.charCodeAt(quoteAt);
+  if (quote !== 0x22 && quote !== 0x27) return undefined;
+  const nameStart = quoteAt + 1;
   const nameEnd = nameRunEnd(s, nameStart);
-  if (nameEnd + 1 >= s.length) return outOfText(i, nameEnd);
-  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || s.charCodeAt(nameEnd + 1) !== 0x3e) return undefined;
+  if (nameEnd === nameStart && nameEnd < s.length) return undefined;
+  const gt = functionNameTagEnd(s, quote, nameEnd);
+  if (gt >= s.length) return outOfText(i, s.length);
+  if (gt < 0 || nameEnd === nameStart) return undefined;
   const name = s.slice(nameStart, nameEnd);
   if (!context.accepts(name)) return undefined;
-  const after = skipSpace(s, nameEnd + 2);
+  const after = skipSpace(s, gt + 1);
   if (after >= s.length) return outOfText(i, after);
   if (after - i >= MAX_HEADER) return undefined;
   return s.charCodeAt(after) === 0x7b ? { type: 'marker', name, length: after - i } : undefined;
@@ -489,12 +507,18 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     return context.has('qwen3-xml') ? tagPrefixWait(s, i, after, ['<parameter=', '</function>']) : undefined;
   }
   if (context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) {
-    const nameStart = i + FUNCTION_NAME_TAG.length;
+    const quoteAt = i + FUNCTION_NAME_TAG.length;
+    // The quote: the next character decides.
+    if (quoteAt >= s.length) return undefined;
+    const quote = s.charCodeAt(quoteAt);
+    const nameStart = quoteAt + 1;
     const nameEnd = nameRunEnd(s, nameStart);
     if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
-    // `"` then `>`: the next character decides.
-    if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || nameEnd + 1 >= s.length) return undefined;
-    return s.charCodeAt(nameEnd + 1) === 0x3e && skipSpace(s, nameEnd + 2) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+    if (nameEnd === nameStart) return undefined;
+    const gt = functionNameTagEnd(s, quote, nameEnd);
+    // Space after the closing quote, or after `>`: more space or the next character decides.
+    if (gt >= s.length) return { type: 'space', limit: MAX_HEADER };
+    return gt >= 0 && skipSpace(s, gt + 1) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
   }
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
