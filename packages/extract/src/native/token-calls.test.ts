@@ -52,4 +52,34 @@ describe('parseDeepseekCalls', () => {
     // An invoke that never closes in its call is no call; the next one is still read.
     expect(read(`${BEGIN}<steptml:invoke name="a">${STEP_END}${BEGIN}${invoke('b', '2')}${STEP_END}`)).toEqual([{ name: 'b', args: { q: ' 2 ' } }]);
   });
+
+  it('reads <steptml:invoke> as Step-3 only where it opens the call, not inside JSON arguments (review D3)', () => {
+    const BEGIN = '<\uff5ctool\u2581call\u2581begin\uff5c>';
+    // V3.1 JSON whose string quotes an invoke: the call is `write`, not the quoted `rm`.
+    expect(read(`${BEGIN}write${SEP}{"doc":"<steptml:invoke name='rm'></steptml:invoke>"}${END}`)).toEqual([
+      { name: 'write', args: { doc: "<steptml:invoke name='rm'></steptml:invoke>" } },
+    ]);
+    // R1's fenced JSON whose string holds an unclosed invoke.
+    expect(read(`${BEGIN}function${SEP}b\n\`\`\`json\n{"doc":"<steptml:invoke name=\\"x\\">"}\n\`\`\`${END}`)).toEqual([
+      { name: 'b', args: { doc: '<steptml:invoke name="x">' } },
+    ]);
+    // Space between the call token (or the separator) and the invoke is still Step-3.
+    expect(read(`${BEGIN}\n <steptml:invoke name="a"></steptml:invoke>${END}${BEGIN}function${SEP}\n<steptml:invoke name="b"></steptml:invoke>${END}`)).toEqual([
+      { name: 'a', args: {} },
+      { name: 'b', args: {} },
+    ]);
+  });
+
+  it("reads R1's function<｜tool▁sep｜>NAME without a call opener for every call of the block, not only the first (review D8)", () => {
+    const fenced = (name: string, args: string) => `function${SEP}${name}\n\`\`\`json\n${args}\n\`\`\`${END}`;
+    expect(read(`${fenced('a', '{"x":1}')}\n${fenced('b', '{"y":2}')}`)).toEqual([
+      { name: 'a', args: { x: 1 } },
+      { name: 'b', args: { y: 2 } },
+    ]);
+    // Mixed with a call that has its opener.
+    expect(read(`<\uff5ctool\u2581call\u2581begin\uff5c>${fenced('a', '{}')}${fenced('b', '{}')}`)).toEqual([
+      { name: 'a', args: {} },
+      { name: 'b', args: {} },
+    ]);
+  });
 });
