@@ -182,8 +182,10 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
   const begins = new Finder(text, '<|tool_call_begin|>', to);
   // Arguments that do not close before the next call are dropped, and the next call read
   // (vLLM's case of a broken call before a good one). Arguments whose string holds the token
-  // are read to the block's end instead, once per block, which keeps the reading linear.
-  let unbounded = true;
+  // are read past it (to the section's end): a read that gives an object is taken, and the
+  // position jumps past it, so each character is paid once; failed reads are charged against
+  // a budget the size of the section, which keeps the reading linear.
+  let budget = to - from;
   let pos = from;
   while (pos < to) {
     const begin = begins.next(pos);
@@ -196,9 +198,16 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
     const argsStart = argBegin + '<|tool_call_argument_begin|>'.length;
     const next = begins.next(argsStart);
     let argsEnd = jsonExtent(text, argsStart, next < 0 ? to : next);
-    if (argsEnd < 0 && next >= 0 && unbounded) {
-      unbounded = false;
-      argsEnd = jsonExtent(text, argsStart, to);
+    let args = argsEnd < 0 ? undefined : parseJsonArguments(text.slice(argsStart, argsEnd));
+    if (argsEnd < 0 && next >= 0 && budget > 0) {
+      const unbounded = jsonExtent(text, argsStart, to);
+      const read = unbounded < 0 ? undefined : parseJsonArguments(text.slice(argsStart, unbounded));
+      if (read === undefined) {
+        budget -= (unbounded < 0 ? to : unbounded) - argsStart;
+      } else {
+        argsEnd = unbounded;
+        args = read;
+      }
     }
     if (argsEnd < 0) {
       if (next < 0) break;
@@ -207,7 +216,7 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
     }
     const endAt = skipSpace(text, argsEnd, to);
     const callEnd = text.startsWith('<|tool_call_end|>', endAt) ? endAt + '<|tool_call_end|>'.length : argsEnd;
-    const call: NativeCall = { name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd };
+    const call: NativeCall = { name, args, end: callEnd };
     if (id !== name) call.id = id;
     calls.push(call);
     pos = callEnd;
