@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -308,6 +308,12 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
+/** The interrupt of `reasoning` at `s[at]` (where `scanReasoning` stopped for it), if any. */
+function interruptAt(reasoning: Reasoning, s: string, at: number): string | undefined {
+  for (const token of reasoning.interrupts) if (s.startsWith(token, at)) return token;
+  return undefined;
+}
+
 /** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
 function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
   for (const first of reasoning.firsts) if (first === c) return true;
@@ -503,7 +509,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
+    if (options.startInReasoning) {
+      const closers = ['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'];
+      this.enterReasoning(closers, reasoningInterrupts(closers, this));
+    }
     this.updateFast();
   }
 
@@ -1262,7 +1271,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           break;
         }
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // The token that paused the reasoning opens nothing: it and what follows are reasoning again.
+            this.release(s, textStart, p);
+            this.emitReasoning(token);
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.nextIn = s;
+            this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+            return p + token.length;
+          }
+        }
         if (match === undefined) {
           i = p + 1;
           continue;
@@ -1488,7 +1509,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match === 'partial' || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // As in `scanText`.
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.nextIn = s;
+            this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+            return p + token.length;
+          }
+        }
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;

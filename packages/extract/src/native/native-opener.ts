@@ -47,6 +47,11 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
  */
 export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
 const NO_INTERRUPTS: readonly string[] = [];
+
+/** The interrupts of reasoning closed by `closers`: Kimi's tokens inside `<think>`, only when Kimi K2 is read at all. */
+export function reasoningInterrupts(closers: readonly string[], context: OpenerContext): readonly string[] {
+  return closers.includes('</think>') && context.has('kimi-k2') ? REASONING_INTERRUPTS : NO_INTERRUPTS;
+}
 const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
 /** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
 const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
@@ -130,7 +135,7 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (c === 0x3c) {

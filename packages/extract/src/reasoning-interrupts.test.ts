@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { ExtractOptions } from './extract-options.ts';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import { createToolCallParser } from './tool-call-parser.ts';
+import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+
+// Reasoning that a special token pauses or ends (Kimi's call tokens inside `<think>`, harmony's
+// headers inside an analysis message), from the review of the token formats (D1, D2, D5–D7).
+
+const T = '<|tool_call_begin|>';
+const A = '<|tool_call_argument_begin|>';
+const E = '<|tool_call_end|>';
+
+function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
+  const parser = createToolCallParser(options);
+  const events: ToolCallParserEvent[] = [];
+  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
+  events.push(...parser.end());
+  return events;
+}
+
+/** Merges adjacent events of one type that carry text (chunking splits them differently). */
+function merged(events: ToolCallParserEvent[]): { type: string; text: string }[] {
+  const out: { type: string; text: string }[] = [];
+  for (const event of events) {
+    if (event.type === 'tool-call-delta') continue;
+    const type = event.type === 'tool-call' ? `call ${event.toolCall.name}` : event.type;
+    const text = 'text' in event ? event.text : '';
+    const last = out[out.length - 1];
+    if (last !== undefined && last.type === type && (type === 'text' || type === 'reasoning')) last.text += text;
+    else out.push({ type, text });
+  }
+  return out;
+}
+
+/**
+ * The calls (name and arguments) and the merged events of `text`: batch and every chunking
+ * give the same calls and events, and the events' texts give back the text.
+ */
+function read(text: string, options?: ExtractOptions): { calls: [string, unknown][]; events: { type: string; text: string }[] } {
+  const batch = extractToolCalls(text, options);
+  const whole = merged(stream(text, text.length || 1, options));
+  for (const size of [1, 2, 3, 5, 7, 13, text.length || 1]) {
+    const events = stream(text, size, options);
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+    expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
+    expect(merged(events)).toEqual(whole);
+  }
+  return { calls: batch.map((c) => [c.name, c.arguments]), events: whole };
+}
+
+describe('a Kimi call token inside <think> that opens no call (review D1)', () => {
+  it('is reasoning, and the reasoning goes on to </think>', () => {
+    const { calls, events } = read(`<think>x${T}no args g(y=1) </think>out`);
+    expect(calls).toEqual([]);
+    expect(events).toEqual([
+      { type: 'reasoning-start', text: '<think>' },
+      { type: 'reasoning', text: `x${T}no args g(y=1) ` },
+      { type: 'reasoning-end', text: '</think>' },
+      { type: 'text', text: 'out' },
+    ]);
+  });
+
+  it('is reasoning when the allow-list rejects the name', () => {
+    const { calls, events } = read(`<think>x${T}functions.bad:0${A}{} then g(y=1) </think>out g(y=2)`, { tools: ['g'] });
+    expect(calls).toEqual([['g', { y: 2 }]]);
+    expect(events.slice(0, 3)).toEqual([
+      { type: 'reasoning-start', text: '<think>' },
+      { type: 'reasoning', text: `x${T}functions.bad:0${A}{} then g(y=1) ` },
+      { type: 'reasoning-end', text: '</think>' },
+    ]);
+  });
+
+  it('does not end the reasoning when Kimi K2 is not among the formats (its call or its section)', () => {
+    for (const opener of [T, '<|tool_calls_section_begin|>']) {
+      const { calls, events } = read(`<think>x${opener}functions.a:0${A}{"x":1} g(y=1) </think>out`, { formats: ['call'] });
+      expect(calls).toEqual([]);
+      expect(events[1]).toEqual({ type: 'reasoning', text: `x${opener}functions.a:0${A}{"x":1} g(y=1) ` });
+    }
+  });
+
+  it('still pauses the reasoning for a call that opens, and takes it up after the call', () => {
+    const { calls, events } = read(`<think>x${T}functions.f:0${A}{"a":1}${E} more </think>out`);
+    expect(calls).toEqual([['f', { a: 1 }]]);
+    expect(events[0]).toEqual({ type: 'reasoning-start', text: '<think>' });
+    expect(events[events.length - 2]).toEqual({ type: 'reasoning-end', text: '</think>' });
+    expect(events[events.length - 1]).toEqual({ type: 'text', text: 'out' });
+  });
+});
