@@ -87,3 +87,28 @@ describe('a Kimi call token inside <think> that opens no call (review D1)', () =
     expect(events[events.length - 1]).toEqual({ type: 'text', text: 'out' });
   });
 });
+
+describe('a Kimi call without its section whose arguments never close (review D2)', () => {
+  it('ends at </think> inside reasoning: its text is reasoning, and what follows is read', () => {
+    const { calls, events } = read(`<think>a${T}functions.a:0${A}{"x":1 oops g(y=1)</think>c h(z=2)`);
+    expect(calls).toEqual([['h', { z: 2 }]]);
+    expect(events.slice(0, 3)).toEqual([
+      { type: 'reasoning-start', text: '<think>' },
+      { type: 'reasoning', text: `a${T}functions.a:0${A}{"x":1 oops g(y=1)` },
+      { type: 'reasoning-end', text: '</think>' },
+    ]);
+    expect(events.some((e) => e.type === 'incomplete')).toBe(false);
+  });
+
+  it('ends at the next token, and the next call is read', () => {
+    expect(read(`${T}functions.a:0${A}{"x":${E}${T}functions.b:1${A}{"y":2}${E}`).calls).toEqual([['b', { y: 2 }]]);
+    expect(read(`${T}functions.a:0${A}{"x": [1, 2${T}functions.b:1${A}{"y":2}`).calls).toEqual([['b', { y: 2 }]]);
+  });
+
+  it('still reads a `<` inside its strings, and stays open (incomplete) when cut short', () => {
+    expect(read(`${T}functions.a:0${A}{"html": "<b>${E}</b>"}${E} after`).calls).toEqual([['a', { html: `<b>${E}</b>` }]]);
+    const events = stream(`${T}functions.a:0${A}{"x": "cut`, 3);
+    expect(events.filter((e) => e.type === 'incomplete')).toHaveLength(1);
+    expect(extractToolCalls(`${T}functions.a:0${A}{"x": "cut`)).toEqual([]);
+  });
+});

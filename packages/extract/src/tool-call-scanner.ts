@@ -38,8 +38,9 @@ const RBRACE = 0x7d;
 const LANGLE = 0x3c;
 const RANGLE = 0x3e;
 
-/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 0 other. */
+/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 4 `<`, 0 other. */
 const CLASS = new Uint8Array(128);
+CLASS[LANGLE] = 4;
 CLASS[DQUOTE] = 1;
 CLASS[SQUOTE] = 1;
 CLASS[LPAREN] = 2;
@@ -215,6 +216,8 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Markers: the object ends, broken, at a `<` outside its strings (see `OpenerMatch`). */
+  stopsAtAngle: boolean;
   /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
   trailer: string | undefined;
   /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
@@ -262,6 +265,7 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    stopsAtAngle: false,
     trailer: undefined,
     awaitAt: -1,
     nestScan: 0,
@@ -1347,6 +1351,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
             const brace = p + match.length;
             const end = this.feed(frame, s, brace + 1, -p);
             if (end < 0) {
@@ -1574,6 +1579,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
             const end = this.feed(frame, s, p + match.length + 1, -p);
             if (end < 0) {
               frame.received = s.slice(p);
@@ -1827,6 +1833,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         prev = c;
         continue;
       }
+      if (kind === 4) {
+        if (frame.stopsAtAngle) {
+          frame.status = 'not-json';
+          frame.quote = quote;
+          return i;
+        }
+        prev = c;
+        continue;
+      }
       if (kind === 1) {
         if (c === DQUOTE || !isWordUnit(prev)) quote = c;
       } else if (kind === 2) {
@@ -1957,7 +1972,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
     if (frame.status === 'not-json') {
-      this.releaseText(frame.received + s.slice(frameStart, end));
+      const text = frame.received + s.slice(frameStart, end);
+      // A broken call inside reasoning that it interrupted is part of that reasoning.
+      if (frame.kind === 'marker' && this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return end;
     }
     const text = frame.received + s.slice(frameStart, end + 1);

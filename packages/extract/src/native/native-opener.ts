@@ -15,8 +15,12 @@ export type OpenerMatch =
    * tag, which does not close the block.
    */
   | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
-  /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
-  | { type: 'marker'; name: string; id?: string; length: number }
+  /**
+   * A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`,
+   * harmony, a Kimi call without its section. `stopsAtAngle`: the object ends, broken, at a `<`
+   * outside its strings (a Kimi call's arguments that never close end at the next token).
+   */
+  | { type: 'marker'; name: string; id?: string; length: number; stopsAtAngle?: boolean }
   /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
   | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
@@ -203,7 +207,9 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
   if (body >= s.length) return outOfText(i, body);
   if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
-  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
+  // Valid arguments hold no `<` outside their strings: one there is the next token (`</think>`,
+  // `<|tool_call_end|>`, the next call's), and the arguments, never closed, end before it.
+  return id === name ? { type: 'marker', name, length: body - i, stopsAtAngle: true } : { type: 'marker', name, id, length: body - i, stopsAtAngle: true };
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
