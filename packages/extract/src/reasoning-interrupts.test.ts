@@ -112,3 +112,36 @@ describe('a Kimi call without its section whose arguments never close (review D2
     expect(extractToolCalls(`${T}functions.a:0${A}{"x": "cut`)).toEqual([]);
   });
 });
+
+describe('harmony analysis messages (review D5–D7)', () => {
+  it('reads an analysis message after a leading recipient as reasoning when it is no JSON (D5)', () => {
+    const { calls, events } = read(' to=functions.x<|channel|>analysis<|message|>I think f(x=1)<|end|>');
+    expect(calls).toEqual([]);
+    expect(events).toEqual([
+      { type: 'text', text: ' to=functions.x' },
+      { type: 'reasoning-start', text: '<|channel|>analysis<|message|>' },
+      { type: 'reasoning', text: 'I think f(x=1)' },
+      { type: 'reasoning-end', text: '<|end|>' },
+    ]);
+    // Its JSON arguments are still the call.
+    expect(read(' to=functions.x<|channel|>analysis<|message|>{"a":1}<|call|>').calls).toEqual([['x', { a: 1 }]]);
+  });
+
+  it('ends an unterminated analysis message at the next header with callsInReasoning too (D6)', () => {
+    const text = '<|channel|>analysis<|message|>Think g(y=1)<|start|>assistant<|channel|>final<|message|>The answer';
+    const { calls, events } = read(text, { callsInReasoning: true });
+    expect(calls).toEqual([['g', { y: 1 }]]);
+    expect(events[events.length - 1]).toEqual({ type: 'text', text: '<|start|>assistant<|channel|>final<|message|>The answer' });
+    expect(events.filter((e) => e.type === 'reasoning-end')).toEqual([{ type: 'reasoning-end', text: '' }]);
+  });
+
+  it('closes an analysis message cut short by a header with a reasoning-end (D7)', () => {
+    const { events } = read('<|channel|>analysis<|message|>Think<|start|>assistant<|channel|>final<|message|>The answer');
+    expect(events).toEqual([
+      { type: 'reasoning-start', text: '<|channel|>analysis<|message|>' },
+      { type: 'reasoning', text: 'Think' },
+      { type: 'reasoning-end', text: '' },
+      { type: 'text', text: '<|start|>assistant<|channel|>final<|message|>The answer' },
+    ]);
+  });
+});

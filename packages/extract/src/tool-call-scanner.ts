@@ -312,6 +312,8 @@ function flat(text: string): string {
   return `${text} `.slice(0, -1);
 }
 
+const NO_BREAKS: readonly string[] = [];
+
 /** The interrupt of `reasoning` at `s[at]` (where `scanReasoning` stopped for it), if any. */
 function interruptAt(reasoning: Reasoning, s: string, at: number): string | undefined {
   for (const token of reasoning.interrupts) if (s.startsWith(token, at)) return token;
@@ -461,6 +463,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
+  /** With `reasoningClosers`: tokens that end that reasoning without being part of it (a harmony header), read as usual. */
+  private reasoningBreaks: readonly string[] = NO_BREAKS;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
   private nextAt: readonly number[] = NO_RECORDS;
@@ -1130,8 +1134,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
-    if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else {
+    if (this.options.callsInReasoning) {
+      this.reasoningClosers = closers;
+      // Calls in reasoning are read anyway: only the tokens that end it (harmony's headers) stay.
+      this.reasoningBreaks = interrupts === REASONING_INTERRUPTS ? NO_BREAKS : interrupts;
+    } else {
       const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
       const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
       this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
@@ -1161,6 +1168,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
         // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
         if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
+        // A harmony message cut short by the next header ends there (no closer: the end's text is empty).
+        else if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1262,7 +1271,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             i = textStart = p + closer.length;
             continue;
           }
-          if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // The reasoning ends before the token, which is read as usual (no closer: the end's text is empty).
+            this.release(s, textStart, p);
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
+            textStart = p;
+          } else if (!this.final && [closers, breaks].some((tokens) => tokens.some((token) => s.length - p < token.length && token.startsWith(s.slice(p))))) {
             holdFrom = p;
             this.tailWait = undefined;
             break;
@@ -1509,6 +1526,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.reasoningClosers = undefined;
             i = floor = p + closer.length;
             continue;
+          }
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // As in `scanText`.
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            floor = p;
           }
         }
         // Final: never 'partial'.

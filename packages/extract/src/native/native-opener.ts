@@ -375,15 +375,25 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
   // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
   // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  let leading = false;
   if (recipient === undefined && role === undefined) {
     const lead = context.leadingRecipient?.(s, i);
-    if (lead !== undefined) recipient = `functions.${lead}`;
+    if (lead !== undefined) {
+      recipient = `functions.${lead}`;
+      leading = true;
+    }
   }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
     if (body >= s.length) return outOfText(i, body);
-    if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
+    if (s.charCodeAt(body) !== 0x7b) {
+      // A recipient read only from the text before the header is a guess: an analysis message
+      // that is no call's arguments is still reasoning.
+      if (leading && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
+      return { type: 'text', length };
+    }
+    if (!context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
   if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
