@@ -145,3 +145,18 @@ describe('harmony analysis messages (review D5–D7)', () => {
     ]);
   });
 });
+
+describe("FunctionGemma's <start_function_call> in prose (review)", () => {
+  it('is text unless call: follows it, so a call after it is read', () => {
+    expect(read('It emits <start_function_call> first. Then f(x=1)').calls).toEqual([['f', { x: 1 }]]);
+    expect(read('It emits <start_function_call>\n\nThen f(x=1)').calls).toEqual([['f', { x: 1 }]]);
+    expect(read('<start_function_call> call:g{a:1}<end_function_call>').calls).toEqual([['g', { a: 1 }]]);
+    expect(read('<start_function_call>:call:g{a:2}<end_function_call>').calls).toEqual([['g', { a: 2 }]]);
+  });
+
+  it('still holds a call that is cut short (incomplete, never guessed)', () => {
+    const text = '<start_function_call>call:g{a:<escape>cut';
+    expect(extractToolCalls(text)).toEqual([]);
+    expect(stream(text, 2).filter((e) => e.type === 'incomplete')).toHaveLength(1);
+  });
+});

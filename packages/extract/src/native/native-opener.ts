@@ -159,7 +159,10 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   let partial = false;
   for (const block of SIMPLE_BLOCKS) {
     if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
-    if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+    if (s.startsWith(block.token, i)) {
+      if (block.body === 'functiongemma') return afterStartFunctionCall(s, i, block);
+      return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+    }
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
   }
   if (d === 0x7c && context.has('kimi-k2')) {
@@ -191,6 +194,24 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
     if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
   }
   return partial ? 'partial' : undefined;
+}
+
+/** What may follow FunctionGemma's `<start_function_call>` (after space): its call, with the stray colon some outputs write. */
+const FUNCTIONGEMMA_CALL: readonly string[] = ['call:', ':call:'];
+
+/**
+ * `<start_function_call>` opens a call only when `call:` follows (space between): prose that
+ * names the token ("it emits <start_function_call> first") is text, and does not hold back the
+ * rest of the output as an unclosed block.
+ */
+function afterStartFunctionCall(s: string, i: number, block: SimpleBlock): OpenerResult {
+  const length = block.token.length;
+  const after = skipSpace(s, i + length);
+  if (after >= s.length) return outOfText(i, after);
+  if (after - i >= MAX_HEADER) return { type: 'text', length };
+  if (FUNCTIONGEMMA_CALL.some((call) => s.startsWith(call, after))) return { type: 'block', body: block.body, length, ends: block.ends };
+  if (FUNCTIONGEMMA_CALL.some((call) => isPrefixAtEnd(s, after, call))) return 'partial';
+  return { type: 'text', length };
 }
 
 /**
@@ -494,6 +515,10 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     if (!context.has('mistral') || nameEnd === nameStart) return undefined;
     if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
     return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
+  }
+  if (context.has('functiongemma') && s.startsWith('<start_function_call>', i)) {
+    const after = skipSpace(s, i + '<start_function_call>'.length);
+    return after >= s.length ? { type: 'space', limit: MAX_HEADER } : tagPrefixWait(s, i, after, FUNCTIONGEMMA_CALL);
   }
   if (context.has('functionary') && s.startsWith('>>>', i)) {
     const nameEnd = nameRunEnd(s, i + 3);
