@@ -1126,6 +1126,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
+  /**
+   * Whether reasoning is read now (an opener started it, or a frame that paused it was read):
+   * text scanning then returns, keeping where it found each character it looks for in `s`.
+   */
+  private readsReasoning(s: string, paren: number, brace: number, angle: number, bracket: number, arrows: number): boolean {
+    if (this.reasoning === undefined) return false;
+    this.nextIn = s;
+    this.nextAt = [paren, brace, angle, bracket, arrows];
+    return true;
+  }
+
   /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
   private resumeReasoning(): void {
     const reasoning = this.resumeAfterFrame;
@@ -1300,8 +1311,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.release(s, textStart, p);
             this.emitReasoning(token);
             this.enterReasoning(interrupted.closers, interrupted.interrupts);
-            this.nextIn = s;
-            this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows);
             return p + token.length;
           }
         }
@@ -1326,11 +1336,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.lastReleased = -1;
             this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'block': {
@@ -1356,11 +1362,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'marker': {
@@ -1379,11 +1381,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = textStart = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           default: {
@@ -1544,8 +1542,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           if (token !== undefined) {
             // As in `scanText`.
             this.enterReasoning(interrupted.closers, interrupted.interrupts);
-            this.nextIn = s;
-            this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1);
             return p + token.length;
           }
         }
@@ -1564,11 +1561,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           case 'block': {
             // Reasoning that this section interrupted goes on once it is read.
@@ -1592,11 +1585,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           case 'marker': {
@@ -1613,11 +1602,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = floor = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           default: {
