@@ -23,7 +23,7 @@ function stream(text: string, size: number, options?: ExtractOptions): ToolCallP
 function merged(events: ToolCallParserEvent[]): { type: string; text: string }[] {
   const out: { type: string; text: string }[] = [];
   for (const event of events) {
-    if (event.type === 'tool-call-delta') continue;
+    if (event.type === 'tool-call-delta' || event.type === 'tool-call-start') continue;
     const type = event.type === 'tool-call' ? `call ${event.toolCall.name}` : event.type;
     const text = 'text' in event ? event.text : '';
     const last = out[out.length - 1];
@@ -158,5 +158,43 @@ describe("FunctionGemma's <start_function_call> in prose (review)", () => {
     const text = '<start_function_call>call:g{a:<escape>cut';
     expect(extractToolCalls(text)).toEqual([]);
     expect(stream(text, 2).filter((e) => e.type === 'incomplete')).toHaveLength(1);
+  });
+});
+
+describe("a Kimi call without its section: its <|tool_call_end|> is part of the call's span (review D7)", () => {
+  it('takes the end token (space before it) into the call', () => {
+    const stream1 = stream(`a ${T}functions.f:0${A}{"x":1} \n${E} b`, 1);
+    const call = stream1.find((e) => e.type === 'tool-call');
+    expect(call !== undefined && 'text' in call ? call.text : '').toBe(`${T}functions.f:0${A}{"x":1} \n${E}`);
+    expect(read(`a ${T}functions.f:0${A}{"x":1} \n${E} b`).events.map((e) => e.type)).toEqual(['text', 'call f', 'text']);
+  });
+
+  it('ends the call at its object when something else follows (the next call, text, the end)', () => {
+    expect(read(`${T}functions.f:0${A}{"x":1}${T}functions.g:1${A}{"y":2}${E}`).calls).toEqual([
+      ['f', { x: 1 }],
+      ['g', { y: 2 }],
+    ]);
+    expect(read(`${T}functions.f:0${A}{"x":1} <|tool_call_en then text`).events).toEqual([
+      { type: 'call f', text: `${T}functions.f:0${A}{"x":1}` },
+      { type: 'text', text: ' <|tool_call_en then text' },
+    ]);
+    expect(read(`${T}functions.f:0${A}{"x":1}  `).events).toEqual([
+      { type: 'call f', text: `${T}functions.f:0${A}{"x":1}` },
+      { type: 'text', text: '  ' },
+    ]);
+    expect(read(`${T}functions.f:0${A}{"x":1}`).calls).toEqual([['f', { x: 1 }]]);
+  });
+
+  it('inside <think>, the reasoning goes on after the call and its end token', () => {
+    const { calls, events } = read(`<think>a${T}functions.f:0${A}{"x":1}${E}b</think>c`);
+    expect(calls).toEqual([['f', { x: 1 }]]);
+    expect(events).toEqual([
+      { type: 'reasoning-start', text: '<think>' },
+      { type: 'reasoning', text: 'a' },
+      { type: 'call f', text: `${T}functions.f:0${A}{"x":1}${E}` },
+      { type: 'reasoning', text: 'b' },
+      { type: 'reasoning-end', text: '</think>' },
+      { type: 'text', text: 'c' },
+    ]);
   });
 });

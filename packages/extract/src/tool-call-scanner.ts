@@ -218,6 +218,14 @@ interface Frame {
   carry: string;
   /** Markers: the object ends, broken, at a `<` outside its strings (see `OpenerMatch`). */
   stopsAtAngle: boolean;
+  /** Markers: a token the model may write after the object, part of the call (see `OpenerMatch`). */
+  endToken: string | undefined;
+  /** Markers with `endToken`, once the object closed: how many of its characters came (-1: not waiting for it). */
+  endTokenAt: number;
+  /** Markers with `endToken`: the frame offset just past the object, once it closed. */
+  closeAt: number;
+  /** Markers with `endToken`: something else than the token came after the object, which ends the call (and is read again). */
+  endsAtObject: boolean;
   /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
   trailer: string | undefined;
   /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
@@ -266,6 +274,10 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     openerLength: 0,
     carry: '',
     stopsAtAngle: false,
+    endToken: undefined,
+    endTokenAt: -1,
+    closeAt: -1,
+    endsAtObject: false,
     trailer: undefined,
     awaitAt: -1,
     nestScan: 0,
@@ -313,6 +325,32 @@ function flat(text: string): string {
 }
 
 const NO_BREAKS: readonly string[] = [];
+
+/**
+ * A marker whose object closed, reading what may be its end token (space, then the token)
+ * in `s` from `from`: the index of the token's last character, or of the first character that
+ * is not it (`endsAtObject`: the call ends at its object, and what came after is read again),
+ * or -1 while undecided.
+ */
+function feedEndToken(frame: Frame, s: string, from: number): number {
+  const token = frame.endToken ?? '';
+  let matched = frame.endTokenAt;
+  for (let j = from; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (matched === 0 && isSpace(c)) continue;
+    if (c === token.charCodeAt(matched)) {
+      matched++;
+      if (matched < token.length) continue;
+      frame.endTokenAt = -1;
+      return j;
+    }
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    return j;
+  }
+  frame.endTokenAt = matched;
+  return -1;
+}
 
 /** The interrupt of `reasoning` at `s[at]` (where `scanReasoning` stopped for it), if any. */
 function interruptAt(reasoning: Reasoning, s: string, at: number): string | undefined {
@@ -541,6 +579,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.driveWhole(text, 0);
     else this.scanChunk(text);
+    this.finishMarkerAtEnd();
     this.finishBlockAtEnd();
   }
 
@@ -902,6 +941,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const text = waiting.received;
       this.finishBlock(waiting, flat(text.slice(0, waiting.skipAt)));
       this.drive(text, waiting.skipAt);
+    } else {
+      // The text ended while a call's end token may still have come: the call ends at its object.
+      this.finishMarkerAtEnd();
     }
     if (this.frame === undefined && this.reasoning === undefined && this.tail !== '') {
       // Decide held-back openers on the text there is.
@@ -1371,6 +1413,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const brace = p + match.length;
             const end = this.feed(frame, s, brace + 1, -p);
             if (end < 0) {
@@ -1593,6 +1636,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
             frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const end = this.feed(frame, s, p + match.length + 1, -p);
             if (end < 0) {
               frame.received = s.slice(p);
@@ -1815,6 +1859,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * mismatched bracket, or the first non-key character after a JSON `{`), or -1.
    */
   private feed(frame: Frame, s: string, from: number, base: number): number {
+    if (frame.endTokenAt >= 0) return feedEndToken(frame, s, from);
     const stack = frame.stack;
     const json = frame.kind === 'json';
     let quote = frame.quote;
@@ -1876,7 +1921,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         stack.pop();
         if (stack.length === 0) {
           frame.status = 'closed';
-          return i;
+          if (frame.endToken === undefined) return i;
+          // The object is complete: its end token may still follow (see `feedEndToken`).
+          frame.closeAt = base + i + 1;
+          frame.endTokenAt = 0;
+          frame.plain = false;
+          return feedEndToken(frame, s, i + 1);
         }
       }
       prev = c;
@@ -1980,6 +2030,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
+    if (frame.endsAtObject) return this.finishAtObject(frame, s, frameStart, end);
     if (frame.status === 'not-json') {
       const text = frame.received + s.slice(frameStart, end);
       // A broken call inside reasoning that it interrupted is part of that reasoning.
@@ -1998,8 +2049,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         break;
       }
       case 'marker': {
-        const args =
-          frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length) : undefined;
+        // Past the object: its end token, when the marker has one.
+        const argsEnd = frame.closeAt >= 0 ? frame.closeAt : text.length;
+        const args = frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + argsEnd) : undefined;
         this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
@@ -2015,6 +2067,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
     }
     return end + 1;
+  }
+
+  /**
+   * A marker call whose object was not followed by its end token (`s[end]`, the first character
+   * after it that is not, ends it): the call ends at its object, and what came after the object
+   * is read again. Returns where text scanning resumes in `s`, or -1 when that text (part of it
+   * from earlier chunks) was read here.
+   */
+  private finishAtObject(frame: Frame, s: string, frameStart: number, end: number): number {
+    frame.endsAtObject = false;
+    const text = frame.received + s.slice(frameStart, end);
+    const close = frame.closeAt;
+    this.settle(frame.name, tryParseArguments(text, this.schemaOf(frame.name), frame.argsOffset, close), text.slice(0, close), undefined, frame.modelId);
+    const inS = frameStart + close - frame.received.length;
+    if (inS >= frameStart) return inS;
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+    const rest = text.slice(close) + s.slice(end);
+    if (this.whole) this.driveWhole(rest, 0);
+    else this.drive(rest, 0);
+    return -1;
+  }
+
+  /** At the end of the text, a marker call still waiting for its end token: it ends at its object. */
+  private finishMarkerAtEnd(): void {
+    const frame = this.frame;
+    if (frame?.kind !== 'marker' || frame.endTokenAt < 0) return;
+    this.frame = undefined;
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    this.finishAtObject(frame, '', 0, 0);
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
   }
 
   /**

@@ -19,8 +19,9 @@ export type OpenerMatch =
    * A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`,
    * harmony, a Kimi call without its section. `stopsAtAngle`: the object ends, broken, at a `<`
    * outside its strings (a Kimi call's arguments that never close end at the next token).
+   * `endToken`: a token the model may write after the object (space between), part of the call.
    */
-  | { type: 'marker'; name: string; id?: string; length: number; stopsAtAngle?: boolean }
+  | { type: 'marker'; name: string; id?: string; length: number; stopsAtAngle?: boolean; endToken?: string }
   /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
   | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
@@ -35,6 +36,7 @@ const MAX_HEADER = 400;
 /** A Kimi K2 call, which real output also writes without its section (and without its end token). */
 const KIMI_CALL = '<|tool_call_begin|>';
 const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
+const KIMI_CALL_END = '<|tool_call_end|>';
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
@@ -230,7 +232,9 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
   // Valid arguments hold no `<` outside their strings: one there is the next token (`</think>`,
   // `<|tool_call_end|>`, the next call's), and the arguments, never closed, end before it.
-  return id === name ? { type: 'marker', name, length: body - i, stopsAtAngle: true } : { type: 'marker', name, id, length: body - i, stopsAtAngle: true };
+  const marker: OpenerMatch = { type: 'marker', name, length: body - i, stopsAtAngle: true, endToken: KIMI_CALL_END };
+  if (id !== name) marker.id = id;
+  return marker;
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
