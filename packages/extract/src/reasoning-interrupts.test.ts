@@ -146,12 +146,14 @@ describe('harmony analysis messages (review D5–D7)', () => {
   });
 });
 
-describe("FunctionGemma's <start_function_call> in prose (review)", () => {
+describe("FunctionGemma's <start_function_call> and Gemma 4's <|tool_call> in prose (review)", () => {
   it('is text unless call: follows it, so a call after it is read', () => {
     expect(read('It emits <start_function_call> first. Then f(x=1)').calls).toEqual([['f', { x: 1 }]]);
     expect(read('It emits <start_function_call>\n\nThen f(x=1)').calls).toEqual([['f', { x: 1 }]]);
     expect(read('<start_function_call> call:g{a:1}<end_function_call>').calls).toEqual([['g', { a: 1 }]]);
     expect(read('<start_function_call>:call:g{a:2}<end_function_call>').calls).toEqual([['g', { a: 2 }]]);
+    expect(read('Gemma writes <|tool_call> before a call. f(x=1)').calls).toEqual([['f', { x: 1 }]]);
+    expect(read('<|tool_call>\ncall:g{a:1}<tool_call|>').calls).toEqual([['g', { a: 1 }]]);
   });
 
   it('still holds a call that is cut short (incomplete, never guessed)', () => {

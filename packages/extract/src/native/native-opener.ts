@@ -162,7 +162,7 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   for (const block of SIMPLE_BLOCKS) {
     if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
     if (s.startsWith(block.token, i)) {
-      if (block.body === 'functiongemma') return afterStartFunctionCall(s, i, block);
+      if (block.body === 'functiongemma' || block.body === 'gemma') return afterCallToken(s, i, block);
       return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
     }
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
@@ -198,21 +198,27 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   return partial ? 'partial' : undefined;
 }
 
-/** What may follow FunctionGemma's `<start_function_call>` (after space): its call, with the stray colon some outputs write. */
-const FUNCTIONGEMMA_CALL: readonly string[] = ['call:', ':call:'];
+/** What may follow Gemma's call tokens (after space): the call, with the stray colon some outputs write. */
+const GEMMA_CALL: readonly string[] = ['call:', ':call:'];
+
+const GEMMA_CALL_TOKENS: readonly (readonly [string, ToolCallFormat])[] = [
+  ['<start_function_call>', 'functiongemma'],
+  ['<|tool_call>', 'gemma4'],
+];
 
 /**
- * `<start_function_call>` opens a call only when `call:` follows (space between): prose that
- * names the token ("it emits <start_function_call> first") is text, and does not hold back the
- * rest of the output as an unclosed block.
+ * FunctionGemma's `<start_function_call>` and Gemma 4's `<|tool_call>` open a call only when
+ * `call:` follows (space between): prose that names the token ("it emits
+ * <start_function_call> first") is text, and does not hold back the rest of the output as an
+ * unclosed block.
  */
-function afterStartFunctionCall(s: string, i: number, block: SimpleBlock): OpenerResult {
+function afterCallToken(s: string, i: number, block: SimpleBlock): OpenerResult {
   const length = block.token.length;
   const after = skipSpace(s, i + length);
   if (after >= s.length) return outOfText(i, after);
   if (after - i >= MAX_HEADER) return { type: 'text', length };
-  if (FUNCTIONGEMMA_CALL.some((call) => s.startsWith(call, after))) return { type: 'block', body: block.body, length, ends: block.ends };
-  if (FUNCTIONGEMMA_CALL.some((call) => isPrefixAtEnd(s, after, call))) return 'partial';
+  if (GEMMA_CALL.some((call) => s.startsWith(call, after))) return { type: 'block', body: block.body, length, ends: block.ends };
+  if (GEMMA_CALL.some((call) => isPrefixAtEnd(s, after, call))) return 'partial';
   return { type: 'text', length };
 }
 
@@ -520,9 +526,10 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
     return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
   }
-  if (context.has('functiongemma') && s.startsWith('<start_function_call>', i)) {
-    const after = skipSpace(s, i + '<start_function_call>'.length);
-    return after >= s.length ? { type: 'space', limit: MAX_HEADER } : tagPrefixWait(s, i, after, FUNCTIONGEMMA_CALL);
+  for (const [token, format] of GEMMA_CALL_TOKENS) {
+    if (!context.has(format) || !s.startsWith(token, i)) continue;
+    const after = skipSpace(s, i + token.length);
+    return after >= s.length ? { type: 'space', limit: MAX_HEADER } : tagPrefixWait(s, i, after, GEMMA_CALL);
   }
   if (context.has('functionary') && s.startsWith('>>>', i)) {
     const nameEnd = nameRunEnd(s, i + 3);
