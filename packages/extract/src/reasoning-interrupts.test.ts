@@ -79,6 +79,18 @@ describe('a Kimi call token inside <think> that opens no call (review D1)', () =
     }
   });
 
+  it('is reasoning when it opens a section that holds no call', () => {
+    const section = `<|tool_calls_section_begin|>${T}functions.bad:0${A}{oops}${E}<|tool_calls_section_end|>`;
+    const { calls, events } = read(`<think>x${section} y</think>out`);
+    expect(calls).toEqual([]);
+    expect(events).toEqual([
+      { type: 'reasoning-start', text: '<think>' },
+      { type: 'reasoning', text: `x${section} y` },
+      { type: 'reasoning-end', text: '</think>' },
+      { type: 'text', text: 'out' },
+    ]);
+  });
+
   it('still pauses the reasoning for a call that opens, and takes it up after the call', () => {
     const { calls, events } = read(`<think>x${T}functions.f:0${A}{"a":1}${E} more </think>out`);
     expect(calls).toEqual([['f', { a: 1 }]]);

@@ -2136,7 +2136,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const body = frame.body;
     const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {
-      this.releaseText(text);
+      // A section with no call inside reasoning that it interrupted is part of that reasoning.
+      if (this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return;
     }
     let previous = 0;
@@ -2232,6 +2234,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
         this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
+      } else if (this.resumeAfterFrame !== undefined) {
+        // A broken call inside reasoning that its frame interrupted is part of that reasoning.
+        this.emitReasoning(text);
       } else {
         this.releaseText(text);
       }
