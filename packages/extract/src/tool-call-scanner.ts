@@ -17,7 +17,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -38,8 +38,9 @@ const RBRACE = 0x7d;
 const LANGLE = 0x3c;
 const RANGLE = 0x3e;
 
-/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 0 other. */
+/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 4 `<`, 0 other. */
 const CLASS = new Uint8Array(128);
+CLASS[LANGLE] = 4;
 CLASS[DQUOTE] = 1;
 CLASS[SQUOTE] = 1;
 CLASS[LPAREN] = 2;
@@ -215,6 +216,16 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Markers: the object ends, broken, at a `<` outside its strings (see `OpenerMatch`). */
+  stopsAtAngle: boolean;
+  /** Markers: a token the model may write after the object, part of the call (see `OpenerMatch`). */
+  endToken: string | undefined;
+  /** Markers with `endToken`, once the object closed: how many of its characters came (-1: not waiting for it). */
+  endTokenAt: number;
+  /** Markers with `endToken`: the frame offset just past the object, once it closed. */
+  closeAt: number;
+  /** Markers with `endToken`: something else than the token came after the object, which ends the call (and is read again). */
+  endsAtObject: boolean;
   /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
   trailer: string | undefined;
   /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
@@ -261,6 +272,11 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    stopsAtAngle: false,
+    endToken: undefined,
+    endTokenAt: -1,
+    closeAt: -1,
+    endsAtObject: false,
     trailer: undefined,
     awaitAt: -1,
     nestScan: 0,
@@ -332,6 +348,40 @@ function isSafeModelId(id: string): boolean {
  */
 function flat(text: string): string {
   return `${text} `.slice(0, -1);
+}
+
+const NO_BREAKS: readonly string[] = [];
+
+/**
+ * A marker whose object closed, reading what may be its end token (space, then the token)
+ * in `s` from `from`: the index of the token's last character, or of the first character that
+ * is not it (`endsAtObject`: the call ends at its object, and what came after is read again),
+ * or -1 while undecided.
+ */
+function feedEndToken(frame: Frame, s: string, from: number): number {
+  const token = frame.endToken ?? '';
+  let matched = frame.endTokenAt;
+  for (let j = from; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (matched === 0 && isSpace(c)) continue;
+    if (c === token.charCodeAt(matched)) {
+      matched++;
+      if (matched < token.length) continue;
+      frame.endTokenAt = -1;
+      return j;
+    }
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    return j;
+  }
+  frame.endTokenAt = matched;
+  return -1;
+}
+
+/** The interrupt of `reasoning` at `s[at]` (where `scanReasoning` stopped for it), if any. */
+function interruptAt(reasoning: Reasoning, s: string, at: number): string | undefined {
+  for (const token of reasoning.interrupts) if (s.startsWith(token, at)) return token;
+  return undefined;
 }
 
 /** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
@@ -487,6 +537,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
+  /** With `reasoningClosers`: tokens that end that reasoning without being part of it (a harmony header), read as usual. */
+  private reasoningBreaks: readonly string[] = NO_BREAKS;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
   private nextAt: readonly number[] = NO_RECORDS;
@@ -539,7 +591,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
+    if (options.startInReasoning) {
+      const closers = ['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'];
+      this.enterReasoning(closers, reasoningInterrupts(closers, this));
+    }
     this.updateFast();
   }
 
@@ -560,6 +615,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.driveWhole(text, 0);
     else this.scanChunk(text);
+    this.finishMarkerAtEnd();
     this.finishBlockAtEnd();
   }
 
@@ -916,6 +972,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
       // The text ended before a block's trailer: the block ends at its closing token.
       this.feedTrailer(waiting, '');
+    } else {
+      // The text ended while a call's end token may still have come: the call ends at its object.
+      this.finishMarkerAtEnd();
     }
     // A block whose closing tokens were all taken as quoted calls' stays open: the text may
     // have been cut right after a quoted call, so it is `incomplete`, never a guessed call.
@@ -1142,6 +1201,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
+  /**
+   * Whether reasoning is read now (an opener started it, or a frame that paused it was read):
+   * text scanning then returns, keeping where it found each character it looks for in `s`.
+   */
+  private readsReasoning(s: string, paren: number, brace: number, angle: number, bracket: number, arrows: number): boolean {
+    if (this.reasoning === undefined) return false;
+    this.nextIn = s;
+    this.nextAt = [paren, brace, angle, bracket, arrows];
+    return true;
+  }
+
   /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
   private resumeReasoning(): void {
     const reasoning = this.resumeAfterFrame;
@@ -1150,8 +1220,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
-    if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else {
+    if (this.options.callsInReasoning) {
+      this.reasoningClosers = closers;
+      // Calls in reasoning are read anyway: only the tokens that end it (harmony's headers) stay.
+      this.reasoningBreaks = interrupts === REASONING_INTERRUPTS ? NO_BREAKS : interrupts;
+    } else {
       const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
       const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
       this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
@@ -1181,6 +1254,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
         // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
         if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
+        // A harmony message cut short by the next header ends there (no closer: the end's text is empty).
+        else if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1282,7 +1357,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             i = textStart = p + closer.length;
             continue;
           }
-          if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // The reasoning ends before the token, which is read as usual (no closer: the end's text is empty).
+            this.release(s, textStart, p);
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
+            textStart = p;
+          } else if (!this.final && [closers, breaks].some((tokens) => tokens.some((token) => s.length - p < token.length && token.startsWith(s.slice(p))))) {
             holdFrom = p;
             this.tailWait = undefined;
             break;
@@ -1295,7 +1378,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           break;
         }
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // The token that paused the reasoning opens nothing: it and what follows are reasoning again.
+            this.release(s, textStart, p);
+            this.emitReasoning(token);
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows);
+            return p + token.length;
+          }
+        }
         if (match === undefined) {
           i = p + 1;
           continue;
@@ -1317,11 +1411,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.lastReleased = -1;
             this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'block': {
@@ -1347,11 +1437,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'marker': {
@@ -1359,6 +1445,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const brace = p + match.length;
             const end = this.feed(frame, s, brace + 1, -p);
             if (end < 0) {
@@ -1369,11 +1457,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = textStart = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           default: {
@@ -1517,11 +1601,27 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             i = floor = p + closer.length;
             continue;
           }
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // As in `scanText`.
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            floor = p;
+          }
         }
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match === 'partial' || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // As in `scanText`.
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1);
+            return p + token.length;
+          }
+        }
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1537,11 +1637,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           case 'block': {
             // Reasoning that this section interrupted goes on once it is read.
@@ -1565,17 +1661,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           case 'marker': {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const end = this.feed(frame, s, p + match.length + 1, -p);
             if (end < 0) {
               frame.received = s.slice(p);
@@ -1585,11 +1679,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = floor = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           default: {
@@ -1802,6 +1892,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * mismatched bracket, or the first non-key character after a JSON `{`), or -1.
    */
   private feed(frame: Frame, s: string, from: number, base: number): number {
+    if (frame.endTokenAt >= 0) return feedEndToken(frame, s, from);
     const stack = frame.stack;
     const json = frame.kind === 'json';
     let quote = frame.quote;
@@ -1826,6 +1917,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       const kind = c < 128 ? (CLASS[c] ?? 0) : 0;
       if (kind === 0) {
+        prev = c;
+        continue;
+      }
+      if (kind === 4) {
+        if (frame.stopsAtAngle) {
+          frame.status = 'not-json';
+          frame.quote = quote;
+          return i;
+        }
         prev = c;
         continue;
       }
@@ -1854,7 +1954,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         stack.pop();
         if (stack.length === 0) {
           frame.status = 'closed';
-          return i;
+          if (frame.endToken === undefined) return i;
+          // The object is complete: its end token may still follow (see `feedEndToken`).
+          frame.closeAt = base + i + 1;
+          frame.endTokenAt = 0;
+          frame.plain = false;
+          return feedEndToken(frame, s, i + 1);
         }
       }
       prev = c;
@@ -1955,8 +2060,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
+    if (frame.endsAtObject) return this.finishAtObject(frame, s, frameStart, end);
     if (frame.status === 'not-json') {
-      this.releaseText(frame.received + s.slice(frameStart, end));
+      const text = frame.received + s.slice(frameStart, end);
+      // A broken call inside reasoning that it interrupted is part of that reasoning.
+      if (frame.kind === 'marker' && this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return end;
     }
     const text = frame.received + s.slice(frameStart, end + 1);
@@ -1970,8 +2079,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         break;
       }
       case 'marker': {
-        const args =
-          frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length) : undefined;
+        // Past the object: its end token, when the marker has one.
+        const argsEnd = frame.closeAt >= 0 ? frame.closeAt : text.length;
+        const args = frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + argsEnd) : undefined;
         this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
@@ -1987,6 +2097,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
     }
     return end + 1;
+  }
+
+  /**
+   * A marker call whose object was not followed by its end token (`s[end]`, the first character
+   * after it that is not, ends it): the call ends at its object, and what came after the object
+   * is read again. Returns where text scanning resumes in `s`, or -1 when that text (part of it
+   * from earlier chunks) was read here.
+   */
+  private finishAtObject(frame: Frame, s: string, frameStart: number, end: number): number {
+    frame.endsAtObject = false;
+    const text = frame.received + s.slice(frameStart, end);
+    const close = frame.closeAt;
+    this.settle(frame.name, tryParseArguments(text, this.schemaOf(frame.name), frame.argsOffset, close), text.slice(0, close), undefined, frame.modelId);
+    const inS = frameStart + close - frame.received.length;
+    if (inS >= frameStart) return inS;
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+    const rest = text.slice(close) + s.slice(end);
+    if (this.whole) this.driveWhole(rest, 0);
+    else this.drive(rest, 0);
+    return -1;
+  }
+
+  /** At the end of the text, a marker call still waiting for its end token: it ends at its object. */
+  private finishMarkerAtEnd(): void {
+    const frame = this.frame;
+    if (frame?.kind !== 'marker' || frame.endTokenAt < 0) return;
+    this.frame = undefined;
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    this.finishAtObject(frame, '', 0, 0);
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
   }
 
   /**
@@ -2025,7 +2166,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const body = frame.body;
     const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {
-      this.releaseText(text);
+      // A section with no call inside reasoning that it interrupted is part of that reasoning.
+      if (this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return;
     }
     let previous = 0;
@@ -2121,6 +2264,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
         this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
+      } else if (this.resumeAfterFrame !== undefined) {
+        // A broken call inside reasoning that its frame interrupted is part of that reasoning.
+        this.emitReasoning(text);
       } else {
         this.releaseText(text);
       }

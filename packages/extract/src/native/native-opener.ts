@@ -15,8 +15,13 @@ export type OpenerMatch =
    * tag, which does not close the block.
    */
   | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
-  /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
-  | { type: 'marker'; name: string; id?: string; length: number }
+  /**
+   * A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`,
+   * harmony, a Kimi call without its section. `stopsAtAngle`: the object ends, broken, at a `<`
+   * outside its strings (a Kimi call's arguments that never close end at the next token).
+   * `endToken`: a token the model may write after the object (space between), part of the call.
+   */
+  | { type: 'marker'; name: string; id?: string; length: number; stopsAtAngle?: boolean; endToken?: string }
   /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
   | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
@@ -31,6 +36,7 @@ const MAX_HEADER = 400;
 /** A Kimi K2 call, which real output also writes without its section (and without its end token). */
 const KIMI_CALL = '<|tool_call_begin|>';
 const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
+const KIMI_CALL_END = '<|tool_call_end|>';
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
@@ -47,6 +53,11 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
  */
 export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
 const NO_INTERRUPTS: readonly string[] = [];
+
+/** The interrupts of reasoning closed by `closers`: Kimi's tokens inside `<think>`, only when Kimi K2 is read at all. */
+export function reasoningInterrupts(closers: readonly string[], context: OpenerContext): readonly string[] {
+  return closers.includes('</think>') && context.has('kimi-k2') ? REASONING_INTERRUPTS : NO_INTERRUPTS;
+}
 const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
 /** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
 const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
@@ -130,7 +141,7 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (c === 0x3c) {
@@ -150,7 +161,10 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   let partial = false;
   for (const block of SIMPLE_BLOCKS) {
     if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
-    if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+    if (s.startsWith(block.token, i)) {
+      if (block.body === 'functiongemma' || block.body === 'gemma') return afterCallToken(s, i, block);
+      return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+    }
     if (isPrefixAtEnd(s, i, block.token)) partial = true;
   }
   if (d === 0x7c && context.has('kimi-k2')) {
@@ -184,6 +198,30 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   return partial ? 'partial' : undefined;
 }
 
+/** What may follow Gemma's call tokens (after space): the call, with the stray colon some outputs write. */
+const GEMMA_CALL: readonly string[] = ['call:', ':call:'];
+
+const GEMMA_CALL_TOKENS: readonly (readonly [string, ToolCallFormat])[] = [
+  ['<start_function_call>', 'functiongemma'],
+  ['<|tool_call>', 'gemma4'],
+];
+
+/**
+ * FunctionGemma's `<start_function_call>` and Gemma 4's `<|tool_call>` open a call only when
+ * `call:` follows (space between): prose that names the token ("it emits
+ * <start_function_call> first") is text, and does not hold back the rest of the output as an
+ * unclosed block.
+ */
+function afterCallToken(s: string, i: number, block: SimpleBlock): OpenerResult {
+  const length = block.token.length;
+  const after = skipSpace(s, i + length);
+  if (after >= s.length) return outOfText(i, after);
+  if (after - i >= MAX_HEADER) return { type: 'text', length };
+  if (GEMMA_CALL.some((call) => s.startsWith(call, after))) return { type: 'block', body: block.body, length, ends: block.ends };
+  if (GEMMA_CALL.some((call) => isPrefixAtEnd(s, after, call))) return 'partial';
+  return { type: 'text', length };
+}
+
 /**
  * A Kimi call outside a section: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>`
  * then the JSON arguments (read like a marker's; the id is the model's).
@@ -198,7 +236,11 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
   if (body >= s.length) return outOfText(i, body);
   if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
-  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
+  // Valid arguments hold no `<` outside their strings: one there is the next token (`</think>`,
+  // `<|tool_call_end|>`, the next call's), and the arguments, never closed, end before it.
+  const marker: OpenerMatch = { type: 'marker', name, length: body - i, stopsAtAngle: true, endToken: KIMI_CALL_END };
+  if (id !== name) marker.id = id;
+  return marker;
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
@@ -382,15 +424,25 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
   // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
   // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  let leading = false;
   if (recipient === undefined && role === undefined) {
     const lead = context.leadingRecipient?.(s, i);
-    if (lead !== undefined) recipient = `functions.${lead}`;
+    if (lead !== undefined) {
+      recipient = `functions.${lead}`;
+      leading = true;
+    }
   }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
     if (body >= s.length) return outOfText(i, body);
-    if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
+    if (s.charCodeAt(body) !== 0x7b) {
+      // A recipient read only from the text before the header is a guess: an analysis message
+      // that is no call's arguments is still reasoning.
+      if (leading && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
+      return { type: 'text', length };
+    }
+    if (!context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
   if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
@@ -491,6 +543,11 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     if (!context.has('mistral') || nameEnd === nameStart) return undefined;
     if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
     return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
+  }
+  for (const [token, format] of GEMMA_CALL_TOKENS) {
+    if (!context.has(format) || !s.startsWith(token, i)) continue;
+    const after = skipSpace(s, i + token.length);
+    return after >= s.length ? { type: 'space', limit: MAX_HEADER } : tagPrefixWait(s, i, after, GEMMA_CALL);
   }
   if (context.has('functionary') && s.startsWith('>>>', i)) {
     const nameEnd = nameRunEnd(s, i + 3);
