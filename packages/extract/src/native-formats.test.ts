@@ -602,3 +602,32 @@ describe('adversarial native input (speed is measured in bench/, these only chec
     expect(extractToolCalls(text).map((c) => c.arguments.a)).toEqual([value]);
   });
 });
+
+describe('hostile arguments in native blocks', () => {
+  it('keeps a `__proto__` argument as an own key, never as the arguments object prototype', () => {
+    const dsml =
+      '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="search"><\uff5cDSML\uff5cparameter name="__proto__" string="false">{"polluted":1}</\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>';
+    const qwen = '<tool_call>\n<function=search>\n<parameter=__proto__>\n{"polluted":1}\n</parameter>\n</function>\n</tool_call>';
+    const glm = '<tool_call>search<arg_key>__proto__</arg_key><arg_value>x</arg_value></tool_call>';
+    for (const text of [dsml, qwen, glm]) {
+      const [call] = checked(text);
+      const args = call?.arguments ?? {};
+      expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+      expect(Object.keys(args)).toEqual(['__proto__']);
+      expect((args as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+
+  it('drops a call nested too deep to serialise, in batch and streaming alike (no stack overflow)', () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const kimi = `<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"a":${deep}}<|tool_call_end|><|tool_calls_section_end|> after`;
+    const apertus = `<|tools_prefix|>[{"a": {"x":${deep}}}]<|tools_suffix|> after`;
+    const schema = { tools: [{ name: 'a', inputSchema: { type: 'object' as const, properties: { a: { type: 'array' as const }, x: { type: 'array' as const } } } }] };
+    for (const text of [kimi, apertus]) {
+      expect(checked(text)).toEqual([]);
+      expect(checked(text, schema)).toEqual([]);
+    }
+    // A call nested as deep as a real tool's arguments might is read.
+    expect(checked(`<|tools_prefix|>[{"a": {"x":${'['.repeat(100)}${']'.repeat(100)}}}]<|tools_suffix|>`)).toHaveLength(1);
+  });
+});

@@ -408,6 +408,38 @@ function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
 }
 
+/**
+ * Arguments nested deeper than this are not a call's: serialising or comparing them recurses
+ * (a model can write 5,000 brackets; real tools nest a few levels; core's `parseArguments`
+ * reads no deeper either). Batch and streaming both drop such a call as invalid, so they agree
+ * and neither overflows the stack.
+ */
+const MAX_ARGUMENT_DEPTH = 200;
+
+/** Whether `value` nests objects or arrays deeper than `MAX_ARGUMENT_DEPTH` (read without recursion). */
+function nestsTooDeep(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  const depths: number[] = [0];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    const depth = depths.pop() ?? 0;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= MAX_ARGUMENT_DEPTH) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** `raw` re-read against the tool's schema (undefined when it nests too deep to serialise). */
+function withSchema(raw: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> | undefined {
+  return nestsTooDeep(raw) ? undefined : tryParseArguments(JSON.stringify(raw), schema);
+}
+
 /** The arguments in `text[from, to)`, read in place (a part cut out of a long text reads slower than the text). */
 function tryParseArguments(text: string, schema: JsonSchema | undefined, from = 0, to = text.length): Record<string, unknown> | undefined {
   try {
@@ -2179,7 +2211,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const span = text.slice(previous, spanEnd);
       previous = spanEnd;
       const schema = this.schemaOf(call.name);
-      const args = call.args === undefined || schema === undefined ? call.args : tryParseArguments(JSON.stringify(call.args), schema);
+      const args = call.args === undefined || schema === undefined ? call.args : withSchema(call.args, schema);
       this.settle(call.name, args, span, undefined, call.id);
     }
   }
@@ -2228,7 +2260,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let args: Record<string, unknown> | undefined;
     if (raw === null) args = {};
     else if (typeof raw === 'string') args = tryParseArguments(raw, schema);
-    else if (isRecord(raw)) args = schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema);
+    else if (isRecord(raw)) args = schema === undefined ? raw : withSchema(raw, schema);
     else return undefined;
     const id = modelIdOf(value);
     return id === undefined ? { name, args } : { name, args, id };
@@ -2244,7 +2276,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const raw = value[name];
     if (!isRecord(raw) || isObjectSchema(raw)) return undefined;
     const schema = allowed.get(name);
-    return { name, args: schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema) };
+    return { name, args: schema === undefined ? raw : withSchema(raw, schema) };
   }
 
   /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
@@ -2261,6 +2293,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     modelId: string | undefined,
     madeEnd?: string,
   ): void {
+    // Only a long source can nest that deep: the short calls of most outputs are not walked.
+    if (args !== undefined && text.length >= MAX_ARGUMENT_DEPTH && nestsTooDeep(args)) args = undefined;
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
         this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
