@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { createToolCallParser } from './tool-call-parser.ts';
-import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { streamInPieces } from '../test/helpers/stream-in-pieces.ts';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
-function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
-  const parser = createToolCallParser(options);
-  const events: ToolCallParserEvent[] = [];
-  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
-  events.push(...parser.end());
-  return events;
-}
+const stream = streamInPieces;
 
 /** Batch result, checked against streaming at several chunk sizes (calls, ids and the text invariant). */
 function checked(text: string, options?: ExtractOptions): Call[] {

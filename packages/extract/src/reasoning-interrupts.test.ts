@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { streamInPieces } from '../test/helpers/stream-in-pieces.ts';
 
 // Reasoning that a special token pauses or ends (Kimi's call tokens inside `<think>`, harmony's
 // headers inside an analysis message), from the review of the token formats (D1, D2, D5–D7).
@@ -11,13 +11,7 @@ const T = '<|tool_call_begin|>';
 const A = '<|tool_call_argument_begin|>';
 const E = '<|tool_call_end|>';
 
-function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
-  const parser = createToolCallParser(options);
-  const events: ToolCallParserEvent[] = [];
-  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
-  events.push(...parser.end());
-  return events;
-}
+const stream = streamInPieces;
 
 /** Merges adjacent events of one type that carry text (chunking splits them differently). */
 function merged(events: ToolCallParserEvent[]): { type: string; text: string }[] {
