@@ -176,6 +176,9 @@ describe('one-pass reading of call arguments', () => {
       '[f(a=1), f(a=1), g(b="x")]',
       // A quote after a no-break space opens a string, in the scan as in the reading.
       "f(a=\u00a0'x)') f(a=\u00a0'x)', b=[[1]]) f(a=\ufeff'y ', b=[[2]]) g(c=3)",
+      // A string with its own quotes inside, read on past a bracket of the wrong kind (`(]`,
+      // where the scan gives up on the call): no call either way.
+      'f()f(" f(_a={"a":0}, _="(]\\"")',
     ]) {
       expectSame(text);
       expectSame(text, { tools: TYPED });
