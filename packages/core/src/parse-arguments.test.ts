@@ -186,6 +186,21 @@ describe('parseArguments values', () => {
     expect(parseArguments('t={1, 2}', { schema: { type: 'object', properties: { t: { type: 'array', items: { type: 'string' } } } } })).toEqual({ t: ['1', '2'] });
   });
 
+  it('refuses a set that turns into an object, and a set as the whole arguments (review D4)', () => {
+    expect(() => parseArguments('x={"a", "b": 1}')).toThrow(/holds set items and then the key "b"/);
+    expect(() => parseArguments("x={'a', b=1}")).toThrow(InvalidArgumentsError);
+    expect(() => parseArguments('{"query"}')).toThrow(/the object key "query" is not followed by ":"/);
+    expect(parseArguments("{'a', 'b'}, 2")).toEqual({ arg0: ['a', 'b'], arg1: 2 });
+    // Where the schema asks for an object (and no list), `{"a"}` is a broken object.
+    const objectSchema: JsonSchema = { type: 'object', properties: { x: { type: 'object' }, y: { type: ['object', 'array'] } } };
+    expect(() => parseArguments('x={"a"}', { schema: objectSchema })).toThrow(/the object key "a" is not followed by ":"/);
+    expect(parseArguments('y={"a"}', { schema: objectSchema })).toEqual({ y: ['a'] });
+  });
+
+  it('keeps each string, number, boolean and null of a set once (review D4)', () => {
+    expect(parseArguments("x={'a', 'b', 'a'}, y={1, 1.0, '1', None, None, [1], [1]}")).toEqual({ x: ['a', 'b'], y: [1, '1', null, [1], [1]] });
+  });
+
   it('reads a string with the same quotes unescaped inside when its value only ends at a later quote (shell commands)', () => {
     expect(parseArguments("command='sed -n '360,450p' /testbed/common.py', n=1")).toEqual({ command: "sed -n '360,450p' /testbed/common.py", n: 1 });
     expect(parseArguments(`command='python3 -c "print(latex(x, mul_symbol='\\,'))"'`)).toEqual({ command: `python3 -c "print(latex(x, mul_symbol='\\,'))"` });
@@ -197,6 +212,41 @@ describe('parseArguments values', () => {
     expect(parseArguments("a='x'y")).toEqual({ a: "'x'y" });
     const many = "a='x'y, ".repeat(50_000);
     expect(Object.keys(parseArguments(many)).length).toBeGreaterThan(0);
+  });
+
+  it('never lets an apostrophe inside a string run it into the next argument (review D1)', () => {
+    expect(parseArguments(`a="don't" or y, b="don't"`)).toEqual({ a: `"don't" or y`, b: "don't" });
+    expect(parseArguments(`text="it's".strip(), n="don't"`)).toEqual({ text: `"it's".strip()`, n: "don't" });
+    // A lone quote of the other kind (not an apostrophe) still stops at the next `key=`.
+    expect(parseArguments(`a="x 'y" or z, b="w"`)).toEqual({ a: `"x 'y" or z`, b: 'w' });
+  });
+
+  it('reads a second argument and a list item after an expression', () => {
+    expect(parseArguments(`a='x'.upper(), b='sed -n '1p' f'`)).toEqual({ a: "'x'.upper()", b: "sed -n '1p' f" });
+    expect(parseArguments(`items=["it's".upper(), "b"]`)).toEqual({ items: [`"it's".upper()`, 'b'] });
+  });
+
+  it('reads a long string with its own quotes inside the same at any length (review D2)', () => {
+    for (const n of [65_500, 70_000, 200_000]) {
+      const body = 'x'.repeat(n);
+      const text = `command='cat > f.py <<'EOF'\n${body}\nEOF', timeout=10`;
+      expect(parseArguments(text)).toEqual({ command: `cat > f.py <<'EOF'\n${body}\nEOF`, timeout: 10 });
+      const call = `bash(${text}) and more`;
+      const read = parseCallArguments(call, { from: 5 });
+      expect(read?.arguments).toEqual(parseArguments(call, { from: 5, to: read?.end ?? 0 }));
+    }
+  });
+
+  it("leaves later values their share of the quote rule's budget (review D2)", () => {
+    for (const n of [1_000, 70_000, 300_000]) {
+      expect(parseArguments(`a='x'y${' '.repeat(n)}, b='don't'`)).toEqual({ a: "'x'y", b: "don't" });
+    }
+  });
+
+  it('ends the quote rule at a bracket of the wrong kind, as the scan that finds a call\'s end does', () => {
+    expect(() => parseArguments("a='g'a(}'x'")).toThrow(InvalidArgumentsError);
+    expect(parseCallArguments("f(a='g'a(}'x') y", { from: 2 })).toBeUndefined();
+    expect(parseArguments("a='g'a(1)x'")).toEqual({ a: "g'a(1)x" });
   });
 
   it('keeps a value with text after a closed string as its whole text', () => {

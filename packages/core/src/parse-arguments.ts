@@ -558,6 +558,12 @@ function matchesType(value: unknown, types: Set<JsonSchemaTypeName>): boolean {
   }
 }
 
+/** Whether a schema declares the object type and not the array type (a set literal there is a broken object). */
+function wantsObjectOnly(schema: JsonSchema | undefined): boolean {
+  const types = typesOf(schema);
+  return types !== undefined && types.has('object') && !types.has('array');
+}
+
 function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
   if (schema === undefined) return undefined;
   const props = schema.properties;
@@ -582,7 +588,7 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /** A string value in the schema's declared type when that loses nothing (`"5"` → 5 for an integer). */
-function coerceString(s: string, schema: JsonSchema | undefined, depth: number): unknown {
+function coerceString(s: string, schema: JsonSchema | undefined, depth: number, budget: LenientBudget): unknown {
   const types = typesOf(schema);
   if (types === undefined || types.has('string')) return s;
   const t = s.trim();
@@ -599,7 +605,7 @@ function coerceString(s: string, schema: JsonSchema | undefined, depth: number):
     const first = t.charCodeAt(0);
     if (first === LBRACE || first === LBRACKET || first === LPAREN) {
       try {
-        const inner = new ArgumentParser(t, depth + 1);
+        const inner = new ArgumentParser(t, depth + 1, 0, t.length, false, budget);
         const value = inner.parseWholeValue(schema);
         if (matchesType(value, types)) return value;
       } catch (error) {
@@ -611,7 +617,7 @@ function coerceString(s: string, schema: JsonSchema | undefined, depth: number):
 }
 
 /** An unquoted value: its literal, or its text, whichever the schema (if any) asks for. */
-function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: number): unknown {
+function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: number, budget: LenientBudget): unknown {
   const literal = literalOf(raw);
   const types = typesOf(schema);
   if (types === undefined) return literal === undefined ? raw : literal;
@@ -619,13 +625,40 @@ function classifyUnquoted(raw: string, schema: JsonSchema | undefined, depth: nu
   // `None` means "no value": it never becomes the string "None".
   if (literal === null) return null;
   if (types.has('string')) return raw;
-  const coerced = coerceString(raw, schema, depth);
+  const coerced = coerceString(raw, schema, depth, budget);
   if (coerced !== raw) return coerced;
   return literal === undefined ? raw : literal;
 }
 
-/** Characters one reading may scan past strict closing quotes (see `lenientString`). */
-const LENIENT_BUDGET = 1 << 16;
+/** Characters `lenientString` may scan past strict closing quotes before the parse has read any (see `LenientBudget`). */
+const LENIENT_BASE = 1 << 16;
+
+/**
+ * What the `lenientString` scans of one parse may read, shared with the parsers it starts
+ * to coerce strings to a schema's arrays and objects (their scans count against the same
+ * budget). A scan starts only while fewer characters were scanned than `LENIENT_BASE` plus
+ * twice the characters the parse has read so far, and then reads as far as it needs: the
+ * scans of a parse add up to at most `LENIENT_BASE` + 3 times its length (linear), a value
+ * reads the same whatever its length (a heredoc of any size), and one value's scan leaves
+ * later values their share. Earned by position, not by the length of the part read, so a
+ * call's arguments read to the end of the text or to their `)` read alike.
+ */
+class LenientBudget {
+  /** Characters scanned so far. */
+  spent = 0;
+  /** The parser whose position earns the budget: the one reading the whole arguments. */
+  readonly owner: ArgumentParser;
+
+  constructor(owner: ArgumentParser) {
+    this.owner = owner;
+  }
+
+  /** Whether another scan may start. */
+  allows(): boolean {
+    const owner = this.owner;
+    return this.spent < LENIENT_BASE + 2 * (owner.pos - owner.start);
+  }
+}
 
 /** One-pass recursive-descent parser over the argument text; `pos` only moves forward, except for bounded look-ahead over a key. */
 class ArgumentParser {
@@ -637,21 +670,19 @@ class ArgumentParser {
   /** A call's arguments (`parseCallArguments`): a `)` at the top level ends them, as the end of the part does. */
   readonly call: boolean;
   pos: number;
-  /**
-   * Characters `lenientString` may still read past strict closing quotes: bounded, so a
-   * reading stays linear, and the same whatever part of the text is read (a call's arguments
-   * read to the end of the text or to their `)` then read alike).
-   */
-  private lenientBudget: number;
+  /** The `{` that holds the whole arguments, read as an object (never as a set); -1 before it is known. */
+  private wholeObjectAt = -1;
+  /** What `lenientString` may read (see `LenientBudget`): this parse's own, or the one of the parse that started it. */
+  private readonly budget: LenientBudget;
 
-  constructor(text: string, depth = 0, start = 0, end = text.length, call = false) {
+  constructor(text: string, depth = 0, start = 0, end = text.length, call = false, budget?: LenientBudget) {
     this.text = text;
     this.depth = depth;
     this.start = start;
     this.end = end;
     this.call = call;
     this.pos = start;
-    this.lenientBudget = LENIENT_BUDGET;
+    this.budget = budget ?? new LenientBudget(this);
   }
 
   /**
@@ -686,6 +717,12 @@ class ArgumentParser {
         this.skipSpace();
       }
       if (this.atEnd() && isRecord(value)) return value;
+      if (this.atEnd() && Array.isArray(value)) {
+        // A set that is the whole arguments: read it again as the object it was meant to be, to say what is wrong.
+        this.pos = start;
+        this.wholeObjectAt = start;
+        this.parseValue(schema, 0);
+      }
       this.pos = start;
     }
     const result: Record<string, unknown> = {};
@@ -773,7 +810,7 @@ class ArgumentParser {
       const close = this.pos - 1;
       this.skipSpace();
       const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
-      if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
+      if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth, this.budget);
     } else if (c === LBRACKET || c === LPAREN) {
       value = this.parseArray(schema, depth + 1);
     } else if (c === LBRACE) {
@@ -792,31 +829,38 @@ class ArgumentParser {
    * The string opened at `open` whose strict closing quote (at `close`) is followed by more
    * of the value: models write shell commands with the same quotes unescaped inside
    * (`'sed -n '360,450p' f.py'`, `'python3 -c "print('x')"'`). When that quote is followed by
-   * a word character, or stands inside a string of the other quote, the string ends at the
+   * a word character, or stands inside a string of the other quote (an odd count of it; a
+   * `'` after a word character is an apostrophe and does not count), the string ends at the
    * first later quote of its kind that stands outside the other quotes and after which the
-   * value ends; the quotes before it are text. Returns undefined (and reads nothing) when
-   * the quote is not of that kind or no such end follows.
+   * value ends; the quotes before it are text. A `, key=` outside quotes and brackets ends
+   * the search. Returns undefined (and reads nothing) when the quote is not of that kind, no
+   * such end follows, or the parse's budget is spent (see `LenientBudget`).
    */
   private lenientString(open: number, close: number): string | undefined {
     const text = this.text;
     const quote = text.charCodeAt(open);
     const other = quote === DQUOTE ? SQUOTE : DQUOTE;
     let others = 0;
+    // An apostrophe (a `'` after a word character, `it's`) is text, not a quote: counting it
+    // would read `"don't" or y, b="x"` as one string running into the next argument.
     for (let i = open + 1; i < close; i++) {
       const c = text.charCodeAt(i);
       if (c === BACKSLASH) i++;
-      else if (c === other) others++;
+      else if (c === other && !(other === SQUOTE && isScannerWord(text.charCodeAt(i - 1)))) others++;
     }
     const after = this.codeAt(close + 1);
     if (others % 2 === 0 && !isApostropheBefore(after)) return undefined;
-    const limit = Math.min(this.end, close + 1 + this.lenientBudget);
+    const budget = this.budget;
+    if (!budget.allows()) return undefined;
+    const limit = this.end;
     // What a quote-toggling scan of the text (extract's call scanner, which finds where a call
     // ends) has open here: a string, and brackets. The end must leave neither open, so that
     // both readings end the call at the same `)`.
     let toggled = 0;
     let toggledEscape = false;
-    // The closers the brackets opened here owe, innermost last (the scanner's stack).
-    const owed: number[] = [];
+    // The closers the brackets opened here expect (made with the first): a closer of another
+    // kind breaks the call for the scan, so it ends the search too.
+    let closers: number[] | undefined;
     let escaped = false;
     let i = close + 1;
     for (; i < limit; i++) {
@@ -828,11 +872,10 @@ class ArgumentParser {
       } else if (c === DQUOTE || (c === SQUOTE && !isScannerWord(text.charCodeAt(i - 1)))) {
         toggled = c;
       } else if (isOpener(c)) {
-        owed.push(closerOf(c));
+        (closers ??= []).push(closerOf(c));
       } else if (isCloser(c)) {
-        // A closing bracket that closes nothing opened here ends the value (or the call); one
-        // of another kind (`(]`) is where the scanner gives up on the call: no end either.
-        if (owed.length === 0 || owed.pop() !== c) break;
+        // A closing bracket that closes nothing opened here ends the value (or the call).
+        if (closers === undefined || closers.length === 0 || closers.pop() !== c) break;
       }
       // An escaped character is text to this reading (the toggling scan has read it above).
       if (escaped) {
@@ -843,20 +886,23 @@ class ArgumentParser {
         escaped = true;
         continue;
       }
-      if (c === other) others++;
-      if (others % 2 !== 0 || toggled !== 0 || owed.length !== 0) continue;
-      // The start of the next `key=`: the strict reading was right after all.
+      if (c === other && !(other === SQUOTE && isScannerWord(text.charCodeAt(i - 1)))) others++;
+      if (toggled !== 0 || (closers !== undefined && closers.length !== 0)) continue;
+      // The start of the next `key=`: the strict reading was right after all. Checked even
+      // inside an odd count of the other quote, which a stray one would otherwise leave open
+      // to the end, swallowing every later argument.
       if (c === COMMA && startsKeyword(text, i + 1, this.end)) break;
+      if (others % 2 !== 0) continue;
       if (c !== quote) continue;
       let j = i + 1;
       while (j < this.end && isSpace(text.charCodeAt(j))) j++;
       const next = this.codeAt(j);
       if (next !== -1 && next !== COMMA && !isCloser(next)) continue;
-      this.lenientBudget -= i - close;
+      budget.spent += i - close;
       this.pos = j;
       return decodeEscapes(text, open + 1, i);
     }
-    this.lenientBudget -= i - close;
+    budget.spent += i - close;
     return undefined;
   }
 
@@ -871,7 +917,7 @@ class ArgumentParser {
     if (raw === '') {
       this.fail('a value is missing', start, 'remove the extra comma or give the value');
     }
-    return classifyUnquoted(raw, schema, this.depth);
+    return classifyUnquoted(raw, schema, this.depth, this.budget);
   }
 
   /**
@@ -967,7 +1013,7 @@ class ArgumentParser {
         this.pos++;
         if (closer === RPAREN && commas === 0 && items.length === 1) {
           const only = items[0];
-          return typeof only === 'string' ? coerceString(only, schema, this.depth + depth) : only;
+          return typeof only === 'string' ? coerceString(only, schema, this.depth + depth, this.budget) : only;
         }
         return items;
       }
@@ -1019,8 +1065,10 @@ class ArgumentParser {
       this.skipSpace();
       const sep = this.peek();
       if (sep !== COLON && sep !== EQUALS) {
-        // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list.
-        if (entries === 0 && (sep === COMMA || sep === RBRACE)) {
+        // A Python set (`{'a', 'b'}`, `{1, 2}`): JSON has none, so it is read as a list. Not
+        // when the `{` holds the whole arguments (`{"query"}` there is a broken JSON object),
+        // nor where the schema asks for an object and no list.
+        if (entries === 0 && (sep === COMMA || sep === RBRACE) && open !== this.wholeObjectAt && !wantsObjectOnly(schema)) {
           this.pos = keyStart;
           return this.parseSet(open, schema, depth);
         }
@@ -1036,9 +1084,14 @@ class ArgumentParser {
     }
   }
 
-  /** The items of a set literal whose `{` is at `open`, from its first item at `pos`, as a list. */
+  /**
+   * The items of a set literal whose `{` is at `open`, from its first item at `pos`, as a
+   * list without repeated strings, numbers, booleans and nulls (a set holds each once). A
+   * `key:` or `key=` among them is an error, not an item: `{"a", "b": 1}` is a broken object.
+   */
   private parseSet(open: number, schema: JsonSchema | undefined, depth: number): unknown[] {
     const items: unknown[] = [];
+    let seen: Set<unknown> | undefined;
     while (true) {
       this.skipSpace();
       if (this.atEnd()) this.failUnclosed(open, [RBRACE]);
@@ -1048,7 +1101,25 @@ class ArgumentParser {
         return items;
       }
       if (isCloser(c)) this.failMismatch(c, open, [RBRACE]);
-      items.push(this.parseContainedValue(itemSchema(schema, items.length), depth));
+      const itemStart = this.pos;
+      const key = this.tryKey();
+      if (key !== undefined) {
+        this.fail(
+          `the "{" at position ${open - this.start} holds set items and then the key "${key}"`,
+          itemStart,
+          'write an object as {"key": value, …} with a key for every value, or a list as [value, …]',
+        );
+      }
+      const item = this.parseContainedValue(itemSchema(schema, items.length), depth);
+      if (typeof item === 'object' && item !== null) {
+        items.push(item);
+      } else {
+        seen ??= new Set();
+        if (!seen.has(item)) {
+          seen.add(item);
+          items.push(item);
+        }
+      }
       this.skipSpace();
       const after = this.peek();
       if (after === COMMA) this.pos++;
@@ -1070,7 +1141,7 @@ class ArgumentParser {
         const close = this.pos - 1;
         this.skipSpace();
         const lenient = this.atValueEnd() ? text : this.lenientString(start, close);
-        if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth);
+        if (lenient !== undefined) return schema === undefined ? lenient : coerceString(lenient, schema, this.depth + depth, this.budget);
       }
       this.skipSpace();
       if (value !== undefined && this.atValueEnd()) return value;
@@ -1081,28 +1152,12 @@ class ArgumentParser {
 
   /** Reads a quoted string at `pos` and decodes its escapes. */
   private parseString(): string {
-    const text = this.text;
     const open = this.pos;
-    const quote = text.charCodeAt(open);
-    let out = '';
-    let chunkStart = open + 1;
-    let i = chunkStart;
-    const end = this.end;
-    while (i < end) {
-      const c = text.charCodeAt(i);
-      if (c === quote) {
-        this.pos = i + 1;
-        return out + text.slice(chunkStart, i);
-      }
-      if (c === BACKSLASH) {
-        out += text.slice(chunkStart, i);
-        const [decoded, next] = decodeEscape(text, i, end);
-        out += decoded;
-        i = next;
-        chunkStart = i;
-        continue;
-      }
-      i++;
+    const quote = this.text.charCodeAt(open);
+    const value = decodeUntil(this.text, open + 1, this.end, quote);
+    if (decodedEnd < this.end) {
+      this.pos = decodedEnd + 1;
+      return value;
     }
     const q = quote === DQUOTE ? '"' : "'";
     return this.fail(`the string opened with ${q} is never closed`, open, `close it with ${q} (escape quotes inside it as \\${q})`);
@@ -1169,7 +1224,10 @@ class ArgumentParser {
   }
 }
 
-/** A character after which extract's call scanner reads `'` as an apostrophe (its `isWordUnit`). */
+/**
+ * A character after which extract's call scanner reads `'` as an apostrophe (its `isWordUnit`;
+ * a copy, as core cannot depend on extract: extract's src/apostrophe-rule.test.ts keeps them equal).
+ */
 function isScannerWord(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || (c >= 0x80 && c !== 0xa0 && c !== 0xfeff);
 }
@@ -1187,11 +1245,25 @@ function startsKeyword(text: string, from: number, to: number): boolean {
 
 /** `text[from, to)` with its escapes decoded (as `parseString` decodes a string's). */
 function decodeEscapes(text: string, from: number, to: number): string {
+  return decodeUntil(text, from, to, -1);
+}
+
+/** Where `decodeUntil` stopped: at the `quote` that ends the text, or at `to`. */
+let decodedEnd = 0;
+
+/**
+ * `text` from `from` with its escapes decoded, up to the first `quote` that is not escaped
+ * (`-1`: none) or `to`, whichever comes first (`decodedEnd` is left there). One loop for
+ * a string and for the value the quote rule reads.
+ */
+function decodeUntil(text: string, from: number, to: number, quote: number): string {
   let out = '';
   let chunkStart = from;
   let i = from;
   while (i < to) {
-    if (text.charCodeAt(i) !== BACKSLASH) {
+    const c = text.charCodeAt(i);
+    if (c === quote) break;
+    if (c !== BACKSLASH) {
       i++;
       continue;
     }
@@ -1200,7 +1272,8 @@ function decodeEscapes(text: string, from: number, to: number): string {
     out += decoded;
     i = chunkStart = next;
   }
-  return out + text.slice(chunkStart, to);
+  decodedEnd = i;
+  return out + text.slice(chunkStart, i);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -120,7 +120,11 @@ export interface ExtractOptions {
   /**
    * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
    * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
-   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`, Solar Open) is kept.
+   * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]` and the `id`
+   * of its JSON list, Cohere's `tool_call_id`, Solar Open) is kept when it is safe: 1 to 64
+   * characters of `[A-Za-z0-9_.:-]`, not `__proto__`, and not the id of an earlier call of the
+   * same text; otherwise the call gets an id made here. A made id that a kept model id already
+   * took gets a suffix (`f_1_2`), so no two calls of one text share an id.
    */
   id?: (name: string, index: number) => string;
 }

@@ -147,6 +147,24 @@ describe('extractToolCalls: argument text', () => {
     expect(calls(String.raw`write(text="line\nnext \"quoted\"")`)).toEqual([{ name: 'write', arguments: { text: 'line\nnext "quoted"' } }]);
   });
 
+  it('keeps an argument after a string with an apostrophe and an expression, batch and streamed', () => {
+    const text = `f(a="it's".upper(), b="won't")`;
+    const expected = [{ name: 'f', arguments: { a: `"it's".upper()`, b: "won't" } }];
+    expect(calls(text)).toEqual(expected);
+    const parser = createToolCallParser();
+    const events = [...Array.from(text).flatMap((c) => parser.push(c)), ...parser.end()];
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [{ name: e.toolCall.name, arguments: e.toolCall.arguments }] : []))).toEqual(expected);
+  });
+
+  it('agrees batch and streamed on a string with its own quotes and a bracket of the wrong kind after it', () => {
+    const tools: ExtractableTool[] = [{ name: 'bash', inputSchema: { type: 'object', properties: { k0: { type: 'array', items: { type: 'string' } } } } }];
+    const text = `bash(k0='g'a(}'x') y`;
+    const parser = createToolCallParser({ tools });
+    const events = [...Array.from(text).flatMap((c) => parser.push(c)), ...parser.end()];
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([]);
+    expect(extractToolCalls(text, { tools })).toEqual([]);
+  });
+
   it('keeps Windows paths with escaped backslashes', () => {
     expect(calls(String.raw`run(command="dir C:\\Users")`)).toEqual([{ name: 'run', arguments: { command: 'dir C:\\Users' } }]);
   });

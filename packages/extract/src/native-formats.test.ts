@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { createToolCallParser } from './tool-call-parser.ts';
-import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { streamInPieces } from '../test/helpers/stream-in-pieces.ts';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
-function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
-  const parser = createToolCallParser(options);
-  const events: ToolCallParserEvent[] = [];
-  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
-  events.push(...parser.end());
-  return events;
-}
+const stream = streamInPieces;
 
 /** Batch result, checked against streaming at several chunk sizes (calls, ids and the text invariant). */
 function checked(text: string, options?: ExtractOptions): Call[] {
@@ -445,6 +438,18 @@ describe('Functionary v3.1 / v3.2', () => {
     incomplete('<function name="lookup_order">{"order_id": "A-10');
   });
 
+  it("reads <function name='NAME'> and a space before the tag's >", () => {
+    const text = `<function name='lookup_order'>{"order_id": "A-1029"}</function>\n<function name="get_time" >{}</function> <function name='set_alarm' \n>\n{"time": "07:00"}</function>`;
+    expect(checked(text)).toEqual([
+      { name: 'lookup_order', arguments: { order_id: 'A-1029' } },
+      { name: 'get_time', arguments: {} },
+      { name: 'set_alarm', arguments: { time: '07:00' } },
+    ]);
+    // Quotes that do not match, no quote, a cut header: text or incomplete.
+    expect(checked(`<function name='a">{}</function> <function name=a>{}</function> <function name="b' >{}</function>`)).toEqual([]);
+    incomplete(`<function name='lookup_order' >{"order_id": "A-10`);
+  });
+
   it('reads v3.2 >>>NAME then JSON; >>>all is text', () => {
     const text = 'all\nOne moment.>>>lookup_order\n{"order_id": "A-1029", "n": {"k": ">>>x"}}>>>get_time\n{}';
     expect(checked(text)).toEqual([
@@ -589,5 +594,34 @@ describe('adversarial native input (speed is measured in bench/, these only chec
     const value = 'x <parameter='.repeat(100_000);
     const text = `<tool_call>\n<function=f>\n<parameter=a>\n${value}\n</parameter>\n</function>\n</tool_call>`;
     expect(extractToolCalls(text).map((c) => c.arguments.a)).toEqual([value]);
+  });
+});
+
+describe('hostile arguments in native blocks', () => {
+  it('keeps a `__proto__` argument as an own key, never as the arguments object prototype', () => {
+    const dsml =
+      '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="search"><\uff5cDSML\uff5cparameter name="__proto__" string="false">{"polluted":1}</\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>';
+    const qwen = '<tool_call>\n<function=search>\n<parameter=__proto__>\n{"polluted":1}\n</parameter>\n</function>\n</tool_call>';
+    const glm = '<tool_call>search<arg_key>__proto__</arg_key><arg_value>x</arg_value></tool_call>';
+    for (const text of [dsml, qwen, glm]) {
+      const [call] = checked(text);
+      const args = call?.arguments ?? {};
+      expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+      expect(Object.keys(args)).toEqual(['__proto__']);
+      expect((args as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+
+  it('drops a call nested too deep to serialise, in batch and streaming alike (no stack overflow)', () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const kimi = `<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"a":${deep}}<|tool_call_end|><|tool_calls_section_end|> after`;
+    const apertus = `<|tools_prefix|>[{"a": {"x":${deep}}}]<|tools_suffix|> after`;
+    const schema = { tools: [{ name: 'a', inputSchema: { type: 'object' as const, properties: { a: { type: 'array' as const }, x: { type: 'array' as const } } } }] };
+    for (const text of [kimi, apertus]) {
+      expect(checked(text)).toEqual([]);
+      expect(checked(text, schema)).toEqual([]);
+    }
+    // A call nested as deep as a real tool's arguments might is read.
+    expect(checked(`<|tools_prefix|>[{"a": {"x":${'['.repeat(100)}${']'.repeat(100)}}}]<|tools_suffix|>`)).toHaveLength(1);
   });
 });

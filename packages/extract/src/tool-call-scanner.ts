@@ -18,7 +18,7 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, trailerEnd, waitAfter } from './native/native-opener.ts';
+import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
 import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
@@ -39,8 +39,9 @@ const RBRACE = 0x7d;
 const LANGLE = 0x3c;
 const RANGLE = 0x3e;
 
-/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 0 other. */
+/** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 4 `<`, 0 other. */
 const CLASS = new Uint8Array(128);
+CLASS[LANGLE] = 4;
 CLASS[DQUOTE] = 1;
 CLASS[SQUOTE] = 1;
 CLASS[LPAREN] = 2;
@@ -221,6 +222,16 @@ interface Frame {
   openerLength: number;
   /** Blocks: the last characters received, which may hold the start of a closing token. */
   carry: string;
+  /** Markers: the object ends, broken, at a `<` outside its strings (see `OpenerMatch`). */
+  stopsAtAngle: boolean;
+  /** Markers: a token the model may write after the object, part of the call (see `OpenerMatch`). */
+  endToken: string | undefined;
+  /** Markers with `endToken`, once the object closed: how many of its characters came (-1: not waiting for it). */
+  endTokenAt: number;
+  /** Markers with `endToken`: the frame offset just past the object, once it closed. */
+  closeAt: number;
+  /** Markers with `endToken`: something else than the token came after the object, which ends the call (and is read again). */
+  endsAtObject: boolean;
   /** Blocks: a closing tag the model may still write after the closing token (see `trailerEnd`). */
   trailer: string | undefined;
   /** Blocks: while waiting for the trailer, where the closing token ends in the frame text; else -1. */
@@ -267,6 +278,11 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     ends: NO_ENDS,
     openerLength: 0,
     carry: '',
+    stopsAtAngle: false,
+    endToken: undefined,
+    endTokenAt: -1,
+    closeAt: -1,
+    endsAtObject: false,
     trailer: undefined,
     awaitAt: -1,
     nestScan: 0,
@@ -297,10 +313,38 @@ interface JsonCall {
   id?: string;
 }
 
-/** The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): a non-empty string only. */
+/**
+ * The id a model wrote beside a call's name (Cohere `tool_call_id`, Mistral `id`): the first
+ * of the two that is a non-empty string (whether it is kept is `settle`'s decision).
+ */
 function modelIdOf(value: Record<string, unknown>): string | undefined {
-  const id = value.tool_call_id ?? value.id;
+  const callId = value.tool_call_id;
+  if (typeof callId === 'string' && callId !== '') return callId;
+  const id = value.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The longest id a model may write and have kept. */
+const MAX_MODEL_ID_LENGTH = 64;
+
+/** How many suffixed ids (`f_1_2`, `f_1_3`, …) a made id that a model's id took tries before giving up. */
+const MAX_ID_SUFFIXES = 64;
+
+/**
+ * Whether an id the model wrote may be a call's id: 1 to 64 characters of `[A-Za-z0-9_.:-]`
+ * (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]`, Cohere `0`), and not `__proto__` (callers
+ * key maps and objects by id). Anything else (a megabyte, control characters, spaces) would
+ * reach logs, UIs and the next request's messages as written.
+ */
+function isSafeModelId(id: string): boolean {
+  const length = id.length;
+  if (length === 0 || length > MAX_MODEL_ID_LENGTH || id === '__proto__') return false;
+  for (let i = 0; i < length; i++) {
+    const c = id.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x3a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 /**
@@ -310,6 +354,40 @@ function modelIdOf(value: Record<string, unknown>): string | undefined {
  */
 function flat(text: string): string {
   return `${text} `.slice(0, -1);
+}
+
+const NO_BREAKS: readonly string[] = [];
+
+/**
+ * A marker whose object closed, reading what may be its end token (space, then the token)
+ * in `s` from `from`: the index of the token's last character, or of the first character that
+ * is not it (`endsAtObject`: the call ends at its object, and what came after is read again),
+ * or -1 while undecided.
+ */
+function feedEndToken(frame: Frame, s: string, from: number): number {
+  const token = frame.endToken ?? '';
+  let matched = frame.endTokenAt;
+  for (let j = from; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (matched === 0 && isSpace(c)) continue;
+    if (c === token.charCodeAt(matched)) {
+      matched++;
+      if (matched < token.length) continue;
+      frame.endTokenAt = -1;
+      return j;
+    }
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    return j;
+  }
+  frame.endTokenAt = matched;
+  return -1;
+}
+
+/** The interrupt of `reasoning` at `s[at]` (where `scanReasoning` stopped for it), if any. */
+function interruptAt(reasoning: Reasoning, s: string, at: number): string | undefined {
+  for (const token of reasoning.interrupts) if (s.startsWith(token, at)) return token;
+  return undefined;
 }
 
 /** Whether `c` may begin a token that ends the reasoning: a closer or an interrupt (inside `<think>`, a Kimi tool section). */
@@ -349,6 +427,38 @@ function closesBlock(frame: Frame): boolean {
 /** A JSON Schema of an object: the `parameters` of an echoed tool definition, not arguments. */
 function isObjectSchema(value: unknown): boolean {
   return isRecord(value) && value.type === 'object' && (isRecord(value.properties) || Array.isArray(value.required));
+}
+
+/**
+ * Arguments nested deeper than this are not a call's: serialising or comparing them recurses
+ * (a model can write 5,000 brackets; real tools nest a few levels; core's `parseArguments`
+ * reads no deeper either). Batch and streaming both drop such a call as invalid, so they agree
+ * and neither overflows the stack.
+ */
+const MAX_ARGUMENT_DEPTH = 200;
+
+/** Whether `value` nests objects or arrays deeper than `MAX_ARGUMENT_DEPTH` (read without recursion). */
+function nestsTooDeep(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  const depths: number[] = [0];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    const depth = depths.pop() ?? 0;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= MAX_ARGUMENT_DEPTH) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** `raw` re-read against the tool's schema (undefined when it nests too deep to serialise). */
+function withSchema(raw: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> | undefined {
+  return nestsTooDeep(raw) ? undefined : tryParseArguments(JSON.stringify(raw), schema);
 }
 
 /** The arguments in `text[from, to)`, read in place (a part cut out of a long text reads slower than the text). */
@@ -400,6 +510,16 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private found: ToolCall[] | undefined;
   /** How many calls were found (and given ids) so far. */
   private callCount = 0;
+  /**
+   * The ids of the calls found so far, which a model-written id must not repeat, each with
+   * whether the model wrote it (a made id must not repeat those): made when a model first
+   * writes an id, from `found` (batch) or `idList` (a stream, which keeps no calls).
+   */
+  private ids: Map<string, boolean> | undefined;
+  /** A stream's ids of the calls found so far until `ids` is made (a push costs less than a set's add). */
+  private idList: string[] | undefined;
+  /** Whether a model-written id was kept (then `ids` is made and made ids are checked against it). */
+  private modelIdKept = false;
   private readonly options: ResolvedExtractOptions;
   /** Whether to build text and delta events (the batch form only needs the calls). */
   private readonly withEvents: boolean;
@@ -470,6 +590,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private resumeAfterFrame: Reasoning | undefined;
   /** Reasoning read like text (`callsInReasoning`): the closers looked for, text goes out as reasoning. */
   private reasoningClosers: readonly string[] | undefined;
+  /** With `reasoningClosers`: tokens that end that reasoning without being part of it (a harmony header), read as usual. */
+  private reasoningBreaks: readonly string[] = NO_BREAKS;
   /** The text `scanText` left for reasoning, and where it had found each character it looks for. */
   private nextIn: string | undefined;
   private nextAt: readonly number[] = NO_RECORDS;
@@ -522,7 +644,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
-    if (options.startInReasoning) this.enterReasoning(['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'], REASONING_INTERRUPTS);
+    if (options.startInReasoning) {
+      const closers = ['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'];
+      this.enterReasoning(closers, reasoningInterrupts(closers, this));
+    }
     this.updateFast();
   }
 
@@ -543,6 +668,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // Nothing is held back or open yet: past the one-character paths, `scanChunk` would drive the text as it is.
     if (text.length > 1) this.driveWhole(text, 0);
     else this.scanChunk(text);
+    this.finishMarkerAtEnd();
     this.finishBlockAtEnd();
   }
 
@@ -892,6 +1018,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
       // The text ended before a block's trailer: the block ends at its closing token.
       this.feedTrailer(waiting, '');
+    } else {
+      // The text ended while a call's end token may still have come: the call ends at its object.
+      this.finishMarkerAtEnd();
     }
     // A block whose closing tokens were all taken as quoted calls' stays open: the text may
     // have been cut right after a quoted call, so it is `incomplete`, never a guessed call.
@@ -1060,7 +1189,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = (this.frame = newFrame({ kind: 'call', name: s.slice(nameStart, p), argsOffset: p - nameStart + 1 }));
     this.release(s, 0, nameStart);
     if (this.withEvents) {
-      const id = this.options.id(frame.name, this.callCount);
+      const id = this.freshId(frame.name);
       frame.id = id;
       this.emit({ type: 'tool-call-start', id, name: frame.name });
     } else {
@@ -1118,6 +1247,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
   }
 
+  /**
+   * Whether reasoning is read now (an opener started it, or a frame that paused it was read):
+   * text scanning then returns, keeping where it found each character it looks for in `s`.
+   */
+  private readsReasoning(s: string, paren: number, brace: number, angle: number, bracket: number, arrows: number): boolean {
+    if (this.reasoning === undefined) return false;
+    this.nextIn = s;
+    this.nextAt = [paren, brace, angle, bracket, arrows];
+    return true;
+  }
+
   /** Takes up again the reasoning that the section or call just read had interrupted (called where such a frame is finished). */
   private resumeReasoning(): void {
     const reasoning = this.resumeAfterFrame;
@@ -1126,8 +1266,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   private enterReasoning(closers: readonly string[], interrupts: readonly string[]): void {
-    if (this.options.callsInReasoning) this.reasoningClosers = closers;
-    else {
+    if (this.options.callsInReasoning) {
+      this.reasoningClosers = closers;
+      // Calls in reasoning are read anyway: only the tokens that end it (harmony's headers) stay.
+      this.reasoningBreaks = interrupts === REASONING_INTERRUPTS ? NO_BREAKS : interrupts;
+    } else {
       const ends = interrupts.length === 0 ? closers : [...closers, ...interrupts];
       const firsts = [...new Set(ends.map((token) => token.charCodeAt(0)))];
       this.reasoning = { closers, interrupts, ends, firsts, carry: '' };
@@ -1157,6 +1300,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // A tool section (or a harmony header) opened inside reasoning ends it; it is read as usual.
         // A Kimi section or call inside `<think>` pauses it (see `interrupted`); a harmony header starts a new message.
         if (reasoning.interrupts === REASONING_INTERRUPTS) this.interrupted = reasoning;
+        // A harmony message cut short by the next header ends there (no closer: the end's text is empty).
+        else if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
         return { text: search, at: best };
       }
       if (this.withEvents) this.emit({ type: 'reasoning-end', text: bestToken });
@@ -1258,7 +1403,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             i = textStart = p + closer.length;
             continue;
           }
-          if (!this.final && closers.some((token) => s.length - p < token.length && token.startsWith(s.slice(p)))) {
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // The reasoning ends before the token, which is read as usual (no closer: the end's text is empty).
+            this.release(s, textStart, p);
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            if (this.withEvents) this.emit({ type: 'reasoning-end', text: '' });
+            textStart = p;
+          } else if (!this.final && [closers, breaks].some((tokens) => tokens.some((token) => s.length - p < token.length && token.startsWith(s.slice(p))))) {
             holdFrom = p;
             this.tailWait = undefined;
             break;
@@ -1271,7 +1424,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           break;
         }
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // The token that paused the reasoning opens nothing: it and what follows are reasoning again.
+            this.release(s, textStart, p);
+            this.emitReasoning(token);
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows);
+            return p + token.length;
+          }
+        }
         if (match === undefined) {
           i = p + 1;
           continue;
@@ -1293,11 +1457,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.lastReleased = -1;
             this.enterReasoning(match.closers, match.interrupts);
             i = textStart = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'block': {
@@ -1323,11 +1483,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           case 'marker': {
@@ -1335,6 +1491,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const brace = p + match.length;
             const end = this.feed(frame, s, brace + 1, -p);
             if (end < 0) {
@@ -1345,11 +1503,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = textStart = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, nextArrows];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
           }
           default: {
@@ -1393,7 +1547,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       ));
       this.release(s, textStart, frameStart);
       if (frame.kind === 'call' && this.withEvents) {
-        frame.id = this.options.id(frame.name, this.callCount);
+        frame.id = this.freshId(frame.name);
         this.emit({ type: 'tool-call-start', id: frame.id, name: frame.name });
       } else if (frame.kind === 'call') {
         frame.id = '';
@@ -1493,11 +1647,27 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             i = floor = p + closer.length;
             continue;
           }
+          const breaks = this.reasoningBreaks;
+          if (breaks.length !== 0 && breaks.some((token) => s.startsWith(token, p))) {
+            // As in `scanText`.
+            this.reasoningClosers = undefined;
+            this.reasoningBreaks = NO_BREAKS;
+            floor = p;
+          }
         }
         // Final: never 'partial'.
         const match = matchOpener(s, p, this, true);
         const interrupted = this.interrupted;
-        if (interrupted !== undefined) this.interrupted = undefined;
+        if (interrupted !== undefined) {
+          this.interrupted = undefined;
+          const token = match === undefined || match === 'partial' || match.type === 'text' ? interruptAt(interrupted, s, p) : undefined;
+          if (token !== undefined) {
+            // As in `scanText`.
+            this.enterReasoning(interrupted.closers, interrupted.interrupts);
+            this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1);
+            return p + token.length;
+          }
+        }
         if (match === undefined || match === 'partial') {
           i = p + 1;
           continue;
@@ -1513,11 +1683,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             this.enterReasoning(match.closers, match.interrupts);
             i = floor = p + match.length;
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           case 'block': {
             // Reasoning that this section interrupted goes on once it is read.
@@ -1541,17 +1707,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           case 'marker': {
             this.resumeAfterFrame = interrupted;
             const frame = newFrame({ kind: 'marker', name: match.name, argsOffset: match.length });
             frame.modelId = match.id;
+            frame.stopsAtAngle = match.stopsAtAngle === true;
+            frame.endToken = match.endToken;
             const end = this.feed(frame, s, p + match.length + 1, -p);
             if (end < 0) {
               frame.received = s.slice(p);
@@ -1561,11 +1725,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             }
             i = floor = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
-            if (this.reasoning !== undefined) {
-              this.nextIn = s;
-              this.nextAt = [nextParen, nextBrace, nextAngle, nextBracket, -1];
-              return i;
-            }
+            if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
           }
           default: {
@@ -1778,6 +1938,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * mismatched bracket, or the first non-key character after a JSON `{`), or -1.
    */
   private feed(frame: Frame, s: string, from: number, base: number): number {
+    if (frame.endTokenAt >= 0) return feedEndToken(frame, s, from);
     const stack = frame.stack;
     const json = frame.kind === 'json';
     let quote = frame.quote;
@@ -1802,6 +1963,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       const kind = c < 128 ? (CLASS[c] ?? 0) : 0;
       if (kind === 0) {
+        prev = c;
+        continue;
+      }
+      if (kind === 4) {
+        if (frame.stopsAtAngle) {
+          frame.status = 'not-json';
+          frame.quote = quote;
+          return i;
+        }
         prev = c;
         continue;
       }
@@ -1830,7 +2000,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         stack.pop();
         if (stack.length === 0) {
           frame.status = 'closed';
-          return i;
+          if (frame.endToken === undefined) return i;
+          // The object is complete: its end token may still follow (see `feedEndToken`).
+          frame.closeAt = base + i + 1;
+          frame.endTokenAt = 0;
+          frame.plain = false;
+          return feedEndToken(frame, s, i + 1);
         }
       }
       prev = c;
@@ -1931,8 +2106,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Decides a frame that ended at `s[end]`; returns where text scanning resumes. */
   private finish(frame: Frame, s: string, frameStart: number, end: number): number {
+    if (frame.endsAtObject) return this.finishAtObject(frame, s, frameStart, end);
     if (frame.status === 'not-json') {
-      this.releaseText(frame.received + s.slice(frameStart, end));
+      const text = frame.received + s.slice(frameStart, end);
+      // A broken call inside reasoning that it interrupted is part of that reasoning.
+      if (frame.kind === 'marker' && this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return end;
     }
     const text = frame.received + s.slice(frameStart, end + 1);
@@ -1946,8 +2125,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         break;
       }
       case 'marker': {
-        const args =
-          frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + text.length) : undefined;
+        // Past the object: its end token, when the marker has one.
+        const argsEnd = frame.closeAt >= 0 ? frame.closeAt : text.length;
+        const args = frame.status === 'closed' ? tryParseArguments(source, this.schemaOf(frame.name), offset + frame.argsOffset, offset + argsEnd) : undefined;
         this.settle(frame.name, args, text, undefined, frame.modelId);
         break;
       }
@@ -1963,6 +2143,37 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
     }
     return end + 1;
+  }
+
+  /**
+   * A marker call whose object was not followed by its end token (`s[end]`, the first character
+   * after it that is not, ends it): the call ends at its object, and what came after the object
+   * is read again. Returns where text scanning resumes in `s`, or -1 when that text (part of it
+   * from earlier chunks) was read here.
+   */
+  private finishAtObject(frame: Frame, s: string, frameStart: number, end: number): number {
+    frame.endsAtObject = false;
+    const text = frame.received + s.slice(frameStart, end);
+    const close = frame.closeAt;
+    this.settle(frame.name, tryParseArguments(text, this.schemaOf(frame.name), frame.argsOffset, close), text.slice(0, close), undefined, frame.modelId);
+    const inS = frameStart + close - frame.received.length;
+    if (inS >= frameStart) return inS;
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+    const rest = text.slice(close) + s.slice(end);
+    if (this.whole) this.driveWhole(rest, 0);
+    else this.drive(rest, 0);
+    return -1;
+  }
+
+  /** At the end of the text, a marker call still waiting for its end token: it ends at its object. */
+  private finishMarkerAtEnd(): void {
+    const frame = this.frame;
+    if (frame?.kind !== 'marker' || frame.endTokenAt < 0) return;
+    this.frame = undefined;
+    frame.endTokenAt = -1;
+    frame.endsAtObject = true;
+    this.finishAtObject(frame, '', 0, 0);
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
   }
 
   /**
@@ -2001,7 +2212,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const body = frame.body;
     const calls = body === undefined ? [] : parseBlock(body, text, frame.ends, frame.openerLength, this).filter((call) => this.accepts(call.name));
     if (calls.length === 0) {
-      this.releaseText(text);
+      // A section with no call inside reasoning that it interrupted is part of that reasoning.
+      if (this.resumeAfterFrame !== undefined) this.emitReasoning(text);
+      else this.releaseText(text);
       return;
     }
     let previous = 0;
@@ -2012,7 +2225,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const span = text.slice(previous, spanEnd);
       previous = spanEnd;
       const schema = this.schemaOf(call.name);
-      const args = call.args === undefined || schema === undefined ? call.args : tryParseArguments(JSON.stringify(call.args), schema);
+      const args = call.args === undefined || schema === undefined ? call.args : withSchema(call.args, schema);
       this.settle(call.name, args, span, undefined, call.id);
     }
   }
@@ -2061,7 +2274,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     let args: Record<string, unknown> | undefined;
     if (raw === null) args = {};
     else if (typeof raw === 'string') args = tryParseArguments(raw, schema);
-    else if (isRecord(raw)) args = schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema);
+    else if (isRecord(raw)) args = schema === undefined ? raw : withSchema(raw, schema);
     else return undefined;
     const id = modelIdOf(value);
     return id === undefined ? { name, args } : { name, args, id };
@@ -2077,7 +2290,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const raw = value[name];
     if (!isRecord(raw) || isObjectSchema(raw)) return undefined;
     const schema = allowed.get(name);
-    return { name, args: schema === undefined ? raw : tryParseArguments(JSON.stringify(raw), schema) };
+    return { name, args: schema === undefined ? raw : withSchema(raw, schema) };
   }
 
   /** The schema of a tool's arguments, when the allow-list gave one (`NativeContext`). */
@@ -2094,9 +2307,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     modelId: string | undefined,
     madeEnd?: string,
   ): void {
+    // Only a long source can nest that deep: the short calls of most outputs are not walked.
+    if (args !== undefined && text.length >= MAX_ARGUMENT_DEPTH && nestsTooDeep(args)) args = undefined;
     if (args === undefined) {
       if (startedId !== undefined && this.withEvents) {
         this.emit({ type: 'tool-call-discarded', id: startedId, text, reason: 'invalid-arguments' });
+      } else if (this.resumeAfterFrame !== undefined) {
+        // A broken call inside reasoning that its frame interrupted is part of that reasoning.
+        this.emitReasoning(text);
       } else {
         this.releaseText(text);
       }
@@ -2111,14 +2329,18 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       : found !== undefined && (this.seen === undefined && found.length <= DIRECT_COMPARE_LIMIT ? repeatsEarlier(found, name, args) : !this.seenCalls().add(name, args));
     if (repeat) {
       if (this.withEvents) {
-        const id = startedId ?? modelId ?? this.options.id(name, this.callCount);
+        const id = startedId ?? this.keptModelId(modelId) ?? this.freshId(name);
         this.emit({ type: 'tool-call-discarded', id, text, reason: 'duplicate' });
       }
       this.remember(text, madeEnd);
       return;
     }
-    const id = startedId !== undefined && startedId !== '' ? startedId : (modelId ?? this.options.id(name, this.callCount));
+    const kept = startedId !== undefined && startedId !== '' ? undefined : this.keptModelId(modelId);
+    const id = startedId !== undefined && startedId !== '' ? startedId : (kept ?? this.freshId(name));
     this.callCount++;
+    if (this.ids !== undefined) this.ids.set(id, kept !== undefined);
+    else if (this.withEvents) (this.idList ??= []).push(id);
+    if (kept !== undefined) this.modelIdKept = true;
     if (this.withEvents) {
       if (startedId === undefined) {
         this.emit({ type: 'tool-call-start', id, name });
@@ -2131,6 +2353,39 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       else found.push(toolCall);
     }
     this.remember(text, madeEnd);
+  }
+
+  /**
+   * The id a model wrote for a call, when it is kept: a safe one (`isSafeModelId`) that no
+   * earlier call of this text has (made ids included). Kimi and Mistral templates need the
+   * model's own id on the next turn; a repeated or unsafe one gets a made id instead.
+   */
+  private keptModelId(modelId: string | undefined): string | undefined {
+    if (modelId === undefined || !isSafeModelId(modelId)) return undefined;
+    let ids = this.ids;
+    if (ids === undefined) {
+      ids = this.ids = new Map();
+      for (const id of this.idList ?? []) ids.set(id, false);
+      for (const call of this.found ?? []) ids.set(call.id, false);
+      this.idList = undefined;
+    }
+    return ids.has(modelId) ? undefined : modelId;
+  }
+
+  /**
+   * The made id of the next call (`options.id`); when a model-written id kept earlier took it
+   * (`"id": "f_1"` before the call made `f_1`), the first free of `f_1_2`, `f_1_3`, ….
+   */
+  private freshId(name: string): string {
+    const id = this.options.id(name, this.callCount);
+    const ids = this.ids;
+    if (!this.modelIdKept || ids === undefined || ids.get(id) !== true) return id;
+    let candidate = id;
+    for (let k = 2; k < 2 + MAX_ID_SUFFIXES; k++) {
+      candidate = `${id}_${String(k)}`;
+      if (!ids.has(candidate)) break;
+    }
+    return candidate;
   }
 
   /** The calls seen; in batch made with the second call, from the calls so far (exactly those recorded). */

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@toolwire/core';
 import type { NativeCall, NativeContext } from './native-call.ts';
-import { setOwn } from './own-property.ts';
+import { setOwn } from './native-call.ts';
 import { convertXmlValue, propertySchema } from './xml-value.ts';
 
 /** MiniMax M3 writes this marker before every structural tag. */

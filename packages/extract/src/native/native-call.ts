@@ -6,6 +6,14 @@ export interface NativeContext {
   schemaOf(name: string): JsonSchema | undefined;
 }
 
+/**
+ * Sets `key` as `value`'s own property: a key the model wrote (`__proto__`) is an argument
+ * like any other, never the object's prototype.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A call read from a native block. */
 export interface NativeCall {
   name: string;

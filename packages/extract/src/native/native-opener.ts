@@ -36,8 +36,13 @@ export type OpenerMatch =
    * tag, which does not close the block.
    */
   | { type: 'block'; body: BlockBody; length: number; ends: readonly string[]; trailer?: string; nests?: boolean }
-  /** A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`, harmony. */
-  | { type: 'marker'; name: string; id?: string; length: number }
+  /**
+   * A header before a JSON object: `[TOOL_CALLS]NAME[ARGS]{`, `<function=NAME>{`, `>>>NAME\n{`,
+   * harmony, a Kimi call without its section. `stopsAtAngle`: the object ends, broken, at a `<`
+   * outside its strings (a Kimi call's arguments that never close end at the next token).
+   * `endToken`: a token the model may write after the object (space between), part of the call.
+   */
+  | { type: 'marker'; name: string; id?: string; length: number; stopsAtAngle?: boolean; endToken?: string }
   /** A reasoning block, ended by one of `closers`, or before one of `interrupts` (which is then read as usual). */
   | { type: 'reasoning'; length: number; closers: readonly string[]; interrupts: readonly string[] }
   /** A known token that opens no call (`<tool_call>` before JSON, a harmony `final` header): plain text. */
@@ -52,6 +57,7 @@ const MAX_HEADER = 400;
 /** A Kimi K2 call, which real output also writes without its section (and without its end token). */
 const KIMI_CALL = '<|tool_call_begin|>';
 const KIMI_ARGUMENTS = '<|tool_call_argument_begin|>';
+const KIMI_CALL_END = '<|tool_call_end|>';
 
 const REASONING: readonly (readonly [string, readonly string[]])[] = [
   ['<think>', ['</think>']],
@@ -68,6 +74,11 @@ const REASONING: readonly (readonly [string, readonly string[]])[] = [
  */
 export const REASONING_INTERRUPTS: readonly string[] = ['<|tool_calls_section_begin|>', '<|tool_call_section_begin|>', KIMI_CALL];
 const NO_INTERRUPTS: readonly string[] = [];
+
+/** The interrupts of reasoning closed by `closers`: Kimi's tokens inside `<think>`, only when Kimi K2 is read at all. */
+export function reasoningInterrupts(closers: readonly string[], context: OpenerContext): readonly string[] {
+  return closers.includes('</think>') && context.has('kimi-k2') ? REASONING_INTERRUPTS : NO_INTERRUPTS;
+}
 const HARMONY_CLOSERS: readonly string[] = ['<|end|>'];
 /** A harmony `analysis` message the model left without `<|end|>` ends where the next message's header begins (llama.cpp's GPT-OSS cases). */
 const HARMONY_INTERRUPTS: readonly string[] = ['<|start|>', '<|channel|>'];
@@ -161,7 +172,7 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   let partial = false;
   for (const [open, closers] of REASONING) {
     if (open.charCodeAt(0) !== c || (d >= 0 && open.charCodeAt(1) !== d)) continue;
-    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: closers.includes('</think>') ? REASONING_INTERRUPTS : NO_INTERRUPTS };
+    if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
   if (d === 0x74 && c === 0x3c && s.startsWith('<think:', i)) {
@@ -225,7 +236,10 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   if (blocks !== undefined) {
     for (const block of blocks) {
       if (!context.has(block.format)) continue;
-      if (s.startsWith(block.token, i)) return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+      if (s.startsWith(block.token, i)) {
+        if (block.body === 'functiongemma' || block.body === 'gemma') return afterCallToken(s, i, block);
+        return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+      }
       if (isPrefixAtEnd(s, i, block.token)) partial = true;
     }
   }
@@ -351,6 +365,30 @@ function matchHunyuanSuffixed(s: string, i: number, context: OpenerContext): Ope
   return afterPairCallTag(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`], context, 'hunyuan', [`</tool_call${suffix}>`]);
 }
 
+/** What may follow Gemma's call tokens (after space): the call, with the stray colon some outputs write. */
+const GEMMA_CALL: readonly string[] = ['call:', ':call:'];
+
+const GEMMA_CALL_TOKENS: readonly (readonly [string, ToolCallFormat])[] = [
+  ['<start_function_call>', 'functiongemma'],
+  ['<|tool_call>', 'gemma4'],
+];
+
+/**
+ * FunctionGemma's `<start_function_call>` and Gemma 4's `<|tool_call>` open a call only when
+ * `call:` follows (space between): prose that names the token ("it emits
+ * <start_function_call> first") is text, and does not hold back the rest of the output as an
+ * unclosed block.
+ */
+function afterCallToken(s: string, i: number, block: SimpleBlock): OpenerResult {
+  const length = block.token.length;
+  const after = skipSpace(s, i + length);
+  if (after >= s.length) return outOfText(i, after);
+  if (after - i >= MAX_HEADER) return { type: 'text', length };
+  if (GEMMA_CALL.some((call) => s.startsWith(call, after))) return { type: 'block', body: block.body, length, ends: block.ends };
+  if (GEMMA_CALL.some((call) => isPrefixAtEnd(s, after, call))) return 'partial';
+  return { type: 'text', length };
+}
+
 /**
  * A Kimi call outside a section: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>`
  * then the JSON arguments (read like a marker's; the id is the model's).
@@ -365,7 +403,11 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   const body = skipSpace(s, idStart + found + KIMI_ARGUMENTS.length);
   if (body >= s.length) return outOfText(i, body);
   if (body - i >= MAX_HEADER || s.charCodeAt(body) !== 0x7b || id === '' || !context.accepts(name)) return undefined;
-  return id === name ? { type: 'marker', name, length: body - i } : { type: 'marker', name, id, length: body - i };
+  // Valid arguments hold no `<` outside their strings: one there is the next token (`</think>`,
+  // `<|tool_call_end|>`, the next call's), and the arguments, never closed, end before it.
+  const marker: OpenerMatch = { type: 'marker', name, length: body - i, stopsAtAngle: true, endToken: KIMI_CALL_END };
+  if (id !== name) marker.id = id;
+  return marker;
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
@@ -474,18 +516,36 @@ function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerR
   return undefined;
 }
 
-/** Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it): `<function name="NAME">{…}</function>`. */
-const FUNCTION_NAME_TAG = '<function name="';
+/**
+ * Hermes 2 Pro's spelling of Functionary v3.1's tag (llama.cpp reads it):
+ * `<function name="NAME">{…}</function>`, the name also in single quotes, space allowed before `>`.
+ */
+const FUNCTION_NAME_TAG = '<function name=';
 
-/** `<function name="NAME">` then `{`. */
+/** Where the `>` of a `<function name="NAME"` tag whose name ends at `nameEnd` stands, when its quote `quote` closes it there; -1 when not; `s.length` when the text ends first. */
+function functionNameTagEnd(s: string, quote: number, nameEnd: number): number {
+  if (nameEnd >= s.length) return s.length;
+  if (s.charCodeAt(nameEnd) !== quote) return -1;
+  const gt = skipSpace(s, nameEnd + 1);
+  if (gt >= s.length) return s.length;
+  return s.charCodeAt(gt) === 0x3e ? gt : -1;
+}
+
+/** `<function name="NAME">` (or `'NAME'`, or a space before `>`) then `{`. */
 function afterFunctionNameTag(s: string, i: number, context: OpenerContext): OpenerResult {
-  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const quoteAt = i + FUNCTION_NAME_TAG.length;
+  if (quoteAt >= s.length) return outOfText(i, quoteAt);
+  const quote = s.charCodeAt(quoteAt);
+  if (quote !== 0x22 && quote !== 0x27) return undefined;
+  const nameStart = quoteAt + 1;
   const nameEnd = nameRunEnd(s, nameStart);
-  if (nameEnd + 1 >= s.length) return outOfText(i, nameEnd);
-  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || s.charCodeAt(nameEnd + 1) !== 0x3e) return undefined;
+  if (nameEnd === nameStart && nameEnd < s.length) return undefined;
+  const gt = functionNameTagEnd(s, quote, nameEnd);
+  if (gt >= s.length) return outOfText(i, s.length);
+  if (gt < 0 || nameEnd === nameStart) return undefined;
   const name = s.slice(nameStart, nameEnd);
   if (!context.accepts(name)) return undefined;
-  const after = skipSpace(s, nameEnd + 2);
+  const after = skipSpace(s, gt + 1);
   if (after >= s.length) return outOfText(i, after);
   if (after - i >= MAX_HEADER) return undefined;
   return s.charCodeAt(after) === 0x7b ? { type: 'marker', name, length: after - i } : undefined;
@@ -595,15 +655,25 @@ function harmonyHeader(s: string, i: number, context: OpenerContext): OpenerResu
   if (role !== undefined && role !== 'assistant') return { type: 'text', length };
   // The prompt ends with `<|start|>assistant`, so the model's first header may begin with the
   // rest of the role part: ` to=functions.NAME<|channel|>…` (llama.cpp's GPT-OSS cases).
+  let leading = false;
   if (recipient === undefined && role === undefined) {
     const lead = context.leadingRecipient?.(s, i);
-    if (lead !== undefined) recipient = `functions.${lead}`;
+    if (lead !== undefined) {
+      recipient = `functions.${lead}`;
+      leading = true;
+    }
   }
   if (recipient !== undefined && recipient.startsWith('functions.')) {
     const name = recipient.slice('functions.'.length);
     const body = skipSpace(s, at + message.length);
     if (body >= s.length) return outOfText(i, body);
-    if (s.charCodeAt(body) !== 0x7b || !context.accepts(name)) return { type: 'text', length };
+    if (s.charCodeAt(body) !== 0x7b) {
+      // A recipient read only from the text before the header is a guess: an analysis message
+      // that is no call's arguments is still reasoning.
+      if (leading && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
+      return { type: 'text', length };
+    }
+    if (!context.accepts(name)) return { type: 'text', length };
     return { type: 'marker', name, length: body - i };
   }
   if (recipient === undefined && channel === 'analysis') return { type: 'reasoning', length, closers: HARMONY_CLOSERS, interrupts: HARMONY_INTERRUPTS };
@@ -662,8 +732,8 @@ function nameLimit(i: number, nameStart: number): number {
 
 /**
  * Openers of fixed text, each with the format it needs (none: always looked for). No one is a
- * prefix of another, except MiniCPM5's `<function name=` of Functionary's `<function name="`
- * (held text that is the whole first is read by the MiniCPM5 wait, or waits for the `"`).
+ * prefix of another; MiniCPM5's and Functionary's `<function name=` are the same text, listed
+ * for each format.
  */
 const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] = [
   ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
@@ -761,6 +831,11 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
     if (s.startsWith('[ARGS]', nameEnd)) return skipSpace(s, nameEnd + '[ARGS]'.length) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
     return tagPrefixWait(s, i, nameEnd, ['[ARGS]', '[CALL_ID]']);
   }
+  for (const [token, format] of GEMMA_CALL_TOKENS) {
+    if (!context.has(format) || !s.startsWith(token, i)) continue;
+    const after = skipSpace(s, i + token.length);
+    return after >= s.length ? { type: 'space', limit: MAX_HEADER } : tagPrefixWait(s, i, after, GEMMA_CALL);
+  }
   if (context.has('functionary') && s.startsWith('>>>', i)) {
     const nameEnd = nameRunEnd(s, i + 3);
     if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, i + 3) };
@@ -822,12 +897,18 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
 
 /** The wait of `afterFunctionNameTag` (see there) when it gave `'partial'`. */
 function functionNameTagWait(s: string, i: number): OpenerWait | undefined {
-  const nameStart = i + FUNCTION_NAME_TAG.length;
+  const quoteAt = i + FUNCTION_NAME_TAG.length;
+  // The quote: the next character decides.
+  if (quoteAt >= s.length) return undefined;
+  const quote = s.charCodeAt(quoteAt);
+  const nameStart = quoteAt + 1;
   const nameEnd = nameRunEnd(s, nameStart);
   if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
-  // `"` then `>`: the next character decides.
-  if (nameEnd === nameStart || s.charCodeAt(nameEnd) !== 0x22 || nameEnd + 1 >= s.length) return undefined;
-  return s.charCodeAt(nameEnd + 1) === 0x3e && skipSpace(s, nameEnd + 2) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+  if (nameEnd === nameStart) return undefined;
+  const gt = functionNameTagEnd(s, quote, nameEnd);
+  // Space after the closing quote, or after `>`: more space or the next character decides.
+  if (gt >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return gt >= 0 && skipSpace(s, gt + 1) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
 }
 
 /** The wait of `afterTokens` (see there) when it gave `'partial'`. */

@@ -1,7 +1,6 @@
 import type { JsonSchema } from '@toolwire/core';
 import { skipSpace } from './json-extent.ts';
-import { Finder } from './native-call.ts';
-import { setOwn } from './own-property.ts';
+import { Finder, setOwn } from './native-call.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { convertXmlValue, propertySchema } from './xml-value.ts';
 

@@ -18,8 +18,10 @@ function endTokenLength(text: string, ends: readonly string[]): number {
 
 /**
  * DSML may wrap all arguments in one `arguments` or `input` parameter (vLLM unwraps it). A
- * wrapper marked `string="true"` holds the object as JSON text: unwrapped only where the tool's
- * schema is known and has no such property (else it may be a string argument of that name).
+ * wrapper whose value is a string holds the object as JSON text (DSML writes it with
+ * `string="true"`; a `string="false"` JSON string is read the same, the value alone being
+ * known here): unwrapped only where the tool's schema is known and has no such property (else
+ * it may be a string argument of that name).
  */
 function unwrapDsml(call: NativeCall, context: NativeContext): NativeCall {
   const args = call.args;

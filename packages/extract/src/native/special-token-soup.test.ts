@@ -2,8 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractOptions } from '../extract-options.ts';
 import { extractToolCalls } from '../extract-tool-calls.ts';
-import { createToolCallParser } from '../tool-call-parser.ts';
-import type { ToolCallParserEvent } from '../tool-call-parser-event.ts';
+import { streamInPieces } from '../../test/helpers/stream-in-pieces.ts';
 
 // Pieces of the special-token formats (and reasoning) in any order: every mix must read the
 // same in batch and streaming, and the events must give back the text. Such a mix found a name
@@ -57,13 +56,7 @@ const OPTIONS: readonly (ExtractOptions | undefined)[] = [
   { format: 'harmony' },
 ];
 
-function stream(text: string, size: number, options: ExtractOptions | undefined): ToolCallParserEvent[] {
-  const parser = createToolCallParser(options);
-  const events: ToolCallParserEvent[] = [];
-  for (let i = 0; i < text.length; i += size) events.push(...parser.push(text.slice(i, i + size)));
-  events.push(...parser.end());
-  return events;
-}
+const stream = streamInPieces;
 
 describe('special-token formats mixed', () => {
   it('read the same in batch and at every chunking, and the events give back the text', () => {

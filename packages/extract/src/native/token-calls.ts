@@ -84,33 +84,29 @@ export function parseDeepseekCalls(text: string, from: number, to: number, conte
   const begins = new DeepseekFinder(text, to, ['tool', 'call', 'begin']);
   const seps = new DeepseekFinder(text, to, ['tool', 'sep']);
   const callEnds = new DeepseekFinder(text, to, ['tool', 'call', 'end']);
-  const steps = new Finder(text, STEP_XML.invoke, to);
   let pos = from;
   while (pos < to) {
-    let begin = begins.next(pos);
-    // R1 distills may write the block opener then `function<｜tool▁sep｜>` with no call opener
-    // (llama.cpp reads it); only that R1 shape, so V3.1's `NAME<｜tool▁sep｜>` still needs one.
-    if (pos === from) {
-      const sep = seps.next(from);
-      if (sep !== undefined && (begin === undefined || sep.at < begin.at) && text.slice(from, sep.at).trim() === 'function') begin = { at: from, end: from };
+    // R1 distills may write `function<｜tool▁sep｜>` with no call opener (llama.cpp reads it),
+    // for any call of the block; only that R1 shape, so V3.1's `NAME<｜tool▁sep｜>` still needs one.
+    let callStart = bareFunctionAt(text, pos, to);
+    if (callStart < 0) {
+      const begin = begins.next(pos);
+      if (begin === undefined) break;
+      callStart = begin.end;
     }
-    if (begin === undefined) break;
-    const callEnd = callEnds.next(begin.end);
-    const step = steps.next(begin.end);
-    if (step >= 0 && (callEnd === undefined || step < callEnd.at)) {
-      const next = begins.next(begin.end);
-      if (next === undefined || step < next.at) {
-        const regionEnd = callEnd === undefined ? to : callEnd.at;
-        const invoked = parseXmlCalls(text, step, regionEnd, STEP_XML, context);
-        const end = callEnd === undefined ? regionEnd : callEnd.end;
-        invoked.forEach((call, k) => calls.push(k === invoked.length - 1 ? { ...call, end } : call));
-        pos = end;
-        continue;
-      }
+    const callEnd = callEnds.next(callStart);
+    const step = stepInvokeAt(text, callStart, to);
+    if (step >= 0) {
+      const regionEnd = callEnd === undefined ? to : callEnd.at;
+      const invoked = parseXmlCalls(text, step, regionEnd, STEP_XML, context);
+      const end = callEnd === undefined ? regionEnd : callEnd.end;
+      invoked.forEach((call, k) => calls.push(k === invoked.length - 1 ? { ...call, end } : call));
+      pos = end;
+      continue;
     }
-    const sep = seps.next(begin.end);
+    const sep = seps.next(callStart);
     if (sep === undefined) break;
-    const head = text.slice(begin.end, sep.at).trim();
+    const head = text.slice(callStart, sep.at).trim();
     let name: string;
     let argsStart: number;
     if (head === 'function' || head === '') {
@@ -140,6 +136,34 @@ export function parseDeepseekCalls(text: string, from: number, to: number, conte
   return calls;
 }
 
+/** Where `function` starts when `text` at `from` (after space) is `function<｜tool▁sep｜>` (R1 without a call opener); -1 otherwise. */
+function bareFunctionAt(text: string, from: number, to: number): number {
+  const at = skipSpace(text, from, to);
+  if (!text.startsWith('function', at)) return -1;
+  const end = deepseekToken(text, skipSpace(text, at + 'function'.length, to), ['tool', 'sep']);
+  return end >= 0 && end <= to ? at : -1;
+}
+
+/**
+ * Where Step-3's `<steptml:invoke` starts when it opens the call: right after the call token,
+ * or after `function<｜tool▁sep｜>` (and a name line), space between; -1 otherwise. Anywhere
+ * else (inside a JSON string of DeepSeek arguments) it is the arguments' text.
+ */
+function stepInvokeAt(text: string, callStart: number, to: number): number {
+  let at = skipSpace(text, callStart, to);
+  if (text.startsWith(STEP_XML.invoke, at)) return at;
+  if (!text.startsWith('function', at)) return -1;
+  const sepEnd = deepseekToken(text, skipSpace(text, at + 'function'.length, to), ['tool', 'sep']);
+  if (sepEnd < 0 || sepEnd > to) return -1;
+  at = skipSpace(text, sepEnd, to);
+  if (text.startsWith(STEP_XML.invoke, at)) return at;
+  // `function<｜tool▁sep｜>NAME` then the invoke on the next line.
+  const lineEnd = text.indexOf('\n', at);
+  if (lineEnd < 0 || lineEnd >= to) return -1;
+  at = skipSpace(text, lineEnd, to);
+  return text.startsWith(STEP_XML.invoke, at) ? at : -1;
+}
+
 /** The tool name in a Kimi call id: what lies between `functions.` and the last `:` (`functions.a.b:0` → `a.b`). */
 export function kimiName(id: string): string {
   const name = id.startsWith('functions.') ? id.slice('functions.'.length) : id;
@@ -158,8 +182,10 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
   const begins = new Finder(text, '<|tool_call_begin|>', to);
   // Arguments that do not close before the next call are dropped, and the next call read
   // (vLLM's case of a broken call before a good one). Arguments whose string holds the token
-  // are read to the block's end instead, once per block, which keeps the reading linear.
-  let unbounded = true;
+  // are read past it (to the section's end): a read that gives an object is taken, and the
+  // position jumps past it, so each character is paid once; failed reads are charged against
+  // a budget the size of the section, which keeps the reading linear.
+  let budget = to - from;
   let pos = from;
   while (pos < to) {
     const begin = begins.next(pos);
@@ -172,9 +198,16 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
     const argsStart = argBegin + '<|tool_call_argument_begin|>'.length;
     const next = begins.next(argsStart);
     let argsEnd = jsonExtent(text, argsStart, next < 0 ? to : next);
-    if (argsEnd < 0 && next >= 0 && unbounded) {
-      unbounded = false;
-      argsEnd = jsonExtent(text, argsStart, to);
+    let args = argsEnd < 0 ? undefined : parseJsonArguments(text.slice(argsStart, argsEnd));
+    if (argsEnd < 0 && next >= 0 && budget > 0) {
+      const unbounded = jsonExtent(text, argsStart, to);
+      const read = unbounded < 0 ? undefined : parseJsonArguments(text.slice(argsStart, unbounded));
+      if (read === undefined) {
+        budget -= (unbounded < 0 ? to : unbounded) - argsStart;
+      } else {
+        argsEnd = unbounded;
+        args = read;
+      }
     }
     if (argsEnd < 0) {
       if (next < 0) break;
@@ -183,7 +216,7 @@ export function parseKimiCalls(text: string, from: number, to: number): NativeCa
     }
     const endAt = skipSpace(text, argsEnd, to);
     const callEnd = text.startsWith('<|tool_call_end|>', endAt) ? endAt + '<|tool_call_end|>'.length : argsEnd;
-    const call: NativeCall = { name, args: parseJsonArguments(text.slice(argsStart, argsEnd)), end: callEnd };
+    const call: NativeCall = { name, args, end: callEnd };
     if (id !== name) call.id = id;
     calls.push(call);
     pos = callEnd;

@@ -1,5 +1,5 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
-import { Finder } from './native-call.ts';
+import { Finder, setOwn } from './native-call.ts';
 import { isQuotedOpen } from './native-opener.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { allowsJsonValue, convertXmlValue, isPlainString, propertySchema } from './xml-value.ts';
@@ -345,11 +345,11 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
         // DSML marks non-string values: they are JSON, unless the schema says otherwise
         // (`null` for a string property is the text "null", as vLLM reads it).
         const parsed = tryJson(value);
-        values[key] = parsed === undefined || !allowsJsonValue(property, parsed.value) ? convertXmlValue(value, property) : parsed.value;
+        setOwn(values, key, parsed === undefined || !allowsJsonValue(property, parsed.value) ? convertXmlValue(value, property) : parsed.value);
       } else if (stringAttribute === 'true') {
-        values[key] = value;
+        setOwn(values, key, value);
       } else {
-        values[key] = convertXmlValue(value, property);
+        setOwn(values, key, convertXmlValue(value, property));
       }
     }
     if (!closed) {
@@ -481,7 +481,7 @@ export function parseGlmCall(text: string, from: number, to: number, context: Na
     const valueEndAt = valueCloses.next(v);
     if (valueEndAt < 0) return undefined;
     const raw = text.slice(v + '<arg_value>'.length, valueEndAt);
-    values[key] = convertXmlValue(raw, propertySchema(schema, key));
+    setOwn(values, key, convertXmlValue(raw, propertySchema(schema, key)));
     i = valueEndAt + '</arg_value>'.length;
   }
   return { name, args: values, end: to };

@@ -1,6 +1,5 @@
 import { isJsonSpace, skipSpace, tryJson } from './json-extent.ts';
-import { Finder } from './native-call.ts';
-import { setOwn } from './own-property.ts';
+import { Finder, setOwn } from './native-call.ts';
 import type { NativeCall } from './native-call.ts';
 
 /** Kimi K3's XTML markers: `<|open|>TAG ATTRS<|sep|>BODY<|close|>TAG<|sep|>`. */
