@@ -408,6 +408,8 @@ const adversarial: [string, (size: number) => string][] = [
   ['MiniMax M3 nested elements unclosed', (size) => `]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">${']<]minimax[>[<a>'.repeat(size / 16)}`],
   ['MiniMax M3 blocks unclosed', (size) => ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>'.repeat(size / 70)],
   ['Kimi K3 calls unclosed', (size) => '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>'.repeat(size / 103)],
+  ['Kimi K3 call headers without <|sep|>', (size) => `<|open|>tools<|sep|>${'<|open|>call'.repeat(size / 12)}<|close|>tools<|sep|>`],
+  ['Kimi K3 argument headers without <|sep|>', (size) => `<|open|>tools<|sep|><|open|>call tool="f"<|sep|>${'<|open|>argument'.repeat(size / 16)}<|close|>tools<|sep|>`],
   ['MiniCPM5 headers without >', (size) => '<function name="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.repeat(size / 65)],
   ['MiniCPM5 calls unclosed', (size) => '<function name="f"><param name="a">x'.repeat(size / 36)],
   ['PLaMo 3 requests unclosed', (size) => '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{'.repeat(size / 167)],

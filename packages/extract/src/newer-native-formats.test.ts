@@ -568,4 +568,15 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
       expect(extractToolCalls(text)).toEqual([]);
     }
   });
+
+  it('reads a Kimi K3 block of a megabyte of headers without `<|sep|>` (each header is searched only as far as a header reaches)', () => {
+    // A search for `<|sep|>` to the block's end from every header took 20 s here (quadratic).
+    const close = '<|close|>tools<|sep|> after';
+    const calls = `<|open|>tools<|sep|>${'<|open|>call'.repeat(80_000)}${close}`;
+    const args = `<|open|>tools<|sep|><|open|>call tool="f"<|sep|>${'<|open|>argument'.repeat(60_000)}${close}`;
+    const closed = `<|open|>tools<|sep|><|open|>call tool="f"<|sep|>${'<|open|>argument'.repeat(60_000)}<|open|>argument key="a" type="string"<|sep|>x<|close|>argument<|sep|><|close|>call<|sep|>${close}`;
+    expect(extractToolCalls(calls)).toEqual([]);
+    expect(extractToolCalls(args)).toEqual([]);
+    expect(extractToolCalls(closed).map((c) => [c.name, c.arguments])).toEqual([['f', { a: 'x' }]]);
+  });
 });

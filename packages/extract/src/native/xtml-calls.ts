@@ -28,8 +28,12 @@ function xtmlAttribute(header: string, key: string): string | undefined {
 
 /** The header of a tag opened at `at` (`<|open|>call …<|sep|>`): its text and where the body starts, or undefined. */
 function header(text: string, at: number, tag: string, to: number): { attrs: string; body: number } | undefined {
-  const sep = text.indexOf(SEP, at + tag.length);
-  if (sep < 0 || sep + SEP.length > to || sep - at > MAX_HEADER) return undefined;
+  // Searched only as far as a header may reach: a search to the block's end from every one of
+  // many openers without a `<|sep|>` would be quadratic.
+  const window = text.slice(at + tag.length, Math.min(to, at + MAX_HEADER + SEP.length));
+  const found = window.indexOf(SEP);
+  if (found < 0) return undefined;
+  const sep = at + tag.length + found;
   // `<|open|>callx` is another tag.
   const after = text.charCodeAt(at + tag.length);
   if (sep !== at + tag.length && !isJsonSpace(after)) return undefined;
