@@ -88,6 +88,16 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'minicpm5',
 ];
 
+/**
+ * Formats read only when asked for (`format`, or listed in `formats`): their markup is common
+ * in prose and docs (MiniCPM5's `<function name="open"><param name="path">…` is how many XML
+ * API references describe a function), so auto-detection would take text for calls.
+ */
+export const OPT_IN_FORMATS: readonly ToolCallFormat[] = ['minicpm5'];
+
+/** The formats looked for when the options name none: every format but `OPT_IN_FORMATS`. */
+export const DEFAULT_FORMATS: readonly ToolCallFormat[] = ALL_FORMATS.filter((format) => !OPT_IN_FORMATS.includes(format));
+
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
 export interface ExtractableTool {
   name: string;
@@ -105,7 +115,10 @@ export interface ExtractOptions {
    * editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
-  /** The formats to look for (default: all, auto-detected in the same pass). */
+  /**
+   * The formats to look for (default: all but `minicpm5`, auto-detected in the same pass;
+   * `minicpm5` is read only when named here or in `format`).
+   */
   formats?: readonly ToolCallFormat[];
   /** Looks for this one format only, when the caller knows the model (`format: 'qwen3-xml'`). Wins over `formats`. */
   format?: ToolCallFormat;
@@ -182,7 +195,7 @@ interface ResolvedTools {
  */
 const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
 const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
-const ALL = new Set<ToolCallFormat>(ALL_FORMATS);
+const DEFAULT = new Set<ToolCallFormat>(DEFAULT_FORMATS);
 
 function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
   const cached = toolCache.get(tools);
@@ -207,7 +220,7 @@ function longListMap(tools: readonly (string | ExtractableTool)[]): ReadonlyMap<
 
 function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
   const list = options?.format !== undefined ? [options.format] : options?.formats;
-  if (list === undefined) return ALL;
+  if (list === undefined) return DEFAULT;
   const key = list.join(',');
   let set = formatCache.get(key);
   if (set === undefined) {
@@ -225,7 +238,7 @@ const DEFAULTS: ResolvedExtractOptions = {
   call: true,
   json: true,
   functionary: true,
-  formats: ALL,
+  formats: DEFAULT,
   callsInReasoning: false,
   startInReasoning: false,
   id: defaultId,
@@ -272,7 +285,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     // The list itself is read only for an output with a possible call (memory that, with a new
     // list per output, the processor has to fetch).
     if (alone) {
-      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: DEFAULT, callsInReasoning: false, startInReasoning: false, id: defaultId };
     }
     return resolvedWith(options, allowed, prefixes, true);
   }

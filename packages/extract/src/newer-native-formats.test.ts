@@ -450,21 +450,44 @@ describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
   });
 });
 
-describe('MiniCPM5 XML (minicpm5)', () => {
+describe('MiniCPM5 XML (minicpm5, read only when asked for)', () => {
+  const M = { format: 'minicpm5' } as const;
+
   it('reads function elements with param elements, text around them, values trimmed and typed by the schema', () => {
     const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters">{"a": [1, "</param>"]}</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
-    expect(checked(text)).toEqual([
+    expect(checked(text, M)).toEqual([
       { name: 'get_weather', arguments: { city: '北京', filters: '{"a": [1, "</param>"]}' } },
       { name: 'get_time', arguments: {} },
     ]);
-    expect(checked(text, { tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: '北京', filters: { a: [1, '</param>'] } });
-    expect(checked(text, { format: 'minicpm5' })).toHaveLength(2);
+    expect(checked(text, { ...M, tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: '北京', filters: { a: [1, '</param>'] } });
+    expect(checked(text, { formats: ['json', 'minicpm5'] })).toHaveLength(2);
     expect(checked(text, { format: 'qwen3-xml' })).toEqual([]);
   });
 
+  it('is not auto-detected: XML docs and markup in prose that look like its calls are text', () => {
+    // As an XML API reference describes a function, and an element of some markup language.
+    const docs = '<function name="open">\n<param name="path" type="string">File path</param>\n</function>\nand <function name="init"></function>.';
+    expect(checked(docs)).toEqual([]);
+    expect(checked(docs, { tools: ['open', 'init'] })).toEqual([]);
+    expect(textOutside(docs)).toBe(docs);
+    expect(checked(docs, M)).toEqual([{ name: 'open', arguments: { path: 'File path' } }, { name: 'init', arguments: {} }]);
+  });
+
+  it('reads a param tag only when space follows its name, and never a self-closing one', () => {
+    // `<parameter …>` and `<params>` are other tags; `<param … />` holds no value.
+    const other = '<function name="open">\n<parameter name="path">/tmp</parameter>\n</function>';
+    const params = '<function name="open"><params><param name="path">/tmp</param></params></function>';
+    const selfClosing = '<function name="open">\n<param name="path" type="string" />\n<param name="mode">r</param>\n</function>';
+    for (const text of [other, params, selfClosing]) {
+      expect(checked(text, M)).toEqual([]);
+      expect(textOutside(text, M)).toBe(text);
+    }
+    expect(checked('<function name="open"><param\tname="path">/tmp</param><param\nname="mode">r</param></function>', M)).toEqual([{ name: 'open', arguments: { path: '/tmp', mode: 'r' } }]);
+  });
+
   it('takes no prose for a call, and reports truncated output as incomplete', () => {
-    expect(checked('In JS, <function name="x"> is not HTML; <function name=f> neither.')).toEqual([]);
-    incomplete('<function name="get_weather"><param name="city">Pa');
+    expect(checked('In JS, <function name="x"> is not HTML; <function name=f> neither.', M)).toEqual([]);
+    incomplete('<function name="get_weather"><param name="city">Pa', M);
   });
 });
 

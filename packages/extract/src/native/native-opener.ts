@@ -491,8 +491,11 @@ function afterMiniCpmTag(s: string, i: number, context: OpenerContext): OpenerRe
   const quote = name.charCodeAt(0);
   if ((quote === 0x22 || quote === 0x27) && name.length > 1 && name.charCodeAt(name.length - 1) === quote) name = name.slice(1, -1);
   if (name === '' || !context.accepts(name)) return undefined;
-  return afterTokens(s, i, gt + 1, ['<param', '</function>'], 'minicpm', ['</function>']);
+  return afterTokens(s, i, gt + 1, MINICPM_NEXT, 'minicpm', ['</function>']);
 }
+
+/** What opens a MiniCPM5 call's body: `<param` then space (not `<parameter`, `<params>`), or the call's end. */
+const MINICPM_NEXT: readonly string[] = ['<param ', '<param\t', '<param\n', '<param\r', '</function>'];
 
 /** `<function=NAME>` then `{` (Functionary v3.1) or `<parameter=`/`</function>` (Qwen3 XML without the wrapper). */
 function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerResult {
@@ -873,7 +876,7 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
   if (context.has('minicpm5') && s.startsWith(MINICPM, i)) {
     const gt = headerEnd(s, i);
     if (gt < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
-    return tokensWait(s, i, gt + 1, ['<param', '</function>']);
+    return tokensWait(s, i, gt + 1, MINICPM_NEXT);
   }
   if (s.startsWith('<think:', i)) {
     const from = i + '<think'.length;

@@ -25,6 +25,12 @@ interface XmlDialect {
   trim: 'newline' | 'paired-newline' | 'all' | 'all-but-string' | 'none';
   /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
   quotesCalls: boolean;
+  /**
+   * MiniCPM5: a parameter tag is one only when space follows its name (`<parameter …>` and
+   * `<params>` are other tags) and it is not self-closing (`<param name="path" />`, as XML
+   * docs write a parameter, holds no value). Any other makes the call not one of this format.
+   */
+  strictParameter?: boolean;
 }
 
 /** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
@@ -101,6 +107,7 @@ export const MINICPM_XML: XmlDialect = {
   attributes: true,
   trim: 'all',
   quotesCalls: false,
+  strictParameter: true,
 };
 
 const MAX_TAG = 300;
@@ -169,12 +176,14 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
 /** The tag that opens a parameter at `at`: its key and where its text ends (past `>`), or undefined. */
 function openTag(text: string, at: number, to: number, dialect: XmlDialect): { key: string | undefined; end: number } | undefined {
   const from = at + dialect.parameter.length;
+  if (dialect.strictParameter === true && (from >= to || !isJsonSpace(text.charCodeAt(from)))) return undefined;
   // Bounded: a run of openers without `>` must not make every one search to the end.
   const limit = Math.min(to, at + MAX_TAG);
   let close = from;
   while (close < limit && text.charCodeAt(close) !== 0x3e && text.charCodeAt(close) !== 0x3c) close++;
   // No `>` before the next `<`: not a tag (`<parameter=` in text runs into the next real tag).
   if (close >= limit || text.charCodeAt(close) === 0x3c) return undefined;
+  if (dialect.strictParameter === true && text.charCodeAt(close - 1) === 0x2f) return undefined;
   const tag = text.slice(from, close);
   const key = (dialect.attributes ? attribute(tag, 'name') : tag)?.trim();
   return { key: key === '' ? undefined : key, end: close + 1 };
