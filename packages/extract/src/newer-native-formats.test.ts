@@ -159,6 +159,16 @@ describe('Hunyuan HY v3 / v4', () => {
     expect(checked('<think:a b> is text, and so is <think:> here')).toEqual([]);
   });
 
+  it('reads <think:SUFFIX> as reasoning only when Hunyuan (glm) is looked for', () => {
+    const text = 'Use <think:deep> mode; search(q="x")';
+    const search = [{ name: 'search', arguments: { q: 'x' } }];
+    expect(checked(text, { format: 'call' })).toEqual(search);
+    expect(checked(text, { formats: ['call', 'json', 'qwen3-xml'] })).toEqual(search);
+    expect(stream(text, 1, { format: 'call' }).some((e) => e.type === 'reasoning-start')).toBe(false);
+    // With glm, it is Hunyuan's reasoning, never closed: the call in it is reasoning.
+    expect(checked(text, { formats: ['call', 'glm'] })).toEqual([]);
+  });
+
   it('keeps values holding the call’s own tags (a value ends at its closing tag)', () => {
     const S = ':s';
     const text = `<tool_calls${S}><tool_call${S}>note<arg_key${S}>body</arg_key${S}><arg_value${S}>see </tool_call${S}> and <arg_key${S}>x</arg_value${S}></tool_call${S}></tool_calls${S}>`;

@@ -175,8 +175,9 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
-  if (d === 0x74 && c === 0x3c && s.startsWith('<think:', i)) {
-    // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`.
+  if (d === 0x74 && c === 0x3c && context.has('glm') && s.startsWith('<think:', i)) {
+    // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`
+    // (read with Hunyuan's calls, the `glm` format: other text may write `<think:deep>` as prose).
     const end = suffixEnd(s, i + '<think'.length);
     if (end === s.length) return 'partial';
     if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`], interrupts: NO_INTERRUPTS };
@@ -743,7 +744,7 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
   ['<tool_call>', undefined],
   ['<tool_call:', 'glm'],
-  ['<think:', undefined],
+  ['<think:', 'glm'],
   ['<tool_calls:', 'glm'],
   [IFM_CALL, 'glm'],
   [DOTS, 'minimax-m2'],
@@ -878,7 +879,7 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
     if (gt < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
     return tokensWait(s, i, gt + 1, MINICPM_NEXT);
   }
-  if (s.startsWith('<think:', i)) {
+  if (context.has('glm') && s.startsWith('<think:', i)) {
     const from = i + '<think'.length;
     return suffixEnd(s, from) === s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
   }
