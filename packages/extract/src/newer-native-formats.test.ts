@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CallTextCleaner } from './call-text-cleaner.ts';
+import { ALL_FORMATS } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
 
@@ -611,5 +613,39 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
     expect(extractToolCalls(calls)).toEqual([]);
     expect(extractToolCalls(args)).toEqual([]);
     expect(extractToolCalls(closed).map((c) => [c.name, c.arguments])).toEqual([['f', { a: 'x' }]]);
+  });
+});
+
+describe('namespaced names (ns::tool): the formats the README lists', () => {
+  const name = 'mcp::search';
+  const call = { name, arguments: { q: 'x' } };
+  const D = '\uff5cDSML\uff5c ';
+  const listed = { tools: [name], formats: ALL_FORMATS };
+
+  it('reads them where the format\'s reader, not its opener, reads the name', () => {
+    const read = [
+      ...(['json-tag', 'hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'functiongemma', 'harmony', 'apertus', 'solar-open', 'plamo3', 'minicpm5'] as const).map((format) => renderToolCall(call, format)),
+      `[TOOL_CALLS] [{"name": "${name}", "arguments": {"q": "x"}}]`,
+      `<${D}calls><${D}invoke name="${name}"><${D}parameter name="q" string="true">x</${D}parameter></${D}invoke></${D}calls>`,
+      `<tool_calls:s><tool_call:s>${name}<arg_key:s>q</arg_key:s><arg_value:s>x</arg_value:s></tool_call:s></tool_calls:s>`,
+      `<iquestcoder_tool_call>${name}<arg_key>q</arg_key><arg_value>x</arg_value></iquestcoder_tool_call>`,
+      `<dots_function_call><invoke name="${name}"><parameter name="q">x</parameter></invoke></dots_function_call>`,
+      `<|tool_call:begin|>i1<|tool_call:name|>${name}<|tool_call:args|>{"q":"x"}<|tool_call:end|>`,
+    ];
+    for (const text of read) expect(checked(text, listed).map((c) => c.name), text).toEqual([name]);
+  });
+
+  it('leaves them as text where the opener reads the name (it stops at `:`), even when listed', () => {
+    const unread = [
+      ...(['glm', 'mistral', 'functionary'] as const).map((format) => renderToolCall(call, format)),
+      `<tool_call:s>${name}<arg_key:s>q</arg_key:s><arg_value:s>x</arg_value:s></tool_call:s>`,
+      `<tool_call>${name}<tool_sep><arg_key>q</arg_key><arg_value>x</arg_value></tool_call>`,
+      `<ifm|tool_call>${name}<ifm|arg_key>q</ifm|arg_key><ifm|arg_value>x</ifm|arg_value></ifm|tool_call>`,
+      `<function=${name}>\n<parameter=q>\nx\n</parameter>\n</function>`,
+      `<function name="${name}">{"q": "x"}</function>`,
+      `>>>${name}\n{"q": "x"}`,
+      `<tool_call>function\n${name}\n{"q": "x"}</tool_call>`,
+    ];
+    for (const text of unread) expect(checked(text, listed).map((c) => c.name), text).not.toContain(name);
   });
 });
