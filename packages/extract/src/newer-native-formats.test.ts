@@ -616,36 +616,41 @@ describe('adversarial input of the newer spellings (speed is measured in bench/,
   });
 });
 
-describe('namespaced names (ns::tool): the formats the README lists', () => {
+describe('namespaced names (ns::tool) in every format', () => {
   const name = 'mcp::search';
   const call = { name, arguments: { q: 'x' } };
   const D = '\uff5cDSML\uff5c ';
-  const listed = { tools: [name], formats: ALL_FORMATS };
 
-  it('reads them where the format\'s reader, not its opener, reads the name', () => {
-    const read = [
-      ...(['json-tag', 'hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'functiongemma', 'harmony', 'apertus', 'solar-open', 'plamo3', 'minicpm5'] as const).map((format) => renderToolCall(call, format)),
+  it('reads them as written, in batch and at every chunking, listed or (where markup delimits the name) not', () => {
+    const texts = [
+      ...ALL_FORMATS.filter((format) => format !== 'call' && format !== 'json').map((format) => renderToolCall(call, format)),
+      renderToolCall(call, 'json-tag'),
       `[TOOL_CALLS] [{"name": "${name}", "arguments": {"q": "x"}}]`,
       `<${D}calls><${D}invoke name="${name}"><${D}parameter name="q" string="true">x</${D}parameter></${D}invoke></${D}calls>`,
       `<tool_calls:s><tool_call:s>${name}<arg_key:s>q</arg_key:s><arg_value:s>x</arg_value:s></tool_call:s></tool_calls:s>`,
-      `<iquestcoder_tool_call>${name}<arg_key>q</arg_key><arg_value>x</arg_value></iquestcoder_tool_call>`,
-      `<dots_function_call><invoke name="${name}"><parameter name="q">x</parameter></invoke></dots_function_call>`,
-      `<|tool_call:begin|>i1<|tool_call:name|>${name}<|tool_call:args|>{"q":"x"}<|tool_call:end|>`,
-    ];
-    for (const text of read) expect(checked(text, listed).map((c) => c.name), text).toEqual([name]);
-  });
-
-  it('leaves them as text where the opener reads the name (it stops at `:`), even when listed', () => {
-    const unread = [
-      ...(['glm', 'mistral', 'functionary'] as const).map((format) => renderToolCall(call, format)),
       `<tool_call:s>${name}<arg_key:s>q</arg_key:s><arg_value:s>x</arg_value:s></tool_call:s>`,
       `<tool_call>${name}<tool_sep><arg_key>q</arg_key><arg_value>x</arg_value></tool_call>`,
+      `<iquestcoder_tool_call>${name}<arg_key>q</arg_key><arg_value>x</arg_value></iquestcoder_tool_call>`,
       `<ifm|tool_call>${name}<ifm|arg_key>q</ifm|arg_key><ifm|arg_value>x</ifm|arg_value></ifm|tool_call>`,
+      `<dots_function_call><invoke name="${name}"><parameter name="q">x</parameter></invoke></dots_function_call>`,
+      `<|tool_call:begin|>i1<|tool_call:name|>${name}<|tool_call:args|>{"q":"x"}<|tool_call:end|>`,
       `<function=${name}>\n<parameter=q>\nx\n</parameter>\n</function>`,
       `<function name="${name}">{"q": "x"}</function>`,
       `>>>${name}\n{"q": "x"}`,
       `<tool_call>function\n${name}\n{"q": "x"}</tool_call>`,
     ];
-    for (const text of unread) expect(checked(text, listed).map((c) => c.name), text).not.toContain(name);
+    for (const text of texts) {
+      expect(checked(`Sure. ${text}`, { tools: [name], formats: ALL_FORMATS }), text).toEqual([call]);
+      expect(checked(`Sure. ${text}`, { formats: ALL_FORMATS }), text).toEqual([call]);
+      // Only the name as written is listed.
+      expect(checked(`Sure. ${text}`, { tools: ['search', 'mcp'], formats: ALL_FORMATS }), text).toEqual([]);
+    }
+  });
+
+  it('ends a name at a single colon or a join that no name follows', () => {
+    expect(checked('<tool_call>a:b<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>')).toEqual([]);
+    expect(checked('<tool_call>a::<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>')).toEqual([]);
+    expect(checked('[TOOL_CALLS]a:::b[ARGS]{"q": "x"}')).toEqual([]);
+    expect(checked('>>>a::b::c\n{"q": "x"}')).toEqual([{ name: 'a::b::c', arguments: { q: 'x' } }]);
   });
 });

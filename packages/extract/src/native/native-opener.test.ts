@@ -66,7 +66,7 @@ const opener = fc.oneof(
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */
 const mutated = fc
-  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
+  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', ':', '::', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
   .map(([text, edits]) => edits.reduce((s, [at, piece]) => s.slice(0, at % (s.length + 1)) + piece + s.slice((at % (s.length + 1)) + 1), text));
 
 /**
@@ -105,6 +105,19 @@ describe('openerWait', () => {
         }
       }
     }
+  });
+
+  it('waits through namespaced names (ns::tool) and stops at a single colon', () => {
+    const ctx = context(EVERY_FORMAT);
+    for (const start of ['[TOOL_CALLS]', '>>>', '<function=', '<tool_call>', '<tool_call:x>', '<ifm|tool_call>', '<tool_call>function\n', '<function name="']) {
+      for (const name of ['mcp::search', 'a::b::c', 'a:b', 'a:::b', 'a::', `${'a::'.repeat(50)}b`]) checkWaits(`${start}${name}[ARGS]{`, ctx);
+    }
+    const held = '[TOOL_CALLS]mcp:';
+    const wait = openerWait(held, 0, ctx);
+    expect(wait?.type).toBe('name');
+    if (wait === undefined) return;
+    expect(keepsWaiting(wait, held, ':'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(wait, held, 's'.charCodeAt(0))).toBe(false);
   });
 
   it('stops waiting at the longest name and header the matchers read', () => {

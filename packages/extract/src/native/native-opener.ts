@@ -140,11 +140,22 @@ function isPrefixAtEnd(s: string, i: number, token: string): boolean {
   return true;
 }
 
-/** End of a name run starting at `from` (or `from` when there is none). */
+/**
+ * End of a name run starting at `from` (or `from` when there is none). Runs joined by `::`
+ * are one name (`ns::tool`, see `isNamespacedName`); `s.length` when the text ends inside
+ * such a join (`ns:`), which the next characters decide.
+ */
 function nameRunEnd(s: string, from: number): number {
   let j = from;
-  while (j < s.length && j - from <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j))) j++;
-  return j;
+  while (true) {
+    while (j < s.length && j - from <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j))) j++;
+    if (j === from || j >= s.length || j - from > MAX_NAME_LENGTH || s.charCodeAt(j) !== 0x3a) return j;
+    if (j + 1 >= s.length) return s.length;
+    if (s.charCodeAt(j + 1) !== 0x3a) return j;
+    if (j + 2 >= s.length) return s.length;
+    if (!isNameRunUnit(s.charCodeAt(j + 2))) return j;
+    j += 2;
+  }
 }
 
 /** Result when the text ran out at `at`: wait for more unless the header is already too long. */
@@ -609,8 +620,13 @@ export function functionaryBefore(s: string, brace: number, floor: number): numb
   let j = brace;
   while (j > floor && isJsonSpace(s.charCodeAt(j - 1))) j--;
   const nameEnd = j;
-  // The forward reading takes a run of up to MAX_NAME_LENGTH + 1 units (`nameRunEnd`).
-  while (j > floor && nameEnd - j <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j - 1))) j--;
+  // The forward reading takes a run of up to MAX_NAME_LENGTH + 1 units (`nameRunEnd`), runs
+  // joined by `::` included.
+  while (true) {
+    while (j > floor && nameEnd - j <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j - 1))) j--;
+    if (j - 3 < floor || j === nameEnd || nameEnd - j > MAX_NAME_LENGTH || s.charCodeAt(j - 1) !== 0x3a || s.charCodeAt(j - 2) !== 0x3a || !isNameRunUnit(s.charCodeAt(j - 3))) break;
+    j -= 2;
+  }
   if (j === nameEnd || j - 3 < floor) return -1;
   return s.charCodeAt(j - 1) === 0x3e && s.charCodeAt(j - 2) === 0x3e && s.charCodeAt(j - 3) === 0x3e ? j - 3 : -1;
 }
@@ -991,8 +1007,15 @@ export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait
     }
     case 'char':
       return c !== wait.char && held.length + 1 < wait.limit ? wait : undefined;
-    case 'name':
-      return isNameRunUnit(c) && held.length + 1 < wait.limit ? wait : undefined;
+    case 'name': {
+      if (held.length + 1 >= wait.limit) return undefined;
+      // Through a `::` join (`ns::tool`, see `nameRunEnd`): `a:` then `:` or a name character
+      // after `a::` leaves the name undecided; a name character after a single `:` ends it.
+      const last = held.charCodeAt(held.length - 1);
+      const single = last === 0x3a && held.charCodeAt(held.length - 2) !== 0x3a;
+      if (c === 0x3a) return isNameRunUnit(last) || single ? wait : undefined;
+      return isNameRunUnit(c) && !single ? wait : undefined;
+    }
     case 'space':
       return isJsonSpace(c) && held.length + 1 < wait.limit ? wait : undefined;
     default: {
