@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createToolCallParser, extractToolCalls, renderToolCall } from '@toolwire/extract';
-import type { TextToolFormat, ToolCallParserEvent, ToolCallSink } from '@toolwire/extract';
+import type { ExtractOptions, TextToolFormat, ToolCallParserEvent, ToolCallSink } from '@toolwire/extract';
 import { compare, printTable } from '../../../bench/harness.ts';
 // Internal: what withTextToolCalling runs on a model's text, measured without a model around it.
 import { TextToolsDecoder } from '../src/text-tools-decoder.ts';
@@ -384,7 +384,8 @@ await compare({
 });
 
 // (g) Adversarial input for every native format at 1 MB and 2 MB (equal MB/s means linear).
-const adversarial: [string, (size: number) => string][] = [
+// A third element: the options (a format read only when asked for).
+const adversarial: [string, (size: number) => string, ExtractOptions?][] = [
   ['open <tool_call> + 1 MB of <parameter=', (size) => `<tool_call>\n<function=f>\n${'<parameter='.repeat(size / 11)}`],
   ['closed block of <parameter= text', (size) => `<tool_call>\n<function=f>\n<parameter=a>\n${'x <parameter='.repeat(size / 13)}\n</parameter>\n</function>\n</tool_call>`],
   ['<tool_call> repeated', (size) => '<tool_call>'.repeat(size / 11)],
@@ -398,9 +399,26 @@ const adversarial: [string, (size: number) => string][] = [
   ['Functionary >>> repeated', (size) => '>>>f\n{'.repeat(size / 6)],
   ['<think> never closed', (size) => `<think>${'f(a=1) '.repeat(size / 7)}`],
   ['many [THINK] blocks', (size) => '[THINK]f(a=1)[/THINK]g(b=2) '.repeat(size / 29)],
+  // Newer spellings: openers that never close, and headers that never decide.
+  ['DeepSeek V4.1 / GigaChat 3.5 openers unclosed', (size) => '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f"><\uff5cGCML\uff5ctool_calls>'.repeat(size / 56)],
+  ['Hunyuan suffixed tags unclosed', (size) => '<tool_calls:s><tool_call:s>f<arg_key:s>k'.repeat(size / 40)],
+  ['Hunyuan suffix headers undecided', (size) => `<tool_call:${'x'.repeat(60)} `.repeat(size / 72)],
+  ['HY v3 <tool_sep> calls unclosed', (size) => '<tool_call>f<tool_sep><arg_key>k</arg_key><arg_value>'.repeat(size / 53)],
+  ['IQuest / K2 Horizon / dots openers unclosed', (size) => '<iquestcoder_tool_call>f<arg_key>k<ifm|tool_call>f<ifm|arg_key>k<dots_function_call><invoke name="f">'.repeat(size / 101)],
+  ['FunctionGemma unclosed string', (size) => `<start_function_call>call:f{a:<escape>${'x'.repeat(size)}`],
+  ['MiniMax M3 nested elements unclosed', (size) => `]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">${']<]minimax[>[<a>'.repeat(size / 16)}`],
+  ['MiniMax M3 blocks unclosed', (size) => ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>'.repeat(size / 70)],
+  ['Kimi K3 calls unclosed', (size) => '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>'.repeat(size / 103)],
+  ['Kimi K3 call headers without <|sep|>', (size) => `<|open|>tools<|sep|>${'<|open|>call'.repeat(size / 12)}<|close|>tools<|sep|>`],
+  ['Kimi K3 argument headers without <|sep|>', (size) => `<|open|>tools<|sep|><|open|>call tool="f"<|sep|>${'<|open|>argument'.repeat(size / 16)}<|close|>tools<|sep|>`],
+  ['MiniCPM5 headers without >', (size) => '<function name="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.repeat(size / 65), { formats: ['functionary', 'minicpm5'] }],
+  ['MiniCPM5 calls unclosed', (size) => '<function name="f"><param name="a">x'.repeat(size / 36), { format: 'minicpm5' }],
+  ['MiniCPM5 params unclosed', (size) => `<function name="f">${'<param name="k">'.repeat(size / 16)}</function>`, { format: 'minicpm5' }],
+  ['PLaMo 3 requests unclosed', (size) => '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{'.repeat(size / 167)],
+  ['Solar Open openers unclosed', (size) => '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|><|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>{'.repeat(size / 116)],
   // Many closed blocks in one text: a closing token that never comes must not be looked for
   // in the whole rest of the text per block.
-  ...(['deepseek', 'gemma4', 'kimi-k2', 'deepseek-dsml', 'qwen3-xml', 'mistral'] as const).map(
+  ...(['deepseek', 'gemma4', 'kimi-k2', 'kimi-k3', 'deepseek-dsml', 'qwen3-xml', 'mistral', 'solar-open', 'minimax-m3', 'plamo3'] as const).map(
     (format): [string, (size: number) => string] => [
       `many ${format} blocks`,
       (size) => {
@@ -412,13 +430,13 @@ const adversarial: [string, (size: number) => string][] = [
     ],
   ),
 ];
-for (const [name, make] of adversarial) {
+for (const [name, make, options] of adversarial) {
   const one = make(MB);
   const two = make(2 * MB);
   await compare({
     title: `(g) adversarial, ${name}: 1 MB vs 2 MB (ratio near 1.00x means linear)`,
-    baseline: { name: '1 MB', bytes: one.length, fn: () => extractToolCalls(one) },
-    cases: [{ name: '2 MB', bytes: two.length, fn: () => extractToolCalls(two) }],
+    baseline: { name: '1 MB', bytes: one.length, fn: () => extractToolCalls(one, options) },
+    cases: [{ name: '2 MB', bytes: two.length, fn: () => extractToolCalls(two, options) }],
     timeMs: 300,
   });
 }
@@ -428,9 +446,11 @@ for (const [name, make] of adversarial) {
 const streamedAdversarial: [string, (size: number) => string][] = [
   ['a(a(a(…', (size) => 'a('.repeat(size / 2)],
   ['unclosed quote', (size) => `f(a="${'x'.repeat(size - 5)}`],
-  ...adversarial.filter(([name]) =>
-    ['open <tool_call> + 1 MB of <parameter=', 'Kimi section with unclosed calls', 'Gemma unclosed string', 'Mistral [TOOL_CALLS] nested', '<think> never closed'].includes(name),
-  ),
+  ...adversarial
+    .filter(([name]) =>
+      ['open <tool_call> + 1 MB of <parameter=', 'Kimi section with unclosed calls', 'Gemma unclosed string', 'Mistral [TOOL_CALLS] nested', '<think> never closed'].includes(name),
+    )
+    .map(([name, make]): [string, (size: number) => string] => [name, make]),
 ];
 for (const [name, make] of streamedAdversarial) {
   const one = chunks(make(MB), 1);

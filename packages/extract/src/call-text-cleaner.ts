@@ -48,6 +48,12 @@ const MARKERS = [
   '</think>',
   '<turn|>',
   '<\uff5cend\u2581of\u2581sentence\uff5c>',
+  // K2 Horizon's group of calls, and Kimi K3's channel framing around the answer.
+  '<ifm|tool_calls>',
+  '</ifm|tool_calls>',
+  '<|open|>response<|sep|>',
+  '<|close|>response<|sep|>',
+  '<|close|>message<|sep|>',
 ];
 
 /** The longest marker: a longer held prefix cannot be one. */

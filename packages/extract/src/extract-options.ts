@@ -15,14 +15,25 @@ export type ToolCallFormat =
   | 'qwen3-xml'
   /** Seed-OSS: the Qwen3 XML body inside `<seed:tool_call>`. */
   | 'seed-oss'
-  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`. */
+  /** MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="ARG">…</parameter></invoke>`; dots: the same in `<dots_function_call>`. */
   | 'minimax-m2'
-  /** GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`. */
+  /**
+   * MiniMax M3: `]<]minimax[>[<tool_call>` then `]<]minimax[>[<invoke name="NAME">` with an element per
+   * argument (`]<]minimax[>[<ARG>…]<]minimax[>[</ARG>`), nested elements for objects and arrays.
+   */
+  | 'minimax-m3'
+  /**
+   * GLM-4.5/4.6/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`, and the same body
+   * spelled by Hunyuan HY v3/v4 (`<tool_sep>`, suffixed tags `<tool_call:SUFFIX>`), IQuest Coder V2
+   * (`<iquestcoder_tool_call>`) and K2 Horizon (`<ifm|tool_call>`, `<ifm|arg_key>`).
+   */
   | 'glm'
   /** DeepSeek R1, V3, V3.1: `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (also StepFun Step-3's `<steptml:invoke>` calls inside these tokens). */
   | 'deepseek'
-  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`. */
+  /** DeepSeek V3.2 (and V4) DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME">…`; V4.1's `<｜DSML｜ calls>`; GigaChat 3.5's `<｜GCML｜tool_calls>`. */
   | 'deepseek-dsml'
+  /** Kimi K3 (XTML): `<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`. */
+  | 'kimi-k3'
   /** Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}…`. */
   | 'kimi-k2'
   /** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>`. */
@@ -36,7 +47,19 @@ export type ToolCallFormat =
   /** Functionary v3.1 `<function=NAME>{…}</function>` and v3.2 `>>>NAME\n{…}`. */
   | 'functionary'
   /** Apertus: `<|tools_prefix|>[{"NAME": {…}}]<|tools_suffix|>`. */
-  | 'apertus';
+  | 'apertus'
+  /**
+   * Solar Open 2: `<|tool_call:start|>NAME\n<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>…<|tool_call:end|>`;
+   * Solar Open: `<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}<|tool_call:end|>`.
+   */
+  | 'solar-open'
+  /**
+   * PLaMo 3: `<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>NAME`
+   * `<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{…}<|plamo:end_tool_arguments:plamo|>…`.
+   */
+  | 'plamo3'
+  /** MiniCPM5: `<function name="NAME"><param name="ARG">VALUE</param></function>`. */
+  | 'minicpm5';
 
 /** The formats of one model family (every `ToolCallFormat` but the generic call syntax and JSON). */
 export type NativeToolCallFormat = Exclude<ToolCallFormat, 'call' | 'json'>;
@@ -48,17 +71,32 @@ export const ALL_FORMATS: readonly ToolCallFormat[] = [
   'qwen3-xml',
   'seed-oss',
   'minimax-m2',
+  'minimax-m3',
   'glm',
   'deepseek',
   'deepseek-dsml',
   'kimi-k2',
+  'kimi-k3',
   'gemma4',
   'functiongemma',
   'harmony',
   'mistral',
   'functionary',
   'apertus',
+  'solar-open',
+  'plamo3',
+  'minicpm5',
 ];
+
+/**
+ * Formats read only when asked for (`format`, or listed in `formats`): their markup is common
+ * in prose and docs (MiniCPM5's `<function name="open"><param name="path">…` is how many XML
+ * API references describe a function), so auto-detection would take text for calls.
+ */
+export const OPT_IN_FORMATS: readonly ToolCallFormat[] = ['minicpm5'];
+
+/** The formats looked for when the options name none: every format but `OPT_IN_FORMATS`. */
+export const DEFAULT_FORMATS: readonly ToolCallFormat[] = ALL_FORMATS.filter((format) => !OPT_IN_FORMATS.includes(format));
 
 /** A tool as the extractor needs it: its name and (optionally) the JSON Schema of its arguments. */
 export interface ExtractableTool {
@@ -77,7 +115,10 @@ export interface ExtractOptions {
    * editing one in place).
    */
   tools?: readonly (string | ExtractableTool)[];
-  /** The formats to look for (default: all, auto-detected in the same pass). */
+  /**
+   * The formats to look for (default: all but `minicpm5`, auto-detected in the same pass;
+   * `minicpm5` is read only when named here or in `format`).
+   */
   formats?: readonly ToolCallFormat[];
   /** Looks for this one format only, when the caller knows the model (`format: 'qwen3-xml'`). Wins over `formats`. */
   format?: ToolCallFormat;
@@ -93,10 +134,10 @@ export interface ExtractOptions {
    * Makes the id of the `index`-th call found (0-based, after de-duplication). Default
    * `${name}_${index}`; pass e.g. `() => generateId('call_')` for ids unique across turns.
    * An id the model wrote itself (Kimi `functions.NAME:IDX`, Mistral `[CALL_ID]` and the `id`
-   * of its JSON list, Cohere's `tool_call_id`) is kept when it is safe: 1 to 64 characters of
-   * `[A-Za-z0-9_.:-]`, not `__proto__`, and not the id of an earlier call of the same text;
-   * otherwise the call gets an id made here. A made id that a kept model id already took gets
-   * a suffix (`f_1_2`), so no two calls of one text share an id.
+   * of its JSON list, Cohere's `tool_call_id`, Solar Open) is kept when it is safe: 1 to 64
+   * characters of `[A-Za-z0-9_.:-]`, not `__proto__`, and not the id of an earlier call of the
+   * same text; otherwise the call gets an id made here. A made id that a kept model id already
+   * took gets a suffix (`f_1_2`), so no two calls of one text share an id.
    */
   id?: (name: string, index: number) => string;
 }
@@ -154,7 +195,7 @@ interface ResolvedTools {
  */
 const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
 const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
-const ALL = new Set<ToolCallFormat>(ALL_FORMATS);
+const DEFAULT = new Set<ToolCallFormat>(DEFAULT_FORMATS);
 
 function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
   const cached = toolCache.get(tools);
@@ -179,7 +220,7 @@ function longListMap(tools: readonly (string | ExtractableTool)[]): ReadonlyMap<
 
 function resolveFormats(options: ExtractOptions | undefined): ReadonlySet<ToolCallFormat> {
   const list = options?.format !== undefined ? [options.format] : options?.formats;
-  if (list === undefined) return ALL;
+  if (list === undefined) return DEFAULT;
   const key = list.join(',');
   let set = formatCache.get(key);
   if (set === undefined) {
@@ -197,7 +238,7 @@ const DEFAULTS: ResolvedExtractOptions = {
   call: true,
   json: true,
   functionary: true,
-  formats: ALL,
+  formats: DEFAULT,
   callsInReasoning: false,
   startInReasoning: false,
   id: defaultId,
@@ -244,7 +285,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     // The list itself is read only for an output with a possible call (memory that, with a new
     // list per output, the processor has to fetch).
     if (alone) {
-      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: ALL, callsInReasoning: false, startInReasoning: false, id: defaultId };
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: DEFAULT, callsInReasoning: false, startInReasoning: false, id: defaultId };
     }
     return resolvedWith(options, allowed, prefixes, true);
   }

@@ -72,6 +72,25 @@ export function isValidName(name: string): boolean {
   return isValidNameIn(name, 0, name.length);
 }
 
+/**
+ * A namespaced name, `ns::tool` (valid names joined by `::`, as namespace tools and some
+ * templates write them). Accepted without an allow-list where a format's own markup delimits
+ * the name (native blocks, JSON), never in call syntax (`std::move(x)` is C++).
+ */
+export function isNamespacedName(name: string): boolean {
+  if (name.length > MAX_NAME_LENGTH) return false;
+  let parts = 0;
+  let from = 0;
+  while (true) {
+    const at = name.indexOf('::', from);
+    const end = at < 0 ? name.length : at;
+    if (!isValidNameIn(name, from, end)) return false;
+    parts++;
+    if (at < 0) return parts > 1;
+    from = at + 2;
+  }
+}
+
 /** `isValidName` of `s[start, end)`, read in place (the scanner checks names without cutting them out). */
 export function isValidNameIn(s: string, start: number, end: number): boolean {
   if (end <= start || end - start > MAX_NAME_LENGTH) return false;

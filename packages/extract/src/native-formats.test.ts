@@ -431,8 +431,11 @@ describe('Functionary v3.1 / v3.2', () => {
       { name: 'get_time', arguments: {} },
     ]);
     expect(checked(text, { format: 'functionary', tools: ['get_time'] })).toEqual([{ name: 'get_time', arguments: {} }]);
-    // Another body (MiniCPM's `<param …>`), prose about the tag, a cut header: text.
+    // Another body (MiniCPM's `<param …>`: the minicpm5 format's), prose about the tag, a cut header: text.
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { format: 'functionary', tools: ['python'] })).toEqual([]);
+    // MiniCPM5's is read only when asked for.
     expect(checked('<function name="python"><param name="code">print(1)</param></function>', { tools: ['python'] })).toEqual([]);
+    expect(checked('<function name="python"><param name="code">print(1)</param></function>', { tools: ['python'], formats: ['functionary', 'minicpm5'] })).toEqual([{ name: 'python', arguments: { code: 'print(1)' } }]);
     expect(checked('Use <function name="x"> tags, or <function name="a b">{}</function>.')).toEqual([]);
     incomplete('<function name="lookup_order">{"order_id": "A-10');
   });

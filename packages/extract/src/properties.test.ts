@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractOptions } from './extract-options.ts';
-import { resolveExtractOptions } from './extract-options.ts';
+import { ALL_FORMATS, resolveExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
@@ -47,24 +47,73 @@ const document = fc
 
 // Native formats. XML formats carry text values (typed only by a schema), so their calls
 // get string values, without leading or trailing whitespace (MiniMax trims it).
-const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek-dsml'] as const;
-const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4', 'functiongemma'] as const;
+const XML_FORMATS = ['qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek-dsml', 'solar-open', 'minicpm5'] as const;
+const JSON_FORMATS = ['hermes', 'deepseek', 'kimi-k2', 'kimi-k3', 'harmony', 'mistral', 'functionary', 'apertus', 'gemma4', 'functiongemma', 'plamo3'] as const;
 const xmlText = fc
   .string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '"', "'", '{', '}', '[', ']', '<', '>', '=', ',', '/', ':', '\\', 'é', '😀'), maxLength: 10 })
   .map((text) => text.trim());
 const xmlCall = fc.record({ name, arguments: fc.dictionary(key, xmlText, { maxKeys: 4 }) });
+
+// Spellings of those formats by newer families, which `renderToolCall` does not write.
+const VARIANTS = ['deepseek-v4.1', 'gigachat-3.5', 'hunyuan-v3', 'hunyuan-v4', 'iquest-v2', 'k2-horizon', 'dots'] as const;
+function renderVariant(c: { name: string; arguments: Record<string, string> }, variant: (typeof VARIANTS)[number]): string {
+  const pairs = (key: (k: string) => string, value: (v: string) => string) =>
+    Object.entries(c.arguments)
+      .map(([k, v]) => key(k) + value(v))
+      .join('');
+  const dsml = (marker: string, wrapper: string) =>
+    `<${marker}${wrapper}><${marker}invoke name="${c.name}">${Object.entries(c.arguments)
+      .map(([k, v]) => `<${marker}parameter name="${k}" string="true">${v}</${marker}parameter>`)
+      .join('')}</${marker}invoke></${marker}${wrapper}>`;
+  switch (variant) {
+    case 'deepseek-v4.1':
+      return dsml('\uff5cDSML\uff5c ', 'calls');
+    case 'gigachat-3.5':
+      return dsml('\uff5cGCML\uff5c', 'tool_calls');
+    case 'hunyuan-v3':
+      return `<tool_calls>\n<tool_call>${c.name}<tool_sep>\n${pairs((k) => `<arg_key>${k}</arg_key>\n`, (v) => `<arg_value>${v}</arg_value>\n`)}</tool_call>\n</tool_calls>`;
+    case 'hunyuan-v4':
+      return `<tool_calls:s1><tool_call:s1>${c.name}${pairs((k) => `<arg_key:s1>${k}</arg_key:s1>`, (v) => `<arg_value:s1>${v}</arg_value:s1>`)}</tool_call:s1></tool_calls:s1>`;
+    case 'iquest-v2':
+      return `<iquestcoder_tool_call>${c.name}\n${pairs((k) => `<arg_key>${k}</arg_key>`, (v) => `<arg_value>${v}</arg_value>\n`)}</iquestcoder_tool_call>`;
+    case 'k2-horizon':
+      return `<ifm|tool_calls><ifm|tool_call>${c.name}${pairs((k) => `<ifm|arg_key>${k}</ifm|arg_key>`, (v) => `<ifm|arg_type>string</ifm|arg_type><ifm|arg_value>${v}</ifm|arg_value>`)}</ifm|tool_call></ifm|tool_calls>`;
+    case 'dots':
+      return `<dots_function_call>\n<invoke name="${c.name}">${pairs((k) => `<parameter name="${k}">`, (v) => `${v}</parameter>`)}</invoke>\n</dots_function_call>`;
+    default: {
+      const unknown: never = variant;
+      throw new Error(`unknown variant ${String(unknown)}`);
+    }
+  }
+}
+/** FunctionGemma: Gemma 4's call with `<escape>` quotes and its own delimiters. */
+function renderFunctionGemma(c: { name: string; arguments: Record<string, unknown> }): string {
+  const gemma = renderToolCall(c, 'gemma4');
+  return gemma.replaceAll('<|"|>', '<escape>').replace('<|tool_call>', '<start_function_call>').replace('<tool_call|>', '<end_function_call>');
+}
 // Gemma's strings cannot hold its own quote token; the generators never write `<|`.
 const nativeDocument = fc
   .array(
     fc.oneof(
       fc.tuple(prose, xmlCall, fc.constantFrom<TextToolFormat>(...XML_FORMATS)),
       fc.tuple(prose, call, fc.constantFrom<TextToolFormat>(...JSON_FORMATS)),
+      fc.tuple(prose, xmlCall, fc.constantFrom(...VARIANTS)),
+      fc.tuple(prose, call, fc.constant('function-gemma' as const)),
     ),
     { minLength: 1, maxLength: 4 },
   )
   .chain((parts) =>
     prose.map((end) => ({
-      text: parts.map(([before, c, format]) => `${before} ${renderToolCall(c, format)} `).join('') + end,
+      text:
+        parts
+          .map(([before, c, format]) => {
+            let rendered: string;
+            if (format === 'function-gemma') rendered = renderFunctionGemma(c);
+            else if ((VARIANTS as readonly string[]).includes(format)) rendered = renderVariant(c as { name: string; arguments: Record<string, string> }, format as (typeof VARIANTS)[number]);
+            else rendered = renderToolCall(c, format as TextToolFormat);
+            return `${before} ${rendered} `;
+          })
+          .join('') + end,
       calls: parts.map(([, c]) => c),
     })),
   );
@@ -197,6 +246,45 @@ const nativeFragment = fc.constantFrom(
   '<think>',
   '</think>',
   '<|tools_prefix|>[{"f": {}}]<|tools_suffix|>',
+  '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f"><\uff5cDSML\uff5c parameter name="a" string="false">1</\uff5cDSML\uff5c parameter>',
+  '</\uff5cDSML\uff5c invoke></\uff5cDSML\uff5c calls>',
+  '<\uff5cGCML\uff5ctool_calls><\uff5cGCML\uff5cinvoke name="g">',
+  '</\uff5cGCML\uff5cinvoke></\uff5cGCML\uff5ctool_calls>',
+  '<tool_calls>',
+  '</tool_calls>',
+  'g<tool_sep>',
+  '<tool_calls:s><tool_call:s>f',
+  '<tool_call:s>g',
+  '<arg_key:s>k</arg_key:s><arg_value:s>v</arg_value:s>',
+  '</tool_call:s>',
+  '</tool_calls:s>',
+  '<think:s>',
+  '<function name="f">',
+  '<param name="a">1</param></function>',
+  '</think:s>',
+  '<iquestcoder_tool_call>f',
+  '</iquestcoder_tool_call>',
+  '<ifm|tool_call>g',
+  '<ifm|arg_key>k</ifm|arg_key><ifm|arg_type>integer</ifm|arg_type><ifm|arg_value>2</ifm|arg_value>',
+  '</ifm|tool_call>',
+  '<dots_function_call>',
+  '</dots_function_call>',
+  '<start_function_call>call:f{a:<escape>x<escape>}',
+  '<end_function_call>',
+  '<tool_call>function\ng\n{"a": 1}</tool_call>',
+  '<\uff5ctool_calls_begin\uff5c><\uff5ctool_call_begin\uff5c>function<\uff5ctool_sep\uff5c><steptml:invoke name="f"><steptml:parameter name="a">1</steptml:parameter></steptml:invoke><\uff5ctool_call_end\uff5c>',
+  '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|>',
+  '<|plamo:begin_tool_arguments:plamo|>{"a": 1}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>',
+  '<|plamo:end_tool_requests:plamo|>',
+  '<|tool_call:start|>f\n<|tool_arg:start|>a<|tool_arg:value|>1<|tool_arg:end|>',
+  '<|tool_call:end|>',
+  '<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>',
+  '<|open|>argument key="a" type="integer"<|sep|>1<|close|>argument<|sep|>',
+  '<|close|>call<|sep|><|close|>tools<|sep|>',
+  ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="g">',
+  ']<]minimax[>[<a>1]<]minimax[>[</a>',
+  ']<]minimax[>[</invoke>]<]minimax[>[</tool_call>',
+  '<|tool_call:begin|>x1<|tool_call:name|>g<|tool_call:args|>{"a": 1}',
   'search(q="x")',
   '<',
   '>',
@@ -252,7 +340,8 @@ describe('properties', () => {
   it('finds calls written in every native format, embedded in prose', () => {
     fc.assert(
       fc.property(nativeDocument, ({ text, calls }) => {
-        const found = extractToolCalls(text).map((c) => ({ name: c.name, arguments: c.arguments }));
+        // Every format: MiniCPM5's is read only when asked for.
+        const found = extractToolCalls(text, { formats: ALL_FORMATS }).map((c) => ({ name: c.name, arguments: c.arguments }));
         expect(found).toEqual(uniqueCalls(calls));
       }),
       { numRuns: 300 },
@@ -292,7 +381,7 @@ describe('properties', () => {
           const allowed = stream(text, cuts, ['f', 'g', 'search']);
           expect(allowed.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, { tools: ['f', 'g', 'search'] }));
           expect(allowed.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
-          for (const options of [{ callsInReasoning: true }, { startInReasoning: true }]) {
+          for (const options of [{ callsInReasoning: true }, { startInReasoning: true }, { formats: ALL_FORMATS }]) {
             const events = stream(text, cuts, undefined, options);
             expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text, options));
             expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);

@@ -25,6 +25,32 @@ function gemmaValue(value: unknown, quote = '<|"|>'): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+const M3 = ']<]minimax[>[';
+
+/** MiniMax M3's element content of a value: text, `item` elements for a list, an element per key for an object. */
+function m3Value(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : value.map((item) => `${M3}<item>${m3Value(item)}${M3}</item>`).join('');
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    return entries.length === 0 ? '{}' : entries.map(([k, v]) => `${M3}<${k}>${m3Value(v)}${M3}</${k}>`).join('');
+  }
+  return xmlValue(value);
+}
+
+/** Kimi K3's argument type tag of a value: strings raw, everything else JSON. */
+function xtmlType(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : 'object';
+}
+
+/** An XTML attribute value, escaped as Kimi K3's template does. */
+function xtmlAttribute(value: string): string {
+  return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+}
+
 /** Kimi ids are `functions.NAME:IDX`; keep the call's own when it has that shape. */
 function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
   const id = call.id;
@@ -60,6 +86,8 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${xmlValue(v)}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
     case 'minimax-m2':
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
+    case 'minimax-m3':
+      return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
     case 'deepseek':
@@ -70,6 +98,10 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
         .join('')}</${DSML}invoke>\n</${DSML}function_calls>`;
     case 'kimi-k2':
       return `<|tool_calls_section_begin|><|tool_call_begin|>${kimiId(call)}<|tool_call_argument_begin|>${json}<|tool_call_end|><|tool_calls_section_end|>`;
+    case 'kimi-k3':
+      return `<|open|>tools<|sep|><|open|>call tool="${xtmlAttribute(name)}" index="1"<|sep|>${entries
+        .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlValue(v)}<|close|>argument<|sep|>`)
+        .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
     case 'functiongemma':
@@ -82,6 +114,14 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<function=${name}>${json}</function>`;
     case 'apertus':
       return `<|tools_prefix|>[${JSON.stringify({ [name]: args })}]<|tools_suffix|>`;
+    case 'minicpm5':
+      return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlValue(v)}</param>`).join('')}</function>`;
+    case 'plamo3': {
+      const p = (word: string) => `<|plamo:${word}:plamo|>`;
+      return `${p('begin_tool_requests')}${p('begin_tool_request')}${p('begin_tool_name')}${name}${p('end_tool_name')}${p('begin_tool_arguments')}${json}${p('end_tool_arguments')}${p('end_tool_request')}${p('end_tool_requests')}`;
+    }
+    case 'solar-open':
+      return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlValue(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
     default: {
       const unknown: never = format;
       throw new Error(`unknown format ${String(unknown)}`);

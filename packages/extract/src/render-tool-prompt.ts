@@ -93,6 +93,10 @@ function instruction(format: TextToolFormat): string {
       return 'To call a tool, write a <function=NAME> block with one <parameter=NAME> element per argument, e.g.:';
     case 'minimax-m2':
       return 'To call a tool, write an <invoke name="NAME"> element with one <parameter name="NAME"> element per argument, e.g.:';
+    case 'minicpm5':
+      return 'To call a tool, write a <function name="NAME"> element with one <param name="NAME"> element per argument, e.g.:';
+    case 'minimax-m3':
+      return 'To call a tool, write an invoke element with one element per argument (nested elements for objects, item elements for lists), each tag after the ]<]minimax[>[ marker, e.g.:';
     case 'glm':
       return 'To call a tool, write its name after <tool_call>, then an <arg_key>/<arg_value> pair per argument, e.g.:';
     case 'deepseek':
@@ -101,6 +105,7 @@ function instruction(format: TextToolFormat): string {
     case 'mistral':
     case 'functionary':
     case 'apertus':
+    case 'plamo3':
       return 'To call a tool, write its name and its arguments as a JSON object in this format, e.g.:';
     case 'deepseek-dsml':
       return 'To call a tool, write an invoke element with one parameter element per argument (string="false" for JSON values), e.g.:';
@@ -108,6 +113,10 @@ function instruction(format: TextToolFormat): string {
       return 'To call a tool, write call:NAME{key:value,…} inside the tool-call tokens, strings between <|"|> tokens, e.g.:';
     case 'functiongemma':
       return 'To call a tool, write call:NAME{key:value,…} between <start_function_call> and <end_function_call>, strings between <escape> tokens, e.g.:';
+    case 'kimi-k3':
+      return 'To call a tool, write a call element with one argument element per argument (its type; strings raw, other values as JSON) in the tools channel, e.g.:';
+    case 'solar-open':
+      return 'To call a tool, write its name after <|tool_call:start|> on its own line, then one <|tool_arg:start|>NAME<|tool_arg:value|>VALUE<|tool_arg:end|> line per argument, e.g.:';
     default: {
       const unknown: never = format;
       throw new Error(`unknown format ${String(unknown)}`);

@@ -1,5 +1,7 @@
 import type { FunctionToolSpec } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_FORMATS, OPT_IN_FORMATS } from './extract-options.ts';
+import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
@@ -115,14 +117,20 @@ describe('renderToolCall in every text format', () => {
     },
   };
 
+  /** The formats to read `format` back with: the default set, and a format read only when asked for. */
+  const readBack = (format: string): ExtractOptions => {
+    const optIn = OPT_IN_FORMATS.find((known) => known === format);
+    return optIn === undefined ? {} : { formats: [...DEFAULT_FORMATS, optIn] };
+  };
+
   it.each(TEXT_TOOL_FORMATS)('%s parses back to the same call', (format) => {
     const text = `Sure.\n${renderToolCall(call, format)}\nDone.`;
-    expect(extractToolCalls(text, { tools: [{ name: 'set_alarm', inputSchema: schema }] }).map((c) => ({ name: c.name, arguments: c.arguments }))).toEqual([call]);
+    expect(extractToolCalls(text, { tools: [{ name: 'set_alarm', inputSchema: schema }], ...readBack(format) }).map((c) => ({ name: c.name, arguments: c.arguments }))).toEqual([call]);
   });
 
   it.each(TEXT_TOOL_FORMATS)('renderToolPrompt teaches %s with an example that parses', (format) => {
     const prompt = renderToolPrompt([search], { promptFormat: format });
     const exampleLine = prompt.split('e.g.:\n')[1] ?? '';
-    expect(extractToolCalls(exampleLine, { tools: [search] }).map((c) => c.name)).toEqual(['search']);
+    expect(extractToolCalls(exampleLine, { tools: [search], ...readBack(format) }).map((c) => c.name)).toEqual(['search']);
   });
 });

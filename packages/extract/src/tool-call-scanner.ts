@@ -7,6 +7,7 @@ import {
   isNameRunUnit,
   isScriptBoundary,
   isSpace,
+  isNamespacedName,
   isValidName,
   isValidNameIn,
   isWordUnit,
@@ -94,16 +95,21 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
       'qwen3-xml': formats.has('qwen3-xml'),
       'seed-oss': formats.has('seed-oss'),
       'minimax-m2': formats.has('minimax-m2'),
+      'minimax-m3': formats.has('minimax-m3'),
       glm: formats.has('glm'),
       deepseek: formats.has('deepseek'),
       'deepseek-dsml': formats.has('deepseek-dsml'),
       'kimi-k2': formats.has('kimi-k2'),
+      'kimi-k3': formats.has('kimi-k3'),
       gemma4: formats.has('gemma4'),
       functiongemma: formats.has('functiongemma'),
       harmony: formats.has('harmony'),
       mistral: formats.has('mistral'),
       functionary: formats.has('functionary'),
       apertus: formats.has('apertus'),
+      'solar-open': formats.has('solar-open'),
+      plamo3: formats.has('plamo3'),
+      minicpm5: formats.has('minicpm5'),
     };
     FORMAT_FLAGS.set(formats, flags);
   }
@@ -390,10 +396,25 @@ function beginsReasoningEnd(reasoning: Reasoning, c: number): boolean {
   return false;
 }
 
-/** Whether `text` (not ending in `>`) is the start of one of a block's closing tokens. */
+/** Whether `text` is the start of one of a block's closing tokens (shorter than it). */
 function beginsEnd(ends: readonly string[], text: string): boolean {
   for (const token of ends) if (token.length > text.length && token.startsWith(text)) return true;
   return false;
+}
+
+/**
+ * What of `text` (a block's carried text and its next character) may still grow into one of
+ * its closing tokens: all of it, or the text from the earliest `<` that begins one (a token
+ * such as Kimi K3's `<|close|>tools<|sep|>` has a `<` inside it), or nothing. The carry is
+ * shorter than two tokens, so this reads a bounded text.
+ */
+function carriedEnd(ends: readonly string[], text: string): string {
+  if (beginsEnd(ends, text)) return text;
+  for (let open = text.indexOf('<', 1); open > 0; open = text.indexOf('<', open + 1)) {
+    const rest = text.slice(open);
+    if (beginsEnd(ends, rest)) return rest;
+  }
+  return '';
 }
 
 /** Whether a `>` now would end one of the block's closing tokens (begun in its carried text). */
@@ -956,30 +977,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * A character inside a native block that does not close it. A closing token starts with its
-   * only `<` and ends with its only `>`: what may begin one is the text from the last `<`
-   * (shorter than the longest token), so a character after none is not carried at all, and
-   * after a `>` nothing is.
+   * A character inside a native block that does not close it. A closing token starts with `<`
+   * and ends with `>`: what may begin one is the text from a `<` (shorter than the longest
+   * token), so a character after none is not carried at all, and after a `>` nothing is unless
+   * the carried text goes on as a token with a `<…>` inside (Kimi K3's `<|close|>tools<|sep|>`).
    */
   private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
-    if (chunk === '<') {
+    if (chunk === '<' && frame.carry === '') {
       frame.carry = '<';
-    } else if (chunk === '>') {
-      frame.carry = '';
     } else if (frame.carry !== '') {
       // Only text that may still grow into a closing token is carried: inside a block most
       // `<` open the body's own tags, whose text is then dropped after a character or two.
-      let carry = frame.carry + chunk;
-      if (!beginsEnd(frame.ends, carry)) {
-        // A carry from a longer chunk may hold several `<`: a token can begin only at the last.
-        const open = carry.lastIndexOf('<');
-        carry = open > 0 && beginsEnd(frame.ends, carry.slice(open)) ? carry.slice(open) : '';
-      }
-      frame.carry = carry;
+      frame.carry = carriedEnd(frame.ends, frame.carry + chunk);
     }
     this.keepCode(chunk.charCodeAt(0));
     return noEvents();
   }
+
 
   /** Flushes held-back text; an open call or block becomes an `incomplete` event. With a sink, the events go to it. */
   end(sink?: ToolCallSink): readonly ToolCallParserEvent[] {
@@ -1915,7 +1929,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Whether a name read from a native format or JSON may be called: listed, or (without a list) a valid name. */
   accepts(name: string): boolean {
     if (this.options.allowed !== undefined) return this.options.allowed.has(name);
-    return isValidName(name) && !PSEUDO_TOOLS.has(name);
+    return (isValidName(name) || isNamespacedName(name)) && !PSEUDO_TOOLS.has(name);
   }
 
   /**

@@ -330,6 +330,18 @@ describe('withTextToolCalling: promptFormat', () => {
     );
     expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1);
   });
+
+  it('reads back minicpm5, a format not auto-detected, when it is the one taught', async () => {
+    const answer = 'Checking.\n<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>';
+    const taught = withTextToolCalling(fakeTextModel([answer, answer]), { promptFormat: 'minicpm5', ...ids });
+    const response = await taught.generate({ messages: ask, tools: [getWeather] });
+    expect(response.toolCalls).toEqual([{ id: 'get_weather_0', name: 'get_weather', arguments: { city: 'Paris', days: 3 } }]);
+    const events = await collect(taught.stream({ messages: ask, tools: [getWeather] }));
+    expect(events.filter((e) => e.type === 'tool-call')).toHaveLength(1);
+    // Taught another format, the same answer is text.
+    const other = await withTextToolCalling(fakeTextModel([answer]), { promptFormat: 'qwen3-xml', ...ids }).generate({ messages: ask, tools: [getWeather] });
+    expect(other.toolCalls ?? []).toEqual([]);
+  });
 });
 
 describe('withTextToolCalling: names the API accepts', () => {

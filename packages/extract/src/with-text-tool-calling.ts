@@ -9,6 +9,7 @@ import type {
   Usage,
   Warning,
 } from '@toolwire/core';
+import { DEFAULT_FORMATS, OPT_IN_FORMATS } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
@@ -22,7 +23,8 @@ export interface TextToolCallingOptions {
   format?: TextToolFormat;
   /**
    * Teaches the model in the format its family was trained on (`'qwen3-xml'`, `'hermes'`,
-   * `'harmony'`, `'gemma4'`, …); wins over `format`. Calls in any format are read back.
+   * `'harmony'`, `'gemma4'`, …); wins over `format`. Calls in any format are read back
+   * (`minicpm5`'s only when it is the format taught: it is not auto-detected).
    */
   promptFormat?: TextToolFormat;
   /** Makes call ids (default: `generateId('call_')`, unique across turns). */
@@ -69,6 +71,9 @@ function droppedWarning(count: number): Warning {
  */
 export function withTextToolCalling(model: ChatModel, options?: TextToolCallingOptions): ChatModel {
   const format = options?.promptFormat ?? options?.format ?? 'call';
+  // A format read only when asked for is read back when it is the one taught.
+  const optIn = OPT_IN_FORMATS.find((known) => known === format);
+  const formats = optIn === undefined ? undefined : [...DEFAULT_FORMATS, optIn];
   const makeId = options?.id ?? (() => generateId('call_'));
 
   function prepare(request: ChatRequest): PreparedRequest {
@@ -99,7 +104,7 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
     const { tools: _tools, toolChoice: _choice, parallelToolCalls: _parallel, ...rest } = request;
     return {
       inner: { ...rest, messages: toTextMessages(request.messages, { format, toolPrompt }) },
-      extract: active ? { tools: offered, id: makeId } : undefined,
+      extract: active ? { tools: offered, id: makeId, ...(formats === undefined ? {} : { formats }) } : undefined,
       mustCall: !active || choice === 'auto' ? undefined : choice === 'required' ? true : choice.name,
       single,
       offered,

@@ -14,7 +14,7 @@ function context(formats: readonly ToolCallFormat[], tools?: readonly string[]):
   return { has: (format) => set.has(format), accepts: (name) => tools === undefined || tools.includes(name) };
 }
 
-const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'gemma4', 'functiongemma', 'harmony', 'mistral', 'functionary', 'apertus'];
+const NATIVE: readonly TextToolFormat[] = ['hermes', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'minimax-m3', 'glm', 'deepseek', 'deepseek-dsml', 'kimi-k2', 'kimi-k3', 'gemma4', 'functiongemma', 'harmony', 'mistral', 'functionary', 'apertus', 'solar-open', 'plamo3', 'minicpm5'];
 
 /** Openers as models write them, and pieces that start like one and then go elsewhere. */
 const opener = fc.oneof(
@@ -39,11 +39,34 @@ const opener = fc.oneof(
     '[THINK]x[/THINK]',
     '<|tool_call>call:f{}',
     '<|tool_calls_section_begin|>',
+    '<\uff5cDSML\uff5c calls><\uff5cDSML\uff5c invoke name="f">',
+    '<\uff5cGCML\uff5ctool_calls><\uff5cGCML\uff5cinvoke name="f">',
+    '<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>a</arg_key>',
+    '<tool_calls:x1><tool_call:x1>get_weather<arg_key:x1>a</arg_key:x1>',
+    '<tool_call:opensource>get_weather  <tool_sep:opensource>',
+    '<tool_call:opensource>f</tool_call:opensource>',
+    '<tool_call:a b>',
+    '<think:opensource>x</think:opensource>',
+    '<iquestcoder_tool_call>get_weather\n<arg_key>a</arg_key>',
+    '<ifm|tool_call>get_weather<ifm|arg_key>a</ifm|arg_key>',
+    '<ifm|tool_call>{"name": "f"}',
+    '<dots_function_call>\n <invoke name="f">',
+    '<dots_function_call>{"name": "f"}',
+    '<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>',
+    '<|tool_call:begin|>abc<|tool_call:name|>f<|tool_call:args|>{}<|tool_call:end|>',
+    '<tool_call>function\nget_weather\n{"a": 1}</tool_call>',
+    '<tool_call>function\n</tool_call>',
+    '<function name="get_weather"> text',
+    '<function name=\'f\'>\n<param name="a">1</param></function>',
+    '<function name="f">\n{"a": 1}</function>',
+    '<function name="f"></function>',
+    '<function name="">',
+    '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|> {"a": 1}',
   ),
 );
 /** An opener with some of its characters replaced or doubled: near misses of every kind. */
 const mutated = fc
-  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
+  .tuple(opener, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\n', 'x', '>', '<', '|', '[', '{', 'é', ':', '::', 'a'.repeat(130), ' '.repeat(400))), { maxLength: 3 }))
   .map(([text, edits]) => edits.reduce((s, [at, piece]) => s.slice(0, at % (s.length + 1)) + piece + s.slice((at % (s.length + 1)) + 1), text));
 
 /**
@@ -73,9 +96,33 @@ describe('openerWait', () => {
     );
   });
 
+  it('waits on <function name=…> as Functionary (Hermes 2 Pro) and MiniCPM5 read it, alone and together', () => {
+    for (const formats of [['functionary'], ['minicpm5'], ['functionary', 'minicpm5']] as const) {
+      for (const tools of [undefined, ['get_weather', 'f']]) {
+        const ctx = context(formats, tools);
+        for (const text of ['<function name="> text', '<function name="f">\n {"a": 1}', '<function name="f"> <param name="a">1</param></function>', "<function name='f'>x", '<function name="a b">{}']) {
+          checkWaits(text, ctx);
+        }
+      }
+    }
+  });
+
+  it('waits through namespaced names (ns::tool) and stops at a single colon', () => {
+    const ctx = context(EVERY_FORMAT);
+    for (const start of ['[TOOL_CALLS]', '>>>', '<function=', '<tool_call>', '<tool_call:x>', '<ifm|tool_call>', '<tool_call>function\n', '<function name="']) {
+      for (const name of ['mcp::search', 'a::b::c', 'a:b', 'a:::b', 'a::', `${'a::'.repeat(50)}b`]) checkWaits(`${start}${name}[ARGS]{`, ctx);
+    }
+    const held = '[TOOL_CALLS]mcp:';
+    const wait = openerWait(held, 0, ctx);
+    expect(wait?.type).toBe('name');
+    if (wait === undefined) return;
+    expect(keepsWaiting(wait, held, ':'.charCodeAt(0))).toBe(true);
+    expect(keepsWaiting(wait, held, 's'.charCodeAt(0))).toBe(false);
+  });
+
   it('stops waiting at the longest name and header the matchers read', () => {
     const ctx = context(EVERY_FORMAT);
-    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool']) {
+    for (const start of ['[TOOL_CALLS]', '[TOOL_CALLS] ', '>>>', '<function=', '<tool_call>', '<tool_call>\n', '<|channel|>', '<\uff5ctool', '<tool_call:', '<tool_calls:x>', '<tool_call:x>', '<ifm|tool_call>', '<dots_function_call>']) {
       for (const run of ['a'.repeat(132), ' '.repeat(402), `f${' '.repeat(401)}`]) checkWaits(`${start}${run}{`, ctx);
     }
   });
@@ -105,7 +152,21 @@ describe('openerWait', () => {
     expect(keepsWaiting(angle, '<to', 'n'.charCodeAt(0))).toBe(false);
     const bracket = openerWait('[', 0, ctx);
     expect(bracket !== undefined && keepsWaiting(bracket, '[T', 'O'.charCodeAt(0)) && keepsWaiting(bracket, '[T', 'H'.charCodeAt(0))).toBe(true);
-    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>']) checkWaits(`${token}x`, ctx);
+    for (const token of ['<tool_call>', '<function=', '<|channel|>', '[TOOL_CALLS]', '<think>', '<seed:tool_call>', '<|tool_call>', '<tool_calls:s>', '<ifm|tool_call>', '<dots_function_call>']) checkWaits(`${token}x`, ctx);
+  });
+
+  it('picks the tokens of a held `<` by the next character, the same as comparing them all', () => {
+    const ctx = context(EVERY_FORMAT);
+    const angle = openerWait('<', 0, ctx);
+    expect(angle?.type === 'prefix' && angle.bySecond !== undefined).toBe(true);
+    if (angle?.type !== 'prefix') return;
+    for (const c of 'tT|\uff5cdisx/ ') {
+      const picked = waitAfter(angle, '<', c.charCodeAt(0));
+      const compared = waitAfter({ type: 'prefix', tokens: angle.tokens, at: 0, checked: 1 }, '<', c.charCodeAt(0));
+      expect(picked?.type === 'prefix' ? [...picked.tokens].sort() : picked).toEqual(compared?.type === 'prefix' ? [...compared.tokens].sort() : compared);
+    }
+    // Made once per context.
+    expect(openerWait('<', 0, ctx)).toBe(angle);
   });
 
   it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {

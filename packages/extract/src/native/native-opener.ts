@@ -4,7 +4,28 @@ import { isJsonSpace, skipSpace } from './json-extent.ts';
 import { deepseekToken, kimiName } from './token-calls.ts';
 
 /** How a closed block is read. */
-export type BlockBody = 'qwen-xml' | 'seed-xml' | 'minimax-xml' | 'dsml' | 'glm' | 'deepseek' | 'kimi' | 'gemma' | 'functiongemma' | 'apertus';
+export type BlockBody =
+  | 'qwen-xml'
+  | 'seed-xml'
+  | 'minimax-xml'
+  | 'dsml'
+  | 'dsml-spaced'
+  | 'gcml'
+  | 'glm'
+  | 'hunyuan'
+  | 'iquest'
+  | 'ifm'
+  | 'deepseek'
+  | 'kimi'
+  | 'gemma'
+  | 'functiongemma'
+  | 'apertus'
+  | 'solar'
+  | 'solar2'
+  | 'xtml'
+  | 'minimax-m3'
+  | 'plamo'
+  | 'minicpm';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -79,13 +100,23 @@ interface SimpleBlock {
 const SIMPLE_BLOCKS: readonly SimpleBlock[] = [
   { token: '<seed:tool_call>', format: 'seed-oss', body: 'seed-xml', ends: ['</seed:tool_call>'] },
   { token: '<minimax:tool_call>', format: 'minimax-m2', body: 'minimax-xml', ends: ['</minimax:tool_call>'] },
+  // MiniMax M3 writes `]<]minimax[>[` before each tag: the opener starts at its `<` (the `]` stays text).
+  { token: '<]minimax[>[<tool_call>', format: 'minimax-m3', body: 'minimax-m3', ends: ['<]minimax[>[</tool_call>'] },
   { token: '<\uff5cDSML\uff5cfunction_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5cfunction_calls>'] },
   { token: '<\uff5cDSML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'dsml', ends: ['</\uff5cDSML\uff5ctool_calls>'] },
+  // DeepSeek V4.1 (a space after the marker, `calls`) and GigaChat 3.5 (`GCML`): DSML spellings.
+  { token: '<\uff5cDSML\uff5c calls>', format: 'deepseek-dsml', body: 'dsml-spaced', ends: ['</\uff5cDSML\uff5c calls>'] },
+  { token: '<\uff5cGCML\uff5ctool_calls>', format: 'deepseek-dsml', body: 'gcml', ends: ['</\uff5cGCML\uff5ctool_calls>'] },
+  { token: '<iquestcoder_tool_call>', format: 'glm', body: 'iquest', ends: ['</iquestcoder_tool_call>'] },
   { token: '<|tool_calls_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call_section_begin|>', format: 'kimi-k2', body: 'kimi', ends: ['<|tool_calls_section_end|>', '<|tool_call_section_end|>'] },
   { token: '<|tool_call>', format: 'gemma4', body: 'gemma', ends: ['<tool_call|>', '<turn|>'] },
   { token: '<start_function_call>', format: 'functiongemma', body: 'functiongemma', ends: ['<end_function_call>'] },
   { token: '<|tools_prefix|>', format: 'apertus', body: 'apertus', ends: ['<|tools_suffix|>'] },
+  { token: '<|plamo:begin_tool_requests:plamo|>', format: 'plamo3', body: 'plamo', ends: ['<|plamo:end_tool_requests:plamo|>'] },
+  { token: '<|open|>tools<|sep|>', format: 'kimi-k3', body: 'xtml', ends: ['<|close|>tools<|sep|>'] },
+  { token: '<|tool_call:start|>', format: 'solar-open', body: 'solar2', ends: ['<|tool_call:end|>'] },
+  { token: '<|tool_call:begin|>', format: 'solar-open', body: 'solar', ends: ['<|tool_call:end|>'] },
 ];
 
 /** What the opener reader needs from the scanner's options. */
@@ -109,11 +140,22 @@ function isPrefixAtEnd(s: string, i: number, token: string): boolean {
   return true;
 }
 
-/** End of a name run starting at `from` (or `from` when there is none). */
+/**
+ * End of a name run starting at `from` (or `from` when there is none). Runs joined by `::`
+ * are one name (`ns::tool`, see `isNamespacedName`); `s.length` when the text ends inside
+ * such a join (`ns:`), which the next characters decide.
+ */
 function nameRunEnd(s: string, from: number): number {
   let j = from;
-  while (j < s.length && j - from <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j))) j++;
-  return j;
+  while (true) {
+    while (j < s.length && j - from <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j))) j++;
+    if (j === from || j >= s.length || j - from > MAX_NAME_LENGTH || s.charCodeAt(j) !== 0x3a) return j;
+    if (j + 1 >= s.length) return s.length;
+    if (s.charCodeAt(j + 1) !== 0x3a) return j;
+    if (j + 2 >= s.length) return s.length;
+    if (!isNameRunUnit(s.charCodeAt(j + 2))) return j;
+    j += 2;
+  }
 }
 
 /** Result when the text ran out at `at`: wait for more unless the header is already too long. */
@@ -144,6 +186,13 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
+  if (d === 0x74 && c === 0x3c && context.has('glm') && s.startsWith('<think:', i)) {
+    // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`
+    // (read with Hunyuan's calls, the `glm` format: other text may write `<think:deep>` as prose).
+    const end = suffixEnd(s, i + '<think'.length);
+    if (end === s.length) return 'partial';
+    if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`], interrupts: NO_INTERRUPTS };
+  }
   if (c === 0x3c) {
     const tagged = matchAngle(s, i, d, context);
     if (tagged !== undefined) return tagged;
@@ -157,19 +206,54 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
   return partial ? 'partial' : undefined;
 }
 
+/** `SIMPLE_BLOCKS` by the code of their second character: a `<` in prose is compared with the few that may follow it. */
+const BLOCKS_BY_SECOND = new Map<number, SimpleBlock[]>();
+for (const block of SIMPLE_BLOCKS) {
+  const second = block.token.charCodeAt(1);
+  const list = BLOCKS_BY_SECOND.get(second);
+  if (list === undefined) BLOCKS_BY_SECOND.set(second, [block]);
+  else list.push(block);
+}
+const ASCII_BLOCKS: readonly (readonly SimpleBlock[] | undefined)[] = Array.from({ length: 0x80 }, (_, c) => BLOCKS_BY_SECOND.get(c));
+/** Longer than every token `matchAngle` tests with `isPrefixAtEnd` outside `SIMPLE_BLOCKS`: farther from the end, none can be cut off. */
+const NEAR_END = 24;
+
+/** Whether the text from `i` (second character `d`, -1 when none) is a proper prefix of a token `matchAngle` reads outside `SIMPLE_BLOCKS`. */
+function nearEndPrefix(s: string, i: number, d: number, context: OpenerContext): boolean {
+  switch (d) {
+    case -1:
+      return true;
+    case 0x74:
+      return isPrefixAtEnd(s, i, '<tool_call>');
+    case 0x66:
+      return (
+        isPrefixAtEnd(s, i, '<function=') ||
+        (context.has('minicpm5') && isPrefixAtEnd(s, i, MINICPM)) ||
+        (context.has('functionary') && isPrefixAtEnd(s, i, FUNCTION_NAME_TAG))
+      );
+    case 0x64:
+      return context.has('minimax-m2') && isPrefixAtEnd(s, i, DOTS);
+    case 0x69:
+      return context.has('glm') && isPrefixAtEnd(s, i, IFM_CALL);
+    case 0x7c:
+      return (context.has('kimi-k2') && isPrefixAtEnd(s, i, KIMI_CALL)) || (context.has('harmony') && (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')));
+    default:
+      return false;
+  }
+}
+
 function matchAngle(s: string, i: number, d: number, context: OpenerContext): OpenerResult {
   let partial = false;
-  for (const block of SIMPLE_BLOCKS) {
-    if ((d >= 0 && block.token.charCodeAt(1) !== d) || !context.has(block.format)) continue;
-    if (s.startsWith(block.token, i)) {
-      if (block.body === 'functiongemma' || block.body === 'gemma') return afterCallToken(s, i, block);
-      return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+  const blocks = d < 0 ? SIMPLE_BLOCKS : d < 0x80 ? ASCII_BLOCKS[d] : BLOCKS_BY_SECOND.get(d);
+  if (blocks !== undefined) {
+    for (const block of blocks) {
+      if (!context.has(block.format)) continue;
+      if (s.startsWith(block.token, i)) {
+        if (block.body === 'functiongemma' || block.body === 'gemma') return afterCallToken(s, i, block);
+        return { type: 'block', body: block.body, length: block.token.length, ends: block.ends };
+      }
+      if (isPrefixAtEnd(s, i, block.token)) partial = true;
     }
-    if (isPrefixAtEnd(s, i, block.token)) partial = true;
-  }
-  if (d === 0x7c && context.has('kimi-k2')) {
-    if (s.startsWith(KIMI_CALL, i)) return kimiCall(s, i, context);
-    if (isPrefixAtEnd(s, i, KIMI_CALL)) partial = true;
   }
   if (d === 0xff5c && context.has('deepseek') && s.startsWith('<\uff5c', i)) {
     const end = Math.max(deepseekToken(s, i, ['tool', 'calls', 'begin']), deepseekToken(s, i, ['tool', 'calls']));
@@ -179,23 +263,118 @@ function matchAngle(s: string, i: number, d: number, context: OpenerContext): Op
   } else if (context.has('deepseek') && s.length - i === 1) {
     partial = true;
   }
-  if (d === 0x74 && s.startsWith('<tool_call>', i)) {
-    const result = afterToolCallTag(s, i, context);
-    if (result !== undefined) return result;
-  } else if (isPrefixAtEnd(s, i, '<tool_call>')) {
-    partial = true;
+  switch (d) {
+    case 0x74:
+      if (s.startsWith('<tool_call', i)) {
+        const next = s.charCodeAt(i + '<tool_call'.length);
+        if (next === 0x3e) {
+          const result = afterToolCallTag(s, i, context);
+          if (result !== undefined) return result;
+        } else if (context.has('glm') && (next === 0x3a || next === 0x73)) {
+          const result = matchHunyuanSuffixed(s, i, context);
+          if (result !== undefined) return result;
+        }
+      }
+      break;
+    case 0x64:
+      if (context.has('minimax-m2') && s.startsWith(DOTS, i)) return afterTokens(s, i, i + DOTS.length, ['<invoke'], 'minimax-xml', [DOTS_END]);
+      break;
+    case 0x69:
+      if (context.has('glm') && s.startsWith(IFM_CALL, i)) return afterPairCallTag(s, i, i + IFM_CALL.length, IFM_NEXT, context, 'ifm', [IFM_CALL_END]);
+      break;
+    case 0x66:
+      if ((context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) return afterFunctionTag(s, i, context);
+      if (s.startsWith(MINICPM, i)) {
+        const named = afterFunctionName(s, i, context);
+        if (named !== undefined) return named;
+      }
+      break;
+    case 0x7c:
+      if (context.has('kimi-k2') && s.startsWith(KIMI_CALL, i)) return kimiCall(s, i, context);
+      if (context.has('harmony') && (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i))) return harmonyHeader(s, i, context);
+      break;
+    default:
+      break;
   }
-  if (d === 0x66 && (context.has('qwen3-xml') || context.has('functionary')) && s.startsWith('<function=', i)) {
-    return afterFunctionTag(s, i, context);
-  }
-  if (isPrefixAtEnd(s, i, '<function=')) partial = true;
-  if (d === 0x66 && context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) return afterFunctionNameTag(s, i, context);
-  if (isPrefixAtEnd(s, i, FUNCTION_NAME_TAG) && context.has('functionary')) partial = true;
-  if ((d === 0x7c || d < 0) && context.has('harmony')) {
-    if (s.startsWith('<|channel|>', i) || s.startsWith('<|start|>', i)) return harmonyHeader(s, i, context);
-    if (isPrefixAtEnd(s, i, '<|channel|>') || isPrefixAtEnd(s, i, '<|start|>')) partial = true;
-  }
+  // A token cut off by the end of the text (a stream holds it back); only those going on with `d`.
+  if (s.length - i < NEAR_END && nearEndPrefix(s, i, d, context)) partial = true;
   return partial ? 'partial' : undefined;
+}
+
+const DOTS = '<dots_function_call>';
+const DOTS_END = '</dots_function_call>';
+const IFM_CALL = '<ifm|tool_call>';
+const IFM_CALL_END = '</ifm|tool_call>';
+const IFM_NEXT: readonly string[] = ['<ifm|arg_key>', IFM_CALL_END];
+/** Longest Hunyuan tag suffix read (`:opensource`, `:6124c78e`). */
+const MAX_SUFFIX = 64;
+
+/**
+ * After an opener token that ends at `after` (opener at `i`), whitespace then one of `tokens`:
+ * a block read as `body` up to one of `ends`; otherwise the token is text (dots' JSON body
+ * is then read by the JSON scanner).
+ */
+function afterTokens(s: string, i: number, after: number, tokens: readonly string[], body: BlockBody, ends: readonly string[]): OpenerResult {
+  const next = skipSpace(s, after);
+  if (next >= s.length) return outOfText(i, next);
+  if (next - i >= MAX_HEADER) return undefined;
+  for (const token of tokens) if (s.startsWith(token, next)) return { type: 'block', body, length: after - i, ends };
+  for (const token of tokens) if (isPrefixAtEnd(s, next, token)) return 'partial';
+  return { type: 'text', length: after - i };
+}
+
+/**
+ * After a call tag of a GLM-like format that ends at `after` (opener at `i`): a name, then
+ * (after whitespace or a literal "\n") one of `next`. JSON after the tag is left to the
+ * JSON scanner; anything else is text.
+ */
+function afterPairCallTag(s: string, i: number, after: number, next: readonly string[], context: OpenerContext, body: BlockBody, ends: readonly string[]): OpenerResult {
+  const start = skipSpace(s, after);
+  if (start >= s.length) return outOfText(i, start);
+  if (start - i >= MAX_HEADER) return undefined;
+  const text: OpenerMatch = { type: 'text', length: after - i };
+  const c = s.charCodeAt(start);
+  if (c === 0x3c || !isIdentifierUnit(c)) return text;
+  const nameEnd = nameRunEnd(s, start);
+  if (nameEnd >= s.length) return outOfText(i, nameEnd);
+  let j = skipSpace(s, nameEnd);
+  while (s.startsWith('\\n', j) && j - i < MAX_HEADER) j = skipSpace(s, j + 2);
+  if (j >= s.length || (j === s.length - 1 && s.charCodeAt(j) === 0x5c)) return outOfText(i, j);
+  if (j - i >= MAX_HEADER) return undefined;
+  for (const token of next) if (s.startsWith(token, j)) return context.accepts(s.slice(start, nameEnd)) ? { type: 'block', body, length: after - i, ends } : text;
+  for (const token of next) if (isPrefixAtEnd(s, j, token)) return 'partial';
+  return text;
+}
+
+/** End of a Hunyuan tag suffix (`:SUFFIX>`) starting at `from`: the index of its `>`, -1 when none, `s.length` when the text ends first. */
+function suffixEnd(s: string, from: number): number {
+  if (from >= s.length) return s.length;
+  if (s.charCodeAt(from) !== 0x3a) return -1;
+  let j = from + 1;
+  while (j < s.length && j - from <= MAX_SUFFIX) {
+    const c = s.charCodeAt(j);
+    if (c === 0x3e) return j > from + 1 ? j : -1;
+    if (c <= 0x20 || c === 0x3c) return -1;
+    j++;
+  }
+  return j >= s.length && j - from <= MAX_SUFFIX ? s.length : -1;
+}
+
+/**
+ * Hunyuan HY v3/v4 with a checkpoint's tag suffix: `<tool_calls:SUFFIX>` (the wrapper, then
+ * `<tool_call:SUFFIX>`) or `<tool_call:SUFFIX>NAME` then `<arg_key:SUFFIX>`, `<tool_sep:SUFFIX>`
+ * or `</tool_call:SUFFIX>`. Read with the GLM body of the same suffix.
+ */
+function matchHunyuanSuffixed(s: string, i: number, context: OpenerContext): OpenerResult {
+  const wrapper = s.startsWith('<tool_calls', i);
+  if (!wrapper && isPrefixAtEnd(s, i, '<tool_calls')) return 'partial';
+  const from = i + (wrapper ? '<tool_calls' : '<tool_call').length;
+  const end = suffixEnd(s, from);
+  if (end === s.length) return 'partial';
+  if (end < 0) return undefined;
+  const suffix = s.slice(from, end);
+  if (wrapper) return afterTokens(s, i, end + 1, [`<tool_call${suffix}>`], 'hunyuan', [`</tool_calls${suffix}>`]);
+  return afterPairCallTag(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`], context, 'hunyuan', [`</tool_call${suffix}>`]);
 }
 
 /** What may follow Gemma's call tokens (after space): the call, with the stray colon some outputs write. */
@@ -251,6 +430,14 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
   if (after - i >= MAX_HEADER) return undefined;
   const c = s.charCodeAt(after);
   if (c === 0x7b || c === 0x5b) return { type: 'text', length };
+  if (context.has('json')) {
+    if (s.startsWith('function', after)) {
+      const stepAudio = afterFunctionLine(s, i, after + 'function'.length, context);
+      if (stepAudio !== undefined) return stepAudio;
+    } else if (isPrefixAtEnd(s, after, 'function')) {
+      return 'partial';
+    }
+  }
   if (context.has('qwen3-xml')) {
     if (s.startsWith('<function=', after)) return { type: 'block', body: 'qwen-xml', length, ends: ['</tool_call>'], nests: true };
     if (isPrefixAtEnd(s, after, '<function=')) return 'partial';
@@ -267,14 +454,60 @@ function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerR
     if (next >= s.length || (next === s.length - 1 && s.charCodeAt(next) === 0x5c)) return outOfText(i, next);
     if (next - i >= MAX_HEADER) return undefined;
     const name = s.slice(after, nameEnd);
-    if (s.startsWith('<arg_key>', next) || s.startsWith('</tool_call>', next)) {
+    // Hunyuan HY v3 writes `<tool_sep>` after the name.
+    if (s.startsWith('<arg_key>', next) || s.startsWith('</tool_call>', next) || s.startsWith('<tool_sep>', next)) {
       if (context.accepts(name)) return { type: 'block', body: 'glm', length, ends: ['</tool_call>'] };
-    } else if (isPrefixAtEnd(s, next, '<arg_key>') || isPrefixAtEnd(s, next, '</tool_call>')) {
+    } else if (isPrefixAtEnd(s, next, '<arg_key>') || isPrefixAtEnd(s, next, '</tool_call>') || isPrefixAtEnd(s, next, '<tool_sep>')) {
       return 'partial';
     }
   }
   return { type: 'text', length };
 }
+
+/**
+ * Step-Audio 2: `<tool_call>function` then, on the next line, NAME, then its JSON arguments
+ * (`from` is just past `function`). Undefined when the text goes on otherwise (a GLM call named
+ * `function…`).
+ */
+function afterFunctionLine(s: string, i: number, from: number, context: OpenerContext): OpenerResult {
+  const nameStart = skipSpace(s, from);
+  if (nameStart === from) return from >= s.length ? 'partial' : undefined;
+  if (nameStart >= s.length) return outOfText(i, nameStart);
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd >= s.length) return outOfText(i, nameEnd);
+  if (nameEnd === nameStart) return undefined;
+  const brace = skipSpace(s, nameEnd);
+  if (brace >= s.length) return outOfText(i, brace);
+  if (brace - i >= MAX_HEADER || s.charCodeAt(brace) !== 0x7b) return undefined;
+  const name = s.slice(nameStart, nameEnd);
+  return context.accepts(name) ? { type: 'marker', name, length: brace - i } : { type: 'text', length: '<tool_call>'.length };
+}
+
+const MINICPM = '<function name=';
+
+/** The first `>` after `s[i]` within `MAX_HEADER` characters, or -1. */
+function headerEnd(s: string, i: number): number {
+  const limit = Math.min(s.length, i + MAX_HEADER);
+  for (let k = i + 1; k < limit; k++) if (s.charCodeAt(k) === 0x3e) return k;
+  return -1;
+}
+
+/**
+ * MiniCPM5: `<function name="NAME">` then whitespace and `<param name=` or `</function>`. The
+ * header is decided at its `>` (a stream waits for that character alone).
+ */
+function afterMiniCpmTag(s: string, i: number, context: OpenerContext): OpenerResult {
+  const gt = headerEnd(s, i);
+  if (gt < 0) return s.length - i >= MAX_HEADER ? undefined : 'partial';
+  let name = s.slice(i + MINICPM.length, gt).trim();
+  const quote = name.charCodeAt(0);
+  if ((quote === 0x22 || quote === 0x27) && name.length > 1 && name.charCodeAt(name.length - 1) === quote) name = name.slice(1, -1);
+  if (name === '' || !context.accepts(name)) return undefined;
+  return afterTokens(s, i, gt + 1, MINICPM_NEXT, 'minicpm', ['</function>']);
+}
+
+/** What opens a MiniCPM5 call's body: `<param` then space (not `<parameter`, `<params>`), or the call's end. */
+const MINICPM_NEXT: readonly string[] = ['<param ', '<param\t', '<param\n', '<param\r', '</function>'];
 
 /** `<function=NAME>` then `{` (Functionary v3.1) or `<parameter=`/`</function>` (Qwen3 XML without the wrapper). */
 function afterFunctionTag(s: string, i: number, context: OpenerContext): OpenerResult {
@@ -333,6 +566,19 @@ function afterFunctionNameTag(s: string, i: number, context: OpenerContext): Ope
   return s.charCodeAt(after) === 0x7b ? { type: 'marker', name, length: after - i } : undefined;
 }
 
+/**
+ * `<function name=…>`: Hermes 2 Pro's Functionary tag (`"NAME">` then `{`) or MiniCPM5's call
+ * (then `<param` or `</function>`). A decided call of either wins; while the Functionary
+ * reading waits, so does the tag (MiniCPM5's reading never decides a call there).
+ */
+function afterFunctionName(s: string, i: number, context: OpenerContext): OpenerResult {
+  const functionary = context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i) ? afterFunctionNameTag(s, i, context) : undefined;
+  if (functionary !== undefined && functionary !== 'partial') return functionary;
+  const minicpm = context.has('minicpm5') ? afterMiniCpmTag(s, i, context) : undefined;
+  if (functionary === 'partial') return minicpm !== undefined && minicpm !== 'partial' && minicpm.type === 'block' ? minicpm : 'partial';
+  return minicpm;
+}
+
 /** `[TOOL_CALLS]NAME[ARGS]{…}`, `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}` and `[TOOL_CALLS]NAME{…}`. */
 function matchMistral(s: string, i: number, context: OpenerContext): OpenerResult {
   const marker = '[TOOL_CALLS]';
@@ -374,8 +620,13 @@ export function functionaryBefore(s: string, brace: number, floor: number): numb
   let j = brace;
   while (j > floor && isJsonSpace(s.charCodeAt(j - 1))) j--;
   const nameEnd = j;
-  // The forward reading takes a run of up to MAX_NAME_LENGTH + 1 units (`nameRunEnd`).
-  while (j > floor && nameEnd - j <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j - 1))) j--;
+  // The forward reading takes a run of up to MAX_NAME_LENGTH + 1 units (`nameRunEnd`), runs
+  // joined by `::` included.
+  while (true) {
+    while (j > floor && nameEnd - j <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(j - 1))) j--;
+    if (j - 3 < floor || j === nameEnd || nameEnd - j > MAX_NAME_LENGTH || s.charCodeAt(j - 1) !== 0x3a || s.charCodeAt(j - 2) !== 0x3a || !isNameRunUnit(s.charCodeAt(j - 3))) break;
+    j -= 2;
+  }
   if (j === nameEnd || j - 3 < floor) return -1;
   return s.charCodeAt(j - 1) === 0x3e && s.charCodeAt(j - 2) === 0x3e && s.charCodeAt(j - 3) === 0x3e ? j - 3 : -1;
 }
@@ -481,7 +732,14 @@ export function readLeadingRecipient(text: string): { name: string } | 'prefix' 
  * knows that the first `checked` characters of the held text match every one of its tokens.
  */
 export type OpenerWait =
-  | { type: 'prefix'; tokens: readonly string[]; at: number; checked: number }
+  | {
+      type: 'prefix';
+      tokens: readonly string[];
+      at: number;
+      checked: number;
+      /** A wait on one held character (a `<` begins some thirty tokens): its tokens by their second character. */
+      bySecond?: ReadonlyMap<number, readonly string[]>;
+    }
   | { type: 'char'; char: number; limit: number }
   | { type: 'name'; limit: number }
   | { type: 'space'; limit: number };
@@ -492,12 +750,22 @@ function nameLimit(i: number, nameStart: number): number {
   return Math.min(MAX_HEADER, nameStart - i + MAX_NAME_LENGTH + 2);
 }
 
-/** Openers of fixed text, each with the format it needs (none: always looked for). No one is a prefix of another. */
+/**
+ * Openers of fixed text, each with the format it needs (none: always looked for). No one is a
+ * prefix of another; MiniCPM5's and Functionary's `<function name=` are the same text, listed
+ * for each format.
+ */
 const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] = [
   ...REASONING.map(([open]): readonly [string, undefined] => [open, undefined]),
   ...SIMPLE_BLOCKS.map((block): readonly [string, ToolCallFormat] => [block.token, block.format]),
   ['<tool_call>', undefined],
+  ['<tool_call:', 'glm'],
+  ['<think:', 'glm'],
+  ['<tool_calls:', 'glm'],
+  [IFM_CALL, 'glm'],
+  [DOTS, 'minimax-m2'],
   ['<function=', undefined],
+  [MINICPM, 'minicpm5'],
   [FUNCTION_NAME_TAG, 'functionary'],
   ['<|channel|>', 'harmony'],
   ['<|start|>', 'harmony'],
@@ -505,12 +773,50 @@ const FIXED_OPENERS: readonly (readonly [string, ToolCallFormat | undefined])[] 
   ['>>>', 'functionary'],
 ];
 
+type FixedOpener = readonly [string, ToolCallFormat | undefined];
+const NO_OPENERS: readonly FixedOpener[] = [];
+/** `FIXED_OPENERS` by their first two characters (a held opener of two or more characters is one of few). */
+const FIXED_BY_START = new Map<number, FixedOpener[]>();
+for (const opener of FIXED_OPENERS) {
+  const key = opener[0].charCodeAt(0) * 0x10000 + opener[0].charCodeAt(1);
+  const list = FIXED_BY_START.get(key);
+  if (list === undefined) FIXED_BY_START.set(key, [opener]);
+  else list.push(opener);
+}
+
 /**
  * What the opener at `s[i]`, for which `matchOpener` gave `'partial'`, waits for; undefined
  * when any character may decide it. Every wait given here keeps `matchOpener` at `'partial'`
  * (it is read again whenever the wait ends, so a wait may end early, never late).
  */
 export function openerWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
+  const held = s.length - i;
+  if (held === 1) return loneWait(s.charCodeAt(i), context);
+  return heldWait(s, i, context);
+}
+
+/** Waits of one held character, by context (a stream's options do not change) and character. */
+const LONE_WAITS = new WeakMap<OpenerContext, Map<number, OpenerWait | undefined>>();
+
+/**
+ * The wait of one held character (a stream holds a `<` back at every chunk end that has one),
+ * made once per context: a `<` begins some thirty tokens, so the wait also keeps them by their
+ * second character for the next one to pick.
+ */
+function loneWait(c: number, context: OpenerContext): OpenerWait | undefined {
+  let waits = LONE_WAITS.get(context);
+  if (waits === undefined) {
+    waits = new Map<number, OpenerWait | undefined>();
+    LONE_WAITS.set(context, waits);
+  }
+  if (waits.has(c)) return waits.get(c);
+  let wait = heldWait(String.fromCharCode(c), 0, context);
+  if (wait?.type === 'prefix' && wait.tokens.length > 4) wait = { ...wait, bySecond: bySecond(wait.tokens) };
+  waits.set(c, wait);
+  return wait;
+}
+
+function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
   const held = s.length - i;
   // A DeepSeek token (its spelling varies) is undecided until its closing `>`, up to 30 characters.
   if (context.has('deepseek') && s.startsWith('<\uff5c', i) && held < 30 && s.indexOf('>', i) < 0) return { type: 'char', char: 0x3e, limit: 30 };
@@ -528,7 +834,8 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
   // end, and read the opener again, where the text goes on as another (`<to` after `<think>`).
   let tokens: string[] | undefined;
   const first = s.charCodeAt(i);
-  for (const [token, format] of FIXED_OPENERS) {
+  const candidates = held > 1 ? (FIXED_BY_START.get(first * 0x10000 + s.charCodeAt(i + 1)) ?? NO_OPENERS) : FIXED_OPENERS;
+  for (const [token, format] of candidates) {
     if (token.charCodeAt(0) === first && isPrefixAtEnd(s, i, token) && (format === undefined || context.has(format))) (tokens ??= []).push(token);
   }
   const mistral = context.has('mistral') || context.has('json');
@@ -564,18 +871,10 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
     return context.has('qwen3-xml') ? tagPrefixWait(s, i, after, ['<parameter=', '</function>']) : undefined;
   }
   if (context.has('functionary') && s.startsWith(FUNCTION_NAME_TAG, i)) {
-    const quoteAt = i + FUNCTION_NAME_TAG.length;
-    // The quote: the next character decides.
-    if (quoteAt >= s.length) return undefined;
-    const quote = s.charCodeAt(quoteAt);
-    const nameStart = quoteAt + 1;
-    const nameEnd = nameRunEnd(s, nameStart);
-    if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
-    if (nameEnd === nameStart) return undefined;
-    const gt = functionNameTagEnd(s, quote, nameEnd);
-    // Space after the closing quote, or after `>`: more space or the next character decides.
-    if (gt >= s.length) return { type: 'space', limit: MAX_HEADER };
-    return gt >= 0 && skipSpace(s, gt + 1) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+    // While this waits, MiniCPM5's reading of the same tag waits too (see `afterFunctionName`);
+    // without it, that reading's own wait (below) holds only while that reading is undecided.
+    const wait = functionNameTagWait(s, i);
+    if (wait !== undefined || !context.has('minicpm5') || afterMiniCpmTag(s, i, context) !== 'partial') return wait;
   }
   if (s.startsWith('<tool_call>', i)) {
     const after = skipSpace(s, i + '<tool_call>'.length);
@@ -588,10 +887,79 @@ export function openerWait(s: string, i: number, context: OpenerContext): Opener
       let next = skipSpace(s, nameEnd);
       while (s.startsWith('\\n', next) && next - i < MAX_HEADER) next = skipSpace(s, next + 2);
       if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
-      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>']);
+      return tagPrefixWait(s, i, next, ['<arg_key>', '</tool_call>', '<tool_sep>']);
     }
   }
+  if (context.has('minicpm5') && s.startsWith(MINICPM, i)) {
+    const gt = headerEnd(s, i);
+    if (gt < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
+    return tokensWait(s, i, gt + 1, MINICPM_NEXT);
+  }
+  if (context.has('glm') && s.startsWith('<think:', i)) {
+    const from = i + '<think'.length;
+    return suffixEnd(s, from) === s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
+  }
+  if (context.has('minimax-m2') && s.startsWith(DOTS, i)) return tokensWait(s, i, i + DOTS.length, ['<invoke']);
+  if (context.has('glm') && s.startsWith(IFM_CALL, i)) return pairCallWait(s, i, i + IFM_CALL.length, IFM_NEXT);
+  if (context.has('glm') && s.startsWith('<tool_call', i)) {
+    const wrapper = s.startsWith('<tool_calls', i);
+    const from = i + (wrapper ? '<tool_calls' : '<tool_call').length;
+    const end = suffixEnd(s, from);
+    // A suffix being read stays undecided while name characters come, up to its longest.
+    if (end === s.length) return from < s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
+    if (end < 0) return undefined;
+    const suffix = s.slice(from, end);
+    if (wrapper) return tokensWait(s, i, end + 1, [`<tool_call${suffix}>`]);
+    return pairCallWait(s, i, end + 1, [`<arg_key${suffix}>`, `<tool_sep${suffix}>`, `</tool_call${suffix}>`]);
+  }
   return undefined;
+}
+
+/** The wait of `afterFunctionNameTag` (see there) when it gave `'partial'`. */
+function functionNameTagWait(s: string, i: number): OpenerWait | undefined {
+  const quoteAt = i + FUNCTION_NAME_TAG.length;
+  // The quote: the next character decides.
+  if (quoteAt >= s.length) return undefined;
+  const quote = s.charCodeAt(quoteAt);
+  const nameStart = quoteAt + 1;
+  const nameEnd = nameRunEnd(s, nameStart);
+  if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, nameStart) };
+  if (nameEnd === nameStart) return undefined;
+  const gt = functionNameTagEnd(s, quote, nameEnd);
+  // Space after the closing quote, or after `>`: more space or the next character decides.
+  if (gt >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return gt >= 0 && skipSpace(s, gt + 1) >= s.length ? { type: 'space', limit: MAX_HEADER } : undefined;
+}
+
+/** The wait of `afterTokens` (see there) when it gave `'partial'`. */
+function tokensWait(s: string, i: number, after: number, tokens: readonly string[]): OpenerWait | undefined {
+  const next = skipSpace(s, after);
+  if (next >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return tagPrefixWait(s, i, next, tokens);
+}
+
+/** The wait of `afterPairCallTag` (see there) when it gave `'partial'`. */
+function pairCallWait(s: string, i: number, after: number, next: readonly string[]): OpenerWait | undefined {
+  const start = skipSpace(s, after);
+  if (start >= s.length) return { type: 'space', limit: MAX_HEADER };
+  const nameEnd = nameRunEnd(s, start);
+  if (nameEnd >= s.length) return { type: 'name', limit: nameLimit(i, start) };
+  let j = skipSpace(s, nameEnd);
+  while (s.startsWith('\\n', j) && j - i < MAX_HEADER) j = skipSpace(s, j + 2);
+  if (j >= s.length) return { type: 'space', limit: MAX_HEADER };
+  return tagPrefixWait(s, i, j, next);
+}
+
+/** `tokens` (each longer than two characters) by their second character. */
+function bySecond(tokens: readonly string[]): ReadonlyMap<number, readonly string[]> {
+  const map = new Map<number, string[]>();
+  for (const token of tokens) {
+    const second = token.charCodeAt(1);
+    const list = map.get(second);
+    if (list === undefined) map.set(second, [token]);
+    else list.push(token);
+  }
+  return map;
 }
 
 /** A prefix wait on those of `tokens` that the text from `after` begins (opener at `i`). */
@@ -626,6 +994,10 @@ export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait
       // the new character is compared (a stream brings the held text one character at a time).
       const length = held.length - wait.at;
       const checked = wait.checked === held.length;
+      if (wait.bySecond !== undefined && length === 1 && checked) {
+        const next = wait.bySecond.get(c);
+        return next === undefined ? undefined : { type: 'prefix', tokens: next, at: wait.at, checked: held.length + 1 };
+      }
       let kept: string[] | undefined;
       for (const token of wait.tokens) {
         if (checked ? length + 1 < token.length && token.charCodeAt(length) === c : continues(token, held, wait.at, c)) (kept ??= []).push(token);
@@ -635,8 +1007,15 @@ export function waitAfter(wait: OpenerWait, held: string, c: number): OpenerWait
     }
     case 'char':
       return c !== wait.char && held.length + 1 < wait.limit ? wait : undefined;
-    case 'name':
-      return isNameRunUnit(c) && held.length + 1 < wait.limit ? wait : undefined;
+    case 'name': {
+      if (held.length + 1 >= wait.limit) return undefined;
+      // Through a `::` join (`ns::tool`, see `nameRunEnd`): `a:` then `:` or a name character
+      // after `a::` leaves the name undecided; a name character after a single `:` ends it.
+      const last = held.charCodeAt(held.length - 1);
+      const single = last === 0x3a && held.charCodeAt(held.length - 2) !== 0x3a;
+      if (c === 0x3a) return isNameRunUnit(last) || single ? wait : undefined;
+      return isNameRunUnit(c) && !single ? wait : undefined;
+    }
     case 'space':
       return isJsonSpace(c) && held.length + 1 < wait.limit ? wait : undefined;
     default: {

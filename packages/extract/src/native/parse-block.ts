@@ -4,6 +4,12 @@ import { isRecord, tryJson } from './json-extent.ts';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { parseApertusCalls, parseDeepseekCalls, parseKimiCalls } from './token-calls.ts';
 import { DSML_XML, MINIMAX_XML, parseGlmCall, parseXmlCalls, QWEN_XML, SEED_XML } from './xml-calls.ts';
+import { DSML_SPACED_XML, GCML_XML, MINICPM_XML } from './xml-calls.ts';
+import { hunyuanBlockTags, IFM_TAGS, IQUEST_TAGS, parsePairCalls, SOLAR_TAGS } from './pair-tag-calls.ts';
+import { parseSolarOpenCall } from './solar-calls.ts';
+import { parseXtmlCalls } from './xtml-calls.ts';
+import { parseMinimaxM3Calls } from './minimax-m3-calls.ts';
+import { parsePlamoCalls } from './plamo-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -45,6 +51,30 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
       return parseXmlCalls(text, 0, text.length, MINIMAX_XML, context);
     case 'dsml':
       return parseXmlCalls(text, 0, text.length, DSML_XML, context).map((call) => unwrapDsml(call, context));
+    case 'dsml-spaced':
+      return parseXmlCalls(text, 0, text.length, DSML_SPACED_XML, context).map((call) => unwrapDsml(call, context));
+    case 'gcml':
+      return parseXmlCalls(text, 0, text.length, GCML_XML, context);
+    case 'hunyuan':
+      return parsePairCalls(text, 0, text.length, hunyuanBlockTags(text, openerLength), context);
+    case 'iquest':
+      return parsePairCalls(text, 0, text.length, IQUEST_TAGS, context);
+    case 'ifm':
+      return parsePairCalls(text, 0, text.length, IFM_TAGS, context);
+    case 'minicpm':
+      return parseXmlCalls(text, 0, text.length, MINICPM_XML, context);
+    case 'plamo':
+      return parsePlamoCalls(text, openerLength, to);
+    case 'minimax-m3':
+      return parseMinimaxM3Calls(text, openerLength, to, context);
+    case 'xtml':
+      return parseXtmlCalls(text, openerLength, to);
+    case 'solar2':
+      return parsePairCalls(text, 0, text.length, SOLAR_TAGS, context);
+    case 'solar': {
+      const call = parseSolarOpenCall(text, openerLength, to);
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
     case 'glm': {
       const call = parseGlmCall(text, openerLength, to, context);
       return call === undefined ? [] : [{ ...call, end: text.length }];

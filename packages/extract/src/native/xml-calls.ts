@@ -19,12 +19,18 @@ interface XmlDialect {
    * closing tag, each where it is (as vLLM does); Seed strips the closing one only when the
    * value opens with one (`paired-newline`: it writes `<parameter=k>code\n</parameter>`, as
    * llama.cpp reads it); MiniMax trims all whitespace, but for a property the schema types as
-   * a plain string (its template writes strings as they are, so their space is data: indented
-   * code); DSML keeps it.
+   * a plain string (`all-but-string`: its template writes strings as they are, so their space
+   * is data: indented code); MiniCPM5 trims all (`all`); DSML keeps it.
    */
-  trim: 'newline' | 'paired-newline' | 'all' | 'none';
+  trim: 'newline' | 'paired-newline' | 'all' | 'all-but-string' | 'none';
   /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
   quotesCalls: boolean;
+  /**
+   * MiniCPM5: a parameter tag is one only when space follows its name (`<parameter …>` and
+   * `<params>` are other tags) and it is not self-closing (`<param name="path" />`, as XML
+   * docs write a parameter, holds no value). Any other makes the call not one of this format.
+   */
+  strictParameter?: boolean;
 }
 
 /** Qwen3-Coder, Qwen3.5, Nemotron 3 Nano: `<function=NAME><parameter=ARG>VALUE</parameter></function>`. */
@@ -48,7 +54,7 @@ export const MINIMAX_XML: XmlDialect = {
   parameter: '<parameter',
   parameterClose: '</parameter>',
   attributes: true,
-  trim: 'all',
+  trim: 'all-but-string',
   quotesCalls: false,
 };
 
@@ -72,6 +78,36 @@ export const STEP_XML: XmlDialect = {
   attributes: true,
   trim: 'none',
   quotesCalls: false,
+};
+
+/** DeepSeek V4.1: DSML with a space after the marker (`<｜DSML｜ invoke name="NAME">`). */
+export const DSML_SPACED_XML: XmlDialect = {
+  ...DSML_XML,
+  invoke: '<\uff5cDSML\uff5c invoke',
+  invokeClose: '</\uff5cDSML\uff5c invoke>',
+  parameter: '<\uff5cDSML\uff5c parameter',
+  parameterClose: '</\uff5cDSML\uff5c parameter>',
+};
+
+/** GigaChat 3.5: DSML with `GCML` for `DSML`. */
+export const GCML_XML: XmlDialect = {
+  ...DSML_XML,
+  invoke: '<\uff5cGCML\uff5cinvoke',
+  invokeClose: '</\uff5cGCML\uff5cinvoke>',
+  parameter: '<\uff5cGCML\uff5cparameter',
+  parameterClose: '</\uff5cGCML\uff5cparameter>',
+};
+
+/** MiniCPM5: `<function name="NAME"><param name="ARG">VALUE</param></function>`. */
+export const MINICPM_XML: XmlDialect = {
+  invoke: '<function',
+  invokeClose: '</function>',
+  parameter: '<param',
+  parameterClose: '</param>',
+  attributes: true,
+  trim: 'all',
+  quotesCalls: false,
+  strictParameter: true,
 };
 
 const MAX_TAG = 300;
@@ -115,6 +151,7 @@ function isPlainName(name: string): boolean {
 function trimValue(raw: string, trim: XmlDialect['trim']): string {
   switch (trim) {
     case 'all':
+    case 'all-but-string':
       return raw.trim();
     case 'newline':
     case 'paired-newline': {
@@ -139,12 +176,14 @@ function trimValue(raw: string, trim: XmlDialect['trim']): string {
 /** The tag that opens a parameter at `at`: its key and where its text ends (past `>`), or undefined. */
 function openTag(text: string, at: number, to: number, dialect: XmlDialect): { key: string | undefined; end: number } | undefined {
   const from = at + dialect.parameter.length;
+  if (dialect.strictParameter === true && (from >= to || !isJsonSpace(text.charCodeAt(from)))) return undefined;
   // Bounded: a run of openers without `>` must not make every one search to the end.
   const limit = Math.min(to, at + MAX_TAG);
   let close = from;
   while (close < limit && text.charCodeAt(close) !== 0x3e && text.charCodeAt(close) !== 0x3c) close++;
   // No `>` before the next `<`: not a tag (`<parameter=` in text runs into the next real tag).
   if (close >= limit || text.charCodeAt(close) === 0x3c) return undefined;
+  if (dialect.strictParameter === true && text.charCodeAt(close - 1) === 0x2f) return undefined;
   const tag = text.slice(from, close);
   const key = (dialect.attributes ? attribute(tag, 'name') : tag)?.trim();
   return { key: key === '' ? undefined : key, end: close + 1 };
@@ -310,7 +349,7 @@ export function parseXmlCalls(text: string, from: number, to: number, dialect: X
       }
       const stringAttribute = dialect.attributes ? attribute(tagText, 'string') : undefined;
       const property = propertySchema(schema, key);
-      const value = dialect.trim === 'all' && isPlainString(property) ? raw : trimValue(raw, dialect.trim);
+      const value = dialect.trim === 'all-but-string' && isPlainString(property) ? raw : trimValue(raw, dialect.trim);
       if (stringAttribute === 'false') {
         // DSML marks non-string values: they are JSON, unless the schema says otherwise
         // (`null` for a string property is the text "null", as vLLM reads it).
