@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ExtractOptions } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { streamInPieces } from '../test/helpers/stream-in-pieces.ts';
+import { checked, incomplete } from '../test/helpers/checked-calls.ts';
 
-type Call = { name: string; arguments: Record<string, unknown> };
 
 const stream = streamInPieces;
 
-/** Batch result, checked against streaming at several chunk sizes (calls, ids and the text invariant). */
-function checked(text: string, options?: ExtractOptions): Call[] {
-  const batch = extractToolCalls(text, options);
-  for (const size of [1, 2, 3, 5, 7, 13, text.length || 1]) {
-    const events = stream(text, size, options);
-    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
-    expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
-  }
-  return batch.map((c) => ({ name: c.name, arguments: c.arguments }));
-}
-
-function incomplete(text: string, options?: ExtractOptions): void {
-  expect(extractToolCalls(text, options)).toEqual([]);
-  for (const size of [1, 3, text.length]) {
-    const events = stream(text, size, options);
-    expect(events.some((e) => e.type === 'tool-call')).toBe(false);
-    expect(events.some((e) => e.type === 'incomplete')).toBe(true);
-  }
-}
 
 const alarm = {
   name: 'set_alarm',

@@ -6,12 +6,12 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import { checked, incomplete } from '../test/helpers/checked-calls.ts';
 
 // Spellings of the native formats by newer model families (DeepSeek V4.1, GigaChat 3.5,
 // Hunyuan HY v3/v4, IQuest Coder V2, K2 Horizon, dots, FunctionGemma), from the syntax their
 // vLLM parsers document.
 
-type Call = { name: string; arguments: Record<string, unknown> };
 
 function stream(text: string, size: number, options?: ExtractOptions): ToolCallParserEvent[] {
   const parser = createToolCallParser(options);
@@ -21,25 +21,6 @@ function stream(text: string, size: number, options?: ExtractOptions): ToolCallP
   return events;
 }
 
-/** Batch result, checked against streaming at several chunk sizes (calls, ids and the text invariant). */
-function checked(text: string, options?: ExtractOptions): Call[] {
-  const batch = extractToolCalls(text, options);
-  for (const size of [1, 2, 3, 5, 7, 13, text.length || 1]) {
-    const events = stream(text, size, options);
-    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
-    expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(text);
-  }
-  return batch.map((c) => ({ name: c.name, arguments: c.arguments }));
-}
-
-function incomplete(text: string, options?: ExtractOptions): void {
-  expect(extractToolCalls(text, options)).toEqual([]);
-  for (const size of [1, 3, text.length]) {
-    const events = stream(text, size, options);
-    expect(events.some((e) => e.type === 'tool-call')).toBe(false);
-    expect(events.some((e) => e.type === 'incomplete')).toBe(true);
-  }
-}
 
 /** The text events of a stream, joined: what is left outside the calls. */
 function textOutside(text: string, options?: ExtractOptions): string {
