@@ -242,20 +242,22 @@ export class CallTextCleaner {
 
   private filterFraming(text: string): string {
     let out = '';
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (isFraming(c)) {
-        this.framing += text.charAt(i);
-        continue;
-      }
+    let i = 0;
+    while (i < text.length) {
+      let j = i;
+      while (j < text.length && isFraming(text.charCodeAt(j))) j++;
+      if (j > i) this.framing += text.slice(i, j);
+      if (j === text.length) break;
+      let k = j;
+      while (k < text.length && !isFraming(text.charCodeAt(k))) k++;
       if (this.framing !== '') {
-        // After a call only the line breaks and spaces of the framing survive.
         out += this.afterCall ? onlySpace(this.framing) : this.framing;
         this.framing = '';
       }
       this.afterCall = false;
       this.owed = [];
-      out += text.charAt(i);
+      out += text.slice(j, k);
+      i = k;
     }
     return out;
   }
@@ -263,6 +265,14 @@ export class CallTextCleaner {
 
 function onlySpace(text: string): string {
   let out = '';
-  for (let i = 0; i < text.length; i++) if (isSpace(text.charCodeAt(i))) out += text.charAt(i);
+  let from = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const space = i < text.length && isSpace(text.charCodeAt(i));
+    if (space && from < 0) from = i;
+    else if (!space && from >= 0) {
+      out += text.slice(from, i);
+      from = -1;
+    }
+  }
   return out;
 }
