@@ -185,8 +185,8 @@ describe('CallTextCleaner: what wrapped a call', () => {
   it('shows what could only have grown into an opener when a call follows', () => {
     expect(clean(['Plan A', null])).toBe('Plan A');
     expect(clean(['I need to call f', null])).toBe('I need to call f');
-    expect(clean(['a ``', null])).toBe('a ``');
-    expect(clean(['Run `', null, '` to see'])).toBe('Run `` to see');
+    expect(clean(['a `` ', null])).toBe('a ``');
+    expect(clean(['Run ` ', null, ' ` to see'])).toBe('Run ` ` to see');
     expect(clean(['2 < 3 and 4 <', null])).toBe('2 < 3 and 4 <');
     expect(clean(['value <tool', null])).toBe('value <tool');
   });
