@@ -1,5 +1,6 @@
 import { closerLength, isFraming, isMarkerPrefix, isSeparator, LONGEST_MARKER, markerAt, markerRunStart, openerRunStart, startsLine } from './call-wrappers.ts';
 import type { WrapperCloser } from './call-wrappers.ts';
+import { M3_MARKER } from './native/minimax-m3-calls.ts';
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -185,8 +186,9 @@ export class CallTextCleaner {
    * A call was taken out here: framing and a complete opener run held before it go (what
    * could only have grown into one is shown), and so does a `(no content)` placeholder that
    * was the whole text before the first call. Returns held text to be shown before the call.
+   * `source`: the call as written.
    */
-  call(): string {
+  call(source = ''): string {
     let released = '';
     const lead = this.lead;
     this.lead = undefined;
@@ -197,6 +199,8 @@ export class CallTextCleaner {
     const owed: WrapperCloser[] = [];
     const start = openerRunStart(held, this.lineStart, false, owed);
     if (start > 0) released += this.shown(held.slice(0, start));
+    // MiniMax M3's marker `]<]minimax[>[` is read from its `<`: the `]` before the call is the call's.
+    if (source.startsWith(M3_MARKER.slice(1)) && this.framing.endsWith(']')) this.framing = this.framing.slice(0, -1);
     // A call in the same wrapper as the one before (`[f(), g()]` in `<tool_calls>`) owes what that
     // one still does, and the framing between them goes. Before the first, the framing's blank
     // space goes (shown again with an opener that is), its brackets and separators are text.

@@ -519,7 +519,7 @@ describe('the text withTextToolCalling shows around the newer formats', () => {
       const fresh = new CallTextCleaner();
       for (const e of events) {
         if (e.type === 'text') piece += fresh.text(e.text);
-        else if (e.type === 'tool-call') piece += fresh.call();
+        else if (e.type === 'tool-call') piece += fresh.call(e.text);
       }
       piece += fresh.end();
       if (size === 1) out = piece;
