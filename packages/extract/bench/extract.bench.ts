@@ -483,6 +483,8 @@ const shownAdversarial: [string, (size: number) => string][] = [
   ['commas after a word', (size) => `x${','.repeat(size - 1)}`],
   ['spaces after a word', (size) => `x${' '.repeat(size - 1)}`],
   ['brackets after a call', (size) => `f(a=1)${'[]'.repeat((size - 6) / 2)}`],
+  ['a run of [ (each may open a list of calls)', (size) => `x${'['.repeat(size - 1)}`],
+  ['markers in prose (each may wrap a call)', (size) => repeatTo('a <|end|> b </tool_call> ', size)],
   ['PLaMo 3 requests left open', (size) => repeatTo('<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>', size)],
   ['Kimi K3 calls left open', (size) => repeatTo('<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>', size)],
 ];

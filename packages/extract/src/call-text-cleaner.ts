@@ -1,4 +1,4 @@
-import { closerLength, isFraming, isMarkerPrefix, isSeparator, LONGEST_MARKER, markerAt, markerRunStart, openerRunStart, startsLine } from './call-wrappers.ts';
+import { closerLength, isFraming, isMarkerPrefix, LONGEST_MARKER, markerAt, markerRunStart, openerRunStart, startsLine } from './call-wrappers.ts';
 import type { WrapperCloser } from './call-wrappers.ts';
 import { M3_MARKER } from './native/minimax-m3-calls.ts';
 

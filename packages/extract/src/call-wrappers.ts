@@ -76,16 +76,40 @@ export const MARKERS = [
 export const LONGEST_MARKER = Math.max(...MARKERS.map((marker) => marker.length));
 
 /** The length of the marker that starts at `s[i]`, 0 when none does. */
+/** Three characters of `s` from `at` as one number (every marker has at least three). */
+function key3(s: string, at: number): number {
+  return (s.charCodeAt(at) * 0x10000 + s.charCodeAt(at + 1)) * 0x10000 + s.charCodeAt(at + 2);
+}
+
+// Markers by their first and their last three characters, and their proper prefixes: the
+// cleaner asks on every piece of a token stream, so each question is a lookup or two.
+const BY_START = new Map<number, string[]>();
+const BY_END = new Map<number, string[]>();
+const PREFIXES = new Set<string>();
+for (const marker of MARKERS) {
+  for (const [map, key] of [[BY_START, key3(marker, 0)], [BY_END, key3(marker, marker.length - 3)]] as const) {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [marker]);
+    else list.push(marker);
+  }
+  for (let k = 1; k < marker.length; k++) PREFIXES.add(marker.slice(0, k));
+}
+
+/** The length of the marker that starts at `s[i]`, 0 when none does. */
 export function markerAt(s: string, i: number): number {
   const c = s.charCodeAt(i);
-  if (c !== LT && c !== 0x5b && c !== GT) return 0;
-  for (const marker of MARKERS) if (s.startsWith(marker, i)) return marker.length;
+  if ((c !== LT && c !== 0x5b && c !== GT) || s.length - i < 3) return 0;
+  const candidates = BY_START.get(key3(s, i));
+  if (candidates !== undefined) for (const marker of candidates) if (s.startsWith(marker, i)) return marker.length;
   return 0;
 }
 
 /** Where the marker that ends at `end` starts (not before `floor`), -1 when none does. */
 function markerEndingAt(s: string, end: number, floor: number): number {
-  for (const marker of MARKERS) {
+  if (end - floor < 3) return -1;
+  const candidates = BY_END.get(key3(s, end - 3));
+  if (candidates === undefined) return -1;
+  for (const marker of candidates) {
     const at = end - marker.length;
     if (at >= floor && s.startsWith(marker, at)) return at;
   }
@@ -94,8 +118,7 @@ function markerEndingAt(s: string, end: number, floor: number): number {
 
 /** Whether `s` from `i` to its end could still grow into a marker. */
 export function isMarkerPrefix(s: string, i: number): boolean {
-  const rest = s.length - i;
-  return MARKERS.some((marker) => marker.length > rest && marker.startsWith(s.slice(i)));
+  return s.length - i < LONGEST_MARKER && PREFIXES.has(s.slice(i));
 }
 
 /**
@@ -122,6 +145,8 @@ const MAX_TAG_NAME = 64;
 const MAX_LANGUAGE = 32;
 /** A fence is 3 to 15 backticks: a longer run is text, so that a run is never read twice. */
 const MIN_FENCE = 3;
+/** At most this many `[` in a run of openers (`[[f()]]`): a longer run of brackets is text, and is not read again per piece. */
+const MAX_BRACKETS = 4;
 const MAX_FENCE = 15;
 
 /**
@@ -212,7 +237,9 @@ export function openerRunStart(s: string, lineStart: boolean, partial: boolean, 
 
 function runStart(s: string, from: number, floor: number, lineStart: boolean, partial: boolean, into?: WrapperCloser[]): number {
   let start = from;
-  const owed: WrapperCloser[] = [];
+  // What a held run owes is not needed until a call comes: a held run keeps none.
+  const owed: WrapperCloser[] | undefined = into === undefined ? undefined : [];
+  let brackets = 0;
   for (;;) {
     // A marker may end in blank space (`>>>all\n`): looked for before the space is skipped.
     const marker = start > floor ? markerEndingAt(s, start, floor) : -1;
@@ -223,26 +250,27 @@ function runStart(s: string, from: number, floor: number, lineStart: boolean, pa
     let j = start;
     while (j > floor && isSeparator(s.charCodeAt(j - 1))) j--;
     if (j === floor) break;
-    const count = owed.length;
+    if (s.charCodeAt(j - 1) === 0x5b && ++brackets > MAX_BRACKETS) break;
+    const count = owed?.length ?? 0;
     // Backticks right against the call (no space between) open an inline code span around it.
     const tight = !partial && j === from && from === s.length;
     const item = itemStart(s, j, floor, lineStart, partial && j === s.length, tight, owed);
     if (item < 0) break;
-    const closer = owed.length > count ? owed[owed.length - 1] : undefined;
+    const closer = owed !== undefined && owed.length > count ? owed[owed.length - 1] : undefined;
     if (closer !== undefined && closer.kind !== 'tag' && closer.kind !== 'token') closer.text = s.slice(item, start);
     start = item;
   }
-  if (into !== undefined) for (let k = owed.length - 1; k >= 0; k--) into.push(owed[k] as WrapperCloser);
+  if (into !== undefined && owed !== undefined) for (let k = owed.length - 1; k >= 0; k--) into.push(owed[k] as WrapperCloser);
   return start;
 }
 
 /** Where one opener ending at `end` starts (its closer goes to `owed`); -1 when none ends there. */
-function itemStart(s: string, end: number, floor: number, lineStart: boolean, partial: boolean, tight: boolean, owed: WrapperCloser[]): number {
+function itemStart(s: string, end: number, floor: number, lineStart: boolean, partial: boolean, tight: boolean, owed: WrapperCloser[] | undefined): number {
   const marker = markerEndingAt(s, end, floor);
   if (marker >= 0) return marker;
   const last = s.charCodeAt(end - 1);
   if (last === 0x5b) {
-    owed.push({ kind: 'bracket', text: '[' });
+    owed?.push({ kind: 'bracket', text: '[' });
     return end - 1;
   }
   if (last === GT) {
@@ -253,7 +281,7 @@ function itemStart(s: string, end: number, floor: number, lineStart: boolean, pa
     if (!((first >= 0x61 && first <= 0x7a) || (first >= 0x41 && first <= 0x5a) || first === 0x5f || first === PIPE)) return -1;
     const name = s.slice(i, end - 1);
     if (!isWrapperName(name)) return -1;
-    owed.push(first === PIPE ? { kind: 'token' } : { kind: 'tag', name });
+    owed?.push(first === PIPE ? { kind: 'token' } : { kind: 'tag', name });
     return i - 1;
   }
   // A fence with or without its language.
@@ -263,13 +291,13 @@ function itemStart(s: string, end: number, floor: number, lineStart: boolean, pa
   while (k > floor && i - k <= MAX_FENCE && s.charCodeAt(k - 1) === BACKTICK) k--;
   const run = i - k;
   if (run >= MIN_FENCE && run <= MAX_FENCE) {
-    owed.push({ kind: 'fence', text: '' });
+    owed?.push({ kind: 'fence', text: '' });
     return k;
   }
   if (run > 0 && run < MIN_FENCE && i === end) {
     if (partial) return k;
     if (tight) {
-      owed.push({ kind: 'code', length: run, text: '' });
+      owed?.push({ kind: 'code', length: run, text: '' });
       return k;
     }
   }
