@@ -100,6 +100,13 @@ describe('CallTextCleaner: markers in text (review of #16, L2)', () => {
     expect(clean(['Done.', null, '\n<|im_end|>'])).toBe('Done.');
     expect(clean(['Text ends in a marker <|eot_id|> <|im_end|>'])).toBe('Text ends in a marker ');
   });
+
+  it("removes harmony's framing between a commentary preamble and the final answer", () => {
+    const answer = '<|channel|>commentary<|message|>Let me look.<|end|><|start|>assistant<|channel|>final<|message|>It is 7.<|return|>';
+    expect(clean([answer])).toBe('Let me look.It is 7.');
+    expect(clean(Array.from(answer))).toBe('Let me look.It is 7.');
+    expect(clean(['Let me look.<|end|>\n', '<|start|>assist', 'ant<|channel|>final<|message|>It is 7.'])).toBe('Let me look.It is 7.');
+  });
 });
 
 describe('CallTextCleaner: a call in an inline code span (review of #16, L3)', () => {
@@ -290,6 +297,7 @@ describe('CallTextCleaner: what wrapped a call', () => {
       '</ifm|x>', '-> tool/function_call', '->', '|',
       // Brackets of text, links, fences with code after the call, markers in prose, code spans.
       '[1]', '[x](https://a.b)', ';', ',', '```python\n', 'print(1)\n', '\n```', '``', '<|end|>', '</think>', '[TOOL_CALLS]', '>>>all\n', '<answer>', '</answer>', '<|im_end|>', ']<]',
+      '<|start|>assistant', '<|channel|>final<|message|>', '<|start|>ass',
     );
     const part = fc.oneof({ weight: 5, arbitrary: fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join('')) }, { weight: 1, arbitrary: fc.constant(null) });
     fc.assert(
@@ -337,7 +345,7 @@ describe('CallTextCleaner: what wrapped a call', () => {
 
   it('shows every character of a text without calls between its first and last word, markers too, however it is split (property)', () => {
     const piece = fc.constantFrom(
-      '<tool_call>', '</tool_call>', '<|end|>', '</think>', '[TOOL_CALLS]', '>>>all\n', '<|im_end|>', '</function>', '<|start|>assistant', '<tools>', '```json\n',
+      '<tool_call>', '</tool_call>', '<|end|>', '</think>', '[TOOL_CALLS]', '>>>all\n', '<|im_end|>', '</function>', '<|return|>', '<tools>', '```json\n',
       '`', '[', ']', ',', ';', ' ', '\n', 'x', '[1]', '[x](https://a.b)', '<', '>', '|',
     );
     fc.assert(

@@ -6,6 +6,9 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** The header of a harmony message (gpt-oss): a message's markers come before and after it. */
+const MESSAGE_HEADER = '<|start|>assistant';
+
 /** Whether a whole marker holds `s[k]` (the `>` of `</tool_call>` starts no marker there). */
 function inMarker(s: string, k: number): boolean {
   for (let p = k - 1; p >= 0 && k - p < LONGEST_MARKER; p--) if (markerAt(s, p) > k - p) return true;
@@ -95,23 +98,35 @@ export class CallTextCleaner {
     let kept = '';
     let from = 0;
     let i = 0;
-    while (!this.started && i < s.length) {
-      if (isSpace(s.charCodeAt(i))) {
-        i++;
-        continue;
+    for (;;) {
+      while (!this.started && i < s.length) {
+        if (isSpace(s.charCodeAt(i))) {
+          i++;
+          continue;
+        }
+        const marker = markerAt(s, i);
+        if (marker > 0) {
+          kept += s.slice(from, i);
+          i += marker;
+          from = i;
+          continue;
+        }
+        if (!final && isMarkerPrefix(s, i)) {
+          this.pending = s.slice(i);
+          return kept + s.slice(from, i);
+        }
+        this.started = true;
       }
-      const marker = markerAt(s, i);
-      if (marker > 0) {
-        kept += s.slice(from, i);
-        i += marker;
-        from = i;
-        continue;
-      }
-      if (!final && s.length - i < LONGEST_MARKER && isMarkerPrefix(s, i)) {
-        this.pending = s.slice(i);
-        return kept + s.slice(from, i);
-      }
-      this.started = true;
+      const header = i < s.length ? s.indexOf(MESSAGE_HEADER, i) : -1;
+      if (header < 0) break;
+      // A new harmony message (a commentary preamble, then the final answer): the markers that
+      // ended the one before (held as a possible opener while they ended the text) and its header
+      // go, and it starts as the answer does.
+      const head = this.opener + kept + s.slice(from, header);
+      this.opener = '';
+      kept = head.slice(0, markerRunStart(head));
+      i = from = header + MESSAGE_HEADER.length;
+      this.started = false;
     }
     if (!final) {
       for (let k = Math.max(i, s.length - LONGEST_MARKER + 1); k < s.length; k++) {
@@ -194,7 +209,8 @@ export class CallTextCleaner {
     this.lead = undefined;
     if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead, false);
     // What is held is complete now: a marker's prefix is text, and only whole openers wrap the call.
-    const held = this.opener + this.markersRead('', true);
+    const read = this.markersRead('', true);
+    const held = this.opener + read;
     this.opener = '';
     const owed: WrapperCloser[] = [];
     const start = openerRunStart(held, this.lineStart, false, owed);
