@@ -42,10 +42,14 @@ export class CallTextCleaner {
   private afterCall = false;
   /** What the openers of the calls since the last shown text owe, innermost last (while `afterCall`). */
   private owed: WrapperCloser[] = [];
+  /** Nothing but closers since the call: an inline code span's backticks close only right against it. */
+  private tight = false;
   /** The blank space dropped before those openers: shown again before an opener that is. */
   private gap = '';
   /** Whether anything but blank space and markers came (or a call): markers before that are the answer's framing. */
   private started = false;
+  /** The text after a harmony message header that `markersRead` found, still to be read. */
+  private afterHeader: string | undefined;
   /** Whether the text so far ends a line (see `startsLine`): an opener word must start one. */
   private lineStart = true;
   /** The answer's opening text while it may still be Kimi's `(no content)` placeholder; undefined once decided. */
@@ -84,7 +88,13 @@ export class CallTextCleaner {
 
   /** Markers at the answer's start out first, then wrappers: both read on the text as it is shown, however markers were split. */
   private cleaned(text: string, final: boolean): string {
-    return this.unwrapped(this.markersRead(text, final), final);
+    let out = this.unwrapped(this.markersRead(text, final), final);
+    for (let rest = this.afterHeader; rest !== undefined; rest = this.afterHeader) {
+      this.afterHeader = undefined;
+      out += this.call();
+      out += this.unwrapped(this.markersRead(rest, final), final);
+    }
+    return out;
   }
 
   /**
@@ -98,35 +108,30 @@ export class CallTextCleaner {
     let kept = '';
     let from = 0;
     let i = 0;
-    for (;;) {
-      while (!this.started && i < s.length) {
-        if (isSpace(s.charCodeAt(i))) {
-          i++;
-          continue;
-        }
-        const marker = markerAt(s, i);
-        if (marker > 0) {
-          kept += s.slice(from, i);
-          i += marker;
-          from = i;
-          continue;
-        }
-        if (!final && isMarkerPrefix(s, i)) {
-          this.pending = s.slice(i);
-          return kept + s.slice(from, i);
-        }
-        this.started = true;
+    while (!this.started && i < s.length) {
+      if (isSpace(s.charCodeAt(i))) {
+        i++;
+        continue;
       }
-      const header = i < s.length ? s.indexOf(MESSAGE_HEADER, i) : -1;
-      if (header < 0) break;
-      // A new harmony message (a commentary preamble, then the final answer): the markers that
-      // ended the one before (held as a possible opener while they ended the text) and its header
-      // go, and it starts as the answer does.
-      const head = this.opener + kept + s.slice(from, header);
-      this.opener = '';
-      kept = head.slice(0, markerRunStart(head));
-      i = from = header + MESSAGE_HEADER.length;
-      this.started = false;
+      const marker = markerAt(s, i);
+      if (marker > 0) {
+        kept += s.slice(from, i);
+        i += marker;
+        from = i;
+        continue;
+      }
+      if (!final && isMarkerPrefix(s, i)) {
+        this.pending = s.slice(i);
+        return kept + s.slice(from, i);
+      }
+      this.started = true;
+    }
+    const header = i < s.length ? s.indexOf(MESSAGE_HEADER, i) : -1;
+    if (header >= 0) {
+      // A new harmony message (a commentary preamble, then the final answer): the header is read
+      // as a call is, so the markers that end the message before it and open this one go.
+      this.afterHeader = s.slice(header + MESSAGE_HEADER.length);
+      return kept + s.slice(from, header);
     }
     if (!final) {
       for (let k = Math.max(i, s.length - LONGEST_MARKER + 1); k < s.length; k++) {
@@ -152,18 +157,18 @@ export class CallTextCleaner {
     if (this.afterCall) {
       // Only framing since the call: the closers it owes go, and markers, with the blank space before them.
       let i = 0;
-      // An inline code span's backticks close only right against the call.
-      let tight = this.framing === '';
       while (i < s.length) {
         const owed = this.owed[this.owed.length - 1];
-        const closer = owed === undefined || (owed.kind === 'code' && !tight) ? 0 : closerLength(s, i, owed, final);
+        const closer = owed === undefined || (owed.kind === 'code' && !this.tight) ? 0 : closerLength(s, i, owed, final);
         if (closer < 0) {
           this.opener = s.slice(i);
           return this.shown(s.slice(from, i));
         }
         if (closer > 0) {
           this.owed.pop();
+          // The framing before it goes, and with it what it said of the line (as after the call).
           this.framing = '';
+          this.lineStart = true;
           i += closer;
           from = i;
           continue;
@@ -171,7 +176,7 @@ export class CallTextCleaner {
         // Framing that is no closer: held (see `filterFraming`) until what follows decides it.
         if (isFraming(s.charCodeAt(i))) {
           i++;
-          tight = false;
+          this.tight = false;
           continue;
         }
         const marker = markerAt(s, i);
@@ -179,7 +184,8 @@ export class CallTextCleaner {
         i += marker;
         from = i;
         this.framing = '';
-        tight = false;
+        this.lineStart = true;
+        this.tight = false;
       }
     }
     const rest = from === 0 ? s : s.slice(from);
@@ -209,8 +215,10 @@ export class CallTextCleaner {
     this.lead = undefined;
     if (lead !== undefined && lead.trim() !== NO_CONTENT && lead.trim() !== '') released = this.cleaned(lead, false);
     // What is held is complete now: a marker's prefix is text, and only whole openers wrap the call.
+    // The held framing is read with the opener after it: its `[` may open this call's list.
     const read = this.markersRead('', true);
-    const held = this.opener + read;
+    const held = this.framing + this.opener + read;
+    this.framing = '';
     this.opener = '';
     const owed: WrapperCloser[] = [];
     const start = openerRunStart(held, this.lineStart, false, owed);
@@ -231,6 +239,7 @@ export class CallTextCleaner {
     this.owed.push(...owed);
     this.framing = '';
     this.afterCall = true;
+    this.tight = true;
     this.lineStart = true;
     this.started = true;
     return released;
