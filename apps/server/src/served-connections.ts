@@ -1,0 +1,100 @@
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+// Node's server socket names the response it is writing (the same field `on-finished` and
+// Node's own `http` module read); it is undefined or null between requests.
+type ServedSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+/**
+ * Every connection the HTTP server serves, whichever listening socket accepted it, so that a
+ * shutdown waits for all of them. Why: `server.close()` waits only for the connections its
+ * own listening socket accepted; those the extra `SO_REUSEPORT` listeners hand over
+ * (`server.emit('connection')`, see `openExtraListeners`) are counted by the listener that
+ * accepted them, so with 8 sockets the close resolved once about an eighth of them had ended.
+ */
+export class ServedConnections {
+  readonly #server: HttpServer;
+  readonly #open = new Set<ServedSocket>();
+  #draining = false;
+  #whenEmpty: (() => void) | undefined;
+  // Shared listeners, not closures per connection.
+  readonly #track = (socket: ServedSocket): void => {
+    this.#open.add(socket);
+    socket.once('close', this.#untrack);
+  };
+  readonly #untrack: (this: ServedSocket) => void;
+  readonly #closeAfterResponse = (_req: IncomingMessage, res: ServerResponse): void => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  };
+
+  constructor(server: HttpServer) {
+    this.#server = server;
+    const open = this.#open;
+    const untrack = (socket: ServedSocket): void => {
+      open.delete(socket);
+      if (open.size > 0) return;
+      const whenEmpty = this.#whenEmpty;
+      this.#whenEmpty = undefined;
+      whenEmpty?.();
+    };
+    // A socket's 'close' listener is called with the socket as `this`.
+    this.#untrack = function (this: ServedSocket) {
+      untrack(this);
+    };
+    server.on('connection', this.#track);
+  }
+
+  /** How many connections are open now. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * From now on every response says `Connection: close` (when its headers are not sent yet)
+   * and its connection ends with it; connections idle between requests end now. Clients
+   * then reconnect (elsewhere, through their load balancer) instead of reusing a socket
+   * that would only get 503s, and the drain waits for no keep-alive timeout.
+   */
+  drain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    // First, before Fastify's handler writes anything.
+    this.#server.prependListener('request', this.#closeAfterResponse);
+    for (const socket of this.#open) this.#endAfterResponse(socket);
+    this.#server.closeIdleConnections();
+  }
+
+  /** Resolves once every connection has ended. */
+  ended(): Promise<void> {
+    if (this.#open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.#whenEmpty;
+      this.#whenEmpty = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  /** Cuts every connection still open (the end of the shutdown grace). */
+  destroyAll(): void {
+    for (const socket of this.#open) socket.destroy();
+  }
+
+  #endAfterResponse(socket: ServedSocket): void {
+    const res = socket._httpMessage;
+    // Between requests (Node's `closeIdleConnections` ends those), or its request still
+    // arriving: that one gets `Connection: close` from the 'request' listener.
+    if (res === undefined || res === null) return;
+    if (!res.headersSent) {
+      res.setHeader('connection', 'close');
+      return;
+    }
+    // Headers already said keep-alive (an open stream): end the connection after the response.
+    res.once('finish', () => {
+      const next = socket._httpMessage;
+      if (next === undefined || next === null) socket.end();
+      else this.#endAfterResponse(socket);
+    });
+  }
+}
