@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-// Node's server socket names the response it is writing (the same field `on-finished` and
-// Node's own `http` module read); it is undefined or null between requests.
+// Node's `http` module keeps the response a server socket is writing on it (an internal
+// field, stable since Node's early days); undefined or null between requests.
 type ServedSocket = Socket & { _httpMessage?: ServerResponse | null };
 
 /**
@@ -16,11 +16,14 @@ export class ServedConnections {
   readonly #server: HttpServer;
   readonly #open = new Set<ServedSocket>();
   #draining = false;
+  /** Responses already set to end their connection. */
+  readonly #endingAfter = new WeakSet<ServerResponse>();
   #whenEmpty: (() => void) | undefined;
   // Shared listeners, not closures per connection.
   readonly #track = (socket: ServedSocket): void => {
     this.#open.add(socket);
-    socket.once('close', this.#untrack);
+    // (`on`, not `once`: a socket closes once, and `once` wraps the listener per connection.)
+    socket.on('close', this.#untrack);
   };
   readonly #untrack: (this: ServedSocket) => void;
   readonly #closeAfterResponse = (_req: IncomingMessage, res: ServerResponse): void => {
@@ -44,11 +47,6 @@ export class ServedConnections {
     server.on('connection', this.#track);
   }
 
-  /** How many connections are open now. */
-  get size(): number {
-    return this.#open.size;
-  }
-
   /**
    * From now on every response says `Connection: close` (when its headers are not sent yet)
    * and its connection ends with it; connections idle between requests end now. Clients
@@ -60,8 +58,19 @@ export class ServedConnections {
     this.#draining = true;
     // First, before Fastify's handler writes anything.
     this.#server.prependListener('request', this.#closeAfterResponse);
-    for (const socket of this.#open) this.#endAfterResponse(socket);
-    this.#server.closeIdleConnections();
+    // A connection that has not sent anything yet keeps its chance: its request is on its way
+    // (and gets `Connection: close`) while the gateway still accepts.
+    for (const socket of this.#open) this.#endAfterResponse(socket, (idle) => idle.bytesRead > 0);
+  }
+
+  /**
+   * Ends the connections with no request under way, those that never sent one included (an
+   * HTTP client's spare connection): once the gateway stops accepting, nothing is coming
+   * that it would serve. (Node's `closeIdleConnections` does not count a connection that
+   * never sent anything as idle, and a drain would wait for its timeout.)
+   */
+  closeIdle(): void {
+    for (const socket of this.#open) this.#endAfterResponse(socket, () => true);
   }
 
   /** Resolves once every connection has ended. */
@@ -81,20 +90,25 @@ export class ServedConnections {
     for (const socket of this.#open) socket.destroy();
   }
 
-  #endAfterResponse(socket: ServedSocket): void {
+  /** Ends `socket` after its response, or now when it has none and `endIdle` says so. */
+  #endAfterResponse(socket: ServedSocket, endIdle: (socket: ServedSocket) => boolean): void {
     const res = socket._httpMessage;
-    // Between requests (Node's `closeIdleConnections` ends those), or its request still
-    // arriving: that one gets `Connection: close` from the 'request' listener.
-    if (res === undefined || res === null) return;
+    if (res === undefined || res === null) {
+      // Between requests. (A request head that is arriving right now is cut with it: the client sees a reset, as from any closing server.)
+      if (endIdle(socket)) socket.destroy();
+      return;
+    }
     if (!res.headersSent) {
       res.setHeader('connection', 'close');
       return;
     }
     // Headers already said keep-alive (an open stream): end the connection after the response.
-    res.once('finish', () => {
+    if (this.#endingAfter.has(res)) return;
+    this.#endingAfter.add(res);
+    res.on('finish', () => {
       const next = socket._httpMessage;
       if (next === undefined || next === null) socket.end();
-      else this.#endAfterResponse(socket);
+      else this.#endAfterResponse(socket, endIdle);
     });
   }
 }

@@ -9,7 +9,6 @@ import type { ApiKeyStore } from './auth/api-key-store.ts';
 import { hashApiKey } from './auth/hash-key.ts';
 import { createPendingBodies, DEFAULT_MAX_PENDING_BODIES_PER_KEY } from './auth/pending-bodies.ts';
 import type { ServerConfig } from './config/server-config.ts';
-import { ServedConnections } from './served-connections.ts';
 import { assertPortFree, DEFAULT_LISTEN_SOCKETS, openExtraListeners, supportsReusePort } from './extra-listeners.ts';
 import type { ExtraListeners } from './extra-listeners.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -20,6 +19,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
+import { ServedConnections } from './served-connections.ts';
 import { AccessLogController, logClientGone } from './observability/access-log.ts';
 import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
@@ -365,9 +365,12 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     closing = true;
     extraListeners?.close();
     extraListeners = undefined;
+    connections.closeIdle();
     // Fastify's close stops the listening socket and ends idle connections; it resolves when
     // that socket's own connections have ended, which `connections` covers with the rest.
     const appClosed = app.close();
+    // Awaited below, after the connections: a failure must not go unhandled meanwhile.
+    appClosed.catch(() => undefined);
     const grace = config.limits?.shutdownGraceMs ?? 30_000;
     let cut: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {

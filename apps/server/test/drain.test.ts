@@ -54,13 +54,13 @@ function scriptedModel(gates: Gates): ChatModel {
       yield { type: 'text-delta', delta: 'after' };
       yield { type: 'finish', finishReason: 'stop' };
     },
-  } as unknown as ChatModel;
+  };
 }
 
 /** Named gates a model waits on, and a way to know that a request reached the model. */
 class Gates {
   readonly #gates = new Map<string, { promise: Promise<void>; open: () => void }>();
-  readonly #started = new Map<string, { promise: Promise<void>; done: () => void }>();
+  readonly #started = new Map<string, { promise: Promise<void>; open: () => void }>();
 
   wait(name: string): Promise<void> {
     return this.#gate(this.#gates, name).promise;
@@ -183,7 +183,7 @@ describe('draining on close', () => {
     await closing;
     const refused = await fetch(`${origin}/readyz`).then(
       () => 'answered',
-      (error: Error) => String((error.cause as { code?: string } | undefined)?.code),
+      (error: unknown) => String(((error as Error).cause as { code?: string } | undefined)?.code),
     );
     expect(refused).toBe('ECONNREFUSED');
   }, 30_000);
@@ -253,6 +253,35 @@ describe('draining on close', () => {
     // Node keeps an idle keep-alive connection for 5 s or more; the drain ends long before that.
     await Promise.race([closing, sleep(3000)]);
     expect(closed).toBe(true);
+  }, 30_000);
+});
+
+describe('connections with nothing under way', () => {
+  it('are ended when the gateway stops accepting, on every listening socket: a spare connection that never sent a request does not hold up close()', async () => {
+    const gates = new Gates();
+    // The default sockets (8 on Linux): the spare connections land on several of them.
+    const { server, origin } = await startGateway(scriptedModel(gates), { limits: { shutdownGraceMs: 60_000 } });
+    running.push(server);
+    const url = new URL(origin);
+    const spare = await Promise.all(Array.from({ length: 8 }, async () => {
+      const socket = connect(Number(url.port), url.hostname);
+      await once(socket, 'connect');
+      return { closed: once(socket, 'close') };
+    }));
+    // And keep-alive connections between two requests.
+    const idle = await Promise.all(Array.from({ length: 8 }, async () => {
+      const connection = await rawConnection(origin);
+      connection.send(get('/livez'));
+      await connection.firstData;
+      return { text: connection.text };
+    }));
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    // Far sooner than any timeout of Node's would end them (5 s keep-alive, 15 min connection timeout).
+    await Promise.race([closing, sleep(3000)]);
+    expect(closed).toBe(true);
+    await Promise.all(spare.map((s) => s.closed));
+    for (const text of await Promise.all(idle.map((c) => c.text))) expect(parseResponses(text)[0]?.status).toBe(200);
   }, 30_000);
 });
 
