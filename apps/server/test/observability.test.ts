@@ -4,7 +4,7 @@ import { createScriptedModel } from '@toolwire/core/testing';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/hash-key.ts';
-import { wantsOtlpTraces } from '../src/observability/start-otel.ts';
+import { wantsOtlpTraces } from '../src/observability/otel-settings.ts';
 import { SERVER_TRACER_NAME } from '../src/observability/request-span.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
