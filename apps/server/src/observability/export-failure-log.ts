@@ -57,7 +57,8 @@ export function createExportFailureLog(log: OtelLog, options: { everyMs?: number
 }
 
 /** Makes `exporter` report each export's outcome to `report`, leaving the rest of it as it is. */
-export function reportExports<Items>(exporter: { export(items: Items, done: (outcome: ExportOutcome) => void): void }, report: (outcome: ExportOutcome) => void): void {
+// `never` items: any exporter fits, whatever it exports, and its items are only passed through.
+export function reportExports(exporter: { export(items: never, done: (outcome: ExportOutcome) => void): void }, report: (outcome: ExportOutcome) => void): void {
   const exportItems = exporter.export.bind(exporter);
   exporter.export = (items, done) => {
     exportItems(items, (outcome) => {

@@ -60,7 +60,7 @@ export function createExporterAgents(env: OtelEnv): ExporterAgents {
 
   const track = (agent: HttpAgent): HttpAgent => {
     // `createConnection` is how an agent opens a socket (Node's documented override point).
-    const create = (agent.createConnection as CreateConnection).bind(agent);
+    const create = agent.createConnection.bind(agent);
     const createConnection: CreateConnection = (options, callback) => {
       if (closed) {
         callback?.(abandoned(), undefined as unknown as Duplex);
@@ -73,7 +73,7 @@ export function createExporterAgents(env: OtelEnv): ExporterAgents {
       }
       return socket;
     };
-    agent.createConnection = createConnection as HttpAgent['createConnection'];
+    agent.createConnection = createConnection;
     agents.push(agent);
     return agent;
   };
