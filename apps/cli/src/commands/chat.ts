@@ -3,6 +3,7 @@ import type { Interface } from 'node:readline/promises';
 import { runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatStreamEvent, Message, ToolSpec } from '@toolwire/core';
 import { CliError } from '../cli-error.ts';
+import { startChatTelemetry, withTurnSpan } from '../chat-telemetry.ts';
 import { buildCliTools } from '../cli-tools.ts';
 import type { ConfirmCommand } from '../cli-tools.ts';
 import type { CommandContext } from '../context.ts';
@@ -30,6 +31,7 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   const { tools, dispose } = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
   const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
   const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
+  const telemetry = startChatTelemetry(context);
   try {
     if (rl === undefined) {
       messages.push({ role: 'user', content: prompt ?? '' });
@@ -39,6 +41,8 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
     await interactiveSession(context, rl, turn, messages);
   } finally {
     await dispose();
+    // What is still buffered goes to the collector, waiting at most the OTLP export timeout.
+    await telemetry?.shutdown();
   }
 }
 
@@ -97,7 +101,11 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
 }
 
 /** Runs one user turn through the tool loop, printing as it streams; returns the messages it added. */
-async function runTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
+function runTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
+  return withTurnSpan(turn.model, () => streamTurn(context, turn, messages, signal));
+}
+
+async function streamTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
   const { output } = context;
   const run = runToolsStream({
     model: turn.model,
