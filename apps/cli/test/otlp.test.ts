@@ -86,7 +86,7 @@ describe('toolwire chat with the standard OTEL_* variables', () => {
     for (const secret of ['sk-cli-otlp-secret', '17 * 23', 'What is 17', 'authorization']) expect(everything.toLowerCase()).not.toContain(secret.toLowerCase());
   }, 30_000);
 
-  it('still answers and ends, with one warning, when the collector never answers (after OTEL_EXPORTER_OTLP_TIMEOUT)', async () => {
+  it('still answers and ends, with a warning or two, when the collector never answers (after OTEL_EXPORTER_OTLP_TIMEOUT)', async () => {
     fake = await startFakeOpenAI(TURNS);
     receiver = await startReceiver('hang');
     const run = await runCli(['chat', 'What is 17*23+4?', '--model', 'openai/fake-model', '--tools', 'builtin'], {
@@ -99,5 +99,22 @@ describe('toolwire chat with the standard OTEL_* variables', () => {
     const warnings = run.stderr.split('\n').filter((line) => line.includes('OpenTelemetry'));
     expect(warnings.length).toBeGreaterThan(0);
     expect(warnings.length).toBeLessThanOrEqual(3);
+  }, 30_000);
+
+  it('does not hold the prompt for the exporter\'s whole retry window when nothing listens at the endpoint', async () => {
+    fake = await startFakeOpenAI(TURNS);
+    receiver = await startReceiver('ok');
+    const refused = receiver.url;
+    await receiver.close();
+    receiver = undefined;
+    // The exporter retries a refused connection for OTEL_EXPORTER_OTLP_TIMEOUT (30 s here);
+    // chat gives its last export 3 s, so it ends well within the 12 s this run is allowed.
+    const run = await runCli(['chat', 'What is 17*23+4?', '--model', 'openai/fake-model', '--tools', 'builtin'], {
+      env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test', OTEL_EXPORTER_OTLP_ENDPOINT: refused, OTEL_EXPORTER_OTLP_TIMEOUT: '30000' },
+      timeoutMs: 12_000,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The answer is 395.');
+    expect(run.stderr).toContain('warning: OpenTelemetry: the collector did not take the last spans and metrics in time');
   }, 30_000);
 });

@@ -13,6 +13,9 @@ import type { Output } from '../output.ts';
 import type { ChatOptions } from '../program.ts';
 import { splitList } from '../program.ts';
 
+/** At the end of `chat`, how long the last spans and metrics may take to reach the collector. */
+const CHAT_TELEMETRY_FLUSH_MS = 3_000;
+
 /** `toolwire chat`: one prompt, or an interactive session without one. */
 export async function chatCommand(context: CommandContext, prompt: string | undefined, options: ChatOptions): Promise<void> {
   const model = resolveChatModel(context, options.model);
@@ -41,8 +44,8 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
     await interactiveSession(context, rl, turn, messages);
   } finally {
     await dispose();
-    // What is still buffered goes to the collector, waiting at most the OTLP export timeout.
-    await telemetry?.shutdown();
+    // What is still buffered goes to the collector; a collector that is down does not hold the prompt.
+    await telemetry?.shutdown({ timeoutMs: CHAT_TELEMETRY_FLUSH_MS });
   }
 }
 

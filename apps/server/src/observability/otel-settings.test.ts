@@ -61,6 +61,12 @@ describe('readOtelSettings', () => {
       'OTEL_TRACES_EXPORTER=console is not supported (only otlp and none are); those exporters are not started.',
       'OTEL_METRICS_EXPORTER=prometheus is not supported (only otlp and none are); those exporters are not started.',
     ]);
+    expect(readOtelSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).problems).toEqual([
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; exports are sent as http/json (OTLP/HTTP with JSON bodies).',
+    ]);
+    expect(readOtelSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).problems).toEqual([]);
+    // Nothing is exported, so nothing to say about how.
+    expect(readOtelSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).problems).toEqual([]);
     expect(readOtelSettings({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: 'soon' }).problems).toEqual([
       'OTEL_METRIC_EXPORT_INTERVAL=soon is not a positive number of milliseconds; using 60000.',
     ]);

@@ -53,7 +53,8 @@ function millis(env: OtelEnv, variable: string, fallback: number, problems: stri
  * Reads the standard variables: `OTEL_SDK_DISABLED`, `OTEL_TRACES_EXPORTER`,
  * `OTEL_METRICS_EXPORTER` (each `otlp` or `none`; with it unset, on when an OTLP endpoint is
  * set for the signal or for all), `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_METRIC_EXPORT_TIMEOUT`
- * and `OTEL_EXPORTER_OTLP[_TRACES|_METRICS]_TIMEOUT`.
+ * and `OTEL_EXPORTER_OTLP[_TRACES|_METRICS]_TIMEOUT`; a protocol other than `http/json` is
+ * reported in `problems`.
  */
 export function readOtelSettings(env: OtelEnv): OtelSettings {
   const problems: string[] = [];
@@ -69,6 +70,13 @@ export function readOtelSettings(env: OtelEnv): OtelSettings {
     const intervalMs = millis(env, 'OTEL_METRIC_EXPORT_INTERVAL', DEFAULT_METRIC_INTERVAL_MS, problems);
     // The SDK's reader refuses a timeout longer than the interval.
     metrics = { intervalMs, timeoutMs: Math.min(millis(env, 'OTEL_METRIC_EXPORT_TIMEOUT', DEFAULT_METRIC_TIMEOUT_MS, problems), intervalMs) };
+  }
+  // The exporters built in speak OTLP/HTTP with JSON bodies, whatever the protocol variables say.
+  if (traces || metrics !== undefined) {
+    for (const variable of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL']) {
+      const protocol = env[variable];
+      if (isSet(protocol) && protocol.trim().toLowerCase() !== 'http/json') problems.push(`${variable}=${protocol} is not supported; exports are sent as http/json (OTLP/HTTP with JSON bodies).`);
+    }
   }
   return { traces, metrics, exportTimeoutMs, problems };
 }

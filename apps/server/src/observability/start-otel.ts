@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { createExporterAgents } from './exporter-agent.ts';
+import { createExporterAgents, EXPORT_ABANDONED } from './exporter-agent.ts';
 import { createExportFailureLog, reportExports } from './export-failure-log.ts';
 import type { OtelLog, OtelSignal } from './export-failure-log.ts';
 import { readOtelSettings } from './otel-settings.ts';
@@ -56,7 +56,11 @@ export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): 
     .merge(detectResources({ detectors: [envDetector] }));
   const agents = createExporterAgents(env);
   const failureLog = options.log === undefined ? undefined : createExportFailureLog(options.log);
-  const report = (signal: OtelSignal) => (outcome: { code: number; error?: Error }) => failureLog?.(signal, outcome);
+  const report = (signal: OtelSignal) => (outcome: { code: number; error?: Error }) => {
+    // An export cut at shutdown is covered by the one line that says so.
+    if ((outcome.error as { code?: unknown } | undefined)?.code === EXPORT_ABANDONED) return;
+    failureLog?.(signal, outcome);
+  };
   const stops: (() => Promise<void>)[] = [];
   const signals: OtelSignal[] = [];
 
