@@ -115,6 +115,6 @@ describe('toolwire chat with the standard OTEL_* variables', () => {
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The answer is 395.');
-    expect(run.stderr).toContain('warning: OpenTelemetry: the collector did not take the last spans and metrics in time');
+    expect(run.stderr).toContain('warning: OpenTelemetry: the collector did not take the last traces and metrics in time');
   }, 30_000);
 });

@@ -18,7 +18,10 @@ export interface StartOtelOptions {
   log?: OtelLog;
 }
 
-/** How a shutdown went: everything handed to the collector, or cut off at the time limit. */
+/**
+ * How a shutdown went: `flushed` when the SDK finished its last exports within the time limit
+ * (an export may still have failed: that is logged), `timed-out` when they were cut off.
+ */
 export type OtelShutdownResult = 'flushed' | 'timed-out';
 
 /** A started OpenTelemetry SDK. */
@@ -91,11 +94,13 @@ export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): 
         // Cut what a hanging or trickling collector still holds; after a flush in time there is nothing left to cut.
         agents.close();
         // Later spans and measurements go to the API's no-op providers, not to stopped ones.
-        trace.disable();
-        context.disable();
-        propagation.disable();
-        metrics.disable();
-        if (result === 'timed-out') options.log?.warn({ signals }, 'OpenTelemetry: the collector did not take the last spans and metrics in time; they were dropped');
+        if (settings.traces) {
+          trace.disable();
+          context.disable();
+          propagation.disable();
+        }
+        if (settings.metrics !== undefined) metrics.disable();
+        if (result === 'timed-out') options.log?.warn({ signals }, `OpenTelemetry: the collector did not take the last ${signals.join(' and ')} in time; they were dropped`);
         return result;
       });
       return stopped;
