@@ -42,6 +42,8 @@ export interface ToolwireServer {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** How long open streams may drain on close before they are cut (`limits.shutdownGraceMs`). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // Above the default upstream idle timeout: a non-streamed request is silent while it waits.
@@ -438,7 +440,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       closing = true;
       extraListeners?.close();
       extraListeners = undefined;
-      const grace = config.limits?.shutdownGraceMs ?? 30_000;
+      const grace = config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
       const timer = setTimeout(() => {
         for (const controller of inflight) controller.abort(new Error('The server is shutting down.'));
         app.server.closeAllConnections();
