@@ -16,7 +16,7 @@ const chunkBase = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 
 const sse = (res: ServerResponse, chunk: unknown): boolean => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
 
 /** Each answer, then nothing: the body is never ended. */
-function openAIUpstream(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): void {
+function openAIUpstream(res: ServerResponse, body: Record<string, unknown>): void {
   if (body.stream === true) {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     sse(res, { ...chunkBase, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] });
@@ -26,7 +26,6 @@ function openAIUpstream(req: IncomingMessage, res: ServerResponse, body: Record<
   }
   res.writeHead(200, { 'content-type': 'application/json' });
   res.write(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }], usage }));
-  void req;
 }
 
 const ollamaDone = { model: 'm', created_at: '2026-01-01T00:00:00Z', done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 1 };
@@ -62,7 +61,7 @@ async function start(kind: 'openai' | 'ollama'): Promise<{ client: OpenAI; model
     req.on('end', () => {
       const body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
       if (req.url !== '/api/show') res.on('close', () => closed++);
-      if (kind === 'openai') openAIUpstream(req, res, body);
+      if (kind === 'openai') openAIUpstream(res, body);
       else ollamaUpstream(req, res, body);
     });
   });
