@@ -3,8 +3,8 @@ import type { Message } from '@toolwire/core';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RateDecision } from '../auth/rate-limiter.ts';
-import { hiddenTurnSize, restoreHiddenTurns, turnLookupIds } from '../hidden-tool-turns.ts';
-import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
+import { hiddenTurnText, restoreHiddenTurns, turnLookupIds } from '../hidden-tool-turns.ts';
+import type { HiddenToolTurn, StoredHiddenTurn } from '../hidden-tool-turns.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import type { GatewayState, SlotDecision } from './gateway-state.ts';
 import { ACQUIRE_SLOT, REMEMBER_TURN, RENEW_SLOT, TAKE_RATE, TOUCH_TURN } from './redis-scripts.ts';
@@ -18,7 +18,7 @@ export interface RedisStateOptions {
   keyPrefix?: string;
   /** A command's time limit before the request gets its 503 (default 1000 ms). */
   commandTimeoutMs?: number;
-  /** Hidden-turn limits, as for the in-memory store. */
+  /** Hidden-turn limits, as for the in-memory store (`maxTextLength` counts the stored JSON's UTF-8 bytes here). */
   turns?: { maxEntries?: number; maxTextLength?: number; ttlMs?: number };
   /** How long a concurrency slot's lease lasts without renewal (default 60 s; renewed while held). */
   slotLeaseMs?: number;
@@ -160,11 +160,13 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     rememberTurn(principal, turn: HiddenToolTurn) {
       const first = turn.clientCallIds[0];
       if (first === undefined || turn.results.length === 0) return Promise.resolve();
-      const size = hiddenTurnSize(turn);
-      // A turn larger than the whole cap is not kept, as in memory.
+      const text = hiddenTurnText(turn);
+      if (text === undefined) return Promise.resolve();
+      // Redis holds the text's bytes. A turn larger than the whole cap is not kept, as in memory.
+      const size = Buffer.byteLength(text, 'utf8');
       if (size > maxTextLength) return Promise.resolve();
       return guarded('remember turn', async () => {
-        await rememberTurn(turnKey(principal, first), ...turnKeys, JSON.stringify(turn), size, turnTtlMs, maxEntries, maxTextLength);
+        await rememberTurn(turnKey(principal, first), ...turnKeys, text, size, turnTtlMs, maxEntries, maxTextLength);
       });
     },
     restoreTurns(principal, messages: Message[]) {
@@ -173,11 +175,11 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       if (ids.length === 0) return Promise.resolve(messages);
       return guarded('restore turns', async () => {
         const values = await client.mget(ids.map((id) => turnKey(principal, id)));
-        const found = new Map<string, HiddenToolTurn>();
+        const found = new Map<string, StoredHiddenTurn>();
         for (const [index, value] of values.entries()) {
           const id = ids[index];
           if (value === null || id === undefined) continue;
-          found.set(id, JSON.parse(value) as HiddenToolTurn);
+          found.set(id, JSON.parse(value) as StoredHiddenTurn);
         }
         if (found.size === 0) return messages;
         const used: string[] = [];
