@@ -398,6 +398,24 @@ describe('MiniMax M3 (minimax-m3)', () => {
     expect(checked(text, { format: 'minimax-m2' })).toEqual([]);
   });
 
+  it('keeps the surrounding space of a plain-string value (indented code), and trims every other value, as MiniMax-M2', () => {
+    const code = '    if x:\n        return y\n';
+    const edit = {
+      name: 'edit',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { old_string: { type: 'string' as const }, new_string: { type: ['string', 'null'] as ('string' | 'null')[] }, mode: { type: 'string' as const, enum: ['a', 'b'] }, line: { type: 'integer' as const } },
+      },
+    };
+    const text = block(invoke('edit', el('old_string', code) + el('new_string', `\n${code}`) + el('mode', ' a\n') + el('line', ' 7 ')));
+    expect(checked(text, { tools: [edit] })).toEqual([{ name: 'edit', arguments: { old_string: code, new_string: `\n${code}`, mode: 'a', line: 7 } }]);
+    // Without a schema every value is trimmed text, as MiniMax-M2's.
+    expect(checked(text)).toEqual([{ name: 'edit', arguments: { old_string: code.trim(), new_string: code.trim(), mode: 'a', line: '7' } }]);
+    // Toolwire's own rendering of an earlier call reads back as it was.
+    const rendered = renderToolCall({ id: 'c1', name: 'edit', arguments: { old_string: code, new_string: code } }, 'minimax-m3');
+    expect(checked(rendered, { tools: [edit] })).toEqual([{ name: 'edit', arguments: { old_string: code, new_string: code } }]);
+  });
+
   it('drops a malformed invoke, and reports truncated output as incomplete', () => {
     expect(checked(block(invoke('f', `${NS}</user_id>`)))).toEqual([]);
     incomplete(`plain ${NS}<tool_call>\n${invoke('create_order', el('user_id', '1'))}\n${NS}<invoke name="create_order">${NS}<user_id>2`);
@@ -446,13 +464,17 @@ describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
 describe('MiniCPM5 XML (minicpm5, read only when asked for)', () => {
   const M = { format: 'minicpm5' } as const;
 
-  it('reads function elements with param elements, text around them, values trimmed and typed by the schema', () => {
-    const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters">{"a": [1, "</param>"]}</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
+  it('reads function elements with param elements, text around them, values trimmed (but plain strings) and typed by the schema', () => {
+    const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters"> {"a": [1, "</param>"]}\n</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
     expect(checked(text, M)).toEqual([
       { name: 'get_weather', arguments: { city: '北京', filters: '{"a": [1, "</param>"]}' } },
       { name: 'get_time', arguments: {} },
     ]);
-    expect(checked(text, { ...M, tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: '北京', filters: { a: [1, '</param>'] } });
+    // A property typed as a plain string keeps its space (as MiniMax-M2: indented code is data).
+    expect(checked(text, { ...M, tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: ' 北京 ', filters: { a: [1, '</param>'] } });
+    const code = '    if x:\n        return y\n';
+    const rendered = renderToolCall({ id: 'c1', name: 'get_weather', arguments: { city: code } }, 'minicpm5');
+    expect(checked(rendered, { ...M, tools: [weather] })).toEqual([{ name: 'get_weather', arguments: { city: code } }]);
     expect(checked(text, { formats: ['json', 'minicpm5'] })).toHaveLength(2);
     expect(checked(text, { format: 'qwen3-xml' })).toEqual([]);
   });
