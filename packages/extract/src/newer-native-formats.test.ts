@@ -657,3 +657,45 @@ describe('namespaced names (ns::tool) in every format', () => {
     expect(checked('>>>a::b::c\n{"q": "x"}')).toEqual([{ name: 'a::b::c', arguments: { q: 'x' } }]);
   });
 });
+
+describe('numbers JSON cannot hold, in the JSON-bodied native formats', () => {
+  const big = `1${'0'.repeat(400)}`;
+  const D = '\uff5cDSML\uff5c ';
+  const G = '\uff5cGCML\uff5c';
+  const bodies: Record<string, (v: string) => string> = {
+    'kimi-k3': (v) => `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="n" type="integer"<|sep|>${v}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+    'kimi-k3 object': (v) => `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="n" type="object"<|sep|>${v}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+    plamo3: (v) =>
+      `<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{"n": ${v}}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>`,
+    'solar-open': (v) => `<|tool_call:begin|>c1<|tool_call:name|>f<|tool_call:args|>{"n": ${v}}<|tool_call:end|>`,
+    'deepseek-dsml v4.1': (v) => `<${D}calls><${D}invoke name="f"><${D}parameter name="n" string="false">${v}</${D}parameter></${D}invoke></${D}calls>`,
+    'deepseek-dsml': (v) => `<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f"><\uff5cDSML\uff5cparameter name="n" string="false">${v}</\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>`,
+    gcml: (v) => `<${G}tool_calls><${G}invoke name="f"><${G}parameter name="n" string="false">${v}</${G}parameter></${G}invoke></${G}tool_calls>`,
+    'kimi-k2': (v) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"n": ${v}}<|tool_call_end|><|tool_calls_section_end|>`,
+    deepseek: (v) => `<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"n": ${v}}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>`,
+    apertus: (v) => `<|tools_prefix|>[{"f": {"n": ${v}}}]<|tools_suffix|>`,
+    hermes: (v) => `<tool_call>{"name": "f", "arguments": {"n": ${v}}}</tool_call>`,
+  };
+  const integer = { name: 'f', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
+
+  it('keeps a non-finite or rounded number as its text (never Infinity, null or another number), with or without a schema', () => {
+    for (const [format, body] of Object.entries(bodies)) {
+      for (const v of ['1e400', big, '-1e400', '12345678901234567890', '9007199254740993']) {
+        const value = format === 'kimi-k3 object' ? { x: v } : v;
+        const raw = format === 'kimi-k3 object' ? `{"x": ${v}}` : v;
+        expect(checked(`Sure. ${body(raw)}`), `${format} ${v.slice(0, 12)}`).toEqual([{ name: 'f', arguments: { n: value } }]);
+        if (format !== 'kimi-k3 object') expect(checked(`Sure. ${body(raw)}`, { tools: [integer] }), `${format} ${v.slice(0, 12)} typed`).toEqual([{ name: 'f', arguments: { n: v } }]);
+      }
+    }
+  });
+
+  it('keeps numbers JSON holds as numbers', () => {
+    for (const [format, body] of Object.entries(bodies)) {
+      for (const v of ['1.5', '-3', '0.1', '1e20', '9007199254740991']) {
+        const value = format === 'kimi-k3 object' ? { x: Number(v) } : Number(v);
+        const raw = format === 'kimi-k3 object' ? `{"x": ${v}}` : v;
+        expect(checked(body(raw)), `${format} ${v}`).toEqual([{ name: 'f', arguments: { n: value } }]);
+      }
+    }
+  });
+});
