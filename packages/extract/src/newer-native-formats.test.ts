@@ -287,6 +287,21 @@ describe('Solar Open 2 / Solar Open (solar-open)', () => {
     expect(checked('<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>not json<|tool_call:end|>')).toEqual([]);
   });
 
+  it('reads no call whose name line a call boundary ends, as vLLM: one-line calls and arguments on the name line are text', () => {
+    // vLLM's solar_open2 parser reads the name up to a newline and skips a block in which the
+    // end (or the next start) comes first, in batch and streaming; a one-line call is no call there either.
+    const seoul = '<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>';
+    for (const text of [
+      'Checking.<|tool_call:start|>get_time<|tool_call:end|>',
+      '<|tool_call:start|>get_weather<|tool_arg:start|>city<|tool_arg:value|>Paris<|tool_arg:end|><|tool_call:end|>',
+    ]) {
+      expect(checked(text), text).toEqual([]);
+      expect(textOutside(text)).toBe(text);
+      expect(checked(`${text}${seoul}`), text).toEqual([{ name: 'get_weather', arguments: { city: 'Seoul' } }]);
+    }
+    expect(checked('Checking.<|tool_call:start|>get_time\n<|tool_call:end|>')).toEqual([{ name: 'get_time', arguments: {} }]);
+  });
+
   it('reports truncated output as incomplete', () => {
     incomplete('<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seo');
     incomplete('<|tool_call:begin|>a1<|tool_call:name|>f<|tool_call:args|>{"a": ');
@@ -525,6 +540,13 @@ describe('PLaMo 3 (plamo3)', () => {
   it('drops arguments that are not an object, and reports truncated output as incomplete', () => {
     expect(checked(`${P('begin_tool_requests')}${request('f', '[1]')}${P('end_tool_requests')}`)).toEqual([]);
     incomplete(`${P('begin_tool_requests')}${P('begin_tool_request')}${P('begin_tool_name')}f${P('end_tool_name')}${P('begin_tool_arguments')}{"a": `);
+  });
+
+  it('reads no block whose end token is missing, as vLLM (its requests may be followed by more): incomplete', () => {
+    // vLLM's plamo3 parser returns no calls without `end_tool_requests`; so does Toolwire, and
+    // a stream reports the block as incomplete rather than guessing it ended.
+    incomplete(`Checking.${P('begin_tool_requests')}${request('get_weather', '{"city": "Tokyo"}')}`);
+    incomplete(`${P('begin_tool_requests')}${request('get_weather', '{"city": "Tokyo"}')}${request('sum', '{"a": 1}')}`);
   });
 });
 
