@@ -65,12 +65,12 @@ function m3Value(value: unknown): string {
   return xmlValue(value);
 }
 
-/** Whether MiniMax M3 can write `value`: no string holds its marker, every key is a tag name (no `<`, `>`, not empty). */
+/** Whether MiniMax M3 can write `value`: no string holds its marker, every key is a tag name (not empty, no `<` or `>`, no `/` first: a closing tag). */
 function m3Writable(value: unknown): boolean {
   if (typeof value === 'string') return !value.includes(M3);
   if (Array.isArray(value)) return value.every(m3Writable);
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).every(([k, v]) => k !== '' && k.length <= 300 && !k.includes('<') && !k.includes('>') && m3Writable(v));
+    return Object.entries(value).every(([k, v]) => k !== '' && k.length <= 300 && !k.startsWith('/') && !k.includes('<') && !k.includes('>') && m3Writable(v));
   }
   return true;
 }

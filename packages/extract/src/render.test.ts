@@ -180,8 +180,8 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     '<\uff5ctool\u2581call\u2581end\uff5c>', '<|tool_call_end|>', '"', "'", '\n', '\\', ' ', '{', '}', '&quot;', '&amp;', '=', 'x', 'y z',
   ];
   const text = fc.array(fc.constantFrom(...hostile), { maxLength: 5 }).map((parts) => parts.join(''));
-  const key = fc.constantFrom('k', 'note', 'a"b', "a'b", 'a"\'b', '__proto__', 'constructor', 'x y', ' k', 'a>b', 'a=b', 'x<|sep|>', 'item', 'arguments');
-  const value = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c"d'), text, { maxKeys: 2 }));
+  const key = fc.constantFrom('k', 'note', 'a"b', "a'b", 'a"\'b', '__proto__', 'constructor', 'x y', ' k', 'a>b', 'a=b', 'x<|sep|>', 'item', 'arguments', '/k', 'k/');
+  const value = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c"d', '/e', 'item'), text, { maxKeys: 2 }));
   const args = fc.dictionary(key, value, { maxKeys: 3 });
 
   /** A schema of the values' own types (XML formats give typed values back only with one). */

@@ -477,7 +477,6 @@ const ONE_PASS_LENGTH = 16_384;
 /** How many more one-pass readings may fail than succeed before a text stops trying them. */
 const ONE_PASS_SLACK = 8;
 
-/** An ASCII letter or `_`: how a plain name, and each of its dotted parts, starts. */
 /** The last script boundary (`请调用ns::tool`) in the first part of the path at `s[from]` (up to its first `:`), or -1. */
 function pathBoundary(s: string, from: number): number {
   const colon = s.indexOf(':', from);
@@ -487,6 +486,7 @@ function pathBoundary(s: string, from: number): number {
   return boundary;
 }
 
+/** An ASCII letter or `_`: how a plain name, and each of its dotted parts, starts. */
 function isAsciiNameStart(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 }
