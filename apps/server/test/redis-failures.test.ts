@@ -255,6 +255,42 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
   }, 30_000);
 });
 
+describe.runIf(redis !== undefined)('the Redis state against a Redis asleep (DEBUG SLEEP)', () => {
+  let server: RedisProcess | undefined;
+  beforeAll(async () => {
+    // Debug commands are off by default since Redis 7.
+    const debuggable = await startRedis(['--enable-debug-command', 'yes']);
+    if ('skip' in debuggable) console.warn(`[redis-failures.test] DEBUG SLEEP case skipped: ${debuggable.skip}`);
+    else server = debuggable;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('a server that does nothing at all for 3 s: a 503 within about the command timeout, and no slot left held after', async (context) => {
+    if (server === undefined) return context.skip();
+    const { state, logs } = openState({ url: server.url, commandTimeoutMs: 500 });
+    expect(await state.whenAvailable(10_000)).toBe(true);
+    const held = await state.acquireSlot('one', 1);
+    const sleeper = new Redis(server.url);
+    try {
+      void sleeper.call('DEBUG', 'SLEEP', '3').catch(() => undefined);
+      await sleep(50);
+      const startedAt = performance.now();
+      expect(isStateUnavailable(await failureOf(state.acquireSlot('one', 2)))).toBe(true);
+      expect(performance.now() - startedAt).toBeLessThan(2500);
+      expect(state.available).toBe(false);
+      // Released while Redis sleeps: sent once it is back.
+      if (held.acquired) held.slot.release();
+      expect(await state.whenAvailable(15_000)).toBe(true);
+      expect(await until(async () => (await state.acquireSlot('one', 1)).acquired, 5000)).toBe(true);
+      expect(aboutRedis(logs, 'timeout')).toHaveLength(1);
+    } finally {
+      sleeper.disconnect();
+    }
+  }, 30_000);
+});
+
 describe.runIf(redis !== undefined)('the Redis state against a Redis with a password', () => {
   const password = 's3cret-pass-4711';
   let server: RedisProcess | undefined;
@@ -281,7 +317,7 @@ describe.runIf(redis !== undefined)('the Redis state against a Redis with a pass
   ])('%s: not ready, 503s, one clear log line without the password, and no reconnect storm', async (_, url, problem, code) => {
     const before = await connectionsSoFar();
     const { state, logs } = openState({ url: url((server as RedisProcess).url) });
-    expect(await state.whenAvailable(2500)).toBe(false);
+    expect(await state.whenAvailable(1500)).toBe(false);
     expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
     expect(aboutRedis(logs, problem)).toHaveLength(1);
     expect(aboutRedis(logs, problem)[0]!.msg).toContain(code);
@@ -291,7 +327,7 @@ describe.runIf(redis !== undefined)('the Redis state against a Redis with a pass
     const text = JSON.stringify(logs);
     expect(text).not.toContain(password);
     expect(text).not.toContain('wrong-pass-0815');
-    // Reconnects back off (to one every 2 s): a handful in these 2.5 s, not hundreds.
+    // Reconnects back off (to one every 2 s): a handful in these 1.5 s, not hundreds.
     expect((await connectionsSoFar()) - before).toBeLessThan(40);
     await state.close();
   }, 20_000);

@@ -64,7 +64,7 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   no_permission: {
     outage: true,
     dropConnection: false,
-    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET and ZREM on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
+    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET, ZREM and, inside its scripts, reads and writes of strings, hashes and sorted sets, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
   },
   wrong_type: {
     outage: false,

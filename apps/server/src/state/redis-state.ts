@@ -121,10 +121,13 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     // ioredis answers NOSCRIPT (scripts flushed) by sending the script once more, but
     // concurrent calls across a SCRIPT FLUSH can get NOSCRIPT twice. The script did not
     // run, so one more call is safe; ioredis then sends the script itself.
-    return (...args) => call(...args).catch((error: unknown) => {
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return call(...args);
-      throw error;
-    });
+    return (...args) =>
+      call(...args)
+        .catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return call(...args);
+          throw error;
+        })
+        .finally(replyRead);
   };
   const takeRate = script('twTakeRate');
   const acquire = script('twAcquireSlot');
@@ -132,7 +135,13 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const rememberTurn = script('twRememberTurn');
   const touchTurn = script('twTouchTurn');
   const probeWrite = script('twProbe');
+  const zrem = (key: string, ids: string[]): Promise<unknown> => client.zrem(key, ...ids).finally(replyRead);
 
+  // Bytes read since the last reply: an endless or oversized reply drops the connection.
+  let replyBytes = 0;
+  function replyRead(): void {
+    replyBytes = 0;
+  }
   /** The connection is up (ioredis `ready`, no `close` since). */
   let connected = false;
   /** Requests may use Redis: connected, and the last probe or command found it serving. */
@@ -140,7 +149,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   let closed = false;
   let probing = false;
   let probeTimer: NodeJS.Timeout | undefined;
-  /** Whether this outage was logged (so that its end is too). */
+  /** Whether this outage was logged, so that its end is too (and a suppressed one's is not). */
   let outageLogged = false;
   const waiters = new Set<() => void>();
   const held = new Set<() => void>();
@@ -181,24 +190,21 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
 
   /** Drops the connection (ioredis reconnects): its replies can no longer be trusted or awaited. */
   const dropConnection = (): void => {
+    const stream = client.stream as typeof client.stream | undefined;
     // Without an error: the failure that asked for this was reported already.
-    if ((client.stream as unknown) !== undefined && !client.stream.destroyed) client.stream.destroy();
+    if (stream !== undefined && !stream.destroyed) stream.destroy();
   };
 
-  const fail = (error: unknown, operation?: string): RedisFailure => {
+  /** Reports a failure; one of Redis as a whole makes the state unavailable until a probe succeeds. */
+  const fail = (error: unknown, operation?: string): void => {
+    if (closed) return;
     const failure = classifyRedisFailure(error);
-    const reason = error instanceof Error ? error.message : String(error);
-    if (closed) return failure;
-    if (failure.outage) {
-      const wasAvailable = available;
-      available = false;
-      if (report(failure, reason, operation) || wasAvailable) outageLogged = true;
-      if (failure.dropConnection) dropConnection();
-      else scheduleProbe();
-    } else {
-      report(failure, reason, operation);
-    }
-    return failure;
+    const logged = report(failure, error instanceof Error ? error.message : String(error), operation);
+    if (!failure.outage) return;
+    if (logged) outageLogged = true;
+    available = false;
+    if (failure.dropConnection) dropConnection();
+    else scheduleProbe();
   };
 
   /** Asks a connected Redis whether it takes writes again; on success the state is available. */
@@ -236,14 +242,12 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     for (const [key, ids] of pendingReleases) {
       pendingReleases.delete(key);
       pendingCount -= ids.size;
-      client.zrem(key, ...ids).catch(() => {
+      zrem(key, [...ids]).catch(() => {
         for (const id of ids) queueRelease(key, id);
       });
     }
   };
 
-  // Bytes of the reply being read: an endless or oversized reply drops the connection.
-  let replyBytes = 0;
   client.on('connect', () => {
     replyBytes = 0;
     const stream = client.stream;
@@ -254,7 +258,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   });
   client.on('ready', () => {
     connected = true;
-    replyBytes = 0;
+    replyRead();
     probe();
   });
   client.on('error', (error: Error) => fail(error));
@@ -279,7 +283,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       fail(error, operation);
       throw stateUnavailable('Redis');
     } finally {
-      replyBytes = 0;
+      replyRead();
     }
   };
 
@@ -308,7 +312,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
         } catch (error) {
           // Unanswered is not refused: Redis may still run it (a paused server does once it
           // resumes), and the slot would be held for a whole lease by nobody.
-          queueRelease(key, id);
+          if (classifyRedisFailure(error).outage) queueRelease(key, id);
           throw error;
         }
         if (reply === 0) return { acquired: false };
@@ -332,7 +336,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
             queueRelease(key, id);
             return;
           }
-          client.zrem(key, id).catch(() => queueRelease(key, id));
+          zrem(key, [id]).catch(() => queueRelease(key, id));
         };
         held.add(release);
         return { acquired: true, slot: { release } };
@@ -389,6 +393,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     },
     async close() {
       for (const release of [...held]) release();
+      if (available) flushReleases();
       closed = true;
       clearTimeout(probeTimer);
       for (const wake of [...waiters]) wake();
