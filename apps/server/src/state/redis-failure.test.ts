@@ -40,5 +40,8 @@ describe('classifyRedisFailure', () => {
     }
     expect(classifyRedisFailure(new Error('NOAUTH Authentication required.')).message).toContain('TOOLWIRE_REDIS_URL');
     expect(classifyRedisFailure('not an error')).toMatchObject({ kind: 'error', outage: false });
+    // The first word comes from the server: an object's own keys are not codes.
+    expect(classifyRedisFailure(new Error('constructor x'))).toMatchObject({ kind: 'error', outage: false });
+    expect(classifyRedisFailure(new Error('__proto__ x'))).toMatchObject({ kind: 'error', outage: false });
   });
 });

@@ -84,18 +84,18 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   error: { outage: false, dropConnection: false, message: 'Redis answered a command with an error: the request gets 503' },
 };
 
-/** Redis's own error codes (the first word of an error reply) that name a failure. */
-const REPLY_CODES: Readonly<Record<string, RedisFailureKind>> = {
-  BUSY: 'busy',
-  LOADING: 'loading',
-  OOM: 'out_of_memory',
-  READONLY: 'read_only',
-  MASTERDOWN: 'primary_down',
-  NOAUTH: 'auth_required',
-  WRONGPASS: 'auth_failed',
-  NOPERM: 'no_permission',
-  WRONGTYPE: 'wrong_type',
-};
+/** Redis's own error codes (the first word of an error reply) that name a failure (a Map: the word comes from the server). */
+const REPLY_CODES: ReadonlyMap<string, RedisFailureKind> = new Map([
+  ['BUSY', 'busy'],
+  ['LOADING', 'loading'],
+  ['OOM', 'out_of_memory'],
+  ['READONLY', 'read_only'],
+  ['MASTERDOWN', 'primary_down'],
+  ['NOAUTH', 'auth_required'],
+  ['WRONGPASS', 'auth_failed'],
+  ['NOPERM', 'no_permission'],
+  ['WRONGTYPE', 'wrong_type'],
+]);
 
 /** Node's socket errors that mean the server could not be reached or the connection broke. */
 const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
@@ -120,7 +120,7 @@ function failureKind(error: unknown): RedisFailureKind {
   const { message } = error;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return 'unreachable';
-  const fromReply = REPLY_CODES[firstWord(message)];
+  const fromReply = REPLY_CODES.get(firstWord(message));
   if (fromReply !== undefined) return fromReply;
   if (message === 'Command timed out') return 'timeout';
   if (message.startsWith(UNEXPECTED_REPLY) || message.startsWith(REPLY_TOO_LARGE) || message.startsWith('Unknown RESP type')) return 'not_redis';
