@@ -180,6 +180,9 @@ describe('a gateway process with something on the Redis port that is not Redis',
     expect(lines.length).toBeGreaterThan(0);
     // One line per kind of problem, at most every 30 s: a handful, whatever the reconnects and requests.
     expect(lines.length).toBeLessThanOrEqual(8);
+    // The 503s themselves are single info lines, not an error with a stack each.
+    expect(gateway.logs.filter((line) => line.msg === 'request failed')).toEqual([]);
+    expect(gateway.logs.filter((line) => line.msg === 'request refused').length).toBeGreaterThanOrEqual(25);
     expect(gateway.child.exitCode).toBeNull();
   });
 
