@@ -122,6 +122,20 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     expect(await until(async () => (await state.acquireSlot('one', 1)).acquired, 5000)).toBe(true);
   }, 30_000);
 
+  it("paused while a slot is held: the slot's renewal notices the hang by itself, fails without a throw, and the slot is released after", async () => {
+    // A lease of 1.2 s is renewed every second.
+    const { state, logs } = await open({ commandTimeoutMs: 500, slotLeaseMs: 1200 });
+    const held = await state.acquireSlot('renewed', 1);
+    expect(held.acquired).toBe(true);
+    await admin.call('CLIENT', 'PAUSE', '2500', 'ALL');
+    // No request asks anything: the renewal alone finds Redis silent.
+    expect(await until(() => !state.available, 5000)).toBe(true);
+    expect(aboutRedis(logs, 'timeout')).toHaveLength(1);
+    if (held.acquired) held.slot.release();
+    expect(await state.whenAvailable(15_000)).toBe(true);
+    expect(await until(async () => (await state.acquireSlot('renewed', 1)).acquired, 5000)).toBe(true);
+  }, 30_000);
+
   it('busy with a long script (BUSY): a 503 at once and not ready until SCRIPT KILL; one log line however many requests', async () => {
     const { state, logs } = await open();
     await admin.config('SET', 'busy-reply-threshold', '100');
