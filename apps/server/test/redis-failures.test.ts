@@ -183,15 +183,22 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
   }, 30_000);
 
-  it('a read-only replica (READONLY): 503s and not ready until it is a primary again', async () => {
-    const { state, logs } = await open();
+  it('a read-only replica (READONLY): 503s and not ready until it is a primary again; a new connection now and then, in case a failover moved the primary', async () => {
+    const { state, logs } = await open({ probeIntervalMs: 100 });
+    const connections = async (): Promise<number> => Number(/total_connections_received:(\d+)/.exec(await admin.info('stats'))?.[1]);
     // A primary nobody answers for: writes fail with READONLY, reads still work.
     await admin.call('REPLICAOF', '127.0.0.1', '1');
     try {
+      const before = await connections();
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
       expect(state.available).toBe(false);
       expect(aboutRedis(logs, 'read_only')).toHaveLength(1);
       expect(aboutRedis(logs, 'read_only')[0]!.msg).toContain('primary');
+      // Probes every 100 ms, a new connection every tenth refusal: at least one in 2.5 s, never a storm.
+      expect(await until(async () => (await connections()) - before >= 2, 5000)).toBe(true);
+      await sleep(1000);
+      expect((await connections()) - before).toBeLessThan(10);
+      expect(aboutRedis(logs, 'read_only')).toHaveLength(1);
     } finally {
       await admin.call('REPLICAOF', 'NO', 'ONE');
     }

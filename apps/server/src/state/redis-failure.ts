@@ -25,6 +25,8 @@ export interface RedisFailure {
   outage: boolean;
   /** True when the connection can no longer be trusted (no answer, or bytes that are not Redis's): it is dropped and re-opened. */
   dropConnection: boolean;
+  /** True when a new connection may find it fixed while this one does not: a failover moves the primary behind the same address. */
+  newConnectionMayHelp?: boolean;
   /** The log line: names Redis, says what the client gets and what to do. */
   message: string;
 }
@@ -48,9 +50,10 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   read_only: {
     outage: true,
     dropConnection: false,
+    newConnectionMayHelp: true,
     message: `Redis is a read-only replica (READONLY): point state.redis.url / TOOLWIRE_REDIS_URL at the primary; ${GET_503} until writes succeed`,
   },
-  primary_down: { outage: true, dropConnection: false, message: `Redis is a replica that lost its primary (MASTERDOWN): point state.redis.url at the primary; ${GET_503} until it answers` },
+  primary_down: { outage: true, dropConnection: false, newConnectionMayHelp: true, message: `Redis is a replica that lost its primary (MASTERDOWN): point state.redis.url at the primary; ${GET_503} until it answers` },
   auth_required: {
     outage: true,
     dropConnection: false,

@@ -29,6 +29,12 @@ export interface RedisStateOptions {
   /** How long a concurrency slot's lease lasts without renewal (default 60 s; renewed while held). */
   slotLeaseMs?: number;
   /**
+   * How often a connected Redis that refuses the state (out of memory, read-only, busy) is
+   * asked again (default 1000 ms). Every tenth refusal of a replica re-opens the connection,
+   * so that a failover behind the same address is found.
+   */
+  probeIntervalMs?: number;
+  /**
    * The most bytes one reply may take (default 128 MiB): a server that sends more (not
    * Redis, or an endless reply) has its connection dropped instead of filling memory.
    */
@@ -59,8 +65,8 @@ type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 /** One log line per kind of failure at most this often; the next says how many were left out. */
 const LOG_INTERVAL_MS = 30_000;
-/** How often a connected Redis that refuses the state (OOM, READONLY, BUSY, …) is asked again. */
-const PROBE_INTERVAL_MS = 1000;
+/** A replica that refuses this many probes in a row gets a new connection (a failover may have moved the primary). */
+const REFUSALS_BEFORE_RECONNECT = 10;
 /** Slot releases kept for a Redis that is back (beyond them, leases lapse on their own). */
 const MAX_PENDING_RELEASES = 10_000;
 const MAX_REASON_LENGTH = 200;
@@ -91,6 +97,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const maxEntries = options.turns?.maxEntries ?? 1000;
   const maxTextLength = options.turns?.maxTextLength ?? 16 * 1024 * 1024;
   const maxReplyBytes = options.maxReplyBytes ?? 128 * 1024 * 1024;
+  const probeIntervalMs = options.probeIntervalMs ?? 1000;
   // One hash tag for the turn keys: the scripts touch several of them at once.
   const turnKey = (principal: string, firstCallId: string): string => `${prefix}{turns}:${principal}\n${firstCallId}`;
   const turnKeys = [`${prefix}{turns}:index`, `${prefix}{turns}:sizes`, `${prefix}{turns}:total`] as const;
@@ -149,6 +156,8 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   let closed = false;
   let probing = false;
   let probeTimer: NodeJS.Timeout | undefined;
+  /** Refusals in a row from a Redis that a new connection may fix (a replica). */
+  let refusals = 0;
   /** Whether this outage was logged, so that its end is too (and a suppressed one's is not). */
   let outageLogged = false;
   const waiters = new Set<() => void>();
@@ -182,6 +191,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const setAvailable = (): void => {
     if (available || closed) return;
     available = true;
+    refusals = 0;
     if (outageLogged) logger.info({ redis: where }, 'Redis is reachable again: shared state restored');
     outageLogged = false;
     for (const wake of [...waiters]) wake();
@@ -204,6 +214,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     if (logged) outageLogged = true;
     available = false;
     if (failure.dropConnection) dropConnection();
+    else if (failure.newConnectionMayHelp === true && ++refusals % REFUSALS_BEFORE_RECONNECT === 0) dropConnection();
     else scheduleProbe();
   };
 
@@ -226,7 +237,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     probeTimer = setTimeout(() => {
       probeTimer = undefined;
       probe();
-    }, PROBE_INTERVAL_MS);
+    }, probeIntervalMs);
     probeTimer.unref();
   };
 
