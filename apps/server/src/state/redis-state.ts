@@ -347,7 +347,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
             queueRelease(key, id);
             return;
           }
-          zrem(key, [id]).catch(() => queueRelease(key, id));
+          zrem(key, [id]).catch((error: unknown) => {
+            queueRelease(key, id);
+            fail(error, 'release concurrency slot');
+          });
         };
         held.add(release);
         return { acquired: true, slot: { release } };
