@@ -249,7 +249,8 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
-    if (gatewayError.status >= 500) req.log.error({ err: error }, 'request failed');
+    // The shared state's outage is logged where it is found (once per kind and 30 s), not with a stack per request.
+    if (gatewayError.status >= 500 && gatewayError.code !== 'state_unavailable') req.log.error({ err: error }, 'request failed');
     else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
     // A client that left (while sending its body, say) gets no answer, so no completion line.
     if (reply.raw.destroyed) logClientGone(req, reply, 'client disconnected');
