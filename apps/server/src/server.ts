@@ -49,6 +49,8 @@ export interface ToolwireServer {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** How long open requests and streams may run on once the gateway stopped accepting (`limits.shutdownGraceMs`). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // Above the default upstream idle timeout: a non-streamed request is silent while it waits.
@@ -259,7 +261,9 @@ function buildApp({ config, keys, logger, context, draining, closing, metrics, s
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
-    if (gatewayError.status >= 500 && gatewayError.code !== 'shutting_down') req.log.error({ err: error }, 'request failed');
+    // The shared state's outage is logged where it is found (once per kind and 30 s), not with a
+    // stack per request; a request refused or cut by the shutdown is no failure of the gateway.
+    if (gatewayError.status >= 500 && gatewayError.code !== 'state_unavailable' && gatewayError.code !== 'shutting_down') req.log.error({ err: error }, 'request failed');
     else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
     // A client that left (while sending its body, say) gets no answer, so no completion line.
     if (reply.raw.destroyed) logClientGone(req, reply, 'client disconnected');
@@ -371,7 +375,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
     const appClosed = app.close();
     // Awaited below, after the connections: a failure must not go unhandled meanwhile.
     appClosed.catch(() => undefined);
-    const grace = config.limits?.shutdownGraceMs ?? 30_000;
+    const grace = config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
     let cut: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       // Each open answer writes its `shutting_down` frame (or 503) and ends; what is still
