@@ -80,7 +80,7 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
           process.off('SIGTERM', stop);
           process.off('SIGINT', stop);
           // The process is done by the end of the drain: telemetry gets what is left of it.
-          const deadline = Date.now() + (command.config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+          const deadline = Date.now() + (command.config.limits?.drainDelayMs ?? 0) + (command.config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
           server.logger.info({ signal }, 'shutting down: draining open streams');
           server
             .close()
