@@ -1,4 +1,4 @@
-import type { Message, ToolCall, ToolMessage } from '@toolwire/core';
+import type { Message, ToolCall, ToolErrorType, ToolMessage } from '@toolwire/core';
 
 /**
  * The server-tool half of a model turn that called server and client tools together.
@@ -14,24 +14,58 @@ export interface HiddenToolTurn {
 }
 
 /**
+ * What a store keeps of one server result: what the model reads, and how the tool failed
+ * when it did. The rest of the `ToolResult` (its `value`: an MCP tool's image or audio data,
+ * its uncut text) is for the caller of the loop, never read by the model, so it is not kept.
+ */
+export interface StoredToolResult {
+  role: 'tool';
+  toolCallId: string;
+  toolName?: string;
+  content: string;
+  /**
+   * Set when the tool failed: the error type, and the error text when it differs from
+   * `content`. Text tools render a failure from these ("Error from … (call …, type)").
+   */
+  error?: { type: ToolErrorType; message?: string };
+}
+
+/** A hidden turn as the stores keep it: JSON text of this shape, in memory and in Redis alike. */
+export interface StoredHiddenTurn {
+  clientCallIds: readonly string[];
+  /**
+   * Every call of the turn in the model's order. The client's calls only by id and name
+   * (with empty arguments): the client sends them back, and restoring uses the client's.
+   */
+  toolCalls: readonly ToolCall[];
+  results: readonly StoredToolResult[];
+}
+
+/**
  * Remembers hidden turns per API key for a while, so that when the client sends the
  * conversation back (with its tool results) the model again sees the whole turn: its
- * server calls and their results as well. Bounded in count and in the results' size (the
- * least recently used go first), and an entry lapses `ttlMs` after its last use. Held in
- * memory, so it is per process.
+ * server calls and their results as well. Each turn is kept as its stored JSON text
+ * (`hiddenTurnText`), so the cap on that text bounds the memory the store holds; bounded in
+ * count too (the least recently used go first), and an entry lapses `ttlMs` after its last
+ * use. Held in memory, so it is per process.
  */
 export interface HiddenToolTurns {
   remember(principal: string, turn: HiddenToolTurn): void;
   /** `messages` with every remembered turn of this principal restored; the same array when none matched. */
   restore(principal: string, messages: Message[]): Message[];
   readonly size: number;
+  /** The kept turns' text length, in UTF-16 code units: what `maxTextLength` caps. */
+  readonly textLength: number;
 }
 
 /** Options of `createHiddenToolTurns`. */
 export interface HiddenToolTurnsOptions {
   /** Default 1000. */
   maxEntries?: number;
-  /** Cap on the kept results' text, in UTF-16 code units (default 16 Mi); the oldest turns go first. */
+  /**
+   * Cap on the kept turns' JSON text (results, calls with their arguments, ids), in UTF-16
+   * code units (default 16 Mi); the oldest turns go first.
+   */
   maxTextLength?: number;
   /** Default one hour. */
   ttlMs?: number;
@@ -40,10 +74,9 @@ export interface HiddenToolTurnsOptions {
 }
 
 interface Entry {
-  turn: HiddenToolTurn;
+  /** The turn as `hiddenTurnText` wrote it. */
+  text: string;
   expiresAt: number;
-  /** The results' text length, for the size cap. */
-  size: number;
 }
 
 const keyOf = (principal: string, firstClientCallId: string): string => `${principal}\n${firstClientCallId}`;
@@ -62,12 +95,68 @@ export function turnLookupIds(messages: readonly Message[]): string[] {
   return ids;
 }
 
+function storedCall(call: ToolCall): ToolCall {
+  const stored: ToolCall = { id: call.id, name: call.name, arguments: call.arguments };
+  // Unreadable argument text goes back to the model as it wrote it (the Responses input does so).
+  if (call.invalid !== undefined) stored.invalid = { rawArguments: call.invalid.rawArguments, message: call.invalid.message };
+  return stored;
+}
+
+function storedResult(message: ToolMessage): StoredToolResult {
+  const stored: StoredToolResult = { role: 'tool', toolCallId: message.toolCallId, content: message.content };
+  const toolName = message.toolName ?? message.result?.name;
+  if (toolName !== undefined) stored.toolName = toolName;
+  const result = message.result;
+  if (result !== undefined && !result.success) {
+    const type = result.error?.type ?? 'execution_error';
+    const text = result.error?.message ?? result.message;
+    stored.error = text === message.content ? { type } : { type, message: text };
+  }
+  return stored;
+}
+
+/**
+ * The JSON text a store keeps for `turn`: the server calls, their results as the model reads
+ * them (`StoredToolResult`) and the client's call ids. Its length is what counts toward the
+ * store's cap. Undefined when the turn cannot be written as JSON (it is then not kept).
+ */
+export function hiddenTurnText(turn: HiddenToolTurn): string | undefined {
+  const clientIds = new Set(turn.clientCallIds);
+  const stored: StoredHiddenTurn = {
+    clientCallIds: turn.clientCallIds,
+    toolCalls: turn.toolCalls.map((call) => (clientIds.has(call.id) ? { id: call.id, name: call.name, arguments: {} } : storedCall(call))),
+    results: turn.results.map(storedResult),
+  };
+  try {
+    return JSON.stringify(stored);
+  } catch {
+    // A value JSON cannot write (a BigInt in arguments an embedder's model made) or nested too deep.
+    return undefined;
+  }
+}
+
+/** A stored result as the model's history holds it: a failure gets its `result` back, for text tools. */
+function restoredResult(stored: StoredToolResult): ToolMessage {
+  const message: ToolMessage = { role: 'tool', toolCallId: stored.toolCallId, content: stored.content };
+  if (stored.toolName !== undefined) message.toolName = stored.toolName;
+  if (stored.error !== undefined) {
+    message.result = {
+      toolCallId: stored.toolCallId,
+      name: stored.toolName ?? 'tool',
+      success: false,
+      message: stored.content,
+      error: { type: stored.error.type, message: stored.error.message ?? stored.content },
+    };
+  }
+  return message;
+}
+
 /**
  * `messages` with the turns `find` knows restored: an assistant message whose calls are
  * exactly a turn's client calls gets the turn's server calls back, followed by their
  * results. `onRestored` hears each first call id used. The same array when none matched.
  */
-export function restoreHiddenTurns(messages: Message[], find: (firstCallId: string) => HiddenToolTurn | undefined, onRestored?: (firstCallId: string) => void): Message[] {
+export function restoreHiddenTurns(messages: Message[], find: (firstCallId: string) => StoredHiddenTurn | undefined, onRestored?: (firstCallId: string) => void): Message[] {
   const out: Message[] = [];
   let changed = false;
   for (const message of messages) {
@@ -81,14 +170,9 @@ export function restoreHiddenTurns(messages: Message[], find: (firstCallId: stri
     onRestored?.(first.id);
     // The client's calls as it sent them back; the server's from the turn.
     const sent = new Map(message.toolCalls.map((call) => [call.id, call]));
-    out.push({ ...message, toolCalls: turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...turn.results);
+    out.push({ ...message, toolCalls: turn.toolCalls.map((call) => sent.get(call.id) ?? call) }, ...turn.results.map(restoredResult));
   }
   return changed ? out : messages;
-}
-
-/** A turn's size for the store's cap: its results' text length. */
-export function hiddenTurnSize(turn: HiddenToolTurn): number {
-  return turn.results.reduce((sum, result) => sum + result.content.length, 0);
 }
 
 /** Creates the store one server shares across its requests. */
@@ -103,7 +187,7 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
 
   const drop = (key: string, entry: Entry): void => {
     entries.delete(key);
-    totalSize -= entry.size;
+    totalSize -= entry.text.length;
   };
   const dropExpired = (at: number): void => {
     for (const [key, entry] of entries) {
@@ -116,19 +200,22 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
     get size() {
       return entries.size;
     },
+    get textLength() {
+      return totalSize;
+    },
     remember(principal, turn) {
       const first = turn.clientCallIds[0];
       if (first === undefined || turn.results.length === 0) return;
       const at = now();
       dropExpired(at);
-      const size = hiddenTurnSize(turn);
+      const text = hiddenTurnText(turn);
       // A turn larger than the whole cap is not kept: the model then sees the client's half only.
-      if (size > maxTextLength) return;
+      if (text === undefined || text.length > maxTextLength) return;
       const key = keyOf(principal, first);
       const previous = entries.get(key);
       if (previous !== undefined) drop(key, previous);
-      entries.set(key, { turn, expiresAt: at + ttlMs, size });
-      totalSize += size;
+      entries.set(key, { text, expiresAt: at + ttlMs });
+      totalSize += text.length;
       for (const [oldestKey, oldest] of entries) {
         if (entries.size <= maxEntries && totalSize <= maxTextLength) break;
         drop(oldestKey, oldest);
@@ -140,7 +227,11 @@ export function createHiddenToolTurns(options: HiddenToolTurnsOptions = {}): Hid
       dropExpired(at);
       return restoreHiddenTurns(
         messages,
-        (firstCallId) => entries.get(keyOf(principal, firstCallId))?.turn,
+        (firstCallId) => {
+          const entry = entries.get(keyOf(principal, firstCallId));
+          // Written by `hiddenTurnText` in this process.
+          return entry === undefined ? undefined : (JSON.parse(entry.text) as StoredHiddenTurn);
+        },
         (firstCallId) => {
           // Used again: it moves to the end and lives another `ttlMs`.
           const key = keyOf(principal, firstCallId);

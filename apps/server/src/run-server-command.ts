@@ -2,7 +2,7 @@ import { hashApiKey } from './auth/hash-key.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadServerConfig, SERVER_USAGE } from './config/load-server-config.ts';
 import { startOtelFromEnv } from './observability/start-otel.ts';
-import { createServer } from './server.ts';
+import { createServer, DEFAULT_SHUTDOWN_GRACE_MS } from './server.ts';
 import type { ToolwireServer } from './server.ts';
 
 /** Options of `runServerCommand`. */
@@ -65,8 +65,8 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         printError(`toolwire-server: ${error.message}`);
         return 2;
       }
-      const otel = startOtelFromEnv(options.env);
-      if (otel !== undefined) server.logger.info('OpenTelemetry: sending traces over OTLP (OTEL_* environment)');
+      const otel = startOtelFromEnv(options.env, { log: server.logger });
+      if (otel !== undefined) server.logger.info({ signals: otel.signals }, `OpenTelemetry: sending ${otel.signals.join(' and ')} over OTLP (OTEL_* environment)`);
       try {
         await server.listen();
       } catch (error) {
@@ -79,13 +79,16 @@ export async function runServerCommand(options: RunServerCommandOptions): Promis
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGTERM', stop);
           process.off('SIGINT', stop);
+          // The process is done by the end of the drain: telemetry gets what is left of it.
+          const deadline = Date.now() + (command.config.limits?.drainDelayMs ?? 0) + (command.config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
           server.logger.info({ signal }, 'shutting down: draining open streams');
           server
             .close()
             .catch((error: unknown) => server.logger.error({ err: error }, 'shutdown failed'))
-            // Spans still buffered are sent before the process ends.
-            .then(() => otel?.shutdown())
-            .catch((error: unknown) => server.logger.error({ err: error }, 'flushing traces failed'))
+            // Spans and metrics still buffered are sent before the process ends, unless the
+            // collector cannot take them before the drain deadline.
+            .then(() => otel?.shutdown({ timeoutMs: deadline - Date.now() }))
+            .catch((error: unknown) => server.logger.error({ err: error }, 'flushing telemetry failed'))
             .finally(resolve);
         };
         process.on('SIGTERM', stop);

@@ -19,6 +19,7 @@ import { createChatCompletionsHandler } from './routes/chat-completions-route.ts
 import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
+import { ServedConnections } from './served-connections.ts';
 import { AccessLogController, logClientGone } from './observability/access-log.ts';
 import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
@@ -29,23 +30,33 @@ import { loadServerTools } from './tools/load-server-tools.ts';
 import { createServerToolRegistry } from './tools/server-tool-registry.ts';
 import { checkJsonTextDepth } from './wire/check-json-depth.ts';
 import { GatewayError } from './wire/gateway-error.ts';
+import { shuttingDownError } from './wire/shutting-down.ts';
 import { toGatewayError } from './wire/to-gateway-error.ts';
 
 /** A running (or ready to run) gateway. */
 export interface ToolwireServer {
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8787/v1`. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
-  /** Stops accepting requests, lets open streams finish (up to the grace period), then resolves. */
+  /**
+   * Drains and stops: `/readyz` answers `503 draining`, every response closes its connection,
+   * new connections are refused (after `limits.drainDelayMs`), open requests and streams run
+   * on for up to `limits.shutdownGraceMs` and are then told `shutting_down`; resolves once
+   * every connection has ended, after which server tools and the state are closed.
+   */
   close(): Promise<void>;
   /** The logger (pino), for the bin's own messages. */
   readonly logger: Logger;
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** How long open requests and streams may run on once the gateway stopped accepting (`limits.shutdownGraceMs`). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 // Above the default upstream idle timeout: a non-streamed request is silent while it waits.
 const DEFAULT_CONNECTION_TIMEOUT_MS = 900_000;
+// After the grace period's `shutting_down` frames, how long connections may take to end before they are cut.
+const SHUTDOWN_CUT_AFTER_MS = 1000;
 // Node's default (511) overflows when thousands of streaming clients arrive at once, and a
 // dropped handshake costs the client a 1 s SYN retransmission; the kernel caps it at somaxconn.
 const DEFAULT_LISTEN_BACKLOG = 4096;
@@ -116,7 +127,9 @@ interface BuildAppOptions {
   logger: Logger;
   /** The shared state, available once `listen` has loaded tools and providers. */
   context: () => GatewayContext;
-  /** True once `close` has begun. */
+  /** True once `close` has begun: `/readyz` says draining. */
+  draining: () => boolean;
+  /** True once the gateway stopped accepting (after the drain delay): API requests get the `shutting_down` 503. */
   closing: () => boolean;
   metrics: GatewayMetrics;
   /** The state, once `listen` has created it. */
@@ -136,7 +149,7 @@ function mayScrape(authorization: string | undefined, keyHash: string | undefine
 const UNAUTHENTICATED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
 
 // The return type is inferred: it carries pino's `Logger` type through Fastify's generics.
-function buildApp({ config, keys, logger, context, closing, metrics, state }: BuildAppOptions) {
+function buildApp({ config, keys, logger, context, draining, closing, metrics, state }: BuildAppOptions) {
   const bodyLimit = config.limits?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const timeouts = clientTimeouts(config);
   const pendingBodies = createPendingBodies(config.limits?.maxPendingBodiesPerKey ?? DEFAULT_MAX_PENDING_BODIES_PER_KEY);
@@ -169,9 +182,10 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
   }
   // A callback hook, not an async one: every request passes here, and nothing in it waits.
   app.addHook('onRequest', (req, reply, done) => {
-    if (closing()) {
+    // Probes and scrapes still answer while the gateway drains (`/readyz` with its `draining` 503).
+    if (closing() && (req.url.startsWith('/v1/') || !UNAUTHENTICATED_ROUTES.has(req.routeOptions.url ?? ''))) {
       void reply.header('connection', 'close');
-      done(new GatewayError({ status: 503, type: 'server_error', message: 'The gateway is shutting down. Retry on another instance or in a moment.', code: 'shutting_down', retryable: true }));
+      done(shuttingDownError());
       return;
     }
     // Without keys there is nothing to check; probes carry no client key (`/metrics` checks its own).
@@ -247,7 +261,9 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
-    if (gatewayError.status >= 500) req.log.error({ err: error }, 'request failed');
+    // The shared state's outage is logged where it is found (once per kind and 30 s), not with a
+    // stack per request; a request refused or cut by the shutdown is no failure of the gateway.
+    if (gatewayError.status >= 500 && gatewayError.code !== 'state_unavailable' && gatewayError.code !== 'shutting_down') req.log.error({ err: error }, 'request failed');
     else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
     // A client that left (while sending its body, say) gets no answer, so no completion line.
     if (reply.raw.destroyed) logClientGone(req, reply, 'client disconnected');
@@ -273,7 +289,7 @@ function buildApp({ config, keys, logger, context, closing, metrics, state }: Bu
   app.get('/readyz', (_req, reply) => {
     const reasons: string[] = [];
     const current = state();
-    if (closing()) reasons.push('draining');
+    if (draining()) reasons.push('draining');
     if (current === undefined) reasons.push('starting');
     else if (!current.available) reasons.push(`${current.kind}_unavailable`);
     if (reasons.length === 0) return { status: 'ready', state: current?.kind };
@@ -307,7 +323,9 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
   let context: GatewayContext | undefined;
   let state: GatewayState | undefined;
   let listening = false;
+  let draining = false;
   let closing = false;
+  let closed: Promise<void> | undefined;
   let toolLoad = (): { active: number; waiting: number } => ({ active: 0, waiting: 0 });
   let sandboxPoolSize = 0;
   const toolSlots = config.tools?.maxConcurrent ?? 10;
@@ -331,10 +349,53 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       if (context === undefined) throw new Error('The server is not started.');
       return context;
     },
+    draining: () => draining,
     closing: () => closing,
   });
+  // Every connection, whichever listening socket accepted it: what `close` waits for.
+  const connections = new ServedConnections(app.server);
   let disposeTools = (): Promise<void> => Promise.resolve();
   let extraListeners: ExtraListeners | undefined;
+
+  /** `close`: drain, stop accepting, wait for every connection (within the grace), then close tools and state. */
+  async function drainAndClose(): Promise<void> {
+    draining = true;
+    connections.drain();
+    const delay = config.limits?.drainDelayMs ?? 0;
+    if (delay > 0) {
+      logger.info(`Draining: /readyz answers 503; accepting connections for ${delay} ms more (limits.drainDelayMs).`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    closing = true;
+    extraListeners?.close();
+    extraListeners = undefined;
+    connections.closeIdle();
+    // Fastify's close stops the listening socket and ends idle connections; it resolves when
+    // that socket's own connections have ended, which `connections` covers with the rest.
+    const appClosed = app.close();
+    // Awaited below, after the connections: a failure must not go unhandled meanwhile.
+    appClosed.catch(() => undefined);
+    const grace = config.limits?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    let cut: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      // Each open answer writes its `shutting_down` frame (or 503) and ends; what is still
+      // open a moment later (a client that stopped reading, a tool that ignores the abort) is cut.
+      const reason = shuttingDownError(true);
+      for (const controller of inflight) controller.abort(reason);
+      cut = setTimeout(() => connections.destroyAll(), SHUTDOWN_CUT_AFTER_MS);
+      cut.unref();
+    }, grace);
+    timer.unref();
+    try {
+      await connections.ended();
+      await appClosed;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(cut);
+      await disposeTools();
+      await state?.close();
+    }
+  }
 
   return {
     logger,
@@ -432,25 +493,13 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       );
       return `${address}/v1`;
     },
-    async close() {
-      if (!listening) return;
+    close() {
+      // A second call waits for the same drain.
+      if (closed !== undefined) return closed;
+      if (!listening) return Promise.resolve();
       listening = false;
-      closing = true;
-      extraListeners?.close();
-      extraListeners = undefined;
-      const grace = config.limits?.shutdownGraceMs ?? 30_000;
-      const timer = setTimeout(() => {
-        for (const controller of inflight) controller.abort(new Error('The server is shutting down.'));
-        app.server.closeAllConnections();
-      }, grace);
-      timer.unref();
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(timer);
-        await disposeTools();
-        await state?.close();
-      }
+      closed = drainAndClose();
+      return closed;
     },
   };
 }

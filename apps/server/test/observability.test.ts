@@ -4,7 +4,6 @@ import { createScriptedModel } from '@toolwire/core/testing';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/hash-key.ts';
-import { wantsOtlpTraces } from '../src/observability/start-otel.ts';
 import { SERVER_TRACER_NAME } from '../src/observability/request-span.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { startGateway } from './helpers/start-gateway.ts';
@@ -128,16 +127,5 @@ describe('traces and metrics of the gateway', () => {
     expect((await fetch(`${origin}/metrics`)).status).toBe(404);
     expect(await (await fetch(`${origin}/livez`)).json()).toEqual({ status: 'ok' });
     expect(await (await fetch(`${origin}/readyz`)).json()).toEqual({ status: 'ready', state: 'memory' });
-  });
-});
-
-describe('OTLP from the standard environment', () => {
-  it('turns on for an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp, and stays off otherwise', () => {
-    expect(wantsOtlpTraces({})).toBe(false);
-    expect(wantsOtlpTraces({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toBe(true);
-    expect(wantsOtlpTraces({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toBe(true);
-    expect(wantsOtlpTraces({ OTEL_TRACES_EXPORTER: 'otlp' })).toBe(true);
-    expect(wantsOtlpTraces({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toBe(false);
-    expect(wantsOtlpTraces({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' })).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenTurnText } from '../src/hidden-tool-turns.ts';
 import type { HiddenToolTurn } from '../src/hidden-tool-turns.ts';
 import { createRedisState } from '../src/state/redis-state.ts';
 import type { GatewayState } from '../src/state/gateway-state.ts';
@@ -110,7 +111,9 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
 
   it('keeps the turn store within maxEntries and the total size, least recently used first', async () => {
     prefixCount++;
-    const state = await open({ turns: { maxEntries: 2, maxTextLength: 100 } });
+    const cap = 1000;
+    const bytesOf = (t: HiddenToolTurn): number => Buffer.byteLength(hiddenTurnText(t) ?? '', 'utf8');
+    const state = await open({ turns: { maxEntries: 2, maxTextLength: cap } });
     const ask = (id: string) => [{ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] }];
     await state.rememberTurn('k', turn('c1', 'a'));
     await state.rememberTurn('k', turn('c2', 'b'));
@@ -123,11 +126,53 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     expect(await state.restoreTurns('k', ask('c1'))).toHaveLength(2);
     expect(await state.restoreTurns('k', ask('c3'))).toHaveLength(2);
     // A turn larger than the total cap is not kept; one that fills it pushes the others out.
-    await state.rememberTurn('k', turn('big', 'x'.repeat(101)));
+    await state.rememberTurn('k', turn('big', 'x'.repeat(cap)));
     expect(await state.restoreTurns('k', ask('big'))).toHaveLength(1);
-    await state.rememberTurn('k', turn('full', 'x'.repeat(100)));
+    const full = turn('full', 'x'.repeat(cap - bytesOf(turn('full', ''))));
+    expect(bytesOf(full)).toBe(cap);
+    await state.rememberTurn('k', full);
     expect(await state.restoreTurns('k', ask('full'))).toHaveLength(2);
     expect(await state.restoreTurns('k', ask('c3'))).toHaveLength(1);
+  });
+
+  it("counts what it stores: the turn's bytes in Redis, arguments included, never a result's value", async () => {
+    prefixCount++;
+    const prefix = `t${prefixCount}:`;
+    const state = await open({ turns: { maxTextLength: 4096 } });
+    const image = 'iVBORw0KGgo'.repeat(100_000);
+    const screenshot: HiddenToolTurn = {
+      clientCallIds: ['call_img'],
+      toolCalls: [
+        { id: 'srv_1', name: 'shots_screenshot', arguments: { page: 'https://example.com/€' } },
+        { id: 'call_img', name: 'client_fn', arguments: { x: 1 } },
+      ],
+      results: [
+        {
+          role: 'tool',
+          toolCallId: 'srv_1',
+          toolName: 'shots_screenshot',
+          content: '[image: image/png, 800.0 KiB]',
+          result: { toolCallId: 'srv_1', name: 'shots_screenshot', success: true, message: '[image: image/png, 800.0 KiB]', value: { content: [{ type: 'image', data: image, mimeType: 'image/png' }] } },
+        },
+      ],
+    };
+    await state.rememberTurn('k', screenshot);
+    const key = `${prefix}{turns}:k\ncall_img`;
+    const stored = await inspector.get(key);
+    expect(stored).toBe(hiddenTurnText(screenshot));
+    expect(stored).not.toContain('iVBORw0KGgo');
+    expect(stored).toContain('https://example.com/€');
+    // The total counts the bytes Redis holds (the € is three of them), not characters or the results' text.
+    expect(Number(await inspector.get(`${prefix}{turns}:total`))).toBe(await inspector.strlen(key));
+    expect(await inspector.strlen(key)).toBe(Buffer.byteLength(stored ?? '', 'utf8'));
+    expect(await inspector.strlen(key)).toBeLessThan(400);
+
+    // Arguments count: a turn whose call carries 5000 characters is over a 4096-byte cap, however short its result.
+    await state.rememberTurn('k', { ...turn('call_args', 'ok'), toolCalls: [{ id: 'srv_1', name: 'get_current_time', arguments: { note: 'n'.repeat(5000) } }, { id: 'call_args', name: 'client_fn', arguments: {} }] });
+    expect(await inspector.exists(`${prefix}{turns}:k\ncall_args`)).toBe(0);
+    // Multi-byte text counts its bytes: 1500 characters of € are 4500 bytes.
+    await state.rememberTurn('k', turn('call_euro', '€'.repeat(1500)));
+    expect(await inspector.exists(`${prefix}{turns}:k\ncall_euro`)).toBe(0);
   });
 
   it('answers 503 at once while Redis is down, and recovers when it returns', async () => {

@@ -152,6 +152,17 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     expect(sums).toEqual({ input: 7, output: 3 });
   });
 
+  it("buckets the client histograms at the GenAI semantic conventions' recommended boundaries", async () => {
+    const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 300, outputTokens: 3, totalTokens: 303 } }]);
+    const byName = await coreMetrics(() => runTools({ model, messages: [{ role: 'user', content: 'hi' }] }));
+    const boundaries = (name: string) => (byName.get(name)?.dataPoints[0]?.value as { buckets: { boundaries: number[] } } | undefined)?.buckets.boundaries;
+    expect(boundaries('gen_ai.client.operation.duration')).toEqual([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+    expect(boundaries('gen_ai.client.token.usage')).toEqual([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]);
+    const input = byName.get('gen_ai.client.token.usage')?.dataPoints.find((point) => point.attributes['gen_ai.token.type'] === 'input');
+    // 300 tokens fall in (256, 1024].
+    expect((input?.value as { buckets: { counts: number[] } } | undefined)?.buckets.counts[5]).toBe(1);
+  });
+
   it('records the client metrics with a meter provider but no tracer provider', async () => {
     await withoutTracer(async () => {
       const model = createScriptedModel([{ text: 'measured', usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6 } }]);

@@ -26,6 +26,10 @@ interface Instruments {
 }
 let instruments: Instruments | undefined;
 
+// The GenAI semantic conventions' recommended boundaries (ExplicitBucketBoundaries) for the two client histograms.
+const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+
 /** The GenAI client metrics, made again only when another meter provider was registered. */
 function clientMetrics(): Instruments {
   const provider = metrics.getMeterProvider();
@@ -34,8 +38,16 @@ function clientMetrics(): Instruments {
   instruments = {
     provider,
     recording: meter !== createNoopMeter(),
-    duration: meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of GenAI model calls (a stream to its end).' }),
-    tokens: meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).' }),
+    duration: meter.createHistogram('gen_ai.client.operation.duration', {
+      unit: 's',
+      description: 'Duration of GenAI model calls (a stream to its end).',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    tokens: meter.createHistogram('gen_ai.client.token.usage', {
+      unit: '{token}',
+      description: 'Tokens used per model call, by gen_ai.token.type (input, output).',
+      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    }),
   };
   return instruments;
 }

@@ -75,7 +75,8 @@ export function isValidName(name: string): boolean {
 /**
  * A namespaced name, `ns::tool` (valid names joined by `::`, as namespace tools and some
  * templates write them). Accepted without an allow-list where a format's own markup delimits
- * the name (native blocks, JSON), never in call syntax (`std::move(x)` is C++).
+ * the name (native blocks, JSON), never in call syntax (`std::move(x)` is C++); there, only a
+ * listed path is read (the scanner's `callNameStart`).
  */
 export function isNamespacedName(name: string): boolean {
   if (name.length > MAX_NAME_LENGTH) return false;

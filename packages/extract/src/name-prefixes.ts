@@ -12,6 +12,8 @@ export class NamePrefixes {
     this.names = names;
   }
 
+  private paths: boolean | undefined;
+
   /** Whether `run` is a prefix of (or equal to) an allowed name. */
   has(run: string): boolean {
     if (this.set === undefined) {
@@ -19,5 +21,14 @@ export class NamePrefixes {
       for (const name of this.names.keys()) for (let i = 1; i <= name.length; i++) this.set.add(name.slice(0, i));
     }
     return this.set.has(run);
+  }
+
+  /** Whether an allowed name is a path (`ns::tool`): only then may a held-back run hold a `:`. */
+  hasPaths(): boolean {
+    if (this.paths === undefined) {
+      this.paths = false;
+      for (const name of this.names.keys()) if (name.includes('::')) this.paths = true;
+    }
+    return this.paths;
   }
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import type { ExtractOptions } from './extract-options.ts';
+import { renderToolCall } from './render-tool-call.ts';
+import { renderToolPrompt } from './render-tool-prompt.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
+import { checked } from '../test/helpers/checked-calls.ts';
 
 function calls(text: string, tools?: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
   return extractToolCalls(text, tools === undefined ? undefined : { tools }).map((c) => ({ name: c.name, arguments: c.arguments }));
@@ -92,5 +96,58 @@ describe('names after an unspaced script (CJK)', () => {
       expect(streamed(text, size, ['get_weather'])).toEqual(['get_weather']);
       expect(streamed(text, size)).toEqual(['get_weather']);
     }
+  });
+});
+
+describe('paths in call syntax (IDENT::name)', () => {
+  const both = (text: string, options?: ExtractOptions) => checked(text, options).map((c) => [c.name, c.arguments]);
+
+  it('never reads `IDENT::name(` as a call of `name`, as `x.name(` is none, with or without an allow-list', () => {
+    const code: [string, string[] | undefined][] = [
+      ['x.sort(v)', ['sort']],
+      ['std::sort(v)', ['sort']],
+      ['std::sort(v)', undefined],
+      ['std::sort(v.begin(), v.end());', ['sort']],
+      ['let v = Vec::new();', ['new']],
+      ['let s = fs::read_to_string(path)?;', undefined],
+      ['let s = fs::read_to_string(path)?;', ['read_to_string']],
+      ['Call ns::tool(x) to run it.', ['tool']],
+      ['$this->x = Foo::bar($y);', undefined],
+      ['a::b::c(1)', ['c', 'b::c']],
+      ['请调用std::sort(v)', ['sort']],
+    ];
+    for (const [text, tools] of code) expect(both(text, tools === undefined ? undefined : { tools }), text).toEqual([]);
+    // A single colon is punctuation, not a path (`Call:search(…)`); nor is `::` with no name before it.
+    expect(both('Call:search(q="x")', { tools: ['search'] })).toEqual([['search', { q: 'x' }]]);
+    expect(both('Then: search(q="x")')).toEqual([['search', { q: 'x' }]]);
+  });
+
+  it('reads no path as a call without an allow-list, keyword arguments or not (the name is markup’s to delimit)', () => {
+    expect(both('a::b(x=1)')).toEqual([]);
+    expect(both('github::create_issue(title="Bug")')).toEqual([]);
+  });
+
+  it('reads a path listed as written as that call (ns::tool, as the call format teaches it)', () => {
+    const tools = ['github::create_issue', 'a::b::c', 'sort'];
+    expect(both('I will file it.\ngithub::create_issue(title="Bug")', { tools })).toEqual([['github::create_issue', { title: 'Bug' }]]);
+    expect(both('a::b::c(x=1) then sort(v)', { tools })).toEqual([
+      ['a::b::c', { x: 1 }],
+      ['sort', { arg0: 'v' }],
+    ]);
+    expect(both('请调用github::create_issue(title="Bug")', { tools })).toEqual([['github::create_issue', { title: 'Bug' }]]);
+    // Only the whole path as listed: not a longer one, nor a part of it.
+    for (const text of ['xgithub::create_issue(title="Bug")', 'x::github::create_issue(title="Bug")', 'b::c(x=1)', 'github:create_issue(x=1)', 'github::create(x=1)']) {
+      expect(both(text, { tools }), text).toEqual([]);
+    }
+  });
+
+  it('reads Toolwire’s own `call` rendering of a path back, and what its prompt teaches', () => {
+    const name = 'github::create_issue';
+    const rendered = renderToolCall({ id: 'c1', name, arguments: { title: 'Bug', labels: ['a'] } }, 'call');
+    expect(rendered).toBe('github::create_issue(title="Bug", labels=["a"])');
+    expect(both(`Sure. ${rendered}`, { tools: [name] })).toEqual([[name, { title: 'Bug', labels: ['a'] }]]);
+    const prompt = renderToolPrompt([{ name, inputSchema: { type: 'object', properties: { title: { type: 'string' } } } }]);
+    const taught = prompt.split('\n').find((line) => line.startsWith(`${name}(`)) ?? '';
+    expect(both(taught, { tools: [{ name, inputSchema: { type: 'object', properties: { title: { type: 'string' } } } }] })).toEqual([[name, { title: '...' }]]);
   });
 });

@@ -311,6 +311,21 @@ describe('Solar Open 2 / Solar Open (solar-open)', () => {
     expect(checked('<|tool_call:begin|>x<|tool_call:name|>f<|tool_call:args|>not json<|tool_call:end|>')).toEqual([]);
   });
 
+  it('reads no call whose name line a call boundary ends, as vLLM: one-line calls and arguments on the name line are text', () => {
+    // vLLM's solar_open2 parser reads the name up to a newline and skips a block in which the
+    // end (or the next start) comes first, in batch and streaming; a one-line call is no call there either.
+    const seoul = '<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>';
+    for (const text of [
+      'Checking.<|tool_call:start|>get_time<|tool_call:end|>',
+      '<|tool_call:start|>get_weather<|tool_arg:start|>city<|tool_arg:value|>Paris<|tool_arg:end|><|tool_call:end|>',
+    ]) {
+      expect(checked(text), text).toEqual([]);
+      expect(textOutside(text)).toBe(text);
+      expect(checked(`${text}${seoul}`), text).toEqual([{ name: 'get_weather', arguments: { city: 'Seoul' } }]);
+    }
+    expect(checked('Checking.<|tool_call:start|>get_time\n<|tool_call:end|>')).toEqual([{ name: 'get_time', arguments: {} }]);
+  });
+
   it('reports truncated output as incomplete', () => {
     incomplete('<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seo');
     incomplete('<|tool_call:begin|>a1<|tool_call:name|>f<|tool_call:args|>{"a": ');
@@ -422,6 +437,24 @@ describe('MiniMax M3 (minimax-m3)', () => {
     expect(checked(text, { format: 'minimax-m2' })).toEqual([]);
   });
 
+  it('keeps the surrounding space of a plain-string value (indented code), and trims every other value, as MiniMax-M2', () => {
+    const code = '    if x:\n        return y\n';
+    const edit = {
+      name: 'edit',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { old_string: { type: 'string' as const }, new_string: { type: ['string', 'null'] as ('string' | 'null')[] }, mode: { type: 'string' as const, enum: ['a', 'b'] }, line: { type: 'integer' as const } },
+      },
+    };
+    const text = block(invoke('edit', el('old_string', code) + el('new_string', `\n${code}`) + el('mode', ' a\n') + el('line', ' 7 ')));
+    expect(checked(text, { tools: [edit] })).toEqual([{ name: 'edit', arguments: { old_string: code, new_string: `\n${code}`, mode: 'a', line: 7 } }]);
+    // Without a schema every value is trimmed text, as MiniMax-M2's.
+    expect(checked(text)).toEqual([{ name: 'edit', arguments: { old_string: code.trim(), new_string: code.trim(), mode: 'a', line: '7' } }]);
+    // Toolwire's own rendering of an earlier call reads back as it was.
+    const rendered = renderToolCall({ id: 'c1', name: 'edit', arguments: { old_string: code, new_string: code } }, 'minimax-m3');
+    expect(checked(rendered, { tools: [edit] })).toEqual([{ name: 'edit', arguments: { old_string: code, new_string: code } }]);
+  });
+
   it('drops a malformed invoke, and reports truncated output as incomplete', () => {
     expect(checked(block(invoke('f', `${NS}</user_id>`)))).toEqual([]);
     incomplete(`plain ${NS}<tool_call>\n${invoke('create_order', el('user_id', '1'))}\n${NS}<invoke name="create_order">${NS}<user_id>2`);
@@ -470,13 +503,17 @@ describe('Step3 (deepseek: steptml invokes in DeepSeek’s tokens)', () => {
 describe('MiniCPM5 XML (minicpm5, read only when asked for)', () => {
   const M = { format: 'minicpm5' } as const;
 
-  it('reads function elements with param elements, text around them, values trimmed and typed by the schema', () => {
-    const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters">{"a": [1, "</param>"]}</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
+  it('reads function elements with param elements, text around them, values trimmed (but plain strings) and typed by the schema', () => {
+    const text = 'Head\n<function name="get_weather"><param name="city"> 北京 </param><param name="filters"> {"a": [1, "</param>"]}\n</param></function>\nTXT\n<function name=\'get_time\'>\n</function>\n';
     expect(checked(text, M)).toEqual([
       { name: 'get_weather', arguments: { city: '北京', filters: '{"a": [1, "</param>"]}' } },
       { name: 'get_time', arguments: {} },
     ]);
-    expect(checked(text, { ...M, tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: '北京', filters: { a: [1, '</param>'] } });
+    // A property typed as a plain string keeps its space (as MiniMax-M2: indented code is data).
+    expect(checked(text, { ...M, tools: [weather, 'get_time'] })[0]?.arguments).toEqual({ city: ' 北京 ', filters: { a: [1, '</param>'] } });
+    const code = '    if x:\n        return y\n';
+    const rendered = renderToolCall({ id: 'c1', name: 'get_weather', arguments: { city: code } }, 'minicpm5');
+    expect(checked(rendered, { ...M, tools: [weather] })).toEqual([{ name: 'get_weather', arguments: { city: code } }]);
     expect(checked(text, { formats: ['json', 'minicpm5'] })).toHaveLength(2);
     expect(checked(text, { format: 'qwen3-xml' })).toEqual([]);
   });
@@ -527,6 +564,13 @@ describe('PLaMo 3 (plamo3)', () => {
   it('drops arguments that are not an object, and reports truncated output as incomplete', () => {
     expect(checked(`${P('begin_tool_requests')}${request('f', '[1]')}${P('end_tool_requests')}`)).toEqual([]);
     incomplete(`${P('begin_tool_requests')}${P('begin_tool_request')}${P('begin_tool_name')}f${P('end_tool_name')}${P('begin_tool_arguments')}{"a": `);
+  });
+
+  it('reads no block whose end token is missing, as vLLM (its requests may be followed by more): incomplete', () => {
+    // vLLM's plamo3 parser returns no calls without `end_tool_requests`; so does Toolwire, and
+    // a stream reports the block as incomplete rather than guessing it ended.
+    incomplete(`Checking.${P('begin_tool_requests')}${request('get_weather', '{"city": "Tokyo"}')}`);
+    incomplete(`${P('begin_tool_requests')}${request('get_weather', '{"city": "Tokyo"}')}${request('sum', '{"a": 1}')}`);
   });
 });
 
@@ -657,5 +701,47 @@ describe('namespaced names (ns::tool) in every format', () => {
     expect(checked('<tool_call>a::<arg_key>q</arg_key><arg_value>x</arg_value></tool_call>')).toEqual([]);
     expect(checked('[TOOL_CALLS]a:::b[ARGS]{"q": "x"}')).toEqual([]);
     expect(checked('>>>a::b::c\n{"q": "x"}')).toEqual([{ name: 'a::b::c', arguments: { q: 'x' } }]);
+  });
+});
+
+describe('numbers JSON cannot hold, in the JSON-bodied native formats', () => {
+  const big = `1${'0'.repeat(400)}`;
+  const D = '\uff5cDSML\uff5c ';
+  const G = '\uff5cGCML\uff5c';
+  const bodies: Record<string, (v: string) => string> = {
+    'kimi-k3': (v) => `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="n" type="integer"<|sep|>${v}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+    'kimi-k3 object': (v) => `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="n" type="object"<|sep|>${v}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+    plamo3: (v) =>
+      `<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>{"n": ${v}}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>`,
+    'solar-open': (v) => `<|tool_call:begin|>c1<|tool_call:name|>f<|tool_call:args|>{"n": ${v}}<|tool_call:end|>`,
+    'deepseek-dsml v4.1': (v) => `<${D}calls><${D}invoke name="f"><${D}parameter name="n" string="false">${v}</${D}parameter></${D}invoke></${D}calls>`,
+    'deepseek-dsml': (v) => `<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="f"><\uff5cDSML\uff5cparameter name="n" string="false">${v}</\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>`,
+    gcml: (v) => `<${G}tool_calls><${G}invoke name="f"><${G}parameter name="n" string="false">${v}</${G}parameter></${G}invoke></${G}tool_calls>`,
+    'kimi-k2': (v) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"n": ${v}}<|tool_call_end|><|tool_calls_section_end|>`,
+    deepseek: (v) => `<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"n": ${v}}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>`,
+    apertus: (v) => `<|tools_prefix|>[{"f": {"n": ${v}}}]<|tools_suffix|>`,
+    hermes: (v) => `<tool_call>{"name": "f", "arguments": {"n": ${v}}}</tool_call>`,
+  };
+  const integer = { name: 'f', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
+
+  it('keeps a non-finite or rounded number as its text (never Infinity, null or another number), with or without a schema', () => {
+    for (const [format, body] of Object.entries(bodies)) {
+      for (const v of ['1e400', big, '-1e400', '12345678901234567890', '9007199254740993']) {
+        const value = format === 'kimi-k3 object' ? { x: v } : v;
+        const raw = format === 'kimi-k3 object' ? `{"x": ${v}}` : v;
+        expect(checked(`Sure. ${body(raw)}`), `${format} ${v.slice(0, 12)}`).toEqual([{ name: 'f', arguments: { n: value } }]);
+        if (format !== 'kimi-k3 object') expect(checked(`Sure. ${body(raw)}`, { tools: [integer] }), `${format} ${v.slice(0, 12)} typed`).toEqual([{ name: 'f', arguments: { n: v } }]);
+      }
+    }
+  });
+
+  it('keeps numbers JSON holds as numbers', () => {
+    for (const [format, body] of Object.entries(bodies)) {
+      for (const v of ['1.5', '-3', '0.1', '1e20', '9007199254740991']) {
+        const value = format === 'kimi-k3 object' ? { x: Number(v) } : Number(v);
+        const raw = format === 'kimi-k3 object' ? `{"x": ${v}}` : v;
+        expect(checked(body(raw)), `${format} ${v}`).toEqual([{ name: 'f', arguments: { n: value } }]);
+      }
+    }
   });
 });

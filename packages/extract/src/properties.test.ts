@@ -340,6 +340,33 @@ describe('properties', () => {
     );
   });
 
+  it('reads paths (IDENT::name) in call syntax the same for any chunking, one character at a time through both pushes', () => {
+    // Runs of names, single and double colons, script boundaries and openings around listed paths.
+    const piece = fc.constantFrom('ns', '::', ':', ':::', 'tool', 'tool(', 'std', 'sort(', 'sort', 'a', 'b', 'x.', '请调用', '😀', '(q="x")', '(1)', ' ', '\n', 'ns::tool(', 'a::b::c(', ')');
+    const text = fc.array(fc.oneof(piece, fragment), { maxLength: 24 }).map((parts) => parts.join(''));
+    const options = fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['ns::tool', 'sort', 'a::b::c'] }, { tools: ['tool', 'c', 'b::c'] }, { tools: ['ns::tool'] });
+    const oneByOne = (input: string, opts: ExtractOptions | undefined, shortcuts: boolean): ToolCallParserEvent[] => {
+      const scanner = new ToolCallScanner(resolveExtractOptions(opts), true, false, shortcuts);
+      const events: ToolCallParserEvent[] = [];
+      for (let i = 0; i < input.length; i++) events.push(...scanner.push(input.charAt(i)));
+      events.push(...scanner.end());
+      return events;
+    };
+    fc.assert(
+      fc.property(text, options, fc.array(fc.nat(), { maxLength: 12 }), (input, opts, rawCuts) => {
+        const cuts = rawCuts.map((c) => (input.length === 0 ? 0 : c % (input.length + 1)));
+        const events = stream(input, cuts, undefined, opts);
+        const batch = extractToolCalls(input, opts);
+        expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+        expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(input);
+        const general = oneByOne(input, opts, false);
+        expect(oneByOne(input, opts, true)).toEqual(general);
+        expect(general.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+      }),
+      { numRuns: 800 },
+    );
+  });
+
   it('finds calls written in every native format, embedded in prose', () => {
     fc.assert(
       fc.property(nativeDocument, ({ text, calls }) => {

@@ -11,6 +11,34 @@ function xmlValue(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
 }
 
+/**
+ * JSON with every `<` written `\u003c` (it can only stand in a string): no closing tag or
+ * special token of any format can appear in it, and it reads back the same.
+ */
+function jsonText(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null').replaceAll('<', '\\u003c');
+}
+
+/** `xmlValue`, with non-strings as `jsonText`. */
+function xmlText(value: unknown): string {
+  return typeof value === 'string' ? value : jsonText(value);
+}
+
+/** Whether `s` holds any of `tokens`. */
+function holdsAny(s: string, tokens: readonly string[]): boolean {
+  for (const token of tokens) if (s.includes(token)) return true;
+  return false;
+}
+
+/**
+ * A name or key the XML-style readers (DSML, MiniCPM5) take as written in a `name="…"`
+ * attribute: no space, quote, angle bracket, brace or `=` (they read no escapes; a key with a
+ * quote does not even end the value before it).
+ */
+function isPlainXmlName(name: string): boolean {
+  return name !== '' && name.length <= 300 && !/[\s"'<>{}=]/u.test(name);
+}
+
 /** Gemma 4's value syntax: bare keys (sorted, as its template does), `quote` (`<|"|>`; FunctionGemma's `<escape>`) around strings. */
 function gemmaValue(value: unknown, quote = '<|"|>'): string {
   if (typeof value === 'string') return `${quote}${value}${quote}`;
@@ -37,6 +65,16 @@ function m3Value(value: unknown): string {
   return xmlValue(value);
 }
 
+/** Whether MiniMax M3 can write `value`: no string holds its marker, every key is a tag name (not empty, no `<` or `>`, no `/` first: a closing tag). */
+function m3Writable(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes(M3);
+  if (Array.isArray(value)) return value.every(m3Writable);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([k, v]) => k !== '' && k.length <= 300 && !k.startsWith('/') && !k.includes('<') && !k.includes('>') && m3Writable(v));
+  }
+  return true;
+}
+
 /** Kimi K3's argument type tag of a value: strings raw, everything else JSON. */
 function xtmlType(value: unknown): string {
   if (typeof value === 'string') return 'string';
@@ -51,6 +89,16 @@ function xtmlAttribute(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
 }
 
+const XTML_ARGUMENT_CLOSE = '<|close|>argument<|sep|>';
+const SOLAR_TOKENS = ['<|tool_arg:start|>', '<|tool_arg:value|>', '<|tool_arg:end|>', '<|tool_call:start|>', '<|tool_call:end|>'];
+const MINICPM_TAGS = ['<param', '</param', '<function', '</function'];
+const DSML_MARK = `${FW}DSML${FW}`;
+
+/** A Solar Open id the reader keeps (1 to 64 of `[A-Za-z0-9_.:-]`), else none (it makes one). */
+function solarId(id: string | undefined): string {
+  return id !== undefined && /^[\w.:-]{1,64}$/u.test(id) && id !== '__proto__' ? id : '';
+}
+
 /** Kimi ids are `functions.NAME:IDX`; keep the call's own when it has that shape. */
 function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
   const id = call.id;
@@ -62,7 +110,9 @@ function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
  * calls in the history read as examples: `get_weather(city="Paris")`,
  * `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`, or the
  * native format of a model family (`'qwen3-xml'`, `'harmony'`, …). The text parses back to
- * the same call (XML formats give strings back unless the tool's schema types them).
+ * the same call (XML formats give strings back unless the tool's schema types them). Where a
+ * format cannot hold a value (its own delimiters in it, a key no tag holds), MiniMax M3, Kimi
+ * K3, Solar Open, DSML and MiniCPM5 write it in their JSON form, or the call as Hermes JSON.
  */
 export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id?: string }, format: TextToolFormat = 'call'): string {
   const { name } = call;
@@ -87,20 +137,37 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
     case 'minimax-m2':
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
     case 'minimax-m3':
+      // No escape exists for the marker in a value or for a key that is no tag name: such a call is written as Hermes JSON.
+      if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return renderToolCall(call, 'hermes');
       return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
     case 'deepseek':
       return `${DS('tool calls begin')}${DS('tool call begin')}${name}${DS('tool sep')}${json}${DS('tool call end')}${DS('tool calls end')}`;
-    case 'deepseek-dsml':
+    case 'deepseek-dsml': {
+      // A name or key no attribute holds, or a lone `arguments`/`input` key (read as the wrapped
+      // arguments): Hermes JSON. A string holding the markup: a `string="false"` JSON value.
+      const wrapped = entries.length === 1 && (entries[0]?.[0] === 'arguments' || entries[0]?.[0] === 'input');
+      if (!isPlainXmlName(name) || wrapped || entries.some(([k]) => !isPlainXmlName(k))) return renderToolCall(call, 'hermes');
       return `<${DSML}function_calls>\n<${DSML}invoke name="${name}">\n${entries
-        .map(([k, v]) => `<${DSML}parameter name="${k}" string="${typeof v === 'string' ? 'true' : 'false'}">${xmlValue(v)}</${DSML}parameter>\n`)
+        .map(([k, v]) => {
+          const raw = typeof v === 'string' && !v.includes(DSML_MARK);
+          return `<${DSML}parameter name="${k}" string="${raw ? 'true' : 'false'}">${raw ? v : jsonText(v)}</${DSML}parameter>\n`;
+        })
         .join('')}</${DSML}invoke>\n</${DSML}function_calls>`;
+    }
     case 'kimi-k2':
       return `<|tool_calls_section_begin|><|tool_call_begin|>${kimiId(call)}<|tool_call_argument_begin|>${json}<|tool_call_end|><|tool_calls_section_end|>`;
     case 'kimi-k3':
+      // A string value holding the argument close, or a header a reader cannot find the end of: Hermes JSON.
+      if (
+        entries.some(([, v]) => typeof v === 'string' && v.includes(XTML_ARGUMENT_CLOSE)) ||
+        [name, ...entries.map(([k]) => k)].some((text) => text.includes('<|sep|>') || xtmlAttribute(text).length > 200)
+      ) {
+        return renderToolCall(call, 'hermes');
+      }
       return `<|open|>tools<|sep|><|open|>call tool="${xtmlAttribute(name)}" index="1"<|sep|>${entries
-        .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlValue(v)}<|close|>argument<|sep|>`)
+        .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlText(v)}<|close|>argument<|sep|>`)
         .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
@@ -113,15 +180,24 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
     case 'functionary':
       return `<function=${name}>${json}</function>`;
     case 'apertus':
-      return `<|tools_prefix|>[${JSON.stringify({ [name]: args })}]<|tools_suffix|>`;
-    case 'minicpm5':
-      return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlValue(v)}</param>`).join('')}</function>`;
+      // `<` escaped: a string holding `<|tools_suffix|>` would end the list.
+      return `<|tools_prefix|>[${jsonText({ [name]: args })}]<|tools_suffix|>`;
+    case 'minicpm5': {
+      // No escape and no JSON form: a string holding its tags, or a name or key no attribute holds, makes the call Hermes JSON.
+      if (!isPlainXmlName(name) || entries.some(([k]) => !isPlainXmlName(k)) || entries.some(([, v]) => typeof v === 'string' && holdsAny(v, MINICPM_TAGS))) return renderToolCall(call, 'hermes');
+      return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlText(v)}</param>`).join('')}</function>`;
+    }
     case 'plamo3': {
       const p = (word: string) => `<|plamo:${word}:plamo|>`;
       return `${p('begin_tool_requests')}${p('begin_tool_request')}${p('begin_tool_name')}${name}${p('end_tool_name')}${p('begin_tool_arguments')}${json}${p('end_tool_arguments')}${p('end_tool_request')}${p('end_tool_requests')}`;
     }
-    case 'solar-open':
-      return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlValue(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
+    case 'solar-open': {
+      // Solar Open 2's pairs cannot hold its tokens, nor keep a key's surrounding space: Solar Open's JSON form then.
+      const pairs = isPlainXmlName(name) && entries.every(([k, v]) => k !== '' && k.trim() === k && !k.includes('<|') && !(typeof v === 'string' && holdsAny(v, SOLAR_TOKENS)));
+      if (pairs) return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlText(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
+      if (name.includes('<') || name.trim() !== name || name === '') return renderToolCall(call, 'hermes');
+      return `<|tool_call:begin|>${solarId(call.id)}<|tool_call:name|>${name}<|tool_call:args|>${jsonText(args)}<|tool_call:end|>`;
+    }
     default: {
       const unknown: never = format;
       throw new Error(`unknown format ${String(unknown)}`);

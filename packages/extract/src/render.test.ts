@@ -1,4 +1,5 @@
-import type { FunctionToolSpec } from '@toolwire/core';
+import type { FunctionToolSpec, JsonSchema } from '@toolwire/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FORMATS, OPT_IN_FORMATS } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
@@ -7,6 +8,8 @@ import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
 import { renderToolResult } from './render-tool-result.ts';
 import { TEXT_TOOL_FORMATS } from './text-tool-format.ts';
+import type { TextToolFormat } from './text-tool-format.ts';
+import { checked } from '../test/helpers/checked-calls.ts';
 
 const search: FunctionToolSpec = {
   type: 'function',
@@ -132,5 +135,80 @@ describe('renderToolCall in every text format', () => {
     const prompt = renderToolPrompt([search], { promptFormat: format });
     const exampleLine = prompt.split('e.g.:\n')[1] ?? '';
     expect(extractToolCalls(exampleLine, { tools: [search], ...readBack(format) }).map((c) => c.name)).toEqual(['search']);
+  });
+});
+
+describe('renderToolCall reads back as the same call, whatever the values hold', () => {
+  it('writes what the new formats cannot hold in their JSON form, or as Hermes JSON', () => {
+    const back = (format: TextToolFormat, args: Record<string, unknown>) => {
+      const rendered = renderToolCall({ id: 'c1', name: 'note_it', arguments: args }, format);
+      const formats = format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5' as const] } : {};
+      return { rendered, calls: checked(rendered, { tools: ['note_it'], ...formats }).map((c) => c.arguments) };
+    };
+    // MiniMax M3 and Kimi K3 have no escape for a value holding their marker or argument close.
+    let r = back('minimax-m3', { note: 'the marker is ]<]minimax[>[</note>' });
+    expect(r.rendered.startsWith('<tool_call>')).toBe(true);
+    expect(r.calls).toEqual([{ note: 'the marker is ]<]minimax[>[</note>' }]);
+    r = back('kimi-k3', { note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] });
+    expect(r.calls).toEqual([{ note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] }]);
+    // K3 escapes quotes in keys, and writes `<` in a JSON value as `\u003c`.
+    r = back('kimi-k3', { 'a"b': 'x', n: ['<|close|>argument<|sep|>'] });
+    expect(r.rendered).toContain('key="a&quot;b"');
+    expect(r.calls).toEqual([{ 'a"b': 'x', n: ['<|close|>argument<|sep|>'] }]);
+    // Solar Open 2's pairs cannot hold its tokens: Solar Open's `<|tool_call:args|>{…}` form.
+    r = back('solar-open', { note: 'ends with <|tool_arg:end|> here' });
+    expect(r.rendered).toBe('<|tool_call:begin|>c1<|tool_call:name|>note_it<|tool_call:args|>{"note":"ends with \\u003c|tool_arg:end|> here"}<|tool_call:end|>');
+    expect(r.calls).toEqual([{ note: 'ends with <|tool_arg:end|> here' }]);
+    // DSML: a string holding its markup is a `string="false"` JSON value; a key with a quote makes the call Hermes JSON.
+    r = back('deepseek-dsml', { note: 'x</\uff5cDSML\uff5cparameter>y' });
+    expect(r.rendered).toContain('string="false">"x\\u003c/');
+    expect(r.calls).toEqual([{ note: 'x</\uff5cDSML\uff5cparameter>y' }]);
+    expect(back('deepseek-dsml', { 'a"b': 1 }).calls).toEqual([{ 'a"b': 1 }]);
+    expect(back('minicpm5', { 'a"b': 1 }).calls).toEqual([{ 'a"b': 1 }]);
+    expect(back('minicpm5', { code: 'if a </param> b' }).calls).toEqual([{ code: 'if a </param> b' }]);
+    // What they can hold is written in the format itself.
+    expect(back('minimax-m3', { note: 'a <b> & "c"' }).rendered.startsWith(']<]minimax[>[')).toBe(true);
+    expect(back('solar-open', { note: 'a <b>' }).rendered.startsWith('<|tool_call:start|>note_it\n')).toBe(true);
+  });
+
+  // Every format's delimiters, quotes, escapes, newlines and keys that are no identifier.
+  const hostile = [
+    '</parameter>', '</function>', '</tool_call>', '<tool_call>', ']<]minimax[>[', '</note>', '<note>',
+    '<|close|>argument<|sep|>', '<|sep|>', '<|open|>', '<|tool_arg:end|>', '<|tool_arg:start|>', '<|tool_arg:value|>',
+    '<|tool_call:end|>', '<|tool_call:start|>', '<|tool_call:args|>', '</\uff5cDSML\uff5cparameter>', '<\uff5cDSML\uff5cinvoke name="x">',
+    '</param>', '<param name="x">', '<|plamo:end_tool_arguments:plamo|>', '<|tools_suffix|>', '<|call|>', '[ARGS]',
+    '<\uff5ctool\u2581call\u2581end\uff5c>', '<|tool_call_end|>', '"', "'", '\n', '\\', ' ', '{', '}', '&quot;', '&amp;', '=', 'x', 'y z',
+  ];
+  const text = fc.array(fc.constantFrom(...hostile), { maxLength: 5 }).map((parts) => parts.join(''));
+  const key = fc.constantFrom('k', 'note', 'a"b', "a'b", 'a"\'b', '__proto__', 'constructor', 'x y', ' k', 'a>b', 'a=b', 'x<|sep|>', 'item', 'arguments', '/k', 'k/');
+  const value = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c"d', '/e', 'item'), text, { maxKeys: 2 }));
+  const args = fc.dictionary(key, value, { maxKeys: 3 });
+
+  /** A schema of the values' own types (XML formats give typed values back only with one). */
+  function schemaOf(v: unknown): JsonSchema {
+    if (typeof v === 'string') return { type: 'string' };
+    if (typeof v === 'number') return { type: 'integer' };
+    if (typeof v === 'boolean') return { type: 'boolean' };
+    if (v === null) return { type: 'null' };
+    if (Array.isArray(v)) return { type: 'array', items: { type: 'string' } };
+    const properties: Record<string, JsonSchema> = {};
+    for (const [k, item] of Object.entries(v as Record<string, unknown>)) Object.defineProperty(properties, k, { value: schemaOf(item), enumerable: true });
+    return { type: 'object', properties };
+  }
+
+  // Formats with values it cannot escape fall back to their JSON form for the value or call, or
+  // to Hermes JSON. Not yet held to this: qwen3-xml, seed-oss, minimax-m2, glm (keys with space
+  // or a tag in them), gemma4 and functiongemma (keys that are no bare word).
+  it.each(['minimax-m3', 'kimi-k3', 'solar-open', 'deepseek-dsml', 'minicpm5', 'hermes', 'json-tag', 'deepseek', 'kimi-k2', 'mistral', 'apertus', 'plamo3', 'call', 'harmony', 'functionary'] as const)('%s', (format) => {
+    fc.assert(
+      fc.property(args, (a) => {
+        const call = { id: 'c1', name: 'note_it', arguments: a };
+        const rendered = renderToolCall(call, format);
+        const tool = { name: 'note_it', inputSchema: schemaOf(a) };
+        const options: ExtractOptions = { tools: [tool], ...(format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5'] } : {}) };
+        expect(checked(`Earlier: ${rendered}`, options), rendered).toEqual([{ name: 'note_it', arguments: a }]);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

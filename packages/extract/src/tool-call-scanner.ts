@@ -38,6 +38,7 @@ const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 const LANGLE = 0x3c;
 const RANGLE = 0x3e;
+const COLON = 0x3a;
 
 /** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 4 `<`, 0 other. */
 const CLASS = new Uint8Array(128);
@@ -476,6 +477,15 @@ const ONE_PASS_LENGTH = 16_384;
 /** How many more one-pass readings may fail than succeed before a text stops trying them. */
 const ONE_PASS_SLACK = 8;
 
+/** The last script boundary (`请调用ns::tool`) in the first part of the path at `s[from]` (up to its first `:`), or -1. */
+function pathBoundary(s: string, from: number): number {
+  const colon = s.indexOf(':', from);
+  const end = colon < 0 ? s.length : colon;
+  let boundary = -1;
+  for (let k = from + 1; k < end; k++) if (isScriptBoundary(s.charCodeAt(k - 1), s.charCodeAt(k))) boundary = k;
+  return boundary;
+}
+
 /** An ASCII letter or `_`: how a plain name, and each of its dotted parts, starts. */
 function isAsciiNameStart(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
@@ -781,6 +791,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return noEvents();
     }
     if (kind !== 1) return kind === 2 && this.tail === '' ? this.pushLoneOpener(c, chunk, sink) : undefined;
+    if (c === COLON && this.tail !== '' && this.holdsPaths()) return undefined;
     if (this.tail !== '') {
       const text = this.tail + chunk;
       this.tail = '';
@@ -1145,6 +1156,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       return true;
     }
     if (!isScanned(c)) {
+      // A `:` may join a held run to a listed path (`ns::tool`): the general scan decides.
+      if (c === COLON && this.tail !== '' && this.holdsPaths()) return false;
       this.releaseText(this.tail + chunk);
       this.tail = '';
       return true;
@@ -1788,11 +1801,78 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (boundary < 0 && hold < s.length && isScriptBoundary(s.charCodeAt(hold - 1), s.charCodeAt(hold))) boundary = hold;
       hold--;
     }
+    if ((s.charCodeAt(s.length - 1) === COLON || s.charCodeAt(hold - 1) === COLON) && this.holdsPaths()) {
+      const path = this.pathHold(s, textStart, hold);
+      if (path >= 0) return path;
+    }
     if (hold === s.length) return hold;
     if (s.length - hold <= MAX_NAME_LENGTH && this.couldBeName(s.slice(hold))) return hold;
     // The whole run cannot be a name; the part after a script boundary still can (`请调用get_w`).
     if (boundary >= 0 && this.couldBeName(s.slice(boundary))) return boundary;
     return s.length;
+  }
+
+  /** Whether an allowed name is a path (`ns::tool`), so that a held-back run may go on past `:`. */
+  private holdsPaths(): boolean {
+    return this.options.prefixes?.hasPaths() === true;
+  }
+
+  /**
+   * `nameHold` for a listed path: where a trailing run that may still grow into one starts
+   * (`ns:`, `ns::`, `ns::to`: `run` is where the trailing run of name characters starts), or
+   * -1 (the run is not a path, or no prefix of a listed one).
+   */
+  private pathHold(s: string, textStart: number, run: number): number {
+    let end = s.length;
+    if (s.charCodeAt(end - 1) === COLON) end -= s.charCodeAt(end - 2) === COLON ? 2 : 1;
+    let start = end < s.length ? end : run;
+    while (start > textStart && end - start <= MAX_NAME_LENGTH && isNameRunUnit(s.charCodeAt(start - 1))) start--;
+    if (start === end) return -1;
+    const path = this.pathStart(s, start, textStart, s.length);
+    if (path === undefined || (path.start === start && end === s.length)) return -1;
+    if (path.whole && this.couldBeName(s.slice(path.start))) return path.start;
+    const boundary = pathBoundary(s, path.start);
+    return boundary >= 0 && this.couldBeName(s.slice(boundary)) ? boundary : -1;
+  }
+
+  /** The character `n` places before `s[at]` (from the released text when `at < n`; -1 when none). */
+  private codeBefore(s: string, at: number, n: number): number {
+    if (at >= n) return s.charCodeAt(at - n);
+    if (this.whole) return -1;
+    if (at === n - 1) return this.lastReleased;
+    const history = this.lookBehind(s, at);
+    return history.length >= n ? history.charCodeAt(history.length - n) : -1;
+  }
+
+  /** Whether a path separator follows a name right before `s[at]`: `IDENT::` (`std::` before `sort`). */
+  private scoped(s: string, at: number): boolean {
+    return this.codeBefore(s, at, 1) === COLON && this.codeBefore(s, at, 2) === COLON && isNameRunUnit(this.codeBefore(s, at, 3));
+  }
+
+  /**
+   * Where the path that ends with the name at `start` starts, across every `IDENT::` before
+   * it (`a::b::tool`), not before `floor`. `whole`: false when it goes on before `floor` (into
+   * released text) unless a script boundary separates them, so that only the part after a
+   * boundary in `s` may still be a listed name. Undefined when a `::` is before `floor` or the
+   * path is longer than `MAX_NAME_LENGTH` before `end`: no part of it is a listed name.
+   */
+  private pathStart(s: string, start: number, floor: number, end: number): { start: number; whole: boolean } | undefined {
+    let at = start;
+    while (this.scoped(s, at)) {
+      let k = at - 2;
+      if (k <= floor) return undefined;
+      while (k > floor && isNameRunUnit(s.charCodeAt(k - 1))) {
+        k--;
+        if (end - k > MAX_NAME_LENGTH) return undefined;
+      }
+      at = k;
+    }
+    let whole = true;
+    if (at === floor && at < start) {
+      const before = this.codeBefore(s, at, 1);
+      whole = !isNameRunUnit(before) || isScriptBoundary(before, s.charCodeAt(at));
+    }
+    return { start: at, whole };
   }
 
   /** At `(` (position p): where the tool name that stands right before it starts, or -1 (none, or a definition). */
@@ -1840,6 +1920,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       start--;
     }
     if (start === p) return -1;
+    if ((start > 0 ? s.charCodeAt(start - 1) : this.lastReleased) === COLON && this.scoped(s, start)) {
+      // `IDENT::name(` is no call of `name`, as `x.name(` is none (C++ `std::sort(v)`, Rust
+      // `Vec::new()`, PHP `Foo::bar()`). Without an allow-list a path is never a call here;
+      // with one, it is the call of a path listed as written (`ns::tool(`, as taught).
+      if (this.options.allowed === undefined) return -1;
+      const path = this.pathStart(s, start, floor, p);
+      if (path === undefined) return -1;
+      if (path.whole && this.isCallName(s, path.start, p)) return path.start;
+      const boundary = pathBoundary(s, path.start);
+      return boundary >= 0 && this.isCallName(s, boundary, p) ? boundary : -1;
+    }
     let whole = p - start <= MAX_NAME_LENGTH;
     if (whole && start === 0 && this.lastReleased >= 0) {
       // The run continues into released text unless a script boundary separates them.

@@ -362,4 +362,27 @@ describe('withTextToolCalling: names the API accepts', () => {
     const events = await collect(wrapped.stream({ messages: ask, tools: [weatherNow] }));
     expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.name] : []))).toEqual(['weather-now']);
   });
+
+  it('reads back a namespaced tool (ns::tool) in the call syntax it teaches, and no C++ path as a call of another tool', async () => {
+    const createIssue: FunctionToolSpec = { type: 'function', name: 'github::create_issue', inputSchema: { type: 'object', properties: { title: { type: 'string' } } } };
+    const sort: FunctionToolSpec = { type: 'function', name: 'sort', inputSchema: { type: 'object' } };
+    const answer = 'I will file it.\ngithub::create_issue(title="Bug")';
+    const model = fakeTextModel([answer, answer]);
+    const wrapped = withTextToolCalling(model, ids);
+    const response = await wrapped.generate({ messages: ask, tools: [createIssue, sort], toolChoice: 'required' });
+    // One request: the call was read (no corrective retry, no warning).
+    expect(model.requests).toHaveLength(1);
+    expect(response.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['github::create_issue', { title: 'Bug' }]]);
+    expect(response.text).toBe('I will file it.');
+    expect(response.warnings).toEqual([]);
+    const prompt = model.requests[0]?.messages[0];
+    expect(prompt?.role === 'system' ? prompt.content : '').toContain('github::create_issue(title="...")');
+    const events = await collect(wrapped.stream({ messages: ask, tools: [createIssue, sort] }));
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall.name] : []))).toEqual(['github::create_issue']);
+
+    const cpp = 'In C++ you sort with `std::sort(v.begin(), v.end());` and print with std::cout.';
+    const code = await withTextToolCalling(fakeTextModel([cpp]), ids).generate({ messages: ask, tools: [sort] });
+    expect(code.toolCalls).toEqual([]);
+    expect(code.text).toBe(cpp);
+  });
 });

@@ -14,6 +14,13 @@ export interface OllamaProviderOptions {
   headers?: Record<string, string>;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How long a complete answer (the `done: true` chunk of a stream, a whole JSON body) waits
+   * for the end of its body before the connection is closed and, for a non-streamed call,
+   * the answer taken as it is: for servers (or proxies) that answer and then keep the
+   * connection open. Default 2000 ms; 0 waits for the end.
+   */
+  endGraceMs?: number;
 }
 
 /** An Ollama server as a Toolwire provider. */
@@ -37,6 +44,7 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
   const connection: OllamaConnection = { host: resolveOllamaHost(options.host) };
   if (options.headers !== undefined) connection.headers = { ...options.headers };
   if (options.fetch !== undefined) connection.fetch = options.fetch;
+  if (options.endGraceMs !== undefined) connection.endGraceMs = options.endGraceMs;
   return {
     host: connection.host,
     chat: (modelId, settings = {}) => createOllamaChatModel({ connection, modelId, settings: { ...settings } }),

@@ -1,3 +1,4 @@
+import { readJsonBodyText } from '@toolwire/core/provider';
 import { Ollama } from 'ollama';
 import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
 import { mapOllamaError } from './map-ollama-error.ts';
@@ -9,7 +10,16 @@ export interface OllamaConnection {
   host: string;
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
+  /** See `OllamaProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
+  endGraceMs?: number;
 }
+
+/**
+ * How long a complete answer (the `done: true` chunk, a whole JSON body) waits for the end of
+ * its body before the connection is closed: a server that answered and keeps the connection
+ * open holds no socket for longer.
+ */
+export const DEFAULT_END_GRACE_MS = 2000;
 
 /** What one call adds to the connection. */
 export interface CallOptions {
@@ -23,13 +33,22 @@ export interface CallOptions {
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
  * cheap to create.
  */
-export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}): Ollama {
+export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}, options: { wholeJson?: boolean } = {}): Ollama {
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
-  const wrapped = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+  const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     if (signal === undefined) return baseFetch(input, init);
     const own = init?.signal ?? undefined;
     return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) });
+  };
+  const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
+  // A non-streamed answer is read here, so that a whole JSON body whose end never comes is
+  // taken after the grace (the client's own `response.json()` would wait for the end).
+  const wrapped = options.wholeJson !== true ? send : async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const response = await send(input, init);
+    if (!response.ok || response.body === null) return response;
+    const text = await readJsonBodyText(response, { endGraceMs });
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   return new Ollama({
     host: connection.host,
@@ -46,7 +65,7 @@ function asClientRequest(body: OllamaChatBody): OllamaClientChatRequest {
 
 /** One non-streamed /api/chat call; errors come out as core errors. */
 export async function chatOnce(connection: OllamaConnection, body: OllamaChatBody, call: CallOptions): Promise<OllamaChatChunk> {
-  const client = createClient(connection, call);
+  const client = createClient(connection, call, { wholeJson: true });
   try {
     const response = await client.chat({ ...asClientRequest(body), stream: false });
     return response;
@@ -72,6 +91,7 @@ export async function chatStream(
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
   }
+  const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
     let finished = false;
     try {
@@ -79,6 +99,11 @@ export async function chatStream(
         yield chunk;
         if (chunk.done) finished = true;
       }
+      // The client stops reading at the `done` chunk, which ends the answer; the body's end
+      // gets a short while to come. A server that keeps the connection open past it has its
+      // request aborted then, so its socket is not held until the idle timeout (an abort
+      // after the end changes nothing).
+      if (endGraceMs > 0) setTimeout(() => iterator.abort(), endGraceMs).unref();
       finished = true;
     } catch (error) {
       finished = true;

@@ -4,6 +4,7 @@ import { readsFetchSignal } from '@toolwire/core/provider';
 import { FetchSignalOpenAI } from './fetch-signal-client.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
+import { DEFAULT_END_GRACE_MS } from './openai-client-context.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { OpenAIChatModel } from './openai-chat-model.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
@@ -29,6 +30,13 @@ export interface OpenAIProviderOptions {
   maxRetries?: number;
   /** Per-request timeout in milliseconds (the SDK's default is 10 minutes). */
   timeoutMs?: number;
+  /**
+   * Chat Completions: how long an answer that is complete (a stream's finish chunk came, a
+   * body's JSON is whole) may wait for the rest (the usage chunk, `[DONE]`, the end of the
+   * body) before it is taken as it is and the connection closed: for servers that send their
+   * finish and then keep the connection open. Default 2000 ms; 0 waits for the end.
+   */
+  endGraceMs?: number;
 }
 
 /** Models of one OpenAI (or OpenAI-compatible) endpoint. */
@@ -65,6 +73,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
+    endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS,
     client() {
       // Created on first use, so a provider can be set up before its key is known.
       // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).

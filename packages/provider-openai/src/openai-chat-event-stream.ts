@@ -3,6 +3,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { NEXT_THEN, handOn } from '@toolwire/core/provider';
 import type { NextThenCallbacks } from '@toolwire/core/provider';
 import { abortReason } from './map-openai-error.ts';
+import { DEFAULT_END_GRACE_MS } from './openai-client-context.ts';
 import type { ChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatChunkReader } from './read-chat-chunks.ts';
 import type { ChatChunkReader } from './read-chat-chunks.ts';
@@ -25,6 +26,8 @@ export interface ChatEventStreamOptions {
   mapError: (error: unknown) => Error;
   /** The request's signal: a body that ends quietly after an abort ends with the abort's error. */
   signal?: AbortSignal | undefined;
+  /** How long the body is read after the finish chunk before it counts as ended (see `ChatChunkReader.endWithin`; default 2000 ms). */
+  endGraceMs?: number;
 }
 
 type Result = IteratorResult<ChatStreamEvent, undefined>;
@@ -54,6 +57,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
   #open: ChatEventStreamOptions['open'] | undefined;
   readonly #mapError: ChatEventStreamOptions['mapError'];
   readonly #signal: AbortSignal | undefined;
+  readonly #endGraceMs: number;
   #state: 'idle' | 'opening' | 'reading' | 'ended' = 'idle';
   /** Set by `return`: nothing more is handed out. */
   #left = false;
@@ -73,6 +77,7 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     this.#open = options.open;
     this.#mapError = options.mapError;
     this.#signal = options.signal;
+    this.#endGraceMs = options.endGraceMs ?? DEFAULT_END_GRACE_MS;
   }
 
   next(): Promise<Result> {
@@ -215,6 +220,8 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
     } catch (error) {
       return this.#failed(error);
     }
+    // Complete: the usage chunk and `[DONE]` get a short while, not the fetch's idle timeout.
+    if (mapper.finished) this.#reader?.endWithin(this.#endGraceMs);
     return this.#after();
   }
 

@@ -77,7 +77,7 @@ export class OpenAIChatModel implements ChatModel {
     try {
       // The SDK makes the call (auth, headers, retries, status errors); the body is read here (see `readChatCompletion`).
       const response = await this.#call(request, sent);
-      completion = await readChatCompletion(response);
+      completion = await readChatCompletion(response, this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs });
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     } finally {
@@ -126,6 +126,7 @@ export class OpenAIChatModel implements ChatModel {
       },
       mapError: (error) => mapOpenAIError(error, this.#errorContext(request)),
       signal: request.signal,
+      ...(this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs }),
     });
   }
 }

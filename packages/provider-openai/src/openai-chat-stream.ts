@@ -25,6 +25,8 @@ export interface ChatStreamMapper {
   pushText(content: string): ChatStreamEvent | undefined;
   /** The closing events: `finish`, or an `error` when the stream ended without a finish reason. */
   end(): ChatStreamEvent[];
+  /** Whether a finish reason came: the answer is complete, only the usage chunk and `[DONE]` may follow. */
+  readonly finished: boolean;
 }
 
 interface CallState {
@@ -98,6 +100,10 @@ class ChatChunkMapper implements ChatStreamMapper {
       this.#finishCalls(out);
     }
     return out;
+  }
+
+  get finished(): boolean {
+    return this.#rawFinish !== undefined;
   }
 
   pushText(content: string): ChatStreamEvent | undefined {

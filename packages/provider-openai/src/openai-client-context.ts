@@ -1,6 +1,13 @@
 import type OpenAI from 'openai';
 import type { ChatRequest } from '@toolwire/core';
 
+/**
+ * How long a complete Chat Completions answer waits for the rest (see
+ * `OpenAIProviderOptions.endGraceMs`): long enough for a usage chunk behind a busy proxy,
+ * short next to the idle timeout a silent connection otherwise meets.
+ */
+export const DEFAULT_END_GRACE_MS = 2000;
+
 /** What a model needs from its provider: the shared SDK client and where it points. */
 export interface OpenAIClientContext {
   /** The `openai` client, created on first use. */
@@ -8,6 +15,8 @@ export interface OpenAIClientContext {
   baseURL: string;
   /** Whether `baseURL` is OpenAI's own API (not a compatible server). */
   isOpenAI: boolean;
+  /** See `OpenAIProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
+  endGraceMs?: number;
 }
 
 /** Per-request options for the SDK: the abort signal and extra headers. */

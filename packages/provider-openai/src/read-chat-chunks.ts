@@ -53,6 +53,13 @@ export interface ChatChunkReader<C = ChatCompletionChunk> {
   readThen<T>(onChunks: (chunks: C[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T>;
   /** Stops reading before the end and frees the socket (nothing happens after the end). */
   cancel(): void;
+  /**
+   * The answer is complete (its finish chunk came): what may still follow (the usage chunk,
+   * `[DONE]`) is read for at most `ms` more; then the body counts as ended and the socket
+   * goes. For a server that sends its finish and then keeps the connection open. Later calls
+   * keep the first deadline.
+   */
+  endWithin(ms: number): void;
 }
 
 /**
@@ -93,6 +100,8 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   readonly #decoder = new Utf8ChunkDecoder();
   readonly #parser = createSseEventParser();
   #finished = false;
+  /** Set by `endWithin`: when reading stops (`Date.now()` time). */
+  #deadline: number | undefined;
   /** A bad event after good ones in the same read: thrown by the next read. */
   #failure: { error: Error } | undefined;
   // The chunks of the read being parsed: the first alone, an array once there are two (the
@@ -154,12 +163,12 @@ class ChunkReader implements ChatChunkReader<Chunk> {
   read(): Promise<Chunk[] | undefined> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure.error);
     if (this.#finished) return Promise.resolve(undefined);
-    return this.#source.read().then(this.#onParts, this.#onFailure);
+    return this.#readSource().then(this.#onParts, this.#onFailure);
   }
 
   readThen<T>(onChunks: (chunks: Chunk[] | undefined) => T | Promise<T>, onFailure: (error: unknown) => T | Promise<T>): Promise<T> {
     if (this.#failure !== undefined || this.#finished || this.#chainedChunks !== undefined) return this.read().then(onChunks, onFailure);
-    const read = this.#source.read();
+    const read = this.#readSource();
     this.#chainedChunks = onChunks;
     this.#chainedFailure = onFailure;
     return read.then(this.#onChainedParts, this.#onChainedFailure) as Promise<T>;
@@ -169,6 +178,39 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     if (this.#finished) return;
     this.#finished = true;
     this.#source.cancel();
+  }
+
+  endWithin(ms: number): void {
+    this.#deadline ??= Date.now() + ms;
+  }
+
+  /** The source's next read; after `endWithin`, the end of the body once the deadline passes. */
+  #readSource(): Promise<readonly Uint8Array[] | undefined> {
+    const deadline = this.#deadline;
+    if (deadline === undefined) return this.#source.read();
+    const source = this.#source;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      source.cancel();
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The socket goes; the read under way then settles unheard.
+        source.cancel();
+        resolve(undefined);
+      }, left);
+      source.read().then(
+        (parts) => {
+          clearTimeout(timer);
+          resolve(parts);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
   }
 
   #fail(error: unknown): never {

@@ -1,6 +1,8 @@
 import { ProviderError } from '@toolwire/core';
+import { readJsonBodyText } from '@toolwire/core/provider';
 import { APIError } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { DEFAULT_END_GRACE_MS } from './openai-client-context.ts';
 
 /** A JSON media type, as the SDK's own parser tells one (`application/json`, `…+json`). */
 function isJsonMediaType(contentType: string | null): boolean {
@@ -58,13 +60,19 @@ function shapeProblem(data: unknown): string | undefined {
  * that is not a chat completion in the fields read from it (a proxy's or another API's JSON);
  * a body with an `error` is the SDK's `APIError` for it (a `RateLimitError` for `code: 429`);
  * JSON that does not parse throws the parser's `SyntaxError`, as the SDK's parse did. The
- * body's read is bounded by the fetch (its body or idle timeout) and by the request's abort signal.
+ * body's read is bounded by the fetch (its body or idle timeout) and by the request's abort
+ * signal; a whole JSON body whose end never comes is taken after `endGraceMs` of silence
+ * (see `readJsonBodyText`).
  */
-export async function readChatCompletion(response: Response): Promise<ChatCompletion> {
+export async function readChatCompletion(response: Response, options: { endGraceMs?: number } = {}): Promise<ChatCompletion> {
   const contentType = response.headers.get('content-type');
-  const text = await response.text();
-  if (!isJsonMediaType(contentType) || text === '') {
-    const what = text === '' ? 'an empty body' : `a body of type ${contentType ?? '(none)'}`;
+  // Not JSON (an HTML login page, an SSE stream for a request that asked for none): refused
+  // without reading a body that may never end.
+  const json = isJsonMediaType(contentType);
+  if (!json) await response.body?.cancel().catch(() => undefined);
+  const text = json ? await readJsonBodyText(response, { endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS }) : '';
+  if (!json || text === '') {
+    const what = json || response.headers.get('content-length') === '0' ? 'an empty body' : `a body of type ${contentType ?? '(none)'}`;
     throw new ProviderError({
       provider: 'openai',
       status: response.status,

@@ -3,6 +3,7 @@ import type { Interface } from 'node:readline/promises';
 import { runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatStreamEvent, Message, ToolSpec } from '@toolwire/core';
 import { CliError } from '../cli-error.ts';
+import { startChatTelemetry, withTurnSpan } from '../chat-telemetry.ts';
 import { buildCliTools } from '../cli-tools.ts';
 import type { ConfirmCommand } from '../cli-tools.ts';
 import type { CommandContext } from '../context.ts';
@@ -11,6 +12,9 @@ import { eprintln, println, startSpinner, style } from '../output.ts';
 import type { Output } from '../output.ts';
 import type { ChatOptions } from '../program.ts';
 import { splitList } from '../program.ts';
+
+/** At the end of `chat`, how long the last spans and metrics may take to reach the collector. */
+const CHAT_TELEMETRY_FLUSH_MS = 3_000;
 
 /** `toolwire chat`: one prompt, or an interactive session without one. */
 export async function chatCommand(context: CommandContext, prompt: string | undefined, options: ChatOptions): Promise<void> {
@@ -30,6 +34,7 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   const { tools, dispose } = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
   const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
   const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
+  const telemetry = startChatTelemetry(context);
   try {
     if (rl === undefined) {
       messages.push({ role: 'user', content: prompt ?? '' });
@@ -39,6 +44,8 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
     await interactiveSession(context, rl, turn, messages);
   } finally {
     await dispose();
+    // What is still buffered goes to the collector; a collector that is down does not hold the prompt.
+    await telemetry?.shutdown({ timeoutMs: CHAT_TELEMETRY_FLUSH_MS });
   }
 }
 
@@ -97,7 +104,11 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
 }
 
 /** Runs one user turn through the tool loop, printing as it streams; returns the messages it added. */
-async function runTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
+function runTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
+  return withTurnSpan(turn.model, () => streamTurn(context, turn, messages, signal));
+}
+
+async function streamTurn(context: CommandContext, turn: TurnSettings, messages: Message[], signal?: AbortSignal): Promise<Message[]> {
   const { output } = context;
   const run = runToolsStream({
     model: turn.model,

@@ -74,6 +74,26 @@ describe('createApiKeyStore', () => {
     expect(() => createApiKeyStore([{ id: 'k', keyHash: hashApiKey('sk-k'), tools: ['get_*'], alwaysTools: ['get_current_time'] }])).not.toThrow();
     expect(() => createApiKeyStore([{ id: 'k', keyHash: hashApiKey('sk-k'), alwaysTools: ['fetch_url'] }])).not.toThrow();
   });
+
+  it('refuses two keys with one id (for embedders too), naming the id and never a key', () => {
+    const make = () =>
+      createApiKeyStore([
+        { id: 'team-a', keyHash: hashApiKey('sk-a'), requestsPerMinute: 2 },
+        { id: 'team-b', keyHash: hashApiKey('sk-b') },
+        { id: 'team-a', keyHash: hashApiKey('sk-other-team') },
+      ]);
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow("keys[2].id: the id 'team-a' is used by two keys. Give each key its own id.");
+  });
+
+  it('refuses one key under two ids: its requests would belong to either', () => {
+    const make = () =>
+      createApiKeyStore([
+        { id: 'team-a', keyHash: hashApiKey('sk-a') },
+        { id: 'team-b', keyHash: hashApiKey('sk-a').toUpperCase().replace('SHA256:', 'sha256:') },
+      ]);
+    expect(make).toThrow("keys[1].keyHash: the key with id 'team-b' is the same key as the one with id 'team-a'. Keep one of them, or give one a new key.");
+  });
 });
 
 describe('createRateLimiter', () => {

@@ -91,18 +91,33 @@ function checkAlwaysTools(key: ApiKeyConfig): void {
 
 /**
  * Creates the store; keys are known and compared only by their hash. Throws a `ConfigError`
- * for a key whose `alwaysTools` its own `tools` do not allow.
+ * for a key whose `alwaysTools` its own `tools` do not allow, for an id two keys share (they
+ * would share one principal: its limits, its turns, its log lines) and for one key listed
+ * under two ids.
  */
 export function createApiKeyStore(keys: readonly ApiKeyConfig[]): ApiKeyStore {
   const byHash = new Map<string, Principal>();
-  for (const key of keys) {
+  const ids = new Set<string>();
+  for (const [index, key] of keys.entries()) {
+    if (ids.has(key.id)) {
+      throw new ConfigError({ setting: `keys[${index}].id`, message: `the id '${key.id}' is used by two keys. Give each key its own id.` });
+    }
+    ids.add(key.id);
+    const hash = key.keyHash.toLowerCase();
+    const sameKey = byHash.get(hash);
+    if (sameKey !== undefined) {
+      throw new ConfigError({
+        setting: `keys[${index}].keyHash`,
+        message: `the key with id '${key.id}' is the same key as the one with id '${sameKey.id}'. Keep one of them, or give one a new key.`,
+      });
+    }
     checkAlwaysTools(key);
     const principal: Principal = { id: key.id, alwaysTools: key.alwaysTools ?? [] };
     if (key.models) principal.models = key.models;
     if (key.tools) principal.tools = key.tools;
     if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
     if (key.maxConcurrentRequests !== undefined) principal.maxConcurrentRequests = key.maxConcurrentRequests;
-    byHash.set(key.keyHash.toLowerCase(), principal);
+    byHash.set(hash, principal);
   }
   const required = byHash.size > 0;
   return {

@@ -48,6 +48,29 @@ describe('loadServerConfig', () => {
     expect(JSON.stringify(config.keys)).not.toContain('sk-a');
   });
 
+  it('refuses a key id that TOOLWIRE_API_KEYS reuses (from the file or its own), naming the id and never the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolwire-config-'));
+    await writeFile(join(dir, 'gateway.json'), JSON.stringify({ keys: [{ id: 'team-a', keyHash: `sha256:${'0'.repeat(64)}`, requestsPerMinute: 2 }] }));
+    const refusal = async (env: Record<string, string>): Promise<ConfigError> => {
+      const error: unknown = await serve(['--config', 'gateway.json'], env, dir).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      if (!ConfigError.isInstance(error)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+      return error;
+    };
+    const fromFile = await refusal({ TOOLWIRE_API_KEYS: 'team-a:sk-other-team' });
+    expect(fromFile.setting).toBe('TOOLWIRE_API_KEYS');
+    expect(fromFile.message).toContain("the id 'team-a' is also a key's id in the config file");
+    expect(fromFile.message).not.toContain('sk-other-team');
+    const twice = await refusal({ TOOLWIRE_API_KEYS: 'ops:sk-first,ops:sk-second' });
+    expect(twice.message).toBe("TOOLWIRE_API_KEYS: the id 'ops' is used twice. Give each key its own id ('id:key').");
+    // A generated id counts as well.
+    await expect(serve([], { TOOLWIRE_API_KEYS: 'sk-x, env-key-1:sk-y' })).rejects.toSatisfy((error: unknown) => ConfigError.isInstance(error) && error.message.includes("'env-key-1'"));
+    // Distinct ids are fine, and keep the file's first.
+    expect((await serve(['--config', 'gateway.json'], { TOOLWIRE_API_KEYS: 'team-b:sk-b' }, dir)).keys?.map((key) => key.id)).toEqual(['team-a', 'team-b']);
+  });
+
   it('lets flags win over the environment, and the environment over the file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'toolwire-config-'));
     await writeFile(join(dir, 'gateway.json'), JSON.stringify({ port: 1111, host: '127.0.0.2', tools: { customToolsPath: 'my-tools' }, providers: { replay: { transcripts: { demo: 'demo.json' } } } }));

@@ -49,8 +49,12 @@ function portOf(value: string, setting: string): number {
   return port;
 }
 
-/** `TOOLWIRE_API_KEYS`: `id:key,key2` → key configs, hashed at once (plain keys are not kept). */
+/**
+ * `TOOLWIRE_API_KEYS`: `id:key,key2` → key configs, hashed at once (plain keys are not kept).
+ * An id used twice is a `ConfigError` naming the id (never the key).
+ */
 export function parseEnvKeys(value: string): ApiKeyConfig[] {
+  const ids = new Set<string>();
   return value
     .split(',')
     .map((s) => s.trim())
@@ -59,8 +63,23 @@ export function parseEnvKeys(value: string): ApiKeyConfig[] {
       const colon = entry.indexOf(':');
       const id = colon > 0 ? entry.slice(0, colon) : `env-key-${i + 1}`;
       const key = colon > 0 ? entry.slice(colon + 1) : entry;
+      if (ids.has(id)) throw new ConfigError({ setting: 'TOOLWIRE_API_KEYS', message: `the id '${id}' is used twice. Give each key its own id ('id:key').` });
+      ids.add(id);
       return { id, keyHash: hashApiKey(key) };
     });
+}
+
+/** The file's keys, then the environment's: an id in both would give two keys one principal (limits, turns, logs). */
+function withEnvKeys(fileKeys: readonly ApiKeyConfig[], envKeys: readonly ApiKeyConfig[]): ApiKeyConfig[] {
+  const fileIds = new Set(fileKeys.map((key) => key.id));
+  const reused = envKeys.find((key) => fileIds.has(key.id));
+  if (reused !== undefined) {
+    throw new ConfigError({
+      setting: 'TOOLWIRE_API_KEYS',
+      message: `the id '${reused.id}' is also a key's id in the config file ('keys'). Give the environment's key another id ('id:key'), or remove one of them.`,
+    });
+  }
+  return [...fileKeys, ...envKeys];
 }
 
 /** Paths in `mcpServers` and `openApi` entries are relative to the config file, like its other paths. */
@@ -154,7 +173,7 @@ export async function loadServerConfig(options: LoadServerConfigOptions): Promis
   if (Object.keys(providers).length === 0) providers.ollama = {};
 
   if (env.TOOLWIRE_API_KEYS !== undefined && env.TOOLWIRE_API_KEYS !== '') {
-    config.keys = [...(config.keys ?? []), ...parseEnvKeys(env.TOOLWIRE_API_KEYS)];
+    config.keys = withEnvKeys(config.keys ?? [], parseEnvKeys(env.TOOLWIRE_API_KEYS));
   }
   const redisEnv = env.TOOLWIRE_REDIS_URL;
   if (redisEnv !== undefined && redisEnv !== '') {

@@ -22,7 +22,7 @@ describe('parseConfigFile', () => {
       providers: { openai: { baseURL: 'https://api.openai.com/v1', models: ['gpt-4o'] }, ollama: { host: 'http://127.0.0.1:11434' }, replay: { transcripts: { demo: 'demo.json' } } },
       keys: [{ id: 'team', keyHash, models: ['ollama/*'], tools: ['calculate'], alwaysTools: ['get_current_time'], requestsPerMinute: 60 }],
       tools: { builtins: ['calculate', 'fetch_url'], customToolsPath: './tools', allowedDomains: ['api.example.com'], maxConcurrent: 4, timeoutMs: 5000 },
-      limits: { bodyLimitBytes: 1_048_576, maxSteps: 5, shutdownGraceMs: 10_000 },
+      limits: { bodyLimitBytes: 1_048_576, maxSteps: 5, shutdownGraceMs: 10_000, drainDelayMs: 5000 },
       logLevel: 'warn',
     });
     expect(config.keys?.[0]).toEqual({ id: 'team', keyHash, models: ['ollama/*'], tools: ['calculate'], alwaysTools: ['get_current_time'], requestsPerMinute: 60 });
@@ -85,6 +85,13 @@ describe('parseConfigFile', () => {
   it('reads the listen backlog', () => {
     expect(parseConfigFile({ limits: { listenBacklog: 8192 } }).limits).toEqual({ listenBacklog: 8192 });
     expect(parseConfigFile({ limits: { listenSockets: 4 } }).limits).toEqual({ listenSockets: 4 });
+  });
+
+  it('reads the drain delay (0 allowed)', () => {
+    expect(parseConfigFile({ limits: { drainDelayMs: 5000, shutdownGraceMs: 0 } }).limits).toEqual({ drainDelayMs: 5000, shutdownGraceMs: 0 });
+    expect(parseConfigFile({ limits: { drainDelayMs: 0 } }).limits).toEqual({ drainDelayMs: 0 });
+    expect(settingOf({ limits: { drainDelayMs: -1 } })).toBe('limits.drainDelayMs');
+    expect(settingOf({ limits: { drainDelayMs: '5s' } })).toBe('limits.drainDelayMs');
   });
 
   it('refuses wrong types', () => {

@@ -155,6 +155,8 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (maxSteps !== undefined) config.limits.maxSteps = maxSteps;
     const shutdownGraceMs = positive(l.shutdownGraceMs, 'limits.shutdownGraceMs', { allowZero: true });
     if (shutdownGraceMs !== undefined) config.limits.shutdownGraceMs = shutdownGraceMs;
+    const drainDelayMs = positive(l.drainDelayMs, 'limits.drainDelayMs', { allowZero: true });
+    if (drainDelayMs !== undefined) config.limits.drainDelayMs = drainDelayMs;
     const maxPendingBodiesPerKey = positive(l.maxPendingBodiesPerKey, 'limits.maxPendingBodiesPerKey');
     if (maxPendingBodiesPerKey !== undefined) config.limits.maxPendingBodiesPerKey = maxPendingBodiesPerKey;
     const requestTimeoutMs = positive(l.requestTimeoutMs, 'limits.requestTimeoutMs');

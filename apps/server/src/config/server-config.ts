@@ -47,8 +47,18 @@ export interface LimitsConfig {
   bodyLimitBytes?: number;
   /** Model calls per client request when server tools run (default 8). */
   maxSteps?: number;
-  /** On close/SIGTERM, how long open streams may drain before they are cut (default 30 000 ms). */
+  /**
+   * On close/SIGTERM, how long open requests and streams may run on once the gateway stopped
+   * accepting connections (default 30 000 ms). Then streams get a `shutting_down` error frame,
+   * requests not answered yet a 503, and connections still open a second later are cut.
+   */
   shutdownGraceMs?: number;
+  /**
+   * On close/SIGTERM, how long the gateway keeps accepting and serving new connections while
+   * `/readyz` answers `503 draining` (default 0: it stops accepting at once), so that load
+   * balancers take it out of rotation before connections are refused (a preStop delay).
+   */
+  drainDelayMs?: number;
   /**
    * Request bodies one API key may be sending at once (default 32; applies when keys are
    * configured). More get a 429 at once, before their body is read.

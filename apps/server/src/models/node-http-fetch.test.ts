@@ -73,6 +73,30 @@ describe('createNodeHttpFetch', () => {
     expect(new TextDecoder().decode(first.value)).toBe('data: 1\n\n');
   });
 
+  it('lets the end of a web body through after the reader stopped at its last message, and reuses the connection', async () => {
+    // Ollama's client stops reading at its `done` chunk; the server ends the body a moment later.
+    const ports: (number | undefined)[] = [];
+    let ended!: () => void;
+    const url = await serve((req, res) => {
+      ports.push(req.socket.remotePort);
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write('{"done":true}\n');
+      setTimeout(() => res.end(() => ended()), 30);
+    });
+    const fetchUpstream = createNodeHttpFetch();
+    for (let i = 0; i < 2; i++) {
+      const written = new Promise<void>((resolve) => (ended = resolve));
+      const res = await fetchUpstream(url);
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"done":true}\n');
+      // No more reads: the end must still reach the socket for it to go back to the pool.
+      await written;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(ports).toHaveLength(2);
+    expect(new Set(ports).size).toBe(1);
+  });
+
   it('aborts the upstream request when the signal fires', async () => {
     let closed!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
@@ -251,6 +275,19 @@ describe('the web body of createNodeBody', () => {
       res.emit('error', new Error('late reset'));
       res.emit('close');
     }).not.toThrow();
+  });
+
+  it('reads ahead up to 64 KiB without a pending read, then pauses the socket', async () => {
+    const res = socketLike();
+    const reader = createNodeBody(res).web.getReader();
+    const first = reader.read();
+    await new Promise((resolve) => setImmediate(resolve));
+    res.emit('data', Buffer.from('a'));
+    await first;
+    res.emit('data', Buffer.alloc(40 * 1024));
+    expect(res.isPaused()).toBe(false);
+    res.emit('data', Buffer.alloc(40 * 1024));
+    expect(res.isPaused()).toBe(true);
   });
 
   it('ignores events after the body ended or failed', async () => {

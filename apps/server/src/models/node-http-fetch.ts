@@ -143,7 +143,10 @@ class NodeBody implements BodyReader {
       this.#res.destroy();
       return;
     }
-    if ((controller.desiredSize ?? 0) <= 0) this.#res.pause();
+    // Paused only once 64 KiB wait unread, as for the reader: a consumer that stops at the
+    // last message it needs (Ollama's client at its `done` chunk) still lets the end of the
+    // body through, and the socket goes back to the pool instead of waiting for a timeout.
+    if ((controller.desiredSize ?? 0) <= -READ_AHEAD_BYTES) this.#res.pause();
   }
 
   #startWeb(): boolean {
@@ -181,7 +184,8 @@ class NodeBody implements BodyReader {
         },
       },
       // Pulled only when read: a body handed to a `BodyReader` never starts flowing here.
-      { highWaterMark: 0 },
+      // Counted in bytes, for the read-ahead above.
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
     );
   }
 }

@@ -1,44 +1,124 @@
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { createExporterAgents, EXPORT_ABANDONED } from './exporter-agent.ts';
+import { createExportFailureLog, reportExports } from './export-failure-log.ts';
+import type { OtelLog, OtelSignal } from './export-failure-log.ts';
+import { readOtelSettings } from './otel-settings.ts';
+import type { OtelEnv } from './otel-settings.ts';
 
-/** A started tracing SDK; `shutdown` flushes the spans still buffered. */
+/** Options of `startOtelFromEnv`. */
+export interface StartOtelOptions {
+  /** `service.name` unless `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` say otherwise (default `toolwire-server`). */
+  serviceName?: string;
+  /** Where export failures and unusable settings are reported, a few lines at most (none when left out). */
+  log?: OtelLog;
+}
+
+/**
+ * How a shutdown went: `flushed` when the SDK finished its last exports within the time limit
+ * (an export may still have failed: that is logged), `timed-out` when they were cut off.
+ */
+export type OtelShutdownResult = 'flushed' | 'timed-out';
+
+/** A started OpenTelemetry SDK. */
 export interface OtelHandle {
-  shutdown(): Promise<void>;
+  /** What is exported over OTLP. */
+  readonly signals: readonly OtelSignal[];
+  /**
+   * Sends what is still buffered (spans, a last collection of metrics) and stops, waiting at
+   * most `timeoutMs` (default: the OTLP export timeout). Past it, exports still under way are
+   * cut, so a collector that hangs or trickles cannot keep the process alive.
+   */
+  shutdown(options?: { timeoutMs?: number }): Promise<OtelShutdownResult>;
 }
 
 /**
- * Whether the standard `OTEL_*` variables ask for OTLP traces: `OTEL_TRACES_EXPORTER`
- * naming `otlp`, or (with it unset) an `OTEL_EXPORTER_OTLP_ENDPOINT` /
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`. `OTEL_SDK_DISABLED=true` wins over both.
+ * Registers OpenTelemetry's tracer and meter providers with OTLP/HTTP exporters when the
+ * standard `OTEL_*` variables ask for them (see `readOtelSettings`): spans through a batch
+ * processor (`OTEL_BSP_*`), metrics every `OTEL_METRIC_EXPORT_INTERVAL` ms. The exporters
+ * read the endpoint, headers, timeout and compression from `OTEL_EXPORTER_OTLP_*` in
+ * `process.env` themselves. Returns `undefined` when nothing is exported (then nothing is
+ * recorded either).
+ *
+ * @example
+ * const otel = startOtelFromEnv(process.env, { serviceName: 'my-gateway', log: logger });
+ * // … serve …
+ * await otel?.shutdown({ timeoutMs: 5_000 });
  */
-export function wantsOtlpTraces(env: Readonly<Record<string, string | undefined>>): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  const exporters = env.OTEL_TRACES_EXPORTER;
-  if (exporters !== undefined && exporters.trim() !== '') {
-    return exporters
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .includes('otlp');
-  }
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return endpoint !== undefined && endpoint.trim() !== '';
-}
-
-/**
- * Registers a Node tracing SDK that sends spans over OTLP/HTTP when the environment asks
- * for it (`wantsOtlpTraces`); the exporter reads the endpoint, headers, timeout and
- * protocol options from the standard `OTEL_EXPORTER_OTLP_*` variables itself. The service
- * is `toolwire-server` unless `OTEL_SERVICE_NAME` / `OTEL_RESOURCE_ATTRIBUTES` say
- * otherwise. Returns `undefined` when tracing stays off (then nothing is recorded).
- */
-export function startOtelFromEnv(env: Readonly<Record<string, string | undefined>>): OtelHandle | undefined {
-  if (!wantsOtlpTraces(env)) return undefined;
+export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): OtelHandle | undefined {
+  const settings = readOtelSettings(env);
+  for (const problem of settings.problems) options.log?.warn({}, `OpenTelemetry: ${problem}`);
+  if (!settings.traces && settings.metrics === undefined) return undefined;
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector, reading process.env) win over our default name.
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': 'toolwire-server' }))
+    .merge(resourceFromAttributes({ 'service.name': options.serviceName ?? 'toolwire-server' }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  provider.register();
-  return { shutdown: () => provider.shutdown() };
+  const agents = createExporterAgents(env);
+  const failureLog = options.log === undefined ? undefined : createExportFailureLog(options.log);
+  const report = (signal: OtelSignal) => (outcome: { code: number; error?: Error }) => {
+    // An export cut at shutdown is covered by the one line that says so.
+    if ((outcome.error as { code?: unknown } | undefined)?.code === EXPORT_ABANDONED) return;
+    failureLog?.(signal, outcome);
+  };
+  const stops: (() => Promise<void>)[] = [];
+  const signals: OtelSignal[] = [];
+
+  if (settings.traces) {
+    const exporter = new OTLPTraceExporter({ httpAgentOptions: agents.factory('TRACES') });
+    reportExports(exporter, report('traces'));
+    const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+    provider.register();
+    stops.push(() => provider.shutdown());
+    signals.push('traces');
+  }
+  if (settings.metrics !== undefined) {
+    const exporter = new OTLPMetricExporter({ httpAgentOptions: agents.factory('METRICS') });
+    reportExports(exporter, report('metrics'));
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: settings.metrics.intervalMs, exportTimeoutMillis: settings.metrics.timeoutMs });
+    const provider = new MeterProvider({ resource, readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
+    stops.push(() => provider.shutdown());
+    signals.push('metrics');
+  }
+
+  let stopped: Promise<OtelShutdownResult> | undefined;
+  const defaultTimeoutMs = Math.max(settings.exportTimeoutMs.traces, settings.exportTimeoutMs.metrics);
+  return {
+    signals,
+    shutdown(shutdownOptions = {}) {
+      stopped ??= stopWithin(stops, shutdownOptions.timeoutMs ?? defaultTimeoutMs).then((result) => {
+        // Cut what a hanging or trickling collector still holds; after a flush in time there is nothing left to cut.
+        agents.close();
+        // Later spans and measurements go to the API's no-op providers, not to stopped ones.
+        if (settings.traces) {
+          trace.disable();
+          context.disable();
+          propagation.disable();
+        }
+        if (settings.metrics !== undefined) metrics.disable();
+        if (result === 'timed-out') options.log?.warn({ signals }, `OpenTelemetry: the collector did not take the last ${signals.join(' and ')} in time; they were dropped`);
+        return result;
+      });
+      return stopped;
+    },
+  };
+}
+
+/** Runs every stop at once; resolves when all are done or at `timeoutMs`, whichever comes first. Never rejects. */
+async function stopWithin(stops: readonly (() => Promise<void>)[], timeoutMs: number): Promise<OtelShutdownResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<OtelShutdownResult>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), Math.max(0, timeoutMs));
+  });
+  // A stop that fails (an SDK's own error) still counts as done: there is nothing more to wait for.
+  const done = Promise.all(stops.map((stop) => stop().catch(() => undefined))).then((): OtelShutdownResult => 'flushed');
+  try {
+    return await Promise.race([done, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

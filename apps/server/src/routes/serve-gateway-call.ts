@@ -10,6 +10,7 @@ import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { logClientGone } from '../observability/access-log.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
 import type { GatewayError } from '../wire/gateway-error.ts';
+import { shutdownReason } from '../wire/shutting-down.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import type { SseWriter } from '../wire/sse-writer.ts';
 import { toGatewayError } from '../wire/to-gateway-error.ts';
@@ -187,8 +188,9 @@ async function* countTokens(source: AsyncGenerator<ChatStreamEvent>, metrics: Ga
 function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEvent[], signal: AbortSignal, ending: CallEnding): void {
   const { req, reply, context } = options;
   // The client left after the run was over (while a mixed turn's hidden half was written):
-  // its access line, and no answer to a closed connection.
-  if (signal.aborted) {
+  // its access line, and no answer to a closed connection. (The shutdown grace ending
+  // then leaves a complete answer to send.)
+  if (signal.aborted && shutdownReason(signal) === undefined) {
     leaveOnce(options, ending, 'client disconnected before the answer was sent');
     return;
   }
@@ -217,10 +219,15 @@ function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEven
   }
 }
 
-/** A failed non-streamed answer: a client that went away gets its access line and no answer (not a server error); anything else is rejected. */
+/**
+ * A failed non-streamed answer: a client that went away gets its access line and no answer
+ * (not a server error); the shutdown grace ending gets the `shutting_down` 503; anything
+ * else is rejected.
+ */
 function failOnce(options: GatewayCallOptions, error: unknown, signal: AbortSignal, ending: CallEnding): void {
-  if (!signal.aborted) {
-    ending.reject(error);
+  const shutdown = shutdownReason(signal);
+  if (!signal.aborted || shutdown !== undefined) {
+    ending.reject(shutdown ?? error);
     return;
   }
   leaveOnce(options, ending, 'client disconnected; upstream request aborted');
@@ -246,14 +253,15 @@ interface StreamOptions {
 
 /** Streams the answer; `ending` is told once the response is over and the model stream was told. */
 function stream(options: StreamOptions, ending: CallEnding): void {
-  const { events } = options;
+  const { events, signal } = options;
   // Wait for the first event so that a failure to start (bad upstream request, unknown
-  // model) is still an HTTP error the client's SDK maps to the right class.
-  const failed = (error: unknown): void => ending.reject(error);
+  // model) is still an HTTP error the client's SDK maps to the right class. (Cut by the end
+  // of the shutdown grace, it is the `shutting_down` 503.)
+  const failed = (error: unknown): void => ending.reject(shutdownReason(signal) ?? error);
   events.next().then((first) => {
     if (!first.done && first.value.type === 'error') {
       const { error } = first.value;
-      events.return(undefined).then(() => ending.reject(error), failed);
+      events.return(undefined).then(() => failed(error), failed);
       return;
     }
     try {
@@ -278,7 +286,7 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
+    // No `connection` header: Node sends keep-alive, or close once the gateway drains (see `ServedConnections`).
     'x-request-id': req.id,
   });
   // Held by the response for the stream's whole length: one string, not a rope.
@@ -295,7 +303,8 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
 /** Writes the API's error frames for `error` and ends the response. */
 async function failStream(req: FastifyRequest, writer: SseWriter, wire: StreamWire, error: unknown): Promise<void> {
   const gatewayError = toGatewayError(error);
-  if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
+  if (gatewayError.code === 'shutting_down') req.log.warn('stream cut: the shutdown grace period ended');
+  else if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
   else req.log.info({ err: error }, 'stream failed');
   await writer.write(wire.fail(gatewayError));
   writer.end();
@@ -427,7 +436,7 @@ class SseStreamLoop {
    */
   #failed(error: unknown, last = false): void {
     const { req, reply, writer, signal } = this.#options;
-    if (signal.aborted) {
+    if (signal.aborted && shutdownReason(signal) === undefined) {
       logClientGone(req, reply, 'client disconnected; upstream request aborted');
       writer.end();
       this.#finish(undefined);
@@ -438,8 +447,9 @@ class SseStreamLoop {
 
   /** Writes the error frames; failing to, the failure is handled once more as any other (see `#failed`). */
   #fail(error: unknown, last = false): void {
-    const { req, writer, wire } = this.#options;
-    failStream(req, writer, wire, error).then(
+    const { req, writer, wire, signal } = this.#options;
+    // Cut by the end of the shutdown grace: whatever the model stream failed with, the client is told why.
+    failStream(req, writer, wire, shutdownReason(signal) ?? error).then(
       () => this.#finish(undefined),
       (failure: unknown) => {
         if (last) this.#finish({ failure });

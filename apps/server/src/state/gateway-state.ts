@@ -15,7 +15,7 @@ export type SlotDecision = { acquired: true; slot: StateSlot } | { acquired: fal
  * per-key concurrency slots and the server halves of mixed turns. In memory by default
  * (one process); on Redis when `state.redis` is configured, so that several instances
  * behind one load balancer share it. Every method may reject with a 503 `GatewayError`
- * (`state_unavailable`, from `stateUnavailable`) when the backend cannot be reached.
+ * (`state_unavailable`, from `stateUnavailable`) when the backend cannot be reached or does not answer.
  */
 export interface GatewayState {
   /** `memory` or `redis`, for logs and metrics. */
@@ -28,7 +28,7 @@ export interface GatewayState {
   rememberTurn(principal: string, turn: HiddenToolTurn): Promise<void>;
   /** `messages` with this principal's remembered turns restored; the same array when none matched. */
   restoreTurns(principal: string, messages: Message[]): Promise<Message[]>;
-  /** False while the backend is unreachable (readiness). */
+  /** False while the backend is unreachable or cannot serve the state (readiness); requests that need it then get 503 at once. */
   readonly available: boolean;
   /** Waits (up to `timeoutMs`) until the backend is reachable; resolves with `available`. */
   whenAvailable(timeoutMs: number): Promise<boolean>;

@@ -96,3 +96,10 @@ if redis.call('PEXPIRE', KEYS[1], ttl) == 1 then
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
 return 1`;
+
+/**
+ * Asks Redis whether it takes the state's writes (reachable is not enough: an out-of-memory
+ * server or a read-only replica answers, and refuses). KEYS[1] the probe key; ARGV[1] a value.
+ */
+export const PROBE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+return 1`;

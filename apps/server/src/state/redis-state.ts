@@ -3,12 +3,15 @@ import type { Message } from '@toolwire/core';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RateDecision } from '../auth/rate-limiter.ts';
-import { hiddenTurnSize, restoreHiddenTurns, turnLookupIds } from '../hidden-tool-turns.ts';
-import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
+import { hiddenTurnText, restoreHiddenTurns, turnLookupIds } from '../hidden-tool-turns.ts';
+import type { HiddenToolTurn, StoredHiddenTurn } from '../hidden-tool-turns.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import type { GatewayState, SlotDecision } from './gateway-state.ts';
-import { ACQUIRE_SLOT, REMEMBER_TURN, RENEW_SLOT, TAKE_RATE, TOUCH_TURN } from './redis-scripts.ts';
+import { classifyRedisFailure, redisFailure, REPLY_TOO_LARGE, UNEXPECTED_REPLY } from './redis-failure.ts';
+import type { RedisFailure, RedisFailureKind } from './redis-failure.ts';
+import { ACQUIRE_SLOT, PROBE, REMEMBER_TURN, RENEW_SLOT, TAKE_RATE, TOUCH_TURN } from './redis-scripts.ts';
 import { stateUnavailable } from './state-unavailable-error.ts';
+import { parseStoredTurn } from './stored-turn.ts';
 
 /** Options of `createRedisState`. */
 export interface RedisStateOptions {
@@ -16,20 +19,42 @@ export interface RedisStateOptions {
   url: string;
   /** Prefix of every key (default `toolwire:`), to share one Redis between deployments. */
   keyPrefix?: string;
-  /** A command's time limit before the request gets its 503 (default 1000 ms). */
+  /**
+   * A command's time limit before the request gets its 503 (default 1000 ms). A command
+   * unanswered for this long drops the connection: Redis is treated as down until it answers again.
+   */
   commandTimeoutMs?: number;
-  /** Hidden-turn limits, as for the in-memory store. */
+  /** Hidden-turn limits, as for the in-memory store (`maxTextLength` counts the stored JSON's UTF-8 bytes here). */
   turns?: { maxEntries?: number; maxTextLength?: number; ttlMs?: number };
   /** How long a concurrency slot's lease lasts without renewal (default 60 s; renewed while held). */
   slotLeaseMs?: number;
+  /**
+   * How often a connected Redis that refuses the state (out of memory, read-only, busy) is
+   * asked again (default 1000 ms). Every tenth refusal of a replica re-opens the connection,
+   * so that a failover behind the same address is found.
+   */
+  probeIntervalMs?: number;
+  /**
+   * The most bytes one reply may take (default 128 MiB): a server that sends more (not
+   * Redis, or an endless reply) has its connection dropped instead of filling memory.
+   */
+  maxReplyBytes?: number;
   logger: Logger;
 }
 
-/** The URL without its password, for logs. */
+/** Query parameters of a Redis URL that are never secret; ioredis reads every other one as an option (`?password=…`). */
+const PLAIN_QUERY: ReadonlySet<string> = new Set(['db', 'family']);
+
+/** The URL without its credentials, for logs: password (or a lone user part) and query values other than `db`/`family` masked. */
 export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    // `redis://secret@host` is a password written where the user goes.
+    else if (parsed.username !== '') parsed.username = '***';
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (!PLAIN_QUERY.has(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return '(unparseable Redis URL)';
@@ -38,7 +63,17 @@ export function redactRedisUrl(url: string): string {
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
-const OUTAGE_LOG_INTERVAL_MS = 30_000;
+/** One log line per kind of failure at most this often; the next says how many were left out. */
+const LOG_INTERVAL_MS = 30_000;
+/** A replica that refuses this many probes in a row gets a new connection (a failover may have moved the primary). */
+const REFUSALS_BEFORE_RECONNECT = 10;
+/** Slot releases kept for a Redis that is back (beyond them, leases lapse on their own). */
+const MAX_PENDING_RELEASES = 10_000;
+const MAX_REASON_LENGTH = 200;
+
+function unexpectedReply(what: string): Error {
+  return new Error(`${UNEXPECTED_REPLY}: ${what}`);
+}
 
 /**
  * The shared state on Redis (or Valkey): rate limits as one Lua script per take (atomic
@@ -46,69 +81,208 @@ const OUTAGE_LOG_INTERVAL_MS = 30_000;
  * instance's lapse), hidden turns as JSON with a TTL and the in-memory store's limits
  * (count, total size, least recently used first). Every key has a TTL.
  *
- * Commands are never queued while Redis is unreachable: they fail at once, and the
- * request gets a 503 (`state_unavailable`; limits fail closed). The client reconnects on
- * its own and the state is available again as soon as Redis is.
+ * Fails closed and fast: while Redis is unreachable, silent, or refusing the state's writes
+ * (out of memory, a read-only replica, a busy script, bad credentials), commands are not
+ * sent at all and a request that needs the state gets a 503 (`state_unavailable`) at once.
+ * A command unanswered within the command timeout drops the connection. The state is
+ * available again when a probe write succeeds (the client reconnects on its own).
  */
 export function createRedisState(options: RedisStateOptions): GatewayState {
   const { logger } = options;
   const prefix = options.keyPrefix ?? 'toolwire:';
   const where = redactRedisUrl(options.url);
   const leaseMs = options.slotLeaseMs ?? 60_000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 1000;
   const turnTtlMs = options.turns?.ttlMs ?? 60 * 60 * 1000;
   const maxEntries = options.turns?.maxEntries ?? 1000;
   const maxTextLength = options.turns?.maxTextLength ?? 16 * 1024 * 1024;
+  const maxReplyBytes = options.maxReplyBytes ?? 128 * 1024 * 1024;
+  const probeIntervalMs = options.probeIntervalMs ?? 1000;
   // One hash tag for the turn keys: the scripts touch several of them at once.
   const turnKey = (principal: string, firstCallId: string): string => `${prefix}{turns}:${principal}\n${firstCallId}`;
   const turnKeys = [`${prefix}{turns}:index`, `${prefix}{turns}:sizes`, `${prefix}{turns}:total`] as const;
+  const probeKey = `${prefix}probe`;
 
   const client = new Redis(options.url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: options.commandTimeoutMs ?? 1000,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: 2000,
+    // A connection being closed waits this long for the server's goodbye (a silent server sends none).
+    disconnectTimeout: commandTimeoutMs,
     // Reconnect for as long as the process runs, backing off to one attempt every 2 s.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });
-  const scripts = { TAKE_RATE, ACQUIRE_SLOT, RENEW_SLOT, REMEMBER_TURN, TOUCH_TURN };
-  client.defineCommand('twTakeRate', { numberOfKeys: 1, lua: scripts.TAKE_RATE });
-  client.defineCommand('twAcquireSlot', { numberOfKeys: 1, lua: scripts.ACQUIRE_SLOT });
-  client.defineCommand('twRenewSlot', { numberOfKeys: 1, lua: scripts.RENEW_SLOT });
-  client.defineCommand('twRememberTurn', { numberOfKeys: 4, lua: scripts.REMEMBER_TURN });
-  client.defineCommand('twTouchTurn', { numberOfKeys: 4, lua: scripts.TOUCH_TURN });
+  client.defineCommand('twTakeRate', { numberOfKeys: 1, lua: TAKE_RATE });
+  client.defineCommand('twAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SLOT });
+  client.defineCommand('twRenewSlot', { numberOfKeys: 1, lua: RENEW_SLOT });
+  client.defineCommand('twRememberTurn', { numberOfKeys: 4, lua: REMEMBER_TURN });
+  client.defineCommand('twTouchTurn', { numberOfKeys: 4, lua: TOUCH_TURN });
+  client.defineCommand('twProbe', { numberOfKeys: 1, lua: PROBE });
   const script = (name: string): ScriptCall => {
     const fn = (client as unknown as Record<string, ScriptCall>)[name];
     if (fn === undefined) throw new Error(`Redis script ${name} is not defined.`);
-    return fn.bind(client);
+    const call = fn.bind(client);
+    // ioredis answers NOSCRIPT (scripts flushed) by sending the script once more, but
+    // concurrent calls across a SCRIPT FLUSH can get NOSCRIPT twice. The script did not
+    // run, so one more call is safe; ioredis then sends the script itself.
+    return (...args) =>
+      call(...args)
+        .catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return call(...args);
+          throw error;
+        })
+        .finally(replyRead);
   };
   const takeRate = script('twTakeRate');
   const acquire = script('twAcquireSlot');
   const renew = script('twRenewSlot');
   const rememberTurn = script('twRememberTurn');
   const touchTurn = script('twTouchTurn');
+  const probeWrite = script('twProbe');
+  const zrem = (key: string, ids: string[]): Promise<unknown> => client.zrem(key, ...ids).finally(replyRead);
 
+  // Bytes read since the last reply: an endless or oversized reply drops the connection.
+  let replyBytes = 0;
+  function replyRead(): void {
+    replyBytes = 0;
+  }
+  /** The connection is up (ioredis `ready`, no `close` since). */
+  let connected = false;
+  /** Requests may use Redis: connected, and the last probe or command found it serving. */
   let available = false;
   let closed = false;
-  let lastOutageLog = 0;
+  let probing = false;
+  let probeTimer: NodeJS.Timeout | undefined;
+  /** Refusals in a row from a Redis that a new connection may fix (a replica). */
+  let refusals = 0;
+  /** Whether this outage was logged, so that its end is too (and a suppressed one's is not). */
+  let outageLogged = false;
+  const waiters = new Set<() => void>();
   const held = new Set<() => void>();
-  client.on('ready', () => {
-    if (!available && lastOutageLog !== 0) logger.info({ redis: where }, 'Redis is reachable again: shared state restored');
-    available = true;
-    lastOutageLog = 0;
-  });
-  const down = (reason: string): void => {
-    available = false;
-    if (closed) return;
+  /** Slot ids whose removal Redis has not confirmed (an outage, or an acquire whose outcome is unknown), by key. */
+  const pendingReleases = new Map<string, Set<string>>();
+  let pendingCount = 0;
+
+  // Logs bounded whatever the traffic: per kind, one line and then one every LOG_INTERVAL_MS.
+  const lastLogged = new Map<RedisFailureKind, { at: number; skipped: number }>();
+  const report = (failure: RedisFailure, reason: string, operation?: string): boolean => {
     const now = Date.now();
-    if (now - lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
-    lastOutageLog = now;
-    logger.error({ redis: where, reason }, 'Redis is unreachable: requests that need shared state (rate limits, concurrency slots, mixed turns) get 503 until it is back');
+    const last = lastLogged.get(failure.kind);
+    if (last !== undefined && now - last.at < LOG_INTERVAL_MS) {
+      last.skipped++;
+      return false;
+    }
+    lastLogged.set(failure.kind, { at: now, skipped: 0 });
+    const fields = {
+      redis: where,
+      problem: failure.kind,
+      reason: reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}…` : reason,
+      ...(operation === undefined ? {} : { operation }),
+      ...(last === undefined || last.skipped === 0 ? {} : { repeatedSinceLastLog: last.skipped }),
+    };
+    if (failure.outage) logger.error(fields, failure.message);
+    else logger.warn(fields, failure.message);
+    return true;
   };
-  client.on('error', (error: Error) => down(error.message));
-  client.on('close', () => down('connection closed'));
-  client.connect().catch((error: unknown) => down(error instanceof Error ? error.message : String(error)));
+
+  const setAvailable = (): void => {
+    if (available || closed) return;
+    available = true;
+    refusals = 0;
+    if (outageLogged) logger.info({ redis: where }, 'Redis is reachable again: shared state restored');
+    outageLogged = false;
+    for (const wake of [...waiters]) wake();
+    flushReleases();
+  };
+
+  /** Drops the connection (ioredis reconnects): its replies can no longer be trusted or awaited. */
+  const dropConnection = (): void => {
+    const stream = client.stream as typeof client.stream | undefined;
+    // Without an error: the failure that asked for this was reported already.
+    if (stream !== undefined && !stream.destroyed) stream.destroy();
+  };
+
+  /** Reports a failure; one of Redis as a whole makes the state unavailable until a probe succeeds. */
+  const fail = (error: unknown, operation?: string): void => {
+    if (closed) return;
+    const failure = classifyRedisFailure(error);
+    const logged = report(failure, error instanceof Error ? error.message : String(error), operation);
+    if (!failure.outage) return;
+    if (logged) outageLogged = true;
+    available = false;
+    if (failure.dropConnection) dropConnection();
+    else if (failure.newConnectionMayHelp === true && ++refusals % REFUSALS_BEFORE_RECONNECT === 0) dropConnection();
+    else scheduleProbe();
+  };
+
+  /** Asks a connected Redis whether it takes writes again; on success the state is available. */
+  const probe = (): void => {
+    if (closed || probing || !connected || available) return;
+    probing = true;
+    probeWrite(probeKey, '1')
+      .then((reply) => {
+        if (reply !== 1) throw unexpectedReply('the probe script');
+        setAvailable();
+      })
+      .catch((error: unknown) => fail(error, 'probe'))
+      .finally(() => {
+        probing = false;
+      });
+  };
+  const scheduleProbe = (): void => {
+    if (closed || !connected || probeTimer !== undefined) return;
+    probeTimer = setTimeout(() => {
+      probeTimer = undefined;
+      probe();
+    }, probeIntervalMs);
+    probeTimer.unref();
+  };
+
+  const queueRelease = (key: string, id: string): void => {
+    if (pendingCount >= MAX_PENDING_RELEASES) return;
+    let ids = pendingReleases.get(key);
+    if (ids === undefined) pendingReleases.set(key, (ids = new Set()));
+    if (!ids.has(id)) pendingCount++;
+    ids.add(id);
+  };
+  /** Sends the releases an outage held back; one that fails again waits for the next recovery. */
+  const flushReleases = (): void => {
+    for (const [key, ids] of pendingReleases) {
+      pendingReleases.delete(key);
+      pendingCount -= ids.size;
+      zrem(key, [...ids]).catch(() => {
+        for (const id of ids) queueRelease(key, id);
+      });
+    }
+  };
+
+  client.on('connect', () => {
+    replyBytes = 0;
+    const stream = client.stream;
+    stream.on('data', (chunk: Buffer) => {
+      replyBytes += chunk.length;
+      if (replyBytes > maxReplyBytes) stream.destroy(new Error(`${REPLY_TOO_LARGE}: over ${maxReplyBytes} bytes without the end of a reply`));
+    });
+  });
+  client.on('ready', () => {
+    connected = true;
+    replyRead();
+    probe();
+  });
+  client.on('error', (error: Error) => fail(error));
+  client.on('close', () => {
+    const wasConnected = connected;
+    connected = false;
+    clearTimeout(probeTimer);
+    probeTimer = undefined;
+    // The error that closed it (if any) was reported already; a close out of the blue is news.
+    if (wasConnected && available) fail(new Error('connection closed'));
+    available = false;
+  });
+  client.connect().catch(() => undefined);
 
   /** Runs one Redis operation; any failure of Redis itself becomes the 503. */
   const guarded = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
@@ -117,8 +291,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       return await run();
     } catch (error) {
       if (GatewayError.isInstance(error)) throw error;
-      logger.warn({ redis: where, operation, reason: error instanceof Error ? error.message : String(error) }, 'Redis command failed');
+      fail(error, operation);
       throw stateUnavailable('Redis');
+    } finally {
+      replyRead();
     }
   };
 
@@ -129,19 +305,35 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     },
     takeRate(keyId, requestsPerMinute): Promise<RateDecision> {
       return guarded('rate limit', async () => {
-        const reply = (await takeRate(`${prefix}rate:${keyId}`, requestsPerMinute, requestsPerMinute / 60_000)) as [number, number];
+        const reply = await takeRate(`${prefix}rate:${keyId}`, requestsPerMinute, requestsPerMinute / 60_000);
+        if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1) || typeof reply[1] !== 'number' || !Number.isFinite(reply[1])) {
+          throw unexpectedReply('the rate-limit script');
+        }
         if (reply[0] === 1) return { allowed: true };
         return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(reply[1] / 1000)) };
       });
     },
     acquireSlot(keyId, limit): Promise<SlotDecision> {
+      const key = `${prefix}slots:${keyId}`;
+      const id = generateId('slot_', 12);
       return guarded('concurrency slot', async () => {
-        const key = `${prefix}slots:${keyId}`;
-        const id = generateId('slot_', 12);
-        if ((await acquire(key, limit, leaseMs, id)) !== 1) return { acquired: false };
+        let reply: unknown;
+        try {
+          reply = await acquire(key, limit, leaseMs, id);
+        } catch (error) {
+          // Unanswered is not refused: Redis may still run it (a paused server does once it
+          // resumes), and the slot would be held for a whole lease by nobody.
+          if (classifyRedisFailure(error).outage) queueRelease(key, id);
+          throw error;
+        }
+        if (reply === 0) return { acquired: false };
+        if (reply !== 1) {
+          queueRelease(key, id);
+          throw unexpectedReply('the concurrency-slot script');
+        }
         // Renewed while the request runs; a crashed instance's lease lapses after `leaseMs`.
         const timer = setInterval(() => {
-          renew(key, leaseMs, id).catch(() => undefined);
+          if (available) renew(key, leaseMs, id).catch((error: unknown) => fail(error, 'renew concurrency slot'));
         }, Math.max(1000, Math.floor(leaseMs / 3)));
         timer.unref();
         let released = false;
@@ -150,8 +342,15 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
           released = true;
           clearInterval(timer);
           held.delete(release);
-          // A release lost to an outage lapses with the lease.
-          client.zrem(key, id).catch(() => undefined);
+          // A release Redis does not confirm is sent again once it is back; it lapses with the lease otherwise.
+          if (!available) {
+            queueRelease(key, id);
+            return;
+          }
+          zrem(key, [id]).catch((error: unknown) => {
+            queueRelease(key, id);
+            fail(error, 'release concurrency slot');
+          });
         };
         held.add(release);
         return { acquired: true, slot: { release } };
@@ -160,11 +359,13 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     rememberTurn(principal, turn: HiddenToolTurn) {
       const first = turn.clientCallIds[0];
       if (first === undefined || turn.results.length === 0) return Promise.resolve();
-      const size = hiddenTurnSize(turn);
-      // A turn larger than the whole cap is not kept, as in memory.
+      const text = hiddenTurnText(turn);
+      if (text === undefined) return Promise.resolve();
+      // Redis holds the text's bytes. A turn larger than the whole cap is not kept, as in memory.
+      const size = Buffer.byteLength(text, 'utf8');
       if (size > maxTextLength) return Promise.resolve();
       return guarded('remember turn', async () => {
-        await rememberTurn(turnKey(principal, first), ...turnKeys, JSON.stringify(turn), size, turnTtlMs, maxEntries, maxTextLength);
+        await rememberTurn(turnKey(principal, first), ...turnKeys, text, size, turnTtlMs, maxEntries, maxTextLength);
       });
     },
     restoreTurns(principal, messages: Message[]) {
@@ -172,12 +373,19 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       // A conversation without tool calls needs nothing from Redis.
       if (ids.length === 0) return Promise.resolve(messages);
       return guarded('restore turns', async () => {
-        const values = await client.mget(ids.map((id) => turnKey(principal, id)));
-        const found = new Map<string, HiddenToolTurn>();
+        const values: unknown = await client.mget(ids.map((id) => turnKey(principal, id)));
+        if (!Array.isArray(values) || values.length !== ids.length) throw unexpectedReply('MGET');
+        const found = new Map<string, StoredHiddenTurn>();
         for (const [index, value] of values.entries()) {
           const id = ids[index];
           if (value === null || id === undefined) continue;
-          found.set(id, JSON.parse(value) as HiddenToolTurn);
+          const turn = typeof value === 'string' ? parseStoredTurn(value) : undefined;
+          if (turn === undefined) {
+            // Not ours (another program's value under the prefix): as if there were no turn.
+            report(redisFailure('foreign_value'), 'a turn key holds a value that is not a Toolwire turn', 'restore turns');
+            continue;
+          }
+          found.set(id, turn);
         }
         if (found.size === 0) return messages;
         const used: string[] = [];
@@ -192,21 +400,25 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       return new Promise<boolean>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
-          client.off('ready', done);
+          waiters.delete(done);
           resolve(available);
         };
         const timer = setTimeout(done, timeoutMs);
-        client.on('ready', done);
+        waiters.add(done);
       });
     },
     async close() {
-      closed = true;
       for (const release of [...held]) release();
+      if (available) flushReleases();
+      closed = true;
+      clearTimeout(probeTimer);
+      for (const wake of [...waiters]) wake();
       try {
         if (available) await client.quit();
       } catch {
         // Already gone: nothing to flush.
       } finally {
+        available = false;
         client.disconnect();
       }
     },

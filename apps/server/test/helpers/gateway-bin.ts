@@ -67,7 +67,7 @@ export async function startGatewayBin(options: { config: Record<string, unknown>
       return Number.parseInt(line.slice('VmRSS:'.length), 10) * 1024;
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         await once(child, 'exit');
       }

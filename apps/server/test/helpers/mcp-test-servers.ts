@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpStdioServer } from '@toolwire/mcp';
 import { createMcpTestServer } from '../__fixtures__/mcp/mcp-test-server.ts';
@@ -76,6 +77,28 @@ export async function startHttpMcpServer(token: string): Promise<{ url: string; 
     url,
     async close() {
       for (const transport of transports.values()) await transport.close();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * An MCP server over streamable HTTP on 127.0.0.1 without sessions (a new SDK server per
+ * request, as stateless servers run), with the tools `register` adds.
+ */
+export async function startStatelessMcpServer(register: (server: McpServer) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const httpServer = createServer((req, res) => {
+    const server = new McpServer({ name: 'toolwire-gateway-test-stateless', version: '1.0.0' });
+    register(server);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    void server.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`,
+    async close() {
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -43,8 +43,8 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-async function spawnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function spawnRedis(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const failed = new Promise<never>((_, reject) => {
@@ -71,14 +71,15 @@ async function spawnRedis(port: number): Promise<ChildProcess> {
 }
 
 /**
- * Starts a real `redis-server` on a free loopback port. Resolves with `{ skip }` and a
- * reason when it cannot start here (not installed), so a test can say why it did not run.
+ * Starts a real `redis-server` on a free loopback port (`args`: more of its options, such as
+ * `['--requirepass', 'secret']`). Resolves with `{ skip }` and a reason when it cannot start
+ * here (not installed), so a test can say why it did not run.
  */
-export async function startRedis(): Promise<RedisProcess | { skip: string }> {
+export async function startRedis(args: readonly string[] = []): Promise<RedisProcess | { skip: string }> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   try {
-    child = await spawnRedis(port);
+    child = await spawnRedis(port, args);
   } catch (error) {
     return { skip: `redis-server could not start (${error instanceof Error ? error.message : String(error)}); install Debian's redis-server package to run these tests.` };
   }
@@ -97,7 +98,7 @@ export async function startRedis(): Promise<RedisProcess | { skip: string }> {
     },
     async start() {
       if (child !== undefined) return;
-      child = await spawnRedis(port);
+      child = await spawnRedis(port, args);
     },
     pause() {
       child?.kill('SIGSTOP');

@@ -16,3 +16,5 @@ export type { ChainedAsyncIterator, NextThenCallbacks } from './next-then.ts';
 export { FETCH_SIGNAL, fetchSignalOf, markFetchSignal, readsFetchSignal } from './fetch-signal.ts';
 export type { FetchSignalFetch } from './fetch-signal.ts';
 export { Utf8ChunkDecoder } from './utf8-chunk-decoder.ts';
+export { readJsonBodyText } from './read-json-body.ts';
+export type { ReadJsonBodyOptions } from './read-json-body.ts';

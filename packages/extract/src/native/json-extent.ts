@@ -1,3 +1,5 @@
+import { parseArguments } from '@toolwire/core';
+
 /**
  * The end of a JSON value that starts at `from` (an object, array, string or bare literal):
  * the index just past it, or -1 when the text ends first. String-aware (quotes and escapes),
@@ -50,13 +52,57 @@ export function skipSpace(s: string, from: number, to: number = s.length): numbe
   return i;
 }
 
-/** `JSON.parse` that returns `undefined` instead of throwing. */
+/**
+ * `JSON.parse` of a body the model wrote, `undefined` where it is not JSON. A number JSON
+ * cannot hold (`1e400`, which `JSON.parse` makes `Infinity`; an integer past 2^53 that it would
+ * round, a 20-digit id) comes back as its text, as core's `parseArguments` reads Hermes JSON:
+ * never `Infinity`, a `null` once serialised, or another number.
+ */
 export function tryJson(text: string): { value: unknown } | undefined {
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+  if (plainNumbers(value)) return { value };
+  // Rare: read again the way core reads JSON arguments, which keeps such a number's text.
+  try {
+    const read = parseArguments(`{"v":${text}}`);
+    return Object.hasOwn(read, 'v') ? { value: read.v } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `JSON.parse` read every number of `value` exactly (core's test), walked without
+ * recursion (a value may nest thousands deep). Costs a fraction of the parse: a body has few
+ * nodes for its length, a long string is one.
+ */
+function plainNumbers(value: unknown): boolean {
+  if (typeof value === 'number') return exactNumber(value);
+  if (typeof value !== 'object' || value === null) return true;
+  let pending: object[] | undefined;
+  let node: object | undefined = value;
+  while (node !== undefined) {
+    const values: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v === 'number') {
+        if (!exactNumber(v)) return false;
+      } else if (typeof v === 'object' && v !== null) {
+        (pending ??= []).push(v);
+      }
+    }
+    node = pending?.pop();
+  }
+  return true;
+}
+
+/** A number as `JSON.parse` read it is its text's value: a safe integer or a finite fraction (a large one may have been rounded). */
+function exactNumber(v: number): boolean {
+  return (v | 0) === v || Number.isSafeInteger(v) || (Number.isFinite(v) && !Number.isInteger(v));
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,7 @@
 import type { JsonSchema } from '@toolwire/core';
 import type { NativeCall, NativeContext } from './native-call.ts';
 import { setOwn } from './native-call.ts';
-import { convertXmlValue, propertySchema } from './xml-value.ts';
+import { convertXmlValue, isPlainString, propertySchema } from './xml-value.ts';
 
 /** MiniMax M3 writes this marker before every structural tag. */
 export const M3_MARKER = ']<]minimax[>[';
@@ -85,12 +85,13 @@ function childSchema(schema: JsonSchema | undefined, tag: string): JsonSchema | 
 }
 
 /**
- * A node as a value: text typed by its schema (as MiniMax-M2's values, whitespace trimmed);
+ * A node as a value: text typed by its schema (as MiniMax-M2's values: surrounding whitespace
+ * trimmed, but kept where the schema types the value as a plain string, whose space is data);
  * children as an array where the schema says so (or, without one, when every child is an
  * `item`), else as an object whose repeated keys become arrays.
  */
 function nodeValue(node: M3Node, schema: JsonSchema | undefined): unknown {
-  if ('text' in node) return convertXmlValue(node.text.trim(), schema);
+  if ('text' in node) return isPlainString(schema) ? node.text : convertXmlValue(node.text.trim(), schema);
   const types = typeNames(schema);
   const items = (schema as { items?: unknown } | undefined)?.items;
   if (types.has('array') && !types.has('object')) {

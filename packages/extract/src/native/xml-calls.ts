@@ -20,9 +20,9 @@ interface XmlDialect {
    * value opens with one (`paired-newline`: it writes `<parameter=k>code\n</parameter>`, as
    * llama.cpp reads it); MiniMax trims all whitespace, but for a property the schema types as
    * a plain string (`all-but-string`: its template writes strings as they are, so their space
-   * is data: indented code); MiniCPM5 trims all (`all`); DSML keeps it.
+   * is data: indented code), and so does MiniCPM5; DSML keeps it.
    */
-  trim: 'newline' | 'paired-newline' | 'all' | 'all-but-string' | 'none';
+  trim: 'newline' | 'paired-newline' | 'all-but-string' | 'none';
   /** A value may quote whole `<tool_call>…</tool_call>` calls (Qwen3: see `quotedCallSpans`). */
   quotesCalls: boolean;
   /**
@@ -105,7 +105,7 @@ export const MINICPM_XML: XmlDialect = {
   parameter: '<param',
   parameterClose: '</param>',
   attributes: true,
-  trim: 'all',
+  trim: 'all-but-string',
   quotesCalls: false,
   strictParameter: true,
 };
@@ -150,7 +150,6 @@ function isPlainName(name: string): boolean {
 
 function trimValue(raw: string, trim: XmlDialect['trim']): string {
   switch (trim) {
-    case 'all':
     case 'all-but-string':
       return raw.trim();
     case 'newline':
