@@ -26,7 +26,8 @@ const NO_CONTENT = '(no content)';
  * after the calls, the closers those owe (`</tools>`, the closing fence, `]`), markers and
  * the separators of the call's line. A fence, `[` or backtick whose closer does not come right
  * after the calls is shown again (its block holds more than calls). Markers and leaked end
- * tokens also go at the answer's start and end; in text they stay. Brackets and separators of
+ * tokens also go at the answer's start and end (a harmony message header counts as a call
+ * there: the markers around it go); in text they stay. Brackets and separators of
  * text stay (`[1]`, `[x](url)`). It holds back only a possible marker prefix, a run of framing
  * characters and a possible opener (at most `MAX_OPENER` characters), so the result does not
  * depend on how the text was split.

@@ -75,7 +75,6 @@ export const MARKERS = [
 /** The longest marker: a longer held prefix cannot be one. */
 export const LONGEST_MARKER = Math.max(...MARKERS.map((marker) => marker.length));
 
-/** The length of the marker that starts at `s[i]`, 0 when none does. */
 /** Three characters of `s` from `at` as one number (every marker has at least three). */
 function key3(s: string, at: number): number {
   return (s.charCodeAt(at) * 0x10000 + s.charCodeAt(at + 1)) * 0x10000 + s.charCodeAt(at + 2);
@@ -145,9 +144,9 @@ const MAX_TAG_NAME = 64;
 const MAX_LANGUAGE = 32;
 /** A fence is 3 to 15 backticks: a longer run is text, so that a run is never read twice. */
 const MIN_FENCE = 3;
+const MAX_FENCE = 15;
 /** At most this many `[` in a run of openers (`[[f()]]`): a longer run of brackets is text, and is not read again per piece. */
 const MAX_BRACKETS = 4;
-const MAX_FENCE = 15;
 
 /**
  * Words that introduce a call when one follows them at once and they start a line (or the
@@ -219,9 +218,11 @@ export function startsLine(s: string, at: number, lineStart: boolean): boolean {
 
 /**
  * Where a trailing run of openers in `s` starts: wrapper tags (`<tool_calls>`, `<|plugin|>`),
- * fences with their language, opener words at a line's start, with framing between them.
- * `partial`: also what may still grow into one at the very end (`<tool_ca`, one or two
- * backticks, `funct`), held back while a piece may follow. `s.length` when the text does not
+ * fences with their language, markers, a list's `[` (at most `MAX_BRACKETS`), opener words at a
+ * line's start, with separators between them; when not `partial`, also one or two backticks
+ * right at the end (an inline code span against the call). `partial`: also what may still grow
+ * into one at the very end (`<tool_ca`, one or two backticks, `funct`), held back while a piece
+ * may follow. `s.length` when the text does not
  * end so. Only the last `MAX_OPENER` characters are looked at. `into` receives what the run's
  * openers owe after the call, in order.
  */
