@@ -99,6 +99,11 @@ function streamIntoSink(parts: readonly string[]): number {
 const bytes = (s: string): number => Buffer.byteLength(s);
 
 /** The events `withTextToolCalling` makes of an answer pushed in `parts` (its decoder, without a model around it). */
+/** `unit` repeated to about `size` characters. */
+function repeatTo(unit: string, size: number): string {
+  return unit.repeat(Math.floor(size / unit.length));
+}
+
 function decodeShown(parts: readonly string[]): number {
   const decoder = new TextToolsDecoder({}, false);
   let events = 0;
@@ -473,6 +478,15 @@ const shownAdversarial: [string, (size: number) => string][] = [
   ['leading blank space (it may still be a (no content) placeholder)', (size) => `${' '.repeat(size - 1)}x`],
   ['Action: ``` openers', (size) => 'Action: ```json\n'.repeat(size / 16)],
   ['calls in <tools> wrappers', (size) => '<tools>f(a=1)</tools>\n'.repeat(size / 22)],
+  // Long text the cleaner shows: runs of framing characters, and truncated native blocks (shown
+  // whole as one text at the end), built by runs rather than a character at a time.
+  ['commas after a word', (size) => `x${','.repeat(size - 1)}`],
+  ['spaces after a word', (size) => `x${' '.repeat(size - 1)}`],
+  ['brackets after a call', (size) => `f(a=1)${'[]'.repeat((size - 6) / 2)}`],
+  ['a run of [ (each may open a list of calls)', (size) => `x${'['.repeat(size - 1)}`],
+  ['markers in prose (each may wrap a call)', (size) => repeatTo('a <|end|> b </tool_call> ', size)],
+  ['PLaMo 3 requests left open', (size) => repeatTo('<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>', size)],
+  ['Kimi K3 calls left open', (size) => repeatTo('<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>', size)],
 ];
 for (const [name, make] of shownAdversarial) {
   const one = chunks(make(MB), 1);

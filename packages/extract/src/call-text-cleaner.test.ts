@@ -43,6 +43,93 @@ describe('CallTextCleaner', () => {
   });
 });
 
+describe('CallTextCleaner: brackets and separators of text (review of #16, M4)', () => {
+  it('keeps the brackets of links, citations and bracketed lists next to a call', () => {
+    expect(clean(['Let me check.\n', null, '\n[Weather.com](https://weather.com) has a forecast.'])).toBe('Let me check.\n[Weather.com](https://weather.com) has a forecast.');
+    expect(clean([null, '\n[1] The Rust Programming Language'])).toBe('\n[1] The Rust Programming Language');
+    expect(clean(['I found two candidates [Paris, Lyon]\n', null])).toBe('I found two candidates [Paris, Lyon]');
+    expect(clean(['As shown in [1]\n<tool_call>', null, '</tool_call>'])).toBe('As shown in [1]');
+    expect(clean(['Items: [a, b]\n', null])).toBe('Items: [a, b]');
+    expect(clean(['see [ ]\n', null])).toBe('see [ ]');
+  });
+
+  it('removes a [ only before a call and a ] only when it closes such a [', () => {
+    expect(clean(['[', null, ', ', null, ']\nDone.'])).toBe('\nDone.');
+    expect(clean(['Both:\n[\n  ', null, ',\n  ', null, '\n]'])).toBe('Both:');
+    expect(clean(['[', null, '] [', null, ']'])).toBe('');
+    // The calls did not fill the brackets: the [ is shown again.
+    expect(clean(['x [', null, ' is what I would run]'])).toBe('x [ is what I would run]');
+    expect(clean(['[', null, '] ] more'])).toBe(' ] more');
+  });
+
+  it('keeps separators of the text after a call on its line, and drops those that end the call', () => {
+    expect(clean(['I will search', null, ', and then read.'])).toBe('I will search, and then read.');
+    expect(clean(['Plan:\n', null, ';\nDone.'])).toBe('Plan:\nDone.');
+    expect(clean(['Sure, ', null])).toBe('Sure,');
+    expect(clean([null, ';', null, ';'])).toBe('');
+  });
+});
+
+describe('CallTextCleaner: a fence that holds more than calls (review of #16, M5)', () => {
+  it('shows the opening fence again when text comes before the closing fence', () => {
+    expect(clean(['Run this:\n```python\n', null, '\nprint("done")\n```\nThat prints done.'])).toBe('Run this:\n```python\nprint("done")\n```\nThat prints done.');
+    expect(clean(['```json\n', null, '\n// the call above searches\n```\nMore text.'])).toBe('```json\n// the call above searches\n```\nMore text.');
+    expect(clean(['```\n', null, '\n', null, '\nprint(1)\n```'])).toBe('```\nprint(1)\n```');
+    expect(clean(['```json\n[', null, ']\nnote\n```'])).toBe('```json\nnote\n```');
+  });
+
+  it('removes a fence whose closing fence comes right after the calls, or that the answer ends in', () => {
+    expect(clean(['Sure.\n```json\n', null, '\n', null, '\n```\nDone.'])).toBe('Sure.\nDone.');
+    expect(clean(['Sure.\n```json\n', null])).toBe('Sure.');
+    expect(clean(['Sure.\n```json\n', null, '\n  \n'])).toBe('Sure.');
+  });
+});
+
+describe('CallTextCleaner: markers in text (review of #16, L2)', () => {
+  it('keeps call markers and end tokens in text that explains a format', () => {
+    const prose = 'Hermes wraps each call in <tool_call> and </tool_call>; PHP has no </function> tag, R1 closes reasoning with </think>. gpt-oss ends with <|end|>.';
+    expect(clean([prose])).toBe(prose);
+    expect(clean(Array.from(prose))).toBe(prose);
+    expect(clean(['Use [TOOL_CALLS] then the list.'])).toBe('Use [TOOL_CALLS] then the list.');
+  });
+
+  it("removes them at the answer's start and end, and next to a call", () => {
+    expect(clean(['<|im_end|>Hi<|im_end|>'])).toBe('Hi');
+    expect(clean(['\n</think>\n\nThe answer.<end_of_turn>\n'])).toBe('\n\n\nThe answer.');
+    expect(clean(['Sure. <tool_call>', null, '</tool_call> then more.'])).toBe('Sure. then more.');
+    expect(clean(['Done.', null, '\n<|im_end|>'])).toBe('Done.');
+    expect(clean(['Text ends in a marker <|eot_id|> <|im_end|>'])).toBe('Text ends in a marker ');
+  });
+
+  it("removes harmony's framing between a commentary preamble and the final answer", () => {
+    const answer = '<|channel|>commentary<|message|>Let me look.<|end|><|start|>assistant<|channel|>final<|message|>It is 7.<|return|>';
+    expect(clean([answer])).toBe('Let me look.It is 7.');
+    expect(clean(Array.from(answer))).toBe('Let me look.It is 7.');
+    expect(clean(['Let me look.<|end|>\n', '<|start|>assist', 'ant<|channel|>final<|message|>It is 7.'])).toBe('Let me look.It is 7.');
+  });
+});
+
+describe('CallTextCleaner: a call in an inline code span (review of #16, L3)', () => {
+  it('removes backticks right around a call', () => {
+    expect(clean(['You can run `', null, '` yourself.'])).toBe('You can run yourself.');
+    expect(clean(['Run ``', null, '`` now'])).toBe('Run now');
+    expect(clean(['`', null, '`'])).toBe('');
+  });
+
+  it('shows a backtick whose pair is not right after the call', () => {
+    expect(clean(['Run `', null, ' and see'])).toBe('Run ` and see');
+    expect(clean(['Run `', null, ' `x` later'])).toBe('Run ` `x` later');
+  });
+});
+
+describe("CallTextCleaner: Hunyuan A13B's <answer> (review of #16, L4)", () => {
+  it('removes <answer> right around calls, and keeps an answer written in it', () => {
+    expect(clean(['<answer>\n<tool_calls>[', null, ']</tool_calls>\n</answer>'])).toBe('');
+    expect(clean(['<answer>The answer is 4.</answer>'])).toBe('<answer>The answer is 4.</answer>');
+    expect(clean(['<answer>\nLet me check.\n<tool_calls>[', null, ']</tool_calls>\n</answer>'])).toBe('<answer>\nLet me check.\n</answer>');
+  });
+});
+
 describe('CallTextCleaner: native framing', () => {
   it('removes harmony framing and end tokens around a final answer', () => {
     const cleaner = new CallTextCleaner();
@@ -185,8 +272,8 @@ describe('CallTextCleaner: what wrapped a call', () => {
   it('shows what could only have grown into an opener when a call follows', () => {
     expect(clean(['Plan A', null])).toBe('Plan A');
     expect(clean(['I need to call f', null])).toBe('I need to call f');
-    expect(clean(['a ``', null])).toBe('a ``');
-    expect(clean(['Run `', null, '` to see'])).toBe('Run `` to see');
+    expect(clean(['a `` ', null])).toBe('a ``');
+    expect(clean(['Run ` ', null, ' ` to see'])).toBe('Run ` ` to see');
     expect(clean(['2 < 3 and 4 <', null])).toBe('2 < 3 and 4 <');
     expect(clean(['value <tool', null])).toBe('value <tool');
   });
@@ -208,6 +295,9 @@ describe('CallTextCleaner: what wrapped a call', () => {
       'Sure. ', 'x', ' ', '\n', '[', ']', ', ', '<tools>', '</tools>', '<b>', '</b>', '<|plugin|>', '<|end_x|>', '```', '```json\n', '`', 'Action:', 'Action: ',
       'functools', 'func', 'A', '<tool_call>', '</tool_call>', '<', '</', '<|', '(no content)', 'the ', 'function call', 'function', '**Tool Call:**', '**', '<ifm|x>',
       '</ifm|x>', '-> tool/function_call', '->', '|',
+      // Brackets of text, links, fences with code after the call, markers in prose, code spans.
+      '[1]', '[x](https://a.b)', ';', ',', '```python\n', 'print(1)\n', '\n```', '``', '<|end|>', '</think>', '[TOOL_CALLS]', '>>>all\n', '<answer>', '</answer>', '<|im_end|>', ']<]',
+      '<|start|>assistant', '<|channel|>final<|message|>', '<|start|>ass',
     );
     const part = fc.oneof({ weight: 5, arbitrary: fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join('')) }, { weight: 1, arbitrary: fc.constant(null) });
     fc.assert(
@@ -240,12 +330,29 @@ describe('CallTextCleaner: what wrapped a call', () => {
   it('shows every character of a text without calls or markers, however it is split (property)', () => {
     const piece = fc.constantFrom(
       '<tools>', '</tools>', '```', '```json\n', 'Action:', 'functools', '<|x_y|>', '<', '|', '>', '/', 'x', ' ', '\n', '`', '[', ']', ',', 'function call', '**Tool Call:**', '<ifm|x>', '-> tool/function_call', '-', '*',
+      '[1]', '[x](https://a.b)', ';', '```python\n', 'print(1)\n', '<answer>', '</answer>',
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');
         expect(clean([text])).toBe(text);
         expect(clean(pieces)).toBe(text);
+        expect(clean(Array.from(text))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('shows every character of a text without calls between its first and last word, markers too, however it is split (property)', () => {
+    const piece = fc.constantFrom(
+      '<tool_call>', '</tool_call>', '<|end|>', '</think>', '[TOOL_CALLS]', '>>>all\n', '<|im_end|>', '</function>', '<|return|>', '<tools>', '```json\n',
+      '`', '[', ']', ',', ';', ' ', '\n', 'x', '[1]', '[x](https://a.b)', '<', '>', '|',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = `Word ${pieces.join('')} word.`;
+        expect(clean([text])).toBe(text);
+        expect(clean(['Word ', ...pieces, ' word.'])).toBe(text);
         expect(clean(Array.from(text))).toBe(text);
       }),
       { numRuns: 2000 },

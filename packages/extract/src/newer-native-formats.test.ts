@@ -148,8 +148,32 @@ describe('Hunyuan HY v3 / v4', () => {
     expect(checked(text, { format: 'call' })).toEqual(search);
     expect(checked(text, { formats: ['call', 'json', 'qwen3-xml'] })).toEqual(search);
     expect(stream(text, 1, { format: 'call' }).some((e) => e.type === 'reasoning-start')).toBe(false);
-    // With glm, it is Hunyuan's reasoning, never closed: the call in it is reasoning.
-    expect(checked(text, { formats: ['call', 'glm'] })).toEqual([]);
+    // With glm, at the start of a line it is Hunyuan's reasoning, never closed: the call in it is reasoning.
+    expect(checked(`Plan:\n${text.slice('Use '.length)}`, { formats: ['call', 'glm'] })).toEqual([]);
+  });
+
+  it('opens <think:SUFFIX> reasoning only where Hunyuan writes it: the answer start, a line start, after </think…>', () => {
+    const call = 'get_weather(city="Paris")';
+    const opens = (text: string): boolean => {
+      const whole = checked(text, { tools: ['get_weather'] }).length === 0;
+      expect(stream(text, 1, { tools: ['get_weather'] }).some((e) => e.type === 'reasoning-start')).toBe(whole);
+      return whole;
+    };
+    // Mid-sentence it is text (L1 of the review of #16): the rest of the answer and its calls stay.
+    expect(opens(`In Hunyuan output, reasoning sits in <think:opensource> tags. Now the weather: ${call}`)).toBe(false);
+    expect(opens(`a<think:s> ${call}`)).toBe(false);
+    expect(opens(`x </think:s> y <think:s> ${call}`)).toBe(false);
+    // Where Hunyuan writes it.
+    expect(opens(`<think:opensource>${call}`)).toBe(true);
+    expect(opens(`  \t<think:s> ${call}`)).toBe(true);
+    expect(opens(`Answer.\n  <think:s> ${call}`)).toBe(true);
+    expect(opens(`Answer.\r\n<think:s> ${call}`)).toBe(true);
+    expect(opens(`<think:s>a</think:s>ok\n<think:s> ${call}`)).toBe(true);
+    expect(opens(`<think>a</think> <think:s> ${call}`)).toBe(true);
+    expect(opens(`<think:s>a</think:s><think:s> ${call}`)).toBe(true);
+    // A long run of blank space (past the 32 characters looked back at) is no line start.
+    expect(opens(`${' '.repeat(40)}<think:s> ${call}`)).toBe(false);
+    expect(opens(`\n${' '.repeat(40)}<think:s> ${call}`)).toBe(false);
   });
 
   it('keeps values holding the call’s own tags (a value ends at its closing tag)', () => {
@@ -563,7 +587,7 @@ describe('the text withTextToolCalling shows around the newer formats', () => {
       const fresh = new CallTextCleaner();
       for (const e of events) {
         if (e.type === 'text') piece += fresh.text(e.text);
-        else if (e.type === 'tool-call') piece += fresh.call();
+        else if (e.type === 'tool-call') piece += fresh.call(e.text);
       }
       piece += fresh.end();
       if (size === 1) out = piece;

@@ -259,6 +259,9 @@ const nativeFragment = fc.constantFrom(
   '</tool_call:s>',
   '</tool_calls:s>',
   '<think:s>',
+  '\n<think:s>',
+  '\r\n',
+  ' '.repeat(33),
   '<function name="f">',
   '<param name="a">1</param></function>',
   '</think:s>',
@@ -416,6 +419,21 @@ describe('properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it("opens Hunyuan's <think:SUFFIX> reasoning at the same places in batch and streamed (decided on the text before it)", () => {
+    const piece = fc.constantFrom('<think:s>', '<think:opensource>', '</think:s>', '</think>', '<think>', '</think:opensource>', '\n', '\r', ' ', '\t', ' '.repeat(31), 'x', 'Ok. ', 'f(a=1)', '<', ':', '>');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), fc.array(fc.nat(), { maxLength: 10 }), (pieces, rawCuts) => {
+        const text = pieces.join('');
+        const cuts = rawCuts.map((c) => (text.length === 0 ? 0 : c % (text.length + 1)));
+        const whole = merged(stream(text, []));
+        expect(whole.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(extractToolCalls(text));
+        expect(merged(stream(text, cuts))).toEqual(whole);
+        expect(merged(stream(text, Array.from({ length: text.length }, (_, i) => i)))).toEqual(whole);
+      }),
+      { numRuns: 1000 },
     );
   });
 

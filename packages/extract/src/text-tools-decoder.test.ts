@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { TextToolsDecoder } from './text-tools-decoder.ts';
 
 /** The visible text and the calls (`name` + arguments as JSON) of one answer, pushed in the given pieces. */
-function decode(pieces: readonly string[]): { text: string; calls: string[] } {
-  const decoder = new TextToolsDecoder({}, false);
+function decode(pieces: readonly string[], tools?: readonly string[]): { text: string; calls: string[] } {
+  const decoder = new TextToolsDecoder(tools === undefined ? {} : { tools }, false);
   const events: ChatStreamEvent[] = [];
   for (const piece of pieces) events.push(...decoder.push(piece));
   events.push(...decoder.end());
@@ -44,6 +44,28 @@ describe('TextToolsDecoder: visible text around wrapped calls', () => {
       expect(whole.calls).toEqual(['get_weather{"city":"Paris"}']);
       expect(whole.text).toBe(shown);
       expect(decode(Array.from(answer))).toEqual(whole);
+    });
+  }
+
+  // The review of #16 (M4, M5, L2, L3, L4): answers whose text lost or kept the wrong characters
+  // (the review's tools offered).
+  const REVIEWED: readonly [string, string, string, string[]][] = [
+    ['a link after a call', 'Let me check.\nget_weather(city="Paris")\n[Weather.com](https://weather.com) has a 10-day forecast.', 'Let me check.\n[Weather.com](https://weather.com) has a 10-day forecast.', ['get_weather{"city":"Paris"}']],
+    ['a citation after a call', 'search(q="rust")\n[1] The Rust Programming Language', '\n[1] The Rust Programming Language', ['search{"q":"rust"}']],
+    ['a bracketed list before a call', 'I found two candidates [Paris, Lyon]\nsearch(q="Paris")', 'I found two candidates [Paris, Lyon]', ['search{"q":"Paris"}']],
+    ['a citation before a Hermes call', 'As shown in [1]\n<tool_call>{"name": "search", "arguments": {"q": "x"}}</tool_call>', 'As shown in [1]', ['search{"q":"x"}']],
+    ['code after the call in its fence', 'Run this:\n```python\nsearch(q="x")\nprint("done")\n```\nThat prints done.\n\n**Next steps**: read the docs.', 'Run this:\n```python\nprint("done")\n```\nThat prints done.\n\n**Next steps**: read the docs.', ['search{"q":"x"}']],
+    ['a comment after a JSON call in its fence', '```json\n{"name": "search", "arguments": {"q": "x"}}\n// the call above searches\n```\nMore text.', '```json\n// the call above searches\n```\nMore text.', ['search{"q":"x"}']],
+    ['markers in prose', 'Hermes wraps each call in <tool_call> and </tool_call>; PHP has no </function> tag, and R1 closes reasoning with </think>. gpt-oss ends with <|end|>.', 'Hermes wraps each call in <tool_call> and </tool_call>; PHP has no </function> tag, and R1 closes reasoning with </think>. gpt-oss ends with <|end|>.', []],
+    ['a call in an inline code span', 'You can run `search(q="x")` yourself.', 'You can run yourself.', ['search{"q":"x"}']],
+    ["Hunyuan A13B's <answer>", '<think>\nThe user wants the weather.\n</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>\n</answer>', '', ['get_weather{"city":"Paris"}']],
+  ];
+  for (const [what, answer, shown, calls] of REVIEWED) {
+    it(`${what}: shows the text whole, whole and a character at a time`, () => {
+      const tools = ['search', 'get_weather', 'sort'];
+      const whole = decode([answer], tools);
+      expect(whole).toEqual({ text: shown, calls });
+      expect(decode(Array.from(answer), tools)).toEqual(whole);
     });
   }
 

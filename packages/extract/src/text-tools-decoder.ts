@@ -60,7 +60,7 @@ export class TextToolsDecoder {
         case 'tool-call': {
           const started = this.pending.get(event.toolCall.id) ?? [];
           this.pending.delete(event.toolCall.id);
-          const before = this.cleaner.call();
+          const before = this.cleaner.call(event.text);
           if (before !== '') out.push({ type: 'text-delta', delta: before });
           if (this.single && this.called > 0) {
             this.dropped++;
@@ -74,7 +74,7 @@ export class TextToolsDecoder {
           this.pending.delete(event.id);
           if (event.reason === 'invalid-arguments') text(event.text);
           else {
-            const before = this.cleaner.call();
+            const before = this.cleaner.call(event.text);
             if (before !== '') out.push({ type: 'text-delta', delta: before });
           }
           break;

@@ -2012,6 +2012,25 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return read === 'prefix' ? undefined : read?.name;
   }
 
+  /** `OpenerContext.reasoningLineStart`, read on the last HISTORY_LENGTH characters before `s[i]`. */
+  reasoningLineStart(s: string, i: number): boolean {
+    const before = this.lookBehind(s, i);
+    let end = before.length;
+    while (end > 0 && (before.charCodeAt(end - 1) === 0x20 || before.charCodeAt(end - 1) === 0x09)) end--;
+    // Only blank space before: the answer's start when it is all that went out.
+    if (end === 0) return before.length < HISTORY_LENGTH;
+    const c = before.charCodeAt(end - 1);
+    if (c === 0x0a || c === 0x0d) return true;
+    if (c !== 0x3e) return false;
+    const at = before.lastIndexOf('</think', end - 1);
+    if (at < 0) return false;
+    const from = at + '</think'.length;
+    if (from === end - 1) return true;
+    if (before.charCodeAt(from) !== 0x3a || from + 1 === end - 1) return false;
+    for (let k = from + 1; k < end - 1; k++) if (before.charCodeAt(k) <= 0x20 || before.charCodeAt(k) === 0x3c) return false;
+    return true;
+  }
+
   private noteOpening(text: string): void {
     const opening = (this.opening ?? '') + text;
     this.opening = readLeadingRecipient(opening) === undefined ? undefined : opening;

@@ -190,6 +190,22 @@ describe('withTextToolCalling: generate', () => {
     expect(second.text).toBe('');
   });
 
+  it('shows text brackets, a fence the call did not fill, markers in prose and no empty code span, generate and stream', async () => {
+    const answers: [string, string][] = [
+      ['Let me check.\nget_weather(city="Paris")\n[Weather.com](https://weather.com) has [1] more.', 'Let me check.\n[Weather.com](https://weather.com) has [1] more.'],
+      ['Run this:\n```python\nget_time(tz="UTC")\nprint("done")\n```\nDone.', 'Run this:\n```python\nprint("done")\n```\nDone.'],
+      ['Hermes writes <tool_call> and </tool_call>; you can run `get_time(tz="UTC")` yourself.', 'Hermes writes <tool_call> and </tool_call>; you can run yourself.'],
+    ];
+    for (const [answer, shown] of answers) {
+      const model = withTextToolCalling(fakeTextModel([answer, answer]));
+      const generated = await model.generate({ messages: ask, tools: [getWeather, getTime] });
+      expect(generated.toolCalls).toHaveLength(1);
+      expect(generated.text).toBe(shown);
+      const streamed = await collectStream(model.stream({ messages: ask, tools: [getWeather, getTime] }));
+      expect(streamed.text).toBe(shown);
+    }
+  });
+
   it("drops Kimi K2's (no content) placeholder before its tool section, generate and stream", async () => {
     const answer = '(no content)<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>';
     const model = withTextToolCalling(fakeTextModel([answer, answer]));

@@ -116,7 +116,7 @@ function visibleText(events: readonly ToolCallParserEvent[]): string {
   let shown = '';
   for (const event of events) {
     if (event.type === 'text') shown += cleaner.text(event.text);
-    else if (event.type === 'tool-call') shown += cleaner.call();
+    else if (event.type === 'tool-call') shown += cleaner.call(event.text);
   }
   return (shown + cleaner.end()).trim();
 }

@@ -129,6 +129,12 @@ export interface OpenerContext {
    * a harmony role-header recipient, ` to=functions.NAME`; undefined otherwise.
    */
   leadingRecipient?(s: string, i: number): string | undefined;
+  /**
+   * Whether the text before `s[i]` (what went out before `s` included) leaves `s[i]` where
+   * Hunyuan writes its reasoning tag: the answer's start, a line's start, or right after a
+   * `</think…>` (blank space between). Without it, anywhere.
+   */
+  reasoningLineStart?(s: string, i: number): boolean;
 }
 
 /** Whether `s` from `i` is a proper prefix of `token` (the text ends inside it). */
@@ -186,9 +192,10 @@ function matchAt(s: string, i: number, context: OpenerContext): OpenerResult {
     if (s.startsWith(open, i)) return { type: 'reasoning', length: open.length, closers, interrupts: reasoningInterrupts(closers, context) };
     if (isPrefixAtEnd(s, i, open)) partial = true;
   }
-  if (d === 0x74 && c === 0x3c && context.has('glm') && s.startsWith('<think:', i)) {
+  if (d === 0x74 && c === 0x3c && context.has('glm') && s.startsWith('<think:', i) && (context.reasoningLineStart?.(s, i) ?? true)) {
     // Hunyuan HY v4 writes its checkpoint's tag suffix on reasoning too: `<think:SUFFIX>…</think:SUFFIX>`
-    // (read with Hunyuan's calls, the `glm` format: other text may write `<think:deep>` as prose).
+    // (read with Hunyuan's calls, the `glm` format, and only where Hunyuan writes it: prose may
+    // write `<think:deep>` mid-sentence, and never closes it).
     const end = suffixEnd(s, i + '<think'.length);
     if (end === s.length) return 'partial';
     if (end >= 0) return { type: 'reasoning', length: end + 1 - i, closers: [`</think${s.slice(i + '<think'.length, end)}>`], interrupts: NO_INTERRUPTS };
@@ -895,7 +902,7 @@ function heldWait(s: string, i: number, context: OpenerContext): OpenerWait | un
     if (gt < 0) return held < MAX_HEADER ? { type: 'char', char: 0x3e, limit: MAX_HEADER } : undefined;
     return tokensWait(s, i, gt + 1, MINICPM_NEXT);
   }
-  if (context.has('glm') && s.startsWith('<think:', i)) {
+  if (context.has('glm') && s.startsWith('<think:', i) && (context.reasoningLineStart?.(s, i) ?? true)) {
     const from = i + '<think'.length;
     return suffixEnd(s, from) === s.length ? { type: 'name', limit: from - i + MAX_SUFFIX + 1 } : undefined;
   }
