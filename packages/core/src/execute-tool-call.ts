@@ -1,5 +1,5 @@
 import type { ToolRegistry } from './tool-registry.ts';
-import { traceToolExecution } from './tracing.ts';
+import { KNOWN_TOOL, traceToolExecution, UNKNOWN_TOOL } from './tracing.ts';
 import { toolFailure, toolSuccess } from './tool-results.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
@@ -50,7 +50,7 @@ type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: un
  */
 export function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
   const known = call.providerExecuted === true || options.registry.get(call.name) !== undefined;
-  return traceToolExecution(call, () => executeAudited(call, options), known);
+  return traceToolExecution(call, () => executeAudited(call, options), known ? KNOWN_TOOL : UNKNOWN_TOOL);
 }
 
 /**
@@ -72,7 +72,7 @@ export function answerUnknownTool(call: ToolCall, message: string, options: { pr
       }
       return Promise.resolve(result);
     },
-    false,
+    UNKNOWN_TOOL,
   );
 }
 

@@ -189,16 +189,27 @@ export function traceModelCall(model: ChatModel, request: ChatRequest, call: () 
   }, failed);
 }
 
+/** Options of `traceToolExecution`. */
+export interface ToolSpanOptions {
+  /** False for a name nobody registered or offered (the model invented it). */
+  known: boolean;
+}
+
+/** The options of a registered tool's span, and of an invented name's (one object each: no allocation per call). */
+export const KNOWN_TOOL: ToolSpanOptions = { known: true };
+export const UNKNOWN_TOOL: ToolSpanOptions = { known: false };
+
 /**
  * Runs one tool execution inside an `execute_tool {name}` span: the tool's name, the call
  * id and the outcome (`toolwire.tool.outcome`: `success`, the failed result's error type,
  * or `aborted`). Argument values and result messages are never recorded.
  *
- * A name nobody registered (`known: false`, the model invented it) gives the span the name
+ * A name nobody registered (`UNKNOWN_TOOL`, the model invented it) gives the span the name
  * `execute_tool (unknown)` and `gen_ai.tool.name` cut to 64 characters: span names are
  * what trace backends group by, and the model can write any number of names of any length.
  */
-export async function traceToolExecution(call: ToolCall, execute: () => Promise<ToolResult>, known = true): Promise<ToolResult> {
+export async function traceToolExecution(call: ToolCall, execute: () => Promise<ToolResult>, options: ToolSpanOptions = KNOWN_TOOL): Promise<ToolResult> {
+  const { known } = options;
   const span = tracer().startSpan(`execute_tool ${known ? call.name : UNKNOWN_TOOL_LABEL}`, { kind: SpanKind.INTERNAL });
   if (!span.isRecording()) {
     span.end();
