@@ -115,6 +115,7 @@ afterAll(async () => {
 describe('a client that leaves before its answer started', () => {
   const cases = [
     { name: 'a stream waiting for its first token', stream: true, model: slowFirstToken, tools: false },
+    { name: 'a Responses stream waiting for its first token', stream: true, model: slowFirstToken, tools: false, route: '/v1/responses' },
     {
       name: 'a stream while a server tool runs',
       stream: true,
@@ -123,16 +124,19 @@ describe('a client that leaves before its answer started', () => {
     },
     { name: 'a non-streamed request', stream: false, model: slowFirstToken, tools: false },
   ];
-  for (const { name, stream, model, tools } of cases) {
+  for (const { name, stream, model, tools, route = '/v1/chat/completions' } of cases) {
     it(`${name}: one info line with 499, counted as 499, and a span that is not an error`, async () => {
       const records: LogRecord[] = [];
-      const { server, baseURL, origin } = await startGateway(model, { logger: capture(records), metrics: { enabled: true }, extraTools: [hang], tools: { builtins: [] } });
+      const { server, origin } = await startGateway(model, { logger: capture(records), metrics: { enabled: true }, extraTools: [hang], tools: { builtins: [] } });
       running = server;
       const controller = new AbortController();
-      const body = { model: 'test/x', stream, messages: [{ role: 'user', content: 'hi' }], ...(tools ? { tools: [{ type: 'function', function: { name: 'hang' } }] } : {}) };
+      const body =
+        route === '/v1/responses'
+          ? { model: 'test/x', stream, input: 'hi' }
+          : { model: 'test/x', stream, messages: [{ role: 'user', content: 'hi' }], ...(tools ? { tools: [{ type: 'function', function: { name: 'hang' } }] } : {}) };
       // The request is being answered (the model or the tool waits) when the client leaves.
       const before = begun;
-      const answer = fetch(`${baseURL}/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = fetch(`${origin}${route}`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       await eventually(() => begun > before, 'the model or the tool to start');
       controller.abort();
       await answer.catch(() => undefined);
@@ -150,11 +154,43 @@ describe('a client that leaves before its answer started', () => {
       expect(span?.attributes).not.toHaveProperty('http.response.status_code');
 
       const text = await (await fetch(`${origin}/metrics`)).text();
-      expect(sample(text, 'toolwire_http_requests_total{route="/v1/chat/completions",method="POST",status="499"}')).toBe(1);
-      expect(sample(text, 'toolwire_http_requests_total{route="/v1/chat/completions",method="POST",status="200"}')).toBeUndefined();
-      expect(sample(text, 'toolwire_http_request_duration_seconds_count{route="/v1/chat/completions"}')).toBe(1);
+      expect(sample(text, `toolwire_http_requests_total{route="${route}",method="POST",status="499"}`)).toBe(1);
+      expect(sample(text, `toolwire_http_requests_total{route="${route}",method="POST",status="200"}`)).toBeUndefined();
+      expect(sample(text, `toolwire_http_request_duration_seconds_count{route="${route}"}`)).toBe(1);
     });
   }
+});
+
+describe('a client that leaves a stream already answering', () => {
+  it('keeps the 200 sent in the metrics and on the span, with error.type client_disconnected and no ERROR', async () => {
+    const records: LogRecord[] = [];
+    const model: ChatModel = {
+      provider: 'test',
+      modelId: 'endless',
+      generate: () => Promise.reject(new Error('not used')),
+      async *stream(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+        yield { type: 'text-delta', delta: 'first ' };
+        await untilAborted(request.signal);
+      },
+    };
+    const { server, baseURL, origin } = await startGateway(model, { logger: capture(records), metrics: { enabled: true } });
+    running = server;
+    const controller = new AbortController();
+    const res = await fetch(`${baseURL}/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/x', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await eventually(() => serverSpans().length === 1, 'the server span to end');
+
+    expect(records.filter((r) => r.res?.statusCode === 499).map((r) => [r.level, r.msg])).toEqual([[30, 'client disconnected; upstream request aborted']]);
+    expect(records.filter((r) => r.level >= 50)).toEqual([]);
+    const [span] = serverSpans();
+    expect(span?.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span?.attributes).toMatchObject({ 'error.type': 'client_disconnected', 'http.response.status_code': 200 });
+    const text = await (await fetch(`${origin}/metrics`)).text();
+    expect(sample(text, 'toolwire_http_requests_total{route="/v1/chat/completions",method="POST",status="200"}')).toBe(1);
+    expect(text).not.toContain('toolwire_stream_errors_total{');
+  });
 });
 
 describe('a stream that fails after its 200', () => {
