@@ -11,7 +11,7 @@ import { runToolsStream } from './run-tools-stream.ts';
 import { createScriptedModel } from './testing/scripted-model.ts';
 import { ToolRegistry } from './tool-registry.ts';
 import type { ToolCallAudit } from './types/tool-call-audit.ts';
-import { TRACER_NAME, traceModelCall } from './tracing.ts';
+import { genAiProviderName, TRACER_NAME, traceModelCall } from './tracing.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -107,6 +107,8 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'toolwire.provider.name': 'chatgpt' });
     expect(chats[1]?.attributes['gen_ai.provider.name']).toBe('scripted');
     expect(chats[1]?.attributes).not.toHaveProperty('toolwire.provider.name');
+    // The same mapping for spans of one's own (the CLI's invoke_agent span).
+    expect([genAiProviderName('chatgpt'), genAiProviderName('openai'), genAiProviderName('ollama')]).toEqual(['openai', 'openai', 'ollama']);
   });
 
   it('gives a tool name the model invented an execute_tool (unknown) span and audit, its name cut to 64 characters', async () => {

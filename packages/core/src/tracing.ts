@@ -74,11 +74,21 @@ const GEN_AI_FINISH_REASONS: Readonly<Record<FinishReason, string>> = {
  */
 const GEN_AI_PROVIDER_NAMES: ReadonlyMap<string, string> = new Map([['chatgpt', 'openai']]);
 
+/**
+ * The `gen_ai.provider.name` of a Toolwire provider name: the GenAI conventions' well-known
+ * value where it differs (`chatgpt` → `openai`), else the name itself. For spans of your own
+ * around core's (put the Toolwire name in `toolwire.provider.name` when they differ).
+ * @example genAiProviderName('chatgpt') // 'openai'
+ */
+export function genAiProviderName(provider: string): string {
+  return GEN_AI_PROVIDER_NAMES.get(provider) ?? provider;
+}
+
 /** `gen_ai.provider.name` (and `toolwire.provider.name` when they differ) of a model. */
 function providerAttributes(attributes: Attributes, provider: string): Attributes {
-  const known = GEN_AI_PROVIDER_NAMES.get(provider);
-  attributes['gen_ai.provider.name'] = known ?? provider;
-  if (known !== undefined) attributes['toolwire.provider.name'] = provider;
+  const name = genAiProviderName(provider);
+  attributes['gen_ai.provider.name'] = name;
+  if (name !== provider) attributes['toolwire.provider.name'] = provider;
   return attributes;
 }
 
