@@ -1,4 +1,6 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import { genAiProviderName } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
 import { startOtelFromEnv } from '@toolwire/server';
 import type { OtelHandle, OtelLog } from '@toolwire/server';
@@ -37,12 +39,15 @@ export function startChatTelemetry(context: CommandContext): OtelHandle | undefi
  * this is the API's no-op span.
  */
 export function withTurnSpan<T>(model: ChatModel, run: () => Promise<T>): Promise<T> {
-  const attributes = {
+  const provider = genAiProviderName(model.provider);
+  const attributes: Attributes = {
     'gen_ai.operation.name': 'invoke_agent',
     'gen_ai.agent.name': 'toolwire',
-    'gen_ai.provider.name': model.provider,
+    'gen_ai.provider.name': provider,
     'gen_ai.request.model': model.modelId,
   };
+  // As on core's chat spans: `chatgpt/…` is OpenAI's, with Toolwire's name beside it.
+  if (provider !== model.provider) attributes['toolwire.provider.name'] = model.provider;
   return trace.getTracer(TRACER_NAME).startActiveSpan('invoke_agent toolwire', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       return await run();

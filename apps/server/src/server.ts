@@ -20,7 +20,7 @@ import { createModelsHandler } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { ServedConnections } from './served-connections.ts';
-import { AccessLogController, logClientGone } from './observability/access-log.ts';
+import { AccessLogController, CLIENT_CLOSED_REQUEST, logClientGone } from './observability/access-log.ts';
 import { createGatewayMetrics, DISABLED_GATEWAY_METRICS } from './observability/gateway-metrics.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
 import { createGatewayState } from './state/create-gateway-state.ts';
@@ -176,7 +176,12 @@ function buildApp({ config, keys, logger, context, draining, closing, metrics, s
     // Every exchange, streams included (a hijacked reply skips Fastify's own onResponse).
     // (`on`, not `once`: a response closes once, and `once` adds a wrapper per request that a stream keeps.)
     app.addHook('onRequest', (req, reply, done) => {
-      reply.raw.on('close', () => metrics.request(req.routeOptions.url ?? 'unmatched', req.method, reply.raw.statusCode, reply.elapsedTime / 1000));
+      // A response closed before its headers went out was never answered (the client left, or
+      // the connection was cut): the access line's 499, not Node's default 200.
+      reply.raw.on('close', () => {
+        const res = reply.raw;
+        metrics.request(req.routeOptions.url ?? 'unmatched', req.method, res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST, reply.elapsedTime / 1000);
+      });
       done();
     });
   }
@@ -487,6 +492,13 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
       }
       listening = true;
       if (!keys.required) logger.warn('No API keys configured: the gateway accepts every request, so it listens on loopback only.');
+      // (Client keys are required beyond loopback; the scrape is not refused: a Prometheus on a private network often has no key.)
+      if (metrics.enabled && config.metrics?.keyHash === undefined && !isLoopbackHost(host)) {
+        logger.warn(
+          `GET /metrics has no key and the gateway listens on ${host}: anyone who can reach it reads its traffic, tool names and capacity. ` +
+            "Set 'metrics.keyHash' (or TOOLWIRE_METRICS_KEY), or keep the port off untrusted networks.",
+        );
+      }
       logger.info(
         { providers: providers.map((p) => p.name), serverTools: [...serverTools.keys()], dynamicTools: dynamicTools.summary(), state: gatewayState.kind },
         `Toolwire gateway at ${address}/v1`,

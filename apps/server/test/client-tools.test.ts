@@ -93,7 +93,8 @@ describe("a client's own tool is the client's, whatever its name (openai/ path, 
     const { openai, audits } = await gateway(upstream.url);
     const completion = await openai.chat.completions.create({ model: 'openai/gpt-fake', messages: question, tools: [ownTool('lookup')] });
     expect(completion.choices[0]?.message.content).toMatch(/Unknown tool "calculate"/);
-    expect(audits).toEqual([]);
+    // Audited as the unknown name it is for this request: refused, never run.
+    expect(audits).toEqual([expect.objectContaining({ tool: 'calculate', outcome: 'error', errorType: 'unknown_tool', durationMs: 0 })]);
   });
 
   it("answers a server tool's bad arguments with a validation_error the model can correct", async () => {

@@ -1,10 +1,11 @@
 import type { ToolRegistry } from './tool-registry.ts';
-import { traceToolExecution } from './tracing.ts';
+import { KNOWN_TOOL, traceToolExecution, UNKNOWN_TOOL } from './tracing.ts';
 import { toolFailure, toolSuccess } from './tool-results.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
 import type { ToolCallAudit } from './types/tool-call-audit.ts';
 import type { ToolResult } from './types/tool-result.ts';
+import { foldUnknownToolName } from './unknown-tool-name.ts';
 
 /** Options of `executeToolCall`. */
 export interface ExecuteToolCallOptions {
@@ -48,7 +49,36 @@ type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: un
  * @example const result = await executeToolCall(call, { registry, principal: 'key_1', timeoutMs: 10_000 });
  */
 export function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
-  return traceToolExecution(call, () => executeAudited(call, options));
+  const known = call.providerExecuted === true || options.registry.get(call.name) !== undefined;
+  return traceToolExecution(call, () => executeAudited(call, options), known ? KNOWN_TOOL : UNKNOWN_TOOL);
+}
+
+/**
+ * The answer to a call of a tool nobody offered (the model invented the name), with its
+ * `execute_tool` span and audit report, as `executeToolCall` gives a registry's unknown
+ * name: `message` is what the model reads, with the name as written; the span and the
+ * audit get the name cut to 64 characters.
+ */
+export function answerUnknownTool(call: ToolCall, message: string, options: { principal?: string | undefined; onAudit?: ((audit: ToolCallAudit) => void) | undefined }): Promise<ToolResult> {
+  return traceToolExecution(
+    call,
+    () => {
+      const result = toolFailure(call, 'unknown_tool', message);
+      if (options.onAudit !== undefined) {
+        const audit: ToolCallAudit = { toolCallId: call.id, toolName: foldUnknownToolName(call.name), outcome: 'unknown_tool', argumentNames: Object.keys(call.arguments), queuedMs: 0, durationMs: 0 };
+        if (options.principal !== undefined) audit.principal = options.principal;
+        audit.error = unknownToolAuditMessage(call.name);
+        options.onAudit(audit);
+      }
+      return Promise.resolve(result);
+    },
+    UNKNOWN_TOOL,
+  );
+}
+
+/** The audit's message for an unknown tool: the folded name (the model's message lists the offered tools, and the name as written). */
+function unknownToolAuditMessage(name: string): string {
+  return `Unknown tool "${foldUnknownToolName(name)}".`;
 }
 
 async function executeAudited(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
@@ -58,16 +88,17 @@ async function executeAudited(call: ToolCall, options: ExecuteToolCallOptions): 
   const report = (outcome: ToolCallAudit['outcome'], error?: string): void => {
     const now = performance.now();
     const slotAt = timing.slotAt ?? now;
+    const unknown = outcome === 'unknown_tool';
     const audit: ToolCallAudit = {
       toolCallId: call.id,
-      toolName: call.name,
+      toolName: unknown ? foldUnknownToolName(call.name) : call.name,
       outcome,
       argumentNames: Object.keys(call.arguments),
       queuedMs: slotAt - timing.startedAt,
       durationMs: timing.slotAt === undefined ? 0 : now - timing.slotAt,
     };
     if (options.principal !== undefined) audit.principal = options.principal;
-    if (error !== undefined) audit.error = error;
+    if (error !== undefined) audit.error = unknown ? unknownToolAuditMessage(call.name) : error;
     onAudit(audit);
   };
   let result: ToolResult;

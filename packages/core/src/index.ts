@@ -59,7 +59,7 @@ export { TokenBucket } from './token-bucket.ts';
 export type { RateLimit, TakeResult } from './token-bucket.ts';
 export { globMatch } from './glob-match.ts';
 export { executeToolCall } from './execute-tool-call.ts';
-export { TRACER_NAME } from './tracing.ts';
+export { genAiProviderName, TRACER_NAME } from './tracing.ts';
 export type { ToolSpanOutcome } from './tracing.ts';
 export type { ExecuteToolCallOptions } from './execute-tool-call.ts';
 export { runTools } from './run-tools.ts';

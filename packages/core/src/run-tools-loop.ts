@@ -1,10 +1,9 @@
 import { addUsage } from './add-usage.ts';
-import { executeToolCall } from './execute-tool-call.ts';
+import { answerUnknownTool, executeToolCall } from './execute-tool-call.ts';
 import { isProviderTool } from './provider-tools.ts';
 import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
 import { ToolRegistry } from './tool-registry.ts';
 import { traceModelCall } from './tracing.ts';
-import { toolFailure } from './tool-results.ts';
 import type { ChatRequest, ToolSpec } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
 import type { Message, ToolMessage } from './types/message.ts';
@@ -263,6 +262,7 @@ class ToolPlan {
     }
     const names = [...this.#offered.keys()];
     const list = names.length > 0 ? names.join(', ') : '(none)';
-    return toolFailure(call, 'unknown_tool', `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`);
+    // Traced and audited like a registry's unknown name, so that metrics and traces see it.
+    return answerUnknownTool(call, `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`, { principal: options.principal, onAudit: options.onToolAudit });
   }
 }

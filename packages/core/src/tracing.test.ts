@@ -10,7 +10,8 @@ import { runTools } from './run-tools.ts';
 import { runToolsStream } from './run-tools-stream.ts';
 import { createScriptedModel } from './testing/scripted-model.ts';
 import { ToolRegistry } from './tool-registry.ts';
-import { TRACER_NAME, traceModelCall } from './tracing.ts';
+import type { ToolCallAudit } from './types/tool-call-audit.ts';
+import { genAiProviderName, TRACER_NAME, traceModelCall } from './tracing.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -58,7 +59,7 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': model.provider,
       'gen_ai.request.model': model.modelId,
-      'gen_ai.response.finish_reasons': ['tool-calls'],
+      'gen_ai.response.finish_reasons': ['tool_call'],
       'gen_ai.usage.input_tokens': 10,
       'gen_ai.usage.output_tokens': 5,
       'gen_ai.request.max_tokens': 100,
@@ -87,6 +88,69 @@ describe('OpenTelemetry spans (GenAI semantic conventions)', () => {
     expect(broken?.attributes).toMatchObject({ 'toolwire.tool.outcome': 'execution_error', 'error.type': 'execution_error' });
     expect(missing?.attributes).toMatchObject({ 'gen_ai.tool.name': 'nope', 'toolwire.tool.outcome': 'unknown_tool' });
     expect(JSON.stringify(spans())).not.toContain('sk-live-123');
+  });
+
+  it('records finish reasons and provider names as the GenAI well-known values', async () => {
+    const chatgpt = createScriptedModel(
+      [
+        { events: [{ type: 'text-delta', delta: 'cut' }, { type: 'finish', finishReason: 'content-filter' }] },
+      ],
+      { provider: 'chatgpt' },
+    );
+    await runTools({ model: chatgpt, messages: [{ role: 'user', content: 'hi' }] });
+    const model = createScriptedModel([{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: { password: 'x' } }] }, { text: 'ok' }]);
+    await runTools({ model, messages: [{ role: 'user', content: 'hi' }], tools: [secretTool] });
+
+    const chats = spans().filter((s) => s.name.startsWith('chat '));
+    expect(chats.map((s) => s.attributes['gen_ai.response.finish_reasons'])).toEqual([['content_filter'], ['tool_call'], ['stop']]);
+    // The ChatGPT sign-in provider talks to OpenAI; its own name stays apart.
+    expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'toolwire.provider.name': 'chatgpt' });
+    expect(chats[1]?.attributes['gen_ai.provider.name']).toBe('scripted');
+    expect(chats[1]?.attributes).not.toHaveProperty('toolwire.provider.name');
+    // The same mapping for spans of one's own (the CLI's invoke_agent span).
+    expect([genAiProviderName('chatgpt'), genAiProviderName('openai'), genAiProviderName('ollama')]).toEqual(['openai', 'openai', 'ollama']);
+  });
+
+  it('gives a tool name the model invented an execute_tool (unknown) span and audit, its name cut to 64 characters', async () => {
+    const invented = `nosuch_${'x'.repeat(5000)}`;
+    const model = createScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'nosuch', arguments: {} }, { id: 'c2', name: invented, arguments: { a: 1 } }, { id: 'c3', name: 'lookup', arguments: { password: 'x' } }] },
+      { text: 'ok' },
+    ]);
+    const audits: ToolCallAudit[] = [];
+    const result = await runTools({ model, messages: [{ role: 'user', content: 'hi' }], tools: [secretTool], principal: 'key-1', onToolAudit: (audit) => audits.push(audit) });
+
+    // What the model reads is unchanged: the name as written and the tools it may call.
+    const answers = result.messages.filter((m) => m.role === 'tool');
+    expect(answers[1]).toMatchObject({ toolCallId: 'c2', result: { success: false, error: { type: 'unknown_tool' } } });
+    expect(answers[1]?.role === 'tool' && answers[1].content).toContain(invented);
+    expect(answers[1]?.role === 'tool' && answers[1].content).toContain('Available tools: lookup');
+
+    const tools = spans().filter((s) => s.name.startsWith('execute_tool'));
+    expect(tools.map((s) => s.name)).toEqual(['execute_tool (unknown)', 'execute_tool (unknown)', 'execute_tool lookup']);
+    expect(tools[0]?.attributes).toMatchObject({ 'gen_ai.tool.name': 'nosuch', 'toolwire.tool.outcome': 'unknown_tool', 'error.type': 'unknown_tool' });
+    expect(tools[1]?.attributes['gen_ai.tool.name']).toBe(`${invented.slice(0, 64)}…`);
+    expect(JSON.stringify(spans()).length).toBeLessThan(5000);
+
+    expect(audits.map((a) => [a.toolName, a.outcome])).toEqual([
+      ['nosuch', 'unknown_tool'],
+      [`${invented.slice(0, 64)}…`, 'unknown_tool'],
+      ['lookup', 'success'],
+    ]);
+    expect(audits[1]).toMatchObject({ principal: 'key-1', argumentNames: ['a'], durationMs: 0 });
+    expect(JSON.stringify(audits).length).toBeLessThan(2000);
+  });
+
+  it('cuts an unknown name of a registry the same way, never inside a surrogate pair', async () => {
+    const registry = new ToolRegistry({ tools: [failingTool] });
+    const name = `${'a'.repeat(63)}😀tail`;
+    const audits: ToolCallAudit[] = [];
+    const result = await executeToolCall({ id: 'c9', name, arguments: {} }, { registry, onAudit: (audit) => audits.push(audit) });
+    expect(result.message).toContain(name);
+    const [span] = spans();
+    expect(span?.name).toBe('execute_tool (unknown)');
+    expect(span?.attributes['gen_ai.tool.name']).toBe(`${'a'.repeat(63)}…`);
+    expect(audits[0]?.toolName).toBe(`${'a'.repeat(63)}…`);
   });
 
   it('marks an aborted tool call as aborted', async () => {

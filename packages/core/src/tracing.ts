@@ -3,8 +3,10 @@ import type { Attributes, Histogram, MeterProvider, Span } from '@opentelemetry/
 import type { ChatModel } from './types/chat-model.ts';
 import type { ChatRequest } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
+import type { FinishReason } from './types/finish-reason.ts';
 import type { ToolCall } from './types/tool-call.ts';
 import type { ToolResult } from './types/tool-result.ts';
+import { foldUnknownToolName, UNKNOWN_TOOL_LABEL } from './unknown-tool-name.ts';
 
 /** The instrumentation scope of core's spans (what an OpenTelemetry SDK shows as the tracer name). */
 export const TRACER_NAME = '@toolwire/core';
@@ -52,9 +54,48 @@ function clientMetrics(): Instruments {
   return instruments;
 }
 
+/**
+ * Core's finish reasons as the GenAI conventions' well-known values (`tool_call`,
+ * `content_filter`); `other` has no well-known value and stays as it is.
+ */
+const GEN_AI_FINISH_REASONS: Readonly<Record<FinishReason, string>> = {
+  stop: 'stop',
+  length: 'length',
+  'tool-calls': 'tool_call',
+  'content-filter': 'content_filter',
+  error: 'error',
+  other: 'other',
+};
+
+/**
+ * Toolwire provider names whose GenAI well-known value differs: the ChatGPT sign-in provider
+ * talks to OpenAI (its Codex backend), so `gen_ai.provider.name` is `openai`, and
+ * `toolwire.provider.name` keeps `chatgpt` apart from API-key calls.
+ */
+const GEN_AI_PROVIDER_NAMES: ReadonlyMap<string, string> = new Map([['chatgpt', 'openai']]);
+
+/**
+ * The `gen_ai.provider.name` of a Toolwire provider name: the GenAI conventions' well-known
+ * value where it differs (`chatgpt` → `openai`), else the name itself. For spans of your own
+ * around core's (put the Toolwire name in `toolwire.provider.name` when they differ).
+ * @example genAiProviderName('chatgpt') // 'openai'
+ */
+export function genAiProviderName(provider: string): string {
+  return GEN_AI_PROVIDER_NAMES.get(provider) ?? provider;
+}
+
+/** `gen_ai.provider.name` (and `toolwire.provider.name` when they differ) of a model. */
+function providerAttributes(attributes: Attributes, provider: string): Attributes {
+  const name = genAiProviderName(provider);
+  attributes['gen_ai.provider.name'] = name;
+  if (name !== provider) attributes['toolwire.provider.name'] = provider;
+  return attributes;
+}
+
 function recordModelCall(model: ChatModel, startedAt: number, response: ChatResponse | undefined, error: unknown): void {
   const { duration, tokens } = clientMetrics();
-  const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': model.provider, 'gen_ai.request.model': model.modelId };
+  const attributes = providerAttributes({ 'gen_ai.operation.name': 'chat' }, model.provider);
+  attributes['gen_ai.request.model'] = model.modelId;
   if (response === undefined) attributes['error.type'] = errorType(error);
   duration.record((performance.now() - startedAt) / 1000, attributes);
   if (response?.usage === undefined) return;
@@ -75,11 +116,8 @@ function failSpan(span: Span, error: unknown): void {
 }
 
 function requestAttributes(model: ChatModel, request: ChatRequest): Attributes {
-  const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.provider.name': model.provider,
-    'gen_ai.request.model': model.modelId,
-  };
+  const attributes = providerAttributes({ 'gen_ai.operation.name': 'chat' }, model.provider);
+  attributes['gen_ai.request.model'] = model.modelId;
   if (request.maxOutputTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.maxOutputTokens;
   if (request.temperature !== undefined) attributes['gen_ai.request.temperature'] = request.temperature;
   if (request.topP !== undefined) attributes['gen_ai.request.top_p'] = request.topP;
@@ -90,7 +128,7 @@ function requestAttributes(model: ChatModel, request: ChatRequest): Attributes {
 
 function responseAttributes(response: ChatResponse): Attributes {
   const attributes: Attributes = {
-    'gen_ai.response.finish_reasons': [response.finishReason],
+    'gen_ai.response.finish_reasons': [GEN_AI_FINISH_REASONS[response.finishReason] ?? response.finishReason],
     'toolwire.response.tool_call_count': response.toolCalls.length,
   };
   if (response.modelId !== undefined) attributes['gen_ai.response.model'] = response.modelId;
@@ -161,20 +199,35 @@ export function traceModelCall(model: ChatModel, request: ChatRequest, call: () 
   }, failed);
 }
 
+/** Options of `traceToolExecution`. */
+export interface ToolSpanOptions {
+  /** False for a name nobody registered or offered (the model invented it). */
+  known: boolean;
+}
+
+/** The options of a registered tool's span, and of an invented name's (one object each: no allocation per call). */
+export const KNOWN_TOOL: ToolSpanOptions = { known: true };
+export const UNKNOWN_TOOL: ToolSpanOptions = { known: false };
+
 /**
  * Runs one tool execution inside an `execute_tool {name}` span: the tool's name, the call
  * id and the outcome (`toolwire.tool.outcome`: `success`, the failed result's error type,
  * or `aborted`). Argument values and result messages are never recorded.
+ *
+ * A name nobody registered (`UNKNOWN_TOOL`, the model invented it) gives the span the name
+ * `execute_tool (unknown)` and `gen_ai.tool.name` cut to 64 characters: span names are
+ * what trace backends group by, and the model can write any number of names of any length.
  */
-export async function traceToolExecution(call: ToolCall, execute: () => Promise<ToolResult>): Promise<ToolResult> {
-  const span = tracer().startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL });
+export async function traceToolExecution(call: ToolCall, execute: () => Promise<ToolResult>, options: ToolSpanOptions = KNOWN_TOOL): Promise<ToolResult> {
+  const { known } = options;
+  const span = tracer().startSpan(`execute_tool ${known ? call.name : UNKNOWN_TOOL_LABEL}`, { kind: SpanKind.INTERNAL });
   if (!span.isRecording()) {
     span.end();
     return execute();
   }
   span.setAttributes({
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': call.name,
+    'gen_ai.tool.name': known ? call.name : foldUnknownToolName(call.name),
     'gen_ai.tool.call.id': call.id,
     'gen_ai.tool.type': 'function',
   });

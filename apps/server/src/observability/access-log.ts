@@ -28,8 +28,17 @@ export class AccessLogController extends LogController {
  * `request completed`, with status 499, as nginx logs a client that closed its request.
  */
 export function logClientGone(request: FastifyRequest, reply: FastifyReply, message: string): void {
+  clientsGone.add(reply);
   request.log.info({ req: request, res: { statusCode: CLIENT_CLOSED_REQUEST }, responseTime: reply.elapsedTime }, message);
 }
 
-/** nginx's status for a request whose client closed it before the answer (never sent). */
-const CLIENT_CLOSED_REQUEST = 499;
+/** Whether `logClientGone` was told about this reply's client (for the request's span). */
+export function clientLeft(reply: FastifyReply): boolean {
+  return clientsGone.has(reply);
+}
+
+// Only the replies of clients that left (the rare path), and weakly: nothing kept per request.
+const clientsGone = new WeakSet<FastifyReply>();
+
+/** nginx's status for a request whose client closed it before the answer (never sent): the access line's and the metrics' status. */
+export const CLIENT_CLOSED_REQUEST = 499;

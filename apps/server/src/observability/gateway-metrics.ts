@@ -28,6 +28,8 @@ export interface GatewayMetrics {
   streamClosed(): void;
   /** Time from the request to the first streamed chunk. */
   firstChunk(seconds: number): void;
+  /** A stream that ended with error frames after its 200; `type` is the frames' error type (`upstream_error`, `server_error`, …). */
+  streamFailed(route: string, type: string): void;
   /** Tokens reported by a provider for one client request (all steps). */
   tokens(provider: string, input: number, output: number): void;
   /** A server-tool execution, from its audit event (unknown tool names are folded into `(unknown)`). */
@@ -43,6 +45,7 @@ export function createGatewayMetrics(sources: GatewayMetricsSources): GatewayMet
   const requests = registry.counter('toolwire_http_requests_total', 'HTTP requests answered, by route, method and status.', ['route', 'method', 'status']);
   const latency = registry.histogram('toolwire_http_request_duration_seconds', 'Time from request to the end of the response (a stream to its last byte).', LATENCY_BUCKETS, ['route']);
   const firstChunk = registry.histogram('toolwire_stream_first_chunk_seconds', 'Time from request to the first streamed chunk (time to first token, as seen by the gateway).', LATENCY_BUCKETS);
+  const streamErrors = registry.counter('toolwire_stream_errors_total', 'Streams that ended with an error frame after their 200, by route and error type.', ['route', 'type']);
   const tokens = registry.counter('toolwire_model_tokens_total', 'Tokens reported by providers, by provider and type (input, output).', ['provider', 'type']);
   const tools = registry.counter('toolwire_tool_executions_total', 'Server-tool executions by tool and outcome (success or the error type).', ['tool', 'outcome']);
   const toolTime = registry.histogram('toolwire_tool_execution_duration_seconds', 'Server-tool run time after getting a slot.', TOOL_BUCKETS, ['tool']);
@@ -79,6 +82,9 @@ export function createGatewayMetrics(sources: GatewayMetricsSources): GatewayMet
     firstChunk(seconds) {
       firstChunk.observe([], seconds);
     },
+    streamFailed(route, type) {
+      streamErrors.inc([route, type]);
+    },
     tokens(provider, input, output) {
       if (input > 0) tokens.inc([provider, 'input'], input);
       if (output > 0) tokens.inc([provider, 'output'], output);
@@ -104,6 +110,7 @@ export const DISABLED_GATEWAY_METRICS: GatewayMetrics = {
   streamOpened: ignore,
   streamClosed: ignore,
   firstChunk: ignore,
+  streamFailed: ignore,
   tokens: ignore,
   toolExecution: ignore,
   sandboxRun: ignore,

@@ -1,6 +1,7 @@
 import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Span, SpanOptions } from '@opentelemetry/api';
 import { GatewayError } from '../wire/gateway-error.ts';
+import { toGatewayError } from '../wire/to-gateway-error.ts';
 
 /** The instrumentation scope of the gateway's own spans. */
 export const SERVER_TRACER_NAME = '@toolwire/server';
@@ -40,15 +41,44 @@ export function withRequestSpan<T>(route: string, run: (span: Span) => Promise<T
     try {
       return await run(span);
     } catch (error) {
-      if (span.isRecording()) {
-        const type = GatewayError.isInstance(error) ? (error.code ?? error.type) : error instanceof Error ? error.name : typeof error;
-        span.setAttribute('error.type', type);
-        if (GatewayError.isInstance(error)) span.setAttribute('http.response.status_code', error.status);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: type });
-      }
+      if (span.isRecording()) recordFailure(span, error);
       throw error;
     } finally {
       span.end();
     }
   });
+}
+
+/**
+ * A request answered with an HTTP error, per the HTTP conventions for server spans: the
+ * status code sent (what the error handler answers: `toGatewayError`), `error.type`, and
+ * status ERROR only for a 5xx (a 4xx is the client's doing and leaves the status unset).
+ */
+function recordFailure(span: Span, error: unknown): void {
+  const { status } = toGatewayError(error);
+  const type = spanErrorType(error);
+  span.setAttribute('error.type', type);
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/**
+ * A failure's `error.type`: the gateway's error code (or type), else the error's class
+ * name, never a message. A code that is not a short token (an upstream's code can be any
+ * text) gives way to the type.
+ */
+export function spanErrorType(error: unknown): string {
+  if (GatewayError.isInstance(error)) return error.code !== null && isShortToken(error.code) ? error.code : error.type;
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** 1–64 characters of `A-Z a-z 0-9 _ . -` (a plain loop: any input is safe). */
+function isShortToken(text: string): boolean {
+  if (text.length === 0 || text.length > 64) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
 }

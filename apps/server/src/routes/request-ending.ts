@@ -1,6 +1,10 @@
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.ts';
+import { clientLeft } from '../observability/access-log.ts';
+import { spanErrorType } from '../observability/request-span.ts';
+import { toGatewayError } from '../wire/to-gateway-error.ts';
 import type { Admission } from './admit-request.ts';
 import type { CallEnding } from './serve-gateway-call.ts';
 
@@ -27,6 +31,7 @@ export interface RequestEndingOptions {
 export class RequestEnding implements CallEnding {
   readonly #options: RequestEndingOptions;
   #admission: Admission | undefined;
+  #streamFailed = false;
 
   constructor(options: RequestEndingOptions) {
     this.#options = options;
@@ -47,8 +52,34 @@ export class RequestEnding implements CallEnding {
   resolve(): void {
     const { span, reply, resolve } = this.#options;
     this.release();
-    if (span.isRecording()) span.setAttribute('http.response.status_code', reply.raw.statusCode);
+    if (span.isRecording()) this.#recordAnswer(span, reply);
     resolve();
+  }
+
+  /**
+   * A stream that failed after its 200 (error frames sent): the span gets `error.type` and
+   * status ERROR (the answer broke although the status said it would not), and the metrics
+   * count it in `toolwire_stream_errors_total` by the error frame's `type`.
+   */
+  streamFailed(error: unknown): void {
+    const { span, req, context } = this.#options;
+    this.#streamFailed = true;
+    if (context.metrics.enabled) context.metrics.streamFailed(req.routeOptions.url ?? 'unmatched', toGatewayError(error).type);
+    if (!span.isRecording()) return;
+    const type = spanErrorType(error);
+    span.setAttribute('error.type', type);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+  }
+
+  /**
+   * The status code sent, when one was (a client that left before the answer started got
+   * none: the access line's 499 is not put on the span). A client that left gets
+   * `error.type: client_disconnected` and no ERROR status: its own choice, like a 4xx.
+   */
+  #recordAnswer(span: Span, reply: FastifyReply): void {
+    const res = reply.raw;
+    if (res.headersSent) span.setAttribute('http.response.status_code', res.statusCode);
+    if (!this.#streamFailed && clientLeft(reply)) span.setAttribute('error.type', 'client_disconnected');
   }
 
   reject(error: unknown): void {

@@ -53,6 +53,8 @@ export interface GatewayCallOptions {
 export interface CallEnding {
   resolve(): void;
   reject(error: unknown): void;
+  /** A started stream failed: its error frames were sent (told before `resolve`, at most once). */
+  streamFailed(error: unknown): void;
 }
 
 /**
@@ -161,6 +163,10 @@ class CallCleanUp implements CallEnding {
     this.#cleanUp().reject(error);
   }
 
+  streamFailed(error: unknown): void {
+    this.#options.ending.streamFailed(error);
+  }
+
   #cleanUp(): CallEnding {
     const { inflight, controller, res, onClose, ending } = this.#options;
     inflight.delete(controller);
@@ -235,7 +241,11 @@ function failOnce(options: GatewayCallOptions, error: unknown, signal: AbortSign
 
 /** A client that went away before its non-streamed answer: its access line, the connection closed, the ending told. */
 function leaveOnce(options: GatewayCallOptions, ending: CallEnding, message: string): void {
-  const { req, reply } = options;
+  leave(options.req, options.reply, ending, message);
+}
+
+/** A client that went away before its answer started (streamed or not): its access line, the connection closed, the ending told. */
+function leave(req: FastifyRequest, reply: FastifyReply, ending: CallEnding, message: string): void {
   logClientGone(req, reply, message);
   reply.hijack();
   reply.raw.destroy();
@@ -256,8 +266,14 @@ function stream(options: StreamOptions, ending: CallEnding): void {
   const { events, signal } = options;
   // Wait for the first event so that a failure to start (bad upstream request, unknown
   // model) is still an HTTP error the client's SDK maps to the right class. (Cut by the end
-  // of the shutdown grace, it is the `shutting_down` 503.)
-  const failed = (error: unknown): void => ending.reject(shutdownReason(signal) ?? error);
+  // of the shutdown grace, it is the `shutting_down` 503.) A client that left first (a slow
+  // first token, a server tool running) is what made the model stream fail: its access
+  // line, as for a non-streamed answer (`failOnce`), not a server error.
+  const failed = (error: unknown): void => {
+    const shutdown = shutdownReason(signal);
+    if (signal.aborted && shutdown === undefined) leave(options.req, options.reply, ending, 'client disconnected; upstream request aborted');
+    else ending.reject(shutdown ?? error);
+  };
   events.next().then((first) => {
     if (!first.done && first.value.type === 'error') {
       const { error } = first.value;
@@ -300,9 +316,10 @@ function startStream(options: StreamOptions, first: IteratorResult<ChatStreamEve
   new SseStreamLoop({ req, reply, events, wire, writer, signal, ending }).start(first);
 }
 
-/** Writes the API's error frames for `error` and ends the response. */
-async function failStream(req: FastifyRequest, writer: SseWriter, wire: StreamWire, error: unknown): Promise<void> {
+/** Writes the API's error frames for `error` and ends the response; `ending` hears of the failure first (span, metrics). */
+async function failStream(req: FastifyRequest, writer: SseWriter, wire: StreamWire, error: unknown, ending: CallEnding | undefined): Promise<void> {
   const gatewayError = toGatewayError(error);
+  ending?.streamFailed(error);
   if (gatewayError.code === 'shutting_down') req.log.warn('stream cut: the shutdown grace period ended');
   else if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
   else req.log.info({ err: error }, 'stream failed');
@@ -447,9 +464,10 @@ class SseStreamLoop {
 
   /** Writes the error frames; failing to, the failure is handled once more as any other (see `#failed`). */
   #fail(error: unknown, last = false): void {
-    const { req, writer, wire, signal } = this.#options;
+    const { req, writer, wire, signal, ending } = this.#options;
     // Cut by the end of the shutdown grace: whatever the model stream failed with, the client is told why.
-    failStream(req, writer, wire, shutdownReason(signal) ?? error).then(
+    // (`last`: the failure to write the first failure's frames, already told.)
+    failStream(req, writer, wire, shutdownReason(signal) ?? error, last ? undefined : ending).then(
       () => this.#finish(undefined),
       (failure: unknown) => {
         if (last) this.#finish({ failure });

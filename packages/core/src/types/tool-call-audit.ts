@@ -6,6 +6,7 @@ import type { ToolErrorType } from './tool-result.ts';
  */
 export interface ToolCallAudit {
   toolCallId: string;
+  /** The tool's name; a name nobody registered or offered (the model invented it) is cut to 64 characters, `…` marking the cut. */
   toolName: string;
   /** Who asked, as passed to `executeToolCall`. */
   principal?: string;
