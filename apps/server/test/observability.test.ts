@@ -1,15 +1,14 @@
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import { TRACER_NAME } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/hash-key.ts';
 import { SERVER_TRACER_NAME } from '../src/observability/request-span.ts';
 import type { ToolwireServer } from '../src/index.ts';
+import { recordSpans } from './helpers/recorded-spans.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const exporter = recordSpans();
 
 const key = { id: 'k1', keyHash: hashApiKey('sk-client') };
 const headers = { authorization: 'Bearer sk-client', 'content-type': 'application/json' };
@@ -30,15 +29,6 @@ afterEach(async () => {
 });
 
 describe('traces and metrics of the gateway', () => {
-  beforeAll(() => {
-    provider.register();
-  });
-  afterAll(async () => {
-    trace.disable();
-    context.disable();
-    await provider.shutdown();
-  });
-
   it('records a server span per request with chat and execute_tool spans beneath it, without arguments or keys', async () => {
     const model = createScriptedModel([
       { toolCalls: [{ id: 'c1', name: 'get_current_time', arguments: { timezone: 'Secret/Zone' } }], usage: { inputTokens: 12, outputTokens: 4, totalTokens: 16 } },

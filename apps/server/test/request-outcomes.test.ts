@@ -1,17 +1,17 @@
 import { Writable } from 'node:stream';
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { defineTool, ProviderError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '@toolwire/core';
 import { createScriptedModel } from '@toolwire/core/testing';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hashApiKey } from '../src/auth/hash-key.ts';
 import { createServer } from '../src/index.ts';
 import type { ToolwireServer } from '../src/index.ts';
 import { SERVER_TRACER_NAME } from '../src/observability/request-span.ts';
+import { recordSpans } from './helpers/recorded-spans.ts';
 import { closeServed, serve } from './helpers/serve-handler.ts';
 import { startGateway } from './helpers/start-gateway.ts';
 
@@ -20,8 +20,7 @@ import { startGateway } from './helpers/start-gateway.ts';
 // after its 200, an upstream's HTTP error, a tool name the model invented, and an open
 // `/metrics`. Each request checks the three signals against each other.
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const exporter = recordSpans();
 
 interface LogRecord {
   level: number;
@@ -103,14 +102,6 @@ afterEach(async () => {
   exporter.reset();
 });
 
-beforeAll(() => {
-  provider.register();
-});
-afterAll(async () => {
-  trace.disable();
-  context.disable();
-  await provider.shutdown();
-});
 
 describe('a client that leaves before its answer started', () => {
   const cases = [
