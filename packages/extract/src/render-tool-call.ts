@@ -89,7 +89,8 @@ function xtmlAttribute(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
 }
 
-const XTML_ARGUMENT_CLOSE = '<|close|>argument<|sep|>';
+/** What ends a Kimi K3 value wherever it stands: its argument close, and the tools section's close. */
+const XTML_CLOSES = ['<|close|>argument<|sep|>', '<|close|>tools<|sep|>'];
 const SOLAR_TOKENS = ['<|tool_arg:start|>', '<|tool_arg:value|>', '<|tool_arg:end|>', '<|tool_call:start|>', '<|tool_call:end|>'];
 const MINICPM_TAGS = ['<param', '</param', '<function', '</function'];
 const DSML_MARK = `${FW}DSML${FW}`;
@@ -159,9 +160,9 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
     case 'kimi-k2':
       return `<|tool_calls_section_begin|><|tool_call_begin|>${kimiId(call)}<|tool_call_argument_begin|>${json}<|tool_call_end|><|tool_calls_section_end|>`;
     case 'kimi-k3':
-      // A string value holding the argument close, or a header a reader cannot find the end of: Hermes JSON.
+      // A string value holding the argument or section close, or a header a reader cannot find the end of: Hermes JSON.
       if (
-        entries.some(([, v]) => typeof v === 'string' && v.includes(XTML_ARGUMENT_CLOSE)) ||
+        entries.some(([, v]) => typeof v === 'string' && holdsAny(v, XTML_CLOSES)) ||
         [name, ...entries.map(([k]) => k)].some((text) => text.includes('<|sep|>') || xtmlAttribute(text).length > 200)
       ) {
         return renderToolCall(call, 'hermes');

@@ -151,6 +151,10 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     expect(r.calls).toEqual([{ note: 'the marker is ]<]minimax[>[</note>' }]);
     r = back('kimi-k3', { note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] });
     expect(r.calls).toEqual([{ note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] }]);
+    // Nor for one holding the block's close, which ends the tools section wherever it stands.
+    r = back('kimi-k3', { note: 'ends with <|close|>tools<|sep|> here' });
+    expect(r.rendered.startsWith('<tool_call>')).toBe(true);
+    expect(r.calls).toEqual([{ note: 'ends with <|close|>tools<|sep|> here' }]);
     // K3 escapes quotes in keys, and writes `<` in a JSON value as `\u003c`.
     r = back('kimi-k3', { 'a"b': 'x', n: ['<|close|>argument<|sep|>'] });
     expect(r.rendered).toContain('key="a&quot;b"');
@@ -174,7 +178,7 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
   // Every format's delimiters, quotes, escapes, newlines and keys that are no identifier.
   const hostile = [
     '</parameter>', '</function>', '</tool_call>', '<tool_call>', ']<]minimax[>[', '</note>', '<note>',
-    '<|close|>argument<|sep|>', '<|sep|>', '<|open|>', '<|tool_arg:end|>', '<|tool_arg:start|>', '<|tool_arg:value|>',
+    '<|close|>argument<|sep|>', '<|close|>tools<|sep|>', '<|close|>call<|sep|>', '<|open|>tools<|sep|>', '<|sep|>', '<|open|>', '<|tool_arg:end|>', '<|tool_arg:start|>', '<|tool_arg:value|>',
     '<|tool_call:end|>', '<|tool_call:start|>', '<|tool_call:args|>', '</\uff5cDSML\uff5cparameter>', '<\uff5cDSML\uff5cinvoke name="x">',
     '</param>', '<param name="x">', '<|plamo:end_tool_arguments:plamo|>', '<|tools_suffix|>', '<|call|>', '[ARGS]',
     '<\uff5ctool\u2581call\u2581end\uff5c>', '<|tool_call_end|>', '"', "'", '\n', '\\', ' ', '{', '}', '&quot;', '&amp;', '=', 'x', 'y z',
