@@ -95,6 +95,15 @@ const SOLAR_TOKENS = ['<|tool_arg:start|>', '<|tool_arg:value|>', '<|tool_arg:en
 const MINICPM_TAGS = ['<param', '</param', '<function', '</function'];
 const DSML_MARK = `${FW}DSML${FW}`;
 
+/**
+ * A call a format cannot hold, as Hermes JSON with every `<` written `\u003c` (no string in it
+ * can end the block early): every default format list reads it, and so does a list without
+ * JSON that holds the format (a forced `format: 'minimax-m3'`).
+ */
+function hermesFallback(name: string, args: Record<string, unknown>): string {
+  return `<tool_call>\n${jsonText({ name, arguments: args })}\n</tool_call>`;
+}
+
 /** A Solar Open id the reader keeps (1 to 64 of `[A-Za-z0-9_.:-]`), else none (it makes one). */
 function solarId(id: string | undefined): string {
   return id !== undefined && /^[\w.:-]{1,64}$/u.test(id) && id !== '__proto__' ? id : '';
@@ -139,7 +148,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
     case 'minimax-m3':
       // No escape exists for the marker in a value or for a key that is no tag name: such a call is written as Hermes JSON.
-      if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return renderToolCall(call, 'hermes');
+      if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return hermesFallback(name, args);
       return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
@@ -149,7 +158,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       // A name or key no attribute holds, or a lone `arguments`/`input` key (read as the wrapped
       // arguments): Hermes JSON. A string holding the markup: a `string="false"` JSON value.
       const wrapped = entries.length === 1 && (entries[0]?.[0] === 'arguments' || entries[0]?.[0] === 'input');
-      if (!isPlainXmlName(name) || wrapped || entries.some(([k]) => !isPlainXmlName(k))) return renderToolCall(call, 'hermes');
+      if (!isPlainXmlName(name) || wrapped || entries.some(([k]) => !isPlainXmlName(k))) return hermesFallback(name, args);
       return `<${DSML}function_calls>\n<${DSML}invoke name="${name}">\n${entries
         .map(([k, v]) => {
           const raw = typeof v === 'string' && !v.includes(DSML_MARK);
@@ -165,7 +174,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
         entries.some(([, v]) => typeof v === 'string' && holdsAny(v, XTML_CLOSES)) ||
         [name, ...entries.map(([k]) => k)].some((text) => text.includes('<|sep|>') || xtmlAttribute(text).length > 200)
       ) {
-        return renderToolCall(call, 'hermes');
+        return hermesFallback(name, args);
       }
       return `<|open|>tools<|sep|><|open|>call tool="${xtmlAttribute(name)}" index="1"<|sep|>${entries
         .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlText(v)}<|close|>argument<|sep|>`)
@@ -185,7 +194,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<|tools_prefix|>[${jsonText({ [name]: args })}]<|tools_suffix|>`;
     case 'minicpm5': {
       // No escape and no JSON form: a string holding its tags, or a name or key no attribute holds, makes the call Hermes JSON.
-      if (!isPlainXmlName(name) || entries.some(([k]) => !isPlainXmlName(k)) || entries.some(([, v]) => typeof v === 'string' && holdsAny(v, MINICPM_TAGS))) return renderToolCall(call, 'hermes');
+      if (!isPlainXmlName(name) || entries.some(([k]) => !isPlainXmlName(k)) || entries.some(([, v]) => typeof v === 'string' && holdsAny(v, MINICPM_TAGS))) return hermesFallback(name, args);
       return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlText(v)}</param>`).join('')}</function>`;
     }
     case 'plamo3': {
@@ -196,7 +205,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       // Solar Open 2's pairs cannot hold its tokens, nor keep a key's surrounding space: Solar Open's JSON form then.
       const pairs = isPlainXmlName(name) && entries.every(([k, v]) => k !== '' && k.trim() === k && !k.includes('<|') && !(typeof v === 'string' && holdsAny(v, SOLAR_TOKENS)));
       if (pairs) return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlText(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
-      if (name.includes('<') || name.trim() !== name || name === '') return renderToolCall(call, 'hermes');
+      if (name.includes('<') || name.trim() !== name || name === '') return hermesFallback(name, args);
       return `<|tool_call:begin|>${solarId(call.id)}<|tool_call:name|>${name}<|tool_call:args|>${jsonText(args)}<|tool_call:end|>`;
     }
     default: {

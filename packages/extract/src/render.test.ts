@@ -9,7 +9,7 @@ import { renderToolPrompt } from './render-tool-prompt.ts';
 import { renderToolResult } from './render-tool-result.ts';
 import { TEXT_TOOL_FORMATS } from './text-tool-format.ts';
 import type { TextToolFormat } from './text-tool-format.ts';
-import { checked } from '../test/helpers/checked-calls.ts';
+import { checked, incomplete } from '../test/helpers/checked-calls.ts';
 
 const search: FunctionToolSpec = {
   type: 'function',
@@ -143,7 +143,10 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     const back = (format: TextToolFormat, args: Record<string, unknown>) => {
       const rendered = renderToolCall({ id: 'c1', name: 'note_it', arguments: args }, format);
       const formats = format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5' as const] } : {};
-      return { rendered, calls: checked(rendered, { tools: ['note_it'], ...formats }).map((c) => c.arguments) };
+      const calls = checked(rendered, { tools: ['note_it'], ...formats }).map((c) => c.arguments);
+      // The format forced, as a caller who knows the model does, reads the Hermes fallback too.
+      expect(checked(rendered, { tools: ['note_it'], format }).map((c) => c.arguments), `${format} forced`).toEqual(calls);
+      return { rendered, calls };
     };
     // MiniMax M3 and Kimi K3 have no escape for a value holding their marker or argument close.
     let r = back('minimax-m3', { note: 'the marker is ]<]minimax[>[</note>' });
@@ -175,6 +178,22 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     expect(back('solar-open', { note: 'a <b>' }).rendered.startsWith('<|tool_call:start|>note_it\n')).toBe(true);
   });
 
+  it('reads a Hermes block when a format that falls back to it is forced, and only then', () => {
+    const hermes = 'Hi <tool_call>\n{"name": "f", "arguments": {"a": 1, "s": "x \\u003c/tool_call> y"}}\n</tool_call> ok';
+    for (const format of ['minimax-m3', 'kimi-k3', 'deepseek-dsml', 'minicpm5', 'solar-open'] as const) {
+      expect(checked(hermes, { format }), format).toEqual([{ name: 'f', arguments: { a: 1, s: 'x </tool_call> y' } }]);
+      expect(checked('<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call>', { format })).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+      // Not listed, not an object, not JSON: no call.
+      for (const text of ['<tool_call>{"name": "g", "arguments": {}}</tool_call>', '<tool_call>{"name": "f", "arguments": [1]}</tool_call>', '<tool_call>{not json}</tool_call>']) {
+        expect(checked(text, { format, tools: ['f'] }), text).toEqual([]);
+      }
+      incomplete('Hi <tool_call>{"name": "f", "arguments": {"a": 1', { format });
+    }
+    // Other forced formats read only their own markup.
+    expect(checked(hermes, { format: 'qwen3-xml' })).toEqual([]);
+    expect(checked(hermes, { format: 'minimax-m2' })).toEqual([]);
+  });
+
   // Every format's delimiters, quotes, escapes, newlines and keys that are no identifier.
   const hostile = [
     '</parameter>', '</function>', '</tool_call>', '<tool_call>', ']<]minimax[>[', '</note>', '<note>',
@@ -200,6 +219,8 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     return { type: 'object', properties };
   }
 
+  const FALLS_BACK: readonly TextToolFormat[] = ['minimax-m3', 'kimi-k3', 'solar-open', 'deepseek-dsml', 'minicpm5'];
+
   // Formats with values it cannot escape fall back to their JSON form for the value or call, or
   // to Hermes JSON. Not yet held to this: qwen3-xml, seed-oss, minimax-m2, glm (keys with space
   // or a tag in them), gemma4 and functiongemma (keys that are no bare word).
@@ -211,6 +232,7 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
         const tool = { name: 'note_it', inputSchema: schemaOf(a) };
         const options: ExtractOptions = { tools: [tool], ...(format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5'] } : {}) };
         expect(checked(`Earlier: ${rendered}`, options), rendered).toEqual([{ name: 'note_it', arguments: a }]);
+        if (FALLS_BACK.includes(format)) expect(checked(`Earlier: ${rendered}`, { tools: [tool], format }), `${rendered} (forced)`).toEqual([{ name: 'note_it', arguments: a }]);
       }),
       { numRuns: 150 },
     );
