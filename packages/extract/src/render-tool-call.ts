@@ -53,6 +53,34 @@ function gemmaValue(value: unknown, quote = '<|"|>'): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Whether Gemma 4 (`quote` `<|"|>`) or FunctionGemma (`<escape>`) can write `value`: no string
+ * holds one of `tokens` (its quote, its call's tokens), every key is a bare word.
+ */
+function gemmaWritable(value: unknown, tokens: readonly string[]): boolean {
+  if (typeof value === 'string') return !holdsAny(value, tokens);
+  if (Array.isArray(value)) return value.every((item) => gemmaWritable(item, tokens));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([k, v]) => /^[A-Za-z_][\w.-]{0,299}$/u.test(k) && gemmaWritable(v, tokens));
+  }
+  return true;
+}
+
+const GEMMA_TOKENS = ['<|"|>', '<|tool_call>', '<tool_call|>', '<turn|>'];
+const FUNCTIONGEMMA_TOKENS = ['<escape>', '<start_function_call>', '<end_function_call>'];
+const QWEN_XML_TAGS = ['<tool_call>', '</tool_call>', '<function=', '</function>', '<parameter=', '</parameter>'];
+const SEED_TAGS = ['<seed:tool_call>', '</seed:tool_call>', '<function=', '</function>', '<parameter=', '</parameter>'];
+const MINIMAX_M2_TAGS = ['<minimax:tool_call>', '</minimax:tool_call>', '<invoke name=', '</invoke>', '<parameter name=', '</parameter>'];
+const GLM_TAGS = ['<tool_call>', '</tool_call>', '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>'];
+
+/**
+ * Whether an XML-style format that has no escape writes the call as it is: its name and keys
+ * fit an attribute or tag (`isPlainXmlName`) and no value, as written, holds one of its `tags`.
+ */
+function xmlWritable(name: string, entries: readonly [string, unknown][], tags: readonly string[]): boolean {
+  return isPlainXmlName(name) && entries.every(([k, v]) => isPlainXmlName(k) && !holdsAny(xmlValue(v), tags));
+}
+
 const M3 = ']<]minimax[>[';
 
 /** MiniMax M3's element content of a value: text, `item` elements for a list, an element per key for an object. */
@@ -121,8 +149,10 @@ function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
  * `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`, or the
  * native format of a model family (`'qwen3-xml'`, `'harmony'`, …). The text parses back to
  * the same call (XML formats give strings back unless the tool's schema types them). Where a
- * format cannot hold a value (its own delimiters in it, a key no tag holds), MiniMax M3, Kimi
- * K3, Solar Open, DSML and MiniCPM5 write it in their JSON form, or the call as Hermes JSON.
+ * format cannot hold a value (its own delimiters in it, a key no tag holds), Solar Open and
+ * DSML write it in their JSON form; they and the other formats without an escape (MiniMax M3
+ * and M2, Kimi K3, MiniCPM5, Qwen3 XML, Seed-OSS, GLM, Gemma 4, FunctionGemma) write the call
+ * as Hermes JSON.
  */
 export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id?: string }, format: TextToolFormat = 'call'): string {
   const { name } = call;
@@ -141,16 +171,20 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `${name}(${keys.map((key) => `${key}=${JSON.stringify(args[key]) ?? 'null'}`).join(', ')})`;
     }
     case 'qwen3-xml':
+      if (!xmlWritable(name, entries, QWEN_XML_TAGS)) return hermesFallback(name, args);
       return `<tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>\n${xmlValue(v)}\n</parameter>\n`).join('')}</function>\n</tool_call>`;
     case 'seed-oss':
+      if (!xmlWritable(name, entries, SEED_TAGS)) return hermesFallback(name, args);
       return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${xmlValue(v)}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
     case 'minimax-m2':
+      if (!xmlWritable(name, entries, MINIMAX_M2_TAGS)) return hermesFallback(name, args);
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
     case 'minimax-m3':
       // No escape exists for the marker in a value or for a key that is no tag name: such a call is written as Hermes JSON.
       if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return hermesFallback(name, args);
       return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
+      if (!xmlWritable(name, entries, GLM_TAGS)) return hermesFallback(name, args);
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
     case 'deepseek':
       return `${DS('tool calls begin')}${DS('tool call begin')}${name}${DS('tool sep')}${json}${DS('tool call end')}${DS('tool calls end')}`;
@@ -180,8 +214,10 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
         .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlText(v)}<|close|>argument<|sep|>`)
         .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
+      if (!isPlainXmlName(name) || !gemmaWritable(args, GEMMA_TOKENS)) return hermesFallback(name, args);
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
     case 'functiongemma':
+      if (!isPlainXmlName(name) || !gemmaWritable(args, FUNCTIONGEMMA_TOKENS)) return hermesFallback(name, args);
       return `<start_function_call>call:${name}${gemmaValue(args, '<escape>')}<end_function_call>`;
     case 'harmony':
       return `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${json}<|call|>`;

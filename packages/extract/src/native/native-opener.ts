@@ -430,13 +430,29 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   return marker;
 }
 
+/** The formats whose `renderToolCall` writes a call they cannot hold as Hermes JSON. */
+const HERMES_FALLBACK_FORMATS: readonly ToolCallFormat[] = [
+  'minimax-m3',
+  'kimi-k3',
+  'deepseek-dsml',
+  'minicpm5',
+  'solar-open',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'gemma4',
+  'functiongemma',
+];
+
 /**
  * Whether the formats looked for, JSON not among them, hold one whose `renderToolCall` writes
  * what it cannot hold as Hermes JSON: a `<tool_call>{…}</tool_call>` block is then read on its
  * own, so that a forced `format: 'minimax-m3'` reads Toolwire's own history back.
  */
 function readsHermesFallback(context: OpenerContext): boolean {
-  return context.has('minimax-m3') || context.has('kimi-k3') || context.has('deepseek-dsml') || context.has('minicpm5') || context.has('solar-open');
+  for (const format of HERMES_FALLBACK_FORMATS) if (context.has(format)) return true;
+  return false;
 }
 
 /** `<tool_call>` then JSON (Hermes: read by the JSON scanner, or as a block, see `readsHermesFallback`), `<function=` (Qwen3 XML) or a name (GLM). */
