@@ -117,9 +117,43 @@ describe('paths in call syntax (IDENT::name)', () => {
       ['请调用std::sort(v)', ['sort']],
     ];
     for (const [text, tools] of code) expect(both(text, tools === undefined ? undefined : { tools }), text).toEqual([]);
-    // A single colon is punctuation, not a path (`Call:search(…)`); nor is `::` with no name before it.
+    // A single colon is punctuation, not a path (`Call:search(…)`).
     expect(both('Call:search(q="x")', { tools: ['search'] })).toEqual([['search', { q: 'x' }]]);
     expect(both('Then: search(q="x")')).toEqual([['search', { q: 'x' }]]);
+  });
+
+  it('never reads a name right after `::` as a call, whatever precedes it (`::open(`, `a:::b(`), nor one after `->`', () => {
+    const tools = ['open', 'write', 'close', 'sort', 'b', 'ns::tool'];
+    const code = [
+      'if (::write(fd, buf, n) < 0) return -1;',
+      '  ::close(fd);',
+      'int fd = ::open(path, O_RDONLY);',
+      'std::vector<int> v; ::sort(v);',
+      '::open(path)',
+      'a:::b(x)',
+      'a:::b(x=1)',
+      '::ns::tool(x=1)',
+      'x:::ns::tool(x=1)',
+      '请调用::open(path)',
+      'conn->close();',
+      '$db->close()',
+      'p->write(fd, buf)',
+    ];
+    for (const text of code) {
+      expect(both(text, { tools }), text).toEqual([]);
+      expect(both(text), text).toEqual([]);
+    }
+    // Space between them is prose: `a :: b(x)` and `then -> close(fd)` stay calls, as does `Then:close(fd)`.
+    expect(both('a :: b(x)', { tools })).toEqual([['b', { arg0: 'x' }]]);
+    expect(both('then -> close(fd)', { tools })).toEqual([['close', { arg0: 'fd' }]]);
+    expect(both('Then:close(fd)', { tools })).toEqual([['close', { arg0: 'fd' }]]);
+    expect(both('ns::tool(x=1)', { tools })).toEqual([['ns::tool', { x: 1 }]]);
+    // Nor is a name after a script boundary: prose in an unspaced script runs into it.
+    for (const options of [{ tools }, undefined]) {
+      expect(both('std::请调用open(p)', options)).toEqual([['open', { arg0: 'p' }]]);
+      expect(both('::请调用open(p)', options)).toEqual([['open', { arg0: 'p' }]]);
+      expect(both('x->请调用open(p)', options)).toEqual([['open', { arg0: 'p' }]]);
+    }
   });
 
   it('reads no path as a call without an allow-list, keyword arguments or not (the name is markup’s to delimit)', () => {

@@ -455,6 +455,26 @@ describe('MiniMax M3 (minimax-m3)', () => {
     expect(checked(rendered, { tools: [edit] })).toEqual([{ name: 'edit', arguments: { old_string: code, new_string: code } }]);
   });
 
+  it('reads null as null where a string property also allows null, as MiniMax-M2 and MiniCPM5 do', () => {
+    const assign = {
+      name: 'assign',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { assignee: { type: ['string', 'null'] as ('string' | 'null')[] }, label: { anyOf: [{ type: 'string' as const }, { type: 'null' as const }] }, note: { type: 'string' as const }, meta: { type: 'object' as const, properties: { owner: { type: ['string', 'null'] as ('string' | 'null')[] } } } },
+      },
+    };
+    const text = block(invoke('assign', el('assignee', 'null') + el('label', '\nnull\n') + el('note', 'null')));
+    // A plain `string` has no null: there `null` is the text, as vLLM reads it.
+    expect(checked(text, { tools: [assign] })).toEqual([{ name: 'assign', arguments: { assignee: null, label: null, note: 'null' } }]);
+    for (const format of ['minimax-m3', 'minimax-m2', 'minicpm5'] as const) {
+      const rendered = renderToolCall({ id: 'c1', name: 'assign', arguments: { assignee: null, label: null } }, format);
+      expect(checked(rendered, { tools: [assign], format })).toEqual([{ name: 'assign', arguments: { assignee: null, label: null } }]);
+    }
+    expect(checked(block(invoke('assign', el('meta', el('owner', ' null ')))), { tools: [assign] })[0]?.arguments).toEqual({ meta: { owner: null } });
+    // Spaces around a nullable string's text are still data.
+    expect(checked(block(invoke('assign', el('assignee', ' null x\n'))), { tools: [assign] })[0]?.arguments).toEqual({ assignee: ' null x\n' });
+  });
+
   it('drops a malformed invoke, and reports truncated output as incomplete', () => {
     expect(checked(block(invoke('f', `${NS}</user_id>`)))).toEqual([]);
     incomplete(`plain ${NS}<tool_call>\n${invoke('create_order', el('user_id', '1'))}\n${NS}<invoke name="create_order">${NS}<user_id>2`);

@@ -340,9 +340,9 @@ describe('properties', () => {
     );
   });
 
-  it('reads paths (IDENT::name) in call syntax the same for any chunking, one character at a time through both pushes', () => {
+  it('reads paths (IDENT::name, ::name, ->name) in call syntax the same for any chunking, one character at a time through both pushes', () => {
     // Runs of names, single and double colons, script boundaries and openings around listed paths.
-    const piece = fc.constantFrom('ns', '::', ':', ':::', 'tool', 'tool(', 'std', 'sort(', 'sort', 'a', 'b', 'x.', '请调用', '😀', '(q="x")', '(1)', ' ', '\n', 'ns::tool(', 'a::b::c(', ')');
+    const piece = fc.constantFrom('ns', '::', ':', ':::', 'tool', 'tool(', 'std', 'sort(', 'sort', 'a', 'b', 'x.', '请调用', '😀', '(q="x")', '(1)', ' ', '\n', 'ns::tool(', 'a::b::c(', ')', '->', '-', '>', '::sort(', '->tool(');
     const text = fc.array(fc.oneof(piece, fragment), { maxLength: 24 }).map((parts) => parts.join(''));
     const options = fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['ns::tool', 'sort', 'a::b::c'] }, { tools: ['tool', 'c', 'b::c'] }, { tools: ['ns::tool'] });
     const oneByOne = (input: string, opts: ExtractOptions | undefined, shortcuts: boolean): ToolCallParserEvent[] => {

@@ -53,6 +53,34 @@ function gemmaValue(value: unknown, quote = '<|"|>'): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Whether Gemma 4 (`quote` `<|"|>`) or FunctionGemma (`<escape>`) can write `value`: no string
+ * holds one of `tokens` (its quote, its call's tokens), every key is a bare word.
+ */
+function gemmaWritable(value: unknown, tokens: readonly string[]): boolean {
+  if (typeof value === 'string') return !holdsAny(value, tokens);
+  if (Array.isArray(value)) return value.every((item) => gemmaWritable(item, tokens));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([k, v]) => /^[A-Za-z_][\w.-]{0,299}$/u.test(k) && gemmaWritable(v, tokens));
+  }
+  return true;
+}
+
+const GEMMA_TOKENS = ['<|"|>', '<|tool_call>', '<tool_call|>', '<turn|>'];
+const FUNCTIONGEMMA_TOKENS = ['<escape>', '<start_function_call>', '<end_function_call>'];
+const QWEN_XML_TAGS = ['<tool_call>', '</tool_call>', '<function=', '</function>', '<parameter=', '</parameter>'];
+const SEED_TAGS = ['<seed:tool_call>', '</seed:tool_call>', '<function=', '</function>', '<parameter=', '</parameter>'];
+const MINIMAX_M2_TAGS = ['<minimax:tool_call>', '</minimax:tool_call>', '<invoke name=', '</invoke>', '<parameter name=', '</parameter>'];
+const GLM_TAGS = ['<tool_call>', '</tool_call>', '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>'];
+
+/**
+ * Whether an XML-style format that has no escape writes the call as it is: its name and keys
+ * fit an attribute or tag (`isPlainXmlName`) and no value, as written, holds one of its `tags`.
+ */
+function xmlWritable(name: string, entries: readonly [string, unknown][], tags: readonly string[]): boolean {
+  return isPlainXmlName(name) && entries.every(([k, v]) => isPlainXmlName(k) && !holdsAny(xmlValue(v), tags));
+}
+
 const M3 = ']<]minimax[>[';
 
 /** MiniMax M3's element content of a value: text, `item` elements for a list, an element per key for an object. */
@@ -89,10 +117,20 @@ function xtmlAttribute(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
 }
 
-const XTML_ARGUMENT_CLOSE = '<|close|>argument<|sep|>';
+/** What ends a Kimi K3 value wherever it stands: its argument close, and the tools section's close. */
+const XTML_CLOSES = ['<|close|>argument<|sep|>', '<|close|>tools<|sep|>'];
 const SOLAR_TOKENS = ['<|tool_arg:start|>', '<|tool_arg:value|>', '<|tool_arg:end|>', '<|tool_call:start|>', '<|tool_call:end|>'];
 const MINICPM_TAGS = ['<param', '</param', '<function', '</function'];
 const DSML_MARK = `${FW}DSML${FW}`;
+
+/**
+ * A call a format cannot hold, as Hermes JSON with every `<` written `\u003c` (no string in it
+ * can end the block early): every default format list reads it, and so does a list without
+ * JSON that holds the format (a forced `format: 'minimax-m3'`).
+ */
+function hermesFallback(name: string, args: Record<string, unknown>): string {
+  return `<tool_call>\n${jsonText({ name, arguments: args })}\n</tool_call>`;
+}
 
 /** A Solar Open id the reader keeps (1 to 64 of `[A-Za-z0-9_.:-]`), else none (it makes one). */
 function solarId(id: string | undefined): string {
@@ -111,8 +149,10 @@ function kimiId(call: Pick<ToolCall, 'name'> & { id?: string }): string {
  * `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`, or the
  * native format of a model family (`'qwen3-xml'`, `'harmony'`, …). The text parses back to
  * the same call (XML formats give strings back unless the tool's schema types them). Where a
- * format cannot hold a value (its own delimiters in it, a key no tag holds), MiniMax M3, Kimi
- * K3, Solar Open, DSML and MiniCPM5 write it in their JSON form, or the call as Hermes JSON.
+ * format cannot hold a value (its own delimiters in it, a key no tag holds), Solar Open and
+ * DSML write it in their JSON form; they and the other formats without an escape (MiniMax M3
+ * and M2, Kimi K3, MiniCPM5, Qwen3 XML, Seed-OSS, GLM, Gemma 4, FunctionGemma) write the call
+ * as Hermes JSON.
  */
 export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id?: string }, format: TextToolFormat = 'call'): string {
   const { name } = call;
@@ -131,16 +171,20 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `${name}(${keys.map((key) => `${key}=${JSON.stringify(args[key]) ?? 'null'}`).join(', ')})`;
     }
     case 'qwen3-xml':
+      if (!xmlWritable(name, entries, QWEN_XML_TAGS)) return hermesFallback(name, args);
       return `<tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>\n${xmlValue(v)}\n</parameter>\n`).join('')}</function>\n</tool_call>`;
     case 'seed-oss':
+      if (!xmlWritable(name, entries, SEED_TAGS)) return hermesFallback(name, args);
       return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${xmlValue(v)}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
     case 'minimax-m2':
+      if (!xmlWritable(name, entries, MINIMAX_M2_TAGS)) return hermesFallback(name, args);
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;
     case 'minimax-m3':
       // No escape exists for the marker in a value or for a key that is no tag name: such a call is written as Hermes JSON.
-      if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return renderToolCall(call, 'hermes');
+      if (!m3Writable(args) || name.includes('"') || name.includes('>') || name.trim() !== name) return hermesFallback(name, args);
       return `${M3}<tool_call>\n${M3}<invoke name="${name}">${m3Value(args)}${M3}</invoke>\n${M3}</tool_call>`;
     case 'glm':
+      if (!xmlWritable(name, entries, GLM_TAGS)) return hermesFallback(name, args);
       return `<tool_call>${name}\n${entries.map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${xmlValue(v)}</arg_value>\n`).join('')}</tool_call>`;
     case 'deepseek':
       return `${DS('tool calls begin')}${DS('tool call begin')}${name}${DS('tool sep')}${json}${DS('tool call end')}${DS('tool calls end')}`;
@@ -148,7 +192,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       // A name or key no attribute holds, or a lone `arguments`/`input` key (read as the wrapped
       // arguments): Hermes JSON. A string holding the markup: a `string="false"` JSON value.
       const wrapped = entries.length === 1 && (entries[0]?.[0] === 'arguments' || entries[0]?.[0] === 'input');
-      if (!isPlainXmlName(name) || wrapped || entries.some(([k]) => !isPlainXmlName(k))) return renderToolCall(call, 'hermes');
+      if (!isPlainXmlName(name) || wrapped || entries.some(([k]) => !isPlainXmlName(k))) return hermesFallback(name, args);
       return `<${DSML}function_calls>\n<${DSML}invoke name="${name}">\n${entries
         .map(([k, v]) => {
           const raw = typeof v === 'string' && !v.includes(DSML_MARK);
@@ -159,19 +203,21 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
     case 'kimi-k2':
       return `<|tool_calls_section_begin|><|tool_call_begin|>${kimiId(call)}<|tool_call_argument_begin|>${json}<|tool_call_end|><|tool_calls_section_end|>`;
     case 'kimi-k3':
-      // A string value holding the argument close, or a header a reader cannot find the end of: Hermes JSON.
+      // A string value holding the argument or section close, or a header a reader cannot find the end of: Hermes JSON.
       if (
-        entries.some(([, v]) => typeof v === 'string' && v.includes(XTML_ARGUMENT_CLOSE)) ||
+        entries.some(([, v]) => typeof v === 'string' && holdsAny(v, XTML_CLOSES)) ||
         [name, ...entries.map(([k]) => k)].some((text) => text.includes('<|sep|>') || xtmlAttribute(text).length > 200)
       ) {
-        return renderToolCall(call, 'hermes');
+        return hermesFallback(name, args);
       }
       return `<|open|>tools<|sep|><|open|>call tool="${xtmlAttribute(name)}" index="1"<|sep|>${entries
         .map(([k, v]) => `<|open|>argument key="${xtmlAttribute(k)}" type="${xtmlType(v)}"<|sep|>${xmlText(v)}<|close|>argument<|sep|>`)
         .join('')}<|close|>call<|sep|><|close|>tools<|sep|>`;
     case 'gemma4':
+      if (!isPlainXmlName(name) || !gemmaWritable(args, GEMMA_TOKENS)) return hermesFallback(name, args);
       return `<|tool_call>call:${name}${gemmaValue(args)}<tool_call|>`;
     case 'functiongemma':
+      if (!isPlainXmlName(name) || !gemmaWritable(args, FUNCTIONGEMMA_TOKENS)) return hermesFallback(name, args);
       return `<start_function_call>call:${name}${gemmaValue(args, '<escape>')}<end_function_call>`;
     case 'harmony':
       return `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${json}<|call|>`;
@@ -184,7 +230,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<|tools_prefix|>[${jsonText({ [name]: args })}]<|tools_suffix|>`;
     case 'minicpm5': {
       // No escape and no JSON form: a string holding its tags, or a name or key no attribute holds, makes the call Hermes JSON.
-      if (!isPlainXmlName(name) || entries.some(([k]) => !isPlainXmlName(k)) || entries.some(([, v]) => typeof v === 'string' && holdsAny(v, MINICPM_TAGS))) return renderToolCall(call, 'hermes');
+      if (!isPlainXmlName(name) || entries.some(([k]) => !isPlainXmlName(k)) || entries.some(([, v]) => typeof v === 'string' && holdsAny(v, MINICPM_TAGS))) return hermesFallback(name, args);
       return `<function name="${name}">${entries.map(([k, v]) => `<param name="${k}">${xmlText(v)}</param>`).join('')}</function>`;
     }
     case 'plamo3': {
@@ -195,7 +241,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       // Solar Open 2's pairs cannot hold its tokens, nor keep a key's surrounding space: Solar Open's JSON form then.
       const pairs = isPlainXmlName(name) && entries.every(([k, v]) => k !== '' && k.trim() === k && !k.includes('<|') && !(typeof v === 'string' && holdsAny(v, SOLAR_TOKENS)));
       if (pairs) return `<|tool_call:start|>${name}\n${entries.map(([k, v]) => `<|tool_arg:start|>${k}<|tool_arg:value|>${xmlText(v)}<|tool_arg:end|>\n`).join('')}<|tool_call:end|>`;
-      if (name.includes('<') || name.trim() !== name || name === '') return renderToolCall(call, 'hermes');
+      if (name.includes('<') || name.trim() !== name || name === '') return hermesFallback(name, args);
       return `<|tool_call:begin|>${solarId(call.id)}<|tool_call:name|>${name}<|tool_call:args|>${jsonText(args)}<|tool_call:end|>`;
     }
     default: {

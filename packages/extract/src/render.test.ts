@@ -2,14 +2,13 @@ import type { FunctionToolSpec, JsonSchema } from '@toolwire/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FORMATS, OPT_IN_FORMATS } from './extract-options.ts';
-import type { ExtractOptions } from './extract-options.ts';
+import type { ExtractOptions, NativeToolCallFormat } from './extract-options.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolCall } from './render-tool-call.ts';
 import { renderToolPrompt } from './render-tool-prompt.ts';
 import { renderToolResult } from './render-tool-result.ts';
 import { TEXT_TOOL_FORMATS } from './text-tool-format.ts';
-import type { TextToolFormat } from './text-tool-format.ts';
-import { checked } from '../test/helpers/checked-calls.ts';
+import { checked, incomplete } from '../test/helpers/checked-calls.ts';
 
 const search: FunctionToolSpec = {
   type: 'function',
@@ -139,11 +138,17 @@ describe('renderToolCall in every text format', () => {
 });
 
 describe('renderToolCall reads back as the same call, whatever the values hold', () => {
+  /** The formats whose renderer writes a call it cannot hold as Hermes JSON. */
+  const FALLS_BACK: readonly NativeToolCallFormat[] = ['minimax-m3', 'kimi-k3', 'solar-open', 'deepseek-dsml', 'minicpm5', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'gemma4', 'functiongemma'];
+
   it('writes what the new formats cannot hold in their JSON form, or as Hermes JSON', () => {
-    const back = (format: TextToolFormat, args: Record<string, unknown>) => {
+    const back = (format: NativeToolCallFormat, args: Record<string, unknown>) => {
       const rendered = renderToolCall({ id: 'c1', name: 'note_it', arguments: args }, format);
       const formats = format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5' as const] } : {};
-      return { rendered, calls: checked(rendered, { tools: ['note_it'], ...formats }).map((c) => c.arguments) };
+      const calls = checked(rendered, { tools: ['note_it'], ...formats }).map((c) => c.arguments);
+      // The format forced, as a caller who knows the model does, reads the Hermes fallback too.
+      expect(checked(rendered, { tools: ['note_it'], format }).map((c) => c.arguments), `${format} forced`).toEqual(calls);
+      return { rendered, calls };
     };
     // MiniMax M3 and Kimi K3 have no escape for a value holding their marker or argument close.
     let r = back('minimax-m3', { note: 'the marker is ]<]minimax[>[</note>' });
@@ -151,6 +156,10 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     expect(r.calls).toEqual([{ note: 'the marker is ]<]minimax[>[</note>' }]);
     r = back('kimi-k3', { note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] });
     expect(r.calls).toEqual([{ note: 'ends with <|close|>argument<|sep|> here', n: ['<|close|>argument<|sep|>'] }]);
+    // Nor for one holding the block's close, which ends the tools section wherever it stands.
+    r = back('kimi-k3', { note: 'ends with <|close|>tools<|sep|> here' });
+    expect(r.rendered.startsWith('<tool_call>')).toBe(true);
+    expect(r.calls).toEqual([{ note: 'ends with <|close|>tools<|sep|> here' }]);
     // K3 escapes quotes in keys, and writes `<` in a JSON value as `\u003c`.
     r = back('kimi-k3', { 'a"b': 'x', n: ['<|close|>argument<|sep|>'] });
     expect(r.rendered).toContain('key="a&quot;b"');
@@ -171,10 +180,53 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     expect(back('solar-open', { note: 'a <b>' }).rendered.startsWith('<|tool_call:start|>note_it\n')).toBe(true);
   });
 
+  it('writes what the older formats cannot hold (their own tags, a key no tag holds) as Hermes JSON', () => {
+    const write = { name: 'write', inputSchema: { type: 'object' as const, properties: { content: { type: 'string' as const } } } };
+    const cases: [NativeToolCallFormat, Record<string, unknown>][] = [
+      ['qwen3-xml', { content: 'before </tool_call> after' }],
+      ['qwen3-xml', { content: 'before </parameter> after' }],
+      ['glm', { content: 'before </arg_value> after' }],
+      ['glm', { content: 'before </tool_call> after' }],
+      ['seed-oss', { content: 'before </seed:tool_call> after' }],
+      ['minimax-m2', { content: 'before </invoke> after' }],
+      ['minimax-m2', { 'a"b': 'x' }],
+      ['gemma4', { content: 'before <tool_call|> after' }],
+      ['gemma4', { content: 'before <|"|> after' }],
+      ['gemma4', { 'a b': 'x', n: { 'c:d': 1 } }],
+      ['functiongemma', { content: 'before <escape> after' }],
+    ];
+    for (const [format, args] of cases) {
+      const rendered = renderToolCall({ id: 'c1', name: 'write', arguments: args }, format);
+      expect(rendered.startsWith('<tool_call>\n{'), `${format} ${rendered}`).toBe(true);
+      for (const options of [{ tools: [write] }, { tools: [write], format }]) {
+        expect(checked(`Earlier: ${rendered}`, options), `${format} ${rendered}`).toEqual([{ name: 'write', arguments: args }]);
+      }
+    }
+    // What they can hold is written in the format itself.
+    expect(renderToolCall({ name: 'write', arguments: { content: 'a <b> & "c"' } }, 'glm').startsWith('<tool_call>write\n')).toBe(true);
+    expect(renderToolCall({ name: 'write', arguments: { content: 'a <b>' } }, 'gemma4').startsWith('<|tool_call>call:write{')).toBe(true);
+  });
+
+  it('reads a Hermes block when a format that falls back to it is forced, and only then', () => {
+    const hermes = 'Hi <tool_call>\n{"name": "f", "arguments": {"a": 1, "s": "x \\u003c/tool_call> y"}}\n</tool_call> ok';
+    for (const format of FALLS_BACK) {
+      expect(checked(hermes, { format }), format).toEqual([{ name: 'f', arguments: { a: 1, s: 'x </tool_call> y' } }]);
+      expect(checked('<tool_call>{"name": "f", "arguments": "{\\"a\\": 1}"}</tool_call>', { format })).toEqual([{ name: 'f', arguments: { a: 1 } }]);
+      // Not listed, not an object, not JSON: no call.
+      for (const text of ['<tool_call>{"name": "g", "arguments": {}}</tool_call>', '<tool_call>{"name": "f", "arguments": [1]}</tool_call>', '<tool_call>{not json}</tool_call>']) {
+        expect(checked(text, { format, tools: ['f'] }), text).toEqual([]);
+      }
+      incomplete('Hi <tool_call>{"name": "f", "arguments": {"a": 1', { format });
+    }
+    // Formats that hold every call read only their own markup.
+    expect(checked(hermes, { format: 'kimi-k2' })).toEqual([]);
+    expect(checked(hermes, { format: 'mistral' })).toEqual([]);
+  });
+
   // Every format's delimiters, quotes, escapes, newlines and keys that are no identifier.
   const hostile = [
     '</parameter>', '</function>', '</tool_call>', '<tool_call>', ']<]minimax[>[', '</note>', '<note>',
-    '<|close|>argument<|sep|>', '<|sep|>', '<|open|>', '<|tool_arg:end|>', '<|tool_arg:start|>', '<|tool_arg:value|>',
+    '<|close|>argument<|sep|>', '<|close|>tools<|sep|>', '<|close|>call<|sep|>', '<|open|>tools<|sep|>', '<|sep|>', '<|open|>', '<|tool_arg:end|>', '<|tool_arg:start|>', '<|tool_arg:value|>',
     '<|tool_call:end|>', '<|tool_call:start|>', '<|tool_call:args|>', '</\uff5cDSML\uff5cparameter>', '<\uff5cDSML\uff5cinvoke name="x">',
     '</param>', '<param name="x">', '<|plamo:end_tool_arguments:plamo|>', '<|tools_suffix|>', '<|call|>', '[ARGS]',
     '<\uff5ctool\u2581call\u2581end\uff5c>', '<|tool_call_end|>', '"', "'", '\n', '\\', ' ', '{', '}', '&quot;', '&amp;', '=', 'x', 'y z',
@@ -196,10 +248,9 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     return { type: 'object', properties };
   }
 
-  // Formats with values it cannot escape fall back to their JSON form for the value or call, or
-  // to Hermes JSON. Not yet held to this: qwen3-xml, seed-oss, minimax-m2, glm (keys with space
-  // or a tag in them), gemma4 and functiongemma (keys that are no bare word).
-  it.each(['minimax-m3', 'kimi-k3', 'solar-open', 'deepseek-dsml', 'minicpm5', 'hermes', 'json-tag', 'deepseek', 'kimi-k2', 'mistral', 'apertus', 'plamo3', 'call', 'harmony', 'functionary'] as const)('%s', (format) => {
+  // Formats with values they cannot escape fall back to their JSON form for the value or call,
+  // or to Hermes JSON, which the format forced alone reads too.
+  it.each(['minimax-m3', 'kimi-k3', 'solar-open', 'deepseek-dsml', 'minicpm5', 'qwen3-xml', 'seed-oss', 'minimax-m2', 'glm', 'gemma4', 'functiongemma', 'hermes', 'json-tag', 'deepseek', 'kimi-k2', 'mistral', 'apertus', 'plamo3', 'call', 'harmony', 'functionary'] as const)('%s', (format) => {
     fc.assert(
       fc.property(args, (a) => {
         const call = { id: 'c1', name: 'note_it', arguments: a };
@@ -207,6 +258,8 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
         const tool = { name: 'note_it', inputSchema: schemaOf(a) };
         const options: ExtractOptions = { tools: [tool], ...(format === 'minicpm5' ? { formats: [...DEFAULT_FORMATS, 'minicpm5'] } : {}) };
         expect(checked(`Earlier: ${rendered}`, options), rendered).toEqual([{ name: 'note_it', arguments: a }]);
+        const forced = FALLS_BACK.find((known) => known === format);
+        if (forced !== undefined) expect(checked(`Earlier: ${rendered}`, { tools: [tool], format: forced }), `${rendered} (forced)`).toEqual([{ name: 'note_it', arguments: a }]);
       }),
       { numRuns: 150 },
     );

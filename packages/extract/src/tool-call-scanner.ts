@@ -39,6 +39,7 @@ const RBRACE = 0x7d;
 const LANGLE = 0x3c;
 const RANGLE = 0x3e;
 const COLON = 0x3a;
+const HYPHEN = 0x2d;
 
 /** Character classes for the frame scanner: 1 quote, 2 opening bracket, 3 closing bracket, 4 `<`, 0 other. */
 const CLASS = new Uint8Array(128);
@@ -1844,23 +1845,24 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return history.length >= n ? history.charCodeAt(history.length - n) : -1;
   }
 
-  /** Whether a path separator follows a name right before `s[at]`: `IDENT::` (`std::` before `sort`). */
+  /** Whether a path separator `::` stands right before `s[at]` (`std::` before `sort`, `::` before `open`). */
   private scoped(s: string, at: number): boolean {
-    return this.codeBefore(s, at, 1) === COLON && this.codeBefore(s, at, 2) === COLON && isNameRunUnit(this.codeBefore(s, at, 3));
+    return this.codeBefore(s, at, 1) === COLON && this.codeBefore(s, at, 2) === COLON;
   }
 
   /**
    * Where the path that ends with the name at `start` starts, across every `IDENT::` before
    * it (`a::b::tool`), not before `floor`. `whole`: false when it goes on before `floor` (into
    * released text) unless a script boundary separates them, so that only the part after a
-   * boundary in `s` may still be a listed name. Undefined when a `::` is before `floor` or the
-   * path is longer than `MAX_NAME_LENGTH` before `end`: no part of it is a listed name.
+   * boundary in `s` may still be a listed name. Undefined when a `::` is before `floor`, a `::`
+   * has no name before it (`::tool`, `a:::tool`: no listed name is written so), or the path is
+   * longer than `MAX_NAME_LENGTH` before `end`: no part of it is a listed name.
    */
   private pathStart(s: string, start: number, floor: number, end: number): { start: number; whole: boolean } | undefined {
     let at = start;
     while (this.scoped(s, at)) {
       let k = at - 2;
-      if (k <= floor) return undefined;
+      if (k <= floor || !isNameRunUnit(s.charCodeAt(k - 1))) return undefined;
       while (k > floor && isNameRunUnit(s.charCodeAt(k - 1))) {
         k--;
         if (end - k > MAX_NAME_LENGTH) return undefined;
@@ -1920,15 +1922,24 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       start--;
     }
     if (start === p) return -1;
-    if ((start > 0 ? s.charCodeAt(start - 1) : this.lastReleased) === COLON && this.scoped(s, start)) {
-      // `IDENT::name(` is no call of `name`, as `x.name(` is none (C++ `std::sort(v)`, Rust
-      // `Vec::new()`, PHP `Foo::bar()`). Without an allow-list a path is never a call here;
-      // with one, it is the call of a path listed as written (`ns::tool(`, as taught).
-      if (this.options.allowed === undefined) return -1;
-      const path = this.pathStart(s, start, floor, p);
-      if (path === undefined) return -1;
-      if (path.whole && this.isCallName(s, path.start, p)) return path.start;
-      const boundary = pathBoundary(s, path.start);
+    const before = start > 0 ? s.charCodeAt(start - 1) : this.lastReleased;
+    // `x->name(` is a member call (C++, PHP), as `x.name(` is: no call of `name`.
+    const arrow = before === RANGLE && this.codeBefore(s, start, 2) === HYPHEN;
+    if (arrow || (before === COLON && this.scoped(s, start))) {
+      // `IDENT::name(` and `::name(` are no call of `name`, as `x.name(` is none (C++
+      // `std::sort(v)` and `::open(p)`, Rust `Vec::new()`, PHP `Foo::bar()`). Without an
+      // allow-list a path is never a call here; with one, it is the call of a path listed as
+      // written (`ns::tool(`, as taught).
+      if (!arrow && this.options.allowed !== undefined) {
+        const path = this.pathStart(s, start, floor, p);
+        if (path !== undefined) {
+          if (path.whole && this.isCallName(s, path.start, p)) return path.start;
+          const first = pathBoundary(s, path.start);
+          if (first >= 0 && this.isCallName(s, first, p)) return first;
+        }
+      }
+      // A name after a script boundary is not right after the `::` or `->`: prose in an
+      // unspaced script runs into it (`std::请调用get_weather(`).
       return boundary >= 0 && this.isCallName(s, boundary, p) ? boundary : -1;
     }
     let whole = p - start <= MAX_NAME_LENGTH;

@@ -400,5 +400,16 @@ describe('withTextToolCalling: names the API accepts', () => {
     const code = await withTextToolCalling(fakeTextModel([cpp]), ids).generate({ messages: ask, tools: [sort] });
     expect(code.toolCalls).toEqual([]);
     expect(code.text).toBe(cpp);
+
+    // C++'s global qualifier and member arrow: no call, and the code is shown whole.
+    const open: FunctionToolSpec = { type: 'function', name: 'open', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } };
+    const syscall = 'Wrap the syscall:\n```cpp\nint fd = ::open(path, O_RDONLY);\nif (fd < 0) return -1;\nconn->open(path);\n```';
+    const wrapped2 = withTextToolCalling(fakeTextModel([syscall, syscall]), ids);
+    const shown = await wrapped2.generate({ messages: ask, tools: [open, sort] });
+    expect(shown.toolCalls).toEqual([]);
+    expect(shown.text).toBe(syscall);
+    const streamed = await collect(wrapped2.stream({ messages: ask, tools: [open, sort] }));
+    expect(streamed.some((e) => e.type === 'tool-call')).toBe(false);
+    expect(streamed.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('')).toBe(syscall);
   });
 });

@@ -91,7 +91,8 @@ function childSchema(schema: JsonSchema | undefined, tag: string): JsonSchema | 
  * `item`), else as an object whose repeated keys become arrays.
  */
 function nodeValue(node: M3Node, schema: JsonSchema | undefined): unknown {
-  if ('text' in node) return isPlainString(schema) ? node.text : convertXmlValue(node.text.trim(), schema);
+  // The plain string's text goes in untrimmed: `convertXmlValue` still reads a nullable one's `null`.
+  if ('text' in node) return convertXmlValue(isPlainString(schema) ? node.text : node.text.trim(), schema);
   const types = typeNames(schema);
   const items = (schema as { items?: unknown } | undefined)?.items;
   if (types.has('array') && !types.has('object')) {

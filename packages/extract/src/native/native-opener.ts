@@ -25,7 +25,8 @@ export type BlockBody =
   | 'xtml'
   | 'minimax-m3'
   | 'plamo'
-  | 'minicpm';
+  | 'minicpm'
+  | 'hermes';
 
 /** What starts at a `<`, `[` or `>` in model text. */
 export type OpenerMatch =
@@ -429,13 +430,39 @@ function kimiCall(s: string, i: number, context: OpenerContext): OpenerResult {
   return marker;
 }
 
-/** `<tool_call>` then JSON (Hermes: read by the JSON scanner), `<function=` (Qwen3 XML) or a name (GLM). */
+/** The formats whose `renderToolCall` writes a call they cannot hold as Hermes JSON. */
+const HERMES_FALLBACK_FORMATS: readonly ToolCallFormat[] = [
+  'minimax-m3',
+  'kimi-k3',
+  'deepseek-dsml',
+  'minicpm5',
+  'solar-open',
+  'qwen3-xml',
+  'seed-oss',
+  'minimax-m2',
+  'glm',
+  'gemma4',
+  'functiongemma',
+];
+
+/**
+ * Whether the formats looked for, JSON not among them, hold one whose `renderToolCall` writes
+ * what it cannot hold as Hermes JSON: a `<tool_call>{…}</tool_call>` block is then read on its
+ * own, so that a forced `format: 'minimax-m3'` reads Toolwire's own history back.
+ */
+function readsHermesFallback(context: OpenerContext): boolean {
+  for (const format of HERMES_FALLBACK_FORMATS) if (context.has(format)) return true;
+  return false;
+}
+
+/** `<tool_call>` then JSON (Hermes: read by the JSON scanner, or as a block, see `readsHermesFallback`), `<function=` (Qwen3 XML) or a name (GLM). */
 function afterToolCallTag(s: string, i: number, context: OpenerContext): OpenerResult {
   const length = '<tool_call>'.length;
   const after = skipSpace(s, i + length);
   if (after >= s.length) return outOfText(i, after);
   if (after - i >= MAX_HEADER) return undefined;
   const c = s.charCodeAt(after);
+  if (c === 0x7b && !context.has('json') && readsHermesFallback(context)) return { type: 'block', body: 'hermes', length, ends: ['</tool_call>'] };
   if (c === 0x7b || c === 0x5b) return { type: 'text', length };
   if (context.has('json')) {
     if (s.startsWith('function', after)) {

@@ -10,6 +10,7 @@ import { parseSolarOpenCall } from './solar-calls.ts';
 import { parseXtmlCalls } from './xtml-calls.ts';
 import { parseMinimaxM3Calls } from './minimax-m3-calls.ts';
 import { parsePlamoCalls } from './plamo-calls.ts';
+import { parseHermesCall } from './hermes-calls.ts';
 
 function endTokenLength(text: string, ends: readonly string[]): number {
   for (const end of ends) if (text.endsWith(end)) return end.length;
@@ -90,6 +91,10 @@ export function parseBlock(body: BlockBody, text: string, ends: readonly string[
     }
     case 'apertus':
       return parseApertusCalls(text, openerLength, to);
+    case 'hermes': {
+      const call = parseHermesCall(text, openerLength, to);
+      return call === undefined ? [] : [{ ...call, end: text.length }];
+    }
     default: {
       const unknown: never = body;
       throw new Error(`unknown block ${String(unknown)}`);
