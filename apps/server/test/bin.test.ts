@@ -88,4 +88,61 @@ describe('the toolwire-server bin', () => {
     expect(text).toContain('"j"');
     expect(code).toBe(0);
   });
+
+  it('lets every open stream finish on SIGTERM, on every listening socket, before it exits', async () => {
+    // 16 connections (`connection: close`, so each is new) spread over the default
+    // `listenSockets` by the kernel; one outlasts the rest by seconds. The bin may exit only
+    // after that one ended, whichever socket accepted it (not 1 s after the first socket drained).
+    upstream = await startFakeOpenAI((body) =>
+      JSON.stringify(body.messages).includes('long') ? { slowText: 'abcdefghijklmnop', delayMs: 200 } : { slowText: 'ab', delayMs: 50 },
+    );
+    const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${upstream.url}/v1`, HOST: '127.0.0.1' },
+    });
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    let baseURL: string | undefined;
+    const lines = createInterface({ input: child.stdout });
+    for await (const line of lines) {
+      const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+      if (msg.startsWith('Toolwire gateway at ')) {
+        baseURL = msg.slice('Toolwire gateway at '.length);
+        break;
+      }
+    }
+    lines.on('line', () => undefined);
+    expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const readers = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const res = await fetch(`${baseURL ?? ''}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', connection: 'close' },
+          body: JSON.stringify({ model: 'openai/gpt-fake', messages: [{ role: 'user', content: i === 5 ? 'long' : 'short' }], stream: true }),
+        });
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        const first = await reader.read();
+        return { reader, text: new TextDecoder().decode(first.value) };
+      }),
+    );
+    // Every stream has started; now the deploy's SIGTERM.
+    child.kill('SIGTERM');
+    const outcomes = await Promise.all(
+      readers.map(async ({ reader, text }) => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            text += new TextDecoder().decode(value);
+          }
+          return text.endsWith('data: [DONE]\n\n') ? 'complete' : 'cut (no [DONE])';
+        } catch (error) {
+          return `failed: ${String((error as Error).cause ?? error)}`;
+        }
+      }),
+    );
+    const [code] = await exited;
+    expect(outcomes).toEqual(Array.from({ length: 16 }, () => 'complete'));
+    expect(code).toBe(0);
+  }, 60_000);
 });

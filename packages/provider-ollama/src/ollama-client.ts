@@ -29,6 +29,15 @@ export interface CallOptions {
 }
 
 /**
+ * Whether a parsed body is a whole non-streamed /api/chat answer: an object with `done: true`.
+ * A `done: false` object is one line of an NDJSON stream (a server or proxy that ignored
+ * `stream: false`), never the answer, however long the body stalls after it.
+ */
+function isFinalChatObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { done?: unknown }).done === true;
+}
+
+/**
  * A client for one call. The client has no per-call signal or headers for non-streamed
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
  * cheap to create.
@@ -42,12 +51,12 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
     return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) });
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
-  // A non-streamed answer is read here, so that a whole JSON body whose end never comes is
-  // taken after the grace (the client's own `response.json()` would wait for the end).
+  // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never
+  // comes is taken after the grace (the client's own `response.json()` would wait for the end).
   const wrapped = options.wholeJson !== true ? send : async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const response = await send(input, init);
     if (!response.ok || response.body === null) return response;
-    const text = await readJsonBodyText(response, { endGraceMs });
+    const text = await readJsonBodyText(response, { endGraceMs, isComplete: isFinalChatObject });
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   return new Ollama({

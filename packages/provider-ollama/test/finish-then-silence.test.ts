@@ -68,4 +68,20 @@ describe('a server that keeps the connection open after a complete answer', () =
     expect(response).toMatchObject({ text: 'Hello', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 1 } });
     await chatClosed;
   }, 15_000);
+
+  it('never takes a done: false line as the non-streamed answer (a server that sends NDJSON for stream: false and pauses)', async () => {
+    const { host } = await serve((_body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.write(JSON.stringify({ model: 'm', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: 'The answer is' }, done: false }) + '\n');
+      // The model thinks for longer than the grace, then the rest comes and the body ends.
+      setTimeout(() => {
+        res.write(JSON.stringify({ model: 'm', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: ' not 42.' }, done: false }) + '\n');
+        res.end(JSON.stringify(done) + '\n');
+      }, 900);
+    });
+    const model = createOllama({ host, endGraceMs: 300 }).chat('m');
+    // The whole body is NDJSON, not one JSON value: an error, as before the end grace existed,
+    // never the first fragment as a complete answer.
+    await expect(model.generate({ messages: [{ role: 'user', content: 'Hi' }] })).rejects.toThrow(/ollama|JSON/i);
+  }, 15_000);
 });

@@ -286,3 +286,36 @@ describe('createChatChunkReader through readThen', () => {
   });
 });
 
+
+describe('createChatChunkReader past the endWithin deadline', () => {
+  const usageChunk = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}\n\n';
+
+  it('still reads what the body already holds, then ends at [DONE]', async () => {
+    const source = withBodyReader([[chunk('a')], [usageChunk], ['data: [DONE]\n\n']]);
+    const reader = createChatChunkReader(source.response);
+    expect(await reader.read()).toHaveLength(1);
+    reader.endWithin(1);
+    // The consumer comes back after the deadline: the usage sat in the buffer all along.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await reader.read())?.[0]).toMatchObject({ usage: { prompt_tokens: 5 } });
+    expect(await reader.read()).toBeUndefined();
+    expect(source.cancelled()).toBe(true);
+  });
+
+  it('ends and frees the socket when a read past the deadline would wait', async () => {
+    let cancelled = false;
+    const body: BodyReader = {
+      read: () => new Promise(() => undefined),
+      cancel: () => {
+        cancelled = true;
+      },
+    };
+    let claimed = false;
+    const response = attachBodyReader(new Response(null), { claim: () => (claimed ? undefined : ((claimed = true), body)) });
+    const reader = createChatChunkReader(response);
+    reader.endWithin(1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await reader.read()).toBeUndefined();
+    expect(cancelled).toBe(true);
+  });
+});

@@ -55,8 +55,9 @@ export interface ChatChunkReader<C = ChatCompletionChunk> {
   cancel(): void;
   /**
    * The answer is complete (its finish chunk came): what may still follow (the usage chunk,
-   * `[DONE]`) is read for at most `ms` more; then the body counts as ended and the socket
-   * goes. For a server that sends its finish and then keeps the connection open. Later calls
+   * `[DONE]`) is waited for at most `ms` more; then the body counts as ended and the socket
+   * goes. What arrived before that and sits unread (a consumer that reads on late) is still
+   * read. For a server that sends its finish and then keeps the connection open. Later calls
    * keep the first deadline.
    */
   endWithin(ms: number): void;
@@ -184,16 +185,16 @@ class ChunkReader implements ChatChunkReader<Chunk> {
     this.#deadline ??= Date.now() + ms;
   }
 
-  /** The source's next read; after `endWithin`, the end of the body once the deadline passes. */
+  /**
+   * The source's next read; after `endWithin`, the end of the body once the deadline passes
+   * (past it, only what the source already holds is still read).
+   */
   #readSource(): Promise<readonly Uint8Array[] | undefined> {
     const deadline = this.#deadline;
     if (deadline === undefined) return this.#source.read();
     const source = this.#source;
     const left = deadline - Date.now();
-    if (left <= 0) {
-      source.cancel();
-      return Promise.resolve(undefined);
-    }
+    if (left <= 0) return this.#readBuffered();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // The socket goes; the read under way then settles unheard.
@@ -208,6 +209,40 @@ class ChunkReader implements ChatChunkReader<Chunk> {
         (error: unknown) => {
           clearTimeout(timer);
           reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  /**
+   * Past the deadline: what the source already holds (the usage chunk and `[DONE]` that came
+   * in time while the consumer was busy, in `NodeBody`'s buffer or the web stream's queue: such
+   * a read settles in the microtasks, before `setImmediate`), else the end of the body and the
+   * socket goes. The grace bounds the upstream's silence, not how slowly the consumer reads.
+   * A failure there ends the body too: the answer is complete.
+   */
+  #readBuffered(): Promise<readonly Uint8Array[] | undefined> {
+    const source = this.#source;
+    return new Promise((resolve) => {
+      let settled = false;
+      const immediate = setImmediate(() => {
+        settled = true;
+        source.cancel();
+        resolve(undefined);
+      });
+      source.read().then(
+        (parts) => {
+          if (settled) return;
+          settled = true;
+          clearImmediate(immediate);
+          resolve(parts);
+        },
+        () => {
+          if (settled) return;
+          settled = true;
+          clearImmediate(immediate);
+          source.cancel();
+          resolve(undefined);
         },
       );
     });

@@ -52,6 +52,11 @@ function shapeProblem(data: unknown): string | undefined {
   return bad < 0 ? undefined : `\`choices[0].message.tool_calls[${bad}]\` is not a function call with a string \`function.name\``;
 }
 
+/** Whether a parsed body is a whole chat completion (`choices`) or a whole error (`error: {…}`). */
+function isWholeCompletion(value: unknown): boolean {
+  return isObject(value) && (Array.isArray(value.choices) || isObject(value.error));
+}
+
 /**
  * The body of a successful non-streamed Chat Completions response (the SDK has already made
  * the call: auth, retries, status errors), read and parsed here rather than through the
@@ -61,8 +66,9 @@ function shapeProblem(data: unknown): string | undefined {
  * a body with an `error` is the SDK's `APIError` for it (a `RateLimitError` for `code: 429`);
  * JSON that does not parse throws the parser's `SyntaxError`, as the SDK's parse did. The
  * body's read is bounded by the fetch (its body or idle timeout) and by the request's abort
- * signal; a whole JSON body whose end never comes is taken after `endGraceMs` of silence
- * (see `readJsonBodyText`).
+ * signal; a whole completion (an object with `choices`, or with an `error` object) whose end
+ * never comes is taken after `endGraceMs` of silence (see `readJsonBodyText`); any other JSON
+ * that stalls keeps the read waiting for the end.
  */
 export async function readChatCompletion(response: Response, options: { endGraceMs?: number } = {}): Promise<ChatCompletion> {
   const contentType = response.headers.get('content-type');
@@ -70,7 +76,7 @@ export async function readChatCompletion(response: Response, options: { endGrace
   // without reading a body that may never end.
   const json = isJsonMediaType(contentType);
   if (!json) await response.body?.cancel().catch(() => undefined);
-  const text = json ? await readJsonBodyText(response, { endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS }) : '';
+  const text = json ? await readJsonBodyText(response, { endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS, isComplete: isWholeCompletion }) : '';
   if (!json || text === '') {
     const what = json || response.headers.get('content-length') === '0' ? 'an empty body' : `a body of type ${contentType ?? '(none)'}`;
     throw new ProviderError({

@@ -109,6 +109,50 @@ describe('a server that keeps the connection open after a complete answer', () =
     await closed();
   }, 15_000);
 
+  it('keeps waiting on a stalled non-streamed body whose whole JSON is not a completion', async () => {
+    const { baseURL } = await serve((_body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // One NDJSON-style line of something that is not a completion, then silence.
+      res.write(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' }) + '\n');
+    });
+    const controller = new AbortController();
+    const model = createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, endGraceMs: 100 }).chat('m');
+    const reading = model.generate({ messages: [{ role: 'user', content: 'Hi' }], signal: controller.signal });
+    const outcome = await Promise.race([reading.then(() => 'answered', () => 'failed'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 800))]);
+    expect(outcome).toBe('waiting');
+    controller.abort();
+    await expect(reading).rejects.toThrow();
+  }, 15_000);
+
+  it('takes a whole error object from a stalled non-streamed body', async () => {
+    const { baseURL } = await serve((_body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(JSON.stringify({ error: { message: 'upstream overloaded', code: 503 } }));
+    });
+    const model = createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, endGraceMs: 300 }).chat('m');
+    await expect(model.generate({ messages: [{ role: 'user', content: 'Hi' }] })).rejects.toThrow('upstream overloaded');
+  }, 15_000);
+
+  it('keeps a usage chunk that arrived within the grace when the consumer reads on after it', async () => {
+    const { baseURL } = await serve((_body, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      sse(res, { ...base, choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: 'stop' }] });
+      setTimeout(() => {
+        sse(res, { ...base, choices: [], usage });
+        res.end('data: [DONE]\n\n');
+      }, 50);
+    });
+    const model = createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, endGraceMs: 300 }).chat('m');
+    const events: ChatStreamEvent[] = [];
+    for await (const event of model.stream({ messages: [{ role: 'user', content: 'Hi' }] })) {
+      events.push(event);
+      // The consumer is busy for longer than the grace (a server tool, a client under
+      // backpressure): what the upstream sent in time is still read, not cancelled unread.
+      if (event.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, 900));
+    }
+    expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { inputTokens: 5, outputTokens: 1 } });
+  }, 15_000);
+
   it('refuses an SSE answer to a non-streamed request at once, without waiting for a body that never ends', async () => {
     const { baseURL } = await serve((_body, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

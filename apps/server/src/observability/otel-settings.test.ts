@@ -45,6 +45,31 @@ describe('readOtelSettings', () => {
     expect(settings.exportTimeoutMs).toEqual({ traces: 2_000, metrics: 750 });
   });
 
+  it('turns a signal off, and says so without the value, when its endpoint is not an absolute http(s) URL', () => {
+    const secret = 'http://user:s3cret@bad host:4318';
+    const both = readOtelSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: secret, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer s3cret-token' });
+    expect(both).toMatchObject({ traces: false, metrics: undefined });
+    expect(both.problems).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT is not an absolute http:// or https:// URL (its value is not shown: it can hold credentials); traces and metrics are not exported.',
+    ]);
+    expect(JSON.stringify(both.problems)).not.toContain('s3cret');
+    for (const bad of ['localhost:4318', '/v1/traces', 'ftp://collector:4318', 'collector']) {
+      expect(readOtelSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: bad })).toMatchObject({ traces: false });
+    }
+    // Each signal's own endpoint wins over the one for all: only the bad one's signal is off.
+    const split = readOtelSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ENDPOINT}/v1/traces` });
+    expect(split.traces).toBe(true);
+    expect(split.metrics).toBeUndefined();
+    expect(split.problems).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT is not an absolute http:// or https:// URL (its value is not shown: it can hold credentials); metrics are not exported.',
+    ]);
+    expect(readOtelSettings({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https:', OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT })).toMatchObject({ traces: true, metrics: undefined });
+    // A signal that is not exported anyway says nothing of its endpoint; good URLs pass.
+    expect(readOtelSettings({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }).problems).toEqual([]);
+    expect(readOtelSettings({ OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }).problems).toEqual([]);
+    expect(readOtelSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: ' https://otlp.example.com:4318/ ' })).toMatchObject({ traces: true, problems: [] });
+  });
+
   it('names what it cannot honour and falls back to the default instead of failing', () => {
     const settings = readOtelSettings({
       OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT,

@@ -39,6 +39,26 @@ function wantsOtlp(env: OtelEnv, signal: 'TRACES' | 'METRICS', problems: string[
   return isSet(env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]) || isSet(env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
+/**
+ * The OTLP endpoint variable that applies to `signal` (its own, else the one for all) when
+ * that one is set and is not an absolute http(s) URL; `undefined` when it is usable or unset.
+ * The SDK would fall back to `http://localhost:4318` for such a value and send the
+ * `OTEL_EXPORTER_OTLP_HEADERS` (often a bearer token) there; the signal is not exported instead.
+ */
+function badEndpointVariable(env: OtelEnv, signal: 'TRACES' | 'METRICS'): string | undefined {
+  const own = `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`;
+  const variable = isSet(env[own]) ? own : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const value = env[variable];
+  if (!isSet(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return variable;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : variable;
+}
+
 /** A positive whole number of milliseconds from `variable`, or `fallback` (with a problem noted when set but not one). */
 function millis(env: OtelEnv, variable: string, fallback: number, problems: string[]): number {
   const raw = env[variable];
@@ -54,7 +74,8 @@ function millis(env: OtelEnv, variable: string, fallback: number, problems: stri
  * `OTEL_METRICS_EXPORTER` (each `otlp` or `none`; with it unset, on when an OTLP endpoint is
  * set for the signal or for all), `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_METRIC_EXPORT_TIMEOUT`
  * and `OTEL_EXPORTER_OTLP[_TRACES|_METRICS]_TIMEOUT`; a protocol other than `http/json` is
- * reported in `problems`.
+ * reported in `problems`, and so is an `OTEL_EXPORTER_OTLP[_TRACES|_METRICS]_ENDPOINT` that
+ * is not an absolute http(s) URL, whose signal is then off.
  */
 export function readOtelSettings(env: OtelEnv): OtelSettings {
   const problems: string[] = [];
@@ -64,12 +85,24 @@ export function readOtelSettings(env: OtelEnv): OtelSettings {
     metrics: millis(env, 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT', otlpTimeout, problems),
   };
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { traces: false, metrics: undefined, exportTimeoutMs, problems };
-  const traces = wantsOtlp(env, 'TRACES', problems);
+  // An endpoint that is not an absolute http(s) URL turns its signal off, said once per
+  // variable, without its value (it can hold credentials).
+  const badEndpoints = new Map<string, string[]>();
+  const endpointUsable = (signal: 'TRACES' | 'METRICS'): boolean => {
+    const variable = badEndpointVariable(env, signal);
+    if (variable === undefined) return true;
+    badEndpoints.set(variable, [...(badEndpoints.get(variable) ?? []), signal.toLowerCase()]);
+    return false;
+  };
+  const traces = wantsOtlp(env, 'TRACES', problems) && endpointUsable('TRACES');
   let metrics: OtelSettings['metrics'];
-  if (wantsOtlp(env, 'METRICS', problems)) {
+  if (wantsOtlp(env, 'METRICS', problems) && endpointUsable('METRICS')) {
     const intervalMs = millis(env, 'OTEL_METRIC_EXPORT_INTERVAL', DEFAULT_METRIC_INTERVAL_MS, problems);
     // The SDK's reader refuses a timeout longer than the interval.
     metrics = { intervalMs, timeoutMs: Math.min(millis(env, 'OTEL_METRIC_EXPORT_TIMEOUT', DEFAULT_METRIC_TIMEOUT_MS, problems), intervalMs) };
+  }
+  for (const [variable, signals] of badEndpoints) {
+    problems.push(`${variable} is not an absolute http:// or https:// URL (its value is not shown: it can hold credentials); ${signals.join(' and ')} are not exported.`);
   }
   // The exporters built in speak OTLP/HTTP with JSON bodies, whatever the protocol variables say.
   if (traces || metrics !== undefined) {

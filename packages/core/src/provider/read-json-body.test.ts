@@ -33,22 +33,42 @@ describe('readJsonBodyText', () => {
     expect(await readJsonBodyText(await fetch(url), { endGraceMs: 200 })).toBe('{"a":"é"}');
   });
 
+  const hasChoices = (value: unknown): boolean => typeof value === 'object' && value !== null && 'choices' in value;
+
   it('takes a whole JSON value whose body never ends once it stalls, and closes the connection', async () => {
     const { url, closed } = await serveBody(['{"choices":[{"message":', '{"content":"Hello"}}]}'], { end: false });
-    const text = await readJsonBodyText(await fetch(url), { endGraceMs: 200 });
+    const text = await readJsonBodyText(await fetch(url), { endGraceMs: 200, isComplete: hasChoices });
     expect(JSON.parse(text)).toEqual({ choices: [{ message: { content: 'Hello' } }] });
     // The server sees its connection go: nothing is left open.
     await closed;
   }, 10_000);
 
-  it('keeps waiting for a body that stalls halfway through its JSON', async () => {
-    const { url } = await serveBody(['{"choices":[{"message":'], { end: false });
+  for (const [what, parts, isComplete] of [
+    ['halfway through its JSON', ['{"choices":[{"message":'], hasChoices],
+    ['after a whole value that is not a complete answer (an NDJSON line)', ['{"message":{"content":"The answer is"},"done":false}\n'], (v: unknown) => hasChoices(v)],
+    ['after a whole value, when no isComplete is given', ['{"choices":[]}'], undefined],
+    ['after a whole value, when isComplete throws', ['{"choices":[]}'], () => { throw new Error('bad predicate'); }],
+  ] as const) it(`keeps waiting for a body that stalls ${what}`, async () => {
+    const { url } = await serveBody([...parts], { end: false });
     const controller = new AbortController();
-    const reading = readJsonBodyText(await fetch(url, { signal: controller.signal }), { endGraceMs: 100 });
+    const reading = readJsonBodyText(await fetch(url, { signal: controller.signal }), { endGraceMs: 100, isComplete });
     const outcome = await Promise.race([reading.then(() => 'read', () => 'failed'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
     expect(outcome).toBe('waiting');
     controller.abort();
     await expect(reading).rejects.toThrow();
+  }, 10_000);
+
+  it('reads a body that stalls after a value that is not a complete answer on to its end', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"done":false}\n');
+      setTimeout(() => res.end('{"done":true}\n'), 400);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const isDone = (v: unknown): boolean => typeof v === 'object' && v !== null && (v as { done?: unknown }).done === true;
+    expect(await readJsonBodyText(await fetch(url), { endGraceMs: 100, isComplete: isDone })).toBe('{"done":false}\n{"done":true}\n');
   }, 10_000);
 
   it('reads an empty body as empty text', async () => {

@@ -4,10 +4,19 @@ import type { BodyReader } from './body-reader.ts';
 /** Options of `readJsonBodyText`. */
 export interface ReadJsonBodyOptions {
   /**
-   * How long the body may stall once what arrived is a whole JSON value before that is taken
-   * as the body and the connection closed (0: wait for the end, however long).
+   * How long the body may stall once what arrived is a complete answer (see `isComplete`)
+   * before that is taken as the body and the connection closed (0: wait for the end, however
+   * long).
    */
   endGraceMs: number;
+  /**
+   * Whether a parsed JSON value is a whole answer of the API (Ollama: an object with
+   * `done: true`; Chat Completions: an object with `choices`, or an `error` object). Only such a
+   * value is taken from a stalled body: a value that merely parses (the first line of an NDJSON
+   * stream sent for a non-streamed request, a fragment) keeps the read waiting for the end or
+   * the fetch's idle timeout. Without it, a stalled body is never taken early.
+   */
+  isComplete?: (value: unknown) => boolean;
 }
 
 /** The response's `BodyReader` when its `fetch` attached one, else one over its web body. */
@@ -44,10 +53,16 @@ function within<T>(read: Promise<T>, ms: number): Promise<T | typeof STALLED> {
   });
 }
 
-function isWholeJson(text: string): boolean {
+/** Whether `text` parses as one JSON value that `isComplete` accepts. */
+function isCompleteJson(text: string, isComplete: (value: unknown) => boolean): boolean {
+  let value: unknown;
   try {
-    JSON.parse(text);
-    return true;
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  try {
+    return isComplete(value);
   } catch {
     return false;
   }
@@ -56,22 +71,26 @@ function isWholeJson(text: string): boolean {
 /**
  * The text of a non-streamed JSON response body (UTF-8, a leading byte-order mark dropped,
  * as `Response.text()` gives it), read to its end; but when the body stalls for
- * `endGraceMs` and what arrived is already a whole JSON value, that is the answer: the
- * server sent it in full and left the connection open without ending the body, and the
- * connection is closed here instead of the request failing at the fetch's idle timeout.
+ * `endGraceMs` and what arrived is already a whole JSON value that `isComplete` accepts as a
+ * complete answer of the API, that is the answer: the server sent it in full and left the
+ * connection open without ending the body, and the connection is closed here instead of the
+ * request failing at the fetch's idle timeout. Anything else that stalls (half a value, a
+ * value that is not a whole answer) keeps the read waiting, as a body that never ends would.
  * Only a stall costs a parse attempt; a body that ends is read as it is.
  */
 export async function readJsonBodyText(response: Response, options: ReadJsonBodyOptions): Promise<string> {
   const reader = readerOf(response);
   if (reader === undefined) return '';
   const decoder = new TextDecoder();
+  const isComplete = options.isComplete;
+  const graceMs = isComplete === undefined ? 0 : options.endGraceMs;
   let text = '';
   for (;;) {
     const read = reader.read();
-    let parts = options.endGraceMs > 0 ? await within(read, options.endGraceMs) : await read;
+    let parts = graceMs > 0 ? await within(read, graceMs) : await read;
     if (parts === STALLED) {
       // A whole JSON value ends in ASCII: no bytes of it wait in the decoder.
-      if (text !== '' && isWholeJson(text)) {
+      if (text !== '' && isComplete !== undefined && isCompleteJson(text, isComplete)) {
         reader.cancel();
         return text;
       }
