@@ -14,6 +14,25 @@ afterEach(async () => {
   upstream = undefined;
 });
 
+/** Starts the bin against `upstream` on a free port and reads its address from its log. */
+async function startBin(target: FakeUpstream) {
+  const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${target.url}/v1`, HOST: '127.0.0.1' },
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  let baseURL: string | undefined;
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+    if (msg.startsWith('Toolwire gateway at ')) {
+      baseURL = msg.slice('Toolwire gateway at '.length);
+      break;
+    }
+  }
+  return { child, baseURL, lines, exited };
+}
+
 describe('the toolwire-server bin', () => {
   it('prints its help', async () => {
     const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--help'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -56,19 +75,7 @@ describe('the toolwire-server bin', () => {
 
   it('drains an open stream on SIGTERM, then exits 0', async () => {
     upstream = await startFakeOpenAI(() => ({ slowText: 'abcdefghij', delayMs: 30 }));
-    const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${upstream.url}/v1`, HOST: '127.0.0.1' },
-    });
-    let baseURL: string | undefined;
-    const lines = createInterface({ input: child.stdout });
-    for await (const line of lines) {
-      const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      if (msg.startsWith('Toolwire gateway at ')) {
-        baseURL = msg.slice('Toolwire gateway at '.length);
-        break;
-      }
-    }
+    const { child, baseURL, exited } = await startBin(upstream);
     expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const res = await fetch(`${baseURL}/chat/completions`, {
       method: 'POST',
@@ -83,7 +90,7 @@ describe('the toolwire-server bin', () => {
       if (done) break;
       text += new TextDecoder().decode(value);
     }
-    const [code] = (await once(child, 'exit')) as [number];
+    const [code] = await exited;
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(text).toContain('"j"');
     expect(code).toBe(0);
@@ -96,20 +103,7 @@ describe('the toolwire-server bin', () => {
     upstream = await startFakeOpenAI((body) =>
       JSON.stringify(body.messages).includes('long') ? { slowText: 'abcdefghijklmnop', delayMs: 200 } : { slowText: 'ab', delayMs: 50 },
     );
-    const child = spawn(process.execPath, ['--conditions=@toolwire/source', bin, '--port', '0'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: `${upstream.url}/v1`, HOST: '127.0.0.1' },
-    });
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    let baseURL: string | undefined;
-    const lines = createInterface({ input: child.stdout });
-    for await (const line of lines) {
-      const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      if (msg.startsWith('Toolwire gateway at ')) {
-        baseURL = msg.slice('Toolwire gateway at '.length);
-        break;
-      }
-    }
+    const { child, baseURL, lines, exited } = await startBin(upstream);
     lines.on('line', () => undefined);
     expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const readers = await Promise.all(

@@ -53,6 +53,18 @@ async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
   return events;
 }
 
+
+/** An upstream that sends its answer with the finish chunk, then the usage chunk and `[DONE]` `delayMs` later. */
+function finishThenUsageAfter(delayMs: number): Parameters<typeof serve>[0] {
+  return (_body, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    sse(res, { ...base, choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: 'stop' }] });
+    setTimeout(() => {
+      sse(res, { ...base, choices: [], usage });
+      res.end('data: [DONE]\n\n');
+    }, delayMs);
+  };
+}
 describe('a server that keeps the connection open after a complete answer', () => {
   it('ends a stream after its finish and usage chunks, with the usage, and closes the connection', async () => {
     const { baseURL, closed } = await serve((body, res) => {
@@ -83,14 +95,7 @@ describe('a server that keeps the connection open after a complete answer', () =
   }, 15_000);
 
   it('still reads a usage chunk and [DONE] that come within the grace', async () => {
-    const { baseURL } = await serve((_body, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      sse(res, { ...base, choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: 'stop' }] });
-      setTimeout(() => {
-        sse(res, { ...base, choices: [], usage });
-        res.end('data: [DONE]\n\n');
-      }, 50);
-    });
+    const { baseURL } = await serve(finishThenUsageAfter(50));
     const model = createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, endGraceMs: 10_000 }).chat('m');
     const events = await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { inputTokens: 5, outputTokens: 1 } });
@@ -134,14 +139,7 @@ describe('a server that keeps the connection open after a complete answer', () =
   }, 15_000);
 
   it('keeps a usage chunk that arrived within the grace when the consumer reads on after it', async () => {
-    const { baseURL } = await serve((_body, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      sse(res, { ...base, choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: 'stop' }] });
-      setTimeout(() => {
-        sse(res, { ...base, choices: [], usage });
-        res.end('data: [DONE]\n\n');
-      }, 50);
-    });
+    const { baseURL } = await serve(finishThenUsageAfter(50));
     const model = createOpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0, endGraceMs: 300 }).chat('m');
     const events: ChatStreamEvent[] = [];
     for await (const event of model.stream({ messages: [{ role: 'user', content: 'Hi' }] })) {
