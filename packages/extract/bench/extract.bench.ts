@@ -7,11 +7,22 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createToolCallParser, extractToolCalls, renderToolCall } from '@toolwire/extract';
 import type { ExtractOptions, TextToolFormat, ToolCallParserEvent, ToolCallSink } from '@toolwire/extract';
-import { compare, printTable } from '../../../bench/harness.ts';
+import { compare as compareAll, printTable } from '../../../bench/harness.ts';
+import type { CaseResult, Comparison } from '../../../bench/harness.ts';
 // Internal: what withTextToolCalling runs on a model's text, measured without a model around it.
 import { TextToolsDecoder } from '../src/text-tools-decoder.ts';
 
 const MB = 1024 * 1024;
+
+// TOOLWIRE_BENCH_SECTIONS=h (or d,d2,h ...) runs only those sections; unset, all of them.
+const sections = process.env.TOOLWIRE_BENCH_SECTIONS?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const wanted = (section: string): boolean => sections === undefined || sections.length === 0 || sections.includes(section);
+
+/** The harness's `compare`, skipped unless its section (the title's leading `(x)`) is wanted. */
+async function compare(comparison: Comparison): Promise<CaseResult[]> {
+  const section = /^\(([a-z0-9]+)\)/.exec(comparison.title)?.[1] ?? '';
+  return wanted(section) ? compareAll(comparison) : [];
+}
 
 function lcg(seed: number): () => number {
   let state = seed;
@@ -281,7 +292,9 @@ if (jsonRow !== undefined && anyRow !== undefined && allowRow !== undefined && a
 
 // The same outputs through a Python `ast` decoder (BFCL / vLLM pythonic style), in this run.
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
-if (python.status !== 0) {
+if (!wanted('d2')) {
+  // not asked for
+} else if (python.status !== 0) {
   console.log('\n(d2) Python ast decoder: skipped, python3 is not available on this machine.');
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'toolwire-bench-'));
@@ -501,7 +514,7 @@ for (const [name, make] of shownAdversarial) {
 
 // (h) The issue's targets in CPU time, interleaved rounds, best of each: other processes on a
 // shared machine slow every case of a wall-clock table unevenly; CPU time is steadier.
-{
+if (wanted('h')) {
   const cases: Record<string, () => void> = {
     jsonPerOutput: () => {
       for (const json of outputJson) JSON.parse(json);
