@@ -25,7 +25,7 @@ export interface JsSandboxOptions {
   allowedDomains?: string[];
   /** Let `fetch` reach loopback, private and link-local addresses (default false). */
   allowPrivateNetwork?: boolean;
-  /** Cap on the result's JSON and, separately, on captured logs, in bytes (default 1 MiB). */
+  /** Cap on the result's JSON and, separately, on captured logs and on an error's message, in bytes (default 1 MiB). */
   maxOutputBytes?: number;
   /** Cap on a fetched response body in bytes (default 1 MiB). */
   maxResponseBytes?: number;
