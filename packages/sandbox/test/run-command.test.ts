@@ -297,6 +297,29 @@ describe('runCommand without isolation', () => {
     }
   });
 
+  it('answers at the exit or the timeout even when a process outside its group holds stdout open', { timeout: 20_000 }, async () => {
+    // Without a PID namespace, setsid takes a child out of the process group the timeout
+    // kills; it keeps the pipes open, which must not hold the answer back. (It writes its
+    // pid once it has left the group, and the command prints it.)
+    try {
+      const exited = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-a; exec sleep 30' & while [ ! -s left-a ]; do sleep 0.05; done; cat left-a`], cwd, isolation: 'none', timeoutMs: 15_000 });
+      const timed = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-b; exec sleep 30' & while [ ! -s left-b ]; do sleep 0.05; done; cat left-b; sleep 30`], cwd, isolation: 'none', timeoutMs: 3000 });
+      const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8000).unref());
+      const [first, second] = await Promise.all([Promise.race([exited, bound]), Promise.race([timed, bound])]);
+      expect(first).toMatchObject({ exitCode: 0, timedOut: false, stdout: expect.stringMatching(/^\d+\n$/) });
+      expect(second).toMatchObject({ timedOut: true, stdout: expect.stringMatching(/^\d+\n$/) });
+    } finally {
+      for (const file of ['left-a', 'left-b']) {
+        try {
+          const pid = Number(readFileSync(join(cwd, file), 'utf8'));
+          if (pid > 1) process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+    }
+  });
+
   it('reports a missing program as exit code 127', async () => {
     const result = await runCommand({ command: ['/nonexistent/program'], cwd, isolation: 'none' });
     expect(result.exitCode).toBe(127);

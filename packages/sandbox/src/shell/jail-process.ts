@@ -26,3 +26,18 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals): v
     // The group is gone already.
   }
 }
+
+/**
+ * Closes the child's pipes `graceMs` after it exits if something else still holds them, so
+ * its `close` event (and whatever waits for it) comes at its exit, not when the last holder
+ * goes. Under bubblewrap every holder dies with the PID namespace; without isolation a
+ * process that left the group (`setsid`) could hold stdout open for ever.
+ */
+export function closePipesAfterExit(child: ChildProcess, graceMs: number): void {
+  child.once('exit', () => {
+    const timer = setTimeout(() => {
+      for (const stream of child.stdio) stream?.destroy();
+    }, graceMs);
+    child.once('close', () => clearTimeout(timer));
+  });
+}

@@ -6,7 +6,7 @@ import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
-import { killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import { createPidsCgroup } from './pids-cgroup.ts';
 import type { PidsCgroup } from './pids-cgroup.ts';
@@ -282,6 +282,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     writeSeccompProgram(child, options.seccomp);
+    closePipesAfterExit(child, KILL_GRACE_MS);
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);

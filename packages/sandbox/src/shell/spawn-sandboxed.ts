@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { killProcessGroup, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, killProcessGroup, writeSeccompProgram } from './jail-process.ts';
 import { prepareCommand } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
@@ -84,6 +84,7 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   writeSeccompProgram(child, prepared.seccomp);
+  closePipesAfterExit(child, KILL_GRACE_MS);
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
