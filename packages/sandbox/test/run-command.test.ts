@@ -135,6 +135,26 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('bounds the RAM of all the command’s processes together where a memory cgroup is writable, else each process', async () => {
+    // Four children each touch 150 MB; each is within memoryMb (256), together they are not
+    // within totalMemoryMb (300).
+    const hog = `python3 -c "b = bytearray(150 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('held', flush=True); import time; time.sleep(2)"`;
+    const result = await runCommand({
+      command: ['bash', '-c', `for i in 1 2 3 4; do ${hog} & done; wait`],
+      cwd,
+      timeoutMs: 20_000,
+      limits: { memoryMb: 256, totalMemoryMb: 300 },
+    });
+    const held = result.stdout.split('\n').filter((line) => line === 'held').length;
+    if (getSandboxSupport().memoryLimit === 'cgroup') {
+      expect(held).toBeLessThanOrEqual(1);
+      expect(result.stderr).toContain("the command's processes together passed their 300 MB memory limit");
+    } else {
+      expect(held).toBe(4);
+    }
+    hostAlive();
+  });
+
   it('bounds every RAM-backed filesystem: /tmp and /dev/shm fill up with ENOSPC, /dev and / are read-only', async () => {
     const result = await runCommand({
       command: [
@@ -253,6 +273,7 @@ describe('runCommand under bubblewrap', () => {
     expect(support.prlimit).toBeDefined();
     expect(['cgroup', 'uid', 'rlimit']).toContain(support.processLimit);
     expect(support.hostUid).toBe(support.processLimit === 'uid' ? 65534 : undefined);
+    expect(support.memoryLimit).toBe(support.memoryCgroupBase === undefined ? 'per-process' : 'cgroup');
   });
 });
 

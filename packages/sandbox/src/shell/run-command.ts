@@ -8,8 +8,8 @@ import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
 import { closePipesAfterExit, killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { createPidsCgroup } from './pids-cgroup.ts';
-import type { PidsCgroup } from './pids-cgroup.ts';
+import { createCommandCgroup } from './command-cgroup.ts';
+import type { CommandCgroup } from './command-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
 import { seccompProgram } from './seccomp-filter.ts';
@@ -17,13 +17,21 @@ import { uidCanWriteDir } from './uid-access.ts';
 
 /**
  * Resource limits of one command, applied with prlimit, a pids cgroup (or an unprivileged
- * uid) and sized tmpfs mounts around bubblewrap. RAM the command can fill on its own is
- * bounded by `memoryMb` per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of
- * `/dev` and `/` is read-only; the workspace is the host's disk).
+ * uid), a memory cgroup where one is writable, and sized tmpfs mounts around bubblewrap.
+ * RAM the command can fill on its own is bounded by `totalMemoryMb` where a memory cgroup
+ * is writable (`getSandboxSupport().memoryLimit === 'cgroup'`), else only by `memoryMb`
+ * per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of `/dev` and `/` is
+ * read-only; the workspace is the host's disk).
  */
 export interface CommandLimits {
-  /** Address-space limit in MB (RLIMIT_AS; default 1024). */
+  /** Address-space limit of each process in MB (RLIMIT_AS; default 1024). */
   memoryMb?: number;
+  /**
+   * RAM of all the command's processes together in MB, tmpfs files and page cache included
+   * (a memory cgroup; default `memoryMb + tmpSizeMb + shmSizeMb`). Past it the kernel kills
+   * one of them. Applied where `getSandboxSupport().memoryLimit` is `cgroup`.
+   */
+  totalMemoryMb?: number;
   /** CPU seconds (RLIMIT_CPU; default: the timeout rounded up, plus one). */
   cpuSeconds?: number;
   /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
@@ -85,9 +93,10 @@ export interface CommandResult {
 
 const KILL_GRACE_MS = 500;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-// Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
-// ever travels as positional arguments ("$@"), never as shell text.
-const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
+// Joins the command's cgroups ($1 of them, the `cgroup.procs` files that follow), then execs
+// the rest of argv. A fixed script: the command only ever travels as positional arguments
+// ("$@"), never as shell text.
+const JOIN_CGROUP_SCRIPT = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -107,6 +116,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   });
 
   let result: CommandResult;
+  let oomKills: number;
   try {
     result = await spawnAndCollect({
       argv,
@@ -117,8 +127,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       cgroup,
       seccomp,
     });
+    oomKills = cgroup?.oomKills() ?? 0;
   } finally {
     cgroup?.destroy();
+  }
+  if (oomKills > 0) {
+    result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}[the kernel killed a process: the command's processes together passed their ${totalMemoryMb(options.limits ?? {})} MB memory limit]\n`;
   }
   emitAudit(options.onAudit, {
     kind: 'shell',
@@ -128,7 +142,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
     outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
-    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : [])],
+    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : []), ...(oomKills > 0 ? ['memory'] : [])],
     exitCode: result.exitCode,
   });
   return result;
@@ -140,7 +154,7 @@ export interface PreparedCommand {
   /** The real start directory. */
   cwd: string;
   argv: string[];
-  cgroup: PidsCgroup | undefined;
+  cgroup: CommandCgroup | undefined;
   /** A seccomp BPF program for bubblewrap, to be written to the child's fd `SECCOMP_FD`. */
   seccomp: Buffer | undefined;
   spawnCwd: string;
@@ -175,7 +189,7 @@ export function prepareCommand(
   const cpuSeconds = limits.cpuSeconds ?? how.cpuSeconds;
 
   let argv: string[];
-  let cgroup: PidsCgroup | undefined;
+  let cgroup: CommandCgroup | undefined;
   let seccomp: Buffer | undefined;
   switch (isolation) {
     case 'none':
@@ -232,14 +246,19 @@ export function prepareCommand(
         support.bubblewrap.path,
         ...bwrapArgs,
       ];
-      if (support.processLimit === 'cgroup' && support.pidsCgroupBase !== undefined) {
-        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
-        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
-      } else if (support.processLimit === 'uid' && support.setpriv !== undefined) {
+      if (support.processLimit === 'uid' && support.setpriv !== undefined) {
         // The kernel ignores RLIMIT_NPROC for root: drop to an unprivileged uid (real,
         // effective and saved) before prlimit and bubblewrap, so the limit binds.
         argv = [support.setpriv, ...dropToSandboxUid(), ...argv];
       }
+      cgroup = createCommandCgroup({
+        pidsBase: support.processLimit === 'cgroup' ? support.pidsCgroupBase : undefined,
+        maxProcesses: processes,
+        memory: support.memoryCgroupBase,
+        memoryBytes: totalMemoryMb(limits) * MB,
+      });
+      // Joined first, while still the caller's uid (which may write the cgroup files).
+      if (cgroup !== undefined) argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...argv];
       break;
     }
     default: {
@@ -259,13 +278,17 @@ export function prepareCommand(
   };
 }
 
+function totalMemoryMb(limits: CommandLimits): number {
+  return limits.totalMemoryMb ?? (limits.memoryMb ?? 1024) + (limits.tmpSizeMb ?? 64) + (limits.shmSizeMb ?? 16);
+}
+
 interface SpawnOptions {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
-  cgroup: PidsCgroup | undefined;
+  cgroup: CommandCgroup | undefined;
   /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
   seccomp: Buffer | undefined;
 }
