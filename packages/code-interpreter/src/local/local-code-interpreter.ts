@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { InvalidToolConfigError, toolOutput } from '@toolwire/core';
 import type { Message, Tool, ToolExecutionContext, ToolOutput, ToolResult, ToolValidationResult } from '@toolwire/core';
+import { getSandboxSupport } from '@toolwire/sandbox';
 import type { JsSandbox } from '@toolwire/sandbox';
 import type { CodeInterpreterValue } from '../code-interpreter-value.ts';
 import { emitEvent } from '../events.ts';
@@ -153,7 +154,10 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     throw new InvalidToolConfigError({ toolName: name, problem: "isolation must be 'bubblewrap' or 'none'." });
   }
   const { onEvent } = options;
-  const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent });
+  // As root without a writable pids cgroup the sandbox runs commands as an unprivileged uid
+  // (so that its process limit binds), which must be able to write the work dirs.
+  const ownerUid = () => (language === 'python' && isolation === 'bubblewrap' ? getSandboxSupport().hostUid : undefined);
+  const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent, ownerUid });
   const conversations = new WeakMap<Message, string>();
   let conversationCount = 0;
   const backend: SandboxBackend = {
