@@ -112,6 +112,19 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('kills the whole group when its signal aborts, and starts nothing for an aborted signal', async () => {
+    const events: AuditEvent[] = [];
+    const controller = new AbortController();
+    const running = runCommand({ command: ['sh', '-c', 'trap "" TERM; sleep 60 & sleep 60'], cwd, timeoutMs: 60_000, signal: controller.signal, onAudit: (e) => events.push(e) });
+    setTimeout(() => controller.abort(), 200);
+    const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref());
+    const result = await Promise.race([running, bound]);
+    expect(result).toMatchObject({ timedOut: false, exitCode: null });
+    expect(events).toMatchObject([{ outcome: 'aborted' }]);
+    await expect(runCommand({ command: ['touch', 'never-made'], cwd, signal: controller.signal })).rejects.toThrow();
+    expect(existsSync(join(cwd, 'never-made'))).toBe(false);
+  });
+
   it('discards output past maxOutputBytes while it streams (1 GB flood)', async () => {
     const before = process.memoryUsage().rss;
     const result = await runCommand({ command: ['head', '-c', '1000000000', '/dev/zero'], cwd, timeoutMs: 8000, maxOutputBytes: 1024 * 1024 });

@@ -51,6 +51,8 @@ export interface LocalRunOptions {
   conversation?: string;
   /** Put in the returned `ToolResult`. */
   toolCallId?: string;
+  /** Aborting it stops the code at once (the Python process group is killed, the JavaScript worker replaced). */
+  signal?: AbortSignal;
 }
 
 /** Arguments of the local interpreter tool. */
@@ -179,7 +181,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     return key;
   }
 
-  async function runPython(code: string, dir: string): Promise<RunOutcome> {
+  async function runPython(code: string, dir: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
     if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
       return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
     }
@@ -197,19 +199,21 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       network: false,
       isolation,
       limits: { memoryMb: memoryLimitMb },
+      ...(signal === undefined ? {} : { signal }),
     });
+    const stopped = signal?.aborted === true && !result.timedOut ? 'aborted: The run was stopped because its caller aborted.' : '';
     return {
       stdout: result.stdout,
-      stderr: result.stderr,
+      stderr: joinText(result.stderr, stopped),
       exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
       timedOut: result.timedOut,
       truncated: result.truncated,
     };
   }
 
-  async function runJavaScript(code: string): Promise<RunOutcome> {
+  async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
     jsSandbox ??= backend.createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
-    const result = await jsSandbox.run(code);
+    const result = await jsSandbox.run(code, signal === undefined ? {} : { signal });
     if (result.ok) {
       return { stdout: joinText(result.logs.join('\n'), jsRepr(result.value)), stderr: '', exitCode: 0, timedOut: false, truncated: false };
     }
@@ -229,7 +233,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     const workDir = await sessions.acquire(conversation);
     try {
       const before = await snapshotWorkDir(workDir.path);
-      const outcome = language === 'python' ? await runPython(code, workDir.path) : await runJavaScript(code);
+      const outcome = language === 'python' ? await runPython(code, workDir.path, runOptions.signal) : await runJavaScript(code, runOptions.signal);
       const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
       const value: CodeInterpreterValue = {
         code,
@@ -284,7 +288,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     },
     validate: validateArgs,
     async execute(args, context) {
-      const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId });
+      const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId, signal: context.signal });
       return toolOutput({
         message: result.message,
         value: result.value,

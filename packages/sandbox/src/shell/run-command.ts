@@ -60,6 +60,12 @@ export interface RunCommandOptions {
   root?: string;
   /** Kill the whole process group after this long: TERM, then KILL (default 10 000 ms). */
   timeoutMs?: number;
+  /**
+   * Aborting it kills the whole process group the same way, at once (a caller that went
+   * away: pass the tool's signal). Already aborted: `runCommand` rejects with its reason and
+   * starts nothing.
+   */
+  signal?: AbortSignal;
   /** stdout and stderr together are cut at this many bytes (default 1 MiB). */
   maxOutputBytes?: number;
   /** Variables added to the cleared environment (which has only PATH, HOME and LANG). */
@@ -110,6 +116,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const startedAt = new Date();
+  options.signal?.throwIfAborted();
   const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv } = prepareCommand(options, {
     caller: 'runCommand',
     cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
@@ -126,6 +133,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       maxOutputBytes,
       cgroup,
       seccomp,
+      signal: options.signal,
     });
     oomKills = cgroup?.oomKills() ?? 0;
   } finally {
@@ -141,7 +149,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     argumentsHash: hashArguments({ command, cwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
-    outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    outcome: result.timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
     limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : []), ...(oomKills > 0 ? ['memory'] : [])],
     exitCode: result.exitCode,
   });
@@ -291,6 +299,7 @@ interface SpawnOptions {
   cgroup: CommandCgroup | undefined;
   /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
   seccomp: Buffer | undefined;
+  signal: AbortSignal | undefined;
 }
 
 function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
@@ -310,14 +319,19 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
+      if (killTimer !== undefined) return;
       killGroup('SIGTERM');
       killTimer = setTimeout(() => {
         killGroup('SIGKILL');
         options.cgroup?.destroy();
       }, KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, options.timeoutMs);
+    options.signal?.addEventListener('abort', stop, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
@@ -326,6 +340,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', stop);
       // Whatever the command left behind in its group goes with it.
       killGroup('SIGKILL');
       const stderr = output.text('stderr');

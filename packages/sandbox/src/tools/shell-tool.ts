@@ -119,6 +119,7 @@ export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, Comman
           ...(options.onAudit === undefined ? {} : { onAudit: options.onAudit }),
           ...(context.principal === undefined ? {} : { principal: context.principal }),
           auditTool: 'shell',
+          signal: context.signal,
         });
       if (options.policy === undefined) return run();
       const outcome = await options.policy.run(args, run);
