@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
+import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
@@ -116,6 +117,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const startedAt = new Date();
+  checkDurationMs(timeoutMs, 'runCommand: `timeoutMs`');
   options.signal?.throwIfAborted();
   const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv } = prepareCommand(options, {
     caller: 'runCommand',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
+import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { closePipesAfterExit, killProcessGroup, writeSeccompProgram } from './jail-process.ts';
 import { prepareCommand } from './run-command.ts';
@@ -73,6 +74,7 @@ const KILL_GRACE_MS = 500;
  * await server.kill();
  */
 export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess {
+  if (options.maxLifetimeMs !== undefined) checkDurationMs(options.maxLifetimeMs, 'spawnSandboxed: `maxLifetimeMs`');
   const startedAt = new Date();
   const started = performance.now();
   const prepared = prepareCommand(options, { caller: 'spawnSandboxed', cpuSeconds: undefined });
