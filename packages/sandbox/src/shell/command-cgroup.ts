@@ -20,17 +20,28 @@ export interface CommandCgroup {
 
 let counter = 0;
 
-/** Our own cgroup v2 directory, if this process is in one. */
-function ownUnifiedCgroup(): string | undefined {
+/**
+ * Our own cgroup directory: in the v2 hierarchy (`controller` undefined), or in the v1
+ * hierarchy of `controller`. Commands' cgroups go under it first, so that whatever limits
+ * our own cgroup has (a container's) still hold them.
+ */
+function ownCgroup(controller?: string): string | undefined {
   try {
-    const line = readFileSync('/proc/self/cgroup', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('0::'));
-    return line === undefined ? undefined : join('/sys/fs/cgroup', line.slice(3));
+    for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+      // hierarchy-id:controller-list:path
+      const first = line.indexOf(':');
+      const second = line.indexOf(':', first + 1);
+      if (first < 0 || second < 0) continue;
+      const controllers = line.slice(first + 1, second);
+      const path = line.slice(second + 1);
+      if (controller === undefined ? line.startsWith('0::') : controllers.split(',').includes(controller)) {
+        return join('/sys/fs/cgroup', controller ?? '', path);
+      }
+    }
   } catch {
     // No /proc/self/cgroup: no cgroups.
-    return undefined;
   }
+  return undefined;
 }
 
 /** Whether a child cgroup can be made under `base` with `file` in it, and `value` written to it. */
@@ -58,15 +69,18 @@ function probe(base: string, file: string, value: string): boolean {
 
 /** The directory under which per-command pids cgroups are created, or undefined if none works here. */
 export function findPidsCgroupBase(): string | undefined {
-  // cgroup v1: a dedicated pids hierarchy; cgroup v2: our own cgroup, if the pids controller is delegated to it.
-  const candidates = ['/sys/fs/cgroup/pids', ownUnifiedCgroup()];
+  // cgroup v1: our cgroup in the pids hierarchy, else its root; cgroup v2: our own cgroup,
+  // if the pids controller is delegated to it.
+  const candidates = [ownCgroup('pids'), '/sys/fs/cgroup/pids', ownCgroup()];
   return candidates.find((base) => base !== undefined && probe(base, 'pids.max', '8'));
 }
 
 /** The directory under which per-command memory cgroups are created, or undefined if none works here. */
 export function findMemoryCgroupBase(): MemoryCgroupBase | undefined {
-  if (probe('/sys/fs/cgroup/memory', 'memory.limit_in_bytes', String(64 * 1024 * 1024))) return { path: '/sys/fs/cgroup/memory', version: 1 };
-  const unified = ownUnifiedCgroup();
+  for (const path of [ownCgroup('memory'), '/sys/fs/cgroup/memory']) {
+    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024))) return { path, version: 1 };
+  }
+  const unified = ownCgroup();
   if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024))) return { path: unified, version: 2 };
   return undefined;
 }
