@@ -13,6 +13,7 @@ describe('limits in milliseconds', () => {
     expect(() => spawnSandboxed({ command: ['true'], cwd: '/tmp', maxLifetimeMs: Number.NaN })).toThrow(/maxLifetimeMs/);
     expect(() => shellTool({ root: '/tmp', timeoutMs: -5 })).toThrow(/shellTool: `timeoutMs`/);
     expect(() => createJsSandbox({ timeoutMs: 0 })).toThrow(/createJsSandbox: `timeoutMs`/);
+    await expect(runCommand({ command: ['true'], cwd: '/tmp', limits: { totalMemoryMb: 0 } })).rejects.toThrow(/`limits.totalMemoryMb` must be a number of MB ≥ 1, got 0/);
   });
 
   it('answers a JavaScript run with an unusable per-run timeout with an error result, without running it', async () => {

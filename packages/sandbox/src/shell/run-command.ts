@@ -261,11 +261,15 @@ export function prepareCommand(
         // effective and saved) before prlimit and bubblewrap, so the limit binds.
         argv = [support.setpriv, ...dropToSandboxUid(), ...argv];
       }
+      const totalMb = totalMemoryMb(limits);
+      if (!Number.isFinite(totalMb) || totalMb < 1) {
+        throw new TypeError(`${how.caller}: \`limits.totalMemoryMb\` must be a number of MB ≥ 1, got ${String(totalMb)}.`);
+      }
       cgroup = createCommandCgroup({
         pidsBase: support.processLimit === 'cgroup' ? support.pidsCgroupBase : undefined,
         maxProcesses: processes,
         memory: support.memoryCgroupBase,
-        memoryBytes: totalMemoryMb(limits) * MB,
+        memoryBytes: Math.floor(totalMb * MB),
       });
       // Joined first, while still the caller's uid (which may write the cgroup files).
       if (cgroup !== undefined) argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...argv];
