@@ -30,8 +30,9 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals): v
 /**
  * Closes the child's pipes `graceMs` after it exits if something else still holds them, so
  * its `close` event (and whatever waits for it) comes at its exit, not when the last holder
- * goes. Under bubblewrap every holder dies with the PID namespace; without isolation a
- * process that left the group (`setsid`) could hold stdout open for ever.
+ * goes. For commands without isolation only: under bubblewrap every holder dies with the
+ * PID namespace, while without it a process that left the group (`setsid`) could hold
+ * stdout open for ever. (Output still unread `graceMs` after the exit is lost.)
  */
 export function closePipesAfterExit(child: ChildProcess, graceMs: number): void {
   child.once('exit', () => {

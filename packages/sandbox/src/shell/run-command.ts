@@ -136,6 +136,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       cgroup,
       seccomp,
       signal: options.signal,
+      isolated: (options.isolation ?? 'bubblewrap') !== 'none',
     });
     oomKills = cgroup?.oomKills() ?? 0;
   } finally {
@@ -306,6 +307,8 @@ interface SpawnOptions {
   /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
   seccomp: Buffer | undefined;
   signal: AbortSignal | undefined;
+  /** Under bubblewrap, where nothing outlives the PID namespace to hold the pipes. */
+  isolated: boolean;
 }
 
 function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
@@ -320,7 +323,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     writeSeccompProgram(child, options.seccomp);
-    closePipesAfterExit(child, KILL_GRACE_MS);
+    if (!options.isolated) closePipesAfterExit(child, KILL_GRACE_MS);
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);

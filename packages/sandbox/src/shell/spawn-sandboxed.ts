@@ -86,7 +86,8 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   writeSeccompProgram(child, prepared.seccomp);
-  closePipesAfterExit(child, KILL_GRACE_MS);
+  // Under bubblewrap nothing outlives the PID namespace to hold the pipes.
+  if (options.isolation === 'none') closePipesAfterExit(child, KILL_GRACE_MS);
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
