@@ -162,6 +162,15 @@ describe('runCommand under bubblewrap', () => {
     if (getSandboxSupport().memoryLimit === 'cgroup') {
       expect(held).toBeLessThanOrEqual(2);
       expect(result.stderr).toContain("the command's processes together passed their 300 MB memory limit");
+      // Still said when the command then runs into its timeout.
+      const late = await runCommand({
+        command: ['bash', '-c', `python3 -c "b = bytearray(400 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"; sleep 30`],
+        cwd,
+        timeoutMs: 3000,
+        limits: { memoryMb: 512, totalMemoryMb: 300 },
+      });
+      expect(late.timedOut).toBe(true);
+      expect(late.stderr).toContain('passed their 300 MB memory limit');
     } else {
       expect(held).toBe(4);
     }

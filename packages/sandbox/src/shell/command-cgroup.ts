@@ -12,7 +12,7 @@ export interface MemoryCgroupBase {
 export interface CommandCgroup {
   /** The `cgroup.procs` files a process writes its pid to, to join (one per hierarchy). */
   procsFiles: string[];
-  /** How many times the kernel's OOM killer ended one of the command's processes at the memory cap. */
+  /** How many times the kernel's OOM killer ended one of the command's processes at the memory cap (also after `destroy`). */
   oomKills(): number;
   /** SIGKILLs every process still in the cgroups, then removes them. */
   destroy(): void;
@@ -122,8 +122,16 @@ export function createCommandCgroup(options: {
   }
   if (dirs.length === 0) return undefined;
   const created: string[] = [];
+  const memoryDir = memory === undefined ? undefined : join(memory.path, name);
+  // Read before the cgroup goes, so a kill timer that removes it early does not lose the count.
+  let oomKills = 0;
+  const readOom = () => {
+    if (memoryDir !== undefined && memory !== undefined && created.includes(memoryDir)) oomKills = Math.max(oomKills, readOomKills(memoryDir, memory.version));
+    return oomKills;
+  };
   const destroy = () => {
-    for (const dir of created) destroyCgroup(dir);
+    readOom();
+    for (const dir of created.splice(0)) destroyCgroup(dir);
   };
   try {
     for (const dir of dirs) {
@@ -139,10 +147,9 @@ export function createCommandCgroup(options: {
     destroy();
     throw error;
   }
-  const memoryDir = memory === undefined ? undefined : join(memory.path, name);
   return {
     procsFiles: dirs.map((dir) => join(dir, 'cgroup.procs')),
-    oomKills: () => (memoryDir === undefined || memory === undefined ? 0 : readOomKills(memoryDir, memory.version)),
+    oomKills: readOom,
     destroy,
   };
 }
