@@ -125,6 +125,14 @@ describe('localCodeInterpreter (python)', () => {
     expect(value.outputs.filter((o) => o.type === 'image')).toEqual([]);
   });
 
+  it('bounds the images it inlines in total: 300 sparse 2 MB PNGs are listed, not read into memory', async () => {
+    const code = 'for i in range(300):\n    open(f"img{i:03}.png", "wb").truncate(2 * 1024 * 1024)';
+    const value = valueOf(await python({ timeoutMs: 30_000 }).run(code));
+    expect(value.files).toHaveLength(300);
+    const inlined = value.outputs.reduce((sum, output) => sum + (output.type === 'image' ? output.url.length : 0), 0);
+    expect(inlined).toBeLessThan(12 * 1024 * 1024);
+  });
+
   it('refuses network access', async () => {
     let connections = 0;
     const server = createServer((_req, res) => res.end('reached'));

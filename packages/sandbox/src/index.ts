@@ -18,6 +18,7 @@ export { spawnSandboxed } from './shell/spawn-sandboxed.ts';
 export type { SandboxedProcess, SandboxedProcessExit, SpawnSandboxedOptions } from './shell/spawn-sandboxed.ts';
 export { getSandboxSupport } from './shell/sandbox-support.ts';
 export type { SandboxSupport } from './shell/sandbox-support.ts';
+export type { MemoryCgroupBase } from './shell/command-cgroup.ts';
 export { sandboxedTool } from './tools/sandboxed-tool.ts';
 export type { SandboxedToolOptions } from './tools/sandboxed-tool.ts';
 export { shellTool } from './tools/shell-tool.ts';

@@ -71,6 +71,26 @@ describe('errors and rejections are results, never host exceptions', () => {
   }
 });
 
+describe('error text is capped like results and logs (maxOutputBytes 100 000 here)', () => {
+  const huge = "'x'.repeat(8_000_000)";
+  const cases: [string, string][] = [
+    ['a thrown Error', `throw new Error(${huge})`],
+    ['an Error with a huge name', `const e = new Error('m'); e.name = ${huge}; throw e`],
+    ['a thrown string', `throw ${huge}`],
+    ['a rejected promise', `Promise.reject(new Error(${huge}))`],
+    ['an awaited rejection', `(async () => { await null; throw new TypeError(${huge}); })()`],
+  ];
+  for (const [name, code] of cases) {
+    it(`cuts ${name} inside the sandbox and says so`, async () => {
+      const result = await sandbox.run(code);
+      expect(result).toMatchObject({ ok: false, error: { kind: 'error' } });
+      if (result.ok) return;
+      expect(result.error.message.length).toBeLessThan(100_600);
+      expect(result.error.message).toMatch(/… \[cut at \d+ characters\]/);
+    });
+  }
+});
+
 describe('resource exhaustion costs at most one worker', () => {
   for (const attack of RESOURCE_ATTACKS) {
     it(`contains: ${attack.name}`, async () => {

@@ -76,11 +76,13 @@ describe('the process limit without a writable pids cgroup, as root', () => {
       const ok = await sandbox.runCommand({ command: ['sh', '-c', 'id -u; touch made-here; grep -E "^Uid" /proc/self/status'], cwd: ${JSON.stringify(workspace)} });
       let refused;
       try { await sandbox.runCommand({ command: ['true'], cwd: ${JSON.stringify(rootOwned)} }); } catch (error) { refused = { missing: error.missing, message: error.message }; }
-      console.log(JSON.stringify({ processLimit: support.processLimit, hostUid: support.hostUid, stdout: ok.stdout, refused }));`);
+      console.log(JSON.stringify({ processLimit: support.processLimit, memoryLimit: support.memoryLimit, hostUid: support.hostUid, stdout: ok.stdout, refused }));`);
     const { stdout, stderr } = await done;
     expect(stderr).toBe('');
-    const outcome = JSON.parse(stdout) as { processLimit: string; hostUid?: number; stdout: string; refused?: { missing: string; message: string } };
+    const outcome = JSON.parse(stdout) as { processLimit: string; memoryLimit: string; hostUid?: number; stdout: string; refused?: { missing: string; message: string } };
     expect(outcome.processLimit).toBe('uid');
+    // No memory cgroup either: each process is bounded, not the command as a whole.
+    expect(outcome.memoryLimit).toBe('per-process');
     expect(outcome.hostUid).toBe(NOBODY);
     // Inside the jail the command still sees uid 1000; the host sees nobody.
     expect(outcome.stdout.split('\n')[0]).toBe('1000');

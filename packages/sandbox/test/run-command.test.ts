@@ -112,6 +112,19 @@ describe('runCommand under bubblewrap', () => {
     hostAlive();
   });
 
+  it('kills the whole group when its signal aborts, and starts nothing for an aborted signal', async () => {
+    const events: AuditEvent[] = [];
+    const controller = new AbortController();
+    const running = runCommand({ command: ['sh', '-c', 'trap "" TERM; sleep 60 & sleep 60'], cwd, timeoutMs: 60_000, signal: controller.signal, onAudit: (e) => events.push(e) });
+    setTimeout(() => controller.abort(), 200);
+    const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref());
+    const result = await Promise.race([running, bound]);
+    expect(result).toMatchObject({ timedOut: false, exitCode: null });
+    expect(events).toMatchObject([{ outcome: 'aborted' }]);
+    await expect(runCommand({ command: ['touch', 'never-made'], cwd, signal: controller.signal })).rejects.toThrow();
+    expect(existsSync(join(cwd, 'never-made'))).toBe(false);
+  });
+
   it('discards output past maxOutputBytes while it streams (1 GB flood)', async () => {
     const before = process.memoryUsage().rss;
     const result = await runCommand({ command: ['head', '-c', '1000000000', '/dev/zero'], cwd, timeoutMs: 8000, maxOutputBytes: 1024 * 1024 });
@@ -132,6 +145,35 @@ describe('runCommand under bubblewrap', () => {
     expect(cpu.timedOut).toBe(false);
     // bubblewrap's init reports a child killed by a signal as exit 128 + signal.
     expect(['SIGXCPU', 'SIGKILL', 128 + 24, 128 + 9]).toContain(cpu.signal ?? cpu.exitCode);
+    hostAlive();
+  });
+
+  it('bounds the RAM of all the command’s processes together where a memory cgroup is writable, else each process', async () => {
+    // Four children each touch 150 MB and hold it for 3 s; each is within memoryMb (256),
+    // together they are not within totalMemoryMb (300), so at most two can live that long.
+    const hog = `python3 -c "b = bytearray(150 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); import time; time.sleep(3); print('held', flush=True)"`;
+    const result = await runCommand({
+      command: ['bash', '-c', `for i in 1 2 3 4; do ${hog} & done; wait`],
+      cwd,
+      timeoutMs: 20_000,
+      limits: { memoryMb: 256, totalMemoryMb: 300 },
+    });
+    const held = result.stdout.split('\n').filter((line) => line === 'held').length;
+    if (getSandboxSupport().memoryLimit === 'cgroup') {
+      expect(held).toBeLessThanOrEqual(2);
+      expect(result.stderr).toContain("the command's processes together passed their 300 MB memory limit");
+      // Still said when the command then runs into its timeout.
+      const late = await runCommand({
+        command: ['bash', '-c', `python3 -c "b = bytearray(400 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"; sleep 30`],
+        cwd,
+        timeoutMs: 3000,
+        limits: { memoryMb: 512, totalMemoryMb: 300 },
+      });
+      expect(late.timedOut).toBe(true);
+      expect(late.stderr).toContain('passed their 300 MB memory limit');
+    } else {
+      expect(held).toBe(4);
+    }
     hostAlive();
   });
 
@@ -253,6 +295,7 @@ describe('runCommand under bubblewrap', () => {
     expect(support.prlimit).toBeDefined();
     expect(['cgroup', 'uid', 'rlimit']).toContain(support.processLimit);
     expect(support.hostUid).toBe(support.processLimit === 'uid' ? 65534 : undefined);
+    expect(support.memoryLimit).toBe(support.memoryCgroupBase === undefined ? 'per-process' : 'cgroup');
   });
 });
 
@@ -294,6 +337,29 @@ describe('runCommand without isolation', () => {
       expect(result.truncated).toBe(true);
     } finally {
       delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it('answers at the exit or the timeout even when a process outside its group holds stdout open', { timeout: 20_000 }, async () => {
+    // Without a PID namespace, setsid takes a child out of the process group the timeout
+    // kills; it keeps the pipes open, which must not hold the answer back. (It writes its
+    // pid once it has left the group, and the command prints it.)
+    try {
+      const exited = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-a; exec sleep 30' & while [ ! -s left-a ]; do sleep 0.05; done; cat left-a`], cwd, isolation: 'none', timeoutMs: 15_000 });
+      const timed = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-b; exec sleep 30' & while [ ! -s left-b ]; do sleep 0.05; done; cat left-b; sleep 30`], cwd, isolation: 'none', timeoutMs: 3000 });
+      const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8000).unref());
+      const [first, second] = await Promise.all([Promise.race([exited, bound]), Promise.race([timed, bound])]);
+      expect(first).toMatchObject({ exitCode: 0, timedOut: false, stdout: expect.stringMatching(/^\d+\n$/) });
+      expect(second).toMatchObject({ timedOut: true, stdout: expect.stringMatching(/^\d+\n$/) });
+    } finally {
+      for (const file of ['left-a', 'left-b']) {
+        try {
+          const pid = Number(readFileSync(join(cwd, file), 'utf8'));
+          if (pid > 1) process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
     }
   });
 

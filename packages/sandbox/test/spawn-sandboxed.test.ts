@@ -87,6 +87,24 @@ describe('spawnSandboxed', () => {
     expect(exit.exitCode).not.toBe(0);
   });
 
+  it('settles `exited` and `kill()` even when, without isolation, a process outside its group holds stdout', { timeout: 20_000 }, async () => {
+    const { work: cwd } = dirs();
+    const proc = spawnSandboxed({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left; exec sleep 30' & while [ ! -s left ]; do sleep 0.05; done; cat left; sleep 30`], cwd, isolation: 'none' });
+    const leftover = Number(await readLine(proc));
+    // Read on, as a stdio client does.
+    proc.stdout.on('data', () => undefined);
+    try {
+      const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8000).unref());
+      expect(await Promise.race([proc.kill(), bound])).toMatchObject({ killed: true });
+    } finally {
+      try {
+        if (leftover > 1) process.kill(leftover, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+
   it('refuses a command that is not an argv', () => {
     expect(() => spawnSandboxed({ command: [], cwd: base })).toThrow(TypeError);
     expect(() => spawnSandboxed({ command: ['ls'], cwd: base, readOnlyPaths: ['/no/such/path'] })).toThrow();

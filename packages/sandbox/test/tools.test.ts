@@ -97,6 +97,22 @@ describe('shellTool', () => {
     expect(result.durationMs).toBeLessThan(5000);
   });
 
+  it('stops its command when the caller aborts, through core’s executeToolCall, freeing its slot at once', async () => {
+    const events: AuditEvent[] = [];
+    const shell = shellTool({ root, timeoutMs: 60_000, onAudit: (e) => events.push(e) });
+    const registry = new ToolRegistry({ tools: [shell], maxConcurrency: 1 });
+    const controller = new AbortController();
+    const run = executeToolCall({ id: 'c1', name: 'shell', arguments: { command: ['sh', '-c', 'sleep 60 & sleep 60'] } }, { registry, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client went away')), 200);
+    await expect(run).rejects.toThrow('client went away');
+    // The command was killed, not left to its 60 s timeout: its audit event comes, and the
+    // one slot is free for the next call.
+    for (let i = 0; i < 250 && events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toMatchObject([{ tool: 'shell', outcome: 'aborted' }]);
+    const next = await executeToolCall({ id: 'c2', name: 'shell', arguments: { command: ['echo', 'next'] } }, { registry, timeoutMs: 10_000 });
+    expect(next).toMatchObject({ success: true, value: { stdout: 'next\n' } });
+  });
+
   it('becomes a failed tool result, not an exception, through core’s executeToolCall', async () => {
     const registry = new ToolRegistry({ tools: [tool()] });
     const result = await executeToolCall({ id: 'c1', name: 'shell', arguments: { command: ['curl', 'x'] } }, { registry });

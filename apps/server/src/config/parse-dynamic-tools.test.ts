@@ -27,7 +27,7 @@ describe('parseDynamicTools', () => {
             passEnv: ['GITHUB_TOKEN'],
             readOnlyPaths: ['/srv/mcp/github'],
             network: true,
-            limits: { memoryMb: 1024, processes: 32 },
+            limits: { memoryMb: 1024, totalMemoryMb: 1536, processes: 32 },
             optional: true,
           },
         },
@@ -40,7 +40,7 @@ describe('parseDynamicTools', () => {
       env: { LOG_LEVEL: 'warn', GITHUB_TOKEN: 'ghp-secret' },
       readOnlyPaths: ['/srv/mcp/github'],
       network: true,
-      limits: { memoryMb: 1024, processes: 32 },
+      limits: { memoryMb: 1024, totalMemoryMb: 1536, processes: 32 },
       optional: true,
     });
   });

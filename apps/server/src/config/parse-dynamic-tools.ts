@@ -9,7 +9,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const STDIO_FIELDS = new Set(['command', 'args', 'env', 'passEnv', 'cwd', 'readOnlyPaths', 'network', 'limits', 'optional']);
 const HTTP_FIELDS = new Set(['url', 'headers', 'headersFromEnv', 'allowedDomains', 'allowPrivateNetwork', 'optional']);
 const OPENAPI_FIELDS = new Set(['document', 'baseURL', 'operations', 'auth', 'headers', 'headersFromEnv', 'allowedDomains', 'allowPrivateNetwork', 'optional']);
-const LIMIT_FIELDS = new Set(['memoryMb', 'cpuSeconds', 'fileSizeMb', 'processes', 'openFiles', 'tmpSizeMb']);
+const LIMIT_FIELDS = new Set(['memoryMb', 'totalMemoryMb', 'cpuSeconds', 'fileSizeMb', 'processes', 'openFiles', 'tmpSizeMb', 'shmSizeMb']);
 // Headers that carry credentials: never written into the config file, where they end up in
 // backups and diffs.
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);

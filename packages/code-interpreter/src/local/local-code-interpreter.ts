@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { InvalidToolConfigError, toolOutput } from '@toolwire/core';
 import type { Message, Tool, ToolExecutionContext, ToolOutput, ToolResult, ToolValidationResult } from '@toolwire/core';
+import { getSandboxSupport } from '@toolwire/sandbox';
 import type { JsSandbox } from '@toolwire/sandbox';
 import type { CodeInterpreterValue } from '../code-interpreter-value.ts';
 import { emitEvent } from '../events.ts';
@@ -50,6 +51,8 @@ export interface LocalRunOptions {
   conversation?: string;
   /** Put in the returned `ToolResult`. */
   toolCallId?: string;
+  /** Aborting it stops the code at once (the Python process group is killed, the JavaScript worker replaced). */
+  signal?: AbortSignal;
 }
 
 /** Arguments of the local interpreter tool. */
@@ -153,7 +156,10 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     throw new InvalidToolConfigError({ toolName: name, problem: "isolation must be 'bubblewrap' or 'none'." });
   }
   const { onEvent } = options;
-  const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent });
+  // As root without a writable pids cgroup the sandbox runs commands as an unprivileged uid
+  // (so that its process limit binds), which must be able to write the work dirs.
+  const ownerUid = () => (language === 'python' && isolation === 'bubblewrap' ? getSandboxSupport().hostUid : undefined);
+  const sessions = createWorkDirSessions({ root: options.root ?? tmpdir(), idleTimeoutMs, onEvent, ownerUid });
   const conversations = new WeakMap<Message, string>();
   let conversationCount = 0;
   const backend: SandboxBackend = {
@@ -175,7 +181,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     return key;
   }
 
-  async function runPython(code: string, dir: string): Promise<RunOutcome> {
+  async function runPython(code: string, dir: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
     if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
       return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
     }
@@ -193,19 +199,21 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       network: false,
       isolation,
       limits: { memoryMb: memoryLimitMb },
+      ...(signal === undefined ? {} : { signal }),
     });
+    const stopped = signal?.aborted === true && !result.timedOut ? 'aborted: The run was stopped because its caller aborted.' : '';
     return {
       stdout: result.stdout,
-      stderr: result.stderr,
+      stderr: joinText(result.stderr, stopped),
       exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
       timedOut: result.timedOut,
       truncated: result.truncated,
     };
   }
 
-  async function runJavaScript(code: string): Promise<RunOutcome> {
+  async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
     jsSandbox ??= backend.createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
-    const result = await jsSandbox.run(code);
+    const result = await jsSandbox.run(code, signal === undefined ? {} : { signal });
     if (result.ok) {
       return { stdout: joinText(result.logs.join('\n'), jsRepr(result.value)), stderr: '', exitCode: 0, timedOut: false, truncated: false };
     }
@@ -225,7 +233,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     const workDir = await sessions.acquire(conversation);
     try {
       const before = await snapshotWorkDir(workDir.path);
-      const outcome = language === 'python' ? await runPython(code, workDir.path) : await runJavaScript(code);
+      const outcome = language === 'python' ? await runPython(code, workDir.path, runOptions.signal) : await runJavaScript(code, runOptions.signal);
       const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
       const value: CodeInterpreterValue = {
         code,
@@ -280,7 +288,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     },
     validate: validateArgs,
     async execute(args, context) {
-      const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId });
+      const result = await run(args.code, { conversation: conversationOf(context), toolCallId: context.toolCallId, signal: context.signal });
       return toolOutput({
         message: result.message,
         value: result.value,

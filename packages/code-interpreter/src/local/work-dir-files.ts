@@ -9,6 +9,11 @@ export type WorkDirSnapshot = Map<string, { bytes: number; mtimeMs: number }>;
 const MAX_ENTRIES = 2000;
 const MAX_DEPTH = 8;
 const MAX_INLINE_IMAGE_BYTES = 2 * 1024 * 1024;
+/**
+ * All images of one run together: sandboxed code can write thousands of sparse 2 MB files
+ * in a second at no cost to itself, and each would otherwise be read and base64-encoded here.
+ */
+export const MAX_INLINE_IMAGES_TOTAL_BYTES = 8 * 1024 * 1024;
 const IMAGE_TYPES: Readonly<Record<string, string>> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif' };
 
 /**
@@ -57,21 +62,29 @@ export function changedFiles(options: { dir: string; containerId: string; before
   return files.sort((a, b) => (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0));
 }
 
-/** Image outputs (data URLs, as OpenAI sends them) for the new or changed images among `files`. */
+/**
+ * Image outputs (data URLs, as OpenAI sends them) for the new or changed images among
+ * `files`, in order, up to 2 MB each and `MAX_INLINE_IMAGES_TOTAL_BYTES` together; images
+ * past either stay listed in `files` only.
+ */
 export async function imageOutputs(files: readonly CodeInterpreterFile[]): Promise<CodeInterpreterOutput[]> {
   const outputs: CodeInterpreterOutput[] = [];
+  let budget = MAX_INLINE_IMAGES_TOTAL_BYTES;
   for (const file of files) {
     const dot = file.filename.lastIndexOf('.');
     const type = dot < 0 ? undefined : IMAGE_TYPES[file.filename.slice(dot).toLowerCase()];
-    if (type === undefined || file.path === undefined || (file.bytes ?? 0) > MAX_INLINE_IMAGE_BYTES) continue;
+    if (type === undefined || file.path === undefined || (file.bytes ?? 0) > Math.min(MAX_INLINE_IMAGE_BYTES, budget)) continue;
     // O_NOFOLLOW: the file may have been swapped for a symlink since it was listed.
     const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
     if (handle === undefined) continue;
     try {
       const stats = await handle.stat();
-      if (!stats.isFile() || stats.size > MAX_INLINE_IMAGE_BYTES) continue;
-      const data = await handle.readFile();
-      outputs.push({ type: 'image', url: `data:${type};base64,${data.toString('base64')}` });
+      if (!stats.isFile() || stats.size > Math.min(MAX_INLINE_IMAGE_BYTES, budget)) continue;
+      // Only the bytes checked: a file still growing must not be read past them.
+      const data = Buffer.alloc(stats.size);
+      const { bytesRead } = await handle.read(data, 0, stats.size, 0);
+      budget -= stats.size;
+      outputs.push({ type: 'image', url: `data:${type};base64,${data.subarray(0, bytesRead).toString('base64')}` });
     } finally {
       await handle.close();
     }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emitEvent } from '../events.ts';
 import type { CodeInterpreterEventHandler } from '../events.ts';
@@ -25,6 +25,8 @@ export interface WorkDirSessionsOptions {
   root: string;
   /** Remove a work dir after this long without a run. */
   idleTimeoutMs: number;
+  /** Host uid (and gid) to give each new work dir to, when the sandbox runs code as another uid; asked at each creation. */
+  ownerUid?: () => number | undefined;
   onEvent?: CodeInterpreterEventHandler;
 }
 
@@ -75,6 +77,8 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
       if (pending === undefined) {
         pending = (async () => {
           const path = await mkdtemp(join(root, 'toolwire-ci-'));
+          const owner = options.ownerUid?.();
+          if (owner !== undefined) await chown(path, owner, owner);
           const id = path.slice(path.lastIndexOf('toolwire-ci-') + 'toolwire-ci-'.length);
           return { containerId: `local:${id}`, path, busy: 0, timer: undefined, queue: Promise.resolve(), releases: [] };
         })();

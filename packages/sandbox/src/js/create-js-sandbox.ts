@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
+import { checkDurationMs, durationProblem, isValidDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import type { SandboxErrorKind, SandboxResult } from './sandbox-result.ts';
 import { WorkerPool } from './worker-pool.ts';
@@ -25,7 +26,7 @@ export interface JsSandboxOptions {
   allowedDomains?: string[];
   /** Let `fetch` reach loopback, private and link-local addresses (default false). */
   allowPrivateNetwork?: boolean;
-  /** Cap on the result's JSON and, separately, on captured logs, in bytes (default 1 MiB). */
+  /** Cap on the result's JSON and, separately, on captured logs and on an error's message, in bytes (default 1 MiB). */
   maxOutputBytes?: number;
   /** Cap on a fetched response body in bytes (default 1 MiB). */
   maxResponseBytes?: number;
@@ -74,6 +75,7 @@ export interface JsSandbox {
  */
 export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
   const timeoutMs = options.timeoutMs ?? 1000;
+  checkDurationMs(timeoutMs, 'createJsSandbox: `timeoutMs`');
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const pool = new WorkerPool({
     size: options.poolSize ?? Math.max(1, Math.min(4, availableParallelism())),
@@ -101,6 +103,13 @@ export function createJsSandbox(options: JsSandboxOptions = {}): JsSandbox {
         result = {
           ok: false,
           error: { kind: 'error', message: `The input is not JSON data: ${error instanceof Error ? error.message : 'unknown'}` },
+          logs: [],
+        };
+      }
+      if (!isValidDurationMs(runTimeoutMs)) {
+        result = {
+          ok: false,
+          error: { kind: 'error', message: durationProblem("The run's `timeoutMs`", runTimeoutMs) },
           logs: [],
         };
       }

@@ -144,8 +144,9 @@ export class IsolateRunner {
       }
       return { ok: true, value: JSON.parse(envelope.json) as unknown, logs: logs.lines, stats };
     }
-    const name = typeof envelope.name === 'string' ? envelope.name : 'Error';
-    const message = typeof envelope.message === 'string' ? envelope.message : 'unknown error';
+    // The shim cuts both already; cut again, as everything else in the envelope is checked.
+    const name = typeof envelope.name === 'string' ? envelope.name.slice(0, 256) : 'Error';
+    const message = typeof envelope.message === 'string' ? envelope.message.slice(0, maxOutputBytes + 64) : 'unknown error';
     if (name === 'OutputLimit') return failure('output-limit', message, logs);
     const kind: SandboxErrorKind =
       name === 'RangeError' && MEMORY_MESSAGES.some((m) => message.includes(m)) ? 'memory' : 'error';

@@ -122,12 +122,19 @@ async function fetch(resource, init) {
 }
 defineProperty(globalThis, 'fetch', { value: fetch, writable: true, configurable: true, enumerable: false });
 
-function describeError(error) {
+// Error text is cut here, before it is copied out: a 30 MB message would otherwise cross to
+// the host and on to the model, past the cap every result and log line obeys.
+const strSlice = String.prototype.slice;
+const MAX_ERROR_NAME_CHARS = 200;
+function cut(text, max) {
+  return text.length <= max ? text : reflectApply(strSlice, text, [0, max]) + '… [cut at ' + max + ' characters]';
+}
+function describeError(error, maxChars) {
   try {
     if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-      return { __proto__: null, ok: false, name: toStr(error.name), message: toStr(error.message) };
+      return { __proto__: null, ok: false, name: cut(toStr(error.name), MAX_ERROR_NAME_CHARS), message: cut(toStr(error.message), maxChars) };
     }
-    return { __proto__: null, ok: false, name: 'Error', message: 'Uncaught ' + toStr(error) };
+    return { __proto__: null, ok: false, name: 'Error', message: cut('Uncaught ' + toStr(error), maxChars) };
   } catch {
     return { __proto__: null, ok: false, name: 'Error', message: '[an error that could not be described]' };
   }
@@ -141,7 +148,7 @@ return function finish(code, inputJson, maxOutputChars) {
   try {
     completion = indirectEval(code);
   } catch (error) {
-    return describeError(error);
+    return describeError(error, maxOutputChars);
   }
   return new P((resolve) => {
     const settled = reflectApply(promiseResolve, P, [completion]);
@@ -151,7 +158,7 @@ return function finish(code, inputJson, maxOutputChars) {
         try {
           json = stringify(value);
         } catch (error) {
-          resolve(describeError(error));
+          resolve(describeError(error, maxOutputChars));
           return;
         }
         if (json !== undefined && json.length > maxOutputChars) {
@@ -160,7 +167,7 @@ return function finish(code, inputJson, maxOutputChars) {
         }
         resolve({ __proto__: null, ok: true, json });
       },
-      (error) => resolve(describeError(error)),
+      (error) => resolve(describeError(error, maxOutputChars)),
     ]);
   });
 };

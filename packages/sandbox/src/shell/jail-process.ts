@@ -26,3 +26,19 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals): v
     // The group is gone already.
   }
 }
+
+/**
+ * Closes the child's pipes `graceMs` after it exits if something else still holds them, so
+ * its `close` event (and whatever waits for it) comes at its exit, not when the last holder
+ * goes. For commands without isolation only: under bubblewrap every holder dies with the
+ * PID namespace, while without it a process that left the group (`setsid`) could hold
+ * stdout open for ever. (Output still unread `graceMs` after the exit is lost.)
+ */
+export function closePipesAfterExit(child: ChildProcess, graceMs: number): void {
+  child.once('exit', () => {
+    const timer = setTimeout(() => {
+      for (const stream of child.stdio) stream?.destroy();
+    }, graceMs);
+    child.once('close', () => clearTimeout(timer));
+  });
+}

@@ -3,13 +3,14 @@ import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
+import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
-import { killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { createPidsCgroup } from './pids-cgroup.ts';
-import type { PidsCgroup } from './pids-cgroup.ts';
+import { createCommandCgroup } from './command-cgroup.ts';
+import type { CommandCgroup } from './command-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
 import { seccompProgram } from './seccomp-filter.ts';
@@ -17,13 +18,21 @@ import { uidCanWriteDir } from './uid-access.ts';
 
 /**
  * Resource limits of one command, applied with prlimit, a pids cgroup (or an unprivileged
- * uid) and sized tmpfs mounts around bubblewrap. RAM the command can fill on its own is
- * bounded by `memoryMb` per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of
- * `/dev` and `/` is read-only; the workspace is the host's disk).
+ * uid), a memory cgroup where one is writable, and sized tmpfs mounts around bubblewrap.
+ * RAM the command can fill on its own is bounded by `totalMemoryMb` where a memory cgroup
+ * is writable (`getSandboxSupport().memoryLimit === 'cgroup'`), else only by `memoryMb`
+ * per process plus `tmpSizeMb + shmSizeMb` of tmpfs (the rest of `/dev` and `/` is
+ * read-only; the workspace is the host's disk).
  */
 export interface CommandLimits {
-  /** Address-space limit in MB (RLIMIT_AS; default 1024). */
+  /** Address-space limit of each process in MB (RLIMIT_AS; default 1024). */
   memoryMb?: number;
+  /**
+   * RAM of all the command's processes together in MB, tmpfs files and page cache included
+   * (a memory cgroup; default `memoryMb + tmpSizeMb + shmSizeMb`). Past it the kernel kills
+   * one of them. Applied where `getSandboxSupport().memoryLimit` is `cgroup`.
+   */
+  totalMemoryMb?: number;
   /** CPU seconds (RLIMIT_CPU; default: the timeout rounded up, plus one). */
   cpuSeconds?: number;
   /** Largest file the command may write, in MB (RLIMIT_FSIZE; default 256). */
@@ -52,6 +61,12 @@ export interface RunCommandOptions {
   root?: string;
   /** Kill the whole process group after this long: TERM, then KILL (default 10 000 ms). */
   timeoutMs?: number;
+  /**
+   * Aborting it kills the whole process group the same way, at once (a caller that went
+   * away: pass the tool's signal). Already aborted: `runCommand` rejects with its reason and
+   * starts nothing.
+   */
+  signal?: AbortSignal;
   /** stdout and stderr together are cut at this many bytes (default 1 MiB). */
   maxOutputBytes?: number;
   /** Variables added to the cleared environment (which has only PATH, HOME and LANG). */
@@ -85,9 +100,10 @@ export interface CommandResult {
 
 const KILL_GRACE_MS = 500;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-// Joins the pids cgroup, then execs the rest of argv. A fixed script: the command only
-// ever travels as positional arguments ("$@"), never as shell text.
-const JOIN_CGROUP_SCRIPT = 'echo $$ > "$0" || exit 125; exec "$@"';
+// Joins the command's cgroups ($1 of them, the `cgroup.procs` files that follow), then execs
+// the rest of argv. A fixed script: the command only ever travels as positional arguments
+// ("$@"), never as shell text.
+const JOIN_CGROUP_SCRIPT = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -101,12 +117,15 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const startedAt = new Date();
+  checkDurationMs(timeoutMs, 'runCommand: `timeoutMs`');
+  options.signal?.throwIfAborted();
   const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv } = prepareCommand(options, {
     caller: 'runCommand',
     cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
   });
 
   let result: CommandResult;
+  let oomKills: number;
   try {
     result = await spawnAndCollect({
       argv,
@@ -116,9 +135,15 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       maxOutputBytes,
       cgroup,
       seccomp,
+      signal: options.signal,
+      isolated: (options.isolation ?? 'bubblewrap') !== 'none',
     });
+    oomKills = cgroup?.oomKills() ?? 0;
   } finally {
     cgroup?.destroy();
+  }
+  if (oomKills > 0) {
+    result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}[the kernel killed a process: the command's processes together passed their ${totalMemoryMb(options.limits ?? {})} MB memory limit]\n`;
   }
   emitAudit(options.onAudit, {
     kind: 'shell',
@@ -127,8 +152,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     argumentsHash: hashArguments({ command, cwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
-    outcome: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
-    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : [])],
+    outcome: result.timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : []), ...(oomKills > 0 ? ['memory'] : [])],
     exitCode: result.exitCode,
   });
   return result;
@@ -140,7 +165,7 @@ export interface PreparedCommand {
   /** The real start directory. */
   cwd: string;
   argv: string[];
-  cgroup: PidsCgroup | undefined;
+  cgroup: CommandCgroup | undefined;
   /** A seccomp BPF program for bubblewrap, to be written to the child's fd `SECCOMP_FD`. */
   seccomp: Buffer | undefined;
   spawnCwd: string;
@@ -175,7 +200,7 @@ export function prepareCommand(
   const cpuSeconds = limits.cpuSeconds ?? how.cpuSeconds;
 
   let argv: string[];
-  let cgroup: PidsCgroup | undefined;
+  let cgroup: CommandCgroup | undefined;
   let seccomp: Buffer | undefined;
   switch (isolation) {
     case 'none':
@@ -232,14 +257,23 @@ export function prepareCommand(
         support.bubblewrap.path,
         ...bwrapArgs,
       ];
-      if (support.processLimit === 'cgroup' && support.pidsCgroupBase !== undefined) {
-        cgroup = createPidsCgroup(support.pidsCgroupBase, processes);
-        argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, cgroup.procsFile, ...argv];
-      } else if (support.processLimit === 'uid' && support.setpriv !== undefined) {
+      if (support.processLimit === 'uid' && support.setpriv !== undefined) {
         // The kernel ignores RLIMIT_NPROC for root: drop to an unprivileged uid (real,
         // effective and saved) before prlimit and bubblewrap, so the limit binds.
         argv = [support.setpriv, ...dropToSandboxUid(), ...argv];
       }
+      const totalMb = totalMemoryMb(limits);
+      if (!Number.isFinite(totalMb) || totalMb < 1) {
+        throw new TypeError(`${how.caller}: \`limits.totalMemoryMb\` must be a number of MB ≥ 1, got ${String(totalMb)}.`);
+      }
+      cgroup = createCommandCgroup({
+        pidsBase: support.processLimit === 'cgroup' ? support.pidsCgroupBase : undefined,
+        maxProcesses: processes,
+        memory: support.memoryCgroupBase,
+        memoryBytes: Math.floor(totalMb * MB),
+      });
+      // Joined first, while still the caller's uid (which may write the cgroup files).
+      if (cgroup !== undefined) argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...argv];
       break;
     }
     default: {
@@ -259,15 +293,22 @@ export function prepareCommand(
   };
 }
 
+function totalMemoryMb(limits: CommandLimits): number {
+  return limits.totalMemoryMb ?? (limits.memoryMb ?? 1024) + (limits.tmpSizeMb ?? 64) + (limits.shmSizeMb ?? 16);
+}
+
 interface SpawnOptions {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
-  cgroup: PidsCgroup | undefined;
+  cgroup: CommandCgroup | undefined;
   /** Written to the child's fd `SECCOMP_FD`, where bubblewrap reads it. */
   seccomp: Buffer | undefined;
+  signal: AbortSignal | undefined;
+  /** Under bubblewrap, where nothing outlives the PID namespace to hold the pipes. */
+  isolated: boolean;
 }
 
 function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
@@ -282,18 +323,24 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     writeSeccompProgram(child, options.seccomp);
+    if (!options.isolated) closePipesAfterExit(child, KILL_GRACE_MS);
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
+      if (killTimer !== undefined) return;
       killGroup('SIGTERM');
       killTimer = setTimeout(() => {
         killGroup('SIGKILL');
         options.cgroup?.destroy();
       }, KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, options.timeoutMs);
+    options.signal?.addEventListener('abort', stop, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
@@ -302,6 +349,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', stop);
       // Whatever the command left behind in its group goes with it.
       killGroup('SIGKILL');
       const stderr = output.text('stderr');

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { buildBubblewrapArgs, SANDBOX_HOST_UID } from './bubblewrap-args.ts';
 import type { HostEntry } from './bubblewrap-args.ts';
-import { findPidsCgroupBase } from './pids-cgroup.ts';
+import { findMemoryCgroupBase, findPidsCgroupBase } from './command-cgroup.ts';
+import type { MemoryCgroupBase } from './command-cgroup.ts';
 
 /** What this machine can enforce for shell commands. */
 export interface SandboxSupport {
@@ -29,6 +30,14 @@ export interface SandboxSupport {
   hostUid: number | undefined;
   /** Base directory of per-command pids cgroups when `processLimit` is `cgroup`. */
   pidsCgroupBase: string | undefined;
+  /**
+   * How the RAM of a command's processes together is bounded: `cgroup` (a writable memory
+   * cgroup, cgroup v1 `memory` or v2 with the controller delegated: `limits.totalMemoryMb`
+   * applies) or `per-process` (only RLIMIT_AS on each process, `limits.memoryMb`).
+   */
+  memoryLimit: 'cgroup' | 'per-process';
+  /** Base directory of per-command memory cgroups when `memoryLimit` is `cgroup`. */
+  memoryCgroupBase: MemoryCgroupBase | undefined;
   hostEntries: HostEntry[];
 }
 
@@ -61,9 +70,18 @@ function probe(): SandboxSupport {
     }
   }
   const pidsCgroupBase = findPidsCgroupBase();
+  const memoryCgroupBase = findMemoryCgroupBase();
   const prlimit = findBinary('prlimit');
   const setpriv = findBinary('setpriv');
-  const common = { prlimit, setpriv, pidsCgroupBase, hostEntries, hostUid: undefined };
+  const common = {
+    prlimit,
+    setpriv,
+    pidsCgroupBase,
+    memoryCgroupBase,
+    memoryLimit: memoryCgroupBase === undefined ? ('per-process' as const) : ('cgroup' as const),
+    hostEntries,
+    hostUid: undefined,
+  };
   const bwrap = findBinary('bwrap');
   if (bwrap === undefined) {
     return { ...common, processLimit: 'none', bubblewrap: { ok: false, problem: 'the `bwrap` binary was not found' } };

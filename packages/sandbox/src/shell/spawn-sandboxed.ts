@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
+import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { killProcessGroup, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, killProcessGroup, writeSeccompProgram } from './jail-process.ts';
 import { prepareCommand } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
@@ -73,6 +74,7 @@ const KILL_GRACE_MS = 500;
  * await server.kill();
  */
 export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess {
+  if (options.maxLifetimeMs !== undefined) checkDurationMs(options.maxLifetimeMs, 'spawnSandboxed: `maxLifetimeMs`');
   const startedAt = new Date();
   const started = performance.now();
   const prepared = prepareCommand(options, { caller: 'spawnSandboxed', cpuSeconds: undefined });
@@ -84,6 +86,8 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   writeSeccompProgram(child, prepared.seccomp);
+  // Under bubblewrap nothing outlives the PID namespace to hold the pipes.
+  if (options.isolation === 'none') closePipesAfterExit(child, KILL_GRACE_MS);
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;

@@ -5,6 +5,7 @@ import { SandboxPolicyError } from '../errors.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { emitAudit } from '../policy/audit-event.ts';
 import type { ExecutionPolicy } from '../policy/execution-policy.ts';
+import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { runCommand } from '../shell/run-command.ts';
 import type { CommandLimits, CommandResult } from '../shell/run-command.ts';
@@ -68,6 +69,7 @@ const SHELL_SCHEMA: JsonSchema = {
  */
 export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, CommandResult> {
   const maxTimeoutMs = options.timeoutMs ?? 10_000;
+  checkDurationMs(maxTimeoutMs, 'shellTool: `timeoutMs`');
   const deny = new Set(options.denyCommands ?? []);
   const allow = options.allowCommands === undefined ? undefined : new Set(options.allowCommands);
 
@@ -119,6 +121,7 @@ export function shellTool(options: ShellToolOptions): Tool<ShellToolArgs, Comman
           ...(options.onAudit === undefined ? {} : { onAudit: options.onAudit }),
           ...(context.principal === undefined ? {} : { principal: context.principal }),
           auditTool: 'shell',
+          signal: context.signal,
         });
       if (options.policy === undefined) return run();
       const outcome = await options.policy.run(args, run);

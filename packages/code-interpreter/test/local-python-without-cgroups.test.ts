@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { getSandboxSupport } from '@toolwire/sandbox';
+import { describe, expect, it } from 'vitest';
+
+// A root container without a writable pids cgroup: the sandbox then runs commands as uid
+// 65534 (so RLIMIT_NPROC binds), and the work dirs must be writable by it. An outer
+// bubblewrap jail with an empty read-only /sys/fs/cgroup reproduces that here.
+const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+const sandboxEntry = fileURLToPath(import.meta.resolve('@toolwire/sandbox'));
+
+function inJailWithoutCgroups(script: string): Promise<{ stdout: string; stderr: string }> {
+  const bwrap = getSandboxSupport().bubblewrap;
+  if (!bwrap.ok) throw new Error(`this test needs bubblewrap: ${bwrap.problem}`);
+  const child = spawn(
+    bwrap.path,
+    [
+      '--dev-bind', '/', '/',
+      '--tmpfs', '/sys/fs/cgroup',
+      '--remount-ro', '/sys/fs/cgroup',
+      '--die-with-parent',
+      '--',
+      process.execPath,
+      '--conditions=@toolwire/source',
+      '--input-type=module',
+      '-e',
+      `const ci = await import(${JSON.stringify(entry)});\nconst sandbox = await import(${JSON.stringify(sandboxEntry)});\n${script}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', () => resolve({ stdout, stderr })));
+}
+
+describe('localCodeInterpreter (python) as root without a writable pids cgroup', () => {
+  it('gives its work dirs to the uid the sandbox runs code as, so cells can write files', { timeout: 30_000 }, async () => {
+    const { stdout, stderr } = await inJailWithoutCgroups(`
+      const python = ci.localCodeInterpreter({ language: 'python' });
+      const result = await python.run('open("out.txt", "w").write("hi")\\nprint(6 * 7)');
+      await python.dispose();
+      console.log(JSON.stringify({ processLimit: sandbox.getSandboxSupport().processLimit, success: result.success, message: result.message }));`);
+    expect(stderr).toBe('');
+    const outcome = JSON.parse(stdout) as { processLimit: string; success: boolean; message: string };
+    expect(outcome.processLimit).toBe('uid');
+    expect(outcome).toMatchObject({ success: true, message: '42\n\n[files: out.txt]' });
+  });
+});

@@ -1,0 +1,197 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where per-command memory cgroups go, and which cgroup version's files they use. */
+export interface MemoryCgroupBase {
+  path: string;
+  /** 1: `memory.limit_in_bytes` and `memory.oom_control`; 2: `memory.max` and `memory.events`. */
+  version: 1 | 2;
+}
+
+/** The cgroups one command runs in: a process count cap, a RAM cap for all its processes together, or both. */
+export interface CommandCgroup {
+  /** The `cgroup.procs` files a process writes its pid to, to join (one per hierarchy). */
+  procsFiles: string[];
+  /** How many times the kernel's OOM killer ended one of the command's processes at the memory cap (also after `destroy`). */
+  oomKills(): number;
+  /** SIGKILLs every process still in the cgroups, then removes them. */
+  destroy(): void;
+}
+
+let counter = 0;
+
+/**
+ * Our own cgroup directory: in the v2 hierarchy (`controller` undefined), or in the v1
+ * hierarchy of `controller`. Commands' cgroups go under it first, so that whatever limits
+ * our own cgroup has (a container's) still hold them.
+ */
+function ownCgroup(controller?: string): string | undefined {
+  try {
+    for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+      // hierarchy-id:controller-list:path
+      const first = line.indexOf(':');
+      const second = line.indexOf(':', first + 1);
+      if (first < 0 || second < 0) continue;
+      const controllers = line.slice(first + 1, second);
+      const path = line.slice(second + 1);
+      if (controller === undefined ? line.startsWith('0::') : controllers.split(',').includes(controller)) {
+        return join('/sys/fs/cgroup', controller ?? '', path);
+      }
+    }
+  } catch {
+    // No /proc/self/cgroup: no cgroups.
+  }
+  return undefined;
+}
+
+/** Whether a child cgroup can be made under `base` with `file` in it, and `value` written to it. */
+function probe(base: string, file: string, value: string): boolean {
+  const dir = join(base, `toolwire-probe-${process.pid}-${++counter}`);
+  try {
+    mkdirSync(dir);
+  } catch {
+    return false;
+  }
+  try {
+    if (!existsSync(join(dir, file))) return false;
+    writeFileSync(join(dir, file), value);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Nothing joined it; an rmdir failure leaves an empty cgroup behind, harmlessly.
+    }
+  }
+}
+
+/** The directory under which per-command pids cgroups are created, or undefined if none works here. */
+export function findPidsCgroupBase(): string | undefined {
+  // cgroup v1: our cgroup in the pids hierarchy, else its root; cgroup v2: our own cgroup,
+  // if the pids controller is delegated to it.
+  const candidates = [ownCgroup('pids'), '/sys/fs/cgroup/pids', ownCgroup()];
+  return candidates.find((base) => base !== undefined && probe(base, 'pids.max', '8'));
+}
+
+/** The directory under which per-command memory cgroups are created, or undefined if none works here. */
+export function findMemoryCgroupBase(): MemoryCgroupBase | undefined {
+  for (const path of [ownCgroup('memory'), '/sys/fs/cgroup/memory']) {
+    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024))) return { path, version: 1 };
+  }
+  const unified = ownCgroup();
+  if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024))) return { path: unified, version: 2 };
+  return undefined;
+}
+
+/**
+ * Creates the cgroups of one command: `pids.max` under `pidsBase`, the memory cap (swap
+ * included where the kernel counts it) under `memory`. On cgroup v2 both bases are the same
+ * directory, so one cgroup holds both limits.
+ */
+export function createCommandCgroup(options: {
+  pidsBase: string | undefined;
+  maxProcesses: number;
+  memory: MemoryCgroupBase | undefined;
+  memoryBytes: number;
+}): CommandCgroup | undefined {
+  const name = `toolwire-${process.pid}-${++counter}`;
+  const dirs: string[] = [];
+  const settings = new Map<string, [string, string][]>();
+  const add = (base: string, file: string, value: string) => {
+    const dir = join(base, name);
+    if (!settings.has(dir)) {
+      dirs.push(dir);
+      settings.set(dir, []);
+    }
+    settings.get(dir)?.push([file, value]);
+  };
+  if (options.pidsBase !== undefined) add(options.pidsBase, 'pids.max', String(options.maxProcesses));
+  const memory = options.memory;
+  if (memory !== undefined) {
+    const bytes = String(options.memoryBytes);
+    if (memory.version === 1) {
+      add(memory.path, 'memory.limit_in_bytes', bytes);
+      // Only where swap accounting is on; written after the RAM limit, which it must not be under.
+      if (existsSync(join(memory.path, 'memory.memsw.limit_in_bytes'))) add(memory.path, 'memory.memsw.limit_in_bytes', bytes);
+    } else {
+      add(memory.path, 'memory.max', bytes);
+      add(memory.path, 'memory.swap.max', '0');
+    }
+  }
+  if (dirs.length === 0) return undefined;
+  const created: string[] = [];
+  const memoryDir = memory === undefined ? undefined : join(memory.path, name);
+  // Read before the cgroup goes, so a kill timer that removes it early does not lose the count.
+  let oomKills = 0;
+  const readOom = () => {
+    if (memoryDir !== undefined && memory !== undefined && created.includes(memoryDir)) oomKills = Math.max(oomKills, readOomKills(memoryDir, memory.version));
+    return oomKills;
+  };
+  const destroy = () => {
+    readOom();
+    for (const dir of created.splice(0)) destroyCgroup(dir);
+  };
+  try {
+    for (const dir of dirs) {
+      mkdirSync(dir);
+      created.push(dir);
+      for (const [file, value] of settings.get(dir) ?? []) {
+        // memory.swap.max is absent without swap accounting; the other files were probed.
+        if (file === 'memory.swap.max' && !existsSync(join(dir, file))) continue;
+        writeFileSync(join(dir, file), value);
+      }
+    }
+  } catch (error) {
+    destroy();
+    throw error;
+  }
+  return {
+    procsFiles: dirs.map((dir) => join(dir, 'cgroup.procs')),
+    oomKills: readOom,
+    destroy,
+  };
+}
+
+function readOomKills(dir: string, version: 1 | 2): number {
+  try {
+    const text = readFileSync(join(dir, version === 1 ? 'memory.oom_control' : 'memory.events'), 'utf8');
+    const line = text.split('\n').find((l) => l.startsWith('oom_kill '));
+    return line === undefined ? 0 : Number(line.slice('oom_kill '.length)) || 0;
+  } catch {
+    // Removed already, or an old kernel without the counter.
+    return 0;
+  }
+}
+
+/** SIGKILLs every process in the cgroup `dir`, then removes it (gone already: nothing to do). */
+function destroyCgroup(dir: string): void {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    let pids: number[];
+    try {
+      pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+        .split('\n')
+        .filter((s) => s !== '')
+        .map(Number);
+    } catch {
+      return;
+    }
+    if (pids.length === 0) {
+      try {
+        rmdirSync(dir);
+        return;
+      } catch {
+        // A process is still exiting; go round again.
+      }
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
+}
