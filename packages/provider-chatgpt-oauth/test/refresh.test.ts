@@ -105,6 +105,27 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
   });
 
+  it('finishes and saves a refresh whose caller aborted after it was sent, so the rotated refresh token is not lost', async () => {
+    // The server retires the old refresh token as soon as it gets it; its answer comes later.
+    auth = await startAuthServer({ refreshDelayMs: 300 });
+    const path = join(temp.dir, 'auth.json');
+    const old = await writeSignIn(path, { expiresIn: -30 });
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+    const controller = new AbortController();
+    const first = manager.getCredentials(controller.signal).catch((e: unknown) => e);
+    for (let waited = 0; auth.refreshCount === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('the client went away'));
+    expect(await first).toEqual(new Error('the client went away'));
+
+    // The next request waits for that refresh instead of sending the retired token again.
+    const credentials = await manager.getCredentials();
+    expect(credentials.accessToken).not.toBe(old.access_token);
+    expect(auth.refreshCount).toBe(1);
+    const file = JSON.parse(await readFile(path, 'utf8'));
+    expect(file.tokens.refresh_token).not.toBe(old.refresh_token);
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+  });
+
   it('turns a reused refresh token into AuthExpiredError and does not ask the server again', async () => {
     auth = await startAuthServer();
     const path = join(temp.dir, 'auth.json');
