@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { AuthExpiredError } from '@toolwire/core';
+import { AuthExpiredError, ProviderError } from '@toolwire/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createChatGPTAuth, NotSignedInError } from '../src/index.ts';
@@ -141,6 +141,22 @@ describe('token refresh', () => {
     await expect(manager.getCredentials()).rejects.toThrow(/toolwire login chatgpt/);
     expect(auth.refreshCount).toBe(1);
     expect(events).toEqual([{ type: 'refresh-failed', accountId: 'acct-1234', code: 'refresh_token_reused', permanent: true, store: 'toolwire' }]);
+  });
+
+  it('fails a refresh answered with 200 but no access token (a captive portal page, JSON without tokens), writing nothing', async () => {
+    for (const body of ['<html><body>Sign in to the hotel Wi-Fi</body></html>', '{"ok":true}']) {
+      auth = await startAuthServer({ refreshFailure: { status: 200, body: () => body } });
+      const path = join(temp.dir, 'auth.json');
+      await writeSignIn(path, { expiresIn: -30 });
+      const before = await readFile(path, 'utf8');
+      const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+      const error = await manager.getCredentials().catch((e: unknown) => e);
+      expect(ProviderError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'invalid_token_response', retryable: true });
+      expect((error as Error).message).toMatch(/HTTP 200 but no access token .*Check the network/);
+      expect(await readFile(path, 'utf8')).toBe(before);
+      await auth.close();
+    }
   });
 
   it('treats invalid_grant (an unknown or revoked refresh token) as needing a new sign-in', async () => {
