@@ -147,7 +147,6 @@ describe('executeToolCall', () => {
           name,
           parameters: { type: 'object' },
           execute: () => {
-            // eslint-disable-next-line @typescript-eslint/only-throw-error -- tools may throw anything
             throw make();
           },
         }),

@@ -254,7 +254,11 @@ function readReturned(call: ToolCall, value: unknown): ToolResult | undefined {
  */
 function errorText(error: unknown): string {
   try {
-    if (error instanceof Error) return String(error.message);
+    if (error instanceof Error) {
+      // A subclass's getter may return anything.
+      const message: unknown = error.message;
+      return typeof message === 'string' ? message : String(message);
+    }
     if (typeof error === 'string') return error;
     const json = JSON.stringify(error);
     if (json !== undefined) return json;
