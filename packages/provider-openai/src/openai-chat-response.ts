@@ -76,16 +76,20 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
   const rawFinish = choice?.finish_reason;
   const wireCalls = message?.tool_calls ?? [];
   let toolCalls: ToolCall[] = [];
+  const usedIds = new Set<string>();
   wireCalls.forEach((call, position) => {
     // A call without `type` (some compatible servers leave it out) is a function call.
     if (call.type === 'custom') {
       warnings.push({ type: 'unsupported-tool', toolName: call.custom.name, message: 'Custom tool calls are not supported.' });
       return;
     }
+    // Some compatible servers send no id (or an empty one), or one id for every call: such
+    // a call gets one of ours, since ids only pair calls with their results.
+    const id = typeof call.id === 'string' && call.id !== '' && !usedIds.has(call.id) ? call.id : options.generateId();
+    usedIds.add(id);
     toolCalls.push(
       toToolCall({
-        // Some compatible servers send no id (or an empty one): the call gets one of ours.
-        id: typeof call.id === 'string' && call.id !== '' ? call.id : options.generateId(),
+        id,
         name: call.function.name,
         rawArguments: argumentsText(call.function.arguments),
         // Cut off by the token limit: the last call is the one being written.

@@ -138,6 +138,33 @@ describe('createChatStreamMapper', () => {
     ]);
   });
 
+  it('gives a call whose id another call of the turn already has an id of ours, even with the id repeated in every fragment', () => {
+    const events = run([
+      roleChunk(),
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', function: { arguments: '1}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', function: { arguments: '2}' } }] }),
+      finishChunk('tool_calls'),
+    ]);
+    expect(ofType(events, 'tool-call').map((event) => event.toolCall)).toEqual([
+      { id: 'call_0', name: 'f', arguments: { a: 1 } },
+      { id: 'call_gen1', name: 'f', arguments: { a: 2 } },
+    ]);
+    expect(ofType(events, 'tool-call-start').map((event) => event.id)).toEqual(['call_0', 'call_gen1']);
+  });
+
+  it('keeps the id it gave a call that got its server id only in a later fragment', () => {
+    const events = run([
+      roleChunk(),
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_late', function: { arguments: '1}' } }] }),
+      finishChunk('tool_calls'),
+    ]);
+    expect(ofType(events, 'tool-call-start').map((event) => event.id)).toEqual(['call_gen1']);
+    expect(ofType(events, 'tool-call').map((event) => event.toolCall.id)).toEqual(['call_gen1']);
+  });
+
   it('handles calls without index or id, and arguments sent as an object', () => {
     const events = run([
       roleChunk(),

@@ -32,6 +32,9 @@ export interface ChatStreamMapper {
 interface CallState {
   /** Order of first appearance; calls are finished in this order. */
   position: number;
+  /** The id the server gave the call, which tells its fragments apart. */
+  wireId: string | undefined;
+  /** The id the call goes out with: the server's, or ours when it sent none or one already used. */
   id: string | undefined;
   name: string | undefined;
   args: string;
@@ -147,7 +150,7 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   #newCall(key: number): CallState {
     const calls = (this.#calls ??= []);
-    const call: CallState = { position: calls.length, id: undefined, name: undefined, args: '', started: false };
+    const call: CallState = { position: calls.length, wireId: undefined, id: undefined, name: undefined, args: '', started: false };
     (this.#byKey ??= new Map()).set(key, call);
     calls.push(call);
     return call;
@@ -158,14 +161,14 @@ class ChatChunkMapper implements ChatStreamMapper {
     if (typeof delta.index === 'number') {
       const known = this.#byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
-      if (!known || (id !== undefined && id !== '' && known.id !== undefined && known.id !== id)) {
+      if (!known || (id !== undefined && id !== '' && known.wireId !== undefined && known.wireId !== id)) {
         return this.#newCall(delta.index);
       }
       return known;
     }
     // No index at all (old Ollama): a fragment with an id or a name starts a call, the rest continue the last one.
     if (id !== undefined && id !== '') {
-      const sameId = this.#calls?.find((call) => call.id === id);
+      const sameId = this.#calls?.find((call) => call.wireId === id);
       if (sameId) return sameId;
       return this.#newCall(this.#syntheticKey--);
     }
@@ -176,7 +179,11 @@ class ChatChunkMapper implements ChatStreamMapper {
   #onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
     const call = this.#callFor(delta);
     this.#last = call;
-    if (call.id === undefined && delta.id) call.id = delta.id;
+    if (call.wireId === undefined && delta.id) {
+      call.wireId = delta.id;
+      // Some servers give every call of a turn the same id: ids only pair calls with results.
+      call.id ??= this.#calls?.some((other) => other !== call && other.id === delta.id) === true ? this.#generateId() : delta.id;
+    }
     // A name repeated in every delta is assigned, not concatenated (get_timeget_time).
     const name = delta.function?.name;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
