@@ -142,6 +142,9 @@ async function* streamResponse(
           break;
         }
         if (isContent(event)) delivered = true;
+        // A failure the stream reports (`response.failed`, `error`) is yielded, not thrown:
+        // it gets the same redaction as a thrown error.
+        if (event.type === 'error') redact(event.error, secrets);
         yield restoreEventCall(event, restore);
       }
       if (!retry) return;
