@@ -518,20 +518,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   // The caller may have left: a failure is then nobody's to report.
   work.catch(() => undefined);
   if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(abortReason(signal));
   });
+  signal.addEventListener('abort', onAbort, { once: true });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 function memoryTokens(tokens: Partial<ChatGPTTokens> & { accessToken: string }): ChatGPTTokens {
