@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { AuthExpiredError, ProviderError } from '@toolwire/core';
@@ -237,6 +237,58 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
     const file = JSON.parse(await readFile(path, 'utf8'));
     expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set([file.tokens.access_token]));
+  });
+});
+
+describe('a token file at its worst', () => {
+  it('names an empty or not-JSON file as damaged (after reading it again), and status() reports it', async () => {
+    auth = await startAuthServer();
+    for (const [name, text, what] of [
+      ['empty.json', '', 'empty'],
+      ['cut.json', '{"tokens": {"access_token": "eyJ', 'not a JSON object'],
+    ] as const) {
+      const path = join(temp.dir, name);
+      await writeFile(path, text, { mode: 0o600 });
+      const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+      const error = await manager.getCredentials().catch((e: unknown) => e);
+      expect(NotSignedInError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toBe(`The ChatGPT sign-in file ${path} is damaged (${what}): sign in again with \`toolwire login chatgpt\`, which replaces it.`);
+      expect(await manager.status()).toMatchObject({ signedIn: false, message: (error as Error).message });
+    }
+  });
+
+  it('says a path that is a directory is one, instead of a raw EISDIR', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    await mkdir(path);
+    const error = await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url }).getCredentials().catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`The ChatGPT sign-in path ${path} is a directory, not a token file. Remove it, or point the \`path\` option (TOOLWIRE_CHATGPT_AUTH_FILE) at a file.`);
+  });
+
+  it('tightens a token file other users can read to 0600 and says so', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    await writeSignIn(path, { expiresIn: 3600 });
+    await chmod(path, 0o644);
+    const { logger, lines } = recordingLogger();
+    await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, logger }).getCredentials();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(lines).toEqual([`info The ChatGPT token file ${path} could be read by other users (mode 0644); Toolwire changed it to 0600.`]);
+  });
+
+  it('refreshes a symlinked token file through the link: the link stays, its target gets the new tokens', async () => {
+    auth = await startAuthServer();
+    const target = join(temp.dir, 'dotfiles', 'auth.json');
+    const link = join(temp.dir, 'home', 'auth.json');
+    const old = await writeSignIn(target, { expiresIn: -30 });
+    await mkdir(join(link, '..'), { recursive: true });
+    await symlink(target, link);
+    const credentials = await createChatGPTAuth({ store: 'toolwire', path: link, issuer: auth.url }).getCredentials();
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    const file = JSON.parse(await readFile(target, 'utf8'));
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+    expect(file.tokens.refresh_token).not.toBe(old.refresh_token);
+    expect((await stat(target)).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -383,7 +383,15 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     },
 
     async status() {
-      const { store, signIn } = await resolveStore();
+      let resolved: Awaited<ReturnType<typeof resolveStore>>;
+      try {
+        resolved = await resolveStore();
+      } catch (error) {
+        // A damaged token file: not signed in, and the message says what to do.
+        if (!NotSignedInError.isInstance(error)) throw error;
+        return { signedIn: false, store: options.store === 'codex' ? 'codex' : 'toolwire', message: error.message };
+      }
+      const { store, signIn } = resolved;
       const base = { store: store.kind, ...(store.path !== undefined ? { path: store.path } : {}) };
       if (signIn === undefined) return { signedIn: false, ...base, message: (await notSignedIn(store)).message };
       const id = readTokenClaims(signIn.tokens.idToken);
