@@ -222,11 +222,19 @@ function backoffMs(attempt: number): number {
   return 250 * 2 ** attempt + Math.floor(Math.random() * 100);
 }
 
-/** Errors never carry the access token, even when something upstream echoed it. */
+/**
+ * Errors never carry the access token, even when something upstream echoed it: neither in
+ * the message nor in the stack, which was captured with the message (a CLI's `--debug`,
+ * a logger printing `error.stack`).
+ */
 function redact(error: unknown, secrets: readonly string[]): unknown {
   if (error instanceof Error) {
-    const message = redactSecrets(error.message, secrets);
-    if (message !== error.message) Object.defineProperty(error, 'message', { value: message, configurable: true, writable: true });
+    for (const key of ['message', 'stack'] as const) {
+      const text = error[key];
+      if (typeof text !== 'string') continue;
+      const clean = redactSecrets(text, secrets);
+      if (clean !== text) Object.defineProperty(error, key, { value: clean, configurable: true, writable: true });
+    }
   }
   return error;
 }

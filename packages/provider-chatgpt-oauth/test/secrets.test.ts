@@ -108,7 +108,7 @@ describe('backend errors', () => {
     }
   });
 
-  it('never leak the access token a response.failed or error event echoes, streamed or collected', async () => {
+  it('never leak the access token a response.failed or error event echoes, in the message or the stack', async () => {
     const tokens = makeTokenSet();
     const stranger = makeJwt({ sub: 'someone-else', exp: 1 });
     const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: 'base' }] });
@@ -132,7 +132,10 @@ describe('backend errors', () => {
       expect(error?.type).toBe('error');
       const message = error?.type === 'error' ? error.error.message : '';
       expect(message).toContain('[redacted]');
-      expect({ type: failure.type, leaks: [...leaks(message, tokens.access_token), ...leaks(message, stranger)] }).toEqual({ type: failure.type, leaks: [] });
+      const stack = error?.type === 'error' ? (error.error.stack ?? '') : '';
+      for (const text of [message, stack]) {
+        expect({ type: failure.type, leaks: [...leaks(text, tokens.access_token), ...leaks(text, stranger)] }).toEqual({ type: failure.type, leaks: [] });
+      }
     }
   });
 });
