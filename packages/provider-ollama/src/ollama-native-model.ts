@@ -11,6 +11,7 @@ import type { OllamaChatBody } from './ollama-wire.ts';
 import { prepareTools } from './ollama-chat-prepare-tools.ts';
 import type { PreparedTools } from './ollama-chat-prepare-tools.ts';
 import { droppedCallWarning, streamTurn, toolCallEvents } from './ollama-chat-stream.ts';
+import { readTextCall, textCallWarning } from './text-call-recovery.ts';
 
 /**
  * A model that gets tools natively through /api/chat. It enforces what Ollama ignores:
@@ -100,8 +101,15 @@ async function generateNative(config: OllamaModelConfig, request: ChatRequest): 
     warnings.push(retryWarning(forced));
     return generateForced(turn, forced, warnings, mapUsage(raw));
   }
+  let text = raw.message?.content ?? '';
+  const textCall = toolCalls.length === 0 ? readTextCall(text, turn.prepared.offered) : undefined;
+  if (textCall !== undefined) {
+    warnings.push(textCallWarning(textCall.name));
+    toolCalls = [textCall];
+    text = '';
+  }
   return buildResponse({
-    text: raw.message?.content ?? '',
+    text,
     reasoning: raw.message?.thinking ?? '',
     toolCalls,
     doneReason: raw.done_reason,
@@ -157,7 +165,18 @@ async function* streamNative(config: OllamaModelConfig, request: ChatRequest): A
     firstCallOnly: turn.firstCallOnly,
     holdText: forced !== undefined,
     allowedNames: forced === undefined ? undefined : new Set(forced.map((tool) => tool.name)),
+    holdPossibleTextCall: forced === undefined && turn.prepared.offered.length > 0,
   });
+  if (summary.heldText === true) {
+    const textCall = summary.toolCalls.length === 0 ? readTextCall(summary.text, turn.prepared.offered) : undefined;
+    if (textCall !== undefined) {
+      yield { type: 'warning', warning: textCallWarning(textCall.name) };
+      yield* toolCallEvents(textCall);
+      summary.toolCalls.push(textCall);
+    } else {
+      yield { type: 'text-delta', delta: summary.text };
+    }
+  }
   if (forced !== undefined) {
     if (summary.toolCalls.length === 0) {
       yield { type: 'warning', warning: retryWarning(forced) };
