@@ -1,9 +1,9 @@
 import type { ChatStreamEvent, ToolCall, Warning } from '@toolwire/core';
+import { mayBeTextCall } from '@toolwire/core/provider';
 import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
 import { mapUsage } from './ollama-chat-response.ts';
 import type { TurnSummary } from './ollama-chat-response.ts';
 import type { OllamaChatChunk } from './ollama-wire.ts';
-import { mayBeTextCall } from './text-call-recovery.ts';
 
 /** How `streamTurn` treats the chunks. */
 export interface StreamTurnOptions {

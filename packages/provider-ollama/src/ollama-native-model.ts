@@ -1,4 +1,5 @@
 import { addUsage } from '@toolwire/core';
+import { readTextCall, textCallWarning } from '@toolwire/core/provider';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FunctionToolSpec, ToolCall, Usage, Warning } from '@toolwire/core';
 import { buildChatBody } from './ollama-chat-request.ts';
 import { forcedCallFormat, forcedCallInstruction, parseForcedCall } from './forced-call.ts';
@@ -11,7 +12,6 @@ import type { OllamaChatBody } from './ollama-wire.ts';
 import { prepareTools } from './ollama-chat-prepare-tools.ts';
 import type { PreparedTools } from './ollama-chat-prepare-tools.ts';
 import { droppedCallWarning, streamTurn, toolCallEvents } from './ollama-chat-stream.ts';
-import { readTextCall, textCallWarning } from './text-call-recovery.ts';
 
 /**
  * A model that gets tools natively through /api/chat. It enforces what Ollama ignores:
@@ -104,7 +104,7 @@ async function generateNative(config: OllamaModelConfig, request: ChatRequest): 
   let text = raw.message?.content ?? '';
   const textCall = toolCalls.length === 0 ? readTextCall(text, turn.prepared.offered) : undefined;
   if (textCall !== undefined) {
-    warnings.push(textCallWarning(textCall.name));
+    warnings.push(textCallWarning(textCall.name, "Ollama's template parser"));
     toolCalls = [textCall];
     text = '';
   }
@@ -170,7 +170,7 @@ async function* streamNative(config: OllamaModelConfig, request: ChatRequest): A
   if (summary.heldText === true) {
     const textCall = summary.toolCalls.length === 0 ? readTextCall(summary.text, turn.prepared.offered) : undefined;
     if (textCall !== undefined) {
-      yield { type: 'warning', warning: textCallWarning(textCall.name) };
+      yield { type: 'warning', warning: textCallWarning(textCall.name, "Ollama's template parser") };
       yield* toolCallEvents(textCall);
       summary.toolCalls.push(textCall);
     } else {
