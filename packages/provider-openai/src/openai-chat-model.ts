@@ -1,4 +1,4 @@
-import { generateId } from '@toolwire/core';
+import { generateId, partitionTools } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { guardStream } from '@toolwire/core/provider';
@@ -15,6 +15,18 @@ import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from
 import type { StrictCallRestorer } from '@toolwire/openai-responses';
 
 const newCallId = (): string => generateId('call_');
+
+/**
+ * The function tools a call written as text may name (see `readTextCall`): those offered,
+ * unless `toolChoice` is `'none'`.
+ */
+function textCallOption(request: ChatRequest): { textCallTools?: readonly { name: string }[] } {
+  if (request.toolChoice === 'none') return {};
+  const { functionTools } = partitionTools(request.tools, 'openai');
+  if (functionTools.length === 0) return {};
+  const choice = request.toolChoice;
+  return { textCallTools: typeof choice === 'object' ? functionTools.filter((tool) => tool.name === choice.name) : functionTools };
+}
 
 /**
  * Drops the conversation and tool schemas from a body the SDK is done with: its call has
@@ -85,6 +97,7 @@ export class OpenAIChatModel implements ChatModel {
     }
     const response = mapChatResponse(completion, {
       generateId: newCallId,
+      ...textCallOption(request),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
     const restored = restoreResponseCalls(response, createStrictCallRestorer(request.tools));
@@ -119,6 +132,7 @@ export class OpenAIChatModel implements ChatModel {
           before: built.warnings.map((warning): ChatStreamEvent => ({ type: 'warning', warning })),
           mapper: createChatStreamMapper({
             generateId: newCallId,
+            ...textCallOption(request),
             ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
           }),
           restore,
