@@ -184,6 +184,16 @@ describe('createChatGPT().chat()', () => {
     expect(types.lastIndexOf('tool-call-delta')).toBeLessThan(types.indexOf('tool-call'));
     expect(types.at(-1)).toBe('finish');
   });
+
+  it('reads a stream paced one byte at a time: multi-byte text and reasoning, and a call', async () => {
+    const { backend, chatgpt } = await setup();
+    backend.reply({ sse: textEvents('Grüße — 日本語 ✓ 😀', { reasoning: 'dénk 🤔' }), chunkSize: 1 });
+    const text = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }] }));
+    expect({ text: text.text, reasoning: text.reasoning }).toEqual({ text: 'Grüße — 日本語 ✓ 😀', reasoning: 'dénk 🤔' });
+    backend.reply({ sse: toolCallEvents([{ callId: 'call_B', name: 'get_weather', arguments: '{"city":"Zürich 🏔"}' }]), chunkSize: 1 });
+    const called = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }], tools: [tool('get_weather')] }));
+    expect(called.toolCalls).toEqual([{ id: 'call_B', name: 'get_weather', arguments: { city: 'Zürich 🏔' } }]);
+  });
 });
 
 describe('codex tool mode', () => {
