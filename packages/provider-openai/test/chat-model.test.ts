@@ -181,6 +181,18 @@ describe('openai.chat stream', () => {
     expect(response.toolCalls[0]?.invalid).toBeDefined();
   });
 
+  it('says what a 200 answer to a stream that is no event stream is: the error in its JSON, or the JSON it is', async () => {
+    server().reply({ kind: 'json', body: { error: { message: 'Rate limit exceeded: free-models-per-day', code: 429 } } });
+    const limited = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(limited).toMatchObject({ name: 'RateLimitError' });
+    expect((limited as Error).message).toContain('Rate limit exceeded: free-models-per-day');
+
+    server().reply({ kind: 'json', body: completion({ content: 'Hello there.' }) });
+    const whole = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(whole).toMatchObject({ name: 'ProviderError', code: 'not_event_stream' });
+    expect((whole as Error).message).toContain('ignores `stream: true`');
+  });
+
   it('ends with an error event when the stream ends without a finish', async () => {
     server().reply({ kind: 'sse', frames: [roleChunk(), callStart(0, 'call_1', 'f'), callArgs(0, '{}')].map((data) => ({ data })) });
     const events = await drain(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] }));
