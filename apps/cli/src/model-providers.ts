@@ -3,6 +3,7 @@ import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
 import { createOllama } from '@toolwire/provider-ollama';
 import { createOpenAI } from '@toolwire/provider-openai';
 import { CliError } from './cli-error.ts';
+import { chatGPTAuthOptions } from './commands/login.ts';
 import type { CommandContext } from './context.ts';
 import { parseModelRef } from './program.ts';
 
@@ -34,6 +35,16 @@ export function ollamaFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createO
   return createOllama(nonEmpty(env.OLLAMA_HOST) ? { host: env.OLLAMA_HOST } : {});
 }
 
+/**
+ * The ChatGPT provider with the sign-in settings `toolwire login` uses (see
+ * `chatGPTAuthOptions`), and `TOOLWIRE_CHATGPT_BASE_URL` (the backend, for testing).
+ */
+export function chatGPTFromEnv(context: CommandContext): ReturnType<typeof createChatGPT> {
+  const auth = chatGPTAuthOptions(context);
+  const baseURL = context.env.TOOLWIRE_CHATGPT_BASE_URL;
+  return createChatGPT({ auth, ...(auth.logger ? { logger: auth.logger } : {}), ...(nonEmpty(baseURL) ? { baseURL } : {}) });
+}
+
 /** Turns `--model provider/model` into a model, with a clear error for what is missing. */
 export function resolveChatModel(context: CommandContext, ref: string): ChatModel {
   const { provider, modelId } = parseModelRef(ref, PROVIDER_NAMES);
@@ -48,6 +59,7 @@ export function resolveChatModel(context: CommandContext, ref: string): ChatMode
     case 'ollama':
       return ollamaFromEnv(context.env).chat(modelId);
     case 'chatgpt':
-      return createChatGPT({ logger: { warn: () => undefined } }).chat(modelId);
+      // The sign-in `toolwire login` wrote (TOOLWIRE_CHATGPT_AUTH_FILE, CODEX_HOME, …), and its warnings on stderr.
+      return chatGPTFromEnv(context).chat(modelId);
   }
 }

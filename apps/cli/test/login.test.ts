@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The sign-in server stand-in that provider-chatgpt-oauth's own tests use (authorize, token,
 // device code and revoke over real HTTP on 127.0.0.1), reused rather than written twice.
 import { startAuthServer } from '../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
+import { startBackend, textEvents } from '../../../packages/provider-chatgpt-oauth/test/helpers/backend-server.ts';
+import { makeAuthFile, makeTokenSet } from '../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
 import { runCli } from './run-cli.ts';
 
 describe('toolwire login / whoami / logout chatgpt', () => {
@@ -59,5 +61,27 @@ describe('toolwire login / whoami / logout chatgpt', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('restricted to workspace ws-company, but the account chosen was acct-cli');
     expect(existsSync(env.TOOLWIRE_CHATGPT_AUTH_FILE)).toBe(false);
+  });
+});
+
+describe('toolwire chat --model chatgpt/…', () => {
+  it('uses the sign-in toolwire login wrote (TOOLWIRE_CHATGPT_AUTH_FILE) and prints no token', async () => {
+    const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: 'You are Codex.' }] });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-chatgpt-'));
+      const tokens = makeTokenSet();
+      const path = join(dir, 'elsewhere.json');
+      writeFileSync(path, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+      backend.reply({ sse: textEvents('Hello from Codex.') });
+      const run = await runCli(['chat', '--model', 'chatgpt/gpt-5.4', 'hi'], {
+        env: { TOOLWIRE_CHATGPT_AUTH_FILE: path, TOOLWIRE_CHATGPT_BASE_URL: backend.url, CODEX_HOME: dir },
+      });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(run.stdout).toContain('Hello from Codex.');
+      expect(backend.requests[0]?.headers.authorization).toBe(`Bearer ${tokens.access_token}`);
+      for (const token of Object.values(tokens)) expect(run.stdout + run.stderr).not.toContain(token);
+    } finally {
+      await backend.close();
+    }
   });
 });

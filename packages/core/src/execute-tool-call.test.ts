@@ -125,6 +125,76 @@ describe('executeToolCall', () => {
     expect((await executeToolCall(call('big'), { registry })).error?.type).toBe('execution_error');
   });
 
+  it('answers a throw that cannot be printed (a revoked Proxy, a throwing message getter or toJSON) instead of rejecting', async () => {
+    const throwingMessage = new Error('x');
+    Object.defineProperty(throwingMessage, 'message', {
+      get() {
+        throw new Error('getter');
+      },
+    });
+    const unprintable: [string, () => unknown][] = [
+      ['revoked_proxy', () => {
+        const { proxy, revoke } = Proxy.revocable({}, {});
+        revoke();
+        return proxy;
+      }],
+      ['throwing_message', () => throwingMessage],
+      ['throwing_to_json', () => Object.assign(Object.create(null) as object, { toJSON: () => { throw new Error('no'); } })],
+    ];
+    const registry = new ToolRegistry({
+      tools: unprintable.map(([name, make]) =>
+        defineTool({
+          name,
+          parameters: { type: 'object' },
+          execute: () => {
+            throw make();
+          },
+        }),
+      ),
+    });
+    for (const [name] of unprintable) {
+      expect(await executeToolCall(call(name), { registry })).toMatchObject({
+        success: false,
+        message: `Tool "${name}" failed: a value that cannot be printed was thrown`,
+        error: { type: 'execution_error' },
+      });
+    }
+  });
+
+  it('answers a returned value that throws when inspected (a Proxy with a throwing trap) with an execution_error', async () => {
+    const hostile = new Proxy({}, {
+      has() {
+        throw new Error('has');
+      },
+    });
+    const registry = new ToolRegistry({ tools: [defineTool({ name: 'hostile', parameters: { type: 'object' }, execute: () => hostile })] });
+    expect(await executeToolCall(call('hostile'), { registry })).toMatchObject({ success: false, error: { type: 'execution_error' } });
+  });
+
+  it('cuts what the model reads to maxResultChars with a note, and keeps the value whole', async () => {
+    const long = `${'a'.repeat(99)}😀${'b'.repeat(100)}`;
+    const registry = new ToolRegistry({
+      tools: [
+        defineTool({ name: 'dump', parameters: { type: 'object' }, execute: () => long }),
+        defineTool({ name: 'fail_long', parameters: { type: 'object' }, execute: () => { throw new Error(long); } }),
+      ],
+    });
+    const result = await executeToolCall(call('dump'), { registry, maxResultChars: 100 });
+    // The cut never leaves half of the emoji's surrogate pair.
+    expect(result.message).toBe(`${'a'.repeat(99)}\n[Cut: the tool's answer has ${long.length} characters; only the first 99 are shown.]`);
+    expect(result.value).toBe(long);
+    const failure = await executeToolCall(call('fail_long'), { registry, maxResultChars: 50 });
+    expect(failure.message).toMatch(/^Tool "fail_long" failed: a+\n\[Cut: .* only the first 50 are shown\.\]$/);
+    expect(failure.error?.message).toBe(failure.message);
+  });
+
+  it('cuts a result of more than 1,000,000 characters by default', async () => {
+    const registry = new ToolRegistry({ tools: [defineTool({ name: 'dump', parameters: { type: 'object' }, execute: () => 'x'.repeat(3_000_000) })] });
+    const result = await executeToolCall(call('dump'), { registry });
+    expect(result.message.startsWith('x'.repeat(1_000_000))).toBe(true);
+    expect(result.message.slice(1_000_000)).toBe("\n[Cut: the tool's answer has 3000000 characters; only the first 1000000 are shown.]");
+  });
+
   it('times out, fires the tool signal, and answers with a timeout result', async () => {
     let signal: AbortSignal | undefined;
     const registry = new ToolRegistry({

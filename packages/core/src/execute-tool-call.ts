@@ -1,6 +1,6 @@
 import type { ToolRegistry } from './tool-registry.ts';
 import { KNOWN_TOOL, traceToolExecution, UNKNOWN_TOOL } from './tracing.ts';
-import { toolFailure, toolSuccess } from './tool-results.ts';
+import { boundToolResult, DEFAULT_MAX_RESULT_CHARS, toolFailure, toolSuccess } from './tool-results.ts';
 import type { Message } from './types/message.ts';
 import type { ToolCall } from './types/tool-call.ts';
 import type { ToolCallAudit } from './types/tool-call-audit.ts';
@@ -25,6 +25,11 @@ export interface ExecuteToolCallOptions {
   messages?: readonly Message[];
   /** Told about the call once it is answered (or aborted): for audit logs. */
   onAudit?: (audit: ToolCallAudit) => void;
+  /**
+   * The most characters of the result's `message` (what the model reads); a longer one is
+   * cut with a note saying so. `value` is kept whole. Default 1,000,000.
+   */
+  maxResultChars?: number;
 }
 
 /** When the call got its slot, for the audit's queue time. */
@@ -50,7 +55,15 @@ type Outcome = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: un
  */
 export function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions): Promise<ToolResult> {
   const known = call.providerExecuted === true || options.registry.get(call.name) !== undefined;
-  return traceToolExecution(call, () => executeAudited(call, options), known ? KNOWN_TOOL : UNKNOWN_TOOL);
+  const maxChars = resolveMaxResultChars(options.maxResultChars);
+  return traceToolExecution(call, async () => boundToolResult(await executeAudited(call, options), maxChars), known ? KNOWN_TOOL : UNKNOWN_TOOL);
+}
+
+/** `maxResultChars` checked, with its default. */
+export function resolveMaxResultChars(maxChars: number | undefined): number {
+  if (maxChars === undefined) return DEFAULT_MAX_RESULT_CHARS;
+  if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxResultChars must be a whole number >= 1, got ${String(maxChars)}.`);
+  return maxChars;
 }
 
 /**
@@ -59,11 +72,16 @@ export function executeToolCall(call: ToolCall, options: ExecuteToolCallOptions)
  * name: `message` is what the model reads, with the name as written; the span and the
  * audit get the name cut to 64 characters.
  */
-export function answerUnknownTool(call: ToolCall, message: string, options: { principal?: string | undefined; onAudit?: ((audit: ToolCallAudit) => void) | undefined }): Promise<ToolResult> {
+export function answerUnknownTool(
+  call: ToolCall,
+  message: string,
+  options: { principal?: string | undefined; onAudit?: ((audit: ToolCallAudit) => void) | undefined; maxResultChars?: number | undefined },
+): Promise<ToolResult> {
   return traceToolExecution(
     call,
     () => {
-      const result = toolFailure(call, 'unknown_tool', message);
+      // The message quotes the name as the model wrote it, which may be of any length.
+      const result = boundToolResult(toolFailure(call, 'unknown_tool', message), resolveMaxResultChars(options.maxResultChars));
       if (options.onAudit !== undefined) {
         const audit: ToolCallAudit = { toolCallId: call.id, toolName: foldUnknownToolName(call.name), outcome: 'unknown_tool', argumentNames: Object.keys(call.arguments), queuedMs: 0, durationMs: 0 };
         if (options.principal !== undefined) audit.principal = options.principal;
@@ -207,7 +225,7 @@ async function run(call: ToolCall, options: ExecuteToolCallOptions, timing: Timi
   switch (outcome.kind) {
     case 'returned':
       return (
-        toolSuccess(call, outcome.value) ??
+        readReturned(call, outcome.value) ??
         toolFailure(call, 'execution_error', `Tool "${name}" returned a value that cannot be written as JSON.`)
       );
     case 'threw':
@@ -221,12 +239,35 @@ async function run(call: ToolCall, options: ExecuteToolCallOptions, timing: Timi
   }
 }
 
-function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
+/** `toolSuccess`, for a value that may throw when looked at (a revoked Proxy, a throwing getter). */
+function readReturned(call: ToolCall, value: unknown): ToolResult | undefined {
   try {
-    return JSON.stringify(error);
+    return toolSuccess(call, value);
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a thrown value says, whatever was thrown: a tool may throw anything, including
+ * values that throw when printed (a revoked Proxy, a throwing `message` getter or `toJSON`).
+ */
+function errorText(error: unknown): string {
+  try {
+    if (error instanceof Error) {
+      // A subclass's getter may return anything.
+      const message: unknown = error.message;
+      return typeof message === 'string' ? message : String(message);
+    }
+    if (typeof error === 'string') return error;
+    const json = JSON.stringify(error);
+    if (json !== undefined) return json;
+  } catch {
+    // Printed below, or not at all.
+  }
+  try {
     return String(error);
+  } catch {
+    return 'a value that cannot be printed was thrown';
   }
 }

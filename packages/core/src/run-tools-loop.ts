@@ -1,5 +1,5 @@
 import { addUsage } from './add-usage.ts';
-import { answerUnknownTool, executeToolCall } from './execute-tool-call.ts';
+import { answerUnknownTool, executeToolCall, resolveMaxResultChars } from './execute-tool-call.ts';
 import { isProviderTool } from './provider-tools.ts';
 import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
 import { ToolRegistry } from './tool-registry.ts';
@@ -63,6 +63,7 @@ function startLoop(input: ToolLoopInput): LoopState {
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new RangeError(`maxSteps must be a whole number >= 1, got ${String(maxSteps)}.`);
   }
+  resolveMaxResultChars(options.maxResultChars);
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
   return {
     input,
@@ -251,7 +252,7 @@ class ToolPlan {
     const { options, signal, history } = context;
     const direct = this.#direct;
     const owner = this.#ownedByRegistry(call.name) ? this.#registry : direct?.get(call.name) ? direct : undefined;
-    const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history };
+    const common = { principal: options.principal, signal, timeoutMs: options.timeoutMs, messages: history, maxResultChars: options.maxResultChars };
     if (owner) return executeToolCall(call, { registry: owner, ...common, ...(options.onToolAudit ? { onAudit: options.onToolAudit } : {}) });
     const spec = this.#offered.get(call.name);
     if (spec && !isProviderTool(spec)) {
@@ -263,6 +264,6 @@ class ToolPlan {
     const names = [...this.#offered.keys()];
     const list = names.length > 0 ? names.join(', ') : '(none)';
     // Traced and audited like a registry's unknown name, so that metrics and traces see it.
-    return answerUnknownTool(call, `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`, { principal: options.principal, onAudit: options.onToolAudit });
+    return answerUnknownTool(call, `Unknown tool "${call.name}". Available tools: ${list}. Call one of these instead.`, { principal: options.principal, onAudit: options.onToolAudit, maxResultChars: options.maxResultChars });
   }
 }

@@ -54,6 +54,11 @@ export interface RunToolsOptions {
   /** Time allowed per tool call (see `executeToolCall`). */
   timeoutMs?: number;
   /**
+   * The most characters of a tool's answer that go back to the model (default 1,000,000);
+   * a longer one is cut with a note saying so. `ToolResult.value` is kept whole.
+   */
+  maxResultChars?: number;
+  /**
    * Told about every call run here (through `registry` or an offered tool's `execute`) once
    * it is answered: for audit logs (see `ToolCallAudit`). Client calls are not reported.
    */

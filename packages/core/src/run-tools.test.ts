@@ -163,6 +163,18 @@ describe('runTools', () => {
     expect(toolMessages(result.messages)[0]?.content).toMatch(/^The arguments of "get_weather" could not be read: unterminated string at 9\./);
   });
 
+  it('sends the model at most maxResultChars of each answer, the unknown-tool answer included, and rejects a bad bound', async () => {
+    const dump = defineTool({ name: 'dump', parameters: z.object({}), execute: () => 'y'.repeat(500) });
+    const model = createScriptedModel([{ toolCalls: [{ name: 'dump' }, { name: 'x'.repeat(500) }] }, { text: 'done' }]);
+    const result = await runTools({ model, messages: question, tools: [dump], maxResultChars: 200 });
+    const [dumped, unknown] = toolMessages(model.requests[1]?.messages ?? []);
+    expect(dumped?.content).toMatch(/^y{200}\n\[Cut: the tool's answer has 500 characters; only the first 200 are shown\.\]$/);
+    expect(dumped?.result?.value).toBe('y'.repeat(500));
+    expect(unknown?.content).toMatch(/^Unknown tool "x+\n\[Cut: /);
+    expect(result.stoppedBy).toBe('answer');
+    await expect(runTools({ model: createScriptedModel([]), messages: question, tools: [dump], maxResultChars: 0 })).rejects.toThrow(RangeError);
+  });
+
   it('stops at maxSteps and reports it as such, not as an answer', async () => {
     const model = createScriptedModel(Array.from({ length: 5 }, () => ({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] })));
     const result = await runTools({ model, messages: question, tools: [weather], maxSteps: 3 });

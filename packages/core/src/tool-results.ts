@@ -69,3 +69,31 @@ export function toolSuccess(call: Pick<ToolCall, 'id' | 'name'>, value: unknown)
   if (value !== undefined) result.value = value;
   return result;
 }
+
+/**
+ * The most characters of a tool's answer the model reads by default (`maxResultChars`): more
+ * than any model's context holds, far less than what a tool can return (a 100 MB file).
+ */
+export const DEFAULT_MAX_RESULT_CHARS = 1_000_000;
+
+/**
+ * Cuts the text the model reads (`message`, and `error.message`) to `maxChars`, saying so
+ * at the cut; `value` (the caller's) is kept whole.
+ */
+export function boundToolResult(result: ToolResult, maxChars: number): ToolResult {
+  const { message } = result;
+  if (message.length <= maxChars) return result;
+  const cut = cutText(message, maxChars);
+  const bounded: ToolResult = { ...result, message: cut };
+  if (result.error) bounded.error = { ...result.error, message: result.error.message === message ? cut : cutText(result.error.message, maxChars) };
+  return bounded;
+}
+
+function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let end = maxChars;
+  // Never half of a surrogate pair.
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}\n[Cut: the tool's answer has ${text.length} characters; only the first ${end} are shown.]`;
+}

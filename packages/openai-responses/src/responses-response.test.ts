@@ -53,6 +53,16 @@ describe('mapResponsesResponse', () => {
     expect(mapped.finishReason).toBe('tool-calls');
   });
 
+  it('gives a call with a call_id already used in the response, or with no id at all, an id of ours', () => {
+    const { id: _id, call_id: _callId, ...anonymous } = functionCallItem('x', 'f', '{"a":3}');
+    const wire = responseObject('completed', [functionCallItem('call_1', 'f', '{"a":1}'), functionCallItem('call_1', 'f', '{"a":2}'), anonymous]);
+    const calls = mapResponsesResponse(wire, { providerTools: [] }).response.toolCalls;
+    expect(calls.map((call) => call.arguments)).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    expect(calls[0]?.id).toBe('call_1');
+    expect(new Set(calls.map((call) => call.id)).size).toBe(3);
+    for (const call of calls) expect(call.id).toMatch(/^call_/);
+  });
+
   it('reports length for an incomplete response and marks the unfinished call invalid', () => {
     const wire = responseObject('incomplete', [functionCallItem('call_1', 'write', '{"text":"Once', 'incomplete')], {
       incomplete_details: { reason: 'max_output_tokens' },

@@ -1,4 +1,5 @@
 import type { ChatResponse, ToolCall, Warning } from '@toolwire/core';
+import { generateId } from '@toolwire/core';
 import { toToolCall } from '@toolwire/core/provider';
 import { droppedCallsWarning } from './dropped-calls-warning.ts';
 import { mapResponsesFinishReason } from './responses-finish-reason.ts';
@@ -48,6 +49,7 @@ export function mapResponsesResponse(wire: unknown, options: MapResponsesRespons
   const providerOutputs: ProviderToolOutput[] = [];
   const warnings: Warning[] = [];
   let clientCalls = 0;
+  const callIds = new Set<string>();
   for (const item of list(raw['output'])) {
     switch (item['type']) {
       case 'message':
@@ -71,7 +73,7 @@ export function mapResponsesResponse(wire: unknown, options: MapResponsesRespons
         if (options.parallelToolCalls === false && clientCalls > 1) break;
         toolCalls.push(
           toToolCall({
-            id: typeof item['call_id'] === 'string' ? item['call_id'] : String(item['id']),
+            id: callIdOf(item, callIds),
             name: typeof item['name'] === 'string' ? item['name'] : '',
             rawArguments: typeof item['arguments'] === 'string' ? item['arguments'] : '',
             truncated: item['status'] === 'incomplete',
@@ -119,4 +121,17 @@ export function mapResponsesResponse(wire: unknown, options: MapResponsesRespons
   if (reasoningText !== '') response.reasoning = reasoningText;
   if (refusal !== '') response.refusal = refusal;
   return { response, providerOutputs, annotations };
+}
+
+/**
+ * A function call's id: its `call_id` (else its item id), or one of ours when it has neither
+ * or an earlier call of the response has it (ids only pair calls with their results).
+ */
+function callIdOf(item: Record<string, unknown>, used: Set<string>): string {
+  const callId = item['call_id'];
+  const itemId = item['id'];
+  const wireId = typeof callId === 'string' && callId !== '' ? callId : typeof itemId === 'string' ? itemId : '';
+  const id = wireId === '' || used.has(wireId) ? generateId('call_') : wireId;
+  used.add(id);
+  return id;
 }

@@ -48,6 +48,43 @@ describe('createResponsesStreamDecoder', () => {
     expect(ofType(run(events), 'tool-call')[0]?.toolCall).toEqual({ id: 'call_1', name: 'f', arguments: { a: 1 } });
   });
 
+  it('gives a call whose call_id an earlier call of the response has (or that has no id at all) an id of ours', () => {
+    const added = (index: number, itemId: string | undefined, callId: string) => ({
+      type: 'response.output_item.added',
+      output_index: index,
+      item: { ...(itemId !== undefined ? { id: itemId } : {}), type: 'function_call', call_id: callId, name: 'f', arguments: '' },
+    });
+    const parts = run([
+      { type: 'response.created', response: { id: 'resp_1' } },
+      added(0, 'fc_1', 'call_1'),
+      added(1, 'fc_2', 'call_1'),
+      added(2, undefined, ''),
+      { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '{"a":1}' },
+      { type: 'response.function_call_arguments.delta', item_id: 'fc_2', output_index: 1, delta: '{"a":2}' },
+      { type: 'response.function_call_arguments.delta', output_index: 2, delta: '{"a":3}' },
+      { type: 'response.completed', response: { id: 'resp_1', status: 'completed' } },
+    ] as ResponsesStreamEvent[]);
+    const calls = ofType(parts, 'tool-call').map((part) => part.toolCall);
+    expect(calls.map((call) => call.arguments)).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    expect(calls[0]?.id).toBe('call_1');
+    expect(new Set(calls.map((call) => call.id)).size).toBe(3);
+    for (const call of calls) expect(call.id).toMatch(/^call_/);
+    expect(ofType(parts, 'tool-call-start').map((part) => part.id)).toEqual(calls.map((call) => call.id));
+  });
+
+  it('does not repeat streamed text at the done message when the deltas named no item', () => {
+    const message = { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello' }] };
+    for (const delta of [{ output_index: 0 }, {}]) {
+      const parts = run([
+        { type: 'response.output_item.added', output_index: 0, item: { ...message, content: [] } },
+        { type: 'response.output_text.delta', content_index: 0, delta: 'Hello', ...delta },
+        { type: 'response.output_item.done', output_index: 0, item: message },
+        { type: 'response.completed', response: { id: 'resp_1', status: 'completed' } },
+      ] as ResponsesStreamEvent[]);
+      expect(ofType(parts, 'text-delta').map((part) => part.delta).join('')).toBe('Hello');
+    }
+  });
+
   it('maps the recorded code-interpreter stream to provider-executed calls, results after completion', () => {
     const parts = run(codeInterpreterChunks(), [codeInterpreter]);
     const starts = ofType(parts, 'tool-call-start');

@@ -1,4 +1,4 @@
-import { StreamError } from '@toolwire/core';
+import { generateId, StreamError } from '@toolwire/core';
 import type { ChatStreamEvent, ProviderError, ProviderMetadata, ToolCall } from '@toolwire/core';
 import { mapProviderError, toToolCall } from '@toolwire/core/provider';
 import type { ProviderErrorHints } from '@toolwire/core/provider';
@@ -104,7 +104,13 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
   const annotations: unknown[] = [];
   const reasoningItems: Record<string, unknown>[] = [];
   const wireCalls: Record<string, { name: string; arguments: string }> = {};
+  /** The ids function calls went out with. */
+  const callIds = new Set<string>();
+  /** Message items whose text streamed as deltas, by item id and by output index. */
   const textItems = new Set<string>();
+  const textIndexes = new Set<number>();
+  /** The message item added last: deltas that name no item belong to it. */
+  let lastMessage: { itemId: string | undefined; outputIndex: number | undefined } | undefined;
   let responseId: string | undefined;
   let modelId = options.modelId;
   let refusal = '';
@@ -141,10 +147,18 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
 
   function onAdded(outputIndex: unknown, raw: Record<string, unknown>, out: ResponsesStreamPart[]): void {
     const itemId = str(raw['id']);
+    if (raw['type'] === 'message') {
+      lastMessage = { itemId, outputIndex: typeof outputIndex === 'number' ? outputIndex : undefined };
+      return;
+    }
     if (raw['type'] === 'function_call') {
       if (itemId !== undefined && byItemId.has(itemId)) return;
       const callId = str(raw['call_id']);
-      const id = callId !== undefined && callId !== '' ? callId : (itemId ?? '');
+      const wireId = callId !== undefined && callId !== '' ? callId : (itemId ?? '');
+      // A call without an id, or with one an earlier call of the response has (a compatible
+      // server's or proxy's doing), gets one of ours: ids only pair calls with their results.
+      const id = wireId === '' || callIds.has(wireId) ? generateId('call_') : wireId;
+      callIds.add(id);
       const wireName = str(raw['name']) ?? '';
       functionCalls += 1;
       const hidden = options.parallelToolCalls === false && functionCalls > 1;
@@ -199,6 +213,7 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       case 'message': {
         const itemId = str(raw['id']);
         if (itemId !== undefined && textItems.has(itemId)) return;
+        if (typeof outputIndex === 'number' && textIndexes.has(outputIndex)) return;
         // The Codex backend may send a message's text only in its done item.
         const text = messageText(raw);
         if (text !== '') out.push({ type: 'text-delta', delta: text });
@@ -333,8 +348,16 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         }
         case 'response.output_text.delta': {
+          // `item_id` and `output_index` are required, but a compatible server or proxy may
+          // leave them out: the text must still not come again with the done item.
           const itemId = str(event['item_id']);
+          const outputIndex = event['output_index'];
           if (itemId !== undefined) textItems.add(itemId);
+          if (typeof outputIndex === 'number') textIndexes.add(outputIndex);
+          if (itemId === undefined && typeof outputIndex !== 'number' && lastMessage !== undefined) {
+            if (lastMessage.itemId !== undefined) textItems.add(lastMessage.itemId);
+            if (lastMessage.outputIndex !== undefined) textIndexes.add(lastMessage.outputIndex);
+          }
           const delta = str(event['delta']);
           if (delta !== undefined && delta !== '') out.push({ type: 'text-delta', delta });
           break;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { collectStream, ProviderUnavailableError, StreamError } from '@toolwire/core';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ProviderError, Warning } from '@toolwire/core';
+import { collectStream, ProviderError, ProviderUnavailableError, StreamError } from '@toolwire/core';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
 import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
@@ -18,7 +18,7 @@ import { resolveSettings } from './chatgpt-settings.ts';
 import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
 import { PROVIDER_NAME } from './constants.ts';
 import { redactSecrets } from './logger.ts';
-import { readBoundedText } from './secret-text.ts';
+import { boundedSecretFreeText, readBoundedText } from './secret-text.ts';
 import type { ChatGPTLogger } from './logger.ts';
 import { backendError } from './map-chatgpt-error.ts';
 import { trimTrailingSlashes } from './url.ts';
@@ -111,6 +111,20 @@ async function* streamResponse(
         response = await post(prepared.body);
       }
       if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
+      // A page or JSON with status 200 (a proxy, a captive portal) is no stream: said as
+      // what it is, not taken for a dropped stream and sent again.
+      const type = response.headers.get('content-type');
+      if (type !== null && !type.toLowerCase().includes('event-stream')) {
+        const text = (await readBoundedText(response)).text.trim();
+        throw new ProviderError({
+          provider: PROVIDER_NAME,
+          status: response.status,
+          code: 'not_event_stream',
+          message:
+            `The ChatGPT backend at ${context.baseURL} answered with ${type.split(';')[0] ?? type} instead of an event stream` +
+            `${text !== '' ? ` (${boundedSecretFreeText(text, secrets, 200)})` : ''}. A proxy or a network sign-in page may be in the way: check the network and baseURL.`,
+        });
+      }
       if (response.body === null) {
         throw new StreamError({ provider: PROVIDER_NAME, message: 'The ChatGPT backend answered without a body. Send the request again.' });
       }
@@ -142,6 +156,9 @@ async function* streamResponse(
           break;
         }
         if (isContent(event)) delivered = true;
+        // A failure the stream reports (`response.failed`, `error`) is yielded, not thrown:
+        // it gets the same redaction as a thrown error.
+        if (event.type === 'error') redact(event.error, secrets);
         yield restoreEventCall(event, restore);
       }
       if (!retry) return;
@@ -219,11 +236,19 @@ function backoffMs(attempt: number): number {
   return 250 * 2 ** attempt + Math.floor(Math.random() * 100);
 }
 
-/** Errors never carry the access token, even when something upstream echoed it. */
+/**
+ * Errors never carry the access token, even when something upstream echoed it: neither in
+ * the message nor in the stack, which was captured with the message (a CLI's `--debug`,
+ * a logger printing `error.stack`).
+ */
 function redact(error: unknown, secrets: readonly string[]): unknown {
   if (error instanceof Error) {
-    const message = redactSecrets(error.message, secrets);
-    if (message !== error.message) Object.defineProperty(error, 'message', { value: message, configurable: true, writable: true });
+    for (const key of ['message', 'stack'] as const) {
+      const text = error[key];
+      if (typeof text !== 'string') continue;
+      const clean = redactSecrets(text, secrets);
+      if (clean !== text) Object.defineProperty(error, key, { value: clean, configurable: true, writable: true });
+    }
   }
   return error;
 }

@@ -184,6 +184,16 @@ describe('createChatGPT().chat()', () => {
     expect(types.lastIndexOf('tool-call-delta')).toBeLessThan(types.indexOf('tool-call'));
     expect(types.at(-1)).toBe('finish');
   });
+
+  it('reads a stream paced one byte at a time: multi-byte text and reasoning, and a call', async () => {
+    const { backend, chatgpt } = await setup();
+    backend.reply({ sse: textEvents('Grüße — 日本語 ✓ 😀', { reasoning: 'dénk 🤔' }), chunkSize: 1 });
+    const text = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }] }));
+    expect({ text: text.text, reasoning: text.reasoning }).toEqual({ text: 'Grüße — 日本語 ✓ 😀', reasoning: 'dénk 🤔' });
+    backend.reply({ sse: toolCallEvents([{ callId: 'call_B', name: 'get_weather', arguments: '{"city":"Zürich 🏔"}' }]), chunkSize: 1 });
+    const called = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }], tools: [tool('get_weather')] }));
+    expect(called.toolCalls).toEqual([{ id: 'call_B', name: 'get_weather', arguments: { city: 'Zürich 🏔' } }]);
+  });
 });
 
 describe('codex tool mode', () => {
@@ -297,6 +307,20 @@ describe('backend errors', () => {
     expect(response.text).toBe('ok');
     expect(backend.requests.map((r): unknown => r.body.instructions)).toEqual(['Be a pirate.', BASE_INSTRUCTIONS]);
     expect(response.warnings).toContainEqual(expect.objectContaining({ type: 'unsupported-setting', setting: 'instructions' }));
+  });
+
+  it('says what a 200 answer that is no event stream is (a proxy page, JSON), without sending it again', async () => {
+    const { backend, chatgpt, tokens } = await setup();
+    backend.reply(
+      { status: 200, text: `<html><body>Sign in to the Wi-Fi ${tokens.access_token}</body></html>` },
+      { status: 200, json: { detail: 'Something went wrong' } },
+    );
+    const html = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
+    expect(html).toMatchObject({ name: 'ProviderError', status: 200, code: 'not_event_stream', retryable: false });
+    expect((html as Error).message).toMatch(/answered with text\/html instead of an event stream \(<html><body>Sign in to the Wi-Fi \[redacted\]/);
+    const json = await collectStream(chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
+    expect((json as Error).message).toContain('answered with application/json instead of an event stream ({"detail":"Something went wrong"})');
+    expect(backend.requests).toHaveLength(2);
   });
 
   it('reports a stream that closes before response.completed', async () => {

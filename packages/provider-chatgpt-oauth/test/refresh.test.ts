@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { AuthExpiredError } from '@toolwire/core';
+import { AuthExpiredError, ProviderError } from '@toolwire/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createChatGPTAuth, NotSignedInError } from '../src/index.ts';
@@ -105,6 +105,27 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
   });
 
+  it('finishes and saves a refresh whose caller aborted after it was sent, so the rotated refresh token is not lost', async () => {
+    // The server retires the old refresh token as soon as it gets it; its answer comes later.
+    auth = await startAuthServer({ refreshDelayMs: 300 });
+    const path = join(temp.dir, 'auth.json');
+    const old = await writeSignIn(path, { expiresIn: -30 });
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+    const controller = new AbortController();
+    const first = manager.getCredentials(controller.signal).catch((e: unknown) => e);
+    for (let waited = 0; auth.refreshCount === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('the client went away'));
+    expect(await first).toEqual(new Error('the client went away'));
+
+    // The next request waits for that refresh instead of sending the retired token again.
+    const credentials = await manager.getCredentials();
+    expect(credentials.accessToken).not.toBe(old.access_token);
+    expect(auth.refreshCount).toBe(1);
+    const file = JSON.parse(await readFile(path, 'utf8'));
+    expect(file.tokens.refresh_token).not.toBe(old.refresh_token);
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+  });
+
   it('turns a reused refresh token into AuthExpiredError and does not ask the server again', async () => {
     auth = await startAuthServer();
     const path = join(temp.dir, 'auth.json');
@@ -120,6 +141,22 @@ describe('token refresh', () => {
     await expect(manager.getCredentials()).rejects.toThrow(/toolwire login chatgpt/);
     expect(auth.refreshCount).toBe(1);
     expect(events).toEqual([{ type: 'refresh-failed', accountId: 'acct-1234', code: 'refresh_token_reused', permanent: true, store: 'toolwire' }]);
+  });
+
+  it('fails a refresh answered with 200 but no access token (a captive portal page, JSON without tokens), writing nothing', async () => {
+    for (const body of ['<html><body>Sign in to the hotel Wi-Fi</body></html>', '{"ok":true}']) {
+      auth = await startAuthServer({ refreshFailure: { status: 200, body: () => body } });
+      const path = join(temp.dir, 'auth.json');
+      await writeSignIn(path, { expiresIn: -30 });
+      const before = await readFile(path, 'utf8');
+      const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+      const error = await manager.getCredentials().catch((e: unknown) => e);
+      expect(ProviderError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'invalid_token_response', retryable: true });
+      expect((error as Error).message).toMatch(/HTTP 200 but no access token .*Check the network/);
+      expect(await readFile(path, 'utf8')).toBe(before);
+      await auth.close();
+    }
   });
 
   it('treats invalid_grant (an unknown or revoked refresh token) as needing a new sign-in', async () => {
@@ -200,6 +237,58 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
     const file = JSON.parse(await readFile(path, 'utf8'));
     expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set([file.tokens.access_token]));
+  });
+});
+
+describe('a token file at its worst', () => {
+  it('names an empty or not-JSON file as damaged (after reading it again), and status() reports it', async () => {
+    auth = await startAuthServer();
+    for (const [name, text, what] of [
+      ['empty.json', '', 'empty'],
+      ['cut.json', '{"tokens": {"access_token": "eyJ', 'not a JSON object'],
+    ] as const) {
+      const path = join(temp.dir, name);
+      await writeFile(path, text, { mode: 0o600 });
+      const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url });
+      const error = await manager.getCredentials().catch((e: unknown) => e);
+      expect(NotSignedInError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toBe(`The ChatGPT sign-in file ${path} is damaged (${what}): sign in again with \`toolwire login chatgpt\`, which replaces it.`);
+      expect(await manager.status()).toMatchObject({ signedIn: false, message: (error as Error).message });
+    }
+  });
+
+  it('says a path that is a directory is one, instead of a raw EISDIR', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    await mkdir(path);
+    const error = await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url }).getCredentials().catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`The ChatGPT sign-in path ${path} is a directory, not a token file. Remove it, or point the \`path\` option (TOOLWIRE_CHATGPT_AUTH_FILE) at a file.`);
+  });
+
+  it('tightens a token file other users can read to 0600 and says so', async () => {
+    auth = await startAuthServer();
+    const path = join(temp.dir, 'auth.json');
+    await writeSignIn(path, { expiresIn: 3600 });
+    await chmod(path, 0o644);
+    const { logger, lines } = recordingLogger();
+    await createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, logger }).getCredentials();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(lines).toEqual([`info The ChatGPT token file ${path} could be read by other users (mode 0644); Toolwire changed it to 0600.`]);
+  });
+
+  it('refreshes a symlinked token file through the link: the link stays, its target gets the new tokens', async () => {
+    auth = await startAuthServer();
+    const target = join(temp.dir, 'dotfiles', 'auth.json');
+    const link = join(temp.dir, 'home', 'auth.json');
+    const old = await writeSignIn(target, { expiresIn: -30 });
+    await mkdir(join(link, '..'), { recursive: true });
+    await symlink(target, link);
+    const credentials = await createChatGPTAuth({ store: 'toolwire', path: link, issuer: auth.url }).getCredentials();
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    const file = JSON.parse(await readFile(target, 'utf8'));
+    expect(file.tokens.access_token).toBe(credentials.accessToken);
+    expect(file.tokens.refresh_token).not.toBe(old.refresh_token);
+    expect((await stat(target)).mode & 0o777).toBe(0o600);
   });
 });
 

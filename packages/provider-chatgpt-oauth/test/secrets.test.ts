@@ -107,4 +107,35 @@ describe('backend errors', () => {
       expect(message.length).toBeLessThan(2000);
     }
   });
+
+  it('never leak the access token a response.failed or error event echoes, in the message or the stack', async () => {
+    const tokens = makeTokenSet();
+    const stranger = makeJwt({ sub: 'someone-else', exp: 1 });
+    const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: 'base' }] });
+    closers.push(backend.close);
+    const created = { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5.4' } };
+    const failures = [
+      { type: 'response.failed', response: { id: 'resp_1', status: 'failed', error: { code: 'server_error', message: `bad bearer ${tokens.access_token}` } } },
+      { type: 'error', error: { code: 'server_error', message: `proxy saw ${tokens.access_token} and ${stranger}` } },
+    ];
+    const chatgpt = createChatGPT({
+      auth: { tokens: { accessToken: tokens.access_token, idToken: tokens.id_token, refreshToken: tokens.refresh_token } },
+      baseURL: backend.url,
+      maxRetries: 0,
+      logger: { warn: () => undefined },
+    });
+    for (const failure of failures) {
+      backend.reply({ sse: [created, failure] });
+      const events = [];
+      for await (const event of chatgpt.chat('gpt-5.4').stream({ messages: [{ role: 'user', content: 'hi' }] })) events.push(event);
+      const error = events.find((event) => event.type === 'error');
+      expect(error?.type).toBe('error');
+      const message = error?.type === 'error' ? error.error.message : '';
+      expect(message).toContain('[redacted]');
+      const stack = error?.type === 'error' ? (error.error.stack ?? '') : '';
+      for (const text of [message, stack]) {
+        expect({ type: failure.type, leaks: [...leaks(text, tokens.access_token), ...leaks(text, stranger)] }).toEqual({ type: failure.type, leaks: [] });
+      }
+    }
+  });
 });

@@ -28,6 +28,8 @@ export interface TurnSummary {
   doneReason: string | undefined;
   usage: Usage | undefined;
   modelId: string | undefined;
+  /** Streaming: the text was held back to the end, as it may be a call written as text (not yet sent). */
+  heldText?: boolean;
 }
 
 /** Builds the core response of one turn. */

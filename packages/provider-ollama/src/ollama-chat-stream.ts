@@ -1,4 +1,5 @@
 import type { ChatStreamEvent, ToolCall, Warning } from '@toolwire/core';
+import { mayBeTextCall } from '@toolwire/core/provider';
 import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
 import { mapUsage } from './ollama-chat-response.ts';
 import type { TurnSummary } from './ollama-chat-response.ts';
@@ -12,6 +13,11 @@ export interface StreamTurnOptions {
   holdText: boolean;
   /** When set, calls to other tools are dropped with a warning (a forced named call). */
   allowedNames?: ReadonlySet<string> | undefined;
+  /**
+   * Hold text back while it may still be one tool call written as text (`mayBeTextCall`);
+   * the summary's `heldText` says whether it still was at the end.
+   */
+  holdPossibleTextCall?: boolean;
 }
 
 /**
@@ -25,6 +31,7 @@ export async function* streamTurn(
   options: StreamTurnOptions,
 ): AsyncGenerator<ChatStreamEvent, TurnSummary> {
   const summary: TurnSummary = { text: '', reasoning: '', toolCalls: [], doneReason: undefined, usage: undefined, modelId: undefined };
+  let holding = options.holdPossibleTextCall === true;
   for await (const chunk of chunks) {
     const message = chunk.message;
     if (message?.thinking !== undefined && message.thinking !== '') {
@@ -33,7 +40,13 @@ export async function* streamTurn(
     }
     if (message?.content !== undefined && message.content !== '') {
       summary.text += message.content;
-      if (!options.holdText) yield { type: 'text-delta', delta: message.content };
+      if (holding && !mayBeTextCall(summary.text)) {
+        // Not a call after all: what was held goes out, and the rest streams.
+        holding = false;
+        if (!options.holdText) yield { type: 'text-delta', delta: summary.text };
+      } else if (!options.holdText && !holding) {
+        yield { type: 'text-delta', delta: message.content };
+      }
     }
     for (const call of fromOllamaToolCalls(message?.tool_calls)) {
       if (options.allowedNames !== undefined && !options.allowedNames.has(call.name)) {
@@ -50,6 +63,7 @@ export async function* streamTurn(
       summary.modelId = chunk.model;
     }
   }
+  summary.heldText = holding && summary.text !== '';
   return summary;
 }
 

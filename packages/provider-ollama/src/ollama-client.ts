@@ -2,6 +2,8 @@ import { readJsonBodyText } from '@toolwire/core/provider';
 import { Ollama } from 'ollama';
 import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
 import { mapOllamaError } from './map-ollama-error.ts';
+import { frameNdjsonLines } from './ndjson-line-framer.ts';
+import { displayHost } from './ollama-host.ts';
 import type { OllamaChatBody, OllamaChatChunk } from './ollama-wire.ts';
 
 /** How to reach one Ollama server; shared by every model of a provider. */
@@ -42,7 +44,7 @@ function isFinalChatObject(value: unknown): boolean {
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
  * cheap to create.
  */
-export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}, options: { wholeJson?: boolean } = {}): Ollama {
+export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}, options: { wholeJson?: boolean; ndjson?: boolean } = {}): Ollama {
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
@@ -53,12 +55,20 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never
   // comes is taken after the grace (the client's own `response.json()` would wait for the end).
-  const wrapped = options.wholeJson !== true ? send : async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+  const wholeJson = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const response = await send(input, init);
     if (!response.ok || response.body === null) return response;
     const text = await readJsonBodyText(response, { endGraceMs, isComplete: isFinalChatObject });
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+  // A streamed answer reaches the client one checked line at a time (see `frameNdjsonLines`).
+  const ndjson = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const response = await send(input, init);
+    if (!response.ok || response.body === null) return response;
+    const body = frameNdjsonLines(response.body, { host: displayHost(connection.host) });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  const wrapped = options.wholeJson === true ? wholeJson : options.ndjson === true ? ndjson : send;
   return new Ollama({
     host: connection.host,
     fetch: wrapped,
@@ -93,7 +103,7 @@ export async function chatStream(
   body: OllamaChatBody,
   call: CallOptions,
 ): Promise<AsyncIterable<OllamaChatChunk>> {
-  const client = createClient(connection, call);
+  const client = createClient(connection, call, { ndjson: true });
   let iterator: AbortableAsyncIterator<OllamaClientChatResponse>;
   try {
     iterator = await client.chat({ ...asClientRequest(body), stream: true });

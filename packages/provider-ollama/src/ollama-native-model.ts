@@ -1,4 +1,5 @@
 import { addUsage } from '@toolwire/core';
+import { readTextCall, textCallWarning } from '@toolwire/core/provider';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, FunctionToolSpec, ToolCall, Usage, Warning } from '@toolwire/core';
 import { buildChatBody } from './ollama-chat-request.ts';
 import { forcedCallFormat, forcedCallInstruction, parseForcedCall } from './forced-call.ts';
@@ -100,8 +101,15 @@ async function generateNative(config: OllamaModelConfig, request: ChatRequest): 
     warnings.push(retryWarning(forced));
     return generateForced(turn, forced, warnings, mapUsage(raw));
   }
+  let text = raw.message?.content ?? '';
+  const textCall = toolCalls.length === 0 ? readTextCall(text, turn.prepared.offered) : undefined;
+  if (textCall !== undefined) {
+    warnings.push(textCallWarning(textCall.name, "Ollama's template parser"));
+    toolCalls = [textCall];
+    text = '';
+  }
   return buildResponse({
-    text: raw.message?.content ?? '',
+    text,
     reasoning: raw.message?.thinking ?? '',
     toolCalls,
     doneReason: raw.done_reason,
@@ -157,7 +165,18 @@ async function* streamNative(config: OllamaModelConfig, request: ChatRequest): A
     firstCallOnly: turn.firstCallOnly,
     holdText: forced !== undefined,
     allowedNames: forced === undefined ? undefined : new Set(forced.map((tool) => tool.name)),
+    holdPossibleTextCall: forced === undefined && turn.prepared.offered.length > 0,
   });
+  if (summary.heldText === true) {
+    const textCall = summary.toolCalls.length === 0 ? readTextCall(summary.text, turn.prepared.offered) : undefined;
+    if (textCall !== undefined) {
+      yield { type: 'warning', warning: textCallWarning(textCall.name, "Ollama's template parser") };
+      yield* toolCallEvents(textCall);
+      summary.toolCalls.push(textCall);
+    } else {
+      yield { type: 'text-delta', delta: summary.text };
+    }
+  }
   if (forced !== undefined) {
     if (summary.toolCalls.length === 0) {
       yield { type: 'warning', warning: retryWarning(forced) };

@@ -104,6 +104,31 @@ describe('native tools on a tools-capable model', () => {
     });
   });
 
+  it('reads a call the model wrote as text when Ollama left tool_calls empty (ollama/ollama#12174), streamed or not, with a warning', async () => {
+    for (const content of ['{"name": "get_weather", "arguments": {"city": "Paris"}}', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>']) {
+      script(() => ({ content }));
+      const generated = await model().generate({ messages: ask, tools: [weather, time] });
+      expect(generated).toMatchObject({ text: '', finishReason: 'tool-calls', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+      expect(generated.warnings).toEqual([expect.objectContaining({ message: expect.stringContaining('wrote its call to "get_weather" as text') })]);
+
+      script(() => ({ content }));
+      const events: ChatStreamEvent[] = [];
+      for await (const event of model().stream({ messages: ask, tools: [weather, time] })) events.push(event);
+      expect(events.filter((e) => e.type === 'text-delta')).toEqual([]);
+      expect(events.map((e) => e.type)).toEqual(['warning', 'tool-call-start', 'tool-call-delta', 'tool-call', 'finish']);
+      expect(events.at(-1)).toMatchObject({ finishReason: 'tool-calls' });
+    }
+  });
+
+  it('keeps JSON text that is no call to an offered tool as text, sent whole at the end', async () => {
+    for (const content of ['{"answer": 42}', '{"name": "delete_everything", "arguments": {}}', '<tool_call>not json</tool_call>']) {
+      script(() => ({ content }));
+      expect(await model().generate({ messages: ask, tools: [weather] })).toMatchObject({ text: content, toolCalls: [], finishReason: 'stop' });
+      const response = await collectStream(model().stream({ messages: ask, tools: [weather] }));
+      expect(response).toMatchObject({ text: content, toolCalls: [], finishReason: 'stop' });
+    }
+  });
+
   it('streams thinking as reasoning-delta events and passes the think setting', async () => {
     script(() => ({ thinking: 'The user wants Paris weather.', content: 'Checking.', tool_calls: [call('get_weather', { city: 'Paris' })] }));
     const events: ChatStreamEvent[] = [];

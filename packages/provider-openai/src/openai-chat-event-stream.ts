@@ -202,20 +202,20 @@ class ChatEventStream implements AsyncGenerator<ChatStreamEvent, undefined> {
       return this.#after();
     }
     try {
-      // The usual read: one plain text chunk, nothing queued: its event goes out as it is.
-      if (chunks.length === 1 && this.#queue.length === 0) {
-        const only = chunks[0];
-        if (typeof only === 'string') {
-          const event = mapper.pushText(only);
-          if (event !== undefined) return { value: restore(event), done: false };
+      const only = chunks.length === 1 && this.#queue.length === 0 ? chunks[0] : undefined;
+      if (typeof only === 'string') {
+        // The usual read: one plain text chunk, nothing queued: its event goes out as it is
+        // (none while the mapper holds text back: the chunk is taken all the same).
+        const event = mapper.pushText(only);
+        if (event !== undefined) return { value: restore(event), done: false };
+      } else {
+        for (const chunk of chunks) {
+          // A plain text chunk read without parsing it (see `createChatChunkReader`): at most one text delta.
+          if (typeof chunk === 'string') {
+            const event = mapper.pushText(chunk);
+            if (event !== undefined) this.#queue.push(restore(event));
+          } else for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
         }
-      }
-      for (const chunk of chunks) {
-        // A plain text chunk read without parsing it (see `createChatChunkReader`): at most one text delta.
-        if (typeof chunk === 'string') {
-          const event = mapper.pushText(chunk);
-          if (event !== undefined) this.#queue.push(restore(event));
-        } else for (const event of mapper.push(chunk)) this.#queue.push(restore(event));
       }
     } catch (error) {
       return this.#failed(error);

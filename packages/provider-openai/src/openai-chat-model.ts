@@ -1,4 +1,4 @@
-import { generateId } from '@toolwire/core';
+import { generateId, partitionTools } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { guardStream } from '@toolwire/core/provider';
@@ -10,11 +10,24 @@ import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
 import { readChatCompletion } from './read-chat-completion.ts';
+import { ensureEventStream } from './ensure-event-stream.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 import type { StrictCallRestorer } from '@toolwire/openai-responses';
 
 const newCallId = (): string => generateId('call_');
+
+/**
+ * The function tools a call written as text may name (see `readTextCall`): those offered,
+ * unless `toolChoice` is `'none'`.
+ */
+function textCallOption(request: ChatRequest): { textCallTools?: readonly { name: string }[] } {
+  if (request.toolChoice === 'none') return {};
+  const { functionTools } = partitionTools(request.tools, 'openai');
+  if (functionTools.length === 0) return {};
+  const choice = request.toolChoice;
+  return { textCallTools: typeof choice === 'object' ? functionTools.filter((tool) => tool.name === choice.name) : functionTools };
+}
 
 /**
  * Drops the conversation and tool schemas from a body the SDK is done with: its call has
@@ -85,6 +98,7 @@ export class OpenAIChatModel implements ChatModel {
     }
     const response = mapChatResponse(completion, {
       generateId: newCallId,
+      ...textCallOption(request),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
     const restored = restoreResponseCalls(response, createStrictCallRestorer(request.tools));
@@ -106,6 +120,7 @@ export class OpenAIChatModel implements ChatModel {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
           response = await this.#call(request, sent);
+          await ensureEventStream(response, this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs });
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
         } finally {
@@ -119,6 +134,7 @@ export class OpenAIChatModel implements ChatModel {
           before: built.warnings.map((warning): ChatStreamEvent => ({ type: 'warning', warning })),
           mapper: createChatStreamMapper({
             generateId: newCallId,
+            ...textCallOption(request),
             ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
           }),
           restore,

@@ -53,6 +53,22 @@ describe('mapChatResponse', () => {
     expect(response.warnings).toEqual([]);
   });
 
+  it('gives a call whose id an earlier call of the turn already has an id of ours', () => {
+    const wire = completion(
+      {
+        tool_calls: [
+          { id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+          { id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":2}' } },
+        ],
+      } as never,
+      'tool_calls',
+    );
+    const [first, second] = mapChatResponse(wire, options).toolCalls;
+    expect(first).toEqual({ id: 'call_0', name: 'f', arguments: { a: 1 } });
+    expect(second?.id).toMatch(/^call_gen\d+$/);
+    expect(second?.arguments).toEqual({ a: 2 });
+  });
+
   it("reads Mistral's content parts: text parts as the text, thinking parts as the reasoning", () => {
     const wire = completion({
       content: [

@@ -2,7 +2,7 @@ import type { ChatResponse, ToolCall, Warning } from '@toolwire/core';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
 import { mapChatUsage } from './openai-usage.ts';
-import { toToolCall } from '@toolwire/core/provider';
+import { readTextCall, textCallWarning, toToolCall } from '@toolwire/core/provider';
 import { droppedCallsWarning } from '@toolwire/openai-responses';
 
 /** Options of `mapChatResponse`. */
@@ -11,6 +11,11 @@ export interface MapChatResponseOptions {
   parallelToolCalls?: boolean;
   /** Makes ids for calls a server sent without one. */
   generateId: () => string;
+  /**
+   * The tools offered: a text that is nothing but one call to one of them (a compatible
+   * server that left the call in `content`) becomes that call, with a warning.
+   */
+  textCallTools?: readonly { name: string }[];
 }
 
 /** Fields compatible servers add to messages and deltas (vLLM, DeepSeek: `reasoning_content`; Ollama: `reasoning`). */
@@ -72,20 +77,24 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
   const message = choice?.message;
   const content: unknown = message?.content;
   const parts = Array.isArray(content) ? readContentParts(content) : undefined;
-  const text = typeof content === 'string' ? content : (parts?.text ?? '');
+  let text = typeof content === 'string' ? content : (parts?.text ?? '');
   const rawFinish = choice?.finish_reason;
   const wireCalls = message?.tool_calls ?? [];
   let toolCalls: ToolCall[] = [];
+  const usedIds = new Set<string>();
   wireCalls.forEach((call, position) => {
     // A call without `type` (some compatible servers leave it out) is a function call.
     if (call.type === 'custom') {
       warnings.push({ type: 'unsupported-tool', toolName: call.custom.name, message: 'Custom tool calls are not supported.' });
       return;
     }
+    // Some compatible servers send no id (or an empty one), or one id for every call: such
+    // a call gets one of ours, since ids only pair calls with their results.
+    const id = typeof call.id === 'string' && call.id !== '' && !usedIds.has(call.id) ? call.id : options.generateId();
+    usedIds.add(id);
     toolCalls.push(
       toToolCall({
-        // Some compatible servers send no id (or an empty one): the call gets one of ours.
-        id: typeof call.id === 'string' && call.id !== '' ? call.id : options.generateId(),
+        id,
         name: call.function.name,
         rawArguments: argumentsText(call.function.arguments),
         // Cut off by the token limit: the last call is the one being written.
@@ -93,6 +102,13 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
       }),
     );
   });
+  // Not for an answer cut by the token limit: that text is no whole call.
+  const textCall = toolCalls.length === 0 && wireCalls.length === 0 && rawFinish !== 'length' && options.textCallTools !== undefined ? readTextCall(text, options.textCallTools) : undefined;
+  if (textCall !== undefined) {
+    warnings.push(textCallWarning(textCall.name, 'the server'));
+    toolCalls = [textCall];
+    text = '';
+  }
   if (options.parallelToolCalls === false && toolCalls.length > 1) {
     warnings.push(droppedCallsWarning(toolCalls.length - 1));
     toolCalls = toolCalls.slice(0, 1);

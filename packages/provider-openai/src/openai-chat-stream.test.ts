@@ -138,6 +138,53 @@ describe('createChatStreamMapper', () => {
     ]);
   });
 
+  it('gives a call whose id another call of the turn already has an id of ours, even with the id repeated in every fragment', () => {
+    const events = run([
+      roleChunk(),
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', function: { arguments: '1}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', function: { arguments: '2}' } }] }),
+      finishChunk('tool_calls'),
+    ]);
+    expect(ofType(events, 'tool-call').map((event) => event.toolCall)).toEqual([
+      { id: 'call_0', name: 'f', arguments: { a: 1 } },
+      { id: 'call_gen1', name: 'f', arguments: { a: 2 } },
+    ]);
+    expect(ofType(events, 'tool-call-start').map((event) => event.id)).toEqual(['call_0', 'call_gen1']);
+  });
+
+  it('keeps the id it gave a call that got its server id only in a later fragment', () => {
+    const events = run([
+      roleChunk(),
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_late', function: { arguments: '1}' } }] }),
+      finishChunk('tool_calls'),
+    ]);
+    expect(ofType(events, 'tool-call-start').map((event) => event.id)).toEqual(['call_gen1']);
+    expect(ofType(events, 'tool-call').map((event) => event.toolCall.id)).toEqual(['call_gen1']);
+  });
+
+  it('with textCallTools, reads an answer that is one call written as text as that call, but never a cut one', () => {
+    const tools = [{ name: 'get_weather' }];
+    const call = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
+    const read = run([roleChunk(), chunk({ content: call.slice(0, 10) }), chunk({ content: call.slice(10) }), finishChunk('stop')], { textCallTools: tools });
+    expect(read.map((event) => event.type)).toEqual(['warning', 'tool-call-start', 'tool-call-delta', 'tool-call', 'finish']);
+    expect(ofType(read, 'finish')[0]?.finishReason).toBe('tool-calls');
+
+    // Cut by the token limit: the held text is text.
+    const cut = run([roleChunk(), chunk({ content: call }), finishChunk('length')], { textCallTools: tools });
+    expect(ofType(cut, 'text-delta').map((event) => event.delta)).toEqual([call]);
+    expect(ofType(cut, 'tool-call')).toEqual([]);
+
+    // A stream that breaks off: what was held comes out as text before the error.
+    const mapper = createChatStreamMapper({ generateId: () => 'call_x', textCallTools: tools });
+    expect(mapper.pushText('{"name": "get_we')).toBeUndefined();
+    const ended = mapper.end();
+    expect(ended[0]).toEqual({ type: 'text-delta', delta: '{"name": "get_we' });
+    expect(ended[1]?.type).toBe('error');
+  });
+
   it('handles calls without index or id, and arguments sent as an object', () => {
     const events = run([
       roleChunk(),

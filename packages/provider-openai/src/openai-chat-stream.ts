@@ -5,7 +5,7 @@ import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
 import { droppedCallsWarning } from '@toolwire/openai-responses';
 import { argumentsText, readContentParts, readReasoning } from './openai-chat-response.ts';
 import { mapChatUsage } from './openai-usage.ts';
-import { toToolCall } from '@toolwire/core/provider';
+import { mayBeTextCall, readTextCall, textCallWarning, toToolCall } from '@toolwire/core/provider';
 
 /** Options of `createChatStreamMapper`. */
 export interface ChatStreamMapperOptions {
@@ -13,6 +13,12 @@ export interface ChatStreamMapperOptions {
   parallelToolCalls?: boolean;
   /** Makes ids for calls a server sent without one. */
   generateId: () => string;
+  /**
+   * The tools offered: an answer that is nothing but one call to one of them written as
+   * text (a compatible server that left it in `content`) becomes that call. Text that may
+   * still be one is held back until it is known (see `mayBeTextCall`).
+   */
+  textCallTools?: readonly { name: string }[];
 }
 
 /** Turns Chat Completions chunks into core stream events; feed every chunk, then call `end()`. */
@@ -32,6 +38,9 @@ export interface ChatStreamMapper {
 interface CallState {
   /** Order of first appearance; calls are finished in this order. */
   position: number;
+  /** The id the server gave the call, which tells its fragments apart. */
+  wireId: string | undefined;
+  /** The id the call goes out with: the server's, or ours when it sent none or one already used. */
   id: string | undefined;
   name: string | undefined;
   args: string;
@@ -66,10 +75,48 @@ class ChatChunkMapper implements ChatStreamMapper {
   #responseId: string | undefined;
   #modelId: string | undefined;
   #refusal = '';
+  readonly #textCallTools: readonly { name: string }[] | undefined;
+  /** Text is held while it may still be a call written as text. */
+  #holding: boolean;
+  #held = '';
+  /** The call read from the text, if the answer was one. */
+  #textCall = false;
 
   constructor(options: ChatStreamMapperOptions) {
     this.#generateId = options.generateId;
     this.#keepAll = options.parallelToolCalls !== false;
+    this.#textCallTools = options.textCallTools;
+    this.#holding = options.textCallTools !== undefined && options.textCallTools.length > 0;
+  }
+
+  /** The event for streamed text: held back while it may still be a call written as text. */
+  #text(content: string): ChatStreamEvent | undefined {
+    if (!this.#holding) return { type: 'text-delta', delta: content };
+    this.#held += content;
+    if (mayBeTextCall(this.#held)) return undefined;
+    this.#holding = false;
+    const delta = this.#held;
+    this.#held = '';
+    return { type: 'text-delta', delta };
+  }
+
+  /** At the end: the held text as the call it is, or as text after all (always when `textOnly`). */
+  #releaseHeld(out: ChatStreamEvent[], textOnly: boolean): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    const held = this.#held;
+    this.#held = '';
+    if (held === '') return;
+    const call = textOnly || this.#textCallTools === undefined ? undefined : readTextCall(held, this.#textCallTools);
+    if (call === undefined) {
+      out.push({ type: 'text-delta', delta: held });
+      return;
+    }
+    this.#textCall = true;
+    out.push({ type: 'warning', warning: textCallWarning(call.name, 'the server') });
+    out.push({ type: 'tool-call-start', id: call.id, name: call.name });
+    out.push({ type: 'tool-call-delta', id: call.id, argumentsDelta: JSON.stringify(call.arguments) });
+    out.push({ type: 'tool-call', toolCall: call });
   }
 
   push(chunk: ChatCompletionChunk): ChatStreamEvent[] {
@@ -85,12 +132,14 @@ class ChatChunkMapper implements ChatStreamMapper {
       if (reasoning !== undefined && reasoning !== '') out.push({ type: 'reasoning-delta', delta: reasoning });
       const content: unknown = delta.content;
       if (typeof content === 'string') {
-        if (content !== '') out.push({ type: 'text-delta', delta: content });
+        const event = content !== '' ? this.#text(content) : undefined;
+        if (event !== undefined) out.push(event);
       } else if (Array.isArray(content)) {
         // Mistral's reasoning models stream `content` as a list of parts (see `readContentParts`).
         const parts = readContentParts(content);
         if (parts.reasoning !== '') out.push({ type: 'reasoning-delta', delta: parts.reasoning });
-        if (parts.text !== '') out.push({ type: 'text-delta', delta: parts.text });
+        const event = parts.text !== '' ? this.#text(parts.text) : undefined;
+        if (event !== undefined) out.push(event);
       }
       if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
       if (delta.tool_calls) for (const toolCallDelta of delta.tool_calls) this.#onToolCallDelta(toolCallDelta, out);
@@ -108,13 +157,19 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   pushText(content: string): ChatStreamEvent | undefined {
     if (this.#rawFinish !== undefined || content === '') return undefined;
-    return { type: 'text-delta', delta: content };
+    return this.#text(content);
   }
 
   end(): ChatStreamEvent[] {
     const rawFinish = this.#rawFinish;
     if (rawFinish === undefined) {
+      const held: ChatStreamEvent[] = [];
+      // A stream cut short: what was held is text, and no call.
+      if (this.#holding && this.#held !== '') held.push({ type: 'text-delta', delta: this.#held });
+      this.#holding = false;
+      this.#held = '';
       return [
+        ...held,
         {
           type: 'error',
           error: new StreamError({
@@ -129,7 +184,7 @@ class ChatChunkMapper implements ChatStreamMapper {
     const out: ChatStreamEvent[] = [];
     const startedCount = (this.#calls ?? []).filter((call) => call.started).length;
     if (!this.#keepAll && startedCount > 1) out.push({ type: 'warning', warning: droppedCallsWarning(startedCount - 1) });
-    const finishReason = mapChatFinishReason(rawFinish, startedCount > 0);
+    const finishReason = mapChatFinishReason(rawFinish, startedCount > 0 || this.#textCall);
     const usage = this.#usage;
     const responseId = this.#responseId;
     const modelId = this.#modelId;
@@ -147,7 +202,7 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   #newCall(key: number): CallState {
     const calls = (this.#calls ??= []);
-    const call: CallState = { position: calls.length, id: undefined, name: undefined, args: '', started: false };
+    const call: CallState = { position: calls.length, wireId: undefined, id: undefined, name: undefined, args: '', started: false };
     (this.#byKey ??= new Map()).set(key, call);
     calls.push(call);
     return call;
@@ -158,14 +213,14 @@ class ChatChunkMapper implements ChatStreamMapper {
     if (typeof delta.index === 'number') {
       const known = this.#byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
-      if (!known || (id !== undefined && id !== '' && known.id !== undefined && known.id !== id)) {
+      if (!known || (id !== undefined && id !== '' && known.wireId !== undefined && known.wireId !== id)) {
         return this.#newCall(delta.index);
       }
       return known;
     }
     // No index at all (old Ollama): a fragment with an id or a name starts a call, the rest continue the last one.
     if (id !== undefined && id !== '') {
-      const sameId = this.#calls?.find((call) => call.id === id);
+      const sameId = this.#calls?.find((call) => call.wireId === id);
       if (sameId) return sameId;
       return this.#newCall(this.#syntheticKey--);
     }
@@ -176,7 +231,11 @@ class ChatChunkMapper implements ChatStreamMapper {
   #onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
     const call = this.#callFor(delta);
     this.#last = call;
-    if (call.id === undefined && delta.id) call.id = delta.id;
+    if (call.wireId === undefined && delta.id) {
+      call.wireId = delta.id;
+      // Some servers give every call of a turn the same id: ids only pair calls with results.
+      call.id ??= this.#calls?.some((other) => other !== call && other.id === delta.id) === true ? this.#generateId() : delta.id;
+    }
     // A name repeated in every delta is assigned, not concatenated (get_timeget_time).
     const name = delta.function?.name;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
@@ -200,6 +259,8 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   #finishCalls(out: ChatStreamEvent[]): void {
     const calls = this.#calls ?? [];
+    // Cut by the token limit, held text is no whole call.
+    this.#releaseHeld(out, calls.length > 0 || this.#rawFinish === 'length');
     const keepAll = this.#keepAll;
     const rawFinish = this.#rawFinish;
     const started = calls.filter((call) => call.started);

@@ -8,6 +8,7 @@ import {
   restoreEventCall,
   restoreResponseCalls,
 } from '@toolwire/openai-responses';
+import { ensureResponsesEventStream } from './ensure-event-stream.ts';
 import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
 import { requestOptions } from './openai-client-context.ts';
@@ -96,7 +97,13 @@ export class OpenAIResponsesModel implements ChatModel {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     const sent: ResponseCreateParamsStreaming = { ...built.body, stream: true };
     try {
-      const events = await this.#context.client().responses.create(sent, requestOptions(request));
+      const { data: events, response } = await this.#context.client().responses.create(sent, requestOptions(request)).withResponse();
+      try {
+        await ensureResponsesEventStream(response, this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs });
+      } catch (error) {
+        events.controller.abort();
+        throw error;
+      }
       return { events, warnings: built.warnings, providerTools: built.providerTools };
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));

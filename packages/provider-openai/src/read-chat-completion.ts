@@ -86,14 +86,7 @@ export async function readChatCompletion(response: Response, options: { endGrace
     });
   }
   const data: unknown = JSON.parse(text);
-  // An error in a 200 (OpenRouter's advice: check for one): the SDK's error, as a stream's
-  // `{"error": …}` event is, with the status its numeric `code` gives (a 429: a rate limit).
-  const error = isObject(data) ? data.error : undefined;
-  if (error !== undefined && error !== null && error !== false && error !== '' && error !== 0) {
-    const code = isObject(error) ? error.code : undefined;
-    if (typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599) throw APIError.generate(code, data as object, undefined, response.headers);
-    throw new APIError(undefined, error, undefined, response.headers);
-  }
+  throwBodyError(data, response.headers);
   const problem = shapeProblem(data);
   if (problem !== undefined) {
     throw new ProviderError({
@@ -104,3 +97,18 @@ export async function readChatCompletion(response: Response, options: { endGrace
   }
   return data as ChatCompletion;
 }
+
+/**
+ * Throws the error an answer with status 200 carries (OpenRouter's advice: check for one):
+ * the SDK's error, as a stream's `{"error": …}` event is, with the status its numeric `code`
+ * gives (a 429: a rate limit). Returns when there is none.
+ */
+export function throwBodyError(data: unknown, headers: Headers): void {
+  const error = isObject(data) ? data.error : undefined;
+  if (error === undefined || error === null || error === false || error === '' || error === 0) return;
+  const code = isObject(error) ? error.code : undefined;
+  if (typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599) throw APIError.generate(code, data as object, undefined, headers);
+  throw new APIError(undefined, error, undefined, headers);
+}
+
+export { isJsonMediaType };

@@ -84,6 +84,43 @@ describe('openai.chat generate', () => {
   });
 });
 
+describe('openai.chat with a compatible server that leaves the call in content (Ollama /v1 with qwen2.5-coder, vLLM without a tool parser)', () => {
+  const asked = { messages: [{ role: 'user' as const, content: 'Paris?' }], tools: [weatherTool] };
+  const bare = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
+  const tagged = `<tool_call>\n${bare}\n</tool_call>`;
+
+  it('reads an answer that is nothing but one call to an offered tool as that call, streamed or not, with a warning', async () => {
+    for (const content of [bare, tagged]) {
+      server().reply({ kind: 'json', body: completion({ content }) });
+      const generated = await model().generate(asked);
+      expect(generated).toMatchObject({ text: '', finishReason: 'tool-calls', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+      expect(generated.message.toolCalls).toEqual(generated.toolCalls);
+      expect(generated.warnings).toEqual([expect.objectContaining({ message: expect.stringContaining('wrote its call to "get_weather" as text') })]);
+
+      const half = Math.floor(content.length / 2);
+      server().reply({ kind: 'sse', frames: textStream([content.slice(0, half), content.slice(half)]).map((data) => ({ data })) });
+      const events = await drain(model().stream(asked));
+      expect(events.map((event) => event.type)).toEqual(['warning', 'tool-call-start', 'tool-call-delta', 'tool-call', 'finish']);
+      expect(events.at(-1)).toMatchObject({ finishReason: 'tool-calls' });
+    }
+  });
+
+  it('keeps other answers text: prose streams at once, JSON that is no call comes whole at the end, and toolChoice none reads nothing', async () => {
+    server().reply({ kind: 'sse', frames: textStream(['It is ', 'sunny.']).map((data) => ({ data })) });
+    const prose = await drain(model().stream(asked));
+    expect(prose.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['It is ', 'sunny.']);
+
+    server().reply({ kind: 'sse', frames: textStream(['{"answer"', ': 42}']).map((data) => ({ data })) });
+    const json = await drain(model().stream(asked));
+    expect(json.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['{"answer": 42}']);
+
+    server().reply({ kind: 'json', body: completion({ content: bare }) });
+    expect(await model().generate({ ...asked, toolChoice: 'none' })).toMatchObject({ text: bare, toolCalls: [] });
+    server().reply({ kind: 'sse', frames: textStream([bare]).map((data) => ({ data })) });
+    expect(await collectStream(model().stream({ messages: asked.messages }))).toMatchObject({ text: bare, toolCalls: [] });
+  });
+});
+
 describe('openai.chat stream', () => {
   it('streams text over SSE and asks for usage', async () => {
     server().reply({ kind: 'sse', frames: textStream(['Hel', 'lo']).map((data) => ({ data })) });
@@ -142,6 +179,18 @@ describe('openai.chat stream', () => {
     const response = await collectStream(model().stream({ messages: [{ role: 'user', content: 'x' }], tools: [weatherTool], maxOutputTokens: 5 }));
     expect(response.finishReason).toBe('length');
     expect(response.toolCalls[0]?.invalid).toBeDefined();
+  });
+
+  it('says what a 200 answer to a stream that is no event stream is: the error in its JSON, or the JSON it is', async () => {
+    server().reply({ kind: 'json', body: { error: { message: 'Rate limit exceeded: free-models-per-day', code: 429 } } });
+    const limited = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(limited).toMatchObject({ name: 'RateLimitError' });
+    expect((limited as Error).message).toContain('Rate limit exceeded: free-models-per-day');
+
+    server().reply({ kind: 'json', body: completion({ content: 'Hello there.' }) });
+    const whole = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(whole).toMatchObject({ name: 'ProviderError', code: 'not_event_stream' });
+    expect((whole as Error).message).toContain('ignores `stream: true`');
   });
 
   it('ends with an error event when the stream ends without a finish', async () => {

@@ -146,6 +146,18 @@ describe('openai.responses stream', () => {
     expect(result.usage?.cachedInputTokens).toBe(100);
   });
 
+  it('says what a 200 answer to a stream that is no event stream is: the error in its JSON, or what came back', async () => {
+    server().reply({ kind: 'json', body: { error: { message: 'Rate limit exceeded: free-models-per-day', code: 429 } } });
+    const limited = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(RateLimitError.isInstance(limited)).toBe(true);
+    expect((limited as Error).message).toContain('Rate limit exceeded: free-models-per-day');
+
+    server().reply({ kind: 'json', body: { detail: 'Not Found' } });
+    const other = await collectStream(model().stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e: unknown) => e);
+    expect(other).toMatchObject({ name: 'ProviderError', code: 'not_event_stream' });
+    expect((other as Error).message).toContain('answered a streamed Responses request with JSON (HTTP 200), not an event stream');
+  });
+
   it('turns response.failed into a final error event', async () => {
     server().reply({
       kind: 'sse',

@@ -18,3 +18,4 @@ export type { FetchSignalFetch } from './fetch-signal.ts';
 export { Utf8ChunkDecoder } from './utf8-chunk-decoder.ts';
 export { readJsonBodyText } from './read-json-body.ts';
 export type { ReadJsonBodyOptions } from './read-json-body.ts';
+export { mayBeTextCall, readTextCall, textCallWarning } from './text-call.ts';

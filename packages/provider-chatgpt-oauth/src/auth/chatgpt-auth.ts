@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 
 import { AuthExpiredError, ProviderError, ToolwireError } from '@toolwire/core';
+import { abortReason } from '@toolwire/core/provider';
 
 import { ChatGPTLoginError, NotSignedInError } from '../chatgpt-errors.ts';
 import { CODEX_CLIENT_ID, DEFAULT_CALLBACK_PORTS, DEFAULT_ISSUER, DEFAULT_SCOPE, PROVIDER_NAME } from '../constants.ts';
@@ -311,8 +312,11 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
     return next;
   }
 
-  /** Loads the sign-in and refreshes it when needed; `rejected` is an access token the backend refused. */
-  async function ensureFresh(rejected: string | undefined, signal?: AbortSignal): Promise<StoredSignIn> {
+  /**
+   * Loads the sign-in and refreshes it when needed; `rejected` is an access token the backend
+   * refused. It takes no caller signal: see `untilAborted`.
+   */
+  async function ensureFresh(rejected: string | undefined): Promise<StoredSignIn> {
     const { store, signIn } = await resolveStore();
     if (signIn === undefined) throw await notSignedIn(store);
     activeStore = store;
@@ -335,9 +339,9 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
         audit({ type: 'refresh-skipped', accountId: current.tokens.accountId, reason, store: store.kind });
         return current;
       }
-      // The lock's signal: aborts with the caller's, and if the lock were ever lost.
+      // The lock's signal aborts only if the lock were ever lost; the caller's never stops a refresh.
       return refresh(store, current, reason, lockSignal);
-    }, signal);
+    });
   }
 
   /** Keeps the loaded sign-in; a switch to another account (a new `login` elsewhere) is reported once. */
@@ -352,28 +356,42 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
   return {
     async getCredentials(signal) {
       if (cached !== undefined && refreshReason(cached) === undefined) return credentialsOf(cached);
-      const signIn = await exclusive(async () => {
-        if (cached !== undefined && refreshReason(cached) === undefined) return cached;
-        return ensureFresh(undefined, signal);
-      });
+      const signIn = await untilAborted(
+        exclusive(async () => {
+          if (cached !== undefined && refreshReason(cached) === undefined) return cached;
+          return ensureFresh(undefined);
+        }),
+        signal,
+      );
       return credentialsOf(remember(signIn));
     },
 
     async refreshAfterUnauthorized(rejectedAccessToken, signal) {
-      const signIn = await exclusive(async () => {
-        if (cached !== undefined && cached.tokens.accessToken !== rejectedAccessToken) return cached;
-        const { store, signIn } = await resolveStore();
-        if (signIn !== undefined && !store.writable) {
-          if (signIn.tokens.accessToken !== rejectedAccessToken) return signIn;
-          throw readOnlyExpired(store);
-        }
-        return ensureFresh(rejectedAccessToken, signal);
-      });
+      const signIn = await untilAborted(
+        exclusive(async () => {
+          if (cached !== undefined && cached.tokens.accessToken !== rejectedAccessToken) return cached;
+          const { store, signIn } = await resolveStore();
+          if (signIn !== undefined && !store.writable) {
+            if (signIn.tokens.accessToken !== rejectedAccessToken) return signIn;
+            throw readOnlyExpired(store);
+          }
+          return ensureFresh(rejectedAccessToken);
+        }),
+        signal,
+      );
       return credentialsOf(remember(signIn));
     },
 
     async status() {
-      const { store, signIn } = await resolveStore();
+      let resolved: Awaited<ReturnType<typeof resolveStore>>;
+      try {
+        resolved = await resolveStore();
+      } catch (error) {
+        // A damaged token file: not signed in, and the message says what to do.
+        if (!NotSignedInError.isInstance(error)) throw error;
+        return { signedIn: false, store: options.store === 'codex' ? 'codex' : 'toolwire', message: error.message };
+      }
+      const { store, signIn } = resolved;
       const base = { store: store.kind, ...(store.path !== undefined ? { path: store.path } : {}) };
       if (signIn === undefined) return { signedIn: false, ...base, message: (await notSignedIn(store)).message };
       const id = readTokenClaims(signIn.tokens.idToken);
@@ -494,6 +512,26 @@ export function createChatGPTAuth(options: ChatGPTAuthOptions = {}): ChatGPTAuth
       return { removed, revoked };
     },
   };
+}
+
+/**
+ * Waits for `work` until `signal` aborts; the work itself goes on. A refresh must never be
+ * cancelled by its caller: once the request is sent the sign-in server may already have
+ * rotated the single-use refresh token, and a cancelled answer would lose the new one (the
+ * next refresh gets `refresh_token_reused`: signed out for good). It is bounded by the lock's
+ * `timeoutMs` and `refreshTimeoutMs`, and its result is saved for the next request.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  // The caller may have left: a failure is then nobody's to report.
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(abortReason(signal));
+  });
+  signal.addEventListener('abort', onAbort, { once: true });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 function memoryTokens(tokens: Partial<ChatGPTTokens> & { accessToken: string }): ChatGPTTokens {

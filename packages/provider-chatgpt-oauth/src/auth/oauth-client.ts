@@ -85,7 +85,22 @@ export async function refreshTokens(endpoint: OAuthEndpoint, refreshToken: strin
     [refreshToken],
   );
   const { payload } = response;
-  if (response.ok) return toTokenResponse(payload);
+  if (response.ok) {
+    const tokens = toTokenResponse(payload);
+    if (tokens.accessToken !== undefined) return tokens;
+    // A proxy's or captive portal's page with status 200 is no refresh: the expired token
+    // must not go out as if it were fresh.
+    throw new ProviderError({
+      provider: PROVIDER_NAME,
+      status: response.status,
+      code: 'invalid_token_response',
+      retryable: true,
+      message:
+        `The sign-in server answered the token refresh with HTTP ${response.status} but no access token ` +
+        `(${isRecord(payload) ? 'JSON without access_token' : 'not JSON: a proxy or captive-portal page?'}). ` +
+        `Check the network (a proxy or Wi-Fi sign-in page in the way) and try again; if it keeps failing, ${SIGN_IN_AGAIN}.`,
+    });
+  }
   const code = errorCode(payload);
   const detail = describeError(payload, [refreshToken]);
   if (response.status === 401 || (code !== undefined && PERMANENT_REFRESH_CODES.has(code))) {

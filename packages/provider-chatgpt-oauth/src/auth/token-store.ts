@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { ToolwireError } from '@toolwire/core';
 
-import { InsecureTokenPathError } from '../chatgpt-errors.ts';
+import { InsecureTokenPathError, NotSignedInError } from '../chatgpt-errors.ts';
 import { parseAuthFile, serializeAuthFile } from './auth-file.ts';
 import type { ChatGPTTokens, StoredSignIn } from './auth-file.ts';
 import { withFileLock } from './file-lock.ts';
@@ -70,25 +71,30 @@ export function createFileTokenStore(options: FileTokenStoreOptions): TokenStore
     path,
     writable,
     async load() {
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (error) {
-        if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT') return undefined;
-        throw error;
+      // Codex rewrites its auth.json in place (truncate, then write): a read can catch it
+      // empty or half written, so a file that is not a whole JSON object is read again.
+      for (let attempt = 1; ; attempt++) {
+        const text = await readTokenFile(path, kind, writable, options.onNotice);
+        if (text === undefined) return undefined;
+        if (isJsonObject(text)) return parseAuthFile(text);
+        if (attempt >= DAMAGED_FILE_READS) throw damagedFile(path, kind, text);
+        await sleep(DAMAGED_FILE_WAIT_MS);
       }
-      return parseAuthFile(text);
     },
     prepare: prepareDirectory,
     async save(signIn) {
       if (!writable) throw new ToolwireError(`The sign-in at ${path} is read-only here; pass codexWriteBack: true to update it.`);
       await prepareDirectory();
-      const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      // A symlinked file (dotfiles, a shared Codex home) is written where the link points:
+      // replacing the link would leave its target with a refresh token that is now dead.
+      const target = await symlinkTarget(path);
+      if (target !== path) await ensurePrivateDirectory(dirname(target), options.onNotice);
+      const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {
         await writeFile(temporary, serializeAuthFile(signIn), { mode: 0o600, flag: 'wx' });
         // The mode given to open() is masked by the umask; make sure it is 0600.
         await chmod(temporary, 0o600);
-        await rename(temporary, path);
+        await rename(temporary, target);
       } catch (error) {
         await unlink(temporary).catch(() => undefined);
         throw error;
@@ -108,6 +114,89 @@ export function createFileTokenStore(options: FileTokenStoreOptions): TokenStore
       return withFileLock(lockPath, fn, { ...options.lock, ...(signal ? { signal } : {}) });
     },
   };
+}
+
+/** Reads of a file that is not a whole JSON object before it counts as damaged, and the wait between them. */
+const DAMAGED_FILE_READS = 3;
+const DAMAGED_FILE_WAIT_MS = 50;
+
+/**
+ * The token file's text, or `undefined` when there is none. A file other users can read is
+ * tightened to 0600 when it is ours to write (and `onNotice` says so), else reported.
+ */
+async function readTokenFile(path: string, kind: 'toolwire' | 'codex', writable: boolean, onNotice?: (message: string) => void): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return undefined;
+    throw unreadableFile(path, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new ToolwireError(
+        `The ChatGPT sign-in path ${path} is ${info.isDirectory() ? 'a directory' : 'not a regular file'}, not a token file. Remove it, or point the \`path\` option (TOOLWIRE_CHATGPT_AUTH_FILE) at a file.`,
+      );
+    }
+    if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
+      const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+      if (writable) {
+        await handle.chmod(0o600);
+        onNotice?.(`The ChatGPT token file ${path} could be read by other users (mode ${mode}); Toolwire changed it to 0600.`);
+      } else {
+        onNotice?.(`The ${kind === 'codex' ? 'Codex ' : ''}token file ${path} can be read by other users (mode ${mode}); run \`chmod 600 ${path}\`.`);
+      }
+    }
+    return await handle.readFile({ encoding: 'utf8' });
+  } catch (error) {
+    if (ToolwireError.isInstance(error)) throw error;
+    throw unreadableFile(path, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+function unreadableFile(path: string, error: unknown): ToolwireError {
+  const code = errnoOf(error);
+  return new ToolwireError(
+    `Cannot read the ChatGPT sign-in file ${path}${code !== undefined ? ` (${code})` : ''}. Check that it is a file you can read, or point the \`path\` option at another one.`,
+    { cause: error },
+  );
+}
+
+function damagedFile(path: string, kind: 'toolwire' | 'codex', text: string): NotSignedInError {
+  const what = text.trim() === '' ? 'empty' : 'not a JSON object';
+  return new NotSignedInError({
+    message:
+      kind === 'codex'
+        ? `Codex's sign-in file ${path} is damaged (${what}): run \`codex login\` again, or sign in here with \`toolwire login chatgpt\`.`
+        : `The ChatGPT sign-in file ${path} is damaged (${what}): sign in again with \`toolwire login chatgpt\`, which replaces it.`,
+  });
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
+
+/** Where `path` leads when it is a symlink (to be written there); `path` itself otherwise. */
+async function symlinkTarget(path: string): Promise<string> {
+  try {
+    if (!(await lstat(path)).isSymbolicLink()) return path;
+    return await realpath(path);
+  } catch {
+    // No file yet, or a dangling link: written at the path.
+    return path;
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
 /** A sign-in held in memory only (tokens passed in by the caller); refreshes stay in memory. */

@@ -78,11 +78,12 @@ export async function startBackend(
       if ('sse' in reply) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': `req_${requests.length}`, ...reply.headers });
         const events = reply.sse.slice(0, reply.stallAfter ?? reply.dropAfter ?? reply.sse.length);
-        const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
-        // Split the stream at arbitrary points so events straddle chunks.
+        const bytes = Buffer.from(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+        // Split the stream at arbitrary bytes so events (and multi-byte characters) straddle
+        // chunks; cutting the text by UTF-16 units would send a split emoji as two U+FFFD.
         const size = reply.chunkSize ?? 37;
-        for (let index = 0; index < text.length; index += size) {
-          response.write(text.slice(index, index + size));
+        for (let index = 0; index < bytes.length; index += size) {
+          response.write(bytes.subarray(index, index + size));
           await new Promise((resolve) => setImmediate(resolve));
         }
         if (reply.dropAfter !== undefined) {

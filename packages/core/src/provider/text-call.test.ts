@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { mayBeTextCall, readTextCall } from './text-call.ts';
+
+const offered = [{ name: 'get_weather' }];
+
+describe('mayBeTextCall', () => {
+  it('holds text that may still be a call, and lets go of anything else at once', () => {
+    for (const text of ['', '  ', '{', '  {"na', '<', '<tool_', '<tool_call>', '<tool_call>\n{"name"']) expect(mayBeTextCall(text)).toBe(true);
+    for (const text of ['Hello', '  The', '<b>', '<tool_calls>', '[{"name"', '```json']) expect(mayBeTextCall(text)).toBe(false);
+  });
+});
+
+describe('readTextCall', () => {
+  it('reads one call to an offered tool, bare or tagged, arguments as an object or a JSON string', () => {
+    for (const text of [
+      '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+      ' <tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}\n</tool_call> ',
+      '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    ]) {
+      const call = readTextCall(text, offered);
+      expect(call).toMatchObject({ name: 'get_weather', arguments: { city: 'Paris' } });
+      expect(call?.id).toMatch(/^call_/);
+    }
+  });
+
+  it('leaves everything else text: other tools, prose around the call, arrays, broken JSON, no tools offered', () => {
+    for (const text of [
+      '{"name": "rm_rf", "arguments": {}}',
+      'Sure: {"name": "get_weather", "arguments": {"city": "Paris"}}',
+      '[{"name": "get_weather", "arguments": {}}]',
+      '{"name": "get_weather", "arguments": {"city": "Par',
+      '{"name": "get_weather", "arguments": [1]}',
+      '{"answer": 42}',
+    ]) {
+      expect(readTextCall(text, offered)).toBeUndefined();
+    }
+    expect(readTextCall('{"name": "get_weather", "arguments": {}}', [])).toBeUndefined();
+  });
+});

@@ -1,0 +1,67 @@
+import { generateId } from '../generate-id.ts';
+import type { ToolCall } from '../types/tool-call.ts';
+import type { Warning } from '../types/warning.ts';
+
+const TAG_OPEN = '<tool_call>';
+const TAG_CLOSE = '</tool_call>';
+
+/**
+ * Whether an answer's text so far may still turn out to be one tool call written as text:
+ * `{"name": …, "arguments": …}`, bare or in a `<tool_call>` tag. Models served with native
+ * tools whose call the server's parser misses write exactly that and leave the tool calls
+ * empty (qwen2.5-coder on Ollama, ollama/ollama#12174; vLLM without a tool parser). A
+ * provider holds such text back until it knows.
+ */
+export function mayBeTextCall(text: string): boolean {
+  const start = text.trimStart();
+  if (start === '' || start.startsWith('{')) return true;
+  return start.length <= TAG_OPEN.length ? TAG_OPEN.startsWith(start) : start.startsWith(TAG_OPEN);
+}
+
+/**
+ * The call a whole answer's text is, when it is nothing but one call to one of `offered`
+ * (bare JSON, or inside one `<tool_call>` tag; `arguments` or `parameters`, as an object
+ * or a JSON string); `undefined` otherwise, and the text stays text.
+ *
+ * @example readTextCall('{"name":"get_weather","arguments":{"city":"Paris"}}', [{ name: 'get_weather' }])
+ */
+export function readTextCall(text: string, offered: readonly { name: string }[]): ToolCall | undefined {
+  if (offered.length === 0) return undefined;
+  let body = text.trim();
+  if (body.startsWith(TAG_OPEN)) {
+    body = body.slice(TAG_OPEN.length).trim();
+    if (body.endsWith(TAG_CLOSE)) body = body.slice(0, -TAG_CLOSE.length).trim();
+  }
+  if (!body.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const name = value['name'];
+  if (typeof name !== 'string' || !offered.some((tool) => tool.name === name)) return undefined;
+  let args: unknown = value['arguments'] ?? value['parameters'] ?? {};
+  if (typeof args === 'string') {
+    try {
+      args = args.trim() === '' ? {} : JSON.parse(args);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!isPlainObject(args)) return undefined;
+  return { id: generateId('call_'), name, arguments: args };
+}
+
+/** The warning a provider gives when it read a call written as text. */
+export function textCallWarning(name: string, server: string): Warning {
+  return {
+    type: 'other',
+    message: `The model wrote its call to "${name}" as text instead of a native tool call (${server} did not parse it); it was read as a tool call.`,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

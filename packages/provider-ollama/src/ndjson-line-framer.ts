@@ -1,0 +1,94 @@
+import { StreamError } from '@toolwire/core';
+
+/**
+ * The most bytes of one NDJSON line of a streamed answer. Ollama streams a token or a whole
+ * tool call per line; a line this long is no answer but a broken or hostile server.
+ */
+export const MAX_NDJSON_LINE_BYTES = 16 * 1024 * 1024;
+
+/** How much of a damaged line a message quotes. */
+const EXCERPT_CHARS = 80;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Re-chunks a streamed NDJSON body into one chunk per complete line, each checked to be
+ * JSON, in time linear in the body. The `ollama` client's own line reader re-splits its
+ * whole buffer at every network chunk (a 50 MB line in 64 KiB chunks costs seconds of
+ * CPU), and `console.warn`s and skips a line that is not JSON, so a damaged line carrying a
+ * tool call vanished and the answer looked complete. Fed whole lines, it splits each once;
+ * a damaged line, or one longer than `maxLineBytes`, errors the body with a `StreamError`.
+ */
+export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { host: string; maxLineBytes?: number }): ReadableStream<Uint8Array> {
+  const maxLineBytes = options.maxLineBytes ?? MAX_NDJSON_LINE_BYTES;
+  const decoder = new TextDecoder();
+  let parts: Uint8Array[] = [];
+  let size = 0;
+
+  const append = (piece: Uint8Array): void => {
+    if (piece.length === 0) return;
+    size += piece.length;
+    // The line's own newline is not counted.
+    if (size - (piece[piece.length - 1] === NEWLINE ? 1 : 0) > maxLineBytes) {
+      throw new StreamError({
+        provider: 'ollama',
+        message:
+          `Ollama at ${options.host} sent a line of more than ${maxLineBytes} bytes in its streamed answer, which no answer needs; the stream was stopped. ` +
+          'Check that the host is an Ollama server (not a proxy answering with something else).',
+      });
+    }
+    parts.push(piece);
+  };
+
+  const takeLine = (controller: TransformStreamDefaultController<Uint8Array>, newlineMissing: boolean): void => {
+    const line = parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts, size);
+    parts = [];
+    size = 0;
+    const text = decoder.decode(line).trim();
+    if (text === '') return;
+    try {
+      JSON.parse(text);
+    } catch {
+      const excerpt = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+      throw new StreamError({
+        provider: 'ollama',
+        retryable: true,
+        message:
+          `Ollama at ${options.host} sent a line of its streamed answer that is not JSON (${JSON.stringify(excerpt)}), so part of the answer is lost. ` +
+          'Retry the request; if it keeps happening, a proxy between here and Ollama may be changing the stream.',
+      });
+    }
+    controller.enqueue(newlineMissing ? concat([line, Uint8Array.of(NEWLINE)], line.length + 1) : line);
+  };
+
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        let start = 0;
+        for (;;) {
+          const end = chunk.indexOf(NEWLINE, start);
+          if (end === -1) {
+            append(chunk.subarray(start));
+            return;
+          }
+          append(chunk.subarray(start, end + 1));
+          takeLine(controller, false);
+          start = end + 1;
+        }
+      },
+      flush(controller) {
+        if (size > 0) takeLine(controller, true);
+      },
+    }),
+  );
+}
+
+function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const joined = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
