@@ -33,15 +33,20 @@ interface Turn {
   prepared: PreparedTools;
   call: CallOptions;
   firstCallOnly: boolean;
+  /** The tools a call written as text may name: none when the answer is constrained to JSON (then it is data). */
+  textCallTools: readonly FunctionToolSpec[];
 }
 
 function startTurn(config: OllamaModelConfig, request: ChatRequest): Turn {
+  const prepared = prepareTools({ tools: request.tools, toolChoice: request.toolChoice });
+  const constrained = config.settings.format !== undefined || request.responseFormat?.type === 'json';
   return {
     config,
     request,
-    prepared: prepareTools({ tools: request.tools, toolChoice: request.toolChoice }),
+    prepared,
     call: { signal: request.signal, headers: request.headers, modelId: config.modelId },
     firstCallOnly: request.parallelToolCalls === false,
+    textCallTools: constrained ? [] : prepared.offered,
   };
 }
 
@@ -102,7 +107,7 @@ async function generateNative(config: OllamaModelConfig, request: ChatRequest): 
     return generateForced(turn, forced, warnings, mapUsage(raw));
   }
   let text = raw.message?.content ?? '';
-  const textCall = toolCalls.length === 0 ? readTextCall(text, turn.prepared.offered) : undefined;
+  const textCall = toolCalls.length === 0 ? readTextCall(text, turn.textCallTools) : undefined;
   if (textCall !== undefined) {
     warnings.push(textCallWarning(textCall.name, "Ollama's template parser"));
     toolCalls = [textCall];
@@ -165,10 +170,10 @@ async function* streamNative(config: OllamaModelConfig, request: ChatRequest): A
     firstCallOnly: turn.firstCallOnly,
     holdText: forced !== undefined,
     allowedNames: forced === undefined ? undefined : new Set(forced.map((tool) => tool.name)),
-    holdPossibleTextCall: forced === undefined && turn.prepared.offered.length > 0,
+    holdPossibleTextCall: forced === undefined && turn.textCallTools.length > 0,
   });
   if (summary.heldText === true) {
-    const textCall = summary.toolCalls.length === 0 ? readTextCall(summary.text, turn.prepared.offered) : undefined;
+    const textCall = summary.toolCalls.length === 0 ? readTextCall(summary.text, turn.textCallTools) : undefined;
     if (textCall !== undefined) {
       yield { type: 'warning', warning: textCallWarning(textCall.name, "Ollama's template parser") };
       yield* toolCallEvents(textCall);

@@ -120,6 +120,17 @@ describe('native tools on a tools-capable model', () => {
     }
   });
 
+  it('reads no call from an answer constrained to JSON (responseFormat or the format setting): it is data', async () => {
+    const content = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
+    for (const [settings, responseFormat] of [[{}, { type: 'json' as const }], [{ format: 'json' as const }, undefined]] as const) {
+      script(() => ({ content }));
+      expect(await model(settings).generate({ messages: ask, tools: [weather], responseFormat })).toMatchObject({ text: content, toolCalls: [] });
+      script(() => ({ content }));
+      const response = await collectStream(model(settings).stream({ messages: ask, tools: [weather], responseFormat }));
+      expect(response).toMatchObject({ text: content, toolCalls: [] });
+    }
+  });
+
   it('keeps JSON text that is no call to an offered tool as text, sent whole at the end', async () => {
     for (const content of ['{"answer": 42}', '{"name": "delete_everything", "arguments": {}}', '<tool_call>not json</tool_call>']) {
       script(() => ({ content }));

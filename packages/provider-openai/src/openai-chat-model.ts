@@ -19,10 +19,11 @@ const newCallId = (): string => generateId('call_');
 
 /**
  * The function tools a call written as text may name (see `readTextCall`): those offered,
- * unless `toolChoice` is `'none'`.
+ * unless `toolChoice` is `'none'` or the answer was asked for as JSON.
  */
 function textCallOption(request: ChatRequest): { textCallTools?: readonly { name: string }[] } {
-  if (request.toolChoice === 'none') return {};
+  // An answer asked for as JSON is data, whatever it looks like.
+  if (request.toolChoice === 'none' || request.responseFormat?.type === 'json') return {};
   const { functionTools } = partitionTools(request.tools, 'openai');
   if (functionTools.length === 0) return {};
   const choice = request.toolChoice;

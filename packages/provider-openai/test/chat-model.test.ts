@@ -105,19 +105,30 @@ describe('openai.chat with a compatible server that leaves the call in content (
     }
   });
 
-  it('keeps other answers text: prose streams at once, JSON that is no call comes whole at the end, and toolChoice none reads nothing', async () => {
+  it('keeps other answers text: prose streams at once, JSON that is no call streams once its first key is known, and toolChoice none reads nothing', async () => {
     server().reply({ kind: 'sse', frames: textStream(['It is ', 'sunny.']).map((data) => ({ data })) });
     const prose = await drain(model().stream(asked));
     expect(prose.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['It is ', 'sunny.']);
 
-    server().reply({ kind: 'sse', frames: textStream(['{"answer"', ': 42}']).map((data) => ({ data })) });
+    server().reply({ kind: 'sse', frames: textStream(['{"ans', 'wer"', ': 4', '2}']).map((data) => ({ data })) });
     const json = await drain(model().stream(asked));
-    expect(json.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['{"answer": 42}']);
+    expect(json.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual(['{"answer"', ': 4', '2}']);
 
     server().reply({ kind: 'json', body: completion({ content: bare }) });
     expect(await model().generate({ ...asked, toolChoice: 'none' })).toMatchObject({ text: bare, toolCalls: [] });
     server().reply({ kind: 'sse', frames: textStream([bare]).map((data) => ({ data })) });
     expect(await collectStream(model().stream({ messages: asked.messages }))).toMatchObject({ text: bare, toolCalls: [] });
+  });
+
+  it('reads no call from an answer asked for as JSON: it is data, streamed as it comes', async () => {
+    const json = { ...asked, responseFormat: { type: 'json' as const } };
+    server().reply({ kind: 'json', body: completion({ content: bare }) });
+    expect(await model().generate(json)).toMatchObject({ text: bare, toolCalls: [] });
+    const half = Math.floor(bare.length / 2);
+    server().reply({ kind: 'sse', frames: textStream([bare.slice(0, half), bare.slice(half)]).map((data) => ({ data })) });
+    const events = await drain(model().stream(json));
+    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual([bare.slice(0, half), bare.slice(half)]);
+    expect(events.some((event) => event.type === 'tool-call')).toBe(false);
   });
 });
 

@@ -8,6 +8,11 @@ describe('mayBeTextCall', () => {
     for (const text of ['', '  ', '{', '  {"na', '<', '<tool_', '<tool_call>', '<tool_call>\n{"name"']) expect(mayBeTextCall(text)).toBe(true);
     for (const text of ['Hello', '  The', '<b>', '<tool_calls>', '[{"name"', '```json']) expect(mayBeTextCall(text)).toBe(false);
   });
+
+  it('lets go of a JSON answer once its first key is not one a call opens with', () => {
+    for (const text of ['{"name": "get_weather", "argu', '{ "arguments": {', '{\n  "parameters"', '{"par', '<tool_call>{"name"']) expect(mayBeTextCall(text)).toBe(true);
+    for (const text of ['{"answer": 4', '{"answer"', '{"the_weather_in_paris', '{1', '{}', '<tool_call>{"answer"', `{"${'x'.repeat(100_000)}`]) expect(mayBeTextCall(text)).toBe(false);
+  });
 });
 
 describe('readTextCall', () => {

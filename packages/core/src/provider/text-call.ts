@@ -13,9 +13,35 @@ const TAG_CLOSE = '</tool_call>';
  * provider holds such text back until it knows.
  */
 export function mayBeTextCall(text: string): boolean {
-  const start = text.trimStart();
-  if (start === '' || start.startsWith('{')) return true;
-  return start.length <= TAG_OPEN.length ? TAG_OPEN.startsWith(start) : start.startsWith(TAG_OPEN);
+  let start = text.trimStart();
+  if (start.startsWith(TAG_OPEN)) start = start.slice(TAG_OPEN.length).trimStart();
+  else if (start.length <= TAG_OPEN.length && TAG_OPEN.startsWith(start)) return true;
+  if (start === '') return true;
+  return start.startsWith('{') && mayBeCallObject(start);
+}
+
+/** The keys a call object written as text may open with. */
+const CALL_KEYS = new Set(['name', 'arguments', 'parameters']);
+
+/**
+ * Whether `{…` may still be a call object: its first key, once complete, is one a call has.
+ * An answer in JSON (`{"answer": …}`) is released as soon as its first key is known, rather
+ * than held to its end. Reads at most a short key, whatever the text's length.
+ */
+function mayBeCallObject(text: string): boolean {
+  let i = 1;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  if (i === text.length) return true;
+  if (text[i] !== '"') return false;
+  const close = text.indexOf('"', i + 1);
+  if (close === -1) return text.length - i <= LONGEST_CALL_KEY + 1;
+  return CALL_KEYS.has(text.slice(i + 1, close));
+}
+
+const LONGEST_CALL_KEY = 'parameters'.length;
+
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 
 /**
