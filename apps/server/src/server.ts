@@ -95,9 +95,10 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .send(error.toEnvelope());
 }
 
-function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
+function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number; upstreamMessageLimitBytes?: number } {
   const ms = config.limits?.upstreamIdleTimeoutMs;
-  return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
+  const bytes = config.limits?.upstreamMessageLimitBytes;
+  return { ...(ms === undefined ? {} : { upstreamIdleTimeoutMs: ms }), ...(bytes === undefined ? {} : { upstreamMessageLimitBytes: bytes }) };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
