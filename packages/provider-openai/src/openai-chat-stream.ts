@@ -33,6 +33,8 @@ interface CallState {
   /** Order of first appearance; calls are finished in this order. */
   position: number;
   id: string | undefined;
+  /** Whether `id` is the server's, not one made up because the call started without it. */
+  ownId: boolean;
   name: string | undefined;
   args: string;
   started: boolean;
@@ -147,7 +149,7 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   #newCall(key: number): CallState {
     const calls = (this.#calls ??= []);
-    const call: CallState = { position: calls.length, id: undefined, name: undefined, args: '', started: false };
+    const call: CallState = { position: calls.length, id: undefined, ownId: false, name: undefined, args: '', started: false };
     (this.#byKey ??= new Map()).set(key, call);
     calls.push(call);
     return call;
@@ -158,7 +160,8 @@ class ChatChunkMapper implements ChatStreamMapper {
     if (typeof delta.index === 'number') {
       const known = this.#byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
-      if (!known || (id !== undefined && id !== '' && known.id !== undefined && known.id !== id)) {
+      // An id arriving after a call started without one is that call's (the client already has the made-up id).
+      if (!known || (id !== undefined && id !== '' && known.ownId && known.id !== id)) {
         return this.#newCall(delta.index);
       }
       return known;
@@ -176,7 +179,10 @@ class ChatChunkMapper implements ChatStreamMapper {
   #onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
     const call = this.#callFor(delta);
     this.#last = call;
-    if (call.id === undefined && delta.id) call.id = delta.id;
+    if (call.id === undefined && delta.id) {
+      call.id = delta.id;
+      call.ownId = true;
+    }
     // A name repeated in every delta is assigned, not concatenated (get_timeget_time).
     const name = delta.function?.name;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
