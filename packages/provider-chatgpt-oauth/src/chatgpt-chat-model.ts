@@ -59,6 +59,24 @@ export function createChatGPTChatModel(modelId: string, settings: ChatGPTChatSet
 }
 
 /** Events that show the caller part of the answer: after one of them a dropped stream cannot be sent again unseen. */
+/**
+ * A 200 whose body is a page or a JSON document, not the event stream (a proxy, a sign-in or
+ * challenge page in the way): the error for it, given the body's text. Sending it again would
+ * only get the same page, and reading it as a stream would end as a dropped stream, retried.
+ * Only these explicit types: a body without one, or `text/plain`, is still read as a stream.
+ */
+function notAnEventStream(response: Response): ((text: string) => StreamError) | undefined {
+  const type = response.headers.get('content-type')?.toLowerCase() ?? '';
+  if (!type.startsWith('text/html') && !type.startsWith('application/json')) return undefined;
+  return (text) => {
+    const shown = text.trim().startsWith('<') ? '' : `: ${JSON.stringify(text.trim().slice(0, 200))}`;
+    return new StreamError({
+      provider: PROVIDER_NAME,
+      message: `The ChatGPT backend answered with a body of type ${type.split(';')[0] ?? type} (HTTP ${response.status}), not an event stream${shown}. Check providers.chatgpt.baseURL and any proxy in between; a sign-in or challenge page is not the backend.`,
+    });
+  };
+}
+
 function isContent(event: ChatStreamEvent): boolean {
   return event.type !== 'warning' && event.type !== 'error' && event.type !== 'finish';
 }
@@ -111,6 +129,8 @@ async function* streamResponse(
         response = await post(prepared.body);
       }
       if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
+      const notStream = notAnEventStream(response);
+      if (notStream !== undefined) throw notStream(redactSecrets((await readBoundedText(response)).text, secrets));
       if (response.body === null) {
         throw new StreamError({ provider: PROVIDER_NAME, message: 'The ChatGPT backend answered without a body. Send the request again.' });
       }

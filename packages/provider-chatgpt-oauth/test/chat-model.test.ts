@@ -254,6 +254,26 @@ describe('backend errors', () => {
     expect(backend.requests).toHaveLength(1);
   });
 
+  it('fails at once, saying what came, when a 200 is a page or a JSON document rather than the stream', async () => {
+    for (const reply of [
+      { status: 200, text: '<html><body>Just a moment...</body></html>' },
+      { status: 200, json: { error: { message: 'model overloaded' } } },
+    ]) {
+      const { backend, chatgpt } = await setup();
+      backend.reply(reply);
+      const error = await chatgpt
+        .chat('gpt-5.4')
+        .generate({ messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
+      expect(StreamError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(`a body of type ${reply.json === undefined ? 'text/html' : 'application/json'} (HTTP 200), not an event stream`);
+      if (reply.json !== undefined) expect((error as Error).message).toContain('model overloaded');
+      else expect((error as Error).message).not.toContain('<html>');
+      // Not sent again as a dropped stream would be.
+      expect(backend.requests).toHaveLength(1);
+    }
+  });
+
   it('refreshes after a 401 and retries once', async () => {
     const { backend, chatgpt, auth, tokens } = await setup({ backendAccepts: 'refreshed' });
     backend.reply({ sse: textEvents('after refresh') });
