@@ -9,7 +9,7 @@ import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
 import { createChatEventStream } from './openai-chat-event-stream.ts';
-import { readChatCompletion } from './read-chat-completion.ts';
+import { readChatCompletion, refuseNonStreamBody } from './read-chat-completion.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { createStrictCallRestorer, restoreEventCall, restoreResponseCalls } from '@toolwire/openai-responses';
 import type { StrictCallRestorer } from '@toolwire/openai-responses';
@@ -106,6 +106,7 @@ export class OpenAIChatModel implements ChatModel {
           // The SDK makes the call (auth, headers, retries, status errors); its body is read
           // here (see `createChatChunkReader`), not through the SDK's per-chunk generator chain.
           response = await this.#call(request, sent);
+          await refuseNonStreamBody(response, this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs });
         } catch (error) {
           throw mapOpenAIError(error, this.#errorContext(request));
         } finally {

@@ -104,3 +104,26 @@ export async function readChatCompletion(response: Response, options: { endGrace
   }
   return data as ChatCompletion;
 }
+
+/**
+ * Refuses the response to a streamed request when it is plainly not a stream: an HTML page (a
+ * login or challenge page, a proxy's error), or a JSON document (an `error` object in a 200,
+ * or a server that ignored `stream: true`). Read as a stream, either would end as a stream
+ * "without a finish reason", which hides what the server said. Any other type is read as a
+ * stream, as the SDK does.
+ */
+export async function refuseNonStreamBody(response: Response, options: { endGraceMs?: number } = {}): Promise<void> {
+  const contentType = response.headers.get('content-type');
+  const json = isJsonMediaType(contentType);
+  if (!json && contentType?.toLowerCase().startsWith('text/html') !== true) return;
+  // Throws the SDK's `APIError` for an `error` body, a `ProviderError` for anything that is not a completion.
+  if (json) await readChatCompletion(response, options);
+  else await response.body?.cancel().catch(() => undefined);
+  throw new ProviderError({
+    provider: 'openai',
+    status: response.status,
+    message: json
+      ? `The server answered the streamed chat completion with a whole JSON completion (HTTP ${response.status}), not an event stream: it does not stream. Send the request without 'stream', or check that baseURL points at an OpenAI-compatible API.`
+      : `The server answered the streamed chat completion with a body of type ${contentType ?? '(none)'} (HTTP ${response.status}), not an event stream. Check that baseURL points at an OpenAI-compatible API.`,
+  });
+}
