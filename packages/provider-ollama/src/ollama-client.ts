@@ -3,6 +3,7 @@ import { Ollama } from 'ollama';
 import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
 import { mapOllamaError } from './map-ollama-error.ts';
 import type { OllamaChatBody, OllamaChatChunk } from './ollama-wire.ts';
+import { readOllamaChunk } from './read-ollama-chunk.ts';
 
 /** How to reach one Ollama server; shared by every model of a provider. */
 export interface OllamaConnection {
@@ -76,8 +77,8 @@ function asClientRequest(body: OllamaChatBody): OllamaClientChatRequest {
 export async function chatOnce(connection: OllamaConnection, body: OllamaChatBody, call: CallOptions): Promise<OllamaChatChunk> {
   const client = createClient(connection, call, { wholeJson: true });
   try {
-    const response = await client.chat({ ...asClientRequest(body), stream: false });
-    return response;
+    const response: unknown = await client.chat({ ...asClientRequest(body), stream: false });
+    return readOllamaChunk(response);
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
   }
@@ -104,9 +105,10 @@ export async function chatStream(
   return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
     let finished = false;
     try {
-      for await (const chunk of iterator) {
+      for await (const raw of iterator) {
+        const chunk = readOllamaChunk(raw);
         yield chunk;
-        if (chunk.done) finished = true;
+        if (chunk.done === true) finished = true;
       }
       // The client stops reading at the `done` chunk, which ends the answer; the body's end
       // gets a short while to come. A server that keeps the connection open past it has its
