@@ -14,6 +14,7 @@ import {
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
 import { NotSignedInError } from '@toolwire/provider-chatgpt-oauth';
+import { boundErrorText } from './bound-error-text.ts';
 import { GatewayError } from './gateway-error.ts';
 
 /**
@@ -23,6 +24,8 @@ import { GatewayError } from './gateway-error.ts';
  * Unexpected errors become a 500 without internal details.
  */
 export function toGatewayError(error: unknown): GatewayError {
+  // Before anything reads the message: the envelope below, and the log line that follows it.
+  boundErrorText(error);
   if (GatewayError.isInstance(error)) return error;
   if (InvalidRequestError.isInstance(error) || ContextLengthExceededError.isInstance(error)) {
     const code = ContextLengthExceededError.isInstance(error) ? 'context_length_exceeded' : ((error as InvalidRequestError).code ?? null);
