@@ -38,6 +38,41 @@ function isFinalChatObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { done?: unknown }).done === true;
 }
 
+/** How much of an error response that is not JSON is read for its message. */
+const MAX_ERROR_TEXT_BYTES = 64 * 1024;
+
+/**
+ * An error response that is not JSON (a proxy's page, a plain-text message) as Ollama's own
+ * `{"error": …}` JSON, its text cut to `MAX_ERROR_TEXT_BYTES`. The `ollama` client reads such a
+ * body whole for its error message, and prints "Getting text from response" to the console on
+ * the way; as JSON, it takes the message without either.
+ */
+async function asJsonError(response: Response): Promise<Response> {
+  if (response.ok || response.headers.get('content-type')?.includes('application/json') === true) return response;
+  let text = '';
+  const reader = response.body?.getReader();
+  if (reader !== undefined) {
+    const decoder = new TextDecoder();
+    let size = 0;
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        size += read.value.byteLength;
+        text += decoder.decode(read.value, { stream: true });
+        if (size >= MAX_ERROR_TEXT_BYTES) break;
+      }
+    } catch {
+      // A body that fails while being read: what came is the message.
+    }
+    await reader.cancel().catch(() => undefined);
+  }
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const message = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
+  return new Response(JSON.stringify({ error: message === '' ? `HTTP ${response.status} ${response.statusText}`.trim() : message }), { status: response.status, statusText: response.statusText, headers });
+}
+
 /**
  * A client for one call. The client has no per-call signal or headers for non-streamed
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
@@ -47,9 +82,9 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    if (signal === undefined) return baseFetch(input, init);
+    if (signal === undefined) return baseFetch(input, init).then(asJsonError);
     const own = init?.signal ?? undefined;
-    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) });
+    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asJsonError);
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never
