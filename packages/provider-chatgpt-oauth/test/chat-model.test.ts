@@ -238,6 +238,32 @@ describe('codex tool mode', () => {
   });
 });
 
+describe('the model catalog', () => {
+  it('is not given up for every caller when the caller whose request started loading it leaves', async () => {
+    let openCatalog = (): void => undefined;
+    const catalogGate = new Promise<void>((resolve) => (openCatalog = resolve));
+    const auth = await startAuthServer({ tokens: { accountId: 'acct-1234' } });
+    const tokens = makeTokenSet();
+    const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: BASE_INSTRUCTIONS }], catalogGate });
+    closers.push(auth.close, backend.close);
+    auth.adopt(tokens);
+    const chatgpt = createChatGPT({ auth: { tokens: { accessToken: tokens.access_token, idToken: tokens.id_token, refreshToken: tokens.refresh_token }, issuer: auth.url }, baseURL: backend.url, maxRetries: 0 });
+    backend.reply({ sse: textEvents('for the one who stayed') });
+    const leaving = new AbortController();
+    const first = chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'x' }], signal: leaving.signal }).catch((e: unknown) => e);
+    await expect.poll(() => backend.modelRequests.length).toBe(1);
+    const second = chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'y' }] });
+    leaving.abort(new Error('the first caller left'));
+    expect(((await first) as Error).message).toBe('the first caller left');
+    openCatalog();
+    const answer = await second;
+    expect(answer.text).toBe('for the one who stayed');
+    // One catalog read, its instructions used.
+    expect(backend.modelRequests).toHaveLength(1);
+    expect(backend.requests[0]?.body.instructions).toBe(BASE_INSTRUCTIONS);
+  });
+});
+
 describe('backend errors', () => {
   it('throws UsageLimitError with the reset time for usage_limit_reached and does not retry', async () => {
     const { backend, chatgpt } = await setup();
