@@ -42,21 +42,27 @@ interface CacheEntry {
  * A catalog reader. A failed read falls back to the cached catalog, then to bundled
  * instructions, so a request never fails because the catalog is unavailable.
  */
+/** How long one catalog read may take: it is optional, and every caller of the account waits for it. */
+const DEFAULT_CATALOG_TIMEOUT_MS = 15_000;
+
 export function createModelCatalog(options: {
   baseURL: string;
   fetch: typeof globalThis.fetch;
   clientVersion: string;
   /** How long a catalog is used before it is revalidated (default 5 minutes). */
   ttlMs?: number;
+  /** How long one read may take before the bundled instructions are used (default 15 s). */
+  timeoutMs?: number;
   logger: ChatGPTLogger;
   residency?: ChatGPTResidency | undefined;
 }): ModelCatalog {
   const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
   const cache = new Map<string, CacheEntry>();
   const pending = new Map<string, Promise<CacheEntry | undefined>>();
 
-  // Shared by every caller that asks while it runs: no caller's signal stops it (the fetch's own
-  // timeouts bound it), and each caller stops waiting on its own signal.
+  // Shared by every caller that asks while it runs: no caller's signal stops it (its own timeout
+  // does), and each caller stops waiting on its own signal.
   async function load(credentials: ChatGPTCredentials): Promise<CacheEntry | undefined> {
     const cached = cache.get(credentials.accountId);
     if (cached !== undefined && Date.now() - cached.checkedAt < ttlMs) return cached;
@@ -64,7 +70,7 @@ export function createModelCatalog(options: {
     const headers = backendHeaders({ credentials, clientVersion: options.clientVersion, accept: 'application/json', residency: options.residency });
     if (cached?.etag !== undefined) headers['if-none-match'] = cached.etag;
     try {
-      const response = await options.fetch(url, { headers });
+      const response = await options.fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
       if (response.status === 304 && cached !== undefined) {
         await response.body?.cancel();
         const refreshed = { ...cached, checkedAt: Date.now() };
