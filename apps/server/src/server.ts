@@ -16,7 +16,7 @@ import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
-import { createModelsHandler } from './routes/models-route.ts';
+import { createModelsHandler, DEFAULT_MODEL_LIST_TIMEOUT_MS } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { ServedConnections } from './served-connections.ts';
@@ -457,6 +457,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         responses: createResponseStore(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
+        modelListTimeoutMs: config.limits?.modelListTimeoutMs ?? DEFAULT_MODEL_LIST_TIMEOUT_MS,
       };
       dynamicTools.attach(context.serverTools);
       let address: string;

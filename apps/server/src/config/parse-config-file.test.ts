@@ -87,6 +87,11 @@ describe('parseConfigFile', () => {
     expect(parseConfigFile({ limits: { listenSockets: 4 } }).limits).toEqual({ listenSockets: 4 });
   });
 
+  it('reads the model list timeout', () => {
+    expect(parseConfigFile({ limits: { modelListTimeoutMs: 2000 } }).limits).toEqual({ modelListTimeoutMs: 2000 });
+    expect(settingOf({ limits: { modelListTimeoutMs: 0 } })).toBe('limits.modelListTimeoutMs');
+  });
+
   it('reads the upstream message limit (0 disables it)', () => {
     expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 1_048_576 } }).limits).toEqual({ upstreamMessageLimitBytes: 1_048_576 });
     expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 0 } }).limits).toEqual({ upstreamMessageLimitBytes: 0 });

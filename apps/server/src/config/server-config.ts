@@ -83,6 +83,11 @@ export interface LimitsConfig {
    */
   upstreamMessageLimitBytes?: number;
   /**
+   * How long `GET /v1/models` waits for each provider's list (default 10 000 ms): a provider
+   * slower than that is left out of the answer and logged, instead of holding it.
+   */
+  modelListTimeoutMs?: number;
+  /**
    * Connections the kernel queues for the gateway to accept (default 4096; Linux caps it at
    * `net.core.somaxconn`). Clients arriving in a burst past it wait a SYN retransmission (1 s, then 3 s).
    */

@@ -86,7 +86,7 @@ export async function createConfiguredProviders(
     providers.push({
       name: 'ollama',
       chat: (id) => ollama.chat(id),
-      listModels: async () => (await ollama.listModels()).map((m) => m.name),
+      listModels: async (signal) => (await ollama.listModels(signal === undefined ? {} : { signal })).map((m) => m.name),
     });
   }
   if (config.chatgpt !== undefined) {
