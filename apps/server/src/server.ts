@@ -171,6 +171,20 @@ function buildApp({ config, keys, logger, context, draining, closing, metrics, s
     forceCloseConnections: 'idle',
     // Requests arriving while closing get our own 503 in OpenAI's envelope (below).
     return503OnClosing: false,
+    // Fastify's own answer to a URL it cannot decode is not in OpenAI's envelope.
+    frameworkErrors: (error, req, reply) => {
+      sendError(
+        reply,
+        new GatewayError({
+          status: 400,
+          type: 'invalid_request_error',
+          message: `The request URL cannot be decoded (${error.message}). Check its percent-encoding.`,
+          code: 'invalid_url',
+          retryable: false,
+        }),
+        req.id,
+      );
+    },
   });
   const metricsConfig = config.metrics;
   if (metricsConfig?.enabled === true) {
