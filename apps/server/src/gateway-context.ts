@@ -27,4 +27,6 @@ export interface GatewayContext {
   inflight: Set<AbortController>;
   /** Seconds since the epoch at start (the `created` of listed models). */
   startedAt: number;
+  /** How long `GET /v1/models` waits for a provider's list (`limits.modelListTimeoutMs`). */
+  modelListTimeoutMs: number;
 }

@@ -16,7 +16,7 @@ import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
-import { createModelsHandler } from './routes/models-route.ts';
+import { createModelsHandler, DEFAULT_MODEL_LIST_TIMEOUT_MS } from './routes/models-route.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { ServedConnections } from './served-connections.ts';
@@ -95,9 +95,10 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .send(error.toEnvelope());
 }
 
-function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number } {
+function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number; upstreamMessageLimitBytes?: number } {
   const ms = config.limits?.upstreamIdleTimeoutMs;
-  return ms === undefined ? {} : { upstreamIdleTimeoutMs: ms };
+  const bytes = config.limits?.upstreamMessageLimitBytes;
+  return { ...(ms === undefined ? {} : { upstreamIdleTimeoutMs: ms }), ...(bytes === undefined ? {} : { upstreamMessageLimitBytes: bytes }) };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
@@ -170,6 +171,20 @@ function buildApp({ config, keys, logger, context, draining, closing, metrics, s
     forceCloseConnections: 'idle',
     // Requests arriving while closing get our own 503 in OpenAI's envelope (below).
     return503OnClosing: false,
+    // Fastify's own answer to a URL it cannot decode is not in OpenAI's envelope.
+    frameworkErrors: (error, req, reply) => {
+      sendError(
+        reply,
+        new GatewayError({
+          status: 400,
+          type: 'invalid_request_error',
+          message: `The request URL cannot be decoded (${error.message}). Check its percent-encoding.`,
+          code: 'invalid_url',
+          retryable: false,
+        }),
+        req.id,
+      );
+    },
   });
   const metricsConfig = config.metrics;
   if (metricsConfig?.enabled === true) {
@@ -456,6 +471,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         responses: createResponseStore(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
+        modelListTimeoutMs: config.limits?.modelListTimeoutMs ?? DEFAULT_MODEL_LIST_TIMEOUT_MS,
       };
       dynamicTools.attach(context.serverTools);
       let address: string;

@@ -92,6 +92,14 @@ describe('HTTP conformance', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'unknown_url', type: 'invalid_request_error' } });
   });
 
+  it('answers a URL with broken percent-encoding with a 400 in the envelope', async () => {
+    const { origin } = await gateway(createScriptedModel([]));
+    const res = await fetch(`${origin}/v1/responses/%E0%A4%A`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-should-retry')).toBe('false');
+    expect(await res.json()).toEqual({ error: { message: expect.stringContaining('percent-encoding'), type: 'invalid_request_error', param: null, code: 'invalid_url' } });
+  });
+
   it('serves /healthz and /v1/models', async () => {
     const { origin } = await gateway(createScriptedModel([]));
     expect(await (await fetch(`${origin}/healthz`)).json()).toEqual({ status: 'ok' });

@@ -113,8 +113,9 @@ async function* streamResponse(
       if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
       // A page or JSON with status 200 (a proxy, a captive portal) is no stream: said as
       // what it is, not taken for a dropped stream and sent again.
+      // Only these explicit types: a body without one, or `text/plain`, is still read as a stream.
       const type = response.headers.get('content-type');
-      if (type !== null && !type.toLowerCase().includes('event-stream')) {
+      if (type !== null && isPageOrJson(type)) {
         const text = (await readBoundedText(response)).text.trim();
         throw new ProviderError({
           provider: PROVIDER_NAME,
@@ -251,4 +252,10 @@ function redact(error: unknown, secrets: readonly string[]): unknown {
     }
   }
   return error;
+}
+
+/** A page or a JSON document: a 200 with one of these is no event stream. */
+function isPageOrJson(contentType: string): boolean {
+  const type = contentType.toLowerCase().trimStart();
+  return type.startsWith('text/html') || type.startsWith('application/json') || /^application\/[^;]*\+json/.test(type);
 }

@@ -36,6 +36,18 @@ describe('backendError', () => {
     expect(limit.message).toContain(new Date(1777936568 * 1000).toISOString());
   });
 
+  it('leaves out a reset time no date can hold, instead of throwing', () => {
+    for (const reset of [{ resets_at: 1e300 }, { resets_at: -1e20 }, { resets_in_seconds: 1e300 }]) {
+      const limit = fail(429, { error: { type: 'usage_limit_reached', message: 'limit', ...reset } });
+      if (!UsageLimitError.isInstance(limit)) throw new Error('expected a UsageLimitError');
+      expect(limit.resetsAt).toBeUndefined();
+      expect(limit.retryAfterMs).toBeUndefined();
+      expect(limit.message).toContain('Try again later');
+      const failed = streamFailureError({ code: 'usage_limit_reached', message: 'x', ...reset });
+      expect(UsageLimitError.isInstance(failed) ? failed.resetsAt : 'not a usage limit').toBeUndefined();
+    }
+  });
+
   it('treats the 404 variant of usage_limit_reached the same way', () => {
     expect(UsageLimitError.isInstance(fail(404, usageLimitBody))).toBe(true);
   });

@@ -95,8 +95,10 @@ function rateLimitHint(failure: BackendFailure, parsed: ParsedBody): string | un
 function usageLimitError(error: Record<string, unknown> | undefined, base: { provider: string; status?: number; code?: string }): UsageLimitError {
   const resetsAtSeconds = typeof error?.resets_at === 'number' ? error.resets_at : undefined;
   const resetsIn = typeof error?.resets_in_seconds === 'number' ? error.resets_in_seconds : undefined;
-  const resetsAt =
+  const reset =
     resetsAtSeconds !== undefined ? new Date(resetsAtSeconds * 1000) : resetsIn !== undefined ? new Date(Date.now() + resetsIn * 1000) : undefined;
+  // A time outside what a Date holds (`resets_at: 1e300`) is no reset time: `toISOString` would throw.
+  const resetsAt = reset !== undefined && Number.isFinite(reset.getTime()) ? reset : undefined;
   const plan = typeof error?.plan_type === 'string' ? ` of the ${error.plan_type} plan` : '';
   const when = resetsAt !== undefined ? `It resets at ${resetsAt.toISOString()}` : 'Try again later';
   return new UsageLimitError({

@@ -248,6 +248,32 @@ describe('codex tool mode', () => {
   });
 });
 
+describe('the model catalog', () => {
+  it('is not given up for every caller when the caller whose request started loading it leaves', async () => {
+    let openCatalog = (): void => undefined;
+    const catalogGate = new Promise<void>((resolve) => (openCatalog = resolve));
+    const auth = await startAuthServer({ tokens: { accountId: 'acct-1234' } });
+    const tokens = makeTokenSet();
+    const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: BASE_INSTRUCTIONS }], catalogGate });
+    closers.push(auth.close, backend.close);
+    auth.adopt(tokens);
+    const chatgpt = createChatGPT({ auth: { tokens: { accessToken: tokens.access_token, idToken: tokens.id_token, refreshToken: tokens.refresh_token }, issuer: auth.url }, baseURL: backend.url, maxRetries: 0 });
+    backend.reply({ sse: textEvents('for the one who stayed') });
+    const leaving = new AbortController();
+    const first = chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'x' }], signal: leaving.signal }).catch((e: unknown) => e);
+    await expect.poll(() => backend.modelRequests.length).toBe(1);
+    const second = chatgpt.chat('gpt-5.4').generate({ messages: [{ role: 'user', content: 'y' }] });
+    leaving.abort(new Error('the first caller left'));
+    expect(((await first) as Error).message).toBe('the first caller left');
+    openCatalog();
+    const answer = await second;
+    expect(answer.text).toBe('for the one who stayed');
+    // One catalog read, its instructions used.
+    expect(backend.modelRequests).toHaveLength(1);
+    expect(backend.requests[0]?.body.instructions).toBe(BASE_INSTRUCTIONS);
+  });
+});
+
 describe('backend errors', () => {
   it('throws UsageLimitError with the reset time for usage_limit_reached and does not retry', async () => {
     const { backend, chatgpt } = await setup();
@@ -262,6 +288,25 @@ describe('backend errors', () => {
     expect(UsageLimitError.isInstance(error)).toBe(true);
     expect((error as UsageLimitError).resetsAt?.getTime()).toBe(1777936568 * 1000);
     expect(backend.requests).toHaveLength(1);
+  });
+
+  it('fails at once, saying what came, when a 200 is a page or a JSON document rather than the stream', async () => {
+    for (const reply of [
+      { status: 200, text: '<html><body>Just a moment...</body></html>' },
+      { status: 200, json: { error: { message: 'model overloaded' } } },
+    ]) {
+      const { backend, chatgpt } = await setup();
+      backend.reply(reply);
+      const error = await chatgpt
+        .chat('gpt-5.4')
+        .generate({ messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'ProviderError', code: 'not_event_stream' });
+      expect((error as Error).message).toContain(`answered with ${reply.json === undefined ? 'text/html' : 'application/json'} instead of an event stream`);
+      if (reply.json !== undefined) expect((error as Error).message).toContain('model overloaded');
+      // Not sent again as a dropped stream would be.
+      expect(backend.requests).toHaveLength(1);
+    }
   });
 
   it('refreshes after a 401 and retries once', async () => {

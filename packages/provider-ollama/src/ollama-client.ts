@@ -5,6 +5,7 @@ import { mapOllamaError } from './map-ollama-error.ts';
 import { frameNdjsonLines } from './ndjson-line-framer.ts';
 import { displayHost } from './ollama-host.ts';
 import type { OllamaChatBody, OllamaChatChunk } from './ollama-wire.ts';
+import { readOllamaChunk } from './read-ollama-chunk.ts';
 
 /** How to reach one Ollama server; shared by every model of a provider. */
 export interface OllamaConnection {
@@ -39,6 +40,41 @@ function isFinalChatObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { done?: unknown }).done === true;
 }
 
+/** How much of an error response that is not JSON is read for its message. */
+const MAX_ERROR_TEXT_BYTES = 64 * 1024;
+
+/**
+ * An error response that is not JSON (a proxy's page, a plain-text message) as Ollama's own
+ * `{"error": …}` JSON, its text cut to `MAX_ERROR_TEXT_BYTES`. The `ollama` client reads such a
+ * body whole for its error message, and prints "Getting text from response" to the console on
+ * the way; as JSON, it takes the message without either.
+ */
+async function asJsonError(response: Response): Promise<Response> {
+  if (response.ok || response.headers.get('content-type')?.includes('application/json') === true) return response;
+  let text = '';
+  const reader = response.body?.getReader();
+  if (reader !== undefined) {
+    const decoder = new TextDecoder();
+    let size = 0;
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        size += read.value.byteLength;
+        text += decoder.decode(read.value, { stream: true });
+        if (size >= MAX_ERROR_TEXT_BYTES) break;
+      }
+    } catch {
+      // A body that fails while being read: what came is the message.
+    }
+    await reader.cancel().catch(() => undefined);
+  }
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const message = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
+  return new Response(JSON.stringify({ error: message === '' ? `HTTP ${response.status} ${response.statusText}`.trim() : message }), { status: response.status, statusText: response.statusText, headers });
+}
+
 /**
  * A client for one call. The client has no per-call signal or headers for non-streamed
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
@@ -48,9 +84,9 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    if (signal === undefined) return baseFetch(input, init);
+    if (signal === undefined) return baseFetch(input, init).then(asJsonError);
     const own = init?.signal ?? undefined;
-    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) });
+    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asJsonError);
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never
@@ -86,8 +122,8 @@ function asClientRequest(body: OllamaChatBody): OllamaClientChatRequest {
 export async function chatOnce(connection: OllamaConnection, body: OllamaChatBody, call: CallOptions): Promise<OllamaChatChunk> {
   const client = createClient(connection, call, { wholeJson: true });
   try {
-    const response = await client.chat({ ...asClientRequest(body), stream: false });
-    return response;
+    const response: unknown = await client.chat({ ...asClientRequest(body), stream: false });
+    return readOllamaChunk(response);
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
   }
@@ -114,9 +150,10 @@ export async function chatStream(
   return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
     let finished = false;
     try {
-      for await (const chunk of iterator) {
+      for await (const raw of iterator) {
+        const chunk = readOllamaChunk(raw);
         yield chunk;
-        if (chunk.done) finished = true;
+        if (chunk.done === true) finished = true;
       }
       // The client stops reading at the `done` chunk, which ends the answer; the body's end
       // gets a short while to come. A server that keeps the connection open past it has its

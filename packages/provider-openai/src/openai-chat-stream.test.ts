@@ -125,6 +125,23 @@ describe('createChatStreamMapper', () => {
     expect(ofType(events, 'tool-call')[0]?.toolCall.name).toBe('get_time');
   });
 
+  it('keeps the arguments of a call whose id arrives only after its first fragment', () => {
+    const events = run([
+      roleChunk(),
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'f', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_late', function: { arguments: '{"a":1}' } }] }),
+      finishChunk('tool_calls'),
+    ]);
+    const calls = ofType(events, 'tool-call').map((event) => event.toolCall);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.arguments).toEqual({ a: 1 });
+    // The id the call started with (and every delta carried) stays its id.
+    const started = ofType(events, 'tool-call-start')[0]?.id;
+    expect(calls[0]?.id).toBe(started);
+    expect(ofType(events, 'tool-call-delta').map((event) => event.id)).toEqual([started]);
+    expect(ofType(events, 'warning')).toEqual([]);
+  });
+
   it('separates whole calls that all carry index 0 (Ollama)', () => {
     const events = run([
       roleChunk(),

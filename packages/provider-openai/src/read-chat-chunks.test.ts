@@ -97,6 +97,12 @@ describe('createChatChunkReader, read to the end', () => {
     await expect(collect(streamed(['data: {"id":\n\n']).response)).rejects.toThrow(SyntaxError);
   });
 
+  it('throws a SyntaxError that names the value for a payload that is JSON but not an object', async () => {
+    for (const payload of ['null', '42', '"text"', 'true']) {
+      await expect(collect(streamed([`data: ${payload}\n\n`]).response)).rejects.toThrow(new SyntaxError(`Error reading response: a server-sent event holds ${payload}, not a JSON object.`));
+    }
+  });
+
   it('reads a last event that lacks its blank line', async () => {
     expect(await collect(streamed([chunk('a').trimEnd()]).response)).toEqual(['a']);
   });

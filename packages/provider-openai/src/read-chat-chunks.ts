@@ -12,9 +12,11 @@ function toChunk(event: string | undefined, payload: string, headers: Headers): 
   } catch {
     throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
   }
+  // `data: null` parses, and every reader of a chunk would then fail on `chunk.id` with a TypeError that says nothing.
+  if (data === null || typeof data !== 'object') throw new SyntaxError(`Error reading response: a server-sent event holds ${JSON.stringify(data)}, not a JSON object.`);
   // Errors inside a stream, as the SDK's own stream reports them: an `error` event, or a payload with a truthy `error`.
-  const error = (data as { error?: unknown } | null)?.error;
-  if (event === 'error') throw new APIError(undefined, (error ?? data) as object | undefined, undefined, headers);
+  const error = (data as { error?: unknown }).error;
+  if (event === 'error') throw new APIError(undefined, error ?? data, undefined, headers);
   if (error !== undefined && error !== null && error !== false && error !== '' && error !== 0) throw new APIError(undefined, error, undefined, headers);
   return data as ChatCompletionChunk;
 }

@@ -115,6 +115,20 @@ describe('errors from the API', () => {
     expect(AuthenticationError.isInstance(error)).toBe(true);
   });
 
+  it('a streamed request answered with a page or a JSON document throws what the server said from the first next()', async () => {
+    const first = async () => chat().stream(request)[Symbol.asyncIterator]().next().catch((e: unknown) => e);
+    server().reply({ kind: 'json', body: { error: { message: 'Model is overloaded.', type: 'server_error', code: 503 } } });
+    const overloaded = await first();
+    expect(ProviderServerError.isInstance(overloaded)).toBe(true);
+    expect((overloaded as Error).message).toBe('Model is overloaded.');
+
+    server().reply({ kind: 'json', body: '<html>Sign in</html>', headers: { 'content-type': 'text/html; charset=utf-8' } });
+    expect(((await first()) as Error).message).toContain('with a body of type text/html; charset=utf-8 (HTTP 200), not an event stream');
+
+    server().reply({ kind: 'json', body: completion({ role: 'assistant', content: 'Hello' }) });
+    expect(((await first()) as Error).message).toContain('with one JSON completion: it ignores `stream: true`');
+  });
+
   it('an error frame mid-stream becomes a final error event', async () => {
     server().reply({
       kind: 'sse',

@@ -87,6 +87,17 @@ describe('parseConfigFile', () => {
     expect(parseConfigFile({ limits: { listenSockets: 4 } }).limits).toEqual({ listenSockets: 4 });
   });
 
+  it('reads the model list timeout', () => {
+    expect(parseConfigFile({ limits: { modelListTimeoutMs: 2000 } }).limits).toEqual({ modelListTimeoutMs: 2000 });
+    expect(settingOf({ limits: { modelListTimeoutMs: 0 } })).toBe('limits.modelListTimeoutMs');
+  });
+
+  it('reads the upstream message limit (0 disables it)', () => {
+    expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 1_048_576 } }).limits).toEqual({ upstreamMessageLimitBytes: 1_048_576 });
+    expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 0 } }).limits).toEqual({ upstreamMessageLimitBytes: 0 });
+    expect(settingOf({ limits: { upstreamMessageLimitBytes: '16MiB' } })).toBe('limits.upstreamMessageLimitBytes');
+  });
+
   it('reads the drain delay (0 allowed)', () => {
     expect(parseConfigFile({ limits: { drainDelayMs: 5000, shutdownGraceMs: 0 } }).limits).toEqual({ drainDelayMs: 5000, shutdownGraceMs: 0 });
     expect(parseConfigFile({ limits: { drainDelayMs: 0 } }).limits).toEqual({ drainDelayMs: 0 });

@@ -167,6 +167,10 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (connectionTimeoutMs !== undefined) config.limits.connectionTimeoutMs = connectionTimeoutMs;
     const upstreamIdleTimeoutMs = positive(l.upstreamIdleTimeoutMs, 'limits.upstreamIdleTimeoutMs', { allowZero: true });
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
+    const upstreamMessageLimitBytes = positive(l.upstreamMessageLimitBytes, 'limits.upstreamMessageLimitBytes', { allowZero: true });
+    if (upstreamMessageLimitBytes !== undefined) config.limits.upstreamMessageLimitBytes = upstreamMessageLimitBytes;
+    const modelListTimeoutMs = positive(l.modelListTimeoutMs, 'limits.modelListTimeoutMs');
+    if (modelListTimeoutMs !== undefined) config.limits.modelListTimeoutMs = modelListTimeoutMs;
     const listenBacklog = positive(l.listenBacklog, 'limits.listenBacklog');
     if (listenBacklog !== undefined) config.limits.listenBacklog = listenBacklog;
     const listenSockets = positive(l.listenSockets, 'limits.listenSockets');

@@ -77,6 +77,17 @@ export interface LimitsConfig {
    */
   upstreamIdleTimeoutMs?: number;
   /**
+   * The largest message an upstream may send, in bytes: one event of an SSE stream, one line
+   * of an NDJSON stream (Ollama), or a whole non-streamed body (default 16 MiB; 0 disables).
+   * Past it that request fails with an error, instead of the gateway holding a message without bound.
+   */
+  upstreamMessageLimitBytes?: number;
+  /**
+   * How long `GET /v1/models` waits for each provider's list (default 10 000 ms): a provider
+   * slower than that is left out of the answer and logged, instead of holding it.
+   */
+  modelListTimeoutMs?: number;
+  /**
    * Connections the kernel queues for the gateway to accept (default 4096; Linux caps it at
    * `net.core.somaxconn`). Clients arriving in a burst past it wait a SYN retransmission (1 s, then 3 s).
    */

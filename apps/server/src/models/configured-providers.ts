@@ -62,12 +62,16 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
 /** The routing prefixes the config asks for, built on the provider packages. */
 export async function createConfiguredProviders(
   config: ProvidersConfig,
-  options: { logger?: Logger; upstreamIdleTimeoutMs?: number } = {},
+  options: { logger?: Logger; upstreamIdleTimeoutMs?: number; upstreamMessageLimitBytes?: number } = {},
 ): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
   // No cap on upstream sockets: a stream holds its socket for its whole length, so a cap
   // (the agent's was 256) would queue every stream past it behind the running ones.
-  const upstreamFetch = createNodeHttpFetch({ maxSockets: Infinity, ...(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs }) });
+  const upstreamFetch = createNodeHttpFetch({
+    maxSockets: Infinity,
+    ...(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs }),
+    ...(options.upstreamMessageLimitBytes === undefined ? {} : { maxMessageBytes: options.upstreamMessageLimitBytes }),
+  });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
     const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch });
@@ -82,7 +86,7 @@ export async function createConfiguredProviders(
     providers.push({
       name: 'ollama',
       chat: (id) => ollama.chat(id),
-      listModels: async () => (await ollama.listModels()).map((m) => m.name),
+      listModels: async (signal) => (await ollama.listModels(signal === undefined ? {} : { signal })).map((m) => m.name),
     });
   }
   if (config.chatgpt !== undefined) {

@@ -39,7 +39,8 @@ export function createModelRouter(providers: readonly ModelProvider[]): ModelRou
       return chat;
     },
     async list(signal) {
-      const settled = await Promise.allSettled(providers.map((p) => p.listModels(signal)));
+      // A provider that does not stop on the signal is no longer waited for once it aborts.
+      const settled = await Promise.allSettled(providers.map((p) => (signal === undefined ? p.listModels() : untilAborted(p.listModels(signal), signal))));
       const models: { id: string; ownedBy: string }[] = [];
       const failures: { provider: string; error: unknown }[] = [];
       settled.forEach((outcome, i) => {
@@ -51,4 +52,23 @@ export function createModelRouter(providers: readonly ModelProvider[]): ModelRou
       return { models, failures };
     },
   };
+}
+
+/** `promise`, or the abort of `signal` (its reason), whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

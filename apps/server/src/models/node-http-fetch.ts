@@ -6,6 +6,8 @@ import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
 import { fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
+import { DEFAULT_UPSTREAM_MESSAGE_LIMIT_BYTES } from './upstream-message-limit.ts';
+import type { UpstreamMessageLimit } from './upstream-message-limit.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
 const READ_AHEAD_BYTES = 64 * 1024;
@@ -20,13 +22,14 @@ const READ_AHEAD_BYTES = 64 * 1024;
  *
  * Exported for its tests only.
  */
-export function createNodeBody(res: IncomingMessage): { readonly web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
-  return new NodeBody(res);
+export function createNodeBody(res: IncomingMessage, limit?: UpstreamMessageLimit): { readonly web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined } {
+  return new NodeBody(res, limit);
 }
 
 // A class, not a closure per step: one is held by every open stream for its whole length.
 class NodeBody implements BodyReader {
   readonly #res: IncomingMessage;
+  readonly #limit: UpstreamMessageLimit | undefined;
   #mode: 'unclaimed' | 'reader' | 'web' = 'unclaimed';
   /** `true` until the body ends, fails or is cancelled. */
   #open = true;
@@ -40,6 +43,12 @@ class NodeBody implements BodyReader {
   #buffered = 0;
   #waiting: { resolve: (chunks: readonly Uint8Array[] | undefined) => void; reject: (error: Error) => void } | undefined;
   readonly #onData = (chunk: Buffer): void => {
+    const tooLarge = this.#limit?.add(chunk);
+    if (tooLarge !== undefined) {
+      // Fails the body through the response's 'error' (`#onError`), as a reset would.
+      this.#res.destroy(tooLarge);
+      return;
+    }
     if (this.#mode === 'reader') this.#readerData(chunk);
     else this.#webData(chunk);
   };
@@ -50,8 +59,9 @@ class NodeBody implements BodyReader {
     if (this.#open) this.#settle(new Error('The upstream response closed before it ended.'));
   };
 
-  constructor(res: IncomingMessage) {
+  constructor(res: IncomingMessage, limit: UpstreamMessageLimit | undefined) {
     this.#res = res;
+    this.#limit = limit;
     // `on`, not `once`: a response ends and closes once, and a `once` wrapper would stay as
     // long as the body streams. 'error' stays attached for the life of the response: an
     // 'error' without a listener would be thrown.
@@ -229,6 +239,12 @@ export interface NodeHttpFetchOptions {
    * headers or between two reads of the body (default 600 000; 0 disables).
    */
   idleTimeoutMs?: number;
+  /**
+   * The largest message an upstream may send, in bytes: one event of an SSE stream, one line
+   * of an NDJSON stream, or a whole body of anything else (default 16 MiB; 0 disables). Past
+   * it the body fails with an error that says so.
+   */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -260,6 +276,7 @@ interface Target {
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchSignalFetch {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_UPSTREAM_MESSAGE_LIMIT_BYTES;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
@@ -304,7 +321,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchSi
     flattenHeaderBlock(req);
     // The request's body, options and headers stay out of the closures below: those live as
     // long as the response, and the body (the whole conversation) is not needed once sent.
-    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, callerSignal, idleTimeoutMs });
+    const response = awaitResponse(req, { href, nullBodyMethod: method === 'HEAD', signal, callerSignal, idleTimeoutMs, maxMessageBytes });
     try {
       req.end(body ?? undefined);
     } catch (error) {
@@ -337,6 +354,7 @@ interface AwaitResponseOptions {
   /** The caller's signal, handed in `init[FETCH_SIGNAL]`: stops the request as `signal` does. */
   callerSignal: AbortSignal | undefined;
   idleTimeoutMs: number;
+  maxMessageBytes: number;
 }
 
 /** The fetch `Response` of a request not yet ended: its listeners (abort, idle timeout, errors) hold the request and its response only. */
@@ -419,7 +437,7 @@ class PendingResponse {
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
     // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody });
+    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody, maxMessageBytes: options.maxMessageBytes });
     // Providers that read streams themselves take the body without the web stream
     // (`takeBodyReader`): the response carries its `BODY_READER` itself (see there).
     this.#resolve(response);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BODY_READER } from '@toolwire/core/provider';
 import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
+import { UpstreamMessageLimit } from './upstream-message-limit.ts';
 
 /**
  * A fetch response's headers read straight from Node's raw header array: what the
@@ -118,7 +119,9 @@ export interface NodeHttpResponseInit {
    * for the response's 'error' for as long as the response lives (a claimed body's response
    * stops listening itself).
    */
-  body: (res: IncomingMessage) => { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined };
+  body: (res: IncomingMessage, limit: UpstreamMessageLimit | undefined) => { web: ReadableStream<Uint8Array>; claim: () => BodyReader | undefined };
+  /** The largest message (stream event, stream line, whole body) the body may carry, in bytes; 0 or absent: no limit. */
+  maxMessageBytes?: number;
 }
 
 const UNUSABLE = 'Body is unusable: the body has already been read.';
@@ -151,6 +154,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
    */
   #res: IncomingMessage | undefined;
   readonly #toBody: NodeHttpResponseInit['body'];
+  readonly #limit: UpstreamMessageLimit | undefined;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
   /** Set once a body method has taken the body. */
   #used = false;
@@ -167,6 +171,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     this.url = init.url;
     this.headers = new RawResponseHeaders(res.rawHeaders);
     this.#toBody = init.body;
+    const maxMessageBytes = init.maxMessageBytes ?? 0;
+    this.#limit = maxMessageBytes > 0 && !init.nullBody ? new UpstreamMessageLimit(maxMessageBytes, this.headers.get('content-type')) : undefined;
     if (init.nullBody) {
       this.#stream = null;
       res.resume();
@@ -199,7 +205,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
       const reason = this.#failure ?? new TypeError(UNUSABLE);
       this.#stream = new ReadableStream({ start: (controller) => controller.error(reason) });
     } else {
-      this.#stream = this.#toBody(this.#res as IncomingMessage).web as ReadableStream<Uint8Array<ArrayBuffer>>;
+      this.#stream = this.#toBody(this.#res as IncomingMessage, this.#limit).web as ReadableStream<Uint8Array<ArrayBuffer>>;
     }
     return this.#stream;
   }
@@ -216,7 +222,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     // refuses, as after a direct read, and this response lets go of both (see `#res`), so
     // that the SDK keeping it holds neither once the stream is over.
     this.#res = undefined;
-    const reader = this.#toBody(res).claim();
+    const reader = this.#toBody(res, this.#limit).claim();
     // The reader listens for the body's end and failures itself (its 'error' listener stays):
     // this response's own listeners would do nothing more for the rest of a long stream.
     res.off('error', this.#onError);
@@ -248,7 +254,13 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     return new Promise<Buffer>((resolve, reject) => {
       const reader = { chunks: [] as Buffer[], resolve, reject };
       this.#reader = reader;
-      res.on('data', (chunk: Buffer) => reader.chunks.push(chunk));
+      const limit = this.#limit;
+      res.on('data', (chunk: Buffer) => {
+        // Failed through the response's 'error' (`#onError`), as a reset would be.
+        const tooLarge = limit?.add(chunk);
+        if (tooLarge !== undefined) res.destroy(tooLarge);
+        else reader.chunks.push(chunk);
+      });
       res.once('end', () => {
         if (this.#reader !== reader) return;
         this.#reader = undefined;

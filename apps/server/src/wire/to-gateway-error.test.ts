@@ -18,6 +18,13 @@ describe('toGatewayError', () => {
     expect([error.status, error.retryAfterSeconds]).toEqual([429, 3]);
   });
 
+  it('passes an absurd upstream wait on as at most a week, and none that is not a number', () => {
+    const absurd = toGatewayError(new RateLimitError({ provider: 'chatgpt', status: 429, message: 'slow down', retryAfterMs: 1e23 }));
+    expect(absurd.retryAfterSeconds).toBe(7 * 24 * 60 * 60);
+    const notANumber = toGatewayError(new RateLimitError({ provider: 'openai', status: 429, message: 'slow down', retryAfterMs: Number.NaN }));
+    expect(notANumber.retryAfterSeconds).toBeUndefined();
+  });
+
   it("turns the upstream's rejection of the gateway's own credentials into a non-retryable 502, not a 401", () => {
     const error = toGatewayError(new AuthenticationError({ provider: 'openai', status: 401, message: 'bad key' }));
     expect([error.status, error.code, error.retryable]).toEqual([502, 'upstream_authentication_failed', false]);

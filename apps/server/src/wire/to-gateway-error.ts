@@ -14,7 +14,11 @@ import {
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
 import { NotSignedInError } from '@toolwire/provider-chatgpt-oauth';
+import { boundErrorText } from './bound-error-text.ts';
 import { GatewayError } from './gateway-error.ts';
+
+/** The longest `Retry-After` the gateway sends, in seconds (a week). */
+const MAX_RETRY_AFTER_SECONDS = 7 * 24 * 60 * 60;
 
 /**
  * Any error from a provider, the tool loop or the gateway → the `GatewayError` the client
@@ -23,6 +27,8 @@ import { GatewayError } from './gateway-error.ts';
  * Unexpected errors become a 500 without internal details.
  */
 export function toGatewayError(error: unknown): GatewayError {
+  // Before anything reads the message: the envelope below, and the log line that follows it.
+  boundErrorText(error);
   if (GatewayError.isInstance(error)) return error;
   if (InvalidRequestError.isInstance(error) || ContextLengthExceededError.isInstance(error)) {
     const code = ContextLengthExceededError.isInstance(error) ? 'context_length_exceeded' : ((error as InvalidRequestError).code ?? null);
@@ -32,7 +38,8 @@ export function toGatewayError(error: unknown): GatewayError {
     return new GatewayError({ status: 404, type: 'not_found_error', message: error.message, param: 'model', code: 'model_not_found', cause: error });
   }
   if (RateLimitError.isInstance(error)) {
-    const seconds = error.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+    // An upstream's absurd wait (`retry-after: 99999999999999999999`) is passed on as at most a week (ChatGPT's longest usage window).
+    const seconds = error.retryAfterMs === undefined || !(error.retryAfterMs >= 0) ? undefined : Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
     const options = { status: 429, type: 'rate_limit_error', message: `The upstream provider is rate limiting: ${error.message}`, code: error.code ?? 'rate_limit_exceeded', retryable: error.retryable, cause: error } as const;
     return new GatewayError(seconds === undefined ? options : { ...options, retryAfterSeconds: seconds });
   }

@@ -42,27 +42,35 @@ interface CacheEntry {
  * A catalog reader. A failed read falls back to the cached catalog, then to bundled
  * instructions, so a request never fails because the catalog is unavailable.
  */
+/** How long one catalog read may take: it is optional, and every caller of the account waits for it. */
+const DEFAULT_CATALOG_TIMEOUT_MS = 15_000;
+
 export function createModelCatalog(options: {
   baseURL: string;
   fetch: typeof globalThis.fetch;
   clientVersion: string;
   /** How long a catalog is used before it is revalidated (default 5 minutes). */
   ttlMs?: number;
+  /** How long one read may take before the bundled instructions are used (default 15 s). */
+  timeoutMs?: number;
   logger: ChatGPTLogger;
   residency?: ChatGPTResidency | undefined;
 }): ModelCatalog {
   const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CATALOG_TIMEOUT_MS;
   const cache = new Map<string, CacheEntry>();
   const pending = new Map<string, Promise<CacheEntry | undefined>>();
 
-  async function load(credentials: ChatGPTCredentials, signal?: AbortSignal): Promise<CacheEntry | undefined> {
+  // Shared by every caller that asks while it runs: no caller's signal stops it (its own timeout
+  // does), and each caller stops waiting on its own signal.
+  async function load(credentials: ChatGPTCredentials): Promise<CacheEntry | undefined> {
     const cached = cache.get(credentials.accountId);
     if (cached !== undefined && Date.now() - cached.checkedAt < ttlMs) return cached;
     const url = `${trimTrailingSlashes(options.baseURL)}/codex/models?client_version=${encodeURIComponent(options.clientVersion)}`;
     const headers = backendHeaders({ credentials, clientVersion: options.clientVersion, accept: 'application/json', residency: options.residency });
     if (cached?.etag !== undefined) headers['if-none-match'] = cached.etag;
     try {
-      const response = await options.fetch(url, { headers, ...(signal ? { signal } : {}) });
+      const response = await options.fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
       if (response.status === 304 && cached !== undefined) {
         await response.body?.cancel();
         const refreshed = { ...cached, checkedAt: Date.now() };
@@ -77,8 +85,7 @@ export function createModelCatalog(options: {
       const entry: CacheEntry = { etag: response.headers.get('etag') ?? undefined, models: parseCatalog(await response.json()), checkedAt: Date.now() };
       cache.set(credentials.accountId, entry);
       return entry;
-    } catch (error) {
-      if (signal?.aborted) throw error;
+    } catch {
       options.logger.debug?.('The ChatGPT model catalog could not be read; using bundled instructions.');
       return cached;
     }
@@ -88,10 +95,10 @@ export function createModelCatalog(options: {
     async instructionsFor(modelId, credentials, signal) {
       let request = pending.get(credentials.accountId);
       if (request === undefined) {
-        request = load(credentials, signal).finally(() => pending.delete(credentials.accountId));
+        request = load(credentials).finally(() => pending.delete(credentials.accountId));
         pending.set(credentials.accountId, request);
       }
-      const entry = await request;
+      const entry = await (signal === undefined ? request : untilAborted(request, signal));
       const model = entry?.models.find((candidate) => candidate.slug === modelId);
       const found = model !== undefined ? { model } : {};
       if (model?.baseInstructions !== undefined && model.baseInstructions !== '') return { instructions: model.baseInstructions, source: 'catalog', ...found };
@@ -101,6 +108,25 @@ export function createModelCatalog(options: {
       return cache.get(accountId)?.models.map((model) => model.slug);
     },
   };
+}
+
+/** `promise`, or the abort of `signal` (its reason), whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 function parseCatalog(payload: unknown): CatalogModel[] {

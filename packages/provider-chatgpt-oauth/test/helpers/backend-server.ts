@@ -33,6 +33,8 @@ export async function startBackend(
     strict?: boolean;
     /** Which bearer tokens are accepted (default: all). */
     acceptsToken?: (token: string) => boolean;
+    /** Resolved before the catalog (`GET /codex/models`) is answered: a slow catalog. */
+    catalogGate?: Promise<void>;
   } = {},
 ) {
   const replies: ((request: RecordedRequest) => Reply)[] = [];
@@ -47,6 +49,7 @@ export async function startBackend(
     if (request.method === 'GET' && url.pathname === '/codex/models') {
       const notModified = request.headers['if-none-match'] === etag;
       modelRequests.push({ headers: request.headers, url: request.url ?? '', status: notModified ? 304 : 200 });
+      await options.catalogGate;
       if (notModified) {
         response.writeHead(304, { etag });
         response.end();

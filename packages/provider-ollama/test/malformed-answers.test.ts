@@ -1,0 +1,87 @@
+// An Ollama (or something in its place) whose answer has fields of the wrong type: `content`
+// a number, `tool_calls` an object, a `message` that is a string. Read through the real
+// `ollama` client from a server on 127.0.0.1: the fields are left out, never passed on as
+// text or iterated; the answer still finishes.
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatStreamEvent } from '@toolwire/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createOllama } from '../src/index.ts';
+
+const done = { model: 'm', created_at: '2026-01-01T00:00:00Z', done: true, done_reason: 'stop', prompt_eval_count: 2, eval_count: 1 };
+const lines = [
+  { model: 'm', message: { role: 'assistant', content: 42 }, done: false },
+  { model: 'm', message: { role: 'assistant', content: '', tool_calls: { function: { name: 'f', arguments: {} } } }, done: false },
+  { model: 'm', message: 'hi', done: false },
+  { model: 'm', message: { role: 'assistant', content: 'Hello' }, done: false },
+  { ...done, message: { role: 'assistant', content: '' } },
+];
+
+let server: Server;
+let host: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      if (req.url === '/api/show') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ capabilities: ['completion', 'tools'] }));
+        return;
+      }
+      const body = JSON.parse(text) as { stream?: boolean; model: string };
+      if (body.model === 'behind-a-proxy') {
+        res.writeHead(502, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(1_000_000)}</html>`);
+        return;
+      }
+      const stream = body.stream !== false;
+      if (stream) res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(lines.map((line) => JSON.stringify(line) + '\n').join(''));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...done, message: { role: 'assistant', content: 7, tool_calls: { function: { name: 'f' } } } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ type: 'function' as const, name: 'f', inputSchema: { type: 'object' as const } }] };
+
+describe('an Ollama answer with fields of the wrong type', () => {
+  it('streams only the text that is text, and finishes', async () => {
+    const events: ChatStreamEvent[] = [];
+    for await (const event of createOllama({ host }).chat('m').stream(request)) events.push(event);
+    expect(events.filter((event) => event.type === 'error')).toEqual([]);
+    expect(events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : []))).toEqual(['Hello']);
+    expect(events.some((event) => event.type === 'tool-call')).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 2, outputTokens: 1 } });
+  });
+
+  it('answers a non-streamed request with empty text and no calls', async () => {
+    const response = await createOllama({ host }).chat('m').generate(request);
+    expect(response.text).toBe('');
+    expect(response.toolCalls).toEqual([]);
+  });
+});
+
+describe('an error response that is not JSON', () => {
+  it('gives an error whose message is the start of the body, and prints nothing to the console', async () => {
+    const log = vi.spyOn(console, 'log');
+    try {
+      for (const stream of [false, true]) {
+        const model = createOllama({ host }).chat('behind-a-proxy');
+        const error = await (stream ? (async () => { for await (const event of model.stream(request)) expect(event.type).not.toBe('finish'); })() : model.generate(request)).catch((e: unknown) => e);
+        expect((error as Error).message).toContain('<html>xxx');
+        expect((error as Error).message.length).toBeLessThan(70 * 1024);
+      }
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
