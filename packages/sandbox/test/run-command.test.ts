@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,16 +8,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSandboxSupport, runCommand } from '../src/index.ts';
 import type { AuditEvent } from '../src/index.ts';
+import { sandboxTempDir, writableBySandbox } from './sandbox-dirs.ts';
 
 let base: string;
 let cwd: string;
 let outside: string;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'toolwire-sbx-'));
+  base = sandboxTempDir(tmpdir(), 'toolwire-sbx-');
   cwd = join(base, 'work');
   outside = join(base, 'outside');
   mkdirSync(cwd);
+  writableBySandbox(cwd);
   mkdirSync(join(outside, '.ssh'), { recursive: true });
   writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET-OUTSIDE');
   writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'PRIVATE-KEY-MATERIAL');
