@@ -365,6 +365,27 @@ describe('runCommand without isolation', () => {
     }
   });
 
+  it('reads a background writer’s output to its end after the command exits, and stops a trickling holder at the timeout', { timeout: 20_000 }, async () => {
+    // The writer pauses 100 ms between lines, well within the half second of silence after
+    // which held pipes are closed, and writes for a second after the command exited.
+    const flowing = await runCommand({ command: ['sh', '-c', '(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1; echo $i; done) & exit 0'], cwd, isolation: 'none' });
+    expect(flowing).toMatchObject({ exitCode: 0, timedOut: false, stdout: '1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n' });
+    // One that never stops writing, outside the group, is cut off at the timeout.
+    try {
+      const trickle = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-c; while :; do echo t; sleep 0.1; done' & while [ ! -s left-c ]; do sleep 0.05; done; exit 0`], cwd, isolation: 'none', timeoutMs: 2000 });
+      const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref());
+      const result = await Promise.race([trickle, bound]);
+      expect(result).toMatchObject({ exitCode: 0, timedOut: true, stdout: expect.stringMatching(/^(t\n)+$/) });
+    } finally {
+      try {
+        const pid = Number(readFileSync(join(cwd, 'left-c'), 'utf8'));
+        if (pid > 1) process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+
   it('reports a missing program as exit code 127', async () => {
     const result = await runCommand({ command: ['/nonexistent/program'], cwd, isolation: 'none' });
     expect(result.exitCode).toBe(127);
