@@ -35,12 +35,12 @@ export interface PipeCloser {
 
 /**
  * Closes the child's pipes once nothing came through them for `graceMs` after it exited,
- * or `capMs` after the exit at the latest (if set; else `closeSoon` bounds it), so its `close` event (and whatever waits for
- * it) comes when its output is done, not when the last holder goes. For commands without
- * isolation only: under bubblewrap every holder dies with the PID namespace, while without
- * it a process that left the group (`setsid`) could hold stdout open for ever. Output
- * still flowing from a background writer is read to its end; a holder that stays silent
- * for `graceMs` (or trickles past `capMs`) is cut off.
+ * or `capMs` after the exit at the latest (if set; else `closeSoon` bounds it), so its
+ * `close` event (and whatever waits for it) comes when its output is done, not when the
+ * last holder goes. For commands without isolation only: under bubblewrap every holder
+ * dies with the PID namespace, while without it a process that left the group (`setsid`)
+ * could hold stdout open for ever. Output still flowing from a background writer is read
+ * to its end; a holder that stays silent for `graceMs` (or trickles past `capMs`) is cut off.
  */
 export function closePipesAfterExit(child: ChildProcess, options: { graceMs: number; capMs?: number }): PipeCloser {
   let exited = false;
