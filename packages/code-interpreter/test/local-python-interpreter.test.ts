@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,9 @@ function valueOf(result: { value?: unknown }): CodeInterpreterValue {
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolwire-ci-local-'));
+  // Searchable by the uid the sandbox may run code as (root without a writable pids
+  // cgroup: 65534), as the README asks of a root passed in; mkdtemp makes it 0700.
+  await chmod(root, 0o755);
 });
 afterEach(async () => {
   await Promise.all(interpreters.splice(0).map((i) => i.dispose()));

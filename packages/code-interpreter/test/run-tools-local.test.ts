@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTools } from '@toolwire/core';
@@ -13,6 +13,8 @@ let python: LocalCodeInterpreter;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'toolwire-ci-run-tools-'));
+  // Searchable by the uid the sandbox may run code as (65534 as root without a writable pids cgroup).
+  await chmod(root, 0o755);
   python = localCodeInterpreter({ language: 'python', root });
 });
 afterAll(async () => {

@@ -128,7 +128,7 @@ class McpToolSetImpl implements McpToolSet {
       this.name = options.name ?? [server.command, ...(server.args ?? [])].join(' ');
       let cwd = server.cwd;
       if (cwd === undefined) {
-        const scratch = scratchDirectory();
+        const scratch = scratchDirectory(server.isolation ?? 'bubblewrap');
         cwd = scratch.path;
         this.disposeScratch = scratch.dispose;
       } else {

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createGuardedStreamFetch, spawnSandboxed } from '@toolwire/sandbox';
+import { createGuardedStreamFetch, getSandboxSupport, spawnSandboxed } from '@toolwire/sandbox';
 import type { McpHttpServer, McpStdioServer } from './mcp-server-source.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
 
@@ -36,10 +36,22 @@ const CLIENT_INFO = { name: 'toolwire', version: '0.1.0' };
 const STDERR_TAIL_BYTES = 4096;
 const DEFAULT_MEMORY_MB = 2048;
 
-/** The writable directory a stdio server gets when none is given; removed by `dispose`. */
-export function scratchDirectory(): { path: string; dispose: () => void } {
+/**
+ * The writable directory a stdio server gets when none is given; removed by `dispose`.
+ * Under bubblewrap it belongs to the uid the sandbox runs processes as where that is not
+ * ours (root without a writable pids cgroup: 65534), which could not write it otherwise.
+ */
+export function scratchDirectory(isolation: 'bubblewrap' | 'none'): { path: string; dispose: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'toolwire-mcp-'));
-  return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
+  const dispose = () => rmSync(path, { recursive: true, force: true });
+  const owner = isolation === 'bubblewrap' ? getSandboxSupport().hostUid : undefined;
+  try {
+    if (owner !== undefined) chownSync(path, owner, owner);
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+  return { path, dispose };
 }
 
 /** Starts a sandboxed stdio server and initializes a client over it. */

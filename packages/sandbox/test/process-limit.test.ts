@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +7,11 @@ import { getSandboxSupport } from '../src/index.ts';
 
 // The machine running these tests may have a writable pids cgroup (then runCommand uses
 // it). A container or CI runner often has none: this reproduces that with an outer
-// bubblewrap jail whose /sys/fs/cgroup is an empty read-only tmpfs, running as root.
+// bubblewrap jail whose /sys/fs/cgroup is an empty read-only tmpfs. As root, commands then
+// run as uid 65534 (RLIMIT_NPROC binds only for another uid); as any other user, under the
+// caller's own uid with RLIMIT_NPROC.
 const NOBODY = 65534;
+const asRoot = process.geteuid?.() === 0;
 const entry = new URL('../src/index.ts', import.meta.url).pathname;
 let base: string;
 let workspace: string;
@@ -20,14 +23,14 @@ beforeAll(() => {
   rootOwned = join(base, 'root-owned');
   mkdirSync(workspace);
   mkdirSync(rootOwned, { mode: 0o755 });
-  chownSync(workspace, NOBODY, NOBODY);
+  if (asRoot) chownSync(workspace, NOBODY, NOBODY);
   // mkdtemp makes 0700 directories; the sandbox uid must be able to reach the workspace.
-  spawnSync('chmod', ['755', base]);
+  chmodSync(base, 0o755);
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Runs `script` (an ES module using the package as `sandbox`) in Node inside the outer jail; resolves with its stdout. */
-function inJailWithoutCgroups(script: string, extraArgs: string[] = []): { done: Promise<{ stdout: string; stderr: string; code: number | null }> } {
+function inJailWithoutCgroups(script: string, extraArgs: string[] = []): { pid: number | undefined; done: Promise<{ stdout: string; stderr: string; code: number | null }> } {
   const bwrap = getSandboxSupport().bubblewrap;
   if (!bwrap.ok) throw new Error(`these tests need bubblewrap: ${bwrap.problem}`);
   const child = spawn(
@@ -51,26 +54,59 @@ function inJailWithoutCgroups(script: string, extraArgs: string[] = []): { done:
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { done: new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code }))) };
+  return { pid: child.pid, done: new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code }))) };
 }
 
-/** Processes on the host whose real uid is `uid`. */
-function processesOf(uid: number): number {
-  let count = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+/**
+ * Processes below the outer jail `jailPid` other than the Node process it runs (so: the
+ * commands, with the setpriv/prlimit/bubblewrap chain that starts them) whose real uid is
+ * `uid`. Counted by ancestry, not by uid alone: other test files may run commands as the
+ * same uid at the same time.
+ */
+function commandProcesses(jailPid: number, uid: number): string[] {
+  const parent = new Map<number, number>();
+  const realUid = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
     try {
-      const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
-      if (line !== undefined && Number(line.split(/\s+/)[1]) === uid) count++;
+      const status = readFileSync(`/proc/${name}/status`, 'utf8').split('\n');
+      const field = (key: string) => Number(status.find((l) => l.startsWith(key))?.split(/\s+/)[1]);
+      parent.set(Number(name), field('PPid:'));
+      realUid.set(Number(name), field('Uid:'));
     } catch {
       // Gone while we looked.
     }
   }
-  return count;
+  const found: string[] = [];
+  for (const [pid, uidOf] of realUid) {
+    if (uidOf !== uid) continue;
+    // Depth below the jail: 1 is the jail's Node process itself.
+    let depth = 0;
+    for (let at: number | undefined = pid; at !== undefined && at > 1 && depth < 1000; at = parent.get(at)) {
+      if (at === jailPid) {
+        const identity = depth >= 2 ? processIdentity(pid) : undefined;
+        if (identity !== undefined) found.push(identity);
+        break;
+      }
+      depth++;
+    }
+  }
+  return found;
 }
 
-describe('the process limit without a writable pids cgroup, as root', () => {
-  it('runs commands as an unprivileged uid there, and refuses a workspace that uid cannot write', async () => {
+/** `pid:start time`, which tells a process from a later one given the same pid (undefined: gone). */
+function processIdentity(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces) start after its ')'.
+    return `${pid}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]}`;
+  } catch {
+    return undefined;
+  }
+}
+
+describe(`the process limit without a writable pids cgroup, as ${asRoot ? 'root' : 'a non-root user'}`, () => {
+  it(asRoot ? 'runs commands as an unprivileged uid there, and refuses a workspace that uid cannot write' : 'runs commands under the caller’s uid with RLIMIT_NPROC', async () => {
     const { done } = inJailWithoutCgroups(`
       const support = sandbox.getSandboxSupport();
       const ok = await sandbox.runCommand({ command: ['sh', '-c', 'id -u; touch made-here; grep -E "^Uid" /proc/self/status'], cwd: ${JSON.stringify(workspace)} });
@@ -80,31 +116,41 @@ describe('the process limit without a writable pids cgroup, as root', () => {
     const { stdout, stderr } = await done;
     expect(stderr).toBe('');
     const outcome = JSON.parse(stdout) as { processLimit: string; memoryLimit: string; hostUid?: number; stdout: string; refused?: { missing: string; message: string } };
-    expect(outcome.processLimit).toBe('uid');
+    expect(outcome.processLimit).toBe(asRoot ? 'uid' : 'rlimit');
     // No memory cgroup either: each process is bounded, not the command as a whole.
     expect(outcome.memoryLimit).toBe('per-process');
-    expect(outcome.hostUid).toBe(NOBODY);
-    // Inside the jail the command still sees uid 1000; the host sees nobody.
+    expect(outcome.hostUid).toBe(asRoot ? NOBODY : undefined);
+    // Inside the jail the command sees uid 1000 whoever it is on the host.
     expect(outcome.stdout.split('\n')[0]).toBe('1000');
     expect(readdirSync(workspace)).toContain('made-here');
-    expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
-    expect(outcome.refused?.message).toContain(`chown ${NOBODY}:${NOBODY}`);
+    if (asRoot) {
+      expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
+      expect(outcome.refused?.message).toContain(`chown ${NOBODY}:${NOBODY}`);
+    } else {
+      // The caller's own directory is the command's: nothing to refuse.
+      expect(outcome.refused).toBeUndefined();
+    }
   });
 
-  it('refuses to run a command at all where it cannot bound processes (no setpriv either)', async () => {
+  it(asRoot ? 'refuses to run a command at all where it cannot bound processes (no setpriv either)' : 'needs no setpriv to bound processes', async () => {
     const { done } = inJailWithoutCgroups(
       `
       let refused;
-      try { await sandbox.runCommand({ command: ['true'], cwd: ${JSON.stringify(workspace)} }); } catch (error) { refused = { missing: error.missing, message: error.message }; }
-      console.log(JSON.stringify({ processLimit: sandbox.getSandboxSupport().processLimit, refused }));`,
+      let exitCode;
+      try { exitCode = (await sandbox.runCommand({ command: ['true'], cwd: ${JSON.stringify(workspace)} })).exitCode; } catch (error) { refused = { missing: error.missing, message: error.message }; }
+      console.log(JSON.stringify({ processLimit: sandbox.getSandboxSupport().processLimit, exitCode, refused }));`,
       ['--ro-bind', '/dev/null', '/usr/bin/setpriv'],
     );
     const { stdout, stderr } = await done;
     expect(stderr).toBe('');
-    const outcome = JSON.parse(stdout) as { processLimit: string; refused?: { missing: string; message: string } };
-    expect(outcome.processLimit).toBe('none');
-    expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
-    expect(outcome.refused?.message).toContain('fork bomb could fill the process table');
+    const outcome = JSON.parse(stdout) as { processLimit: string; exitCode?: number; refused?: { missing: string; message: string } };
+    if (asRoot) {
+      expect(outcome.processLimit).toBe('none');
+      expect(outcome.refused).toMatchObject({ missing: 'process-limit' });
+      expect(outcome.refused?.message).toContain('fork bomb could fill the process table');
+    } else {
+      expect(outcome).toEqual({ processLimit: 'rlimit', exitCode: 0 });
+    }
   });
 
   it.each([
@@ -113,10 +159,11 @@ describe('the process limit without a writable pids cgroup, as root', () => {
     ['a python fork loop', ['python3', '-c', 'import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.05)']],
   ])('keeps %s inside the limit while the host can still fork', async (_name, command) => {
     const limit = 48;
-    const before = processesOf(NOBODY);
-    const { done } = inJailWithoutCgroups(`
+    const commandUid = asRoot ? NOBODY : (process.getuid?.() ?? 0);
+    const { pid: jailPid, done } = inJailWithoutCgroups(`
       const result = await sandbox.runCommand({ command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(workspace)}, timeoutMs: 2500, limits: { processes: ${limit} } });
       console.log(JSON.stringify({ timedOut: result.timedOut, exitCode: result.exitCode }));`);
+    if (jailPid === undefined) throw new Error('the outer jail did not start');
     let finished = false;
     const outcome = done.then((r) => {
       finished = true;
@@ -124,10 +171,13 @@ describe('the process limit without a writable pids cgroup, as root', () => {
     });
     let peak = 0;
     let hostForks = 0;
+    const seen = new Set<string>();
     // Counted every 10 ms: a shell whose fork fails at the limit may end (and its sleepers
     // with it) within a few hundred milliseconds of starting.
     for (let round = 0; !finished; round++) {
-      peak = Math.max(peak, processesOf(NOBODY) - before);
+      const now = commandProcesses(jailPid, commandUid);
+      for (const identity of now) seen.add(identity);
+      peak = Math.max(peak, now.length);
       if (round % 10 === 0) {
         // The host keeps forking throughout the attack.
         const probe = spawnSync('/bin/true');
@@ -141,11 +191,12 @@ describe('the process limit without a writable pids cgroup, as root', () => {
     expect(JSON.parse(stdout)).toMatchObject({ timedOut: expect.any(Boolean) });
     // Every probe above forked (the first one at the latest).
     expect(hostForks).toBeGreaterThanOrEqual(1);
-    // Only the command's processes run as nobody; the kernel stops them at the limit.
+    // The kernel stops the command's processes at the limit.
     expect(peak, `no process of the attack was seen; the run said ${stdout}`).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(limit);
     // And they all die with the command (the kernel reaps a PID namespace in a moment).
-    for (let i = 0; i < 30 && processesOf(NOBODY) > before; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(processesOf(NOBODY)).toBeLessThanOrEqual(before);
+    const survivors = () => [...seen].filter((identity) => processIdentity(Number(identity.split(':')[0])) === identity);
+    for (let i = 0; i < 30 && survivors().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(survivors()).toEqual([]);
   });
 });

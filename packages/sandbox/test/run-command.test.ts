@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,16 +8,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSandboxSupport, runCommand } from '../src/index.ts';
 import type { AuditEvent } from '../src/index.ts';
+import { sandboxTempDir, writableBySandbox } from './sandbox-dirs.ts';
 
 let base: string;
 let cwd: string;
 let outside: string;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'toolwire-sbx-'));
+  base = sandboxTempDir(tmpdir(), 'toolwire-sbx-');
   cwd = join(base, 'work');
   outside = join(base, 'outside');
   mkdirSync(cwd);
+  writableBySandbox(cwd);
   mkdirSync(join(outside, '.ssh'), { recursive: true });
   writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET-OUTSIDE');
   writeFileSync(join(outside, '.ssh', 'id_ed25519'), 'PRIVATE-KEY-MATERIAL');
@@ -359,6 +361,27 @@ describe('runCommand without isolation', () => {
         } catch {
           // Gone already.
         }
+      }
+    }
+  });
+
+  it('reads a background writer’s output to its end after the command exits, and stops a trickling holder at the timeout', { timeout: 20_000 }, async () => {
+    // The writer pauses 100 ms between lines, well within the half second of silence after
+    // which held pipes are closed, and writes for a second after the command exited.
+    const flowing = await runCommand({ command: ['sh', '-c', '(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1; echo $i; done) & exit 0'], cwd, isolation: 'none' });
+    expect(flowing).toMatchObject({ exitCode: 0, timedOut: false, stdout: '1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n' });
+    // One that never stops writing, outside the group, is cut off at the timeout.
+    try {
+      const trickle = runCommand({ command: ['sh', '-c', `setsid sh -c 'echo $$ > left-c; while :; do echo t; sleep 0.1; done' & while [ ! -s left-c ]; do sleep 0.05; done; exit 0`], cwd, isolation: 'none', timeoutMs: 2000 });
+      const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref());
+      const result = await Promise.race([trickle, bound]);
+      expect(result).toMatchObject({ exitCode: 0, timedOut: true, stdout: expect.stringMatching(/^(t\n)+$/) });
+    } finally {
+      try {
+        const pid = Number(readFileSync(join(cwd, 'left-c'), 'utf8'));
+        if (pid > 1) process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
       }
     }
   });

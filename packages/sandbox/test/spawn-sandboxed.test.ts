@@ -1,14 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSandboxed } from '../src/index.ts';
 import type { AuditEvent, SandboxedProcess } from '../src/index.ts';
+import { sandboxTempDir, writableBySandbox } from './sandbox-dirs.ts';
 
 let base: string;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'toolwire-spawn-'));
+  base = sandboxTempDir(tmpdir(), 'toolwire-spawn-');
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -29,8 +30,8 @@ function readLine(proc: SandboxedProcess): Promise<string> {
 
 // A writable work directory, and a code directory outside it (bound read-only when asked).
 function dirs(): { work: string; code: string } {
-  const root = mkdtempSync(join(base, 'case-'));
-  return { work: mkdtempSync(join(root, 'work-')), code: mkdtempSync(join(root, 'code-')) };
+  const root = sandboxTempDir(base, 'case-');
+  return { work: writableBySandbox(sandboxTempDir(root, 'work-')), code: sandboxTempDir(root, 'code-') };
 }
 
 describe('spawnSandboxed', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { ToolRegistry, executeToolCall } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutionPolicy, createJsSandbox, sandboxedTool, shellTool, SandboxExecutionError } from '../src/index.ts';
 import type { AuditEvent, JsSandbox } from '../src/index.ts';
+import { sandboxTempDir, writableBySandbox } from './sandbox-dirs.ts';
 
 const context = { toolCallId: 'call_1', signal: new AbortController().signal, principal: 'user_1' };
 let base: string;
@@ -14,9 +15,11 @@ let root: string;
 let sandbox: JsSandbox;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'toolwire-tools-'));
+  base = sandboxTempDir(tmpdir(), 'toolwire-tools-');
   root = join(base, 'root');
   mkdirSync(join(root, 'sub'), { recursive: true });
+  writableBySandbox(root);
+  writableBySandbox(join(root, 'sub'));
   mkdirSync(join(base, 'outside'));
   writeFileSync(join(base, 'outside', 'secret.txt'), 'OUTSIDE-SECRET');
   symlinkSync(join(base, 'outside'), join(root, 'escape-dir'));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where per-command memory cgroups go, and which cgroup version's files they use. */
@@ -14,7 +14,10 @@ export interface CommandCgroup {
   procsFiles: string[];
   /** How many times the kernel's OOM killer ended one of the command's processes at the memory cap (also after `destroy`). */
   oomKills(): number;
-  /** SIGKILLs every process still in the cgroups, then removes them. */
+  /**
+   * SIGKILLs every process still in the cgroups, then removes them: at once if they are
+   * empty, else in the background (never blocking), as their last processes finish exiting.
+   */
   destroy(): void;
 }
 
@@ -72,16 +75,24 @@ export function findPidsCgroupBase(): string | undefined {
   // cgroup v1: our cgroup in the pids hierarchy, else its root; cgroup v2: our own cgroup,
   // if the pids controller is delegated to it.
   const candidates = [ownCgroup('pids'), '/sys/fs/cgroup/pids', ownCgroup()];
-  return candidates.find((base) => base !== undefined && probe(base, 'pids.max', '8'));
+  const base = candidates.find((candidate) => candidate !== undefined && probe(candidate, 'pids.max', '8'));
+  if (base !== undefined) removeStaleCgroups(base);
+  return base;
 }
 
 /** The directory under which per-command memory cgroups are created, or undefined if none works here. */
 export function findMemoryCgroupBase(): MemoryCgroupBase | undefined {
   for (const path of [ownCgroup('memory'), '/sys/fs/cgroup/memory']) {
-    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024))) return { path, version: 1 };
+    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024))) {
+      removeStaleCgroups(path);
+      return { path, version: 1 };
+    }
   }
   const unified = ownCgroup();
-  if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024))) return { path: unified, version: 2 };
+  if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024))) {
+    removeStaleCgroups(unified);
+    return { path: unified, version: 2 };
+  }
   return undefined;
 }
 
@@ -165,33 +176,79 @@ function readOomKills(dir: string, version: 1 | 2): number {
   }
 }
 
-/** SIGKILLs every process in the cgroup `dir`, then removes it (gone already: nothing to do). */
-function destroyCgroup(dir: string): void {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    let pids: number[];
+const REMOVE_ATTEMPTS = 40;
+
+/**
+ * SIGKILLs every process in the cgroup `dir`, then removes it (gone already: nothing to
+ * do). While it cannot (a process still exiting, one stuck in the kernel), it tries again
+ * later on a timer that does not keep the process alive, backing off to a second, for
+ * about half a minute; whatever is left then is swept by the next process's probe.
+ */
+function destroyCgroup(dir: string, attempt = 0): void {
+  let pids: number[];
+  try {
+    pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter((s) => s !== '')
+      .map(Number);
+  } catch {
+    return;
+  }
+  if (pids.length === 0) {
     try {
-      pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-        .split('\n')
-        .filter((s) => s !== '')
-        .map(Number);
-    } catch {
+      rmdirSync(dir);
       return;
+    } catch {
+      // A process is still exiting; try again below.
     }
-    if (pids.length === 0) {
-      try {
-        rmdirSync(dir);
-        return;
-      } catch {
-        // A process is still exiting; go round again.
-      }
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
     }
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+  }
+  if (attempt + 1 >= REMOVE_ATTEMPTS) return;
+  setTimeout(() => destroyCgroup(dir, attempt + 1), Math.min(10 * 2 ** attempt, 1000)).unref();
+}
+
+const STALE_AFTER_MS = 60_000;
+
+/**
+ * Removes the empty cgroups a process of ours that died without cleaning up left under
+ * `base` (`toolwire-<pid>-<n>`, its pid gone, made over a minute ago: a command's cgroup is
+ * joined within milliseconds of being made, so an empty one that old is nobody's).
+ * rmdir only removes empty cgroups, so nothing that still runs is touched.
+ */
+export function removeStaleCgroups(base: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^toolwire-(?:probe-)?(\d+)-\d+$/.exec(name);
+    if (match === null) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || processExists(pid)) continue;
+    const dir = join(base, name);
+    try {
+      if (now - statSync(dir).mtimeMs < STALE_AFTER_MS) continue;
+      rmdirSync(dir);
+    } catch {
+      // Still populated, or removed meanwhile.
     }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

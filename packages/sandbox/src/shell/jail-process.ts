@@ -27,18 +27,59 @@ export function killProcessGroup(child: ChildProcess, signal: NodeJS.Signals): v
   }
 }
 
+/** Ends the pipes of a child that exited, once whatever else holds them has had its say. */
+export interface PipeCloser {
+  /** Closes them `graceMs` after the exit at the latest, output or not (the timeout or an abort ended the run). */
+  closeSoon(): void;
+}
+
 /**
- * Closes the child's pipes `graceMs` after it exits if something else still holds them, so
- * its `close` event (and whatever waits for it) comes at its exit, not when the last holder
- * goes. For commands without isolation only: under bubblewrap every holder dies with the
- * PID namespace, while without it a process that left the group (`setsid`) could hold
- * stdout open for ever. (Output still unread `graceMs` after the exit is lost.)
+ * Closes the child's pipes once nothing came through them for `graceMs` after it exited,
+ * or `capMs` after the exit at the latest (if set; else `closeSoon` bounds it), so its
+ * `close` event (and whatever waits for it) comes when its output is done, not when the
+ * last holder goes. For commands without isolation only: under bubblewrap every holder
+ * dies with the PID namespace, while without it a process that left the group (`setsid`)
+ * could hold stdout open for ever. Output still flowing from a background writer is read
+ * to its end; a holder that stays silent for `graceMs` (or trickles past `capMs`) is cut off.
  */
-export function closePipesAfterExit(child: ChildProcess, graceMs: number): void {
+export function closePipesAfterExit(child: ChildProcess, options: { graceMs: number; capMs?: number }): PipeCloser {
+  let exited = false;
+  let forced = false;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let capTimer: NodeJS.Timeout | undefined;
+  const close = () => {
+    clearTimeout(idleTimer);
+    clearTimeout(capTimer);
+    for (const stream of child.stdio) stream?.destroy();
+  };
+  const rearm = () => {
+    if (!exited || forced) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(close, options.graceMs);
+  };
+  child.stdout?.on('data', rearm);
+  child.stderr?.on('data', rearm);
   child.once('exit', () => {
-    const timer = setTimeout(() => {
-      for (const stream of child.stdio) stream?.destroy();
-    }, graceMs);
-    child.once('close', () => clearTimeout(timer));
+    exited = true;
+    if (forced) {
+      idleTimer = setTimeout(close, options.graceMs);
+      return;
+    }
+    rearm();
+    if (options.capMs !== undefined) capTimer = setTimeout(close, Math.max(options.capMs, options.graceMs));
   });
+  child.once('close', () => {
+    clearTimeout(idleTimer);
+    clearTimeout(capTimer);
+  });
+  return {
+    closeSoon() {
+      if (forced) return;
+      forced = true;
+      if (exited) {
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(close, options.graceMs);
+      }
+    },
+  };
 }

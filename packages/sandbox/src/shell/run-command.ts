@@ -323,7 +323,8 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     writeSeccompProgram(child, options.seccomp);
-    if (!options.isolated) closePipesAfterExit(child, KILL_GRACE_MS);
+    // Output after the exit is read while it flows, until the timeout and its kill grace.
+    const pipes = options.isolated ? undefined : closePipesAfterExit(child, { graceMs: KILL_GRACE_MS });
     let timedOut = false;
     let spawnError: Error | undefined;
     const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
@@ -334,6 +335,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       killTimer = setTimeout(() => {
         killGroup('SIGKILL');
         options.cgroup?.destroy();
+        pipes?.closeSoon();
       }, KILL_GRACE_MS);
     };
     const timer = setTimeout(() => {

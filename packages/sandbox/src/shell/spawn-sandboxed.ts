@@ -59,6 +59,7 @@ export interface SandboxedProcess {
 }
 
 const KILL_GRACE_MS = 500;
+const PIPES_AFTER_EXIT_MS = 5000;
 
 /**
  * Starts a long-lived process (a stdio server) under the same isolation as `runCommand`
@@ -86,8 +87,9 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   writeSeccompProgram(child, prepared.seccomp);
-  // Under bubblewrap nothing outlives the PID namespace to hold the pipes.
-  if (options.isolation === 'none') closePipesAfterExit(child, KILL_GRACE_MS);
+  // Under bubblewrap nothing outlives the PID namespace to hold the pipes. Without it,
+  // output after the exit is read while it flows, for PIPES_AFTER_EXIT_MS at most.
+  const pipes = options.isolation === 'none' ? closePipesAfterExit(child, { graceMs: KILL_GRACE_MS, capMs: PIPES_AFTER_EXIT_MS }) : undefined;
   let killed = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
@@ -125,7 +127,10 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     if (!killed && child.exitCode === null && child.signalCode === null) {
       killed = true;
       killGroup('SIGTERM');
-      killTimer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+      killTimer = setTimeout(() => {
+        killGroup('SIGKILL');
+        pipes?.closeSoon();
+      }, KILL_GRACE_MS);
     }
     return exited;
   };
