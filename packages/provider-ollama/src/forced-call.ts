@@ -1,6 +1,5 @@
-import { generateId } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolCall } from '@toolwire/core';
-import { isPlainObject } from './ollama-chat-messages.ts';
+import { readTextCall } from '@toolwire/core/provider';
 import type { OllamaWireMessage } from './ollama-wire.ts';
 
 /**
@@ -37,23 +36,6 @@ export function forcedCallInstruction(tools: readonly FunctionToolSpec[]): Ollam
  * one of `allowed` (a model can still stop early, e.g. at `num_predict`).
  */
 export function parseForcedCall(text: string, allowed: readonly FunctionToolSpec[]): ToolCall | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isPlainObject(value)) return undefined;
-  const name = value['name'];
-  if (typeof name !== 'string' || !allowed.some((tool) => tool.name === name)) return undefined;
-  let args: unknown = value['arguments'] ?? value['parameters'] ?? {};
-  if (typeof args === 'string') {
-    try {
-      args = args.trim() === '' ? {} : JSON.parse(args);
-    } catch {
-      return undefined;
-    }
-  }
-  if (!isPlainObject(args)) return undefined;
-  return { id: generateId('call_'), name, arguments: args };
+  // The same reading as a call a model wrote as text on its own (a bare object, a JSON string of arguments).
+  return readTextCall(text, allowed);
 }

@@ -1,4 +1,5 @@
 import type { ChatModel } from '@toolwire/core';
+import { raceAbort } from '@toolwire/core/provider';
 import { GatewayError } from '../wire/gateway-error.ts';
 import type { ModelProvider } from './model-provider.ts';
 
@@ -40,7 +41,7 @@ export function createModelRouter(providers: readonly ModelProvider[]): ModelRou
     },
     async list(signal) {
       // A provider that does not stop on the signal is no longer waited for once it aborts.
-      const settled = await Promise.allSettled(providers.map((p) => (signal === undefined ? p.listModels() : untilAborted(p.listModels(signal), signal))));
+      const settled = await Promise.allSettled(providers.map((p) => (signal === undefined ? p.listModels() : raceAbort(p.listModels(signal), signal))));
       const models: { id: string; ownedBy: string }[] = [];
       const failures: { provider: string; error: unknown }[] = [];
       settled.forEach((outcome, i) => {
@@ -54,21 +55,3 @@ export function createModelRouter(providers: readonly ModelProvider[]): ModelRou
   };
 }
 
-/** `promise`, or the abort of `signal` (its reason), whichever comes first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}

@@ -19,3 +19,4 @@ export { Utf8ChunkDecoder } from './utf8-chunk-decoder.ts';
 export { readJsonBodyText } from './read-json-body.ts';
 export type { ReadJsonBodyOptions } from './read-json-body.ts';
 export { mayBeTextCall, readTextCall, textCallWarning } from './text-call.ts';
+export { raceAbort } from '../abort.ts';

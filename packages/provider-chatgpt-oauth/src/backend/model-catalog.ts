@@ -1,3 +1,4 @@
+import { raceAbort } from '@toolwire/core/provider';
 import { isRecord } from '../auth/jwt.ts';
 import type { ChatGPTCredentials } from '../auth/chatgpt-auth.ts';
 import type { ChatGPTReasoningEffort } from '../chatgpt-settings.ts';
@@ -98,7 +99,7 @@ export function createModelCatalog(options: {
         request = load(credentials).finally(() => pending.delete(credentials.accountId));
         pending.set(credentials.accountId, request);
       }
-      const entry = await (signal === undefined ? request : untilAborted(request, signal));
+      const entry = await (signal === undefined ? request : raceAbort(request, signal));
       const model = entry?.models.find((candidate) => candidate.slug === modelId);
       const found = model !== undefined ? { model } : {};
       if (model?.baseInstructions !== undefined && model.baseInstructions !== '') return { instructions: model.baseInstructions, source: 'catalog', ...found };
@@ -108,25 +109,6 @@ export function createModelCatalog(options: {
       return cache.get(accountId)?.models.map((model) => model.slug);
     },
   };
-}
-
-/** `promise`, or the abort of `signal` (its reason), whichever comes first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }
 
 function parseCatalog(payload: unknown): CatalogModel[] {
