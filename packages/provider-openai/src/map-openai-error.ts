@@ -67,6 +67,9 @@ export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Err
   if (error instanceof APIUserAbortError || (context.signal?.aborted === true && !(error instanceof APIError && error.status !== undefined))) {
     return abortReason(context.signal);
   }
+  // The fetch's idle timeout, wrapped by the SDK when it had no retries left (as a timeout, for
+  // the error's name): the server was reached and answered nothing.
+  if (error instanceof APIConnectionError && UpstreamTimeoutError.isInstance(error.cause)) return error.cause;
   if (error instanceof APIConnectionTimeoutError) {
     return new ProviderUnavailableError({
       provider: PROVIDER,
@@ -76,8 +79,6 @@ export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Err
     });
   }
   if (error instanceof APIConnectionError) {
-    // The fetch's idle timeout (no retries left to skip): the server was reached and answered nothing.
-    if (UpstreamTimeoutError.isInstance(error.cause)) return error.cause;
     const cause = error.cause instanceof Error ? `: ${withoutFinalPeriods(error.cause.message)}` : '';
     return new ProviderUnavailableError({
       provider: PROVIDER,
