@@ -65,6 +65,10 @@ interface CachedURL {
  * SDK's own, made by it the first time; the methods answer from memory only for inputs they
  * fully key, and leave anything else to the SDK (workload identity, a key function, a
  * third-party provider, per-request headers, an input key a later SDK version may add).
+ *
+ * A fetch that fails with core's `UpstreamTimeoutError` (the server answered nothing within
+ * the fetch's idle timeout) ends the call with that error: the SDK would send it again as
+ * after any other failed fetch, and wait as long again each time.
  */
 export class FetchSignalOpenAI extends OpenAI {
   /**
@@ -102,10 +106,6 @@ export class FetchSignalOpenAI extends OpenAI {
         return `OpenAI/JS ${VERSION}`;
       },
     });
-    // The SDK's `buildRequest` calls `this.buildHeaders(…)`: an ordinary method in JavaScript
-    // that its type declarations mark `private`, which TypeScript lets a subclass replace only
-    // on its prototype. Same name, same contract; the SDK's own method answers whatever
-    // `#buildHeaders` does not remember.
     // `retryRequest` (also `private` in the SDK's types): the SDK calls it with the request's
     // options after a failed fetch; a fetch that failed with an `UpstreamTimeoutError` ends
     // the call with that error instead of another attempt.
@@ -121,6 +121,10 @@ export class FetchSignalOpenAI extends OpenAI {
         return sdk.retryRequest.call(this, options, ...rest);
       },
     });
+    // The SDK's `buildRequest` calls `this.buildHeaders(…)`: an ordinary method in JavaScript
+    // that its type declarations mark `private`, which TypeScript lets a subclass replace only
+    // on its prototype. Same name, same contract; the SDK's own method answers whatever
+    // `#buildHeaders` does not remember.
     Object.defineProperty(this.prototype, 'buildHeaders', {
       configurable: true,
       writable: true,
