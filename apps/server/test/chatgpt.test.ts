@@ -42,10 +42,11 @@ async function signIn(expiresIn = 3600): Promise<TokenSet> {
 }
 
 /** The gateway with only `providers.chatgpt`, pointed at the fake backend and sign-in server. */
-async function gateway(): Promise<{ openai: OpenAI; baseURL: string }> {
+async function gateway(limits?: { upstreamIdleTimeoutMs: number }): Promise<{ openai: OpenAI; baseURL: string }> {
   const server = createServer({
     logger: pino({ level: 'silent' }),
     providers: { chatgpt: { authFile, models: MODELS, baseURL: backend.url, issuer: auth.url } },
+    ...(limits === undefined ? {} : { limits }),
   });
   const baseURL = await server.listen({ port: 0, host: '127.0.0.1' });
   closers.push(() => server.close());
@@ -206,6 +207,16 @@ describe('the gateway routing chatgpt/<id> to a ChatGPT sign-in (Codex backend)'
     expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
     expect(raw.status).toBe(apiError.status);
     expect(auth.refreshCount).toBe(1);
+  });
+
+  it('answers a backend that never sends its response headers with 503 upstream_timeout after one request, not after its retries', async () => {
+    await signIn();
+    const { openai } = await gateway({ upstreamIdleTimeoutMs: 500 });
+    backend.reply({ silent: true }, { silent: true }, { silent: true });
+    const error = await openai.chat.completions.create({ model: 'chatgpt/gpt-5.4', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: 503, code: 'upstream_timeout', message: expect.stringMatching(/answered nothing within 500 ms/) as unknown });
+    expect(backend.requests).toHaveLength(1);
   });
 
   it('lists the configured chatgpt/ models on GET /v1/models', async () => {

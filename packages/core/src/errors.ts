@@ -273,3 +273,27 @@ export class StreamError extends ProviderError {
     return this.hasMarker(error, StreamError.errorName);
   }
 }
+
+/**
+ * An upstream that went silent: it sent nothing for `timeoutMs`, before its response headers
+ * (`phase: 'headers'`) or between two reads of its body (`phase: 'body'`). Thrown by a `fetch`
+ * with an idle timeout (the gateway's). The server was reached and answered nothing, so
+ * providers pass it on as it is and do not send the request again: a retry would wait as long.
+ */
+export class UpstreamTimeoutError extends ToolwireError {
+  static override readonly errorName = 'UpstreamTimeoutError';
+  readonly timeoutMs: number;
+  readonly phase: 'headers' | 'body';
+  constructor(options: { timeoutMs: number; phase: 'headers' | 'body' }) {
+    super(
+      options.phase === 'headers'
+        ? `The upstream answered nothing within ${options.timeoutMs} ms (no response headers); the request was stopped.`
+        : `The upstream sent nothing more for ${options.timeoutMs} ms; the request was stopped.`,
+    );
+    this.timeoutMs = options.timeoutMs;
+    this.phase = options.phase;
+  }
+  static override isInstance(error: unknown): error is UpstreamTimeoutError {
+    return this.hasMarker(error, UpstreamTimeoutError.errorName);
+  }
+}

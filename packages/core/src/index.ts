@@ -40,6 +40,7 @@ export {
   ToolwireError,
   UnknownToolError,
   UnsupportedFeatureError,
+  UpstreamTimeoutError,
   UsageLimitError,
 } from './errors.ts';
 export type { ProviderErrorOptions } from './errors.ts';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { collectStream, ProviderError, ProviderUnavailableError, StreamError } from '@toolwire/core';
+import { collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
 import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
@@ -185,7 +185,8 @@ async function* streamResponse(
       try {
         response = await context.fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
       } catch (error) {
-        if (signal?.aborted) throw error;
+        // The backend was reached and answered nothing within the fetch's idle timeout: a retry would wait as long again.
+        if (signal?.aborted || UpstreamTimeoutError.isInstance(error)) throw error;
         if (attempt < context.maxRetries) {
           await sleep(backoffMs(attempt), undefined, signal ? { signal } : {});
           continue;

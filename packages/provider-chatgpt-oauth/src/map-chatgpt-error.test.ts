@@ -95,6 +95,10 @@ describe('backendError', () => {
     expect(ContextLengthExceededError.isInstance(long)).toBe(true);
     expect(long.message).toContain('shorten the conversation');
     expect(fail(429, { error: { type: 'rate_limit', message: 'slow down' } }, { headers: { 'retry-after': '3' } }).message).toContain('wait 3 s and try again');
+    // An absurd wait is said as at most a week (as the gateway's Retry-After header).
+    const absurd = fail(429, { error: { type: 'rate_limit', message: 'slow down' } }, { headers: { 'retry-after': '99999999999999980000' } });
+    expect(absurd.message).toContain('wait 604800 s and try again');
+    expect(absurd).toMatchObject({ retryAfterMs: 604_800_000 });
   });
 });
 

@@ -1,10 +1,12 @@
 import OpenAI from 'openai';
 import { VERSION } from 'openai/version';
+import { UpstreamTimeoutError } from '@toolwire/core';
 import { FETCH_SIGNAL } from '@toolwire/core/provider';
 import { RememberedAuthHeaders, RememberedRequestHeaders, authHeadersKey, requestHeadersKey, sameAuthHeadersKey } from './remembered-sdk-headers.ts';
 import type { SdkBuildHeadersInput, SdkNullableHeaders } from './remembered-sdk-headers.ts';
 
 type FetchWithTimeout = OpenAI['fetchWithTimeout'];
+type BuildRequest = OpenAI['buildRequest'];
 type AuthHeaders = OpenAI['authHeaders'];
 
 /**
@@ -17,6 +19,8 @@ interface SdkClientInternals {
   /** Workload identity (legacy or X.509): tokens that change over time. */
   _workloadIdentityAuth: unknown;
   buildHeaders(input: SdkBuildHeadersInput): Promise<Headers>;
+  /** Waits, then sends the request made from `options` again (after a failed fetch or a retryable status). */
+  retryRequest(options: object, ...rest: unknown[]): Promise<unknown>;
 }
 
 /** The SDK's own client methods, looked up per call (so a test's spy on them sees the calls). */
@@ -61,6 +65,10 @@ interface CachedURL {
  * SDK's own, made by it the first time; the methods answer from memory only for inputs they
  * fully key, and leave anything else to the SDK (workload identity, a key function, a
  * third-party provider, per-request headers, an input key a later SDK version may add).
+ *
+ * A fetch that fails with core's `UpstreamTimeoutError` (the server answered nothing within
+ * the fetch's idle timeout) ends the call with that error: the SDK would send it again as
+ * after any other failed fetch, and wait as long again each time.
  */
 export class FetchSignalOpenAI extends OpenAI {
   /**
@@ -75,6 +83,17 @@ export class FetchSignalOpenAI extends OpenAI {
 
   readonly #requestHeaders = new RememberedRequestHeaders();
 
+  /**
+   * The request options each request the SDK built came from (by the request it built), and
+   * the options whose fetch failed with an `UpstreamTimeoutError` (with that error). The SDK
+   * sends a request again after any failed fetch but an abort; an upstream that answered
+   * nothing within the fetch's idle timeout would only be waited for as long again, so
+   * `retryRequest` throws that error instead (see there).
+   */
+  readonly #requestOptions = new WeakMap<object, object>();
+
+  readonly #stopRetry = new WeakMap<object, UpstreamTimeoutError>();
+
   static {
     // The SDK names the client in `User-Agent` by its class (`${this.constructor.name}/JS …`),
     // so that another client (its `AzureOpenAI`) says which it is. This subclass is the SDK's
@@ -85,6 +104,21 @@ export class FetchSignalOpenAI extends OpenAI {
       writable: true,
       value(): string {
         return `OpenAI/JS ${VERSION}`;
+      },
+    });
+    // `retryRequest` (also `private` in the SDK's types): the SDK calls it with the request's
+    // options after a failed fetch; a fetch that failed with an `UpstreamTimeoutError` ends
+    // the call with that error instead of another attempt.
+    Object.defineProperty(this.prototype, 'retryRequest', {
+      configurable: true,
+      writable: true,
+      value(this: FetchSignalOpenAI, options: object, ...rest: unknown[]): Promise<unknown> {
+        const stop = this.#stopRetry.get(options);
+        if (stop !== undefined) {
+          this.#stopRetry.delete(options);
+          return Promise.reject(stop);
+        }
+        return sdk.retryRequest.call(this, options, ...rest);
       },
     });
     // The SDK's `buildRequest` calls `this.buildHeaders(…)`: an ordinary method in JavaScript
@@ -152,14 +186,35 @@ export class FetchSignalOpenAI extends OpenAI {
     return url;
   }
 
+  override async buildRequest(...args: Parameters<BuildRequest>): ReturnType<BuildRequest> {
+    const built = await super.buildRequest(...args);
+    this.#requestOptions.set(built.req, args[0]);
+    return built;
+  }
+
   override fetchWithTimeout(...[url, init, ms, controller]: Parameters<FetchWithTimeout>): ReturnType<FetchWithTimeout> {
     const signal = init?.signal;
     // Only this realm's signals: the fetch checks what it is handed, and anything else (a
     // polyfill, another realm's signal) keeps the SDK's own way, a listener on it.
-    if (init === undefined || !(signal instanceof AbortSignal)) return super.fetchWithTimeout(url, init, ms, controller);
-    const { signal: _caller, ...rest } = init;
-    return super.fetchWithTimeout(url, { ...rest, [FETCH_SIGNAL]: signal } as typeof init, ms, controller);
+    const response =
+      init === undefined || !(signal instanceof AbortSignal)
+        ? super.fetchWithTimeout(url, init, ms, controller)
+        : super.fetchWithTimeout(url, { ...withoutSignal(init), [FETCH_SIGNAL]: signal } as typeof init, ms, controller);
+    return init === undefined ? response : response.catch((error: unknown) => this.#failed(init, error));
   }
+
+  /** A failed fetch of the request `init`: an upstream that answered nothing is not sent again (see `#stopRetry`). */
+  #failed(init: RequestInit, error: unknown): never {
+    const options = this.#requestOptions.get(init);
+    if (options !== undefined && UpstreamTimeoutError.isInstance(error)) this.#stopRetry.set(options, error);
+    throw error;
+  }
+}
+
+/** `init` without its `signal`. */
+function withoutSignal(init: RequestInit): RequestInit {
+  const { signal: _caller, ...rest } = init;
+  return rest;
 }
 
 /** `HEADER_METHOD_NAMES` as this class has them (the SDK's own, and its `getUserAgent`). */

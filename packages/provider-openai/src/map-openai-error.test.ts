@@ -1,5 +1,5 @@
-import { InvalidRequestError, ProviderError, ProviderServerError, RateLimitError, StreamError } from '@toolwire/core';
-import { APIError, APIUserAbortError } from 'openai';
+import { InvalidRequestError, ProviderError, ProviderServerError, ProviderUnavailableError, RateLimitError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 
@@ -18,6 +18,18 @@ describe('mapResponseErrorCode', () => {
 });
 
 describe('mapOpenAIError', () => {
+  it("passes on the fetch's UpstreamTimeoutError that the SDK wrapped as a connection error (no retries left)", () => {
+    const silent = new UpstreamTimeoutError({ timeoutMs: 500, phase: 'headers' });
+    expect(mapOpenAIError(new APIConnectionError({ cause: silent }), context)).toBe(silent);
+    expect(mapOpenAIError(Object.assign(new APIConnectionTimeoutError(), { cause: silent }), context)).toBe(silent);
+  });
+
+  it("names a connection error's cause without doubling its final period", () => {
+    const error = mapOpenAIError(new APIConnectionError({ cause: new Error('socket hang up.') }), context);
+    expect(ProviderUnavailableError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(`Could not reach ${context.baseURL}: socket hang up. Check that the server is running and that baseURL is right.`);
+  });
+
   it('turns an SDK abort into the signal reason', () => {
     const controller = new AbortController();
     controller.abort();

@@ -1,4 +1,4 @@
-import { ProviderError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
+import { ProviderError, ProviderUnavailableError, StreamError, ToolwireError, UpstreamTimeoutError } from '@toolwire/core';
 import { abortReason, mapProviderError } from '@toolwire/core/provider';
 import type { ProviderErrorHints } from '@toolwire/core/provider';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
@@ -32,6 +32,13 @@ function bodyMessage(error: WireError): string {
   return error.message;
 }
 
+/** `text` without the periods it ends with, for a message that goes on after it. */
+function withoutFinalPeriods(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2e) end--;
+  return text.slice(0, end);
+}
+
 /** Advice added to each error class. */
 const HINTS: ProviderErrorHints = {
   authentication: 'check the API key: apiKey or OPENAI_API_KEY',
@@ -52,13 +59,17 @@ export function mapResponseErrorCode(options: { code?: string | null | undefined
  * and code: 401 → AuthenticationError, 403 → PermissionDeniedError, 404 →
  * ModelNotFoundError, 429 → RateLimitError (with `retryAfterMs`), context overflow →
  * ContextLengthExceededError, other 4xx → InvalidRequestError, 5xx → ProviderServerError,
- * unreachable → ProviderUnavailableError naming the base URL. An abort gives the signal's reason.
+ * unreachable → ProviderUnavailableError naming the base URL, an upstream that answered nothing
+ * within the fetch's idle timeout → its `UpstreamTimeoutError`. An abort gives the signal's reason.
  */
 export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Error {
   if (ToolwireError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError || (context.signal?.aborted === true && !(error instanceof APIError && error.status !== undefined))) {
     return abortReason(context.signal);
   }
+  // The fetch's idle timeout, wrapped by the SDK when it had no retries left (as a timeout, for
+  // the error's name): the server was reached and answered nothing.
+  if (error instanceof APIConnectionError && UpstreamTimeoutError.isInstance(error.cause)) return error.cause;
   if (error instanceof APIConnectionTimeoutError) {
     return new ProviderUnavailableError({
       provider: PROVIDER,
@@ -68,7 +79,7 @@ export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Err
     });
   }
   if (error instanceof APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const cause = error.cause instanceof Error ? `: ${withoutFinalPeriods(error.cause.message)}` : '';
     return new ProviderUnavailableError({
       provider: PROVIDER,
       baseURL: context.baseURL,

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProviderError, ProviderUnavailableError } from '@toolwire/core';
+import { ProviderError, ProviderUnavailableError, UpstreamTimeoutError } from '@toolwire/core';
 import { FETCH_SIGNAL, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import { responseObject } from '@toolwire/openai-responses/testing';
 import { createOpenAI } from '../src/index.ts';
@@ -258,6 +258,60 @@ describe('a fetch that reads FETCH_SIGNAL', () => {
     const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', fetch: signalFetch(seen) }).chat('gpt-4.1-mini');
     await expect(model.generate({ messages, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen).toHaveLength(0);
+  });
+});
+
+/**
+ * A fetch with an idle timeout, as the gateway's: an upstream that sends no headers within
+ * `timeoutMs` fails the fetch with an `UpstreamTimeoutError`.
+ */
+function idleTimeoutFetch(timeoutMs: number): typeof globalThis.fetch {
+  return markFetchSignal(async (input, init) => {
+    const silence = new AbortController();
+    const timer = setTimeout(() => silence.abort(new UpstreamTimeoutError({ timeoutMs, phase: 'headers' })), timeoutMs);
+    const caller = fetchSignalOf(init);
+    const signal = AbortSignal.any([silence.signal, ...(init?.signal ? [init.signal] : []), ...(caller ? [caller] : [])]);
+    try {
+      return await globalThis.fetch(input, { ...init, signal });
+    } catch (error) {
+      throw silence.signal.aborted ? (silence.signal.reason as Error) : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
+
+describe("a fetch's UpstreamTimeoutError (the upstream answered nothing within its idle timeout)", () => {
+  it.each([0, 2])('ends the call with that error after one request, without the SDK retrying it (maxRetries %i)', async (maxRetries) => {
+    const server = await serve(hold);
+    const provider = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries, fetch: idleTimeoutFetch(100) });
+    const error = await provider.chat('gpt-4.1-mini').generate({ messages }).catch((e: unknown) => e);
+    expect(UpstreamTimeoutError.isInstance(error)).toBe(true);
+    // Past the SDK's first retry delay (at most 0.5 s): no second request came.
+    await sleep(700);
+    expect(server.received).toBe(1);
+  });
+
+  it('does the same for a Responses call', async () => {
+    const server = await serve(hold);
+    const provider = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: idleTimeoutFetch(100) });
+    const error = await provider.responses('gpt-4.1-mini').generate({ messages }).catch((e: unknown) => e);
+    expect(UpstreamTimeoutError.isInstance(error)).toBe(true);
+    await sleep(700);
+    expect(server.received).toBe(1);
+  });
+
+  it('still lets the SDK retry another failed fetch (a reset connection)', async () => {
+    const server = await serve(
+      (req) => req.socket.destroy(),
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(completion({ content: 'Hello.' })));
+      },
+    );
+    const provider = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 2, fetch: idleTimeoutFetch(5000) });
+    expect((await provider.chat('gpt-4.1-mini').generate({ messages })).text).toBe('Hello.');
+    expect(server.received).toBe(2);
   });
 });
 

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamTimeoutError } from '@toolwire/core';
 import { FETCH_SIGNAL, readsFetchSignal, takeBodyReader } from '@toolwire/core/provider';
 import type { BodyReader } from '@toolwire/core/provider';
 import { closeServed, serve } from '../../test/helpers/serve-handler.ts';
@@ -366,7 +367,10 @@ describe('createNodeHttpFetch against a misbehaving upstream', () => {
 
   it('stops an upstream that never sends its headers after the idle timeout', async () => {
     const url = await serve(() => undefined);
-    await expect(createNodeHttpFetch({ idleTimeoutMs: 100 })(url)).rejects.toThrow(/sent nothing/);
+    const failure = await createNodeHttpFetch({ idleTimeoutMs: 100 })(url).catch((error: unknown) => error);
+    // Typed: the providers neither retry it nor report the upstream as unreachable.
+    expect(UpstreamTimeoutError.isInstance(failure)).toBe(true);
+    expect(failure).toMatchObject({ phase: 'headers', timeoutMs: 100, message: expect.stringMatching(/answered nothing within 100 ms/) as unknown });
   });
 
   it('reads a body trickled one byte at a time', async () => {

@@ -3,6 +3,7 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
+import { UpstreamTimeoutError } from '@toolwire/core';
 import { fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
@@ -449,7 +450,9 @@ class PendingResponse {
   };
 
   readonly #onIdle = (): void => {
-    const error = new Error(`The upstream sent nothing for ${this.#options.idleTimeoutMs / 1000} s; the request was stopped.`);
+    // Typed, so that the providers neither retry it (the upstream was reached and answered
+    // nothing; a retry waits as long again) nor call it unreachable.
+    const error = new UpstreamTimeoutError({ timeoutMs: this.#options.idleTimeoutMs, phase: this.#upstream === undefined ? 'headers' : 'body' });
     // The body's reader sees this error, not the socket's generic 'aborted'.
     this.#upstream?.destroy(error);
     this.#req.destroy(error);

@@ -11,6 +11,7 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   UnsupportedFeatureError,
+  UpstreamTimeoutError,
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
 import { NotSignedInError } from '@toolwire/provider-chatgpt-oauth';
@@ -70,6 +71,14 @@ export function toGatewayError(error: unknown): GatewayError {
   if (ReplayMismatchError.isInstance(error)) {
     // A replayed conversation that left its transcript: the client's request, not the server, differs.
     return new GatewayError({ status: 400, type: 'invalid_request_error', message: error.message, code: 'replay_mismatch', retryable: false, cause: error });
+  }
+  if (UpstreamTimeoutError.isInstance(error)) {
+    // Reached, but silent: not "cannot be reached". The providers have not sent it again.
+    const message =
+      error.phase === 'headers'
+        ? `The upstream answered nothing within ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request and did not retry it. Check that the upstream server is responsive, or raise the limit for models that think long before their first byte.`
+        : `The upstream sent nothing more for ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request.`;
+    return new GatewayError({ status: 503, type: 'upstream_error', message, code: 'upstream_timeout', retryable: true, cause: error });
   }
   if (ProviderUnavailableError.isInstance(error)) {
     return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider cannot be reached: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });

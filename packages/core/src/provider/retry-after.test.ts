@@ -13,6 +13,16 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter({ headers: new Headers(), message: 'Rate limit reached. Please try again in 11.05s.' })).toBe(11_050);
   });
 
+  it('returns at most a week, whatever a header or the message asks for', () => {
+    const week = 7 * 24 * 60 * 60 * 1000;
+    expect(parseRetryAfter({ headers: new Headers({ 'retry-after': '99999999999999980000' }) })).toBe(week);
+    expect(parseRetryAfter({ headers: new Headers({ 'retry-after-ms': '1e300' }) })).toBe(week);
+    expect(parseRetryAfter({ headers: new Headers({ 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }), now: 0 })).toBe(week);
+    expect(parseRetryAfter({ message: 'Try again in 99999999 hours.' })).toBe(week);
+    expect(parseRetryAfter({ headers: new Headers({ 'retry-after': '604800' }) })).toBe(week);
+    expect(parseRetryAfter({ headers: new Headers({ 'retry-after': '604799' }) })).toBe(week - 1000);
+  });
+
   it('returns undefined when nothing says how long', () => {
     expect(parseRetryAfter({ headers: new Headers(), message: 'slow down' })).toBeUndefined();
     expect(parseRetryAfter({})).toBeUndefined();

@@ -9,12 +9,24 @@ export interface RetryAfterSource {
 }
 
 /**
+ * The longest wait `parseRetryAfter` returns, in ms: a week (ChatGPT's longest usage window).
+ * A provider that asks for more (`retry-after: 99999999999999980000`) is taken to mean "a long
+ * time", not a wait to print or to schedule.
+ */
+export const MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
  * Milliseconds to wait before retrying, from headers first, then from the message text;
- * `undefined` when neither says. A linear scan, no regex.
+ * `undefined` when neither says. At most `MAX_RETRY_AFTER_MS`. A linear scan, no regex.
  *
  * @example parseRetryAfter({ message: 'Try again in 35 seconds.' }) // 35000
  */
 export function parseRetryAfter(source: RetryAfterSource): number | undefined {
+  const wait = uncappedRetryAfter(source);
+  return wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS);
+}
+
+function uncappedRetryAfter(source: RetryAfterSource): number | undefined {
   const headers = source.headers;
   const ms = headers?.get('retry-after-ms');
   if (ms !== null && ms !== undefined && ms.trim() !== '') {

@@ -9,6 +9,8 @@ export type SseEvent = Record<string, unknown> & { type: string };
 
 export type Reply =
   | { status: number; json?: unknown; text?: string; headers?: Record<string, string> }
+  /** Takes the request and never answers: no status, no headers (held open until the client gives up). */
+  | { silent: true }
   | {
       sse: SseEvent[];
       headers?: Record<string, string>;
@@ -78,6 +80,11 @@ export async function startBackend(
         return;
       }
       const reply = next(recorded);
+      if ('silent' in reply) {
+        open.add(response);
+        response.on('close', () => open.delete(response));
+        return;
+      }
       if ('sse' in reply) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': `req_${requests.length}`, ...reply.headers });
         const events = reply.sse.slice(0, reply.stallAfter ?? reply.dropAfter ?? reply.sse.length);
