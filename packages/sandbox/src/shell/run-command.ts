@@ -7,9 +7,9 @@ import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
-import { closePipesAfterExit, killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, jailStdio, killProcessGroup, SECCOMP_FD, watchCgroupJoin, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { createCommandCgroup } from './command-cgroup.ts';
+import { createCommandCgroup, joinCgroupsArgv } from './command-cgroup.ts';
 import type { CommandCgroup } from './command-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
@@ -100,10 +100,6 @@ export interface CommandResult {
 
 const KILL_GRACE_MS = 500;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-// Joins the command's cgroups ($1 of them, the `cgroup.procs` files that follow), then execs
-// the rest of argv. A fixed script: the command only ever travels as positional arguments
-// ("$@"), never as shell text.
-const JOIN_CGROUP_SCRIPT = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -125,9 +121,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   });
 
   let result: CommandResult;
+  let joinFailure: string | undefined;
   let oomKills: number;
   try {
-    result = await spawnAndCollect({
+    ({ result, joinFailure } = await spawnAndCollect({
       argv,
       cwd: spawnCwd,
       env: spawnEnv,
@@ -137,11 +134,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       seccomp,
       signal: options.signal,
       isolated: (options.isolation ?? 'bubblewrap') !== 'none',
-    });
+    }));
     oomKills = cgroup?.oomKills() ?? 0;
   } finally {
     cgroup?.destroy();
   }
+  if (joinFailure !== undefined) throw cgroupJoinError(joinFailure);
   if (oomKills > 0) {
     result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}[the kernel killed a process: the command's processes together passed their ${totalMemoryMb(options.limits ?? {})} MB memory limit]\n`;
   }
@@ -273,7 +271,7 @@ export function prepareCommand(
         memoryBytes: Math.floor(totalMb * MB),
       });
       // Joined first, while still the caller's uid (which may write the cgroup files).
-      if (cgroup !== undefined) argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...argv];
+      if (cgroup !== undefined) argv = joinCgroupsArgv(cgroup.procsFiles, argv);
       break;
     }
     default: {
@@ -291,6 +289,22 @@ export function prepareCommand(
     spawnCwd: isolation === 'none' ? cwd : '/',
     spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
   };
+}
+
+/**
+ * The error for a command that could not be moved into its cgroups, so never ran: the
+ * probe's test process could, so something changed since (this process was moved, the
+ * cgroup tree was rearranged or its delegation taken back).
+ */
+export function cgroupJoinError(failure: string): SandboxUnavailableError {
+  return new SandboxUnavailableError({
+    missing: 'cgroup',
+    detail: `the command could not be moved into its cgroup, so it did not run (${failure})`,
+    hint:
+      'The cgroups probed when this process started can no longer be joined. Restart the process so that ' +
+      '`getSandboxSupport()` probes again (it falls back to per-process limits where no cgroup can be joined), ' +
+      'or give it back a cgroup it may delegate to.',
+  });
 }
 
 function totalMemoryMb(limits: CommandLimits): number {
@@ -311,7 +325,7 @@ interface SpawnOptions {
   isolated: boolean;
 }
 
-function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
+function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult; joinFailure: string | undefined }> {
   const started = performance.now();
   const output = new OutputBuffer(options.maxOutputBytes);
   return new Promise((resolve) => {
@@ -320,9 +334,10 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       env: options.env,
       // Its own process group, so the timeout can kill everything it started.
       detached: true,
-      stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: jailStdio('ignore', { seccomp: options.seccomp !== undefined, cgroup: options.cgroup !== undefined }),
     });
     writeSeccompProgram(child, options.seccomp);
+    const joinFailure = watchCgroupJoin(child);
     // Output after the exit is read while it flows, until the timeout and its kill grace.
     const pipes = options.isolated ? undefined : closePipesAfterExit(child, { graceMs: KILL_GRACE_MS });
     let timedOut = false;
@@ -356,13 +371,16 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       killGroup('SIGKILL');
       const stderr = output.text('stderr');
       resolve({
-        exitCode: spawnError === undefined ? code : 127,
-        signal,
-        stdout: output.text('stdout'),
-        stderr: spawnError === undefined ? stderr : `${stderr}${spawnError.message}\n`,
-        timedOut,
-        truncated: output.truncated,
-        durationMs: performance.now() - started,
+        result: {
+          exitCode: spawnError === undefined ? code : 127,
+          signal,
+          stdout: output.text('stdout'),
+          stderr: spawnError === undefined ? stderr : `${stderr}${spawnError.message}\n`,
+          timedOut,
+          truncated: output.truncated,
+          durationMs: performance.now() - started,
+        },
+        joinFailure: joinFailure(),
       });
     });
   });
