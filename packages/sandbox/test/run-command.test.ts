@@ -38,6 +38,12 @@ describe('runCommand under bubblewrap', () => {
     expect(result.durationMs).toBeGreaterThan(0);
   });
 
+  it('reports a command’s own exit 125 as its exit, and keeps the cgroup join’s status pipe from it', async () => {
+    // Where commands join a cgroup, a failed join is told apart on a pipe the command never sees.
+    const result = await runCommand({ command: ['sh', '-c', 'echo "could not join x" >&4 || echo closed; exit 125'], cwd });
+    expect(result).toMatchObject({ exitCode: 125, stdout: 'closed\n' });
+  });
+
   it('lets the command write inside cwd only', async () => {
     const result = await runCommand({
       command: ['sh', '-c', `echo ok > inside.txt; echo x > ${outside}/planted.txt; echo x > /etc/planted; echo x > /usr/planted; echo x > /planted; echo done`],
