@@ -122,9 +122,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 
   let result: CommandResult;
   let joinFailure: string | undefined;
+  let aborted: boolean;
   let oomKills: number;
   try {
-    ({ result, joinFailure } = await spawnAndCollect({
+    ({ result, joinFailure, aborted } = await spawnAndCollect({
       argv,
       cwd: spawnCwd,
       env: spawnEnv,
@@ -150,7 +151,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     argumentsHash: hashArguments({ command, cwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
-    outcome: result.timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    outcome: result.timedOut ? 'timeout' : aborted ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
     limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : []), ...(oomKills > 0 ? ['memory'] : [])],
     exitCode: result.exitCode,
   });
@@ -325,7 +326,8 @@ interface SpawnOptions {
   isolated: boolean;
 }
 
-function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult; joinFailure: string | undefined }> {
+/** A command's result; `aborted` when the signal ended it (not when it came after the command exited). */
+function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult; joinFailure: string | undefined; aborted: boolean }> {
   const started = performance.now();
   const output = new OutputBuffer(options.maxOutputBytes);
   return new Promise((resolve) => {
@@ -357,7 +359,17 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
       timedOut = true;
       stop();
     }, options.timeoutMs);
-    options.signal?.addEventListener('abort', stop, { once: true });
+    let exited = false;
+    let aborted = false;
+    child.once('exit', () => {
+      exited = true;
+    });
+    const onAbort = () => {
+      // After the exit it only ends what the command left behind (its pipes' holders).
+      if (!exited) aborted = true;
+      stop();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
@@ -366,7 +378,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', stop);
+      options.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left behind in its group goes with it.
       killGroup('SIGKILL');
       const stderr = output.text('stderr');
@@ -381,6 +393,7 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
           durationMs: performance.now() - started,
         },
         joinFailure: joinFailure(),
+        aborted,
       });
     });
   });
