@@ -4,7 +4,7 @@ import type { SandboxErrorKind } from './js/sandbox-result.ts';
 /** Isolation this machine cannot provide (bubblewrap missing or unable to create namespaces). */
 export class SandboxUnavailableError extends ToolwireError {
   static override readonly errorName = 'SandboxUnavailableError';
-  /** What is missing: `bubblewrap` (the binary or its namespaces), `prlimit`, or `process-limit`. */
+  /** What is missing: `bubblewrap` (the binary or its namespaces), `prlimit`, `process-limit`, or `cgroup` (a command could not join its cgroup). */
   readonly missing: string;
   /** `hint` replaces the default advice (install bubblewrap) when something else is missing. */
   constructor(options: { missing: string; detail: string; hint?: string }) {

@@ -38,6 +38,12 @@ describe('runCommand under bubblewrap', () => {
     expect(result.durationMs).toBeGreaterThan(0);
   });
 
+  it('reports a command’s own exit 125 as its exit, and keeps the cgroup join’s status pipe from it', async () => {
+    // Where commands join a cgroup, a failed join is told apart on a pipe the command never sees.
+    const result = await runCommand({ command: ['sh', '-c', 'echo "could not join x" >&4 || echo closed; exit 125'], cwd });
+    expect(result).toMatchObject({ exitCode: 125, stdout: 'closed\n' });
+  });
+
   it('lets the command write inside cwd only', async () => {
     const result = await runCommand({
       command: ['sh', '-c', `echo ok > inside.txt; echo x > ${outside}/planted.txt; echo x > /etc/planted; echo x > /usr/planted; echo x > /planted; echo done`],
@@ -384,6 +390,40 @@ describe('runCommand without isolation', () => {
         // Gone already.
       }
     }
+  });
+
+  it('audits a command that exited on its own as it ended, even if the signal aborts before runCommand returns', { timeout: 20_000 }, async () => {
+    // A background writer in the group keeps the pipes open after the exit, so runCommand
+    // is still waiting when the abort lands; the abort then only ends the writer.
+    const events: AuditEvent[] = [];
+    const controller = new AbortController();
+    const running = runCommand({
+      command: ['sh', '-c', 'echo $$ > exit-pid; (while :; do echo t; sleep 0.1; done) & exit 0'],
+      cwd,
+      isolation: 'none',
+      timeoutMs: 30_000,
+      signal: controller.signal,
+      onAudit: (e) => events.push(e),
+    });
+    // Reaped (no such process any more) means its exit was seen.
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    for (let i = 0; i < 500; i++) {
+      const text = existsSync(join(cwd, 'exit-pid')) ? readFileSync(join(cwd, 'exit-pid'), 'utf8').trim() : '';
+      if (text !== '' && gone(Number(text))) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    controller.abort();
+    const bound = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000).unref());
+    const result = await Promise.race([running, bound]);
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(events).toMatchObject([{ outcome: 'ok', exitCode: 0 }]);
   });
 
   it('reports a missing program as exit code 127', async () => {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCommandCgroup, removeStaleCgroups } from './command-cgroup.ts';
+import { cgroupJoinProblem, createCommandCgroup, removeStaleCgroups } from './command-cgroup.ts';
 import { getSandboxSupport } from './sandbox-support.ts';
 
 /** A pid no process has now (one that just exited). */
@@ -59,6 +59,22 @@ describe('per-command cgroups', () => {
       expect(cases.map(([name]) => [name, existsSync(join(base, name))])).toEqual(cases.map(([name, , stays]) => [name, stays]));
     } finally {
       rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('are joined only where a process can write its pid and then runs there', () => {
+    // A plain directory stands in for a cgroup: the check runs the join script, then lists the file.
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-cgroup-join-'));
+    try {
+      writeFileSync(join(dir, 'cgroup.procs'), '');
+      expect(cgroupJoinProblem(join(dir, 'cgroup.procs'))).toBeUndefined();
+      // A file that cannot be written (EACCES, EBUSY, ENOENT outside the namespace alike).
+      mkdirSync(join(dir, 'busy', 'cgroup.procs'), { recursive: true });
+      expect(cgroupJoinProblem(join(dir, 'busy', 'cgroup.procs'))).toMatch(/^a test process could not join it \(.*busy\/cgroup\.procs/);
+      // Written, but the process is not listed there afterwards.
+      expect(cgroupJoinProblem('/dev/null')).toBe('a test process wrote its pid there but did not run in it');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeJoinFailure, JOIN_STATUS_FD } from './jail-process.ts';
 
 /** Where per-command memory cgroups go, and which cgroup version's files they use. */
 export interface MemoryCgroupBase {
@@ -47,8 +49,59 @@ function ownCgroup(controller?: string): string | undefined {
   return undefined;
 }
 
-/** Whether a child cgroup can be made under `base` with `file` in it, and `value` written to it. */
-function probe(base: string, file: string, value: string): boolean {
+/** How the probe tries cgroups (a test seam), and where it says why it passed one over. */
+export interface CgroupProbeOptions {
+  /** The file in a cgroup a process writes its pid to, to join it (default `cgroup.procs`). */
+  procsFile?: string;
+  /** Receives a line for each writable cgroup base a test process could not join. */
+  problems?: string[];
+}
+
+// Joins the command's cgroups ($1 of them, the `cgroup.procs` files that follow), then execs
+// the rest of argv. A fixed script: the command only ever travels as positional arguments
+// ("$@"), never as shell text. A failed join is reported on JOIN_STATUS_FD (never confused
+// with the command's own exit 125); that fd is closed before the command starts.
+const JOIN_CGROUP_SCRIPT =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do ' +
+  `{ echo $$ > "$1"; } 2>&${JOIN_STATUS_FD} || { echo "could not join $1" >&${JOIN_STATUS_FD}; exit 125; }; ` +
+  `shift; n=$((n - 1)); done; exec ${JOIN_STATUS_FD}>&-; exec "$@"`;
+
+/**
+ * The argv that moves itself into the cgroups of `procsFiles`, then execs `argv` (same pid);
+ * spawn it with a pipe at `JOIN_STATUS_FD` (`jailStdio`) to learn whether the join failed.
+ */
+export function joinCgroupsArgv(procsFiles: readonly string[], argv: readonly string[]): string[] {
+  return ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(procsFiles.length), ...procsFiles, ...argv];
+}
+
+/**
+ * Why a process cannot join the cgroup whose `cgroup.procs` is `procsFile` the way commands
+ * do (undefined: it can). Writable is not enough: joining also fails where the cgroup lies
+ * outside our cgroup namespace, under v2's no-internal-processes rule (EBUSY), or across a
+ * delegation boundary (EACCES, EPERM). One short-lived process, which then lists the file.
+ */
+export function cgroupJoinProblem(procsFile: string): string | undefined {
+  const argv = joinCgroupsArgv([procsFile], ['/bin/cat', procsFile]);
+  const run = spawnSync(argv[0] as string, argv.slice(1), {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: '/usr/bin:/bin' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'],
+  });
+  const report = run.output?.[JOIN_STATUS_FD] ?? '';
+  if (report !== '') return `a test process could not join it (${describeJoinFailure(report)})`;
+  if (run.error !== undefined) return `a test process could not be started (${run.error.message})`;
+  if (run.status !== 0) return `a test process that joined it exited ${run.status ?? run.signal ?? '?'} (${run.stderr.trim().slice(0, 200)})`;
+  // The pid the kernel lists there is the one spawned: it did run in the cgroup.
+  if (run.pid === undefined || !run.stdout.split('\n').includes(String(run.pid))) return 'a test process wrote its pid there but did not run in it';
+  return undefined;
+}
+
+/**
+ * Whether a child cgroup can be made under `base` with `file` in it, `value` written to it,
+ * and a process moved into it as commands will be.
+ */
+function probe(base: string, file: string, value: string, options: CgroupProbeOptions): boolean {
   const dir = join(base, `toolwire-probe-${process.pid}-${++counter}`);
   try {
     mkdirSync(dir);
@@ -58,38 +111,37 @@ function probe(base: string, file: string, value: string): boolean {
   try {
     if (!existsSync(join(dir, file))) return false;
     writeFileSync(join(dir, file), value);
-    return true;
+    const problem = cgroupJoinProblem(join(dir, options.procsFile ?? 'cgroup.procs'));
+    if (problem !== undefined) options.problems?.push(`${base}: ${problem}`);
+    return problem === undefined;
   } catch {
     return false;
   } finally {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // Nothing joined it; an rmdir failure leaves an empty cgroup behind, harmlessly.
-    }
+    // Empty again (the test process has exited): removed at once, else in the background.
+    destroyCgroup(dir);
   }
 }
 
 /** The directory under which per-command pids cgroups are created, or undefined if none works here. */
-export function findPidsCgroupBase(): string | undefined {
+export function findPidsCgroupBase(options: CgroupProbeOptions = {}): string | undefined {
   // cgroup v1: our cgroup in the pids hierarchy, else its root; cgroup v2: our own cgroup,
   // if the pids controller is delegated to it.
   const candidates = [ownCgroup('pids'), '/sys/fs/cgroup/pids', ownCgroup()];
-  const base = candidates.find((candidate) => candidate !== undefined && probe(candidate, 'pids.max', '8'));
+  const base = candidates.find((candidate) => candidate !== undefined && probe(candidate, 'pids.max', '8', options));
   if (base !== undefined) removeStaleCgroups(base);
   return base;
 }
 
 /** The directory under which per-command memory cgroups are created, or undefined if none works here. */
-export function findMemoryCgroupBase(): MemoryCgroupBase | undefined {
+export function findMemoryCgroupBase(options: CgroupProbeOptions = {}): MemoryCgroupBase | undefined {
   for (const path of [ownCgroup('memory'), '/sys/fs/cgroup/memory']) {
-    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024))) {
+    if (path !== undefined && probe(path, 'memory.limit_in_bytes', String(64 * 1024 * 1024), options)) {
       removeStaleCgroups(path);
       return { path, version: 1 };
     }
   }
   const unified = ownCgroup();
-  if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024))) {
+  if (unified !== undefined && probe(unified, 'memory.max', String(64 * 1024 * 1024), options)) {
     removeStaleCgroups(unified);
     return { path: unified, version: 2 };
   }

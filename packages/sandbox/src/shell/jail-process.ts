@@ -1,9 +1,50 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 // The fd the seccomp program reaches bubblewrap on (through sh, setpriv and prlimit, which
 // pass inherited descriptors on).
 export const SECCOMP_FD = 3;
+// The fd the cgroup join script reports a failed join on; it closes it before the command
+// starts, so the command never sees it and cannot write to it.
+export const JOIN_STATUS_FD = 4;
+
+/** The jail's stdio: `stdin` as asked, stdout and stderr piped, then the seccomp pipe and the join status pipe where used. */
+export function jailStdio<Stdin extends 'ignore' | 'pipe'>(
+  stdin: Stdin,
+  options: { seccomp: boolean; cgroup: boolean },
+): [Stdin, 'pipe', 'pipe', ...('ignore' | 'pipe')[]] {
+  const stdio: [Stdin, 'pipe', 'pipe', ...('ignore' | 'pipe')[]] = [stdin, 'pipe', 'pipe'];
+  if (options.seccomp || options.cgroup) stdio.push(options.seccomp ? 'pipe' : 'ignore');
+  if (options.cgroup) stdio.push('pipe');
+  return stdio;
+}
+
+/**
+ * Collects what the cgroup join script says on `JOIN_STATUS_FD` (it writes there only when
+ * it could not join). The result is read once the child has closed: undefined if it joined.
+ */
+export function watchCgroupJoin(child: ChildProcess): () => string | undefined {
+  const pipe = child.stdio[JOIN_STATUS_FD] as Readable | null | undefined;
+  if (!pipe) return () => undefined;
+  let text = '';
+  pipe.setEncoding('utf8');
+  pipe.on('data', (chunk: string) => {
+    // The shell's error message and ours: a few lines at most.
+    if (text.length < 4096) text += chunk;
+  });
+  pipe.on('error', () => undefined);
+  return () => (text === '' ? undefined : describeJoinFailure(text));
+}
+
+/** One line from the join script's report (the shell's own message, then ours). */
+export function describeJoinFailure(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('; ')
+    .slice(0, 1000);
+}
 
 /**
  * Writes the seccomp program (if any) to the jail's fd `SECCOMP_FD`, where bubblewrap reads

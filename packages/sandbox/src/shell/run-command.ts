@@ -7,9 +7,9 @@ import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { SandboxUnavailableError } from '../errors.ts';
 import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-args.ts';
-import { closePipesAfterExit, killProcessGroup, SECCOMP_FD, writeSeccompProgram } from './jail-process.ts';
+import { closePipesAfterExit, jailStdio, killProcessGroup, SECCOMP_FD, watchCgroupJoin, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import { createCommandCgroup } from './command-cgroup.ts';
+import { createCommandCgroup, joinCgroupsArgv } from './command-cgroup.ts';
 import type { CommandCgroup } from './command-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
@@ -100,10 +100,6 @@ export interface CommandResult {
 
 const KILL_GRACE_MS = 500;
 const HOST_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
-// Joins the command's cgroups ($1 of them, the `cgroup.procs` files that follow), then execs
-// the rest of argv. A fixed script: the command only ever travels as positional arguments
-// ("$@"), never as shell text.
-const JOIN_CGROUP_SCRIPT = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
 
 /**
  * Runs a command under bubblewrap with a read-only minimal root, one writable directory,
@@ -125,9 +121,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   });
 
   let result: CommandResult;
+  let joinFailure: string | undefined;
+  let aborted: boolean;
   let oomKills: number;
   try {
-    result = await spawnAndCollect({
+    ({ result, joinFailure, aborted } = await spawnAndCollect({
       argv,
       cwd: spawnCwd,
       env: spawnEnv,
@@ -137,11 +135,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       seccomp,
       signal: options.signal,
       isolated: (options.isolation ?? 'bubblewrap') !== 'none',
-    });
+    }));
     oomKills = cgroup?.oomKills() ?? 0;
   } finally {
     cgroup?.destroy();
   }
+  if (joinFailure !== undefined) throw cgroupJoinError(joinFailure);
   if (oomKills > 0) {
     result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}[the kernel killed a process: the command's processes together passed their ${totalMemoryMb(options.limits ?? {})} MB memory limit]\n`;
   }
@@ -152,7 +151,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     argumentsHash: hashArguments({ command, cwd }),
     startedAt: startedAt.toISOString(),
     durationMs: result.durationMs,
-    outcome: result.timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
+    outcome: result.timedOut ? 'timeout' : aborted ? 'aborted' : result.exitCode === 0 ? 'ok' : 'nonzero-exit',
     limitsHit: [...(result.timedOut ? ['timeout'] : []), ...(result.truncated ? ['output'] : []), ...(oomKills > 0 ? ['memory'] : [])],
     exitCode: result.exitCode,
   });
@@ -273,7 +272,7 @@ export function prepareCommand(
         memoryBytes: Math.floor(totalMb * MB),
       });
       // Joined first, while still the caller's uid (which may write the cgroup files).
-      if (cgroup !== undefined) argv = ['/bin/sh', '-c', JOIN_CGROUP_SCRIPT, 'toolwire-join', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...argv];
+      if (cgroup !== undefined) argv = joinCgroupsArgv(cgroup.procsFiles, argv);
       break;
     }
     default: {
@@ -291,6 +290,22 @@ export function prepareCommand(
     spawnCwd: isolation === 'none' ? cwd : '/',
     spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
   };
+}
+
+/**
+ * The error for a command that could not be moved into its cgroups, so never ran: the
+ * probe's test process could, so something changed since (this process was moved, the
+ * cgroup tree was rearranged or its delegation taken back).
+ */
+export function cgroupJoinError(failure: string): SandboxUnavailableError {
+  return new SandboxUnavailableError({
+    missing: 'cgroup',
+    detail: `the command could not be moved into its cgroup, so it did not run (${failure})`,
+    hint:
+      'The cgroups probed when this process started can no longer be joined. Restart the process so that ' +
+      '`getSandboxSupport()` probes again (it falls back to per-process limits where no cgroup can be joined), ' +
+      'or give it back a cgroup it may delegate to.',
+  });
 }
 
 function totalMemoryMb(limits: CommandLimits): number {
@@ -311,7 +326,8 @@ interface SpawnOptions {
   isolated: boolean;
 }
 
-function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
+/** A command's result; `aborted` when the signal ended it (not when it came after the command exited). */
+function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult; joinFailure: string | undefined; aborted: boolean }> {
   const started = performance.now();
   const output = new OutputBuffer(options.maxOutputBytes);
   return new Promise((resolve) => {
@@ -320,9 +336,10 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       env: options.env,
       // Its own process group, so the timeout can kill everything it started.
       detached: true,
-      stdio: options.seccomp === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: jailStdio('ignore', { seccomp: options.seccomp !== undefined, cgroup: options.cgroup !== undefined }),
     });
     writeSeccompProgram(child, options.seccomp);
+    const joinFailure = watchCgroupJoin(child);
     // Output after the exit is read while it flows, until the timeout and its kill grace.
     const pipes = options.isolated ? undefined : closePipesAfterExit(child, { graceMs: KILL_GRACE_MS });
     let timedOut = false;
@@ -342,7 +359,17 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
       timedOut = true;
       stop();
     }, options.timeoutMs);
-    options.signal?.addEventListener('abort', stop, { once: true });
+    let exited = false;
+    let aborted = false;
+    child.once('exit', () => {
+      exited = true;
+    });
+    const onAbort = () => {
+      // After the exit it only ends what the command left behind (its pipes' holders).
+      if (!exited) aborted = true;
+      stop();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => output.push('stdout', chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push('stderr', chunk));
     child.on('error', (error) => {
@@ -351,18 +378,22 @@ function spawnAndCollect(options: SpawnOptions): Promise<CommandResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', stop);
+      options.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left behind in its group goes with it.
       killGroup('SIGKILL');
       const stderr = output.text('stderr');
       resolve({
-        exitCode: spawnError === undefined ? code : 127,
-        signal,
-        stdout: output.text('stdout'),
-        stderr: spawnError === undefined ? stderr : `${stderr}${spawnError.message}\n`,
-        timedOut,
-        truncated: output.truncated,
-        durationMs: performance.now() - started,
+        result: {
+          exitCode: spawnError === undefined ? code : 127,
+          signal,
+          stdout: output.text('stdout'),
+          stderr: spawnError === undefined ? stderr : `${stderr}${spawnError.message}\n`,
+          timedOut,
+          truncated: output.truncated,
+          durationMs: performance.now() - started,
+        },
+        joinFailure: joinFailure(),
+        aborted,
       });
     });
   });

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { buildBubblewrapArgs, SANDBOX_HOST_UID } from './bubblewrap-args.ts';
 import type { HostEntry } from './bubblewrap-args.ts';
 import { findMemoryCgroupBase, findPidsCgroupBase } from './command-cgroup.ts';
-import type { MemoryCgroupBase } from './command-cgroup.ts';
+import type { CgroupProbeOptions, MemoryCgroupBase } from './command-cgroup.ts';
 
 /** What this machine can enforce for shell commands. */
 export interface SandboxSupport {
@@ -38,6 +38,12 @@ export interface SandboxSupport {
   memoryLimit: 'cgroup' | 'per-process';
   /** Base directory of per-command memory cgroups when `memoryLimit` is `cgroup`. */
   memoryCgroupBase: MemoryCgroupBase | undefined;
+  /**
+   * Why a writable cgroup was passed over: a test process could not join it (outside this
+   * process's cgroup namespace, v2's no-internal-processes rule, a delegation boundary), so
+   * the next mode was taken as if none were writable. One line each; empty if none was.
+   */
+  cgroupProblems: string[];
   hostEntries: HostEntry[];
 }
 
@@ -45,7 +51,7 @@ let cached: SandboxSupport | undefined;
 
 /** Probes (once per process) what isolation this machine offers for `runCommand`. */
 export function getSandboxSupport(): SandboxSupport {
-  cached ??= probe();
+  cached ??= probeSandboxSupport();
   return cached;
 }
 
@@ -57,7 +63,8 @@ function findBinary(name: string): string | undefined {
   return undefined;
 }
 
-function probe(): SandboxSupport {
+/** Probes afresh; `getSandboxSupport` keeps the first answer. Options are a test seam. */
+export function probeSandboxSupport(options: Pick<CgroupProbeOptions, 'procsFile'> = {}): SandboxSupport {
   const hostEntries: HostEntry[] = [];
   for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
     const path = `/${name}`;
@@ -69,8 +76,9 @@ function probe(): SandboxSupport {
       // Absent on this host.
     }
   }
-  const pidsCgroupBase = findPidsCgroupBase();
-  const memoryCgroupBase = findMemoryCgroupBase();
+  const cgroupProblems: string[] = [];
+  const pidsCgroupBase = findPidsCgroupBase({ ...options, problems: cgroupProblems });
+  const memoryCgroupBase = findMemoryCgroupBase({ ...options, problems: cgroupProblems });
   const prlimit = findBinary('prlimit');
   const setpriv = findBinary('setpriv');
   const common = {
@@ -78,6 +86,7 @@ function probe(): SandboxSupport {
     setpriv,
     pidsCgroupBase,
     memoryCgroupBase,
+    cgroupProblems,
     memoryLimit: memoryCgroupBase === undefined ? ('per-process' as const) : ('cgroup' as const),
     hostEntries,
     hostUid: undefined,

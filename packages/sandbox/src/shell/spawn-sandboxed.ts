@@ -4,8 +4,8 @@ import { emitAudit } from '../policy/audit-event.ts';
 import type { AuditHandler } from '../policy/audit-event.ts';
 import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
-import { closePipesAfterExit, killProcessGroup, writeSeccompProgram } from './jail-process.ts';
-import { prepareCommand } from './run-command.ts';
+import { closePipesAfterExit, jailStdio, killProcessGroup, watchCgroupJoin, writeSeccompProgram } from './jail-process.ts';
+import { cgroupJoinError, prepareCommand } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
 /** Options of `spawnSandboxed`: `runCommand`'s isolation for a process that keeps running. */
@@ -84,9 +84,13 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
     env: prepared.spawnEnv,
     // Its own process group, so kill() reaches everything it started.
     detached: true,
-    stdio: prepared.seccomp === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: jailStdio('pipe', { seccomp: prepared.seccomp !== undefined, cgroup: prepared.cgroup !== undefined }),
   });
   writeSeccompProgram(child, prepared.seccomp);
+  const joinFailure = watchCgroupJoin(child);
+  const { stdin, stdout, stderr } = child;
+  // jailStdio('pipe', …) pipes all three; node makes them even when the spawn fails.
+  if (stdin === null || stdout === null || stderr === null) throw new Error('spawnSandboxed: the child was spawned without stdio pipes.');
   // Under bubblewrap nothing outlives the PID namespace to hold the pipes. Without it,
   // output after the exit is read while it flows, for PIPES_AFTER_EXIT_MS at most.
   const pipes = options.isolation === 'none' ? closePipesAfterExit(child, { graceMs: KILL_GRACE_MS, capMs: PIPES_AFTER_EXIT_MS }) : undefined;
@@ -97,7 +101,7 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
   let killTimer: NodeJS.Timeout | undefined;
   const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
   // A write to a process that died is answered by its exit, not by an unhandled error.
-  child.stdin.on('error', () => undefined);
+  stdin.on('error', () => undefined);
   child.on('error', (error) => {
     spawnError = error.message;
   });
@@ -107,6 +111,9 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
       clearTimeout(lifetimeTimer);
       killGroup('SIGKILL');
       prepared.cgroup?.destroy();
+      const failure = joinFailure();
+      // It never started: not the command's own exit 125.
+      if (failure !== undefined) spawnError ??= cgroupJoinError(failure).message;
       const exit: SandboxedProcessExit = { exitCode: spawnError === undefined ? code : 127, signal, killed };
       if (spawnError !== undefined) exit.spawnError = spawnError;
       emitAudit(options.onAudit, {
@@ -140,5 +147,5 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
       void kill();
     }, options.maxLifetimeMs);
   }
-  return { pid: child.pid, stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
+  return { pid: child.pid, stdin, stdout, stderr, exited, kill };
 }
