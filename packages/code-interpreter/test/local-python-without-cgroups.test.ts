@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { getSandboxSupport } from '@toolwire/sandbox';
 import { describe, expect, it } from 'vitest';
+import { runInJailWithoutCgroups } from '../../../test/jail-without-cgroups.ts';
 
 // A root container without a writable pids cgroup: the sandbox then runs commands as uid
 // 65534 (so RLIMIT_NPROC binds), and the work dirs must be writable by it. An outer
@@ -9,30 +9,10 @@ import { describe, expect, it } from 'vitest';
 const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 const sandboxEntry = fileURLToPath(import.meta.resolve('@toolwire/sandbox'));
 
-function inJailWithoutCgroups(script: string): Promise<{ stdout: string; stderr: string }> {
+async function inJailWithoutCgroups(script: string): Promise<{ stdout: string; stderr: string }> {
   const bwrap = getSandboxSupport().bubblewrap;
   if (!bwrap.ok) throw new Error(`this test needs bubblewrap: ${bwrap.problem}`);
-  const child = spawn(
-    bwrap.path,
-    [
-      '--dev-bind', '/', '/',
-      '--tmpfs', '/sys/fs/cgroup',
-      '--remount-ro', '/sys/fs/cgroup',
-      '--die-with-parent',
-      '--',
-      process.execPath,
-      '--conditions=@toolwire/source',
-      '--input-type=module',
-      '-e',
-      `const ci = await import(${JSON.stringify(entry)});\nconst sandbox = await import(${JSON.stringify(sandboxEntry)});\n${script}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', () => resolve({ stdout, stderr })));
+  return runInJailWithoutCgroups({ bwrap: bwrap.path, imports: { ci: entry, sandbox: sandboxEntry }, script }).done;
 }
 
 describe('localCodeInterpreter (python) as root without a writable pids cgroup', () => {

@@ -1,9 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSandboxSupport } from '../src/index.ts';
+import { runInJailWithoutCgroups } from '../../../test/jail-without-cgroups.ts';
+import type { JailRun } from '../../../test/jail-without-cgroups.ts';
 
 // The machine running these tests may have a writable pids cgroup (then runCommand uses
 // it). A container or CI runner often has none: this reproduces that with an outer
@@ -30,31 +32,10 @@ beforeAll(() => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Runs `script` (an ES module using the package as `sandbox`) in Node inside the outer jail; resolves with its stdout. */
-function inJailWithoutCgroups(script: string, extraArgs: string[] = []): { pid: number | undefined; done: Promise<{ stdout: string; stderr: string; code: number | null }> } {
+function inJailWithoutCgroups(script: string, extraArgs: string[] = []): JailRun {
   const bwrap = getSandboxSupport().bubblewrap;
   if (!bwrap.ok) throw new Error(`these tests need bubblewrap: ${bwrap.problem}`);
-  const child = spawn(
-    bwrap.path,
-    [
-      '--dev-bind', '/', '/',
-      '--tmpfs', '/sys/fs/cgroup',
-      '--remount-ro', '/sys/fs/cgroup',
-      ...extraArgs,
-      '--die-with-parent',
-      '--',
-      process.execPath,
-      '--conditions=@toolwire/source',
-      '--input-type=module',
-      '-e',
-      `const sandbox = await import(${JSON.stringify(entry)});\n${script}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { pid: child.pid, done: new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code }))) };
+  return runInJailWithoutCgroups({ bwrap: bwrap.path, imports: { sandbox: entry }, script, extraArgs });
 }
 
 /**
