@@ -163,6 +163,8 @@ describe('Hunyuan HY v3 / v4', () => {
     expect(opens(`In Hunyuan output, reasoning sits in <think:opensource> tags. Now the weather: ${call}`)).toBe(false);
     expect(opens(`a<think:s> ${call}`)).toBe(false);
     expect(opens(`x </think:s> y <think:s> ${call}`)).toBe(false);
+    // A `>` after a closing tag and more text is not that tag's end (found by the batch/stream property test).
+    expect(opens(`</think:opensource>f(a=1)><think:s> ${call}`)).toBe(false);
     // Where Hunyuan writes it.
     expect(opens(`<think:opensource>${call}`)).toBe(true);
     expect(opens(`  \t<think:s> ${call}`)).toBe(true);

@@ -2038,7 +2038,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const from = at + '</think'.length;
     if (from === end - 1) return true;
     if (before.charCodeAt(from) !== 0x3a || from + 1 === end - 1) return false;
-    for (let k = from + 1; k < end - 1; k++) if (before.charCodeAt(k) <= 0x20 || before.charCodeAt(k) === 0x3c) return false;
+    // The `>` must close that very tag: a suffix holds no blank, `<` or `>` (`</think:s>f(a=1)>` is no closing tag).
+    for (let k = from + 1; k < end - 1; k++) {
+      const code = before.charCodeAt(k);
+      if (code <= 0x20 || code === 0x3c || code === 0x3e) return false;
+    }
     return true;
   }
 
