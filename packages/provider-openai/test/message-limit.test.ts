@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { collectStream, ProviderError, UpstreamMessageTooLargeError } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ const ENDLESS = 64 * MIB;
 const PIECE = 'y'.repeat(64 * 1024);
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 
-type Behaviour = 'endless-line' | 'endless-event' | 'endless-json' | 'endless-error' | 'large-event' | 'hello';
+type Behaviour = 'endless-line' | 'endless-event' | 'endless-json' | 'endless-error' | 'large-event' | 'hello' | 'gzip-hello' | 'gzip-bomb';
 
 interface Upstream {
   baseURL: string;
@@ -32,11 +33,12 @@ interface Upstream {
 }
 
 let server: Server | undefined;
-afterEach(async () => {
+async function closeServer(): Promise<void> {
   server?.closeAllConnections();
   if (server !== undefined) await new Promise<void>((resolve) => server?.close(() => resolve()));
   server = undefined;
-});
+}
+afterEach(closeServer);
 
 /** Writes `head`, then 64 KiB pieces paced one per turn of the event loop, until `ENDLESS` bytes or the connection closes. */
 async function pour(res: ServerResponse, head: string): Promise<number> {
@@ -74,6 +76,15 @@ async function answer(res: ServerResponse, behaviour: Behaviour, responses: bool
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(chunk('z'.repeat(900 * 1024)) + chunk('', 'stop') + 'data: [DONE]\n\n');
       return 0;
+    case 'gzip-hello':
+    case 'gzip-bomb': {
+      // Compressed although nothing asked for it (a proxy's doing): 4 MiB of text is a few KiB of gzip.
+      const content = behaviour === 'gzip-hello' ? 'Hello' : 'z'.repeat(4 * MIB);
+      const body = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(body));
+      return 0;
+    }
     case 'hello':
       res.writeHead(200, { 'content-type': 'application/json' });
       if (responses) {
@@ -195,6 +206,13 @@ describe('an upstream message larger than maxMessageBytes (createOpenAI used dir
     for (const bad of [-1, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
       expect(() => createOpenAI({ apiKey: 'sk-test', maxMessageBytes: bad })).toThrow(/maxMessageBytes must be/u);
     }
+  });
+
+  it("reads a body compressed unasked (Node's fetch decodes it) and counts it decoded", async () => {
+    expect((await provider(await upstream('gzip-hello')).chat('m').generate(request)).text).toBe('Hello');
+    await closeServer();
+    const error = await provider(await upstream('gzip-bomb')).chat('m').generate(request).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body', limitBytes: MIB });
   });
 
   it('serves the next request on the same provider after a cut', async () => {

@@ -7,6 +7,7 @@ import { UpstreamTimeoutError } from '@toolwire/core';
 import { DEFAULT_MAX_MESSAGE_BYTES, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
 import type { UpstreamMessageLimit } from '@toolwire/core/provider';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
+import { decodeUpstreamBody } from './decode-upstream-body.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
@@ -438,7 +439,9 @@ class PendingResponse {
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
     // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody, maxMessageBytes: options.maxMessageBytes });
+    // A body compressed unasked (a proxy's doing) is read decoded (see `decodeUpstreamBody`).
+    const body = nullBody ? res : decodeUpstreamBody(res);
+    const response = new NodeHttpResponse(body, { url: options.href, nullBody, body: createNodeBody, maxMessageBytes: options.maxMessageBytes });
     // Providers that read streams themselves take the body without the web stream
     // (`takeBodyReader`): the response carries its `BODY_READER` itself (see there).
     this.#resolve(response);
