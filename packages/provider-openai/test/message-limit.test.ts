@@ -5,6 +5,7 @@
 // so without a bound the process would hold all of it. Each call fails with
 // `UpstreamMessageTooLargeError` naming `maxMessageBytes`, the upstream is cut soon after the
 // limit (it stops being read), and nothing of the call is left running.
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
@@ -213,6 +214,25 @@ describe('an upstream message larger than maxMessageBytes (createOpenAI used dir
     await closeServer();
     const error = await provider(await upstream('gzip-bomb')).chat('m').generate(request).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body', limitBytes: MIB });
+  });
+
+  it('leaves nothing that keeps a process alive: one that met the limit exits on its own', async () => {
+    const up = await upstream('endless-line');
+    // A separate Node process (the one running these tests), with no process.exit: it ends only when nothing is left running.
+    const script = [
+      `const { createOpenAI } = await import(${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)});`,
+      `const { collectStream } = await import('@toolwire/core');`,
+      `const openai = createOpenAI({ baseURL: ${JSON.stringify(up.baseURL)}, apiKey: 'sk-test', maxMessageBytes: ${MIB} });`,
+      `const error = await collectStream(openai.chat('m').stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e) => e);`,
+      'console.log(error.name);',
+    ].join('\n');
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      execFile(process.execPath, ['--conditions=@toolwire/source', '--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), timeout: 15_000 }, (error, out) => {
+        if (error) reject(error);
+        else resolve({ stdout: out });
+      });
+    });
+    expect(stdout.trim()).toBe('UpstreamMessageTooLargeError');
   });
 
   it('serves the next request on the same provider after a cut', async () => {
