@@ -226,13 +226,12 @@ describe('an upstream message larger than maxMessageBytes (createOpenAI used dir
       `const error = await collectStream(openai.chat('m').stream({ messages: [{ role: 'user', content: 'Hi' }] })).catch((e) => e);`,
       'console.log(error.name);',
     ].join('\n');
-    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-      execFile(process.execPath, ['--conditions=@toolwire/source', '--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), timeout: 15_000 }, (error, out) => {
-        if (error) reject(error);
-        else resolve({ stdout: out });
-      });
+    // Killed after 15 s if something kept it alive: `exit` then reports the signal.
+    const exit = await new Promise<{ failure: Error | null; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--conditions=@toolwire/source', '--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), timeout: 15_000 }, (failure, stdout) => resolve({ failure, stdout }));
     });
-    expect(stdout.trim()).toBe('UpstreamMessageTooLargeError');
+    expect(exit.failure).toBeNull();
+    expect(exit.stdout.trim()).toBe('UpstreamMessageTooLargeError');
   });
 
   it('serves the next request on the same provider after a cut', async () => {
