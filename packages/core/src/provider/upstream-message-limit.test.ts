@@ -48,6 +48,17 @@ describe('UpstreamMessageLimit', () => {
     expect(failsAt(limitOf(12, 'text/event-stream'), ['data: 12345\n', '\ndata: 1\n\n'])).toBe(-1);
   });
 
+  it('stays linear in a chunk of many small messages, after a message carried in near the limit', () => {
+    const events = Buffer.from('a\n\n'.repeat(1 << 20));
+    const limit = limitOf(10, 'text/event-stream');
+    expect(limit.add(Buffer.from('data: 12'))).toBeUndefined();
+    expect(limit.add(events)).toBeUndefined();
+    const lines = limitOf(10, 'application/x-ndjson');
+    expect(lines.add(Buffer.from('{"a":"12'))).toBeUndefined();
+    expect(lines.add(Buffer.from('"}\n'.repeat(1 << 20)))).toBeUndefined();
+    expect(limitOf(10, 'application/x-ndjson').add(Buffer.from(`${'1\n'.repeat(1000)}12345678901\n`))).toBeDefined();
+  });
+
   it('counts one line of an NDJSON stream (Ollama)', () => {
     const limit = limitOf(10, 'application/x-ndjson');
     expect(failsAt(limit, ['{"a":1}\n{"b', '":2}\n', '{"c":3}\r\n'])).toBe(-1);

@@ -26,6 +26,7 @@ export function resolveMaxMessageBytes(value: number | undefined, setting: strin
 const LF = 10;
 const CR = 13;
 const BLANK_LINES = [Buffer.from('\n\n'), Buffer.from('\r\n\r\n'), Buffer.from('\r\r')] as const;
+const LINE_BREAKS = [Buffer.from('\n'), Buffer.from('\r')] as const;
 
 /** The message a body is cut into, from its media type. */
 function partOf(contentType: string | null): UpstreamMessagePart {
@@ -105,7 +106,12 @@ export class UpstreamMessageLimit {
     return new UpstreamMessageTooLargeError({ limitBytes: maxBytes, part: this.#part, setting, ...(origin === undefined ? {} : { origin }) });
   }
 
-  /** Whether a message that ends before `after` in `chunk` (the one carried in, or one whole in the chunk) is past the limit. */
+  /**
+   * Whether a message that ends before `after` in `chunk` is past the limit: the one carried in
+   * from earlier chunks, or, in a chunk larger than the limit, one that lies whole in it. Linear
+   * in the chunk however many messages it holds (each separator's next position is searched
+   * for once, onwards from the last).
+   */
   #endsMessagePastLimit(chunk: Uint8Array, after: number): boolean {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     const max = this.#options.maxBytes;
@@ -113,29 +119,31 @@ export class UpstreamMessageLimit {
     const ending = this.#part === 'line' ? 1 : 2;
     let start = 0;
     let size = this.#size;
+    if (this.#endedWithBreak && isBreak(buffer[0])) {
+      // A blank line split between the last chunk and this one ends the message carried in.
+      if (size + 1 - ending > max) return true;
+      if (after <= max) return false;
+      size = 0;
+      start = 1;
+    }
+    const separators = this.#part === 'line' ? LINE_BREAKS : BLANK_LINES;
+    const next = separators.map((separator) => buffer.indexOf(separator, start));
     while (start < after) {
-      const end = start === 0 && this.#endedWithBreak && isBreak(buffer[0]) ? 1 : this.#nextBoundary(buffer, start);
+      let end = -1;
+      for (let i = 0; i < separators.length; i++) {
+        const separator = separators[i] as Buffer;
+        let at = next[i] as number;
+        if (at >= 0 && at < start) next[i] = at = buffer.indexOf(separator, start);
+        if (at >= 0 && (end < 0 || at + separator.length < end)) end = at + separator.length;
+      }
       if (end < 0 || end > after) return false;
       if (size + end - start - ending > max) return true;
+      // Past the message carried in, only a chunk larger than the limit can hold one past it whole.
+      if (after <= max) return false;
       size = 0;
       start = end;
     }
     return false;
-  }
-
-  /** The index just past the first message boundary in `buffer` at or after `from`, or -1. */
-  #nextBoundary(buffer: Buffer, from: number): number {
-    let next = -1;
-    const closer = (at: number, length: number): void => {
-      if (at >= 0 && (next < 0 || at + length < next)) next = at + length;
-    };
-    if (this.#part === 'line') {
-      closer(buffer.indexOf(LF, from), 1);
-      closer(buffer.indexOf(CR, from), 1);
-    } else {
-      for (const blank of BLANK_LINES) closer(buffer.indexOf(blank, from), blank.length);
-    }
-    return next;
   }
 
   /** The index just past the last message boundary in `chunk`, or -1. */
