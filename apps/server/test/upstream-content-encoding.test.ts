@@ -3,9 +3,11 @@
 // an SSE stream, a real compressed body from node:zlib. Through the gateway, with the official
 // `openai` client: the answer arrives decoded, as from an upstream that does not compress; a
 // compressed message past `limits.upstreamMessageLimitBytes` is counted decoded (a small
-// compressed body can hold a huge one); an encoding the gateway cannot decode, or a body that
+// compressed body can hold a huge one) and the upstream is cut there; an encoding the gateway
+// cannot decode, or a body that
 // is not what its header says, fails with a 502 that says so.
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import type { ServerResponse } from 'node:http';
+import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,6 +95,40 @@ describe('an upstream that compresses its answer unasked', () => {
     expect((error as Error).message).toMatch(/a response body larger than 1 MiB/u);
     const streamed = await streamedText(client).catch((e: unknown) => e);
     expect((streamed as Error).message).toMatch(/more than 1 MiB in one stream event/u);
+  });
+
+  it('cuts a compressed stream whose event never ends once its decoded size passes the limit', async () => {
+    let closed = false;
+    let written = 0;
+    const origin = await serve((req, res: ServerResponse) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+        res.socket?.once('close', () => (closed = true));
+        const gzip = createGzip();
+        gzip.pipe(res);
+        const piece = 'y'.repeat(64 * 1024);
+        const pour = (): void => {
+          // Up to 1 GiB decoded (about 1 MiB compressed) unless the gateway stops reading.
+          while (!res.destroyed && written < 1024 * MIB) {
+            written += piece.length;
+            if (!gzip.write(written === piece.length ? `data: ${piece}` : piece)) {
+              gzip.once('drain', pour);
+              return;
+            }
+          }
+          gzip.end();
+        };
+        pour();
+      });
+    });
+    gateway = createServer({ logger: pino({ level: 'silent' }), providers: { openai: { baseURL: `${origin}/v1`, apiKey: 'sk-upstream' } }, tools: { builtins: [] }, limits: { upstreamMessageLimitBytes: MIB } });
+    const client = new OpenAI({ apiKey: 'unused', baseURL: await gateway.listen({ port: 0, host: '127.0.0.1' }), maxRetries: 0, timeout: 30_000 });
+    const error = await streamedText(client).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/more than 1 MiB in one stream event/u);
+    await expect.poll(() => closed, { timeout: 10_000 }).toBe(true);
+    // Decoded, far less than the upstream meant to send was made (the compressor's and the socket's buffers hold some).
+    expect(written).toBeLessThan(256 * MIB);
   });
 
   it('fails with a 502 naming an encoding it cannot decode', async () => {
