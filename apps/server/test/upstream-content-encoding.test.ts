@@ -4,8 +4,7 @@
 // `openai` client: the answer arrives decoded, as from an upstream that does not compress; a
 // compressed message past `limits.upstreamMessageLimitBytes` is counted decoded (a small
 // compressed body can hold a huge one) and the upstream is cut there; an encoding the gateway
-// cannot decode, or a body that
-// is not what its header says, fails with a 502 that says so.
+// cannot decode, or a body that is not what its header says, fails with a 502 that says so.
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
