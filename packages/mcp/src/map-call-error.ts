@@ -9,6 +9,10 @@ export interface CallErrorContext {
   callTimeoutMs: number;
   /** Whether a stopped server is started again for the next call. */
   restarts: boolean;
+  /** Whether the tool set was closed (by its owner) while the call ran. */
+  closed?: boolean;
+  /** Why the server was stopped (a limit it broke), when it was. */
+  stopReason?: string;
 }
 
 /**
@@ -26,8 +30,10 @@ export function mapCallError(error: unknown, context: CallErrorContext): ToolOut
     });
   }
   if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+    if (context.closed === true) return failure(`The connection to MCP server "${serverName}" was closed while "${toolName}" ran; answer without it.`);
     const next = context.restarts ? 'it is restarted for the next call. Try again once, or answer without it.' : 'answer without it.';
-    return failure(`MCP server "${serverName}" stopped while running "${toolName}"; ${next}`);
+    const why = context.stopReason === undefined ? '' : ` (${context.stopReason})`;
+    return failure(`MCP server "${serverName}" stopped while running "${toolName}"${why}; ${next}`);
   }
   if (error instanceof McpError) return failure(`MCP server "${serverName}" refused "${toolName}": ${error.message}`);
   return failure(`"${toolName}" on MCP server "${serverName}" failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -115,7 +115,7 @@ class McpToolSetImpl implements McpToolSet {
       this.name = options.name ?? source.getServerVersion()?.name ?? 'client';
       const client = source;
       // A client passed in is the caller's: it is used as it is, never restarted or closed.
-      this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '' };
+      this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '', stopReason: () => undefined };
       this.open = undefined;
       this.disposeScratch = undefined;
     } else if ('url' in source) {
@@ -325,7 +325,15 @@ class McpToolSetImpl implements McpToolSet {
         if (this.connection === connection) this.dead = true;
         return this.call(mcpName, name, args, context, true);
       }
-      return mapCallError(error, { serverName: this.name, toolName: name, callTimeoutMs: this.options.callTimeoutMs, restarts: this.open !== undefined });
+      const stopReason = connection.stopReason();
+      return mapCallError(error, {
+        serverName: this.name,
+        toolName: name,
+        callTimeoutMs: this.options.callTimeoutMs,
+        restarts: this.open !== undefined && !this.closed,
+        closed: this.closed,
+        ...(stopReason === undefined ? {} : { stopReason }),
+      });
     }
   }
 }

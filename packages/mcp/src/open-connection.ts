@@ -14,6 +14,8 @@ export interface OpenConnection {
   close(): Promise<void>;
   /** The last bytes of the server's stderr (stdio only). */
   stderrTail(): string;
+  /** Why the connection stopped the server (a limit it broke), if it did (stdio only). */
+  stopReason(): string | undefined;
 }
 
 /** Limits every connection shares. */
@@ -35,6 +37,8 @@ export class OpenFailedError extends Error {
 const CLIENT_INFO = { name: 'toolwire', version: '0.1.0' };
 const STDERR_TAIL_BYTES = 4096;
 const DEFAULT_MEMORY_MB = 2048;
+// What may wait in the server's stdin (written, not read yet) before it counts as not reading.
+const MIN_PENDING_INPUT_BYTES = 1024 * 1024;
 
 /**
  * The writable directory a stdio server gets when none is given; removed by `dispose`.
@@ -71,6 +75,7 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
     maxMessageBytes: limits.maxMessageBytes,
     maxMalformedMessages: limits.maxMalformedMessages,
     stderrTailBytes: STDERR_TAIL_BYTES,
+    maxPendingInputBytes: Math.max(MIN_PENDING_INPUT_BYTES, 2 * limits.maxMessageBytes),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   const close = async () => {
@@ -83,7 +88,7 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
     await close();
     throw new OpenFailedError(error, transport.stderrTail());
   }
-  return { client, close, stderrTail: () => transport.stderrTail() };
+  return { client, close, stderrTail: () => transport.stderrTail(), stopReason: () => transport.stopReason };
 }
 
 /** Connects a client to a streamable HTTP server through the guarded fetch. */
@@ -111,5 +116,5 @@ export async function openHttpConnection(server: McpHttpServer, limits: Connecti
     await client.close().catch(() => undefined);
     throw error;
   }
-  return { client, close, stderrTail: () => '' };
+  return { client, close, stderrTail: () => '', stopReason: () => undefined };
 }
