@@ -62,6 +62,9 @@ const COMPILE_BATCH = 32;
 // Tools left out of one listing reported one by one; the rest are counted.
 const MAX_LEFT_OUT_WARNINGS = 10;
 const MAX_WARNING_CHARS = 1000;
+// Warnings about what a server sent (stray answers, unknown progress tokens), per window.
+const MAX_PROTOCOL_WARNINGS = 20;
+const PROTOCOL_WARNING_WINDOW_MS = 10_000;
 // What a server's own error text may add to a message (an HTTP error page can be 8 MiB).
 const MAX_PROBLEM_CHARS = 2000;
 
@@ -110,6 +113,7 @@ class McpToolSetImpl implements McpToolSet {
   private restarts: number[] = [];
   private mcpNames = new Map<string, string>();
   private known = new Map<string, KnownTool>();
+  private noise = { since: 0, count: 0, dropped: 0 };
   private listeners = new Set<(tools: Tool[]) => void>();
   private refreshing: Promise<Tool[]> | undefined;
   private refreshAgain = false;
@@ -241,7 +245,7 @@ class McpToolSetImpl implements McpToolSet {
     };
     client.onerror = (error) => {
       previousError?.(error);
-      this.warn(error.message);
+      this.protocolWarning(error.message);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.refresh().catch((error: unknown) => this.options.onWarning?.(`MCP server "${this.name}": listing its changed tools failed: ${describe(error)}`));
@@ -385,6 +389,18 @@ class McpToolSetImpl implements McpToolSet {
       this.warn(`the outputSchema of tool "${short(mcpTool.name)}" is ignored: ${describe(error)}`);
       return undefined;
     }
+  }
+
+  /** A warning about what the server sent, at most `MAX_PROTOCOL_WARNINGS` per window: a server can send thousands a second. */
+  private protocolWarning(message: string): void {
+    const now = Date.now();
+    if (now - this.noise.since >= PROTOCOL_WARNING_WINDOW_MS) {
+      const { dropped } = this.noise;
+      this.noise = { since: now, count: 0, dropped: 0 };
+      if (dropped > 0) this.warn(`${dropped} more protocol warnings in ${PROTOCOL_WARNING_WINDOW_MS / 1000} s were not reported.`);
+    }
+    if (++this.noise.count > MAX_PROTOCOL_WARNINGS) this.noise.dropped++;
+    else this.warn(message);
   }
 
   private warn(message: string): void {

@@ -147,6 +147,21 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
 });
 
 describe('mcpTools against a hostile stdio server: floods', () => {
+  it('answers through a flood of progress, logging and list_changed notifications, and reports only a few', { timeout: 30_000 }, async () => {
+    const warnings: string[] = [];
+    const set = await mcpTools(hostileStdioServer('plain'), { callTimeoutMs: 20_000, onWarning: (message) => warnings.push(message) });
+    try {
+      // The server floods for 1.5 s, then answers.
+      expect(await call(set.tools, 'notify_flood')).toMatchObject({ success: true, message: 'flooded' });
+      expect(warnings.length).toBeGreaterThan(0);
+      expect(warnings.length).toBeLessThanOrEqual(21);
+      expect(set.tools.length).toBe(12);
+      expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
+    } finally {
+      await set.close();
+    }
+  });
+
   it('stops a server that floods requests without reading our answers, instead of buffering them without bound', { timeout: 30_000 }, async () => {
     const warnings: string[] = [];
     const set = await mcpTools(hostileStdioServer('plain'), { callTimeoutMs: 20_000, maxMessageBytes: 256 * 1024, onWarning: (message) => warnings.push(message) });
