@@ -26,6 +26,7 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
           res.write('x'.repeat(3000));
           open.push(res);
         } else if (req.url === '/none') res.writeHead(204).end();
+        else if (req.url === '/not-allowed') res.writeHead(405, { 'content-type': 'text/plain' }).end('Method Not Allowed');
         else if (req.url === '/redirect-meta') res.writeHead(307, { location: 'http://169.254.169.254/' }).end();
         else if (req.url === '/slow-head') open.push(res);
         else res.writeHead(201, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }).end(JSON.stringify({ echo: body }));
@@ -70,6 +71,17 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
   it('errors the body once it passes maxResponseBytes', async () => {
     const response = await guarded({ maxResponseBytes: 1000 })(`${origin}/flood`);
     await expect(response.text()).rejects.toSatisfy((error) => FetchDeniedError.isInstance(error));
+  });
+
+  it('lets a body be cancelled before it is read (the MCP SDK cancels a 405 with a body)', async () => {
+    // Before: data already scheduled reached a cancelled stream's controller, and the
+    // TypeError it threw ended the process.
+    for (let i = 0; i < 20; i++) {
+      const response = await guarded()(`${origin}/not-allowed`);
+      expect(response.status).toBe(405);
+      await response.body?.cancel();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   });
 
   it('answers a 204 with a null body', async () => {

@@ -91,11 +91,17 @@ function bodyText(body: RequestInit['body'], url: string, deny: DenyError): stri
 
 function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
   let size = 0;
+  // Once the stream is closed, errored or cancelled, `data` a resumed message had already
+  // scheduled may still come: enqueueing it would throw out of the event emitter and end
+  // the process (a 405 with a body, cancelled by the MCP SDK, did).
+  let finished = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       message.on('data', (chunk: Buffer) => {
+        if (finished) return;
         size += chunk.length;
         if (size > maxBytes) {
+          finished = true;
           controller.error(tooLarge());
           message.destroy();
           return;
@@ -105,24 +111,21 @@ function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => 
         if ((controller.desiredSize ?? 1) <= 0) message.pause();
       });
       message.on('end', () => {
-        try {
-          controller.close();
-        } catch {
-          // Already errored or cancelled.
-        }
+        if (finished) return;
+        finished = true;
+        controller.close();
       });
       message.on('error', (error) => {
-        try {
-          controller.error(error);
-        } catch {
-          // Already closed.
-        }
+        if (finished) return;
+        finished = true;
+        controller.error(error);
       });
     },
     pull() {
-      message.resume();
+      if (!finished) message.resume();
     },
     cancel() {
+      finished = true;
       message.destroy();
     },
   });
