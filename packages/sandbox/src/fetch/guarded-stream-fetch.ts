@@ -15,6 +15,7 @@ export interface GuardedStreamFetchOptions extends GuardedFetchOptions {
 export type GuardedStreamFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 /**
  * The guarded fetch's rules (allow-list, no private addresses unless allowed, the
@@ -51,10 +52,16 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
         const { message } = await send({ url, method, headers, body, pinned, signal: callerSignal, headSignal: signal });
         const status = message.statusCode ?? 0;
         const location = message.headers.location;
-        if (isRedirect(status) && location !== undefined) {
+        // `redirect: 'manual'` hands the redirect to the caller (the MCP SDK follows only
+        // same-origin ones, each through this fetch again); 'error' refuses it.
+        if (isRedirect(status) && location !== undefined && init.redirect !== 'manual') {
           message.resume();
+          if (init.redirect === 'error') throw deny(url.href, `it redirects (to ${location.slice(0, 200)}) and redirect is 'error'`);
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
+          const from = url;
           url = parseUrl(location, url, deny);
+          // As WHATWG fetch does: credentials are not carried to another origin.
+          if (url.origin !== from.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
           if (status !== 307 && status !== 308) {
             method = 'GET';
             body = undefined;
