@@ -15,7 +15,7 @@ export interface GuardedStreamFetchOptions extends GuardedFetchOptions {
 export type GuardedStreamFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 /**
  * The guarded fetch's rules (allow-list, no private addresses unless allowed, the
@@ -42,7 +42,7 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
       let url = parseUrl(typeof input === 'string' ? input : input.href, undefined, deny);
       let method = (init.method ?? 'GET').toUpperCase();
       let body = bodyText(init.body, url.href, deny);
-      const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+      let headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
       new Headers(init.headers).forEach((value, name) => {
         if (!DROPPED_HEADERS.has(name)) headers[name] = value;
       });
@@ -61,7 +61,7 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
           const from = url;
           url = parseUrl(location, url, deny);
           // As WHATWG fetch does: credentials are not carried to another origin.
-          if (url.origin !== from.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+          if (url.origin !== from.origin) headers = withoutCredentials(headers);
           if (status !== 307 && status !== 308) {
             method = 'GET';
             body = undefined;
@@ -87,6 +87,12 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
       clearTimeout(timer);
     }
   };
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) if (!CREDENTIAL_HEADERS.has(name)) kept[name] = value;
+  return kept;
 }
 
 function bodyText(body: RequestInit['body'], url: string, deny: DenyError): string | undefined {
