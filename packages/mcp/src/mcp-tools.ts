@@ -135,6 +135,7 @@ class McpToolSetImpl implements McpToolSet {
     };
     this.limits = {
       connectTimeoutMs: this.options.connectTimeoutMs,
+      callTimeoutMs: this.options.callTimeoutMs,
       maxMessageBytes: this.options.maxMessageBytes,
       maxMalformedMessages: this.options.maxMalformedMessages,
     };
@@ -148,7 +149,7 @@ class McpToolSetImpl implements McpToolSet {
     } else if ('url' in source) {
       const server: McpHttpServer = source;
       this.name = options.name ?? new URL(server.url).host;
-      this.open = () => openHttpConnection(server, this.limits);
+      this.open = () => openHttpConnection(server, this.limits, (message) => this.warn(message));
       this.disposeScratch = undefined;
     } else if ('command' in source) {
       const server: McpStdioServer = source;

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createGuardedStreamFetch, getSandboxSupport, spawnSandboxed } from '@toolwire/sandbox';
 import type { McpHttpServer, McpStdioServer } from './mcp-server-source.ts';
+import { requestScopedFetch } from './request-scoped-fetch.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
 
 /** One live client and how to end it. */
@@ -21,6 +22,7 @@ export interface OpenConnection {
 /** Limits every connection shares. */
 export interface ConnectionLimits {
   connectTimeoutMs: number;
+  callTimeoutMs: number;
   maxMessageBytes: number;
   maxMalformedMessages: number;
 }
@@ -37,6 +39,10 @@ export class OpenFailedError extends Error {
 const CLIENT_INFO = { name: 'toolwire', version: '0.1.0' };
 const STDERR_TAIL_BYTES = 4096;
 const DEFAULT_MEMORY_MB = 2048;
+const HEAD_TIMEOUT_MARGIN_MS = 1000;
+// The server's event stream may be (re)opened this often per window (the SDK's own backoff starts at 1 s).
+const MAX_STREAM_OPENS = 10;
+const STREAM_WINDOW_MS = 60_000;
 // What may wait in the server's stdin (written, not read yet) before it counts as not reading.
 const MIN_PENDING_INPUT_BYTES = 1024 * 1024;
 
@@ -92,16 +98,18 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
 }
 
 /** Connects a client to a streamable HTTP server through the guarded fetch. */
-export async function openHttpConnection(server: McpHttpServer, limits: ConnectionLimits): Promise<OpenConnection> {
+export async function openHttpConnection(server: McpHttpServer, limits: ConnectionLimits, onWarning: (message: string) => void): Promise<OpenConnection> {
   const url = new URL(server.url);
   const guardedFetch = createGuardedStreamFetch({
     allowedDomains: server.allowedDomains ?? [url.hostname],
     allowPrivateNetwork: server.allowPrivateNetwork ?? false,
     maxResponseBytes: server.maxResponseBytes ?? 8 * 1024 * 1024,
-    timeoutMs: limits.connectTimeoutMs,
+    // A last bound on a response head: a tool call's head may come as late as its answer
+    // (a server answering with JSON), and each request's own deadline aborts it sooner.
+    timeoutMs: Math.max(limits.connectTimeoutMs, limits.callTimeoutMs) + HEAD_TIMEOUT_MARGIN_MS,
   });
   const transport = new StreamableHTTPClientTransport(url, {
-    fetch: guardedFetch,
+    fetch: requestScopedFetch(guardedFetch, { maxStreamOpens: MAX_STREAM_OPENS, streamWindowMs: STREAM_WINDOW_MS, onWarning }),
     ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
