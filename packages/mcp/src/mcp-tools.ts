@@ -177,9 +177,12 @@ class McpToolSetImpl implements McpToolSet {
       await this.listInto(connection);
     } catch (error) {
       const stderr = error instanceof OpenFailedError ? error.stderr : (this.connection?.stderrTail() ?? '');
+      // A limit the server broke while being listed (a page over maxMessageBytes) says more than "Connection closed".
+      const stopReason = error instanceof OpenFailedError ? undefined : this.connection?.stopReason();
       await this.close();
       if (McpConnectionError.isInstance(error)) throw error;
-      throw new McpConnectionError({ serverName: this.name, problem: cutText(describe(error), MAX_PROBLEM_CHARS), stderr, cause: error });
+      const problem = stopReason === undefined ? describe(error) : `${describe(error)} (${stopReason})`;
+      throw new McpConnectionError({ serverName: this.name, problem: cutText(problem, MAX_PROBLEM_CHARS), stderr, cause: error });
     }
   }
 

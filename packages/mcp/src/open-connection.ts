@@ -92,7 +92,8 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
     await client.connect(transport, { timeout: limits.connectTimeoutMs });
   } catch (error) {
     await close();
-    throw new OpenFailedError(error, transport.stderrTail());
+    const reason = transport.stopReason;
+    throw new OpenFailedError(reason === undefined ? error : new Error(`${error instanceof Error ? error.message : String(error)} (${reason})`, { cause: error }), transport.stderrTail());
   }
   return { client, close, stderrTail: () => transport.stderrTail(), stopReason: () => transport.stopReason };
 }

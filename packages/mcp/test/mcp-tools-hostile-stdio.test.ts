@@ -84,6 +84,12 @@ describe('mcpTools against a hostile stdio server: its tool list', () => {
     }
   });
 
+  it('says which limit a tool list broke when it cannot be listed', { timeout: 30_000 }, async () => {
+    const error: unknown = await mcpTools(hostileStdioServer('many_tools'), { maxMessageBytes: 1024 * 1024 }).catch((e: unknown) => e);
+    expect(McpConnectionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('sent a message larger than 1048576 bytes');
+  });
+
   it('throws McpConnectionError within connectTimeoutMs for a server that answers initialize and then nothing', async () => {
     const error: unknown = await mcpTools(hostileStdioServer('init_then_silent'), { connectTimeoutMs: 1000 }).catch((e: unknown) => e);
     expect(McpConnectionError.isInstance(error)).toBe(true);
