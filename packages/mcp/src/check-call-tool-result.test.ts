@@ -20,6 +20,16 @@ describe('checkCallToolResult', () => {
     expect(checkCallToolResult({ content: [null] })).toEqual({ ok: false, problem: 'content[0] is not a valid content block (null)' });
   });
 
+  it('refuses a result nested past 100 levels, wherever it is', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(checkCallToolResult({ content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } })).toEqual({
+      ok: false,
+      problem: 'it is nested more than 100 levels deep',
+    });
+    expect(checkCallToolResult({ content: [{ type: 'text', text: 'ok', _meta: { deep } }] })).toMatchObject({ ok: false });
+  });
+
   it('refuses content, structuredContent and isError of the wrong kind', () => {
     expect(checkCallToolResult({ content: 'text' })).toMatchObject({ ok: false, problem: 'its "content" is a string, not a list of content blocks' });
     expect(checkCallToolResult({ content: [], structuredContent: [1] })).toMatchObject({ problem: 'its "structuredContent" is a list; it must be a JSON object' });

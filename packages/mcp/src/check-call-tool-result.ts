@@ -12,6 +12,9 @@ export type CheckedCallToolResult = { ok: true; answer: McpCallToolAnswer } | { 
  * "Invalid string length"). The problem names the first bad part only.
  */
 export function checkCallToolResult(result: Record<string, unknown>): CheckedCallToolResult {
+  // A value nested past the stack would throw a RangeError in whoever serializes it later
+  // (JSON.stringify of the result, a turn store), far from here.
+  if (nestedDeeperThan(result, MAX_RESULT_DEPTH)) return problem(`it is nested more than ${MAX_RESULT_DEPTH} levels deep`);
   // A pre-2024-11 server answers `{ toolResult }` without content.
   if ('toolResult' in result && result.content === undefined) return { ok: true, answer: { toolResult: result.toolResult } };
   const rawContent = result.content ?? [];
@@ -38,6 +41,21 @@ export function checkCallToolResult(result: Record<string, unknown>): CheckedCal
       ...(isError === undefined ? {} : { isError }),
     },
   };
+}
+
+const MAX_RESULT_DEPTH = 100;
+
+/** Whether `value` has objects or arrays nested deeper than `max`; iterative, so any depth is safe to check. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [node: unknown, depth: number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [unknown, number];
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function problem(text: string): CheckedCallToolResult {
