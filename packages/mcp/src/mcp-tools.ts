@@ -6,6 +6,7 @@ import { defineTool, toolOutput } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
 import { checkCallToolResult } from './check-call-tool-result.ts';
 import { checkListedTool } from './check-listed-tool.ts';
+import { checkCount, checkDuration, MAX_MESSAGE_BYTES_LIMIT } from './check-options.ts';
 import { McpConnectionError } from './errors.ts';
 import { mapCallError } from './map-call-error.ts';
 import { mapCallToolResult } from './map-call-tool-result.ts';
@@ -133,6 +134,15 @@ class McpToolSetImpl implements McpToolSet {
       maxDescriptionChars: options.maxDescriptionChars ?? 10_000,
       onWarning: options.onWarning,
     };
+    checkDuration('callTimeoutMs', this.options.callTimeoutMs);
+    checkDuration('connectTimeoutMs', this.options.connectTimeoutMs);
+    checkDuration('restartWindowMs', this.options.restartWindowMs);
+    checkCount('maxRestarts', this.options.maxRestarts, 0, Number.MAX_SAFE_INTEGER);
+    checkCount('maxMessageBytes', this.options.maxMessageBytes, 1024, MAX_MESSAGE_BYTES_LIMIT);
+    checkCount('maxMalformedMessages', this.options.maxMalformedMessages, 0, Number.MAX_SAFE_INTEGER);
+    checkCount('maxResultChars', this.options.maxResultChars, 1, Number.MAX_SAFE_INTEGER);
+    checkCount('maxTools', this.options.maxTools, 1, Number.MAX_SAFE_INTEGER);
+    checkCount('maxDescriptionChars', this.options.maxDescriptionChars, 1, Number.MAX_SAFE_INTEGER);
     this.limits = {
       connectTimeoutMs: this.options.connectTimeoutMs,
       callTimeoutMs: this.options.callTimeoutMs,
