@@ -262,7 +262,7 @@ class McpToolSetImpl implements McpToolSet {
       this.protocolWarning(error.message);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.refresh().catch((error: unknown) => this.options.onWarning?.(`MCP server "${this.name}": listing its changed tools failed: ${describe(error)}`));
+      this.refresh().catch((error: unknown) => this.warn(`listing its changed tools failed: ${describe(error)}`));
     });
     this.unwatch = () => {
       client.onclose = previousClose;
