@@ -66,6 +66,8 @@ const MAX_WARNING_CHARS = 1000;
 // Warnings about what a server sent (stray answers, unknown progress tokens), per window.
 const MAX_PROTOCOL_WARNINGS = 20;
 const PROTOCOL_WARNING_WINDOW_MS = 10_000;
+// tools/list_changed is followed at most this often.
+const LIST_CHANGED_INTERVAL_MS = 1000;
 // What a server's own error text may add to a message (an HTTP error page can be 8 MiB).
 const MAX_PROBLEM_CHARS = 2000;
 
@@ -115,6 +117,8 @@ class McpToolSetImpl implements McpToolSet {
   private mcpNames = new Map<string, string>();
   private known = new Map<string, KnownTool>();
   private noise = { since: 0, count: 0, dropped: 0 };
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private lastListing = 0;
   private listeners = new Set<(tools: Tool[]) => void>();
   private refreshing: Promise<Tool[]> | undefined;
   private refreshAgain = false;
@@ -228,6 +232,7 @@ class McpToolSetImpl implements McpToolSet {
     const connection = this.connection;
     this.connection = undefined;
     this.unwatch?.();
+    clearTimeout(this.refreshTimer);
     await connection?.close();
     await connecting?.then((late) => late.close()).catch(() => undefined);
     this.disposeScratch?.();
@@ -261,14 +266,25 @@ class McpToolSetImpl implements McpToolSet {
       previousError?.(error);
       this.protocolWarning(error.message);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.refresh().catch((error: unknown) => this.warn(`listing its changed tools failed: ${describe(error)}`));
-    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshSoon());
     this.unwatch = () => {
       client.onclose = previousClose;
       client.onerror = previousError;
       client.removeNotificationHandler(ToolListChangedNotificationSchema.shape.method.value);
     };
+  }
+
+  /**
+   * A refresh for `tools/list_changed`, at most one per `LIST_CHANGED_INTERVAL_MS`: a server
+   * can send the notification every millisecond, and each one would list its tools again.
+   */
+  private refreshSoon(): void {
+    if (this.closed || this.refreshTimer !== undefined) return;
+    const wait = Math.max(0, this.lastListing + LIST_CHANGED_INTERVAL_MS - Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refresh().catch((error: unknown) => this.warn(`listing its changed tools failed: ${describe(error)}`));
+    }, wait);
   }
 
   /** The live connection, restarted (within the budget) if the server died. */
@@ -337,6 +353,7 @@ class McpToolSetImpl implements McpToolSet {
   private async listAll(connection: OpenConnection): Promise<McpTool[]> {
     const { connectTimeoutMs, maxTools } = this.options;
     const started = Date.now();
+    this.lastListing = started;
     const listed: McpTool[] = [];
     const cursors = new Set<string>();
     let leftOut = 0;
