@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { toolOutput } from '@toolwire/core';
 import type { ToolOutput } from '@toolwire/core';
+import { BROKEN_STREAM } from './request-scoped-fetch.ts';
 
 /** What `mapCallError` needs to word its message. */
 export interface CallErrorContext {
@@ -41,7 +42,12 @@ export function mapCallError(error: unknown, context: CallErrorContext): ToolOut
     const why = context.stopReason === undefined ? '' : ` (${context.stopReason})`;
     return failure(`MCP server "${serverName}" stopped while running "${toolName}"${why}; ${next}`);
   }
-  if (error instanceof McpError) return failure(`MCP server "${serverName}" refused "${toolName}": ${cut(error.message)}`);
+  if (error instanceof McpError) {
+    // The error answer written for a response stream that broke: ours, not the server's refusal.
+    const broken: unknown = (error.data as Record<string, unknown> | undefined)?.[BROKEN_STREAM];
+    if (typeof broken === 'string') return failure(`"${toolName}" on MCP server "${serverName}" failed: ${cut(broken)}`);
+    return failure(`MCP server "${serverName}" refused "${toolName}": ${cut(error.message)}`);
+  }
   return failure(`"${toolName}" on MCP server "${serverName}" failed: ${cut(error instanceof Error ? error.message : String(error))}`);
 }
 

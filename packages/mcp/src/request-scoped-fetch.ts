@@ -117,10 +117,14 @@ function readMessage(body: string): RpcMessage | undefined {
   }
 }
 
+/** The key of the error data that marks an answer `requestScopedFetch` wrote itself (the server did not refuse anything). */
+export const BROKEN_STREAM = 'toolwireBrokenStream';
+
 /** An event answering request `id` with an error; the blank lines first end any event the server left unfinished. */
 function failedAnswer(id: unknown, error: unknown): Uint8Array {
   const reason = error instanceof Error ? error.message : String(error);
-  const answer = { jsonrpc: '2.0', id, error: { code: -32603, message: `the response stream broke before the answer: ${reason.slice(0, 500)}` } };
+  const text = `the response stream broke before the answer: ${reason.slice(0, 500)}`;
+  const answer = { jsonrpc: '2.0', id, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
   return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
 }
 

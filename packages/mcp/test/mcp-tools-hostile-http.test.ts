@@ -57,7 +57,8 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     await using set = await connect('plain', { callTimeoutMs: 20_000 });
     const result = await call(set.tools, 'endless_event');
     expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
-    expect(result.message).toContain('the response stream broke before the answer');
+    expect(result.message).toContain('"endless_event" on MCP server "127.0.0.1:');
+    expect(result.message).toContain('failed: the response stream broke before the answer');
     expect(result.message).toContain('larger than 8388608 bytes');
     expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
   });
