@@ -37,6 +37,7 @@ export class SandboxedStdioTransport implements Transport {
   private stderr: Buffer[] = [];
   private stderrBytes = 0;
   private drained: Promise<void> | undefined;
+  private releaseDrained: (() => void) | undefined;
 
   constructor(options: SandboxedStdioTransportOptions) {
     this.options = options;
@@ -54,7 +55,10 @@ export class SandboxedStdioTransport implements Transport {
       if (overflow) this.fail(new Error(`the MCP server sent a message larger than ${this.options.maxMessageBytes} bytes; it was stopped`));
     });
     child.stderr.on('data', (chunk: Buffer) => this.keepStderr(chunk));
-    void child.exited.then(() => this.finish());
+    void child.exited.then(() => {
+      this.releaseDrained?.();
+      this.finish();
+    });
     return Promise.resolve();
   }
 
@@ -77,11 +81,12 @@ export class SandboxedStdioTransport implements Transport {
       const done = () => {
         stdin.off('drain', done);
         this.drained = undefined;
+        this.releaseDrained = undefined;
         resolve();
       };
       stdin.on('drain', done);
-      // The process ending closes the connection; nothing more will drain.
-      void child.exited.then(done);
+      // The process ending closes the connection; nothing more will drain (see start()).
+      this.releaseDrained = done;
     });
     return this.drained;
   }
