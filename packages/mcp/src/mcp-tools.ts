@@ -450,10 +450,17 @@ class McpToolSetImpl implements McpToolSet {
       return failure(`MCP server "${this.name}" is not available: ${describe(error)}. Answer without "${name}".`);
     }
     const started = Date.now();
+    // The SDK listens on the signal it is given and never stops: a signal of the caller's
+    // that outlives the call (one for a whole run) would collect a listener per call, and
+    // aborting it would cancel every call already answered. It gets one of its own.
+    const own = new AbortController();
+    const onAbort = () => own.abort(context.signal.reason);
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
     try {
       // A loose schema: the result is checked by checkCallToolResult, which stops at the first problem.
       const raw = await connection.client.request({ method: 'tools/call', params: { name: mcpName, arguments: args } }, ResultSchema, {
-        signal: context.signal,
+        signal: own.signal,
         timeout: this.options.callTimeoutMs,
       });
       const checked = checkCallToolResult(raw);
@@ -468,7 +475,7 @@ class McpToolSetImpl implements McpToolSet {
       // call: open a new session (a restart, within the budget) and send the call once more.
       if (!retried && error instanceof StreamableHTTPError && error.code === 404 && this.open !== undefined) {
         if (this.connection === connection) this.dead = true;
-        return this.call(mcpName, name, args, context, true);
+        return await this.call(mcpName, name, args, context, true);
       }
       const stopReason = connection.stopReason();
       return mapCallError(error, {
@@ -484,6 +491,8 @@ class McpToolSetImpl implements McpToolSet {
           connectionClosed: connection.client.transport === undefined,
         },
       });
+    } finally {
+      context.signal.removeEventListener('abort', onAbort);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { executeToolCall, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
@@ -111,6 +112,14 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
   afterAll(async () => {
     await set.close();
     expect(processesWith(marker)).toBe(0);
+  });
+
+  it("leaves no listener on a caller's signal that outlives its calls", async () => {
+    const echo = set.tools.find((tool) => tool.name === 'echo')!;
+    const shared = new AbortController();
+    for (let i = 0; i < 20; i++) expect(await echo.execute!({}, { toolCallId: `shared_${i}`, signal: shared.signal })).toMatchObject({ message: 'echo' });
+    // Before: 20 (the SDK's, never removed), and aborting it later cancelled 20 answered calls.
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 
   it('answers 200 000 malformed content blocks with a short error naming the first', async () => {
