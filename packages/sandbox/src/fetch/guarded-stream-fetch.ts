@@ -15,6 +15,7 @@ export interface GuardedStreamFetchOptions extends GuardedFetchOptions {
 export type GuardedStreamFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 /**
  * The guarded fetch's rules (allow-list, no private addresses unless allowed, the
@@ -41,7 +42,7 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
       let url = parseUrl(typeof input === 'string' ? input : input.href, undefined, deny);
       let method = (init.method ?? 'GET').toUpperCase();
       let body = bodyText(init.body, url.href, deny);
-      const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+      let headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
       new Headers(init.headers).forEach((value, name) => {
         if (!DROPPED_HEADERS.has(name)) headers[name] = value;
       });
@@ -51,10 +52,16 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
         const { message } = await send({ url, method, headers, body, pinned, signal: callerSignal, headSignal: signal });
         const status = message.statusCode ?? 0;
         const location = message.headers.location;
-        if (isRedirect(status) && location !== undefined) {
+        // `redirect: 'manual'` hands the redirect to the caller (the MCP SDK follows only
+        // same-origin ones, each through this fetch again); 'error' refuses it.
+        if (isRedirect(status) && location !== undefined && init.redirect !== 'manual') {
           message.resume();
+          if (init.redirect === 'error') throw deny(url.href, `it redirects (to ${location.slice(0, 200)}) and redirect is 'error'`);
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
+          const from = url;
           url = parseUrl(location, url, deny);
+          // As WHATWG fetch does: credentials are not carried to another origin.
+          if (url.origin !== from.origin) headers = withoutCredentials(headers);
           if (status !== 307 && status !== 308) {
             method = 'GET';
             body = undefined;
@@ -82,6 +89,12 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
   };
 }
 
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) if (!CREDENTIAL_HEADERS.has(name)) kept[name] = value;
+  return kept;
+}
+
 function bodyText(body: RequestInit['body'], url: string, deny: DenyError): string | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
@@ -91,11 +104,17 @@ function bodyText(body: RequestInit['body'], url: string, deny: DenyError): stri
 
 function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
   let size = 0;
+  // Once the stream is closed, errored or cancelled, `data` a resumed message had already
+  // scheduled may still come: enqueueing it would throw out of the event emitter and end
+  // the process (a 405 with a body, cancelled by the MCP SDK, did).
+  let finished = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       message.on('data', (chunk: Buffer) => {
+        if (finished) return;
         size += chunk.length;
         if (size > maxBytes) {
+          finished = true;
           controller.error(tooLarge());
           message.destroy();
           return;
@@ -105,24 +124,21 @@ function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => 
         if ((controller.desiredSize ?? 1) <= 0) message.pause();
       });
       message.on('end', () => {
-        try {
-          controller.close();
-        } catch {
-          // Already errored or cancelled.
-        }
+        if (finished) return;
+        finished = true;
+        controller.close();
       });
       message.on('error', (error) => {
-        try {
-          controller.error(error);
-        } catch {
-          // Already closed.
-        }
+        if (finished) return;
+        finished = true;
+        controller.error(error);
       });
     },
     pull() {
-      message.resume();
+      if (!finished) message.resume();
     },
     cancel() {
+      finished = true;
       message.destroy();
     },
   });
