@@ -18,8 +18,8 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
-import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
+import { functionaryBefore, loneDecisions, loneOpener, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
+import type { BlockBody, LoneDecisions, LoneOpener, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
 import { InPlaceAllowList } from './in-place-allow-list.ts';
@@ -141,6 +141,13 @@ const NO_RECORDS: number[] = [];
 const NO_CODES = new Uint16Array(0);
 /** How many streamed characters are kept as codes before they join the frame's text. */
 const CODES_LENGTH = 1024;
+/**
+ * `codes` of ended streams, taken by the next streams' first kept code: a new 2 KB buffer costs
+ * about half a microsecond, and a stream is one model response (a parser each). A few suffice
+ * (a buffer goes back at `end()`, and concurrent streams past these make their own).
+ */
+const SPARE_CODES: Uint16Array[] = [];
+const MAX_SPARE_CODES = 8;
 /**
  * Decodes `codes` (any character but a surrogate: see `codesText`) in the byte order a
  * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
@@ -551,8 +558,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailWait: OpenerWait | undefined;
   /** `options.formats` as flags (see `formatFlags`), from the first `has`. */
   private formatFlags: Readonly<Record<ToolCallFormat, boolean>> | undefined;
-  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
-  private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
+  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), shared by the streams with these formats. */
+  private lone: LoneDecisions | undefined;
   /**
    * The last HISTORY_LENGTH characters released before `tail`, as a ring of codes (a string
    * grown per released character would make one per character of a token stream); while
@@ -808,12 +815,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * A lone `[`, `<` or `>` pushed after released text, decided as `textCharacter` decides it
-   * (once per parser, see `loneOpener`): released, or held back as an opener. Undefined for
+   * (once per format set, see `loneOpener`): released, or held back as an opener. Undefined for
    * anything else (`(`, `{`), which the general push reads.
    */
   private pushLoneOpener(c: number, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
     if (c === LPAREN || c === LBRACE) return undefined;
-    const decided = this.loneOpener(c, chunk);
+    const decided = this.loneOpener(c);
     if (decided === undefined) return undefined;
     if (decided === 'text') return this.textOut(chunk, sink);
     this.nextIn = undefined;
@@ -835,7 +842,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
   private keepCode(c: number): void {
     if (this.pending === this.codes.length) {
-      if (this.codes.length === 0) this.codes = new Uint16Array(CODES_LENGTH);
+      if (this.codes.length === 0) this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
       else this.flushCodes();
     }
     if ((c & 0xf800) === 0xd800) this.surrogates = true;
@@ -1063,6 +1070,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // values may be cuts of a pushed chunk, which keep the whole chunk alive) can go.
     this.seen = undefined;
     this.recentText = undefined;
+    // No character is kept after the end: the codes buffer goes to the next stream.
+    if (this.codes.length === CODES_LENGTH && SPARE_CODES.length < MAX_SPARE_CODES) SPARE_CODES.push(this.codes);
+    this.codes = NO_CODES;
+    this.pending = 0;
     return this.takeEvents();
   }
 
@@ -1166,8 +1177,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (c === LPAREN && this.tail !== '' && this.options.call) return this.openCall(chunk);
     if (this.tail !== '' || c === LPAREN || c === LBRACE || this.reasoningClosers !== undefined) return false;
     // A lone `[`, `<` or `>` after released text (`[` opens most outputs of some models): how
-    // the general scan decides it depends on the options alone, so it is decided once.
-    const decided = this.loneOpener(c, chunk);
+    // the general scan decides it depends on the formats alone, so it is decided once per format set.
+    const decided = this.loneOpener(c);
     if (decided === undefined) return false;
     if (decided === 'text') {
       this.releaseText(chunk);
@@ -1216,19 +1227,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * What `scanText` does with `chunk`, a lone `[`, `<` or `>` with nothing held back and no
-   * reasoning closer looked for: release it (`'text'`), or hold it back as an opener waiting
-   * as given (`'hold'`: on any character). Undefined: something else (never, for one character).
+   * reasoning closer looked for (see `LoneOpener`): it depends on the formats alone.
    */
-  private loneOpener(c: number, chunk: string): OpenerWait | 'text' | 'hold' | undefined {
-    const known = this.loneOpeners?.get(c);
-    if (known !== undefined) return known;
-    let decided: OpenerWait | 'text' | 'hold' | undefined;
-    // `>` is looked at only for Functionary's `>>>`; otherwise it is text.
-    const match = c === RANGLE && !this.options.functionary ? undefined : matchOpener(chunk, 0, this, false);
-    if (match === undefined) decided = 'text';
-    else if (match === 'partial') decided = openerWait(chunk, 0, this) ?? 'hold';
-    if (decided !== undefined) (this.loneOpeners ??= new Map()).set(c, decided);
-    return decided;
+  private loneOpener(c: number): LoneOpener | undefined {
+    return loneOpener(c, (this.lone ??= loneDecisions(this)), this);
   }
 
   /** Scans `s` from `from`, switching between text and reasoning without recursion. */
