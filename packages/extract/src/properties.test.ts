@@ -531,6 +531,13 @@ describe('properties', () => {
       nativeDocument.map((d) => d.text),
       nativeMessy,
       fc.array(fc.oneof(quoted, fragment, prose), { maxLength: 12 }).map((parts) => parts.join('')),
+      // A harmony role part the text may open with (the one-character text path keeps it too).
+      fc
+        .tuple(
+          fc.constantFrom(' to=functions.f', 'to=functions.get_time ', '  to=functions.', ' to', 't', ' ', 'to=browser.x ', ' to=functions.f(a=1)', '[ to=functions.f'),
+          fc.array(fc.oneof(fc.constantFrom('<|channel|>analysis<|message|>{"a": 1}', '<|channel|>commentary <|constrain|>json<|message|>{}<|call|>', ' ', 'x'), fragment), { maxLength: 4 }),
+        )
+        .map(([lead, parts]) => lead + parts.join('')),
     );
     const run = (input: string, options: ExtractOptions | undefined, shortcuts: boolean, sink: boolean): ToolCallParserEvent[] => {
       const scanner = new ToolCallScanner(resolveExtractOptions(options), true, false, shortcuts);

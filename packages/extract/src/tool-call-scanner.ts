@@ -118,6 +118,13 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
   return flags;
 }
 
+/**
+ * `loneDecisions` by the set of formats (one per distinct options, see `resolveExtractOptions`):
+ * working out a context's format bits asks `has` once per format, which costs a short
+ * response's stream more than its lone `[`.
+ */
+const LONE_BY_FORMATS = new WeakMap<ReadonlySet<ToolCallFormat>, LoneDecisions>();
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /**
@@ -583,8 +590,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * Everything released so far while it may be a harmony role-part recipient that a first
    * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
-   * be (after the first few characters of almost any text). Only harmony's reader asks. While
-   * it is kept, the one-character text path (which does not keep it) is off.
+   * be (after the first few characters of almost any text). Only harmony's reader asks. The
+   * one-character text path keeps it too: each response is a new parser, and its first
+   * characters would otherwise all take the general push.
    */
   private opening: string | undefined = '';
   private frame: Frame | undefined;
@@ -752,8 +760,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.shortcuts &&
         !this.final &&
         this.reasoning === undefined &&
-        this.reasoningClosers === undefined &&
-        this.opening === undefined
+        this.reasoningClosers === undefined
           ? FAST_TEXT
           : FAST_NONE;
       this.deltaId = undefined;
@@ -805,6 +812,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tail = '';
       return this.textOut(text, sink);
     }
+    // The first characters of a stream, while they may be a harmony role part (see `opening`).
+    if (this.opening !== undefined) this.noteOpening(chunk);
     this.rememberCode(c);
     // As with a delta, the state is complete before the sink method runs.
     if (!this.withEvents) return noEvents();
@@ -832,7 +841,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
   private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
-    this.rememberRecent(text);
+    this.remember(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -877,8 +886,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
-        // Not while the text so far may be a harmony role part (the path does not keep it; see `opening`).
-        const events = this.opening === undefined ? this.pushTextCharacter(chunk, sink) : undefined;
+        const events = this.pushTextCharacter(chunk, sink);
         if (events !== undefined) return events;
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
@@ -1230,7 +1238,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * reasoning closer looked for (see `LoneOpener`): it depends on the formats alone.
    */
   private loneOpener(c: number): LoneOpener | undefined {
-    return loneOpener(c, (this.lone ??= loneDecisions(this)), this);
+    let lone = this.lone;
+    if (lone === undefined) {
+      const formats = this.options.formats;
+      lone = LONE_BY_FORMATS.get(formats);
+      if (lone === undefined) {
+        lone = loneDecisions(this);
+        LONE_BY_FORMATS.set(formats, lone);
+      }
+      this.lone = lone;
+    }
+    return loneOpener(c, lone, this);
   }
 
   /** Scans `s` from `from`, switching between text and reasoning without recursion. */
@@ -2572,7 +2590,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.rememberRecent(text, madeEnd);
   }
 
-  /** `remember` without `opening`, for the one-character paths (which run only once it is gone). */
+  /** `remember` without `opening`. */
   private rememberRecent(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;
