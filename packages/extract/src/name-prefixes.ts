@@ -62,8 +62,13 @@ export class NamePrefixes {
 
   /** Whether `run` is a prefix of (or equal to) an allowed name. */
   has(run: string): boolean {
+    // Kept small (the scanner asks at every character of a held-back name): the rest is out of line.
     const set = this.set;
-    if (set !== undefined) return set.has(run);
+    return set !== undefined ? set.has(run) : this.hasBeforeSet(run);
+  }
+
+  /** `has` until the set is made (see IN_PLACE_ASKS). */
+  private hasBeforeSet(run: string): boolean {
     const few = this.few ?? this.readFew();
     if (few === false || ++this.asked > IN_PLACE_ASKS) return (this.set = prefixSet(this.names)).has(run);
     for (let k = 0; k < few.length; k++) if (few[k]?.startsWith(run) === true) return true;
