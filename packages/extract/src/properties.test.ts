@@ -524,7 +524,7 @@ describe('properties', () => {
     // outside any, a held `[` decided by the next one, a character inside a native block); a
     // scanner built without those shortcuts pushes every character through the general push.
     // The events must be the same, event for event (not merged), through both APIs.
-    const quoted = fc.constantFrom('f(a="x(y)[z]{w}", b=\'q"r\', c="\\"")', "g(s='it\\'s', t=\"a'b\")", '[f(a=1), g(b="]")]', '[T', '[[', '[TOOL_CALLS]f[ARGS]{"a": "x"}');
+    const quoted = fc.constantFrom('f(a="x(y)[z]{w}", b=\'q"r\', c="\\"")', "g(s='it\\'s', t=\"a'b\")", '[f(a=1), g(b="]")]', '[T', '[[', '[TOOL_CALLS]f[ARGS]{"a": "x"}', '请调用search(q="北京")', '调用f(a=1) 和g()', 'Дsearch(q=1)', 'xsearch(q=1) researcher', 'ns::search(q=1)', 'ns:f(a=1)', '天气search(q=1) 天气(a=1)');
     const text = fc.oneof(
       document.map((d) => d.text),
       messy,
@@ -554,7 +554,7 @@ describe('properties', () => {
     fc.assert(
       fc.property(
         text,
-        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }, { startInReasoning: true }),
+        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { tools: ['ns::search', 'f'] }, { tools: ['天气', 'search'] }, { callsInReasoning: true }, { startInReasoning: true }),
         (input, options) => {
           const general = run(input, options, false, false);
           expect(run(input, options, true, false)).toEqual(general);

@@ -295,6 +295,30 @@ describe('createToolCallParser', () => {
     }
   });
 
+  it('with an allow-list, releases a run no listed name begins at its character, keeping a listed name after a script boundary', () => {
+    const pushes = (text: string, tools: readonly string[]): [number, string][] => {
+      const parser = createToolCallParser({ tools });
+      const out: [number, string][] = [];
+      for (let i = 0; i < text.length; i++) {
+        for (const event of parser.push(text.charAt(i))) if (event.type === 'text') out.push([i, event.text]);
+      }
+      return out;
+    };
+    // `x`, `y`, `z`: no listed name begins with them; `se` may still become `search`, `sea` may not become `seen`.
+    expect(pushes('xyz seen', ['search'])).toEqual([
+      [0, 'x'],
+      [1, 'y'],
+      [2, 'z'],
+      [3, ' '],
+      [6, 'see'],
+      [7, 'n'],
+    ]);
+    // `天气` is listed, `天气s` is not: the text goes out up to the script boundary, and `s` may begin `search`.
+    const events = run(splitEvery('天气search(q="x")', 1), { tools: ['天气', 'search'] });
+    expect(events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: '天气' }]);
+    expect(callsOf(events)).toEqual([{ id: 'search_0', name: 'search', arguments: { q: 'x' } }]);
+  });
+
   it('finds the calls of streams that start and end while others go on, a character at a time', () => {
     // An ended stream hands its buffer of kept characters to the next one.
     const texts = ['[get_weather(city="Paris", unit="celsius")]', 'Sure: f(a=[1, 2], b={"k": "v"}) and g(x="y")', 'h(q="' + 'z'.repeat(1500) + '")'];

@@ -801,7 +801,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const kind = c < 128 ? (TEXT_CLASS[c] ?? 2) : isNameRunUnit(c) ? 0 : 1;
     if (kind === 0) {
       const run = this.tail + chunk;
-      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return undefined;
+      if (run.length > MAX_NAME_LENGTH) return undefined;
+      if (!this.couldBeName(run)) return this.releaseRun(run, sink);
       this.tail = run;
       return noEvents();
     }
@@ -820,6 +821,25 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (sink === undefined) return [{ type: 'text', text: chunk }];
     sink.onText?.(chunk);
     return noEvents();
+  }
+
+  /**
+   * A run of name characters (the held run and the pushed one) that no listed name begins: what
+   * `nameHold` makes of it, without the general push (with an allow-list, most words of prose
+   * and the arguments of calls to other tools). It goes out as text, but for the part after its
+   * last script boundary that a listed name begins (`请调用get_w`). Undefined where a listed
+   * path (`ns::tool`) may be involved: the general push decides.
+   */
+  private releaseRun(run: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (this.holdsPaths()) return undefined;
+    let boundary = -1;
+    for (let k = run.length - 1; k > 0 && boundary < 0; k--) if (isScriptBoundary(run.charCodeAt(k - 1), run.charCodeAt(k))) boundary = k;
+    if (boundary > 0 && this.couldBeName(run.slice(boundary))) {
+      this.tail = run.slice(boundary);
+      return this.textOut(run.slice(0, boundary), sink);
+    }
+    this.tail = '';
+    return this.textOut(run, sink);
   }
 
   /**
