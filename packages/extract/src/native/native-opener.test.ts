@@ -171,6 +171,8 @@ describe('openerWait', () => {
   });
 
   it('keeps the decisions of one held character per set of formats, a bounded number of sets', () => {
+    // A set of formats is keyed as one bit per format of a 32-bit integer.
+    expect(ALL_FORMATS.length).toBeLessThanOrEqual(31);
     const some = context(['call', 'json', 'kimi-k2']);
     const decisions = loneDecisions(some);
     expect(loneDecisions(context(['kimi-k2', 'json', 'call']))).toBe(decisions);

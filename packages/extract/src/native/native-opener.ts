@@ -846,11 +846,11 @@ export interface LoneDecisions {
 }
 
 /**
- * The formats looked for, as one bit per format of `ALL_FORMATS`: the decisions of one held
- * character depend on nothing else (`has` is all the opener readers ask the context about a
- * text of one character).
+ * The formats looked for, as one bit per format of `ALL_FORMATS` (at most 31 formats): the
+ * decisions of one held character depend on nothing else (`has` is all the opener readers ask
+ * the context about a text of one character).
  */
-export function formatBits(context: OpenerContext): number {
+function formatBits(context: OpenerContext): number {
   let bits = 0;
   for (let k = 0; k < ALL_FORMATS.length; k++) if (context.has(ALL_FORMATS[k] ?? 'call')) bits |= 1 << k;
   return bits;
