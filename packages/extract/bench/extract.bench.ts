@@ -91,6 +91,38 @@ function stream(parts: readonly string[]): number {
 }
 
 /**
+ * Each text streamed by a parser of its own, as real use does (a gateway or `withTextToolCalling`
+ * makes one per model response): what setting up a parser costs counts.
+ */
+function streamEach(texts: readonly (readonly string[])[]): number {
+  let calls = 0;
+  for (let t = 0; t < texts.length; t++) {
+    const parts = texts[t] ?? [];
+    const parser = createToolCallParser();
+    for (let i = 0; i < parts.length; i++) calls += countCalls(parser.push(parts[i] ?? ''));
+    calls += countCalls(parser.end());
+  }
+  return calls;
+}
+
+/** `streamEach` through the sink form; `tools[t]`, when given, is text `t`'s allow-list. */
+function streamEachIntoSink(texts: readonly (readonly string[])[], tools?: readonly (readonly string[])[]): number {
+  let calls = 0;
+  const sink: ToolCallSink = {
+    onToolCall: () => {
+      calls++;
+    },
+  };
+  for (let t = 0; t < texts.length; t++) {
+    const parts = texts[t] ?? [];
+    const parser = createToolCallParser(tools === undefined ? undefined : { tools: tools[t] ?? [] });
+    for (let i = 0; i < parts.length; i++) parser.push(parts[i] ?? '', sink);
+    parser.end(sink);
+  }
+  return calls;
+}
+
+/**
  * The same stream through the sink form (`push(chunk, sink)`): the same events as method calls,
  * no event object per push. Counts calls as `stream` does.
  */
@@ -558,6 +590,9 @@ for (const [name, make] of shownAdversarial) {
 if (wanted('h')) {
   // What the list reads of the diagnostics below add up to (kept, so that the reads are not removed as dead code).
   let listRead = 0;
+  // Each output a byte at a time, for a parser per output.
+  const outputs1 = outputs.map((text) => chunks(text, 1));
+  const outputTools = entries.map((entry) => entry.tools);
   const cases: Record<string, () => void> = {
     jsonPerOutput: () => {
       for (const json of outputJson) JSON.parse(json);
@@ -603,6 +638,9 @@ if (wanted('h')) {
     corpus1ByteFloorEveryKind: () => streamFloorEveryKind(corpus1),
     corpus1ByteSink: () => streamIntoSink(corpus1),
     corpus1ByteSinkFloor: () => sinkFloor(corpus1),
+    outputs1Byte: () => streamEach(outputs1),
+    outputs1ByteSink: () => streamEachIntoSink(outputs1),
+    outputs1ByteSinkAllow: () => streamEachIntoSink(outputs1, outputTools),
     proseCallJson: () => extractToolCalls(prose, { formats: ['call', 'json'] }),
     proseAll: () => extractToolCalls(prose),
     proseJson: () => JSON.parse(proseJson) as unknown,
@@ -637,5 +675,11 @@ if (wanted('h')) {
   console.log(`    read as every kind:     ${(ms('corpus1ByteFloorEveryKind') / ms('corpusBatch')).toFixed(2)}x (the same, its consumer having seen the five event shapes the corpus yields: the type read of any consumer of them, countCalls or a switch, is megamorphic)`);
   console.log(`1-byte streaming, sink:  ${(ms('corpus1ByteSink') / ms('corpusBatch')).toFixed(2)}x the time of batch (push(chunk, sink): the same events as method calls, no event object per push)`);
   console.log(`  of which the loop:       ${(ms('corpus1ByteSinkFloor') / ms('corpusBatch')).toFixed(2)}x (a push that scans nothing and calls no sink method)`);
+  console.log(
+    `1-byte streaming, a parser per output: sink form ${(ms('outputs1ByteSink') / ms('anyPerOutput')).toFixed(2)}x, event API ${(ms('outputs1Byte') / ms('anyPerOutput')).toFixed(2)}x the time of batch per output (no target; real use: a new parser per model response, ${(((ms('outputs1ByteSink') - ms('anyPerOutput')) / outputs.length) * 1000).toFixed(1)} µs per output over batch through the sink)`,
+  );
+  console.log(
+    `  with each output's allow-list: sink form ${(ms('outputs1ByteSinkAllow') / ms('allowPerOutput')).toFixed(2)}x batch per output with the same lists (no target; withTextToolCalling always passes the request's tools)`,
+  );
   console.log(`native formats on prose: cost ${((ms('proseAll') / ms('proseCallJson') - 1) * 100).toFixed(1)}% of throughput (target <= 5%); prose ${(proseRate('proseAll') / (bytes(proseJson) / ms('proseJson'))).toFixed(2)}x JSON.parse MB/s (target >= 1x)`);
 }

@@ -524,13 +524,20 @@ describe('properties', () => {
     // outside any, a held `[` decided by the next one, a character inside a native block); a
     // scanner built without those shortcuts pushes every character through the general push.
     // The events must be the same, event for event (not merged), through both APIs.
-    const quoted = fc.constantFrom('f(a="x(y)[z]{w}", b=\'q"r\', c="\\"")', "g(s='it\\'s', t=\"a'b\")", '[f(a=1), g(b="]")]', '[T', '[[', '[TOOL_CALLS]f[ARGS]{"a": "x"}');
+    const quoted = fc.constantFrom('f(a="x(y)[z]{w}", b=\'q"r\', c="\\"")', "g(s='it\\'s', t=\"a'b\")", '[f(a=1), g(b="]")]', '[T', '[[', '[TOOL_CALLS]f[ARGS]{"a": "x"}', '请调用search(q="北京")', '调用f(a=1) 和g()', 'Дsearch(q=1)', 'xsearch(q=1) researcher', 'ns::search(q=1)', 'ns:f(a=1)', '天气search(q=1) 天气(a=1)');
     const text = fc.oneof(
       document.map((d) => d.text),
       messy,
       nativeDocument.map((d) => d.text),
       nativeMessy,
       fc.array(fc.oneof(quoted, fragment, prose), { maxLength: 12 }).map((parts) => parts.join('')),
+      // A harmony role part the text may open with (the one-character text path keeps it too).
+      fc
+        .tuple(
+          fc.constantFrom(' to=functions.f', 'to=functions.get_time ', '  to=functions.', ' to', 't', ' ', 'to=browser.x ', ' to=functions.f(a=1)', '[ to=functions.f'),
+          fc.array(fc.oneof(fc.constantFrom('<|channel|>analysis<|message|>{"a": 1}', '<|channel|>commentary <|constrain|>json<|message|>{}<|call|>', ' ', 'x'), fragment), { maxLength: 4 }),
+        )
+        .map(([lead, parts]) => lead + parts.join('')),
     );
     const run = (input: string, options: ExtractOptions | undefined, shortcuts: boolean, sink: boolean): ToolCallParserEvent[] => {
       const scanner = new ToolCallScanner(resolveExtractOptions(options), true, false, shortcuts);
@@ -547,7 +554,7 @@ describe('properties', () => {
     fc.assert(
       fc.property(
         text,
-        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }, { startInReasoning: true }),
+        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'g'] }, { tools: ['ns::search', 'f'] }, { tools: ['天气', 'search'] }, { callsInReasoning: true }, { startInReasoning: true }),
         (input, options) => {
           const general = run(input, options, false, false);
           expect(run(input, options, true, false)).toEqual(general);

@@ -75,3 +75,41 @@ describe('TextToolsDecoder: visible text around wrapped calls', () => {
     expect(decode(Array.from(answer))).toEqual({ text: answer, calls: [] });
   });
 });
+
+describe('TextToolsDecoder: events per piece', () => {
+  it("emits a call's start and deltas only with the call, in the push that completes it, and drops a repeat with its text", () => {
+    const answer = 'Sure: f(a=1) f(a=1) done.';
+    const decoder = new TextToolsDecoder({ tools: ['f'] }, false);
+    const pushes = Array.from(answer, (piece) => decoder.push(piece));
+    const close = answer.indexOf(')');
+    // Nothing is emitted while the call's arguments stream in.
+    expect(pushes.slice(answer.indexOf('('), close).every((events) => events.length === 0)).toBe(true);
+    expect(pushes[close]).toEqual([
+      { type: 'tool-call-start', id: 'f_0', name: 'f' },
+      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: 'a' },
+      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: '=' },
+      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: '1' },
+      { type: 'tool-call', toolCall: { id: 'f_0', name: 'f', arguments: { a: 1 } } },
+    ]);
+    const events = [...pushes.flat(), ...decoder.end()];
+    // The repeat is neither a call nor text.
+    expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(1);
+    expect(events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('')).toBe('Sure: done.');
+    expect(decoder.called).toBe(1);
+  });
+
+  it('returns the same events for a whole answer as for its pieces, reasoning included', () => {
+    const answer = '<think>maybe f(a=2)</think>Checking f(a=1) now';
+    const whole = new TextToolsDecoder({}, false);
+    const all = [...whole.push(answer), ...whole.end()];
+    const pieces = new TextToolsDecoder({}, false);
+    const streamed = [...Array.from(answer, (piece) => pieces.push(piece)).flat(), ...pieces.end()];
+    const merged = (events: readonly ChatStreamEvent[]): [string, string, string[]] => [
+      events.map((event) => (event.type === 'reasoning-delta' ? event.delta : '')).join(''),
+      events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join(''),
+      events.flatMap((event) => (event.type === 'tool-call' ? [event.toolCall.name] : [])),
+    ];
+    expect(merged(all)).toEqual(['maybe f(a=2)', 'Checking now', ['f']]);
+    expect(merged(streamed)).toEqual(merged(all));
+  });
+});

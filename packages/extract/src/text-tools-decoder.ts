@@ -3,7 +3,10 @@ import { CallTextCleaner } from './call-text-cleaner.ts';
 import type { ExtractOptions } from './extract-options.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParser } from './tool-call-parser.ts';
-import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import type { ToolCallSink } from './tool-call-sink.ts';
+
+/** What a push that emits nothing returns (most deltas inside a call). */
+const NO_EVENTS: readonly ChatStreamEvent[] = Object.freeze([]);
 
 /**
  * Turns the text of a text-tools answer into chat stream events: `text-delta`s with the
@@ -21,6 +24,54 @@ export class TextToolsDecoder {
   private readonly cleaner = new CallTextCleaner();
   private readonly pending = new Map<string, ChatStreamEvent[]>();
   private readonly single: boolean;
+  /** What the current `push` or `end` emits, made with its first event (most deltas of a call emit none). */
+  private out: ChatStreamEvent[] | undefined;
+  /**
+   * The parser's events as they are found (its sink form): no event object and array per delta
+   * from the parser, and no pass over them here. `Required`, so that a new kind of event cannot
+   * be left out unnoticed.
+   */
+  private readonly sink: Required<ToolCallSink> = {
+    onText: (text) => {
+      this.text(text);
+    },
+    onReasoningStart: () => {
+      // The delimiters (`<think>`, `</think>`) are neither answer nor reasoning text.
+    },
+    onReasoning: (text) => {
+      this.emit({ type: 'reasoning-delta', delta: text });
+    },
+    onReasoningEnd: () => {
+      // See `onReasoningStart`.
+    },
+    onToolCallStart: (id, name) => {
+      this.pending.set(id, [{ type: 'tool-call-start', id, name }]);
+    },
+    onToolCallDelta: (id, argumentsText) => {
+      this.pending.get(id)?.push({ type: 'tool-call-delta', id, argumentsDelta: argumentsText });
+    },
+    onToolCall: (toolCall, text) => {
+      const started = this.pending.get(toolCall.id);
+      this.pending.delete(toolCall.id);
+      this.shownBefore(text);
+      if (this.single && this.called > 0) {
+        this.dropped++;
+        return;
+      }
+      if (started !== undefined) for (const event of started) this.emit(event);
+      this.emit({ type: 'tool-call', toolCall });
+      this.called++;
+    },
+    onToolCallDiscarded: (id, text, reason) => {
+      this.pending.delete(id);
+      if (reason === 'invalid-arguments') this.text(text);
+      else this.shownBefore(text);
+    },
+    onIncomplete: (text, id) => {
+      if (id !== undefined) this.pending.delete(id);
+      this.text(text);
+    },
+  };
 
   constructor(extract: ExtractOptions, single: boolean) {
     this.parser = createToolCallParser(extract);
@@ -28,73 +79,41 @@ export class TextToolsDecoder {
   }
 
   /** The next piece of the model's text. */
-  push(delta: string): ChatStreamEvent[] {
-    return this.map(this.parser.push(delta));
+  push(delta: string): readonly ChatStreamEvent[] {
+    this.out = undefined;
+    this.parser.push(delta, this.sink);
+    return this.take();
   }
 
   /** The end of the model's text. */
-  end(): ChatStreamEvent[] {
-    const out = this.map(this.parser.end());
+  end(): readonly ChatStreamEvent[] {
+    this.out = undefined;
+    this.parser.end(this.sink);
     const rest = this.cleaner.end();
-    if (rest !== '') out.push({ type: 'text-delta', delta: rest });
-    return out;
+    if (rest !== '') this.emit({ type: 'text-delta', delta: rest });
+    return this.take();
   }
 
-  private map(events: readonly ToolCallParserEvent[]): ChatStreamEvent[] {
-    const out: ChatStreamEvent[] = [];
-    const text = (raw: string): void => {
-      const shown = this.cleaner.text(raw);
-      if (shown !== '') out.push({ type: 'text-delta', delta: shown });
-    };
-    for (const event of events) {
-      switch (event.type) {
-        case 'text':
-          text(event.text);
-          break;
-        case 'tool-call-start':
-          this.pending.set(event.id, [{ type: 'tool-call-start', id: event.id, name: event.name }]);
-          break;
-        case 'tool-call-delta':
-          this.pending.get(event.id)?.push({ type: 'tool-call-delta', id: event.id, argumentsDelta: event.argumentsText });
-          break;
-        case 'tool-call': {
-          const started = this.pending.get(event.toolCall.id) ?? [];
-          this.pending.delete(event.toolCall.id);
-          const before = this.cleaner.call(event.text);
-          if (before !== '') out.push({ type: 'text-delta', delta: before });
-          if (this.single && this.called > 0) {
-            this.dropped++;
-          } else {
-            out.push(...started, { type: 'tool-call', toolCall: event.toolCall });
-            this.called++;
-          }
-          break;
-        }
-        case 'tool-call-discarded':
-          this.pending.delete(event.id);
-          if (event.reason === 'invalid-arguments') text(event.text);
-          else {
-            const before = this.cleaner.call(event.text);
-            if (before !== '') out.push({ type: 'text-delta', delta: before });
-          }
-          break;
-        case 'incomplete':
-          if (event.id !== undefined) this.pending.delete(event.id);
-          text(event.text);
-          break;
-        case 'reasoning':
-          out.push({ type: 'reasoning-delta', delta: event.text });
-          break;
-        case 'reasoning-start':
-        case 'reasoning-end':
-          // The delimiters (`<think>`, `</think>`) are neither answer nor reasoning text.
-          break;
-        default: {
-          const unknown: never = event;
-          throw new Error(`unknown parser event ${JSON.stringify(unknown)}`);
-        }
-      }
-    }
-    return out;
+  private take(): readonly ChatStreamEvent[] {
+    const out = this.out;
+    this.out = undefined;
+    return out ?? NO_EVENTS;
+  }
+
+  private emit(event: ChatStreamEvent): void {
+    if (this.out === undefined) this.out = [event];
+    else this.out.push(event);
+  }
+
+  /** Text between calls, as the cleaner shows it. */
+  private text(raw: string): void {
+    const shown = this.cleaner.text(raw);
+    if (shown !== '') this.emit({ type: 'text-delta', delta: shown });
+  }
+
+  /** A call's text (or a repeated call's): the cleaner shows what came before it. */
+  private shownBefore(callText: string): void {
+    const before = this.cleaner.call(callText);
+    if (before !== '') this.emit({ type: 'text-delta', delta: before });
   }
 }

@@ -255,6 +255,100 @@ describe('createToolCallParser', () => {
     expect(pushes.at(-1)).toEqual([{ type: 'reasoning-end', text: '</think>' }]);
   });
 
+  it('decides a lone `<` or `>` by its own formats, whichever stream with other formats decided it first', () => {
+    // The decision of a character held alone is shared by the streams with the same formats: a
+    // stream that looks for MiniMax-M2 (`<minimax:tool_call>`) and Functionary (`>>>`) holds
+    // `<m` and `>` back; one that does not releases them at once. Both orders, each with sets
+    // of formats no earlier stream of this file used.
+    const text = 'a <minimax:tool_call><invoke name="f"><parameter name="x">1</parameter></invoke></minimax:tool_call> b >>>g\n{"y": 2}';
+    const released = (formats: ExtractOptions['formats']): { at: number[]; calls: unknown[] } => {
+      const parser = createToolCallParser({ formats });
+      const at: number[] = [];
+      const events: ToolCallParserEvent[] = [];
+      for (let i = 0; i < text.length; i++) {
+        const pushed = parser.push(text.charAt(i));
+        if (pushed.some((event) => event.type === 'text')) at.push(i);
+        events.push(...pushed);
+      }
+      events.push(...parser.end());
+      expect(reassemble(events)).toBe(text);
+      return { at, calls: callsOf(events) };
+    };
+    const m = text.indexOf('<m') + 1;
+    const gt = text.indexOf('>>>');
+    for (const [looking, plain] of [
+      [['call', 'minimax-m2', 'functionary'], ['call']],
+      [['json'], ['json', 'minimax-m2', 'functionary']],
+    ] as const) {
+      const first = released(looking);
+      const second = released(plain);
+      const [withThem, without] = looking.length > plain.length ? [first, second] : [second, first];
+      expect(without.at).toContain(m);
+      expect(without.at).toContain(gt);
+      expect(withThem.at).not.toContain(m);
+      expect(withThem.at).not.toContain(gt);
+      expect(without.calls).toEqual([]);
+      expect(withThem.calls).toEqual([
+        { id: 'f_0', name: 'f', arguments: { x: '1' } },
+        { id: 'g_1', name: 'g', arguments: { y: 2 } },
+      ]);
+    }
+  });
+
+  it('with an allow-list, releases a run no listed name begins at its character, keeping a listed name after a script boundary', () => {
+    const pushes = (text: string, tools: readonly string[]): [number, string][] => {
+      const parser = createToolCallParser({ tools });
+      const out: [number, string][] = [];
+      for (let i = 0; i < text.length; i++) {
+        for (const event of parser.push(text.charAt(i))) if (event.type === 'text') out.push([i, event.text]);
+      }
+      return out;
+    };
+    // `x`, `y`, `z`: no listed name begins with them; `se` may still become `search`, `sea` may not become `seen`.
+    expect(pushes('xyz seen', ['search'])).toEqual([
+      [0, 'x'],
+      [1, 'y'],
+      [2, 'z'],
+      [3, ' '],
+      [6, 'see'],
+      [7, 'n'],
+    ]);
+    // `天气` is listed, `天气s` is not: the text goes out up to the script boundary, and `s` may begin `search`.
+    const events = run(splitEvery('天气search(q="x")', 1), { tools: ['天气', 'search'] });
+    expect(events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: '天气' }]);
+    expect(callsOf(events)).toEqual([{ id: 'search_0', name: 'search', arguments: { q: 'x' } }]);
+  });
+
+  it('finds the calls of streams that start and end while others go on, a character at a time', () => {
+    // An ended stream hands its buffer of kept characters to the next one.
+    const texts = ['[get_weather(city="Paris", unit="celsius")]', 'Sure: f(a=[1, 2], b={"k": "v"}) and g(x="y")', 'h(q="' + 'z'.repeat(1500) + '")'];
+    const parsers = texts.map(() => createToolCallParser());
+    const events: ToolCallParserEvent[][] = texts.map(() => []);
+    const longest = Math.max(...texts.map((text) => text.length));
+    for (let i = 0; i <= longest; i++) {
+      texts.forEach((text, k) => {
+        const parser = parsers[k];
+        if (parser === undefined || i > text.length) return;
+        if (i === text.length) {
+          events[k]?.push(...parser.end());
+          // The next stream starts once this one has ended (and taken nothing more).
+          parsers[k] = createToolCallParser();
+          return;
+        }
+        events[k]?.push(...parser.push(text.charAt(i)));
+      });
+    }
+    texts.forEach((text, k) => {
+      expect(callsOf(events[k] ?? [])).toEqual(extractToolCalls(text));
+    });
+    // The fresh streams, fed the texts again, find the same calls.
+    texts.forEach((text, k) => {
+      const parser = parsers[k] ?? createToolCallParser();
+      const again = [...splitEvery(text, 1).flatMap((chunk) => parser.push(chunk)), ...parser.end()];
+      expect(callsOf(again)).toEqual(extractToolCalls(text));
+    });
+  });
+
   it('handles a name longer than any tool name without holding it back forever', () => {
     const long = 'x'.repeat(500);
     const parser = createToolCallParser();

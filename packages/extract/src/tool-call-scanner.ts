@@ -18,8 +18,8 @@ import {
 import { isRecord } from './native/json-extent.ts';
 import type { NativeContext } from './native/native-call.ts';
 import { firstToken } from './native/first-token.ts';
-import { functionaryBefore, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
-import type { BlockBody, OpenerContext, OpenerWait } from './native/native-opener.ts';
+import { functionaryBefore, loneDecisions, loneOpener, matchOpener, MAX_LEADING_RECIPIENT, openerWait, quotedOpens, readLeadingRecipient, REASONING_INTERRUPTS, reasoningInterrupts, trailerEnd, waitAfter } from './native/native-opener.ts';
+import type { BlockBody, LoneDecisions, LoneOpener, OpenerContext, OpenerWait } from './native/native-opener.ts';
 import { parseBlock } from './native/parse-block.ts';
 import { DIRECT_COMPARE_LIMIT, repeatsEarlier, SeenCalls } from './seen-calls.ts';
 import { InPlaceAllowList } from './in-place-allow-list.ts';
@@ -118,6 +118,13 @@ function formatFlags(formats: ReadonlySet<ToolCallFormat>): Readonly<Record<Tool
   return flags;
 }
 
+/**
+ * `loneDecisions` by the set of formats (one per distinct options, see `resolveExtractOptions`):
+ * working out a context's format bits asks `has` once per format, which costs a short
+ * response's stream more than its lone `[`.
+ */
+const LONE_BY_FORMATS = new WeakMap<ReadonlySet<ToolCallFormat>, LoneDecisions>();
+
 /** How much released text is kept for look-behind (`def `, the name boundary). */
 const HISTORY_LENGTH = 32;
 /**
@@ -141,6 +148,13 @@ const NO_RECORDS: number[] = [];
 const NO_CODES = new Uint16Array(0);
 /** How many streamed characters are kept as codes before they join the frame's text. */
 const CODES_LENGTH = 1024;
+/**
+ * `codes` of ended streams, taken by the next streams' first kept code: a new 2 KB buffer costs
+ * about half a microsecond, and a stream is one model response (a parser each). A few suffice
+ * (a buffer goes back at `end()`, and concurrent streams past these make their own).
+ */
+const SPARE_CODES: Uint16Array[] = [];
+const MAX_SPARE_CODES = 8;
 /**
  * Decodes `codes` (any character but a surrogate: see `codesText`) in the byte order a
  * `Uint16Array` has on this machine; `ignoreBOM` keeps a leading U+FEFF.
@@ -551,8 +565,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private tailWait: OpenerWait | undefined;
   /** `options.formats` as flags (see `formatFlags`), from the first `has`. */
   private formatFlags: Readonly<Record<ToolCallFormat, boolean>> | undefined;
-  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), by character code, once known. */
-  private loneOpeners: Map<number, OpenerWait | 'text' | 'hold'> | undefined;
+  /** How a lone `[`, `<` or `>` is decided (see `loneOpener`), shared by the streams with these formats. */
+  private lone: LoneDecisions | undefined;
   /**
    * The last HISTORY_LENGTH characters released before `tail`, as a ring of codes (a string
    * grown per released character would make one per character of a token stream); while
@@ -576,8 +590,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * Everything released so far while it may be a harmony role-part recipient that a first
    * header follows (` to=functions.NAME`, see `readLeadingRecipient`); undefined once it cannot
-   * be (after the first few characters of almost any text). Only harmony's reader asks. While
-   * it is kept, the one-character text path (which does not keep it) is off.
+   * be (after the first few characters of almost any text). Only harmony's reader asks. The
+   * one-character text path keeps it too: each response is a new parser, and its first
+   * characters would otherwise all take the general push.
    */
   private opening: string | undefined = '';
   private frame: Frame | undefined;
@@ -745,8 +760,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         this.shortcuts &&
         !this.final &&
         this.reasoning === undefined &&
-        this.reasoningClosers === undefined &&
-        this.opening === undefined
+        this.reasoningClosers === undefined
           ? FAST_TEXT
           : FAST_NONE;
       this.deltaId = undefined;
@@ -787,7 +801,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const kind = c < 128 ? (TEXT_CLASS[c] ?? 2) : isNameRunUnit(c) ? 0 : 1;
     if (kind === 0) {
       const run = this.tail + chunk;
-      if (run.length > MAX_NAME_LENGTH || !this.couldBeName(run)) return undefined;
+      if (run.length > MAX_NAME_LENGTH) return undefined;
+      if (!this.couldBeName(run)) return this.releaseRun(run, sink);
       this.tail = run;
       return noEvents();
     }
@@ -798,6 +813,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.tail = '';
       return this.textOut(text, sink);
     }
+    // The first characters of a stream, while they may be a harmony role part (see `opening`).
+    if (this.opening !== undefined) this.noteOpening(chunk);
     this.rememberCode(c);
     // As with a delta, the state is complete before the sink method runs.
     if (!this.withEvents) return noEvents();
@@ -807,13 +824,32 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
+   * A run of name characters (the held run and the pushed one) that no listed name begins: what
+   * `nameHold` makes of it, without the general push (with an allow-list, most words of prose
+   * and the arguments of calls to other tools). It goes out as text, but for the part after its
+   * last script boundary that a listed name begins (`请调用get_w`). Undefined where a listed
+   * path (`ns::tool`) may be involved: the general push decides.
+   */
+  private releaseRun(run: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
+    if (this.holdsPaths()) return undefined;
+    let boundary = -1;
+    for (let k = run.length - 1; k > 0 && boundary < 0; k--) if (isScriptBoundary(run.charCodeAt(k - 1), run.charCodeAt(k))) boundary = k;
+    if (boundary > 0 && this.couldBeName(run.slice(boundary))) {
+      this.tail = run.slice(boundary);
+      return this.textOut(run.slice(0, boundary), sink);
+    }
+    this.tail = '';
+    return this.textOut(run, sink);
+  }
+
+  /**
    * A lone `[`, `<` or `>` pushed after released text, decided as `textCharacter` decides it
-   * (once per parser, see `loneOpener`): released, or held back as an opener. Undefined for
+   * (once per format set, see `loneOpener`): released, or held back as an opener. Undefined for
    * anything else (`(`, `{`), which the general push reads.
    */
   private pushLoneOpener(c: number, chunk: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] | undefined {
     if (c === LPAREN || c === LBRACE) return undefined;
-    const decided = this.loneOpener(c, chunk);
+    const decided = this.loneOpener(c);
     if (decided === undefined) return undefined;
     if (decided === 'text') return this.textOut(chunk, sink);
     this.nextIn = undefined;
@@ -825,7 +861,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Releases `text` from a one-character path (state complete): its event, or the sink's `onText`. */
   private textOut(text: string, sink: ToolCallSink | undefined): readonly ToolCallParserEvent[] {
-    this.rememberRecent(text);
+    this.remember(text);
     if (!this.withEvents) return noEvents();
     if (sink === undefined) return [{ type: 'text', text }];
     sink.onText?.(text);
@@ -835,7 +871,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
   private keepCode(c: number): void {
     if (this.pending === this.codes.length) {
-      if (this.codes.length === 0) this.codes = new Uint16Array(CODES_LENGTH);
+      if (this.codes.length === 0) this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
       else this.flushCodes();
     }
     if ((c & 0xf800) === 0xd800) this.surrogates = true;
@@ -870,8 +906,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (chunk.length === 1 && this.sink === undefined && this.shortcuts) {
       const frame = this.frame;
       if (frame === undefined) {
-        // Not while the text so far may be a harmony role part (the path does not keep it; see `opening`).
-        const events = this.opening === undefined ? this.pushTextCharacter(chunk, sink) : undefined;
+        const events = this.pushTextCharacter(chunk, sink);
         if (events !== undefined) return events;
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
@@ -1063,6 +1098,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // values may be cuts of a pushed chunk, which keep the whole chunk alive) can go.
     this.seen = undefined;
     this.recentText = undefined;
+    // No character is kept after the end: the codes buffer goes to the next stream.
+    if (this.codes.length === CODES_LENGTH && SPARE_CODES.length < MAX_SPARE_CODES) SPARE_CODES.push(this.codes);
+    this.codes = NO_CODES;
+    this.pending = 0;
     return this.takeEvents();
   }
 
@@ -1166,8 +1205,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (c === LPAREN && this.tail !== '' && this.options.call) return this.openCall(chunk);
     if (this.tail !== '' || c === LPAREN || c === LBRACE || this.reasoningClosers !== undefined) return false;
     // A lone `[`, `<` or `>` after released text (`[` opens most outputs of some models): how
-    // the general scan decides it depends on the options alone, so it is decided once.
-    const decided = this.loneOpener(c, chunk);
+    // the general scan decides it depends on the formats alone, so it is decided once per format set.
+    const decided = this.loneOpener(c);
     if (decided === undefined) return false;
     if (decided === 'text') {
       this.releaseText(chunk);
@@ -1216,19 +1255,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /**
    * What `scanText` does with `chunk`, a lone `[`, `<` or `>` with nothing held back and no
-   * reasoning closer looked for: release it (`'text'`), or hold it back as an opener waiting
-   * as given (`'hold'`: on any character). Undefined: something else (never, for one character).
+   * reasoning closer looked for (see `LoneOpener`): it depends on the formats alone.
    */
-  private loneOpener(c: number, chunk: string): OpenerWait | 'text' | 'hold' | undefined {
-    const known = this.loneOpeners?.get(c);
-    if (known !== undefined) return known;
-    let decided: OpenerWait | 'text' | 'hold' | undefined;
-    // `>` is looked at only for Functionary's `>>>`; otherwise it is text.
-    const match = c === RANGLE && !this.options.functionary ? undefined : matchOpener(chunk, 0, this, false);
-    if (match === undefined) decided = 'text';
-    else if (match === 'partial') decided = openerWait(chunk, 0, this) ?? 'hold';
-    if (decided !== undefined) (this.loneOpeners ??= new Map()).set(c, decided);
-    return decided;
+  private loneOpener(c: number): LoneOpener | undefined {
+    let lone = this.lone;
+    if (lone === undefined) {
+      const formats = this.options.formats;
+      lone = LONE_BY_FORMATS.get(formats);
+      if (lone === undefined) {
+        lone = loneDecisions(this);
+        LONE_BY_FORMATS.set(formats, lone);
+      }
+      this.lone = lone;
+    }
+    return loneOpener(c, lone, this);
   }
 
   /** Scans `s` from `from`, switching between text and reasoning without recursion. */
@@ -2570,7 +2610,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.rememberRecent(text, madeEnd);
   }
 
-  /** `remember` without `opening`, for the one-character paths (which run only once it is gone). */
+  /** `remember` without `opening`. */
   private rememberRecent(text: string, madeEnd?: string): void {
     // A whole text is its own look-behind (a name found at its start has nothing before it).
     if (this.whole) return;

@@ -4,7 +4,7 @@ import { ALL_FORMATS } from '../extract-options.ts';
 import type { ToolCallFormat } from '../extract-options.ts';
 import { renderToolCall } from '../render-tool-call.ts';
 import type { TextToolFormat } from '../text-tool-format.ts';
-import { keepsWaiting, matchOpener, openerWait, readLeadingRecipient, waitAfter } from './native-opener.ts';
+import { keepsWaiting, loneDecisions, loneOpener, matchOpener, openerWait, readLeadingRecipient, waitAfter } from './native-opener.ts';
 import type { OpenerContext, OpenerWait } from './native-opener.ts';
 
 const EVERY_FORMAT: readonly ToolCallFormat[] = ALL_FORMATS;
@@ -165,8 +165,26 @@ describe('openerWait', () => {
       const compared = waitAfter({ type: 'prefix', tokens: angle.tokens, at: 0, checked: 1 }, '<', c.charCodeAt(0));
       expect(picked?.type === 'prefix' ? [...picked.tokens].sort() : picked).toEqual(compared?.type === 'prefix' ? [...compared.tokens].sort() : compared);
     }
-    // Made once per context.
+    // Made once per set of formats, for every context that looks for them.
     expect(openerWait('<', 0, ctx)).toBe(angle);
+    expect(openerWait('<', 0, context([...EVERY_FORMAT].reverse()))).toBe(angle);
+  });
+
+  it('keeps the decisions of one held character per set of formats, a bounded number of sets', () => {
+    // A set of formats is keyed as one bit per format of a 32-bit integer.
+    expect(ALL_FORMATS.length).toBeLessThanOrEqual(31);
+    const some = context(['call', 'json', 'kimi-k2']);
+    const decisions = loneDecisions(some);
+    expect(loneDecisions(context(['kimi-k2', 'json', 'call']))).toBe(decisions);
+    expect(loneDecisions(context(['call', 'json']))).not.toBe(decisions);
+    expect(loneOpener(0x3c, decisions, some)).toBe(openerWait('<', 0, some));
+    // Many sets of formats (a caller building options per request): the oldest sets are dropped, and made again when asked for.
+    for (let bits = 1; bits <= 200; bits++) loneDecisions(context(ALL_FORMATS.filter((_, k) => (bits & (1 << k)) !== 0)));
+    const again = loneDecisions(some);
+    expect(again).not.toBe(decisions);
+    expect(loneOpener(0x3c, again, some)).toEqual(loneOpener(0x3c, decisions, some));
+    expect(loneOpener(0x3e, again, some)).toBe('text');
+    expect(loneOpener(0x3e, loneDecisions(context(['functionary'])), context(['functionary']))).toMatchObject({ type: 'prefix', tokens: ['>>>'] });
   });
 
   it('narrows a prefix wait to the tokens a streamed character continues, comparing only that character', () => {

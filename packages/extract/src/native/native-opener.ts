@@ -1,3 +1,4 @@
+import { ALL_FORMATS } from '../extract-options.ts';
 import type { ToolCallFormat } from '../extract-options.ts';
 import { isIdentifierUnit, isNameRunUnit, MAX_NAME_LENGTH } from '../identifier.ts';
 import { isJsonSpace, skipSpace } from './json-extent.ts';
@@ -825,24 +826,82 @@ for (const opener of FIXED_OPENERS) {
  */
 export function openerWait(s: string, i: number, context: OpenerContext): OpenerWait | undefined {
   const held = s.length - i;
-  if (held === 1) return loneWait(s.charCodeAt(i), context);
+  if (held === 1) return loneWait(s.charCodeAt(i), loneDecisions(context), context);
   return heldWait(s, i, context);
 }
 
-/** Waits of one held character, by context (a stream's options do not change) and character. */
-const LONE_WAITS = new WeakMap<OpenerContext, Map<number, OpenerWait | undefined>>();
+/**
+ * What a stream does with one character (`[`, `<`, `>`) held back alone after released text:
+ * releases it as text (`'text'`), or holds it back as an opener, waiting as given (`'hold'`:
+ * on any character). Undefined: something else (never, for one character).
+ */
+export type LoneOpener = OpenerWait | 'text' | 'hold';
+
+/** What one held character decides, for one set of formats looked for. */
+export interface LoneDecisions {
+  /** `openerWait` of the character held alone, by its code. */
+  readonly waits: Map<number, OpenerWait | undefined>;
+  /** `loneOpener`, by code. */
+  readonly openers: Map<number, LoneOpener | undefined>;
+}
+
+/**
+ * The formats looked for, as one bit per format of `ALL_FORMATS` (at most 31 formats): the
+ * decisions of one held character depend on nothing else (`has` is all the opener readers ask
+ * the context about a text of one character).
+ */
+function formatBits(context: OpenerContext): number {
+  let bits = 0;
+  for (let k = 0; k < ALL_FORMATS.length; k++) if (context.has(ALL_FORMATS[k] ?? 'call')) bits |= 1 << k;
+  return bits;
+}
+
+/**
+ * `LoneDecisions` by format set (`formatBits`), shared by every stream with those formats: each
+ * new parser (one per model response) worked them out again, about a tenth of a short
+ * response's streaming time. Callers use few format sets; the oldest set is dropped past
+ * MAX_FORMAT_SETS, so many distinct sets cost time, never memory.
+ */
+const LONE_DECISIONS = new Map<number, LoneDecisions>();
+const MAX_FORMAT_SETS = 64;
+
+/** The decisions of one held character for the formats `context` looks for (see `LONE_DECISIONS`). */
+export function loneDecisions(context: OpenerContext): LoneDecisions {
+  const bits = formatBits(context);
+  let decisions = LONE_DECISIONS.get(bits);
+  if (decisions === undefined) {
+    if (LONE_DECISIONS.size >= MAX_FORMAT_SETS) {
+      const oldest = LONE_DECISIONS.keys().next();
+      if (oldest.done !== true) LONE_DECISIONS.delete(oldest.value);
+    }
+    decisions = { waits: new Map(), openers: new Map() };
+    LONE_DECISIONS.set(bits, decisions);
+  }
+  return decisions;
+}
+
+/**
+ * What a stream does with `c` (`[`, `<` or `>`) pushed alone after released text (see
+ * `LoneOpener`), made once per format set: `[` opens most outputs of some models, and each
+ * response is a new parser. `decisions`: `loneDecisions(context)`, which a stream keeps.
+ */
+export function loneOpener(c: number, decisions: LoneDecisions, context: OpenerContext): LoneOpener | undefined {
+  const known = decisions.openers.get(c);
+  if (known !== undefined || decisions.openers.has(c)) return known;
+  const s = String.fromCharCode(c);
+  const match = matchOpener(s, 0, context, false);
+  const decided = match === undefined ? 'text' : match === 'partial' ? (loneWait(c, decisions, context) ?? 'hold') : undefined;
+  decisions.openers.set(c, decided);
+  return decided;
+}
 
 /**
  * The wait of one held character (a stream holds a `<` back at every chunk end that has one),
- * made once per context: a `<` begins some thirty tokens, so the wait also keeps them by their
- * second character for the next one to pick.
+ * made once per format set: a `<` begins some thirty tokens, so the wait also keeps them by
+ * their second character for the next one to pick.
  */
-function loneWait(c: number, context: OpenerContext): OpenerWait | undefined {
-  let waits = LONE_WAITS.get(context);
-  if (waits === undefined) {
-    waits = new Map<number, OpenerWait | undefined>();
-    LONE_WAITS.set(context, waits);
-  }
+function loneWait(c: number, decisions: LoneDecisions, context: OpenerContext): OpenerWait | undefined {
+  const waits = decisions.waits;
   if (waits.has(c)) return waits.get(c);
   let wait = heldWait(String.fromCharCode(c), 0, context);
   if (wait?.type === 'prefix' && wait.tokens.length > 4) wait = { ...wait, bySecond: bySecond(wait.tokens) };
