@@ -169,6 +169,11 @@ describe('paths in call syntax (IDENT::name)', () => {
       ['sort', { arg0: 'v' }],
     ]);
     expect(both('请调用github::create_issue(title="Bug")', { tools })).toEqual([['github::create_issue', { title: 'Bug' }]]);
+    // A path after a script boundary, wherever the boundary is, also after a `::` with no name
+    // before it: the text before is prose (found by the chunking property test).
+    for (const text of ['::请调用github::create_issue(title="Bug")', 'std::请调用github::create_issue(title="Bug")', ':::😀github::create_issue(title="Bug")', 'x::😀github::create_issue(title="Bug")']) {
+      expect(both(text, { tools }), text).toEqual([['github::create_issue', { title: 'Bug' }]]);
+    }
     // Only the whole path as listed: not a longer one, nor a part of it.
     for (const text of ['xgithub::create_issue(title="Bug")', 'x::github::create_issue(title="Bug")', 'b::c(x=1)', 'github:create_issue(x=1)', 'github::create(x=1)']) {
       expect(both(text, { tools }), text).toEqual([]);

@@ -492,15 +492,6 @@ const ONE_PASS_LENGTH = 16_384;
 /** How many more one-pass readings may fail than succeed before a text stops trying them. */
 const ONE_PASS_SLACK = 8;
 
-/** The last script boundary (`请调用ns::tool`) in the first part of the path at `s[from]` (up to its first `:`), or -1. */
-function pathBoundary(s: string, from: number): number {
-  const colon = s.indexOf(':', from);
-  const end = colon < 0 ? s.length : colon;
-  let boundary = -1;
-  for (let k = from + 1; k < end; k++) if (isScriptBoundary(s.charCodeAt(k - 1), s.charCodeAt(k))) boundary = k;
-  return boundary;
-}
-
 /** An ASCII letter or `_`: how a plain name, and each of its dotted parts, starts. */
 function isAsciiNameStart(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
@@ -1872,8 +1863,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const path = this.pathStart(s, start, textStart, s.length);
     if (path === undefined || (path.start === start && end === s.length)) return -1;
     if (path.whole && this.couldBeName(s.slice(path.start))) return path.start;
-    const boundary = pathBoundary(s, path.start);
-    return boundary >= 0 && this.couldBeName(s.slice(boundary)) ? boundary : -1;
+    // Else its part after a script boundary, in any of its parts, the first a listed path begins
+    // (as `callNameStart` reads the path at `(`).
+    for (let k = path.start + 1; k < s.length; k++) {
+      if (isScriptBoundary(s.charCodeAt(k - 1), s.charCodeAt(k)) && this.couldBeName(s.slice(k))) return k;
+    }
+    return -1;
   }
 
   /** The character `n` places before `s[at]` (from the released text when `at < n`; -1 when none). */
@@ -1894,15 +1889,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * Where the path that ends with the name at `start` starts, across every `IDENT::` before
    * it (`a::b::tool`), not before `floor`. `whole`: false when it goes on before `floor` (into
    * released text) unless a script boundary separates them, so that only the part after a
-   * boundary in `s` may still be a listed name. Undefined when a `::` is before `floor`, a `::`
-   * has no name before it (`::tool`, `a:::tool`: no listed name is written so), or the path is
-   * longer than `MAX_NAME_LENGTH` before `end`: no part of it is a listed name.
+   * boundary in `s` may still be a listed name; also false from a `::` that has no name before
+   * it (`::tool`, `a:::tool`: no listed name is written so, but `:::😀ns::tool` holds one after
+   * its boundary). Undefined when a `::` is before `floor` or the path is longer than
+   * `MAX_NAME_LENGTH` before `end`: no part of it is a listed name.
    */
   private pathStart(s: string, start: number, floor: number, end: number): { start: number; whole: boolean } | undefined {
     let at = start;
     while (this.scoped(s, at)) {
       let k = at - 2;
-      if (k <= floor || !isNameRunUnit(s.charCodeAt(k - 1))) return undefined;
+      if (k < floor) return undefined;
+      // No name before this `::` (`::tool`, `a:::tool`): the path from here is no listed name,
+      // but its part after a script boundary may be (`::😀ns::tool(`, as `😀ns::tool(` is).
+      if (k === floor || !isNameRunUnit(s.charCodeAt(k - 1))) return { start: at, whole: false };
       while (k > floor && isNameRunUnit(s.charCodeAt(k - 1))) {
         k--;
         if (end - k > MAX_NAME_LENGTH) return undefined;
@@ -1974,8 +1973,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         const path = this.pathStart(s, start, floor, p);
         if (path !== undefined) {
           if (path.whole && this.isCallName(s, path.start, p)) return path.start;
-          const first = pathBoundary(s, path.start);
-          if (first >= 0 && this.isCallName(s, first, p)) return first;
+          // Else the path's part after a script boundary, in any of its parts, the first listed
+          // (`std::请调用ns::tool(`, as a stream reads it: the text before goes out as prose).
+          for (let k = path.start + 1; k < p; k++) {
+            if (isScriptBoundary(s.charCodeAt(k - 1), s.charCodeAt(k)) && this.isCallName(s, k, p)) return k;
+          }
         }
       }
       // A name after a script boundary is not right after the `::` or `->`: prose in an
