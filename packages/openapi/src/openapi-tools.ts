@@ -1,4 +1,3 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { defineTool, toolOutput, UnsupportedFeatureError } from '@toolwire/core';
 import type { Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
 import { createGuardedStreamFetch, FetchDeniedError } from '@toolwire/sandbox';
@@ -6,6 +5,7 @@ import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { buildRequest, RequestArgumentError } from './build-request.ts';
 import type { OpenApiAuth } from './build-request.ts';
 import { OpenApiDocumentError } from './errors.ts';
+import { loadDocument } from './load-document.ts';
 import { mapResponse } from './map-response.ts';
 import { planOperation } from './operation-plan.ts';
 import type { OperationPlan } from './operation-plan.ts';
@@ -48,6 +48,11 @@ export interface OpenApiToolsOptions {
   maxResultChars?: number;
   /** Put before every tool name. */
   namePrefix?: string;
+  /**
+   * Largest document accepted, in nodes once every `$ref` and YAML alias is expanded
+   * (default 1 000 000): a reference bomb is refused before the validator walks it.
+   */
+  maxDocumentNodes?: number;
   /** Operations left out (an unsupported body type, a schema that does not compile). */
   onWarning?: (message: string) => void;
 }
@@ -74,17 +79,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  */
 export async function openApiTools(document: OpenApiDocument, options: OpenApiToolsOptions = {}): Promise<Tool[]> {
   if (typeof document === 'object' && typeof document.swagger === 'string') refuseSwagger2();
-  let api: Record<string, unknown>;
-  try {
-    // External references only from files next to a document read from a file; never over HTTP.
-    const parsed = await SwaggerParser.validate(typeof document === 'string' ? document : structuredClone(document) as never, {
-      resolve: { external: typeof document === 'string', http: false },
-      dereference: { circular: 'ignore' },
-    });
-    api = parsed as unknown as Record<string, unknown>;
-  } catch (cause) {
-    throw new OpenApiDocumentError({ problem: cause instanceof Error ? cause.message : String(cause), cause });
-  }
+  const api = await loadDocument(document, { maxNodes: options.maxDocumentNodes ?? 1_000_000 });
   if (typeof api.swagger === 'string') refuseSwagger2();
   const version = typeof api.openapi === 'string' ? api.openapi : '';
   const dialect: SchemaDialect | undefined = version.startsWith('3.0') ? 'openapi-3.0' : version.startsWith('3.1') ? 'openapi-3.1' : undefined;
@@ -114,7 +109,13 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
   const operations = listOperations(api, options.namePrefix ?? '');
   const selected = selectOperations(operations, options.operations);
   const tools: Tool[] = [];
+  let slice = performance.now();
   for (const operation of selected) {
+    // Compiling thousands of schemas takes seconds: let the event loop run between slices.
+    if (performance.now() - slice > 10) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     try {
       const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect));
       const label = `${plan.method} ${plan.path}`;

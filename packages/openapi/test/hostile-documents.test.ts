@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
+
+// Third-party documents: they decide what files a `$ref` names and how much a few bytes expand to.
+const SECRET = 'AWS_SECRET_ACCESS_KEY=do-not-leak-42';
+
+let root: string;
+let docs: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'toolwire-openapi-'));
+  docs = join(root, 'api');
+  mkdirSync(join(docs, 'schemas'), { recursive: true });
+  writeFileSync(join(root, 'secret.env'), SECRET);
+  writeFileSync(join(docs, 'schemas', 'pet.json'), JSON.stringify({ type: 'object', properties: { name: { type: 'string' } } }));
+  symlinkSync(join(root, 'secret.env'), join(docs, 'schemas', 'link.json'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function operationWith(description: unknown, schema: unknown = { type: 'string' }): Record<string, unknown> {
+  return {
+    openapi: '3.0.3',
+    info: { title: 'hostile', version: '1' },
+    servers: [{ url: 'https://api.example.com' }],
+    paths: {
+      '/a': {
+        post: {
+          operationId: 'a',
+          description,
+          requestBody: { content: { 'application/json': { schema } } },
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    },
+  };
+}
+
+function write(name: string, document: Record<string, unknown> | string): string {
+  const path = join(docs, name);
+  writeFileSync(path, typeof document === 'string' ? document : JSON.stringify(document));
+  return path;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(OpenApiDocumentError.isInstance(error)).toBe(true);
+  return error as Error;
+}
+
+describe('external references in a document read from a file', () => {
+  it('reads files next to the document', async () => {
+    const tools = await openApiTools(write('inside.json', operationWith('Adds a pet', { $ref: './schemas/pet.json' })));
+    expect(tools[0]?.inputSchema).toMatchObject({ properties: { body: { properties: { name: { type: 'string' } } } } });
+  });
+
+  it.each([
+    ['a relative path out of the folder', '../secret.env'],
+    ['an absolute path', '/etc/hostname'],
+    ['a file: URL', 'file:///etc/hostname'],
+    ['a symbolic link that leads out', './schemas/link.json'],
+  ])('refuses %s instead of reading it into a description', async (_, ref) => {
+    const error = await refusal(openApiTools(write('outside.json', operationWith({ $ref: ref }))));
+    expect(error.message).toContain("points outside the document's folder");
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('never fetches an HTTP reference', async () => {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('"fetched"');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/d.json`;
+      await refusal(openApiTools(write('http.json', operationWith({ $ref: url }))));
+      await refusal(openApiTools(operationWith({ $ref: url })));
+      expect(hits).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('does not read external references of a document given as an object', async () => {
+    await refusal(openApiTools(operationWith({ $ref: join(root, 'secret.env') })));
+  });
+});
+
+describe('documents that expand', () => {
+  it('refuses a YAML alias bomb quickly instead of walking a billion nodes', async () => {
+    let yaml = 'openapi: 3.0.3\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\nx-lol:\n  a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    for (let i = 1; i < 9; i++) yaml += `  a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(',')}]\n`;
+    yaml += 'paths:\n  /a:\n    get:\n      operationId: a\n      responses: {"200": {description: ok}}\n';
+    const error = await refusal(openApiTools(write('bomb.yaml', yaml)));
+    expect(error.message).toContain('expands to more than 1000000 nodes');
+  });
+
+  it('refuses a $ref bomb (each schema using the one before six times)', async () => {
+    const schemas: Record<string, unknown> = { s0: { type: 'string' } };
+    for (let i = 1; i <= 12; i++) {
+      schemas[`s${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 6 }, (_, j) => [`p${j}`, { $ref: `#/components/schemas/s${i - 1}` }])) };
+    }
+    const document = { ...operationWith('x', { $ref: '#/components/schemas/s12' }), components: { schemas } };
+    const error = await refusal(openApiTools(document));
+    expect(error.message).toContain('raise `maxDocumentNodes`');
+    // The same document is accepted with a budget that covers it, and each tool stays bounded.
+    const few = Object.fromEntries(Object.entries(schemas).slice(0, 4));
+    const small = { ...operationWith('x', { $ref: '#/components/schemas/s3' }), components: { schemas: few } };
+    expect(await openApiTools(small, { maxDocumentNodes: 50_000 })).toHaveLength(1);
+  });
+
+  it('refuses a schema nested 10 000 levels deep with a typed error', async () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { p: schema } };
+    const error = await refusal(openApiTools(operationWith('deep', schema)));
+    expect(error.message).toMatch(/nested/);
+  });
+});
