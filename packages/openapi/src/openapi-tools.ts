@@ -155,7 +155,7 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
   }
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(settings.timeoutMs)]);
   let response: Response;
-  let body: string;
+  let body: { text: string; truncatedAt?: number };
   try {
     response = await settings.fetch(request.url, {
       method: request.method,
@@ -163,26 +163,50 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
       ...(request.body === undefined ? {} : { body: request.body }),
       signal,
     });
-    body = await response.text();
+    body = await readBody(response, settings.maxResponseBytes);
   } catch (error) {
     if (FetchDeniedError.isInstance(error) && error.message.includes('larger than')) {
       return failure(`The response of ${label} is larger than ${settings.maxResponseBytes} bytes. Ask for less (paging or filter parameters) and call again.`, 'execution_error', settings);
     }
-    if (FetchDeniedError.isInstance(error)) return failure(`${label} was not sent: ${error.message}`, 'permission_denied', settings);
+    if (FetchDeniedError.isInstance(error)) return failure(`${label} was stopped by the fetch policy: ${error.message}`, 'permission_denied', settings);
     if (signal.aborted && !context.signal.aborted) return failure(`${label} did not answer within ${settings.timeoutMs} ms. Try again later or answer without it.`, 'timeout', settings);
     return failure(`${label} could not be reached: ${error instanceof Error ? error.message : String(error)}. Try again later or answer without it.`, 'execution_error', settings);
   }
-  const output = mapResponse(
+  const retryAfter = response.headers.get('retry-after');
+  const contentEncoding = response.headers.get('content-encoding');
+  return mapResponse(
     {
       status: response.status,
       statusText: response.statusText,
       contentType: response.headers.get('content-type') ?? '',
-      body: redact(body, settings.secrets),
-      ...(response.headers.get('retry-after') === null ? {} : { retryAfter: response.headers.get('retry-after') as string }),
+      body: body.text,
+      ...(retryAfter === null ? {} : { retryAfter }),
+      ...(contentEncoding === null ? {} : { contentEncoding }),
+      ...(body.truncatedAt === undefined ? {} : { truncatedAt: body.truncatedAt }),
     },
-    { operation: label, maxMessageChars: settings.maxResultChars },
+    { operation: label, maxMessageChars: settings.maxResultChars, redact: (text) => redact(text, settings.secrets) },
   );
-  return output;
+}
+
+/**
+ * The body as text. A 2xx body past the size cap is an error (half a JSON document is not
+ * a result); an error page past it is cut, since its start says what went wrong.
+ */
+async function readBody(response: Response, maxBytes: number): Promise<{ text: string; truncatedAt?: number }> {
+  if (response.body === null) return { text: '' };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (response.ok || !FetchDeniedError.isInstance(error) || !error.message.includes('larger than')) throw error;
+    return { text: Buffer.concat(chunks).toString('utf8'), truncatedAt: maxBytes };
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {
