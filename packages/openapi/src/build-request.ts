@@ -27,7 +27,8 @@ export class RequestArgumentError extends Error {}
 export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, options: { baseURL: string; auth?: OpenApiAuth; headers?: Record<string, string> }): PlannedRequest {
   const pathValues = new Map<string, string>();
   const query = new URLSearchParams();
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', ...options.headers };
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  headers.accept = 'application/json, */*;q=0.5';
   const cookies: string[] = [];
   for (const parameter of plan.parameters) {
     const value = args[parameter.property];
@@ -42,7 +43,7 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
       case 'header': {
         const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
         if (text.includes('\r') || text.includes('\n')) throw new RequestArgumentError(`"${parameter.property}" cannot contain line breaks`);
-        headers[parameter.name] = text;
+        setHeader(headers, parameter.name, text);
         break;
       }
       case 'cookie':
@@ -54,12 +55,14 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
       }
     }
   }
-  if (cookies.length > 0) headers.cookie = cookies.join('; ');
+  if (cookies.length > 0) setHeader(headers, 'cookie', cookies.join('; '));
+  // The caller's headers win over the model's arguments, whatever their case.
+  for (const [name, value] of Object.entries(options.headers ?? {})) setHeader(headers, name, value);
 
   let body: string | undefined;
   if (plan.body !== undefined && args[plan.body.property] !== undefined) {
     const value = args[plan.body.property];
-    headers['content-type'] = plan.body.contentType;
+    setHeader(headers, 'content-type', plan.body.contentType);
     switch (plan.body.encoding) {
       case 'json':
         body = JSON.stringify(value);
@@ -86,16 +89,16 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   if (auth !== undefined) {
     switch (auth.type) {
       case 'bearer':
-        headers.authorization = `Bearer ${auth.token}`;
+        setHeader(headers, 'authorization', `Bearer ${auth.token}`);
         break;
       case 'header':
-        headers[auth.name] = auth.value;
+        setHeader(headers, auth.name, auth.value);
         break;
       case 'query':
         query.set(auth.name, auth.value);
         break;
       case 'basic':
-        headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+        setHeader(headers, 'authorization', `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`);
         break;
       default: {
         const unknown: never = auth;
@@ -109,6 +112,13 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   const request: PlannedRequest = { method: plan.method, url, headers };
   if (body !== undefined) request.body = body;
   return request;
+}
+
+// One value per header name: `X-Api-Key` and `x-api-key` would otherwise both be sent, joined.
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  const lower = name.toLowerCase();
+  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === lower) delete headers[existing];
+  headers[name] = value;
 }
 
 function trimTrailingSlashes(text: string): string {

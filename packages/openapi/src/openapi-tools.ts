@@ -8,7 +8,7 @@ import { OpenApiDocumentError } from './errors.ts';
 import { loadDocument } from './load-document.ts';
 import { mapResponse } from './map-response.ts';
 import { planOperation } from './operation-plan.ts';
-import type { OperationPlan } from './operation-plan.ts';
+import type { OperationPlan, ReservedParameters } from './operation-plan.ts';
 import { SchemaConverter } from './to-json-schema.ts';
 import type { SchemaDialect } from './to-json-schema.ts';
 import { operationToolName } from './tool-name.ts';
@@ -106,6 +106,7 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     ...(options.headers === undefined ? {} : { headers: options.headers }),
   };
 
+  const reserved = reservedParameters(options.auth, options.headers);
   const operations = listOperations(api, options.namePrefix ?? '');
   const selected = selectOperations(operations, options.operations);
   const tools: Tool[] = [];
@@ -117,7 +118,7 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
       slice = performance.now();
     }
     try {
-      const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect));
+      const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect), reserved);
       const label = `${plan.method} ${plan.path}`;
       tools.push(
         defineTool({
@@ -241,6 +242,13 @@ function secretsOf(auth: OpenApiAuth | undefined, headers: Record<string, string
   // Also as they appear percent-encoded in a URL.
   const encoded = secrets.flatMap((secret) => [encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]);
   return [...new Set([...secrets, ...encoded])].filter((secret) => secret.length >= 4);
+}
+
+function reservedParameters(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): ReservedParameters {
+  const reserved = { headers: new Set(Object.keys(headers ?? {}).map((name) => name.toLowerCase())), query: new Set<string>() };
+  if (auth?.type === 'header') reserved.headers.add(auth.name.toLowerCase());
+  if (auth?.type === 'query') reserved.query.add(auth.name);
+  return reserved;
 }
 
 function redact(text: string, secrets: readonly string[]): string {

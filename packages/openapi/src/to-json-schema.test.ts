@@ -43,4 +43,16 @@ describe('SchemaConverter', () => {
     expect(() => converter.convert({ $ref: 'https://example.com/schema.json' })).toThrow(/outside the document/);
     expect(() => converter.convert({ $ref: '#/components/schemas/Missing' })).toThrow(/points at nothing/);
   });
+
+  it('keeps properties named __proto__ and constructor as properties, and follows only own keys', () => {
+    const document = JSON.parse('{"components":{"schemas":{"A":{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}}}}') as object;
+    const converter = new SchemaConverter(document, 'openapi-3.1');
+    const converted = converter.convert(JSON.parse('{"type":"object","properties":{"__proto__":{"$ref":"#/components/schemas/A"}}}'));
+    const properties = converted.properties as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.keys(properties)).toEqual(['__proto__']);
+    expect(properties.__proto__).toEqual({ $ref: '#/$defs/A' });
+    expect(Object.keys(converter.defs.A?.properties as object)).toEqual(['__proto__', 'constructor']);
+    expect(() => new SchemaConverter(document, 'openapi-3.1').convert({ $ref: '#/components/schemas/constructor' })).toThrow(/points at nothing/);
+  });
 });
