@@ -91,6 +91,8 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
   const allowedDomains = options.allowedDomains ?? [...new Set([...serverURLs, baseURL].map((url) => new URL(url).hostname))];
   const guardedFetch = createGuardedStreamFetch({
     allowedDomains,
+    // A redirect to another origin (an allowed host, or plain http) must not carry the key.
+    credentialHeaders: credentialHeaderNames(options.auth, options.headers),
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -214,6 +216,17 @@ function failure(message: string, errorType: 'validation_error' | 'execution_err
   return toolOutput({ message: redact(message, settings.secrets), success: false, errorType });
 }
 
+function isSecretHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word));
+}
+
+function credentialHeaderNames(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): string[] {
+  const names = Object.keys(headers ?? {}).filter(isSecretHeader);
+  if (auth?.type === 'header') names.push(auth.name);
+  return names;
+}
+
 // The credentials must not reach the model, even echoed back by an API or inside a URL.
 function secretsOf(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): string[] {
   const secrets: string[] = [];
@@ -235,10 +248,7 @@ function secretsOf(auth: OpenApiAuth | undefined, headers: Record<string, string
       }
     }
   }
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word))) secrets.push(value);
-  }
+  for (const [name, value] of Object.entries(headers ?? {})) if (isSecretHeader(name)) secrets.push(value);
   // Also as they appear percent-encoded in a URL.
   const encoded = secrets.flatMap((secret) => [encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]);
   return [...new Set([...secrets, ...encoded])].filter((secret) => secret.length >= 4);

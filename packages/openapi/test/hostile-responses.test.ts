@@ -46,7 +46,18 @@ const modes: Record<string, Handler> = {
 let server: Server;
 let origin: string;
 const closed: string[] = [];
+// Another origin on the allow-list (same address, another port) that a redirect sends the call to.
+let elsewhere: Server;
+let elsewhereOrigin: string;
+const landed: IncomingMessage['headers'][] = [];
 beforeAll(async () => {
+  elsewhere = createServer((req, res) => {
+    landed.push(req.headers);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"landed":true}');
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+  elsewhereOrigin = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+  modes['redirect-away'] = (_req, res) => res.writeHead(302, { location: `${elsewhereOrigin}/landing` }).end();
   server = createServer((req, res) => {
     const mode = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('mode') ?? '';
     res.on('close', () => closed.push(mode));
@@ -56,8 +67,10 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const each of [server, elsewhere]) {
+    each.closeAllConnections();
+    await new Promise<void>((resolve) => each.close(() => resolve()));
+  }
 });
 
 const document = {
@@ -127,5 +140,11 @@ describe('responses of a hostile API', () => {
     const result = await call('trickle', 300);
     expect(result).toMatchObject({ success: false, error: { type: 'timeout' } });
     await expect.poll(() => closed.includes('trickle'), { timeout: 5000 }).toBe(true);
+  });
+
+  it('does not carry the key to another origin a redirect names', async () => {
+    const result = await call('redirect-away');
+    expect(result).toMatchObject({ success: true, value: { body: { landed: true } } });
+    expect(landed.at(-1)).not.toHaveProperty('x-api-key');
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { FetchDeniedError } from '../errors.ts';
-import { checkUrl, DROPPED_HEADERS, isRedirect, parseUrl, send } from './fetch-guard.ts';
+import { checkUrl, DROPPED_HEADERS, headersForRedirect, isRedirect, parseUrl, send } from './fetch-guard.ts';
 import type { DenyError, GuardedFetchOptions } from './fetch-guard.ts';
 
 /** Rules for `createGuardedStreamFetch`: the guarded fetch's, with a streaming body. */
@@ -41,7 +41,7 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
       let url = parseUrl(typeof input === 'string' ? input : input.href, undefined, deny);
       let method = (init.method ?? 'GET').toUpperCase();
       let body = bodyText(init.body, url.href, deny);
-      const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+      let headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
       new Headers(init.headers).forEach((value, name) => {
         if (!DROPPED_HEADERS.has(name)) headers[name] = value;
       });
@@ -54,7 +54,9 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
         if (isRedirect(status) && location !== undefined) {
           message.resume();
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
-          url = parseUrl(location, url, deny);
+          const next = parseUrl(location, url, deny);
+          headers = headersForRedirect(headers, url, next, options.credentialHeaders);
+          url = next;
           if (status !== 307 && status !== 308) {
             method = 'GET';
             body = undefined;
