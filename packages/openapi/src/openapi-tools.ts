@@ -86,8 +86,13 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
   if (dialect === undefined) throw new OpenApiDocumentError({ problem: `OpenAPI ${version || '(no version)'} is not supported; 3.0 and 3.1 are` });
 
   const serverURLs = documentServers(api);
+  if (options.baseURL !== undefined) {
+    const problem = urlProblem(options.baseURL);
+    // Not echoed: a URL with credentials in it must not end up in a log.
+    if (problem !== undefined) throw new TypeError(`openApiTools: baseURL ${problem}.`);
+  }
   const baseURL = options.baseURL ?? serverURLs[0];
-  if (baseURL === undefined) throw new OpenApiDocumentError({ problem: 'it has no absolute server URL; pass `baseURL`' });
+  if (baseURL === undefined) throw new OpenApiDocumentError({ problem: 'it has no usable server URL (absolute http or https, without credentials, query or fragment); pass `baseURL`' });
   const allowedDomains = options.allowedDomains ?? [...new Set([...serverURLs, baseURL].map((url) => new URL(url).hostname))];
   const guardedFetch = createGuardedStreamFetch({
     allowedDomains,
@@ -287,12 +292,27 @@ function documentServers(api: Record<string, unknown>): string[] {
     }
     try {
       const parsed = new URL(filled);
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') urls.push(filled);
+      // A server the guarded fetch would refuse on every call is no server: ask for `baseURL` instead.
+      if (urlProblem(filled) === undefined) urls.push(parsed.href);
     } catch {
       // A relative server URL: it needs `baseURL`.
     }
   }
   return urls;
+}
+
+// Why a URL cannot be where requests go, or undefined when it can.
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be http or https, not ${parsed.protocol}`;
+  if (parsed.username !== '' || parsed.password !== '') return 'must not hold credentials (use `auth`)';
+  if (parsed.search !== '' || parsed.hash !== '') return 'must not have a query or a fragment (operation paths are appended to it)';
+  return undefined;
 }
 
 interface ListedOperation {
@@ -334,10 +354,16 @@ function selectOperations(operations: ListedOperation[], filter: OpenApiToolsOpt
   const missing = filter.filter((name) => !found.has(name));
   if (missing.length > 0) {
     throw new OpenApiDocumentError({
-      problem: `no operation ${missing.map((name) => `"${name}"`).join(', ')}; it has ${operations.map((operation) => operation.info.operationId ?? operation.info.name).join(', ')}`,
+      problem: `no operation ${missing.slice(0, 20).map((name) => `"${name}"`).join(', ')}; it has ${listNames(operations.map((operation) => operation.info.operationId ?? operation.info.name))}`,
     });
   }
   return selected;
+}
+
+// A document may have thousands of operations: an error names the first few.
+function listNames(names: string[]): string {
+  const shown = names.slice(0, 50).join(', ');
+  return names.length > 50 ? `${shown} and ${names.length - 50} more` : shown;
 }
 
 function describeOperation(operation: Record<string, unknown>, label: string): string {

@@ -123,3 +123,36 @@ describe('documents that expand', () => {
     expect(error.message).toMatch(/nested/);
   });
 });
+
+describe('where a document says requests go', () => {
+  const bare = (servers: unknown[]) => ({ ...operationWith('x'), servers });
+
+  it.each([
+    ['a file: URL', [{ url: 'file:///etc' }]],
+    ['a data: URL', [{ url: 'data:text/plain,hi' }]],
+    ['credentials from a variable', [{ url: 'https://{h}/v1', variables: { h: { default: 'user:pw@evil.example' } } }]],
+    ['a query from a variable', [{ url: 'https://api.example.com/{v}', variables: { v: { default: 'v1?key=1' } } }]],
+  ])('refuses a server with %s and asks for baseURL', async (_, servers) => {
+    const error = await refusal(openApiTools(bare(servers)));
+    expect(error.message).toContain('pass `baseURL`');
+    expect(error.message).not.toContain('pw');
+  });
+
+  it.each([
+    ['not a url', 'is not an absolute URL'],
+    ['ftp://files.example.com/', 'must be http or https, not ftp:'],
+    ['https://user:hunter2@api.example.com/', 'must not hold credentials'],
+    ['https://api.example.com/v1?key=abc', 'must not have a query'],
+  ])('refuses baseURL %j with a TypeError that does not repeat it', async (baseURL, problem) => {
+    const error: unknown = await openApiTools(operationWith('x'), { baseURL }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toContain(problem);
+    expect((error as Error).message).not.toContain(baseURL);
+  });
+
+  it('names only the first operations of a large document when a filter names an unknown one', async () => {
+    const paths = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`/p${i}`, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }]));
+    const error = await refusal(openApiTools({ ...operationWith('x'), paths }, { operations: ['nope'] }));
+    expect(error.message).toContain('op49 and 250 more');
+  });
+});
