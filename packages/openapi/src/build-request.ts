@@ -27,8 +27,9 @@ export class RequestArgumentError extends Error {}
 export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, options: { baseURL: string; auth?: OpenApiAuth; headers?: Record<string, string> }): PlannedRequest {
   const pathValues = new Map<string, string>();
   const query = new URLSearchParams();
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  headers.accept = 'application/json, */*;q=0.5';
+  // By lower-cased name: `X-Api-Key` and `x-api-key` would otherwise both be sent, joined.
+  const headers = new Map<string, [name: string, value: string]>();
+  setHeader(headers, 'accept', 'application/json, */*;q=0.5');
   const cookies: string[] = [];
   for (const parameter of plan.parameters) {
     const value = args[parameter.property];
@@ -109,16 +110,13 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
 
   const search = query.toString();
   const url = `${trimTrailingSlashes(options.baseURL)}${fillPath(plan.path, pathValues)}${search === '' ? '' : `?${search}`}`;
-  const request: PlannedRequest = { method: plan.method, url, headers };
+  const request: PlannedRequest = { method: plan.method, url, headers: Object.fromEntries(headers.values()) };
   if (body !== undefined) request.body = body;
   return request;
 }
 
-// One value per header name: `X-Api-Key` and `x-api-key` would otherwise both be sent, joined.
-function setHeader(headers: Record<string, string>, name: string, value: string): void {
-  const lower = name.toLowerCase();
-  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === lower) delete headers[existing];
-  headers[name] = value;
+function setHeader(headers: Map<string, [name: string, value: string]>, name: string, value: string): void {
+  headers.set(name.toLowerCase(), [name, value]);
 }
 
 function trimTrailingSlashes(text: string): string {

@@ -17,7 +17,7 @@ const modes: Record<string, Handler> = {
   'retry-echo': (req, res) => res.writeHead(429, { 'retry-after': String(req.headers['x-api-key']) }).end(),
   'retry-huge': (_req, res) => res.writeHead(429, { 'retry-after': '1e300' }).end(),
   'json-escaped': (_req, res) => {
-    const escaped = [...KEY].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const escaped = Array.from({ length: KEY.length }, (_, i) => `\\u${KEY.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
     res.writeHead(200, { 'content-type': 'application/json' }).end(`{"token":"${escaped}"}`);
   },
   gzip: (_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify({ a: 'z'.repeat(500_000) }))),
