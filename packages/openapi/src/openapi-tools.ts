@@ -9,7 +9,7 @@ import { loadDocument } from './load-document.ts';
 import { mapResponse } from './map-response.ts';
 import { planOperation } from './operation-plan.ts';
 import type { OperationPlan, ReservedParameters } from './operation-plan.ts';
-import { SchemaConverter } from './to-json-schema.ts';
+import { cutText, SchemaConverter } from './to-json-schema.ts';
 import type { SchemaDialect } from './to-json-schema.ts';
 import { operationToolName } from './tool-name.ts';
 
@@ -370,5 +370,5 @@ function describeOperation(operation: Record<string, unknown>, label: string): s
   const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
   let text = parts.length > 0 ? parts.join('\n\n') : label;
   if (operation.deprecated === true) text = `Deprecated. ${text}`;
-  return text.length > 1024 ? `${text.slice(0, 1021)}...` : text;
+  return cutText(text);
 }

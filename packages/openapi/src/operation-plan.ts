@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@toolwire/core';
+import { cutText } from './to-json-schema.ts';
 import type { SchemaConverter } from './to-json-schema.ts';
 
 /** Where a parameter goes in the request. */
@@ -87,7 +88,7 @@ export function planOperation(source: OperationSource, converter: SchemaConverte
     if (location !== 'path' && location !== 'query' && location !== 'header' && location !== 'cookie') continue;
     const property = unusedName(properties, (nameCounts.get(name) ?? 0) > 1 ? `${location}_${name}` : name);
     const { schema, json } = parameterSchema(p, converter);
-    if (typeof p.description === 'string' && schema.description === undefined) schema.description = p.description;
+    if (typeof p.description === 'string' && schema.description === undefined) schema.description = cutText(p.description);
     properties[property] = schema;
     if (location === 'path' || p.required === true) required.push(property);
     const style = typeof p.style === 'string' ? p.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
@@ -104,7 +105,7 @@ export function planOperation(source: OperationSource, converter: SchemaConverte
     const property = unusedName(properties, Object.hasOwn(properties, 'body') ? 'requestBody' : 'body');
     const media = requestBody.content[chosen.contentType];
     const schema = isObject(media) && media.schema !== undefined ? converter.convert(media.schema) : chosen.encoding === 'text' ? { type: 'string' as const } : {};
-    if (typeof requestBody.description === 'string' && schema.description === undefined) schema.description = requestBody.description;
+    if (typeof requestBody.description === 'string' && schema.description === undefined) schema.description = cutText(requestBody.description);
     properties[property] = schema;
     if (requestBody.required === true) required.push(property);
     body = { property, encoding: chosen.encoding, contentType: chosen.contentType };

@@ -55,4 +55,10 @@ describe('SchemaConverter', () => {
     expect(Object.keys(converter.defs.A?.properties as object)).toEqual(['__proto__', 'constructor']);
     expect(() => new SchemaConverter(document, 'openapi-3.1').convert({ $ref: '#/components/schemas/constructor' })).toThrow(/points at nothing/);
   });
+
+  it('cuts descriptions and titles at 1024 characters: the schema goes to the model with every request', () => {
+    const converted = new SchemaConverter({}, 'openapi-3.1').convert({ type: 'object', title: 't'.repeat(5000), properties: { a: { type: 'string', description: 'd'.repeat(500_000) } } });
+    expect(converted.title).toHaveLength(1024);
+    expect((converted.properties as { a: { description: string } }).a.description).toBe(`${'d'.repeat(1021)}...`);
+  });
 });

@@ -47,6 +47,10 @@ export class SchemaConverter {
         out[key] = { ...map };
         continue;
       }
+      if ((key === 'description' || key === 'title') && typeof child === 'string') {
+        out[key] = cutText(child);
+        continue;
+      }
       out[key] = PLAIN_KEYWORDS.has(key) ? child : this.node(child, depth + 1);
     }
     if (this.dialect === 'openapi-3.0') from30(out);
@@ -101,6 +105,14 @@ function from30(schema: Record<string, unknown>): void {
     schema.examples = [schema.example];
     delete schema.example;
   }
+}
+
+/** Longest description kept in a tool's schema: the schema goes to the model with every request. */
+export const MAX_DESCRIPTION_CHARS = 1024;
+
+/** A description cut to `MAX_DESCRIPTION_CHARS`. */
+export function cutText(text: string): string {
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 3)}...` : text;
 }
 
 function resolvePointer(document: unknown, ref: string): unknown {
