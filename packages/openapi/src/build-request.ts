@@ -43,7 +43,9 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
         break;
       case 'header': {
         const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
-        if (text.includes('\r') || text.includes('\n')) throw new RequestArgumentError(`"${parameter.property}" cannot contain line breaks`);
+        if (!isHeaderValue(text)) {
+          throw new RequestArgumentError(`"${parameter.property}" is sent as a header: it cannot contain line breaks, control characters or characters past U+00FF (percent-encode them if the API expects that)`);
+        }
         setHeader(headers, parameter.name, text);
         break;
       }
@@ -113,6 +115,15 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   const request: PlannedRequest = { method: plan.method, url, headers: Object.fromEntries(headers.values()) };
   if (body !== undefined) request.body = body;
   return request;
+}
+
+// What an HTTP header value may hold (RFC 9110 field-value: visible Latin-1, space and tab).
+function isHeaderValue(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f || c > 0xff) return false;
+  }
+  return true;
 }
 
 function setHeader(headers: Map<string, [name: string, value: string]>, name: string, value: string): void {

@@ -127,10 +127,11 @@ describe('arguments that try to move the request', () => {
     expect(seen.at(-1)!.url).toBe(path);
   });
 
-  it('refuses "." and ".." as a path value, and line breaks in a header, sending nothing', async () => {
+  it('refuses "." and ".." as a path value, and line breaks, control characters or non-Latin-1 text in a header, sending nothing', async () => {
     const tools = await itemTool({});
     const before = seen.length;
-    for (const args of [{ id: '..' }, { id: '.' }, { id: '1', 'X-Trace': 'a\r\nX-Injected: 1' }]) {
+    const headerValues = ['a\r\nX-Injected: 1', 'a\u0000b', '日本', '\u2028'];
+    for (const args of [{ id: '..' }, { id: '.' }, ...headerValues.map((value) => ({ id: '1', 'X-Trace': value }))]) {
       expect(await call(tools, { 'X-API-Key': 'x', ...args })).toMatchObject({ success: false, error: { type: 'validation_error' } });
     }
     expect(seen.length).toBe(before);
