@@ -1,137 +1,93 @@
-import { readFile, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import SwaggerParser from '@apidevtools/swagger-parser';
+import { Worker } from 'node:worker_threads';
 import { OpenApiDocumentError } from './errors.ts';
+import type { LoadAnswer, LoadRequest } from './load-document-worker.ts';
+import { DocumentProblem, readDocument } from './read-document.ts';
+import type { DocumentLimits } from './read-document.ts';
 
-/** Limits on what a document may cost before it is validated and dereferenced. */
-export interface DocumentLimits {
-  /** Nodes (objects, arrays, values) the document may have once every `$ref` and YAML alias is expanded. */
-  maxNodes: number;
-}
+// The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
+// stripping), `.js` when run from the build.
+const fromSource = import.meta.url.endsWith('.ts');
+const workerEntry = fileURLToPath(new URL(fromSource ? './load-document-worker.ts' : './load-document-worker.js', import.meta.url));
 
-// Deeper than this (with references followed) is a broken or hostile document, and would
-// overflow the stack of the validator.
-const MAX_DEPTH = 1000;
+// Below these a document validates in well under 100 ms, less than starting a worker costs.
+const SMALL_DOCUMENT_NODES = 20_000;
+const SMALL_DOCUMENT_BYTES = 256 * 1024;
 
 /**
- * Parses, resolves and validates a document, then dereferences it (cycles left as `$ref`s).
- * External `$ref`s are read only from files in the document's own folder (symbolic links
- * followed, then checked), never over HTTP. Before the validator expands anything, the
- * document's expanded size is measured without expanding it: a reference or YAML alias
- * bomb (a few hundred bytes that expand to billions of nodes) is refused, not walked.
+ * Reads, validates and dereferences a document (see `readDocument`). swagger-parser's
+ * validation is one synchronous walk, about a second per 10 000 operations: a large
+ * document is read in a worker thread so the caller's event loop keeps running; a small
+ * one in place, where a worker's start would cost more than the walk.
  */
 export async function loadDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
-  let bundled: Record<string, unknown>;
-  try {
-    const input = typeof document === 'string' ? document : (structuredClone(document) as never);
-    const folder = typeof document === 'string' ? await realpath(dirname(resolve(document))) : undefined;
-    bundled = (await SwaggerParser.bundle(input, {
-      resolve: {
-        external: folder !== undefined,
-        http: false,
-        ...(folder === undefined ? {} : { file: { read: (file: { url: string }) => readInside(folder, file.url) } }),
-      },
-    })) as unknown as Record<string, unknown>;
-  } catch (cause) {
-    if (cause instanceof RangeError) throw new OpenApiDocumentError({ problem: 'it is nested too deeply to be read (thousands of levels)', cause });
-    throw new OpenApiDocumentError({ problem: cause instanceof Error ? cause.message : String(cause), cause });
-  }
-  measure(bundled, limits);
-  try {
-    // Everything is in `bundled` now: nothing external is read again.
-    const parsed = await SwaggerParser.validate(bundled as never, { resolve: { external: false, http: false }, dereference: { circular: 'ignore' } });
-    return parsed as unknown as Record<string, unknown>;
-  } catch (cause) {
-    throw new OpenApiDocumentError({ problem: cause instanceof Error ? cause.message : String(cause), cause });
-  }
-}
-
-// A `$ref` may name any file; only those inside the document's folder are read.
-async function readInside(folder: string, url: string): Promise<Buffer> {
-  let path: string;
-  try {
-    path = url.startsWith('file:') ? fileURLToPath(url) : fileURLToPath(new URL(url, 'file:///'));
-  } catch {
-    throw new Error(`the reference "${url}" is not a file path`);
-  }
-  let real: string;
-  try {
-    real = await realpath(path);
-  } catch {
-    throw new Error(`the referenced file ${path} cannot be read`);
-  }
-  const inside = relative(folder, real);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
-    throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
-  }
-  return readFile(real);
-}
-
-interface Measured {
-  nodes: number;
-  height: number;
-}
-
-/**
- * The document's size and height with every internal `$ref` and shared object (a YAML
- * alias) counted as often as it is used, as the validator would walk it, computed once
- * per object. A reference in a cycle counts once, as the dereferencer leaves it in place.
- */
-function measure(root: Record<string, unknown>, limits: DocumentLimits): void {
-  const done = new Map<object, Measured>();
-  const active = new Set<object>();
-  const tooLarge = () =>
-    new OpenApiDocumentError({
-      problem: `it expands to more than ${limits.maxNodes} nodes once its $refs and YAML aliases are resolved (a reference bomb, or a very large API); raise \`maxDocumentNodes\` if you trust it`,
-    });
-
-  const visit = (value: unknown, depth: number): Measured => {
-    if (depth > MAX_DEPTH) throw new OpenApiDocumentError({ problem: `it is nested more than ${MAX_DEPTH} levels deep (with $refs followed)` });
-    if (typeof value !== 'object' || value === null) return { nodes: 1, height: 1 };
-    let target: object = value;
-    const ref = (value as { $ref?: unknown }).$ref;
-    if (typeof ref === 'string' && ref.startsWith('#')) {
-      const resolved = resolvePointer(root, ref);
-      if (typeof resolved === 'object' && resolved !== null) target = resolved;
-    }
-    const known = done.get(target);
-    if (known !== undefined) {
-      if (depth + known.height > MAX_DEPTH) throw new OpenApiDocumentError({ problem: `it is nested more than ${MAX_DEPTH} levels deep (with $refs followed)` });
-      return known;
-    }
-    if (active.has(target)) return { nodes: 1, height: 1 };
-    active.add(target);
-    let nodes = 1;
-    let height = 0;
-    for (const child of Array.isArray(target) ? target : Object.values(target)) {
-      const measured = visit(child, depth + 1);
-      nodes += measured.nodes;
-      if (nodes > limits.maxNodes) throw tooLarge();
-      if (measured.height > height) height = measured.height;
-    }
-    active.delete(target);
-    const result = { nodes, height: height + 1 };
-    done.set(target, result);
-    return result;
-  };
-  visit(root, 0);
-}
-
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let key = raw;
+  if (await isSmall(document)) {
     try {
-      key = decodeURIComponent(raw);
-    } catch {
-      // Not percent-encoded after all.
+      return await readDocument(typeof document === 'string' ? document : copy(document), limits);
+    } catch (cause) {
+      if (OpenApiDocumentError.isInstance(cause)) throw cause;
+      throw new OpenApiDocumentError({ problem: cause instanceof DocumentProblem ? cause.message : `it cannot be read (${describe(cause)})`, cause });
     }
-    key = key.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
   }
-  return node;
+  return readInWorker(document, limits);
+}
+
+/** Reads a document in a worker thread that ends with the call. */
+export async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
+  const request: LoadRequest = { document, limits };
+  let worker: Worker;
+  try {
+    worker = new Worker(workerEntry, { workerData: request });
+  } catch (cause) {
+    throw copyProblem(cause);
+  }
+  const answer = await new Promise<LoadAnswer>((resolve) => {
+    worker.once('message', (message: LoadAnswer) => resolve(message));
+    worker.once('error', (error: unknown) => resolve({ ok: false, problem: `it cannot be read (${describe(error)})`, known: false }));
+    worker.once('exit', (code) => resolve({ ok: false, problem: `its reader stopped (exit code ${code})`, known: false }));
+  });
+  await worker.terminate();
+  if (!answer.ok) throw new OpenApiDocumentError({ problem: answer.problem });
+  return answer.api;
+}
+
+async function isSmall(document: Record<string, unknown> | string): Promise<boolean> {
+  if (typeof document === 'string') {
+    try {
+      return (await stat(document)).size <= SMALL_DOCUMENT_BYTES;
+    } catch {
+      // Missing: let the reader say so.
+      return true;
+    }
+  }
+  // Counted without recursion and without following anything, up to the threshold.
+  const stack: unknown[] = [document];
+  for (let count = 0; stack.length > 0; count++) {
+    if (count > SMALL_DOCUMENT_NODES) return false;
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    // One push per child: spreading a 100 000-element array into push() overflows the stack.
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+  }
+  return true;
+}
+
+// The parser changes what it reads; the caller's object stays theirs.
+function copy(document: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return structuredClone(document);
+  } catch (cause) {
+    throw copyProblem(cause);
+  }
+}
+
+function copyProblem(cause: unknown): OpenApiDocumentError {
+  if (cause instanceof RangeError) return new OpenApiDocumentError({ problem: 'it is nested too deeply to be read (thousands of levels)', cause });
+  // Functions, symbols or class instances in a document object.
+  return new OpenApiDocumentError({ problem: `it cannot be copied as data (${describe(cause)})`, cause });
+}
+
+function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
 }

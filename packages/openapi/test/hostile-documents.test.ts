@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
+import { loadDocument } from '../src/load-document.ts';
 
 // Third-party documents: they decide what files a `$ref` names and how much a few bytes expand to.
 const SECRET = 'AWS_SECRET_ACCESS_KEY=do-not-leak-42';
@@ -154,5 +155,41 @@ describe('where a document says requests go', () => {
     const paths = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`/p${i}`, { get: { operationId: `op${i}`, responses: { 200: { description: 'ok' } } } }]));
     const error = await refusal(openApiTools({ ...operationWith('x'), paths }, { operations: ['nope'] }));
     expect(error.message).toContain('op49 and 250 more');
+  });
+});
+
+describe('large documents', () => {
+  const large = () => ({
+    ...operationWith('x'),
+    paths: Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [
+        `/items${i}/{id}`,
+        { get: { operationId: `get${i}`, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } },
+      ]),
+    ),
+  });
+
+  it('are validated in a worker thread: the event loop keeps running meanwhile', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      const api = await loadDocument(large(), { maxNodes: 1_000_000 });
+      expect(Object.keys(api.paths as object)).toHaveLength(3000);
+    } finally {
+      clearInterval(timer);
+    }
+    // Validating in place is one synchronous walk: not a single timer would fire.
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('become tools like small ones', async () => {
+    const tools = await openApiTools(large(), { operations: ['get2999'] });
+    expect(tools.map((tool) => tool.name)).toEqual(['get2999']);
+    expect(tools[0]?.inputSchema).toMatchObject({ required: ['id'] });
+  });
+
+  it('refuse a document object that cannot be copied, with a typed error', async () => {
+    const error = await refusal(openApiTools({ ...operationWith('x'), 'x-handler': () => 1 }));
+    expect(error.message).toContain('cannot be copied as data');
   });
 });

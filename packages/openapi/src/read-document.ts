@@ -1,0 +1,142 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SwaggerParser from '@apidevtools/swagger-parser';
+
+// Runs in a worker thread (see `load-document.ts`): no workspace imports, plain errors.
+
+/** Why a document cannot be used; the message completes "The OpenAPI document cannot be used: …". */
+export class DocumentProblem extends Error {}
+
+/** Limits on what a document may cost before it is validated and dereferenced. */
+export interface DocumentLimits {
+  /** Nodes (objects, arrays, values) the document may have once every `$ref` and YAML alias is expanded. */
+  maxNodes: number;
+}
+
+// Deeper than this (with references followed) is a broken or hostile document, and would
+// overflow the stack of the validator.
+const MAX_DEPTH = 1000;
+
+/**
+ * Parses, resolves and validates a document (an object is changed: pass a copy), then dereferences it (cycles left as `$ref`s).
+ * External `$ref`s are read only from files in the document's own folder (symbolic links
+ * followed, then checked), never over HTTP. Before the validator expands anything, the
+ * document's expanded size is measured without expanding it: a reference or YAML alias
+ * bomb (a few hundred bytes that expand to billions of nodes) is refused, not walked.
+ */
+export async function readDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
+  let bundled: Record<string, unknown>;
+  try {
+    // An object is the worker's own copy: the parser may change it.
+    const input = document as never;
+    const folder = typeof document === 'string' ? await realpath(dirname(resolve(document))) : undefined;
+    bundled = (await SwaggerParser.bundle(input, {
+      resolve: {
+        external: folder !== undefined,
+        http: false,
+        ...(folder === undefined ? {} : { file: { read: (file: { url: string }) => readInside(folder, file.url) } }),
+      },
+    })) as unknown as Record<string, unknown>;
+  } catch (cause) {
+    if (cause instanceof RangeError) throw new DocumentProblem('it is nested too deeply to be read (thousands of levels)');
+    throw new DocumentProblem(cause instanceof Error ? cause.message : String(cause));
+  }
+  measure(bundled, limits);
+  try {
+    // Everything is in `bundled` now: nothing external is read again.
+    const parsed = await SwaggerParser.validate(bundled as never, { resolve: { external: false, http: false }, dereference: { circular: 'ignore' } });
+    return parsed as unknown as Record<string, unknown>;
+  } catch (cause) {
+    throw new DocumentProblem(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+// A `$ref` may name any file; only those inside the document's folder are read.
+async function readInside(folder: string, url: string): Promise<Buffer> {
+  let path: string;
+  try {
+    path = url.startsWith('file:') ? fileURLToPath(url) : fileURLToPath(new URL(url, 'file:///'));
+  } catch {
+    throw new Error(`the reference "${url}" is not a file path`);
+  }
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    throw new Error(`the referenced file ${path} cannot be read`);
+  }
+  const inside = relative(folder, real);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
+  }
+  return readFile(real);
+}
+
+interface Measured {
+  nodes: number;
+  height: number;
+}
+
+/**
+ * The document's size and height with every internal `$ref` and shared object (a YAML
+ * alias) counted as often as it is used, as the validator would walk it, computed once
+ * per object. A reference in a cycle counts once, as the dereferencer leaves it in place.
+ */
+function measure(root: Record<string, unknown>, limits: DocumentLimits): void {
+  const done = new Map<object, Measured>();
+  const active = new Set<object>();
+  const tooLarge = () =>
+    new DocumentProblem(
+      `it expands to more than ${limits.maxNodes} nodes once its $refs and YAML aliases are resolved (a reference bomb, or a very large API); raise \`maxDocumentNodes\` if you trust it`,
+    );
+
+  const visit = (value: unknown, depth: number): Measured => {
+    if (depth > MAX_DEPTH) throw new DocumentProblem(`it is nested more than ${MAX_DEPTH} levels deep (with $refs followed)`);
+    if (typeof value !== 'object' || value === null) return { nodes: 1, height: 1 };
+    let target: object = value;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      const resolved = resolvePointer(root, ref);
+      if (typeof resolved === 'object' && resolved !== null) target = resolved;
+    }
+    const known = done.get(target);
+    if (known !== undefined) {
+      if (depth + known.height > MAX_DEPTH) throw new DocumentProblem(`it is nested more than ${MAX_DEPTH} levels deep (with $refs followed)`);
+      return known;
+    }
+    if (active.has(target)) return { nodes: 1, height: 1 };
+    active.add(target);
+    let nodes = 1;
+    let height = 0;
+    for (const child of Array.isArray(target) ? target : Object.values(target)) {
+      const measured = visit(child, depth + 1);
+      nodes += measured.nodes;
+      if (nodes > limits.maxNodes) throw tooLarge();
+      if (measured.height > height) height = measured.height;
+    }
+    active.delete(target);
+    const result = { nodes, height: height + 1 };
+    done.set(target, result);
+    return result;
+  };
+  visit(root, 0);
+}
+
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let key = raw;
+    try {
+      key = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoded after all.
+    }
+    key = key.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
