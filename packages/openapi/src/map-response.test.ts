@@ -61,4 +61,10 @@ describe('mapResponse', () => {
     expect(mapResponse({ ...ok, body: deep }, options).value).toMatchObject({ body: deep });
     expect(mapResponse({ ...ok, body: '{"a":"[[[[["}' }, options).value).toMatchObject({ body: { a: '[[[[[' } });
   });
+
+  it('cuts a content type that is really prose', () => {
+    const output = mapResponse({ ...ok, contentType: `image/png; ${'x'.repeat(10_000)}`, body: 'bytes' }, options);
+    expect(output.message.length).toBeLessThan(300);
+    expect((output.value as { contentType: string }).contentType).toHaveLength(203);
+  });
 });

@@ -48,7 +48,8 @@ export function mapResponse(answer: ApiResponse, options: MapResponseOptions): T
   let response: ApiResponse = {
     ...answer,
     statusText: redact(answer.statusText),
-    contentType: redact(answer.contentType),
+    // A header can be 16 KB of the API's prose; a media type is short.
+    contentType: cutPlain(redact(answer.contentType), 200),
     body: redact(answer.body),
   };
   const encoding = (answer.contentEncoding ?? '').trim().toLowerCase();
@@ -163,6 +164,10 @@ function redactStrings(value: unknown, redact: (text: string) => string): { valu
     return [cleanKey, clean.value];
   });
   return { value: changed ? Object.fromEntries(entries) : value, changed };
+}
+
+function cutPlain(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}...`;
 }
 
 function cut(text: string, maxChars: number): string {
