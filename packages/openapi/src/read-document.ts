@@ -1,4 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -13,6 +13,9 @@ export interface DocumentLimits {
   /** Nodes (objects, arrays, values) the document may have once every `$ref` and YAML alias is expanded. */
   maxNodes: number;
 }
+
+// The largest file read: the largest published API descriptions are a few tens of MB.
+const MAX_FILE_BYTES = 128 * 1024 * 1024;
 
 // Deeper than this (with references followed) is a broken or hostile document, and would
 // overflow the stack of the validator.
@@ -70,6 +73,10 @@ async function readInside(folder: string, url: string): Promise<Buffer> {
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
     throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
   }
+  // Not a device (`/dev/zero` never ends), a FIFO (never answers) or a file no API needs.
+  const info = await stat(real);
+  if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+  if (info.size > MAX_FILE_BYTES) throw new Error(`${path} is larger than ${MAX_FILE_BYTES} bytes`);
   return readFile(real);
 }
 

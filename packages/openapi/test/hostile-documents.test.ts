@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,6 +71,12 @@ describe('external references in a document read from a file', () => {
     const error = await refusal(openApiTools(write('outside.json', operationWith({ $ref: ref }))));
     expect(error.message).toContain("points outside the document's folder");
     expect(error.message).not.toContain(SECRET);
+  });
+
+  it('refuses a reference to something in the folder that is not a regular file', async () => {
+    execFileSync('mkfifo', [join(docs, 'schemas', 'pipe.json')]);
+    const error = await refusal(openApiTools(write('fifo.json', operationWith('x', { $ref: './schemas/pipe.json' }))));
+    expect(error.message).toContain('is not a regular file');
   });
 
   it('never fetches an HTTP reference', async () => {
