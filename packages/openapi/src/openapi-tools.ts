@@ -79,7 +79,14 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  */
 export async function openApiTools(document: OpenApiDocument, options: OpenApiToolsOptions = {}): Promise<Tool[]> {
   if (typeof document === 'object' && typeof document.swagger === 'string') refuseSwagger2();
-  const api = await loadDocument(document, { maxNodes: options.maxDocumentNodes ?? 1_000_000 });
+  // Checked first: `maxDocumentNodes: NaN` would turn the bomb check off (`n > NaN` is false).
+  const limits = {
+    timeoutMs: wholeNumber('timeoutMs', options.timeoutMs, 30_000, MAX_TIMEOUT_MS),
+    maxResponseBytes: wholeNumber('maxResponseBytes', options.maxResponseBytes, 1024 * 1024, Number.MAX_SAFE_INTEGER),
+    maxResultChars: wholeNumber('maxResultChars', options.maxResultChars, 100_000, Number.MAX_SAFE_INTEGER),
+    maxDocumentNodes: wholeNumber('maxDocumentNodes', options.maxDocumentNodes, 1_000_000, Number.MAX_SAFE_INTEGER),
+  };
+  const api = await loadDocument(document, { maxNodes: limits.maxDocumentNodes });
   if (typeof api.swagger === 'string') refuseSwagger2();
   const version = typeof api.openapi === 'string' ? api.openapi : '';
   const dialect: SchemaDialect | undefined = version.startsWith('3.0') ? 'openapi-3.0' : version.startsWith('3.1') ? 'openapi-3.1' : undefined;
@@ -99,15 +106,15 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     // A redirect to another origin (an allowed host, or plain http) must not carry the key.
     credentialHeaders: credentialHeaderNames(options.auth, options.headers),
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
-    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    maxResponseBytes: limits.maxResponseBytes,
+    timeoutMs: limits.timeoutMs,
   });
   const settings: CallSettings = {
     baseURL,
     fetch: guardedFetch,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
-    maxResultChars: options.maxResultChars ?? 100_000,
+    timeoutMs: limits.timeoutMs,
+    maxResponseBytes: limits.maxResponseBytes,
+    maxResultChars: limits.maxResultChars,
     secrets: secretsOf(options.auth, options.headers),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
@@ -140,6 +147,15 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     }
   }
   return tools;
+}
+
+// Timers take at most 2^31-1 ms; a day is longer than any call should wait.
+const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+function wholeNumber(name: string, value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new TypeError(`openApiTools: ${name} must be a whole number from 1 to ${max}, got ${String(value)}.`);
+  return value;
 }
 
 interface CallSettings {

@@ -200,3 +200,18 @@ describe('large documents', () => {
     expect(error.message).toContain('cannot be copied as data');
   });
 });
+
+describe('limits', () => {
+  it.each([
+    ['timeoutMs', 0],
+    ['timeoutMs', -5],
+    ['timeoutMs', 1e12],
+    ['maxResponseBytes', Number.NaN],
+    ['maxResultChars', 0.5],
+    ['maxDocumentNodes', Number.NaN],
+  ])('refuses %s: %s with a TypeError naming it (NaN would turn the bomb check off)', async (name, value) => {
+    const error: unknown = await openApiTools(operationWith('x'), { [name]: value }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toContain(`${name} must be a whole number`);
+  });
+});
