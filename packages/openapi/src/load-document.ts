@@ -34,7 +34,7 @@ export async function loadDocument(document: Record<string, unknown> | string, l
 }
 
 /** Reads a document in a worker thread that ends with the call. */
-export async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
+async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
   const request: LoadRequest = { document, limits };
   let worker: Worker;
   try {
@@ -44,8 +44,8 @@ export async function readInWorker(document: Record<string, unknown> | string, l
   }
   const answer = await new Promise<LoadAnswer>((resolve) => {
     worker.once('message', (message: LoadAnswer) => resolve(message));
-    worker.once('error', (error: unknown) => resolve({ ok: false, problem: `it cannot be read (${describe(error)})`, known: false }));
-    worker.once('exit', (code) => resolve({ ok: false, problem: `its reader stopped (exit code ${code})`, known: false }));
+    worker.once('error', (error: unknown) => resolve({ ok: false, problem: `it cannot be read (${describe(error)})` }));
+    worker.once('exit', (code) => resolve({ ok: false, problem: `its reader stopped (exit code ${code})` }));
   });
   await worker.terminate();
   if (!answer.ok) throw new OpenApiDocumentError({ problem: answer.problem });

@@ -1,5 +1,5 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 
@@ -22,8 +22,8 @@ const MAX_FILE_BYTES = 128 * 1024 * 1024;
 const MAX_DEPTH = 1000;
 
 /**
- * Parses, resolves and validates a document (an object is changed: pass a copy), then dereferences it (cycles left as `$ref`s).
- * External `$ref`s are read only from files in the document's own folder (symbolic links
+ * Parses, resolves and validates a document (an object is changed: pass a copy), then
+ * dereferences it (cycles left as `$ref`s). External `$ref`s are read only from files in the document's own folder (symbolic links
  * followed, then checked), never over HTTP. Before the validator expands anything, the
  * document's expanded size is measured without expanding it: a reference or YAML alias
  * bomb (a few hundred bytes that expand to billions of nodes) is refused, not walked.
@@ -70,7 +70,7 @@ async function readInside(folder: string, url: string): Promise<Buffer> {
     throw new Error(`the referenced file ${path} cannot be read`);
   }
   const inside = relative(folder, real);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
   }
   // Not a device (`/dev/zero` never ends), a FIFO (never answers) or a file no API needs.
