@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { OpenApiDocumentError } from './errors.ts';
 import type { LoadAnswer, LoadRequest } from './load-document-worker.ts';
-import { DocumentProblem, readDocument } from './read-document.ts';
+import { bundleDocument, DocumentProblem, measureDocument, validateDocument } from './read-document.ts';
 import type { DocumentLimits } from './read-document.ts';
 
 // The worker entry sits next to this file: `.ts` when run from src/ (tests, Node's type
@@ -11,26 +11,30 @@ import type { DocumentLimits } from './read-document.ts';
 const fromSource = import.meta.url.endsWith('.ts');
 const workerEntry = fileURLToPath(new URL(fromSource ? './load-document-worker.ts' : './load-document-worker.js', import.meta.url));
 
-// Below these a document validates in well under 100 ms, less than starting a worker costs.
+// Below these (raw, then with `$ref`s expanded) a document validates in well under 100 ms,
+// less than starting a worker costs.
 const SMALL_DOCUMENT_NODES = 20_000;
 const SMALL_DOCUMENT_BYTES = 256 * 1024;
 
 /**
  * Reads, validates and dereferences a document (see `readDocument`). swagger-parser's
  * validation is one synchronous walk, about a second per 10 000 operations: a large
- * document is read in a worker thread so the caller's event loop keeps running; a small
- * one in place, where a worker's start would cost more than the walk.
+ * document (or a small one whose `$ref`s expand it) is read in a worker thread so the
+ * caller's event loop keeps running; a small one in place, where a worker's start would
+ * cost more than the walk.
  */
 export async function loadDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
-  if (await isSmall(document)) {
-    try {
-      return await readDocument(typeof document === 'string' ? document : copy(document), limits);
-    } catch (cause) {
-      if (OpenApiDocumentError.isInstance(cause)) throw cause;
-      throw new OpenApiDocumentError({ problem: cause instanceof DocumentProblem ? cause.message : `it cannot be read (${describe(cause)})`, cause });
-    }
+  if (!(await isSmall(document))) return readInWorker(document, limits);
+  let bundled: Record<string, unknown>;
+  try {
+    bundled = await bundleDocument(typeof document === 'string' ? document : copy(document));
+    // A small file can still expand to a large document through its `$ref`s.
+    if (measureDocument(bundled, limits) > SMALL_DOCUMENT_NODES) return await readInWorker(bundled, limits);
+    return await validateDocument(bundled);
+  } catch (cause) {
+    if (OpenApiDocumentError.isInstance(cause)) throw cause;
+    throw new OpenApiDocumentError({ problem: cause instanceof DocumentProblem ? cause.message : `it cannot be read (${describe(cause)})`, cause });
   }
-  return readInWorker(document, limits);
 }
 
 /** Reads a document in a worker thread that ends with the call. */

@@ -23,18 +23,24 @@ const MAX_DEPTH = 1000;
 
 /**
  * Parses, resolves and validates a document (an object is changed: pass a copy), then
- * dereferences it (cycles left as `$ref`s). External `$ref`s are read only from files in the document's own folder (symbolic links
- * followed, then checked), never over HTTP. Before the validator expands anything, the
- * document's expanded size is measured without expanding it: a reference or YAML alias
- * bomb (a few hundred bytes that expand to billions of nodes) is refused, not walked.
+ * dereferences it (cycles left as `$ref`s): `bundleDocument`, `measureDocument` and
+ * `validateDocument` in a row.
  */
 export async function readDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
-  let bundled: Record<string, unknown>;
+  const bundled = await bundleDocument(document);
+  measureDocument(bundled, limits);
+  return validateDocument(bundled);
+}
+
+/**
+ * The document with its external `$ref`s pulled in as internal ones, nothing expanded.
+ * External files are read only from the document's own folder (symbolic links followed,
+ * then checked), never over HTTP; a document given as an object reads nothing external.
+ */
+export async function bundleDocument(document: Record<string, unknown> | string): Promise<Record<string, unknown>> {
   try {
-    // An object is the worker's own copy: the parser may change it.
-    const input = document as never;
     const folder = typeof document === 'string' ? await realpath(dirname(resolve(document))) : undefined;
-    bundled = (await SwaggerParser.bundle(input, {
+    return (await SwaggerParser.bundle(document as never, {
       resolve: {
         external: folder !== undefined,
         http: false,
@@ -45,9 +51,11 @@ export async function readDocument(document: Record<string, unknown> | string, l
     if (cause instanceof RangeError) throw new DocumentProblem('it is nested too deeply to be read (thousands of levels)');
     throw new DocumentProblem(cause instanceof Error ? cause.message : String(cause));
   }
-  measure(bundled, limits);
+}
+
+/** Validates a bundled document against the OpenAPI schema and dereferences it (in place). */
+export async function validateDocument(bundled: Record<string, unknown>): Promise<Record<string, unknown>> {
   try {
-    // Everything is in `bundled` now: nothing external is read again.
     const parsed = await SwaggerParser.validate(bundled as never, { resolve: { external: false, http: false }, dereference: { circular: 'ignore' } });
     return parsed as unknown as Record<string, unknown>;
   } catch (cause) {
@@ -86,11 +94,12 @@ interface Measured {
 }
 
 /**
- * The document's size and height with every internal `$ref` and shared object (a YAML
- * alias) counted as often as it is used, as the validator would walk it, computed once
- * per object. A reference in a cycle counts once, as the dereferencer leaves it in place.
+ * The number of nodes the validator would walk: every internal `$ref` and shared object (a
+ * YAML alias) counted as often as it is used, computed once per object, so a bomb of a few
+ * hundred bytes that expands to billions is refused in milliseconds. A reference in a cycle
+ * counts once, as the dereferencer leaves it in place.
  */
-function measure(root: Record<string, unknown>, limits: DocumentLimits): void {
+export function measureDocument(root: Record<string, unknown>, limits: DocumentLimits): number {
   const done = new Map<object, Measured>();
   const active = new Set<object>();
   const tooLarge = () =>
@@ -127,7 +136,7 @@ function measure(root: Record<string, unknown>, limits: DocumentLimits): void {
     done.set(target, result);
     return result;
   };
-  visit(root, 0);
+  return visit(root, 0).nodes;
 }
 
 function resolvePointer(root: unknown, ref: string): unknown {

@@ -189,6 +189,23 @@ describe('large documents', () => {
     expect(ticks).toBeGreaterThan(0);
   });
 
+  it('are validated in a worker thread also when a small document expands through its $refs', async () => {
+    const schemas: Record<string, unknown> = { s0: { type: 'object', properties: { p: { type: 'string' } } } };
+    for (let i = 1; i <= 5; i++) {
+      schemas[`s${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 6 }, (_, j) => [`p${j}`, { $ref: `#/components/schemas/s${i - 1}` }])) };
+    }
+    const document = { ...operationWith('x', { $ref: '#/components/schemas/s5' }), components: { schemas } };
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      const api = await loadDocument(document, { maxNodes: 1_000_000 });
+      expect(api.components).toBeDefined();
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+  });
+
   it('become tools like small ones', async () => {
     const tools = await openApiTools(large(), { operations: ['get2999'] });
     expect(tools.map((tool) => tool.name)).toEqual(['get2999']);
