@@ -67,7 +67,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * unless `allowedDomains` says otherwise; responses are size-capped and returned as values
  * (`{ status, contentType, body }`), and 4xx/5xx answers become tool errors that say what to
  * do. Swagger 2.0 documents are refused (`UnsupportedFeatureError`): convert them to
- * OpenAPI 3 first. Throws `OpenApiDocumentError` for a document that does not validate.
+ * OpenAPI 3 first. Throws `OpenApiDocumentError` for a document that does not validate,
+ * names files outside its folder, or expands past `maxDocumentNodes`; `TypeError` for
+ * options out of range.
  *
  * @example
  * const tools = await openApiTools('./petstore.yaml', {
