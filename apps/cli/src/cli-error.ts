@@ -25,3 +25,17 @@ export class CliUsageError extends CliError {
     return this.hasMarker(error, CliUsageError.errorName);
   }
 }
+
+/**
+ * A failure the user has already been shown (a stream's `error` event, printed where it
+ * happened): the command exits 1 without printing it a second time.
+ */
+export class ReportedError extends CliError {
+  static override readonly errorName = 'ReportedError';
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+  }
+  static override isInstance(error: unknown): error is ReportedError {
+    return this.hasMarker(error, ReportedError.errorName);
+  }
+}

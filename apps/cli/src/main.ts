@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { CliError } from './cli-error.ts';
+import { CliError, ReportedError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
 import { createOutput, eprintln, style } from './output.ts';
 import { createProgram } from './program.ts';
@@ -48,6 +48,12 @@ function reportError(context: CommandContext, error: unknown): number {
     }
     // commander already printed the message and the usage hint.
     return 2;
+  }
+  if (ReportedError.isInstance(error)) {
+    // Its message went out when it happened; only the details --debug asks for are left.
+    const cause: unknown = error.cause;
+    if (output.debug && cause instanceof Error && cause.stack !== undefined) eprintln(output, cause.stack);
+    return error.exitCode;
   }
   if (CliError.isInstance(error)) {
     eprintln(output, `${style(output, 'red', 'error:')} ${error.message}`);

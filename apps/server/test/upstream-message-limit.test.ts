@@ -117,6 +117,7 @@ describe('an upstream message larger than limits.upstreamMessageLimitBytes', () 
       expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).toContain('limits.upstreamMessageLimitBytes');
+      expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_message_too_large');
       // The upstream was cut: far less than it meant to write got out (socket buffers hold a few MiB).
       await expect.poll(() => written.length, { timeout: 10_000 }).toBe(1);
       expect(written[0]).toBeLessThan(ENDLESS / 2);

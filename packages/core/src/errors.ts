@@ -297,3 +297,43 @@ export class UpstreamTimeoutError extends ToolwireError {
     return this.hasMarker(error, UpstreamTimeoutError.errorName);
   }
 }
+
+/** Which message of an upstream body was too large: one SSE event, one NDJSON line, or the whole body. */
+export type UpstreamMessagePart = 'event' | 'line' | 'body';
+
+/** `limitBytes` as people read it: `16 MiB`, or `1000 bytes`. */
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * An upstream sent one message larger than the limit the caller set: one event of an SSE
+ * stream (`part: 'event'`), one line of an NDJSON stream (`'line'`), or a whole body of
+ * anything else (`'body'`). Every reader of a body holds a message whole before it can use
+ * it, so a message that never ends would grow the process without bound: the request was
+ * stopped and its connection closed. Raised by the providers (`maxMessageBytes`) and the
+ * gateway (`limits.upstreamMessageLimitBytes`); never retried, since the same request would
+ * meet the same message. `setting` names the option that raises the limit.
+ */
+export class UpstreamMessageTooLargeError extends ToolwireError {
+  static override readonly errorName = 'UpstreamMessageTooLargeError';
+  readonly limitBytes: number;
+  readonly part: UpstreamMessagePart;
+  readonly setting: string;
+  constructor(options: { limitBytes: number; part: UpstreamMessagePart; setting: string; origin?: string }) {
+    const limit = formatBytes(options.limitBytes);
+    const what =
+      options.part === 'body' ? `a response body larger than ${limit}` : `more than ${limit} in one ${options.part === 'event' ? 'stream event' : 'line of its stream'}`;
+    super(
+      `The upstream${options.origin === undefined ? '' : ` at ${options.origin}`} sent ${what}; the request was stopped so that it cannot exhaust the process's memory. ` +
+        `If the upstream really sends messages this large, raise ${options.setting}.`,
+    );
+    this.limitBytes = options.limitBytes;
+    this.part = options.part;
+    this.setting = options.setting;
+  }
+  static override isInstance(error: unknown): error is UpstreamMessageTooLargeError {
+    return this.hasMarker(error, UpstreamMessageTooLargeError.errorName);
+  }
+}

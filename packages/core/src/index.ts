@@ -40,10 +40,11 @@ export {
   ToolwireError,
   UnknownToolError,
   UnsupportedFeatureError,
+  UpstreamMessageTooLargeError,
   UpstreamTimeoutError,
   UsageLimitError,
 } from './errors.ts';
-export type { ProviderErrorOptions } from './errors.ts';
+export type { ProviderErrorOptions, UpstreamMessagePart } from './errors.ts';
 export { collectStream, createResponseCollector } from './collect-stream.ts';
 export type { ResponseCollector } from './collect-stream.ts';
 export { generateId } from './generate-id.ts';

@@ -1,9 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, toolOutput } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
+import { checkCallToolResult } from './check-call-tool-result.ts';
+import { checkListedTool } from './check-listed-tool.ts';
+import { checkCount, checkDuration, MAX_MESSAGE_BYTES_LIMIT } from './check-options.ts';
 import { McpConnectionError } from './errors.ts';
 import { mapCallError } from './map-call-error.ts';
 import { mapCallToolResult } from './map-call-tool-result.ts';
@@ -32,6 +35,10 @@ export interface McpToolsOptions {
   maxMalformedMessages?: number;
   /** What the model reads of one result is cut here (default 100 000 characters). */
   maxResultChars?: number;
+  /** Tools of one server past this many are left out (default 1 000); listing also stops there. */
+  maxTools?: number;
+  /** A tool description longer than this is cut (default 10 000 characters): it is sent with every model request. */
+  maxDescriptionChars?: number;
   /** Tools left out (a schema that does not compile, a name clash) and protocol noise. */
   onWarning?: (message: string) => void;
 }
@@ -51,6 +58,25 @@ export interface McpToolSet extends AsyncDisposable {
 }
 
 const MAX_TOOL_PAGES = 50;
+// Tools compiled between two turns of the event loop (a compile takes about 0.1 ms).
+const COMPILE_BATCH = 32;
+// Tools left out of one listing reported one by one; the rest are counted.
+const MAX_LEFT_OUT_WARNINGS = 10;
+const MAX_WARNING_CHARS = 1000;
+// Warnings about what a server sent (stray answers, unknown progress tokens), per window.
+const MAX_PROTOCOL_WARNINGS = 20;
+const PROTOCOL_WARNING_WINDOW_MS = 10_000;
+// tools/list_changed is followed at most this often.
+const LIST_CHANGED_INTERVAL_MS = 1000;
+// What a server's own error text may add to a message (an HTTP error page can be 8 MiB).
+const MAX_PROBLEM_CHARS = 2000;
+
+/** A listed tool as a core tool, with what it was made from (reused while that is unchanged). */
+interface KnownTool {
+  key: string;
+  tool: Tool;
+  checkOutput: ((value: Record<string, unknown>) => string | undefined) | undefined;
+}
 
 /**
  * Connects to an MCP server and returns its tools as core `Tool`s for `runTools`, any
@@ -89,6 +115,10 @@ class McpToolSetImpl implements McpToolSet {
   private closed = false;
   private restarts: number[] = [];
   private mcpNames = new Map<string, string>();
+  private known = new Map<string, KnownTool>();
+  private noise = { since: 0, count: 0, dropped: 0 };
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private lastListing = 0;
   private listeners = new Set<(tools: Tool[]) => void>();
   private refreshing: Promise<Tool[]> | undefined;
   private refreshAgain = false;
@@ -104,10 +134,22 @@ class McpToolSetImpl implements McpToolSet {
       maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
       maxMalformedMessages: options.maxMalformedMessages ?? 100,
       maxResultChars: options.maxResultChars ?? 100_000,
+      maxTools: options.maxTools ?? 1000,
+      maxDescriptionChars: options.maxDescriptionChars ?? 10_000,
       onWarning: options.onWarning,
     };
+    checkDuration('callTimeoutMs', this.options.callTimeoutMs);
+    checkDuration('connectTimeoutMs', this.options.connectTimeoutMs);
+    checkDuration('restartWindowMs', this.options.restartWindowMs);
+    checkCount('maxRestarts', this.options.maxRestarts, 0, Number.MAX_SAFE_INTEGER);
+    checkCount('maxMessageBytes', this.options.maxMessageBytes, 1024, MAX_MESSAGE_BYTES_LIMIT);
+    checkCount('maxMalformedMessages', this.options.maxMalformedMessages, 0, Number.MAX_SAFE_INTEGER);
+    checkCount('maxResultChars', this.options.maxResultChars, 1, Number.MAX_SAFE_INTEGER);
+    checkCount('maxTools', this.options.maxTools, 1, Number.MAX_SAFE_INTEGER);
+    checkCount('maxDescriptionChars', this.options.maxDescriptionChars, 1, Number.MAX_SAFE_INTEGER);
     this.limits = {
       connectTimeoutMs: this.options.connectTimeoutMs,
+      callTimeoutMs: this.options.callTimeoutMs,
       maxMessageBytes: this.options.maxMessageBytes,
       maxMalformedMessages: this.options.maxMalformedMessages,
     };
@@ -115,13 +157,13 @@ class McpToolSetImpl implements McpToolSet {
       this.name = options.name ?? source.getServerVersion()?.name ?? 'client';
       const client = source;
       // A client passed in is the caller's: it is used as it is, never restarted or closed.
-      this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '' };
+      this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '', stopReason: () => undefined };
       this.open = undefined;
       this.disposeScratch = undefined;
     } else if ('url' in source) {
       const server: McpHttpServer = source;
       this.name = options.name ?? new URL(server.url).host;
-      this.open = () => openHttpConnection(server, this.limits);
+      this.open = () => openHttpConnection(server, this.limits, (message) => this.warn(message));
       this.disposeScratch = undefined;
     } else if ('command' in source) {
       const server: McpStdioServer = source;
@@ -149,9 +191,12 @@ class McpToolSetImpl implements McpToolSet {
       await this.listInto(connection);
     } catch (error) {
       const stderr = error instanceof OpenFailedError ? error.stderr : (this.connection?.stderrTail() ?? '');
+      // A limit the server broke while being listed (a page over maxMessageBytes) says more than "Connection closed".
+      const stopReason = error instanceof OpenFailedError ? undefined : this.connection?.stopReason();
       await this.close();
       if (McpConnectionError.isInstance(error)) throw error;
-      throw new McpConnectionError({ serverName: this.name, problem: describe(error), stderr, cause: error });
+      const problem = stopReason === undefined ? describe(error) : `${describe(error)} (${stopReason})`;
+      throw new McpConnectionError({ serverName: this.name, problem: cutText(problem, MAX_PROBLEM_CHARS), stderr, cause: error });
     }
   }
 
@@ -187,6 +232,7 @@ class McpToolSetImpl implements McpToolSet {
     const connection = this.connection;
     this.connection = undefined;
     this.unwatch?.();
+    clearTimeout(this.refreshTimer);
     await connection?.close();
     await connecting?.then((late) => late.close()).catch(() => undefined);
     this.disposeScratch?.();
@@ -218,16 +264,27 @@ class McpToolSetImpl implements McpToolSet {
     };
     client.onerror = (error) => {
       previousError?.(error);
-      this.options.onWarning?.(`MCP server "${this.name}": ${error.message}`);
+      this.protocolWarning(error.message);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.refresh().catch((error: unknown) => this.options.onWarning?.(`MCP server "${this.name}": listing its changed tools failed: ${describe(error)}`));
-    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshSoon());
     this.unwatch = () => {
       client.onclose = previousClose;
       client.onerror = previousError;
       client.removeNotificationHandler(ToolListChangedNotificationSchema.shape.method.value);
     };
+  }
+
+  /**
+   * A refresh for `tools/list_changed`, at most one per `LIST_CHANGED_INTERVAL_MS`: a server
+   * can send the notification every millisecond, and each one would list its tools again.
+   */
+  private refreshSoon(): void {
+    if (this.closed || this.refreshTimer !== undefined) return;
+    const wait = Math.max(0, this.lastListing + LIST_CHANGED_INTERVAL_MS - Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refresh().catch((error: unknown) => this.warn(`listing its changed tools failed: ${describe(error)}`));
+    }, wait);
   }
 
   /** The live connection, restarted (within the budget) if the server died. */
@@ -260,46 +317,126 @@ class McpToolSetImpl implements McpToolSet {
   }
 
   private async listInto(connection: OpenConnection): Promise<Tool[]> {
-    const listed: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.options.connectTimeoutMs });
-      listed.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-    }
+    const listed = await this.listAll(connection);
     const tools: Tool[] = [];
     const names = new Map<string, string>();
-    for (const mcpTool of listed) {
+    const known = new Map<string, KnownTool>();
+    for (let i = 0; i < listed.length; i++) {
+      // Compiling schemas is synchronous: the event loop gets a turn between batches.
+      if (i > 0 && i % COMPILE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+      const mcpTool = listed[i] as McpTool;
       const name = exposedToolName(mcpTool.name, this.options.namePrefix);
       if (names.has(name)) {
-        this.options.onWarning?.(`MCP server "${this.name}": tool "${mcpTool.name}" is left out: its name "${name}" is taken by "${names.get(name) ?? ''}".`);
+        this.warn(`tool "${short(mcpTool.name)}" is left out: its name "${short(name)}" is taken by "${short(names.get(name) ?? '')}".`);
         continue;
       }
       try {
-        tools.push(this.toTool(mcpTool, name));
+        const key = JSON.stringify(mcpTool);
+        const previous = this.known.get(mcpTool.name);
+        const entry = previous !== undefined && previous.key === key ? previous : { key, ...this.toTool(mcpTool, name) };
+        tools.push(entry.tool);
         names.set(name, mcpTool.name);
+        known.set(mcpTool.name, entry);
       } catch (error) {
-        this.options.onWarning?.(`MCP server "${this.name}": tool "${mcpTool.name}" is left out: ${describe(error)}`);
+        this.warn(`tool "${short(mcpTool.name)}" is left out: ${describe(error)}`);
       }
     }
     const changed = !sameTools(this.tools, tools);
     this.tools = tools;
     this.mcpNames = names;
+    this.known = known;
     if (changed) for (const listener of this.listeners) listener(tools);
     return tools;
   }
 
-  private toTool(mcpTool: McpTool, name: string): Tool {
-    const description = mcpTool.description ?? mcpTool.title ?? mcpTool.annotations?.title;
+  /** Every page of `tools/list`, within `connectTimeoutMs` in all, at most `maxTools` tools, each checked on its own. */
+  private async listAll(connection: OpenConnection): Promise<McpTool[]> {
+    const { connectTimeoutMs, maxTools } = this.options;
+    const started = Date.now();
+    this.lastListing = started;
+    const listed: McpTool[] = [];
+    const cursors = new Set<string>();
+    let leftOut = 0;
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page === MAX_TOOL_PAGES) {
+        this.warn(`its tool list goes on past ${MAX_TOOL_PAGES} pages; the ${listed.length} tools of the first ${MAX_TOOL_PAGES} are used.`);
+        break;
+      }
+      const remaining = connectTimeoutMs - (Date.now() - started);
+      if (remaining <= 0) throw new Error(`listing its tools took longer than ${connectTimeoutMs} ms (connectTimeoutMs)`);
+      // A loose schema here: each tool is checked on its own below.
+      const result = await connection.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: remaining });
+      const { tools, nextCursor } = result;
+      if (!Array.isArray(tools)) throw new Error('its tools/list answer has no "tools" list');
+      for (const entry of tools) {
+        if (listed.length >= maxTools) {
+          this.warn(`it lists more than ${maxTools} tools (maxTools); the first ${maxTools} are used, the rest left out.`);
+          return listed;
+        }
+        const checked = checkListedTool(entry);
+        if (checked.ok) listed.push(checked.tool);
+        else if (++leftOut <= MAX_LEFT_OUT_WARNINGS) this.warn(`tool "${short(checked.name)}" is left out: ${checked.problem}.`);
+      }
+      if (nextCursor === undefined) break;
+      if (typeof nextCursor !== 'string' || cursors.has(nextCursor)) {
+        this.warn(`its tool list pages loop (cursor ${short(JSON.stringify(nextCursor) ?? '')} came back); the ${listed.length} tools listed so far are used.`);
+        break;
+      }
+      cursors.add(nextCursor);
+      cursor = nextCursor;
+    }
+    if (leftOut > MAX_LEFT_OUT_WARNINGS) this.warn(`${leftOut - MAX_LEFT_OUT_WARNINGS} more tools are left out as not valid.`);
+    return listed;
+  }
+
+  private toTool(mcpTool: McpTool, name: string): Omit<KnownTool, 'key'> {
+    let description = mcpTool.description ?? mcpTool.title ?? mcpTool.annotations?.title;
+    if (description !== undefined && description.length > this.options.maxDescriptionChars) {
+      this.warn(`the description of tool "${short(mcpTool.name)}" is cut to ${this.options.maxDescriptionChars} of its ${description.length} characters (maxDescriptionChars).`);
+      description = `${description.slice(0, this.options.maxDescriptionChars)}…`;
+    }
     // A copy: core caches compiled validators by schema object, and the server's object is the SDK's.
     const parameters = structuredClone(mcpTool.inputSchema) as JsonSchema;
-    return defineTool({
+    const tool = defineTool({
       name,
       ...(description === undefined ? {} : { description }),
       parameters,
       execute: (args: Record<string, unknown>, context: ToolExecutionContext) => this.call(mcpTool.name, name, args, context),
     });
+    return { tool, checkOutput: this.outputCheck(mcpTool) };
+  }
+
+  /** Checks `structuredContent` against the tool's `outputSchema`, compiled with core's bounds (the SDK's compile has none). */
+  private outputCheck(mcpTool: McpTool): KnownTool['checkOutput'] {
+    if (mcpTool.outputSchema === undefined) return undefined;
+    try {
+      const output = defineTool({ name: 'output', parameters: structuredClone(mcpTool.outputSchema) as JsonSchema });
+      return (value) => {
+        const result = output.validate(value);
+        return result.success ? undefined : result.message;
+      };
+    } catch (error) {
+      this.warn(`the outputSchema of tool "${short(mcpTool.name)}" is ignored: ${describe(error)}`);
+      return undefined;
+    }
+  }
+
+  /** A warning about what the server sent, at most `MAX_PROTOCOL_WARNINGS` per window: a server can send thousands a second. */
+  private protocolWarning(message: string): void {
+    const now = Date.now();
+    if (now - this.noise.since >= PROTOCOL_WARNING_WINDOW_MS) {
+      const { dropped } = this.noise;
+      this.noise = { since: now, count: 0, dropped: 0 };
+      if (dropped > 0) this.warn(`${dropped} more protocol warnings in ${PROTOCOL_WARNING_WINDOW_MS / 1000} s were not reported.`);
+    }
+    if (++this.noise.count > MAX_PROTOCOL_WARNINGS) this.noise.dropped++;
+    else this.warn(message);
+  }
+
+  private warn(message: string): void {
+    // Protocol errors quote what the server sent, which may be megabytes.
+    this.options.onWarning?.(`MCP server "${this.name}": ${cutText(message, MAX_WARNING_CHARS)}`);
   }
 
   private async call(mcpName: string, name: string, args: Record<string, unknown>, context: ToolExecutionContext, retried = false): Promise<ToolOutput> {
@@ -312,20 +449,50 @@ class McpToolSetImpl implements McpToolSet {
     } catch (error) {
       return failure(`MCP server "${this.name}" is not available: ${describe(error)}. Answer without "${name}".`);
     }
+    const started = Date.now();
+    // The SDK listens on the signal it is given and never stops: a signal of the caller's
+    // that outlives the call (one for a whole run) would collect a listener per call, and
+    // aborting it would cancel every call already answered. It gets one of its own.
+    const own = new AbortController();
+    const onAbort = () => own.abort(context.signal.reason);
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const answer = await connection.client.callTool({ name: mcpName, arguments: args }, undefined, {
-        signal: context.signal,
+      // A loose schema: the result is checked by checkCallToolResult, which stops at the first problem.
+      const raw = await connection.client.request({ method: 'tools/call', params: { name: mcpName, arguments: args } }, ResultSchema, {
+        signal: own.signal,
         timeout: this.options.callTimeoutMs,
       });
+      const checked = checkCallToolResult(raw);
+      if (!checked.ok) return failure(`"${name}" on MCP server "${this.name}" answered with a result that is not valid MCP: ${checked.problem}. Answer without it.`);
+      const { answer } = checked;
+      const structured = answer.structuredContent;
+      const problem = structured === undefined || answer.isError === true ? undefined : this.known.get(mcpName)?.checkOutput?.(structured);
+      if (problem !== undefined) return failure(`"${name}" on MCP server "${this.name}" answered with structuredContent that does not match its outputSchema: ${problem}`);
       return mapCallToolResult(answer, { maxMessageChars: this.options.maxResultChars });
     } catch (error) {
       // An HTTP server that lost the session (it restarted) answers 404 without running the
       // call: open a new session (a restart, within the budget) and send the call once more.
       if (!retried && error instanceof StreamableHTTPError && error.code === 404 && this.open !== undefined) {
         if (this.connection === connection) this.dead = true;
-        return this.call(mcpName, name, args, context, true);
+        return await this.call(mcpName, name, args, context, true);
       }
-      return mapCallError(error, { serverName: this.name, toolName: name, callTimeoutMs: this.options.callTimeoutMs, restarts: this.open !== undefined });
+      const stopReason = connection.stopReason();
+      return mapCallError(error, {
+        serverName: this.name,
+        toolName: name,
+        callTimeoutMs: this.options.callTimeoutMs,
+        restarts: this.open !== undefined && !this.closed,
+        closed: this.closed,
+        ...(stopReason === undefined ? {} : { stopReason }),
+        local: {
+          timedOut: context.signal.aborted || Date.now() - started >= this.options.callTimeoutMs,
+          // The SDK drops its transport when the connection closes.
+          connectionClosed: connection.client.transport === undefined,
+        },
+      });
+    } finally {
+      context.signal.removeEventListener('abort', onAbort);
     }
   }
 }
@@ -347,6 +514,15 @@ function sameTools(a: Tool[], b: Tool[]): boolean {
     if (x.name !== y.name || x.description !== y.description || JSON.stringify(x.inputSchema) !== JSON.stringify(y.inputSchema)) return false;
   }
   return true;
+}
+
+function cutText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
+}
+
+/** A server-chosen name, cut for a message. */
+function short(text: string): string {
+  return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
 }
 
 function describe(error: unknown): string {

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createGuardedStreamFetch, getSandboxSupport, spawnSandboxed } from '@toolwire/sandbox';
 import type { McpHttpServer, McpStdioServer } from './mcp-server-source.ts';
+import { requestScopedFetch } from './request-scoped-fetch.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
 
 /** One live client and how to end it. */
@@ -14,11 +15,14 @@ export interface OpenConnection {
   close(): Promise<void>;
   /** The last bytes of the server's stderr (stdio only). */
   stderrTail(): string;
+  /** Why the connection stopped the server (a limit it broke), if it did (stdio only). */
+  stopReason(): string | undefined;
 }
 
 /** Limits every connection shares. */
 export interface ConnectionLimits {
   connectTimeoutMs: number;
+  callTimeoutMs: number;
   maxMessageBytes: number;
   maxMalformedMessages: number;
 }
@@ -35,6 +39,12 @@ export class OpenFailedError extends Error {
 const CLIENT_INFO = { name: 'toolwire', version: '0.1.0' };
 const STDERR_TAIL_BYTES = 4096;
 const DEFAULT_MEMORY_MB = 2048;
+const HEAD_TIMEOUT_MARGIN_MS = 1000;
+// The server's event stream may be (re)opened this often per window (the SDK's own backoff starts at 1 s).
+const MAX_STREAM_OPENS = 10;
+const STREAM_WINDOW_MS = 60_000;
+// What may wait in the server's stdin (written, not read yet) before it counts as not reading.
+const MIN_PENDING_INPUT_BYTES = 1024 * 1024;
 
 /**
  * The writable directory a stdio server gets when none is given; removed by `dispose`.
@@ -71,6 +81,7 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
     maxMessageBytes: limits.maxMessageBytes,
     maxMalformedMessages: limits.maxMalformedMessages,
     stderrTailBytes: STDERR_TAIL_BYTES,
+    maxPendingInputBytes: Math.max(MIN_PENDING_INPUT_BYTES, 2 * limits.maxMessageBytes),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   const close = async () => {
@@ -81,22 +92,25 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
     await client.connect(transport, { timeout: limits.connectTimeoutMs });
   } catch (error) {
     await close();
-    throw new OpenFailedError(error, transport.stderrTail());
+    const reason = transport.stopReason;
+    throw new OpenFailedError(reason === undefined ? error : new Error(`${error instanceof Error ? error.message : String(error)} (${reason})`, { cause: error }), transport.stderrTail());
   }
-  return { client, close, stderrTail: () => transport.stderrTail() };
+  return { client, close, stderrTail: () => transport.stderrTail(), stopReason: () => transport.stopReason };
 }
 
 /** Connects a client to a streamable HTTP server through the guarded fetch. */
-export async function openHttpConnection(server: McpHttpServer, limits: ConnectionLimits): Promise<OpenConnection> {
+export async function openHttpConnection(server: McpHttpServer, limits: ConnectionLimits, onWarning: (message: string) => void): Promise<OpenConnection> {
   const url = new URL(server.url);
   const guardedFetch = createGuardedStreamFetch({
     allowedDomains: server.allowedDomains ?? [url.hostname],
     allowPrivateNetwork: server.allowPrivateNetwork ?? false,
     maxResponseBytes: server.maxResponseBytes ?? 8 * 1024 * 1024,
-    timeoutMs: limits.connectTimeoutMs,
+    // A last bound on a response head: a tool call's head may come as late as its answer
+    // (a server answering with JSON), and each request's own deadline aborts it sooner.
+    timeoutMs: Math.max(limits.connectTimeoutMs, limits.callTimeoutMs) + HEAD_TIMEOUT_MARGIN_MS,
   });
   const transport = new StreamableHTTPClientTransport(url, {
-    fetch: guardedFetch,
+    fetch: requestScopedFetch(guardedFetch, { maxStreamOpens: MAX_STREAM_OPENS, streamWindowMs: STREAM_WINDOW_MS, onWarning }),
     ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -111,5 +125,5 @@ export async function openHttpConnection(server: McpHttpServer, limits: Connecti
     await client.close().catch(() => undefined);
     throw error;
   }
-  return { client, close, stderrTail: () => '' };
+  return { client, close, stderrTail: () => '', stopReason: () => undefined };
 }

@@ -14,6 +14,8 @@ export interface SandboxedStdioTransportOptions {
   maxMalformedMessages: number;
   /** Bytes of the server's stderr kept (the latest), for diagnostics. */
   stderrTailBytes: number;
+  /** Bytes written to the server and not yet read by it past which it is ended (it does not read its input). */
+  maxPendingInputBytes: number;
 }
 
 /**
@@ -34,6 +36,8 @@ export class SandboxedStdioTransport implements Transport {
   private malformed = 0;
   private stderr: Buffer[] = [];
   private stderrBytes = 0;
+  private drained: Promise<void> | undefined;
+  private releaseDrained: (() => void) | undefined;
 
   constructor(options: SandboxedStdioTransportOptions) {
     this.options = options;
@@ -51,21 +55,40 @@ export class SandboxedStdioTransport implements Transport {
       if (overflow) this.fail(new Error(`the MCP server sent a message larger than ${this.options.maxMessageBytes} bytes; it was stopped`));
     });
     child.stderr.on('data', (chunk: Buffer) => this.keepStderr(chunk));
-    void child.exited.then(() => this.finish());
+    void child.exited.then(() => {
+      this.releaseDrained?.();
+      this.finish();
+    });
     return Promise.resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const child = this.process;
     if (child === undefined || this.stopping) return Promise.reject(new Error('The MCP server is not running.'));
-    return new Promise((resolve) => {
-      if (child.stdin.write(serializeMessage(message))) resolve();
-      else {
-        // Resolve on drain, or when the process ends (its exit closes the connection).
-        child.stdin.once('drain', resolve);
-        void child.exited.then(() => resolve());
-      }
+    const { stdin } = child;
+    // A server that stops reading while it keeps sending requests (pings) would have our
+    // answers pile up here without bound.
+    if (stdin.writableLength > this.options.maxPendingInputBytes) {
+      const error = new Error(
+        `the MCP server does not read its input (${stdin.writableLength} bytes written to it are waiting, more than ${this.options.maxPendingInputBytes}); it was stopped`,
+      );
+      this.fail(error);
+      return Promise.reject(error);
+    }
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    // One wait for all the writes behind a full pipe: a listener per write would pile up.
+    this.drained ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        this.drained = undefined;
+        this.releaseDrained = undefined;
+        resolve();
+      };
+      stdin.on('drain', done);
+      // The process ending closes the connection; nothing more will drain (see start()).
+      this.releaseDrained = done;
     });
+    return this.drained;
   }
 
   async close(): Promise<void> {
@@ -79,6 +102,9 @@ export class SandboxedStdioTransport implements Transport {
     await child.kill();
     this.finish();
   }
+
+  /** Why the transport stopped the server (a limit it broke), if it did. */
+  stopReason: string | undefined;
 
   /** The latest bytes the server wrote to stderr (at most `stderrTailBytes`). */
   stderrTail(): string {
@@ -103,6 +129,7 @@ export class SandboxedStdioTransport implements Transport {
   }
 
   private fail(error: Error): void {
+    this.stopReason ??= error.message;
     this.onerror?.(error);
     void this.close();
   }

@@ -29,3 +29,8 @@ export function stdioTestServer(extra: Partial<McpStdioServer> = {}): McpStdioSe
     ...extra,
   };
 }
+
+/** The hand-written hostile server (`fixtures/hostile-stdio-server.ts`) in `mode`, sandboxed like the test server. */
+export function hostileStdioServer(mode: string, extra: Partial<McpStdioServer> = {}): McpStdioServer {
+  return stdioTestServer({ args: [join(here, 'fixtures', 'hostile-stdio-server.ts'), mode], ...extra });
+}

@@ -1,4 +1,4 @@
-import { StreamError } from '@toolwire/core';
+import { StreamError, UpstreamMessageTooLargeError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { Utf8ChunkDecoder } from '@toolwire/core/provider';
 import { createResponsesStreamDecoder } from '@toolwire/openai-responses';
@@ -57,7 +57,8 @@ export const STREAM_DROPPED = 'stream_dropped';
 /**
  * Reads the SSE body and yields the decoder's events. A stream that breaks off, goes
  * silent for `idleTimeoutMs`, or closes before `response.completed` ends with a retryable
- * `StreamError` (code `stream_dropped`); an abort is thrown as the signal's reason.
+ * `StreamError` (code `stream_dropped`); an abort is thrown as the signal's reason, and a
+ * message past the fetch's limit as its `UpstreamMessageTooLargeError`.
  */
 export async function* decodeChatGPTStream(
   body: ReadableStream<Uint8Array>,
@@ -96,7 +97,8 @@ export async function* decodeChatGPTStream(
       try {
         chunk = await readWithIdleTimeout(reader, options.idleTimeoutMs);
       } catch (error) {
-        if (options.signal?.aborted === true) throw error;
+        // Not a dropped stream: sent again, it would meet the same message.
+        if (options.signal?.aborted === true || UpstreamMessageTooLargeError.isInstance(error)) throw error;
         yield* pending;
         yield dropped(`The ChatGPT stream broke off: ${error instanceof Error ? error.message : String(error)}. Send the request again.`, error);
         return;

@@ -1,4 +1,5 @@
 import type { ChatModel } from '@toolwire/core';
+import { limitUpstreamMessages, resolveMaxMessageBytes } from '@toolwire/core/provider';
 
 import { createChatGPTAuth } from './auth/chatgpt-auth.ts';
 import type { ChatGPTAuth, ChatGPTAuthOptions, ChatGPTStatus } from './auth/chatgpt-auth.ts';
@@ -42,6 +43,14 @@ export interface ChatGPTProviderOptions {
   headers?: Record<string, string>;
   /** How long the model catalog (base instructions) is used before it is revalidated by ETag (default 5 minutes). */
   catalogTtlMs?: number;
+  /**
+   * The largest message the backend may send, in bytes: one event of a stream, or the whole
+   * body of anything else (the model catalog). Past it the call fails with an
+   * `UpstreamMessageTooLargeError` (not sent again) and the connection is closed, so that a
+   * backend, proxy or endpoint that never ends a message cannot grow the process without
+   * bound. Default 16 MiB; 0 turns the limit off (for a `fetch` that bounds messages itself).
+   */
+  maxMessageBytes?: number;
 }
 
 /** A ChatGPT-subscription provider: models and the sign-in behind them. */
@@ -64,7 +73,12 @@ export interface ChatGPTProvider {
  */
 export function createChatGPT(options: ChatGPTProviderOptions = {}): ChatGPTProvider {
   const logger = options.logger ?? consoleLogger;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes, 'maxMessageBytes');
+  // Sign-in requests keep the caller's fetch: the sign-in reads its answers with bounds of its own.
+  const fetchImpl =
+    maxMessageBytes > 0
+      ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createChatGPT' })
+      : (options.fetch ?? globalThis.fetch);
   const auth = isAuth(options.auth)
     ? options.auth
     : createChatGPTAuth({ logger, ...(options.fetch ? { fetch: options.fetch } : {}), ...options.auth });

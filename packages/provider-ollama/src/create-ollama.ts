@@ -1,4 +1,5 @@
 import type { ChatModel } from '@toolwire/core';
+import { limitUpstreamMessages, resolveMaxMessageBytes } from '@toolwire/core/provider';
 import { listModels } from './list-models.ts';
 import type { OllamaModelInfo } from './list-models.ts';
 import type { OllamaChatSettings } from './ollama-chat-settings.ts';
@@ -21,6 +22,14 @@ export interface OllamaProviderOptions {
    * connection open. Default 2000 ms; 0 waits for the end.
    */
   endGraceMs?: number;
+  /**
+   * The largest message the server may send, in bytes: one line of a streamed answer, or the
+   * whole body of anything else (an answer, an error, the model list). Past it the call fails
+   * with an `UpstreamMessageTooLargeError` and the connection is closed, so that a server that
+   * never ends a line cannot grow the process without bound. Default 16 MiB; 0 turns the
+   * limit off (for a `fetch` that bounds messages itself).
+   */
+  maxMessageBytes?: number;
 }
 
 /** An Ollama server as a Toolwire provider. */
@@ -43,7 +52,9 @@ export interface OllamaProvider {
 export function createOllama(options: OllamaProviderOptions = {}): OllamaProvider {
   const connection: OllamaConnection = { host: resolveOllamaHost(options.host) };
   if (options.headers !== undefined) connection.headers = { ...options.headers };
-  if (options.fetch !== undefined) connection.fetch = options.fetch;
+  const maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes, 'maxMessageBytes');
+  const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOllama' }) : options.fetch;
+  if (fetch !== undefined) connection.fetch = fetch;
   if (options.endGraceMs !== undefined) connection.endGraceMs = options.endGraceMs;
   return {
     host: connection.host,

@@ -1,11 +1,5 @@
 import { StreamError } from '@toolwire/core';
 
-/**
- * The most bytes of one NDJSON line of a streamed answer. Ollama streams a token or a whole
- * tool call per line; a line this long is no answer but a broken or hostile server.
- */
-export const MAX_NDJSON_LINE_BYTES = 16 * 1024 * 1024;
-
 /** How much of a damaged line a message quotes. */
 const EXCERPT_CHARS = 80;
 
@@ -17,10 +11,10 @@ const NEWLINE = 0x0a;
  * whole buffer at every network chunk (a 50 MB line in 64 KiB chunks costs seconds of
  * CPU), and `console.warn`s and skips a line that is not JSON, so a damaged line carrying a
  * tool call vanished and the answer looked complete. Fed whole lines, it splits each once;
- * a damaged line, or one longer than `maxLineBytes`, errors the body with a `StreamError`.
+ * a damaged line errors the body with a `StreamError`. How long a line may grow is the
+ * fetch's bound (`maxMessageBytes`, see `limitUpstreamMessages`), which this body comes through.
  */
-export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { host: string; maxLineBytes?: number }): ReadableStream<Uint8Array> {
-  const maxLineBytes = options.maxLineBytes ?? MAX_NDJSON_LINE_BYTES;
+export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { host: string }): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   let parts: Uint8Array[] = [];
   let size = 0;
@@ -28,15 +22,6 @@ export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { ho
   const append = (piece: Uint8Array): void => {
     if (piece.length === 0) return;
     size += piece.length;
-    // The line's own newline is not counted.
-    if (size - (piece[piece.length - 1] === NEWLINE ? 1 : 0) > maxLineBytes) {
-      throw new StreamError({
-        provider: 'ollama',
-        message:
-          `Ollama at ${options.host} sent a line of more than ${maxLineBytes} bytes in its streamed answer, which no answer needs; the stream was stopped. ` +
-          'Check that the host is an Ollama server (not a proxy answering with something else).',
-      });
-    }
     parts.push(piece);
   };
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { collectStream, StreamError } from '@toolwire/core';
+import { collectStream, StreamError, UpstreamMessageTooLargeError } from '@toolwire/core';
 import type { FunctionToolSpec } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -72,11 +72,22 @@ describe('a streamed Ollama answer', () => {
     }
   });
 
-  it('fails with a StreamError for a line of more than 16 MiB instead of buffering it', async () => {
+  it('fails with UpstreamMessageTooLargeError for a line of more than 16 MiB instead of buffering it', async () => {
     next = { body: `${line({ content: 'x'.repeat(17 * 1024 * 1024) })}${line({}, true)}`, chunkSize: 1 << 16 };
     const error = await collectStream(createOllama({ host }).chat('m').stream(request)).catch((e: unknown) => e);
-    expect(StreamError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toContain('sent a line of more than 16777216 bytes');
+    expect(UpstreamMessageTooLargeError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ limitBytes: 16 * 1024 * 1024, part: 'line' });
+    expect((error as Error).message).toMatch(/sent more than 16 MiB in one line of its stream;.*raise the maxMessageBytes option of createOllama\./su);
+  });
+
+  it('takes its line limit from maxMessageBytes (0: none)', async () => {
+    const content = 'x'.repeat(1024 * 1024);
+    next = { body: `${line({ content })}${line({}, true)}`, chunkSize: 1 << 16 };
+    const error = await collectStream(createOllama({ host, maxMessageBytes: 1024 * 1024 }).chat('m').stream(request)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'UpstreamMessageTooLargeError', limitBytes: 1024 * 1024, part: 'line' });
+    expect((await collectStream(createOllama({ host, maxMessageBytes: 0 }).chat('m').stream(request))).text).toBe(content);
+    expect((await collectStream(createOllama({ host, maxMessageBytes: 2 * 1024 * 1024 }).chat('m').stream(request))).text).toBe(content);
+    expect(() => createOllama({ host, maxMessageBytes: -1 })).toThrow(/maxMessageBytes must be a whole number of bytes/u);
   });
 
   it('reads a long line written in many small pieces, and a last line without its newline', async () => {

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatModel } from '@toolwire/core';
-import { readsFetchSignal } from '@toolwire/core/provider';
+import { limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes } from '@toolwire/core/provider';
 import { FetchSignalOpenAI } from './fetch-signal-client.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
@@ -37,6 +37,14 @@ export interface OpenAIProviderOptions {
    * finish and then keep the connection open. Default 2000 ms; 0 waits for the end.
    */
   endGraceMs?: number;
+  /**
+   * The largest message the server may send, in bytes: one event of a stream, or the whole
+   * body of anything else (an answer, an error page, the model list). Past it the call fails
+   * with an `UpstreamMessageTooLargeError` and the connection is closed, so that a server
+   * that never ends a message cannot grow the process without bound. Default 16 MiB; 0 turns
+   * the limit off (for a `fetch` that bounds messages itself).
+   */
+  maxMessageBytes?: number;
 }
 
 /** Models of one OpenAI (or OpenAI-compatible) endpoint. */
@@ -69,6 +77,8 @@ function envValue(name: string): string | undefined {
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const baseURL = (options.baseURL ?? envValue('OPENAI_BASE_URL') ?? OPENAI_BASE_URL).replace(/\/+$/u, '');
   const isOpenAI = baseURL === OPENAI_BASE_URL;
+  const maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes, 'maxMessageBytes');
+  const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOpenAI' }) : options.fetch;
   let client: OpenAI | undefined;
   const context: OpenAIClientContext = {
     baseURL,
@@ -77,13 +87,13 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     client() {
       // Created on first use, so a provider can be set up before its key is known.
       // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).
-      client ??= new (readsFetchSignal(options.fetch) ? FetchSignalOpenAI : OpenAI)({
+      client ??= new (readsFetchSignal(fetch) ? FetchSignalOpenAI : OpenAI)({
         // A local compatible server usually needs no key; the SDK insists on one.
         apiKey: options.apiKey ?? envValue('OPENAI_API_KEY') ?? (isOpenAI ? undefined : 'no-api-key'),
         baseURL,
         ...(options.organization !== undefined ? { organization: options.organization } : {}),
         ...(options.headers !== undefined ? { defaultHeaders: options.headers } : {}),
-        ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+        ...(fetch !== undefined ? { fetch } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
         ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
       });

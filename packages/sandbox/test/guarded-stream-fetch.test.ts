@@ -7,6 +7,10 @@ import { createGuardedFetch, createGuardedStreamFetch, FetchDeniedError } from '
 describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
   let server: Server;
   let origin: string;
+  // Another origin on the same host: what reached it.
+  let other: Server;
+  let otherPort = 0;
+  const otherSeen: (string | undefined)[] = [];
   const open: ServerResponse[] = [];
   const seen: { method: string; url: string; body: string; auth: string | undefined }[] = [];
   beforeAll(async () => {
@@ -26,16 +30,26 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
           res.write('x'.repeat(3000));
           open.push(res);
         } else if (req.url === '/none') res.writeHead(204).end();
+        else if (req.url === '/other-port') res.writeHead(307, { location: `http://127.0.0.1:${otherPort}/landed` }).end();
+        else if (req.url === '/same-origin') res.writeHead(307, { location: '/echo' }).end();
+        else if (req.url === '/not-allowed') res.writeHead(405, { 'content-type': 'text/plain' }).end('Method Not Allowed');
         else if (req.url === '/redirect-meta') res.writeHead(307, { location: 'http://169.254.169.254/' }).end();
         else if (req.url === '/slow-head') open.push(res);
         else res.writeHead(201, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] }).end(JSON.stringify({ echo: body }));
       });
     });
+    other = createServer((req, res) => {
+      otherSeen.push(req.headers.authorization);
+      res.writeHead(200).end('landed');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    otherPort = (other.address() as AddressInfo).port;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => {
     for (const res of open) res.destroy();
+    other.close();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
@@ -70,6 +84,33 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
   it('errors the body once it passes maxResponseBytes', async () => {
     const response = await guarded({ maxResponseBytes: 1000 })(`${origin}/flood`);
     await expect(response.text()).rejects.toSatisfy((error) => FetchDeniedError.isInstance(error));
+  });
+
+  it('lets a body be cancelled before it is read (the MCP SDK cancels a 405 with a body)', async () => {
+    // Before: data already scheduled reached a cancelled stream's controller, and the
+    // TypeError it threw ended the process.
+    for (let i = 0; i < 20; i++) {
+      const response = await guarded()(`${origin}/not-allowed`);
+      expect(response.status).toBe(405);
+      await response.body?.cancel();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  it("hands a redirect to the caller with redirect: 'manual', and refuses it with 'error'", async () => {
+    const manual = await guarded()(`${origin}/same-origin`, { redirect: 'manual' });
+    expect(manual.status).toBe(307);
+    expect(manual.headers.get('location')).toBe('/echo');
+    await expect(guarded()(`${origin}/same-origin`, { redirect: 'error' })).rejects.toThrow(/redirect is 'error'/);
+  });
+
+  it('does not carry credentials across origins when it follows a redirect', async () => {
+    const response = await guarded()(`${origin}/other-port`, { headers: { authorization: 'Bearer secret', cookie: 'a=1' } });
+    expect(await response.text()).toBe('landed');
+    expect(otherSeen).toEqual([undefined]);
+    const same = await guarded()(`${origin}/same-origin`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: 'kept' });
+    expect(await same.json()).toEqual({ echo: 'kept' });
+    expect(seen.at(-1)).toMatchObject({ url: '/echo', auth: 'Bearer t' });
   });
 
   it('answers a 204 with a null body', async () => {

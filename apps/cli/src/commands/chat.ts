@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Interface } from 'node:readline/promises';
 import { runToolsStream } from '@toolwire/core';
 import type { ChatModel, ChatStreamEvent, Message, ToolSpec } from '@toolwire/core';
-import { CliError } from '../cli-error.ts';
+import { CliError, ReportedError } from '../cli-error.ts';
 import { startChatTelemetry, withTurnSpan } from '../chat-telemetry.ts';
 import { buildCliTools } from '../cli-tools.ts';
 import type { ConfirmCommand } from '../cli-tools.ts';
@@ -93,7 +93,7 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
         messages.pop();
         eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
       } else {
-        eprintln(output, `${style(output, 'red', 'error:')} ${error instanceof Error ? error.message : String(error)}`);
+        if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${error instanceof Error ? error.message : String(error)}`);
         messages.pop();
       }
     } finally {
@@ -120,8 +120,11 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
   let spinner = turn.json ? undefined : startSpinner(output, 'thinking');
   const toolStarted = new Map<string, number>();
   let atLineStart = true;
+  // The error of an `error` event, printed when it came: the run's result then fails with it.
+  let shown: Error | undefined;
   try {
     for await (const event of run) {
+      if (event.type === 'error') shown = event.error;
       if (turn.json) {
         println(output, JSON.stringify(toJsonEvent(event)));
         continue;
@@ -133,7 +136,9 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
         spinner = startSpinner(output, `running ${event.toolCall.name}`);
       }
     }
-    const result = await run.result;
+    const result = await run.result.catch((error: unknown) => {
+      throw error === shown && shown !== undefined ? new ReportedError(shown) : error;
+    });
     if (!turn.json) {
       if (!atLineStart) println(output);
       if (result.stoppedBy === 'max-steps') {

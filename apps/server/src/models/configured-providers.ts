@@ -66,7 +66,9 @@ export async function createConfiguredProviders(
 ): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
   // No cap on upstream sockets: a stream holds its socket for its whole length, so a cap
-  // (the agent's was 256) would queue every stream past it behind the running ones.
+  // (the agent's was 256) would queue every stream past it behind the running ones. The fetch
+  // bounds each upstream message itself (`limits.upstreamMessageLimitBytes`, read straight off
+  // the socket): the providers' own bound (`maxMessageBytes`) is turned off, not paid twice.
   const upstreamFetch = createNodeHttpFetch({
     maxSockets: Infinity,
     ...(options.upstreamIdleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.upstreamIdleTimeoutMs }),
@@ -74,7 +76,7 @@ export async function createConfiguredProviders(
   });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
-    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch });
+    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch, maxMessageBytes: 0 });
     providers.push({
       name: 'openai',
       chat: restricted('openai', models, (id) => openai.chat(id)),
@@ -82,7 +84,7 @@ export async function createConfiguredProviders(
     });
   }
   if (config.ollama !== undefined) {
-    const ollama = createOllama({ ...(config.ollama.host === undefined ? {} : { host: config.ollama.host }), fetch: upstreamFetch });
+    const ollama = createOllama({ ...(config.ollama.host === undefined ? {} : { host: config.ollama.host }), fetch: upstreamFetch, maxMessageBytes: 0 });
     providers.push({
       name: 'ollama',
       chat: (id) => ollama.chat(id),
@@ -96,6 +98,7 @@ export async function createConfiguredProviders(
       auth: { ...(authFile === undefined ? {} : { path: authFile }), ...(issuer === undefined ? {} : { issuer }) },
       ...(baseURL === undefined ? {} : { baseURL }),
       fetch: upstreamFetch,
+      maxMessageBytes: 0,
       // Its notes (a refresh, a tool left out) go to the gateway's log; they never hold tokens.
       ...(log === undefined ? {} : { logger: { warn: (m: string) => log.warn(m), info: (m: string) => log.info(m), debug: (m: string) => log.debug(m) } }),
     };

@@ -4,11 +4,11 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { BodyReader, FetchSignalFetch } from '@toolwire/core/provider';
 import { UpstreamTimeoutError } from '@toolwire/core';
-import { fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
+import { DEFAULT_MAX_MESSAGE_BYTES, fetchSignalOf, markFetchSignal } from '@toolwire/core/provider';
+import type { UpstreamMessageLimit } from '@toolwire/core/provider';
 import { flattenHeaderBlock } from '../flatten-header-block.ts';
+import { decodeUpstreamBody } from './decode-upstream-body.ts';
 import { NodeHttpResponse } from './node-http-response.ts';
-import { DEFAULT_UPSTREAM_MESSAGE_LIMIT_BYTES } from './upstream-message-limit.ts';
-import type { UpstreamMessageLimit } from './upstream-message-limit.ts';
 
 /** Past this many bytes read ahead of the `BodyReader`, the socket is paused until the next read. */
 const READ_AHEAD_BYTES = 64 * 1024;
@@ -243,7 +243,8 @@ export interface NodeHttpFetchOptions {
   /**
    * The largest message an upstream may send, in bytes: one event of an SSE stream, one line
    * of an NDJSON stream, or a whole body of anything else (default 16 MiB; 0 disables). Past
-   * it the body fails with an error that says so.
+   * it the body fails with core's `UpstreamMessageTooLargeError`, naming
+   * `limits.upstreamMessageLimitBytes`.
    */
   maxMessageBytes?: number;
 }
@@ -277,7 +278,7 @@ interface Target {
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchSignalFetch {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_UPSTREAM_IDLE_TIMEOUT_MS;
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_UPSTREAM_MESSAGE_LIMIT_BYTES;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
@@ -438,7 +439,9 @@ class PendingResponse {
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || options.nullBodyMethod;
     // Node's parser has already refused malformed header lines; the headers are read from its raw array as they are.
-    const response = new NodeHttpResponse(res, { url: options.href, nullBody, body: createNodeBody, maxMessageBytes: options.maxMessageBytes });
+    // A body compressed unasked (a proxy's doing) is read decoded (see `decodeUpstreamBody`).
+    const body = nullBody ? res : decodeUpstreamBody(res);
+    const response = new NodeHttpResponse(body, { url: options.href, nullBody, body: createNodeBody, maxMessageBytes: options.maxMessageBytes });
     // Providers that read streams themselves take the body without the web stream
     // (`takeBodyReader`): the response carries its `BODY_READER` itself (see there).
     this.#resolve(response);

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { BODY_READER } from '@toolwire/core/provider';
+import { BODY_READER, UpstreamMessageLimit } from '@toolwire/core/provider';
 import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
-import { UpstreamMessageLimit } from './upstream-message-limit.ts';
 
 /**
  * A fetch response's headers read straight from Node's raw header array: what the
@@ -172,7 +171,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
     this.headers = new RawResponseHeaders(res.rawHeaders);
     this.#toBody = init.body;
     const maxMessageBytes = init.maxMessageBytes ?? 0;
-    this.#limit = maxMessageBytes > 0 && !init.nullBody ? new UpstreamMessageLimit(maxMessageBytes, this.headers.get('content-type')) : undefined;
+    this.#limit =
+      maxMessageBytes > 0 && !init.nullBody ? new UpstreamMessageLimit({ maxBytes: maxMessageBytes, contentType: this.headers.get('content-type'), setting: 'limits.upstreamMessageLimitBytes' }) : undefined;
     if (init.nullBody) {
       this.#stream = null;
       res.resume();

@@ -11,6 +11,7 @@ import {
   ProviderUnavailableError,
   RateLimitError,
   UnsupportedFeatureError,
+  UpstreamMessageTooLargeError,
   UpstreamTimeoutError,
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
@@ -79,6 +80,10 @@ export function toGatewayError(error: unknown): GatewayError {
         ? `The upstream answered nothing within ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request and did not retry it. Check that the upstream server is responsive, or raise the limit for models that think long before their first byte.`
         : `The upstream sent nothing more for ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request.`;
     return new GatewayError({ status: 503, type: 'upstream_error', message, code: 'upstream_timeout', retryable: true, cause: error });
+  }
+  if (UpstreamMessageTooLargeError.isInstance(error)) {
+    // The upstream was reached and answered, past what the gateway holds: the same request would meet the same message.
+    return new GatewayError({ status: 502, type: 'upstream_error', message: error.message, code: 'upstream_message_too_large', retryable: false, cause: error });
   }
   if (ProviderUnavailableError.isInstance(error)) {
     return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider cannot be reached: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });

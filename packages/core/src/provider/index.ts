@@ -20,3 +20,7 @@ export { readJsonBodyText } from './read-json-body.ts';
 export type { ReadJsonBodyOptions } from './read-json-body.ts';
 export { mayBeTextCall, readTextCall, textCallWarning } from './text-call.ts';
 export { raceAbort } from '../abort.ts';
+export { DEFAULT_MAX_MESSAGE_BYTES, UpstreamMessageLimit, resolveMaxMessageBytes } from './upstream-message-limit.ts';
+export type { UpstreamMessageLimitOptions } from './upstream-message-limit.ts';
+export { limitUpstreamMessages } from './limit-upstream-messages.ts';
+export type { LimitUpstreamMessagesOptions } from './limit-upstream-messages.ts';

@@ -198,3 +198,34 @@ describe('deeply nested arguments fail validation instead of overflowing the sta
     expect(result.success ? '' : result.message).toContain('nested more than 200 levels');
   });
 });
+
+describe('properties named like Object.prototype members are read from the arguments only', () => {
+  const tool = defineTool({
+    name: 'proto_names',
+    description: 'Properties named like inherited members.',
+    // From JSON, as a schema arrives: an object literal's `__proto__` would set the prototype.
+    parameters: JSON.parse(
+      '{"type":"object","properties":{"constructor":{"type":"number"},"toString":{"type":"string"},"__proto__":{"type":"string"},"hasOwnProperty":{"type":"boolean"}},"required":["__proto__"]}',
+    ) as JsonSchema,
+    execute: () => 'ok',
+  });
+
+  it('does not take an inherited member for an argument the model left out', () => {
+    const result = tool.validate(JSON.parse('{"__proto__": "x"}'));
+    expect(result.success).toBe(true);
+  });
+
+  it('counts a required property as missing when only the prototype has it', () => {
+    const result = tool.validate({});
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(result.issues).toHaveLength(1);
+      expect(result.issues[0]).toMatchObject({ path: '__proto__', message: 'is required' });
+    }
+  });
+
+  it('still checks the arguments the model did give under those names', () => {
+    expect(tool.validate(JSON.parse('{"__proto__": "x", "constructor": 3, "toString": "s", "hasOwnProperty": true}')).success).toBe(true);
+    expect(tool.validate(JSON.parse('{"__proto__": "x", "constructor": "three"}')).success).toBe(false);
+  });
+});

@@ -40,6 +40,9 @@ function sharedAjv(): Ajv2020 {
       strict: false,
       addUsedSchema: false,
       useDefaults: true,
+      // Arguments are read as the model wrote them: `constructor` or `toString` left out is
+      // missing, not Object.prototype's member (which failed `type`, or met `required`).
+      ownProperties: true,
       logger: false,
       code: { regExp: linearRegExp },
     });

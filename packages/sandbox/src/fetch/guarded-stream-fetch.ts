@@ -51,10 +51,14 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
         const { message } = await send({ url, method, headers, body, pinned, signal: callerSignal, headSignal: signal });
         const status = message.statusCode ?? 0;
         const location = message.headers.location;
-        if (isRedirect(status) && location !== undefined) {
+        // `redirect: 'manual'` hands the redirect to the caller (the MCP SDK follows only
+        // same-origin ones, each through this fetch again); 'error' refuses it.
+        if (isRedirect(status) && location !== undefined && init.redirect !== 'manual') {
           message.resume();
+          if (init.redirect === 'error') throw deny(url.href, `it redirects (to ${location.slice(0, 200)}) and redirect is 'error'`);
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
           const next = parseUrl(location, url, deny);
+          // As WHATWG fetch does: credentials are not carried to another origin (nor the named ones).
           headers = headersForRedirect(headers, url, next, options.credentialHeaders);
           url = next;
           if (status !== 307 && status !== 308) {
@@ -93,11 +97,17 @@ function bodyText(body: RequestInit['body'], url: string, deny: DenyError): stri
 
 function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
   let size = 0;
+  // Once the stream is closed, errored or cancelled, `data` a resumed message had already
+  // scheduled may still come: enqueueing it would throw out of the event emitter and end
+  // the process (a 405 with a body, cancelled by the MCP SDK, did).
+  let finished = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       message.on('data', (chunk: Buffer) => {
+        if (finished) return;
         size += chunk.length;
         if (size > maxBytes) {
+          finished = true;
           controller.error(tooLarge());
           message.destroy();
           return;
@@ -107,24 +117,21 @@ function cappedBody(message: IncomingMessage, maxBytes: number, tooLarge: () => 
         if ((controller.desiredSize ?? 1) <= 0) message.pause();
       });
       message.on('end', () => {
-        try {
-          controller.close();
-        } catch {
-          // Already errored or cancelled.
-        }
+        if (finished) return;
+        finished = true;
+        controller.close();
       });
       message.on('error', (error) => {
-        try {
-          controller.error(error);
-        } catch {
-          // Already closed.
-        }
+        if (finished) return;
+        finished = true;
+        controller.error(error);
       });
     },
     pull() {
-      message.resume();
+      if (!finished) message.resume();
     },
     cancel() {
+      finished = true;
       message.destroy();
     },
   });
