@@ -32,7 +32,8 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   setHeader(headers, 'accept', 'application/json, */*;q=0.5');
   const cookies: string[] = [];
   for (const parameter of plan.parameters) {
-    const value = args[parameter.property];
+    // Own properties only: a left-out `constructor` argument would read Object.prototype's.
+    const value = Object.hasOwn(args, parameter.property) ? args[parameter.property] : undefined;
     if (value === undefined || value === null) continue;
     switch (parameter.in) {
       case 'path':
@@ -63,7 +64,7 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   for (const [name, value] of Object.entries(options.headers ?? {})) setHeader(headers, name, value);
 
   let body: string | undefined;
-  if (plan.body !== undefined && args[plan.body.property] !== undefined) {
+  if (plan.body !== undefined && Object.hasOwn(args, plan.body.property) && args[plan.body.property] !== undefined) {
     const value = args[plan.body.property];
     setHeader(headers, 'content-type', plan.body.contentType);
     switch (plan.body.encoding) {
