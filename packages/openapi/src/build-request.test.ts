@@ -62,4 +62,12 @@ describe('buildRequest', () => {
     const query = buildRequest({ method: 'GET', path: '/', parameters: [] }, {}, { baseURL: 'http://h', auth: { type: 'query', name: 'key', value: 'k 1' } });
     expect(query.url).toBe('http://h/?key=k+1');
   });
+
+  it('reads only the arguments given: a left-out `constructor` or `toString` is not Object.prototype\'s', () => {
+    const plan: OperationPlan = { method: 'GET', path: '/items', parameters: [param('constructor', 'query'), param('toString', 'header')], body: { property: 'valueOf', encoding: 'json', contentType: 'application/json' } };
+    const request = buildRequest(plan, {}, { baseURL: 'https://api.test' });
+    expect(request.url).toBe('https://api.test/items');
+    expect(Object.keys(request.headers)).toEqual(['accept']);
+    expect(request.body).toBeUndefined();
+  });
 });

@@ -27,10 +27,13 @@ export class RequestArgumentError extends Error {}
 export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, options: { baseURL: string; auth?: OpenApiAuth; headers?: Record<string, string> }): PlannedRequest {
   const pathValues = new Map<string, string>();
   const query = new URLSearchParams();
-  const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', ...options.headers };
+  // By lower-cased name: `X-Api-Key` and `x-api-key` would otherwise both be sent, joined.
+  const headers = new Map<string, [name: string, value: string]>();
+  setHeader(headers, 'accept', 'application/json, */*;q=0.5');
   const cookies: string[] = [];
   for (const parameter of plan.parameters) {
-    const value = args[parameter.property];
+    // Own properties only: a left-out `constructor` argument would read Object.prototype's.
+    const value = Object.hasOwn(args, parameter.property) ? args[parameter.property] : undefined;
     if (value === undefined || value === null) continue;
     switch (parameter.in) {
       case 'path':
@@ -41,8 +44,10 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
         break;
       case 'header': {
         const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
-        if (text.includes('\r') || text.includes('\n')) throw new RequestArgumentError(`"${parameter.property}" cannot contain line breaks`);
-        headers[parameter.name] = text;
+        if (!isHeaderValue(text)) {
+          throw new RequestArgumentError(`"${parameter.property}" is sent as a header: it cannot contain line breaks, control characters or characters past U+00FF (percent-encode them if the API expects that)`);
+        }
+        setHeader(headers, parameter.name, text);
         break;
       }
       case 'cookie':
@@ -54,12 +59,14 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
       }
     }
   }
-  if (cookies.length > 0) headers.cookie = cookies.join('; ');
+  if (cookies.length > 0) setHeader(headers, 'cookie', cookies.join('; '));
+  // The caller's headers win over the model's arguments, whatever their case.
+  for (const [name, value] of Object.entries(options.headers ?? {})) setHeader(headers, name, value);
 
   let body: string | undefined;
-  if (plan.body !== undefined && args[plan.body.property] !== undefined) {
+  if (plan.body !== undefined && Object.hasOwn(args, plan.body.property) && args[plan.body.property] !== undefined) {
     const value = args[plan.body.property];
-    headers['content-type'] = plan.body.contentType;
+    setHeader(headers, 'content-type', plan.body.contentType);
     switch (plan.body.encoding) {
       case 'json':
         body = JSON.stringify(value);
@@ -86,16 +93,16 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   if (auth !== undefined) {
     switch (auth.type) {
       case 'bearer':
-        headers.authorization = `Bearer ${auth.token}`;
+        setHeader(headers, 'authorization', `Bearer ${auth.token}`);
         break;
       case 'header':
-        headers[auth.name] = auth.value;
+        setHeader(headers, auth.name, auth.value);
         break;
       case 'query':
         query.set(auth.name, auth.value);
         break;
       case 'basic':
-        headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+        setHeader(headers, 'authorization', `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`);
         break;
       default: {
         const unknown: never = auth;
@@ -106,9 +113,22 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
 
   const search = query.toString();
   const url = `${trimTrailingSlashes(options.baseURL)}${fillPath(plan.path, pathValues)}${search === '' ? '' : `?${search}`}`;
-  const request: PlannedRequest = { method: plan.method, url, headers };
+  const request: PlannedRequest = { method: plan.method, url, headers: Object.fromEntries(headers.values()) };
   if (body !== undefined) request.body = body;
   return request;
+}
+
+// What an HTTP header value may hold (RFC 9110 field-value: visible Latin-1, space and tab).
+function isHeaderValue(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f || c > 0xff) return false;
+  }
+  return true;
+}
+
+function setHeader(headers: Map<string, [name: string, value: string]>, name: string, value: string): void {
+  headers.set(name.toLowerCase(), [name, value]);
 }
 
 function trimTrailingSlashes(text: string): string {

@@ -1,4 +1,3 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { defineTool, toolOutput, UnsupportedFeatureError } from '@toolwire/core';
 import type { Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
 import { createGuardedStreamFetch, FetchDeniedError } from '@toolwire/sandbox';
@@ -6,10 +5,11 @@ import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { buildRequest, RequestArgumentError } from './build-request.ts';
 import type { OpenApiAuth } from './build-request.ts';
 import { OpenApiDocumentError } from './errors.ts';
+import { loadDocument } from './load-document.ts';
 import { mapResponse } from './map-response.ts';
 import { planOperation } from './operation-plan.ts';
-import type { OperationPlan } from './operation-plan.ts';
-import { SchemaConverter } from './to-json-schema.ts';
+import type { OperationPlan, ReservedParameters } from './operation-plan.ts';
+import { cutText, SchemaConverter } from './to-json-schema.ts';
 import type { SchemaDialect } from './to-json-schema.ts';
 import { operationToolName } from './tool-name.ts';
 
@@ -48,6 +48,11 @@ export interface OpenApiToolsOptions {
   maxResultChars?: number;
   /** Put before every tool name. */
   namePrefix?: string;
+  /**
+   * Largest document accepted, in nodes once every `$ref` and YAML alias is expanded
+   * (default 1 000 000): a reference bomb is refused before the validator walks it.
+   */
+  maxDocumentNodes?: number;
   /** Operations left out (an unsupported body type, a schema that does not compile). */
   onWarning?: (message: string) => void;
 }
@@ -62,7 +67,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * unless `allowedDomains` says otherwise; responses are size-capped and returned as values
  * (`{ status, contentType, body }`), and 4xx/5xx answers become tool errors that say what to
  * do. Swagger 2.0 documents are refused (`UnsupportedFeatureError`): convert them to
- * OpenAPI 3 first. Throws `OpenApiDocumentError` for a document that does not validate.
+ * OpenAPI 3 first. Throws `OpenApiDocumentError` for a document that does not validate,
+ * names files outside its folder, or expands past `maxDocumentNodes`; `TypeError` for
+ * options out of range.
  *
  * @example
  * const tools = await openApiTools('./petstore.yaml', {
@@ -74,49 +81,60 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  */
 export async function openApiTools(document: OpenApiDocument, options: OpenApiToolsOptions = {}): Promise<Tool[]> {
   if (typeof document === 'object' && typeof document.swagger === 'string') refuseSwagger2();
-  let api: Record<string, unknown>;
-  try {
-    // External references only from files next to a document read from a file; never over HTTP.
-    const parsed = await SwaggerParser.validate(typeof document === 'string' ? document : structuredClone(document) as never, {
-      resolve: { external: typeof document === 'string', http: false },
-      dereference: { circular: 'ignore' },
-    });
-    api = parsed as unknown as Record<string, unknown>;
-  } catch (cause) {
-    throw new OpenApiDocumentError({ problem: cause instanceof Error ? cause.message : String(cause), cause });
-  }
+  // Checked first: `maxDocumentNodes: NaN` would turn the bomb check off (`n > NaN` is false).
+  const limits = {
+    timeoutMs: wholeNumber('timeoutMs', options.timeoutMs, 30_000, MAX_TIMEOUT_MS),
+    maxResponseBytes: wholeNumber('maxResponseBytes', options.maxResponseBytes, 1024 * 1024, Number.MAX_SAFE_INTEGER),
+    maxResultChars: wholeNumber('maxResultChars', options.maxResultChars, 100_000, Number.MAX_SAFE_INTEGER),
+    maxDocumentNodes: wholeNumber('maxDocumentNodes', options.maxDocumentNodes, 1_000_000, Number.MAX_SAFE_INTEGER),
+  };
+  const api = await loadDocument(document, { maxNodes: limits.maxDocumentNodes });
   if (typeof api.swagger === 'string') refuseSwagger2();
   const version = typeof api.openapi === 'string' ? api.openapi : '';
   const dialect: SchemaDialect | undefined = version.startsWith('3.0') ? 'openapi-3.0' : version.startsWith('3.1') ? 'openapi-3.1' : undefined;
   if (dialect === undefined) throw new OpenApiDocumentError({ problem: `OpenAPI ${version || '(no version)'} is not supported; 3.0 and 3.1 are` });
 
   const serverURLs = documentServers(api);
+  if (options.baseURL !== undefined) {
+    const problem = urlProblem(options.baseURL);
+    // Not echoed: a URL with credentials in it must not end up in a log.
+    if (problem !== undefined) throw new TypeError(`openApiTools: baseURL ${problem}.`);
+  }
   const baseURL = options.baseURL ?? serverURLs[0];
-  if (baseURL === undefined) throw new OpenApiDocumentError({ problem: 'it has no absolute server URL; pass `baseURL`' });
+  if (baseURL === undefined) throw new OpenApiDocumentError({ problem: 'it has no usable server URL (absolute http or https, without credentials, query or fragment); pass `baseURL`' });
   const allowedDomains = options.allowedDomains ?? [...new Set([...serverURLs, baseURL].map((url) => new URL(url).hostname))];
   const guardedFetch = createGuardedStreamFetch({
     allowedDomains,
+    // A redirect to another origin (an allowed host, or plain http) must not carry the key.
+    credentialHeaders: credentialHeaderNames(options.auth, options.headers),
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
-    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    maxResponseBytes: limits.maxResponseBytes,
+    timeoutMs: limits.timeoutMs,
   });
   const settings: CallSettings = {
     baseURL,
     fetch: guardedFetch,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
-    maxResultChars: options.maxResultChars ?? 100_000,
+    timeoutMs: limits.timeoutMs,
+    maxResponseBytes: limits.maxResponseBytes,
+    maxResultChars: limits.maxResultChars,
     secrets: secretsOf(options.auth, options.headers),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
   };
 
+  const reserved = reservedParameters(options.auth, options.headers);
   const operations = listOperations(api, options.namePrefix ?? '');
   const selected = selectOperations(operations, options.operations);
   const tools: Tool[] = [];
+  let slice = performance.now();
   for (const operation of selected) {
+    // Compiling thousands of schemas takes seconds: let the event loop run between slices.
+    if (performance.now() - slice > 10) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     try {
-      const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect));
+      const { inputSchema, plan } = planOperation(operation.source, new SchemaConverter(api, dialect), reserved);
       const label = `${plan.method} ${plan.path}`;
       tools.push(
         defineTool({
@@ -131,6 +149,15 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     }
   }
   return tools;
+}
+
+// Timers take at most 2^31-1 ms; a day is longer than any call should wait.
+const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+function wholeNumber(name: string, value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new TypeError(`openApiTools: ${name} must be a whole number from 1 to ${max}, got ${String(value)}.`);
+  return value;
 }
 
 interface CallSettings {
@@ -154,7 +181,7 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
   }
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(settings.timeoutMs)]);
   let response: Response;
-  let body: string;
+  let body: { text: string; truncatedAt?: number };
   try {
     response = await settings.fetch(request.url, {
       method: request.method,
@@ -162,30 +189,65 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
       ...(request.body === undefined ? {} : { body: request.body }),
       signal,
     });
-    body = await response.text();
+    body = await readBody(response, settings.maxResponseBytes);
   } catch (error) {
     if (FetchDeniedError.isInstance(error) && error.message.includes('larger than')) {
       return failure(`The response of ${label} is larger than ${settings.maxResponseBytes} bytes. Ask for less (paging or filter parameters) and call again.`, 'execution_error', settings);
     }
-    if (FetchDeniedError.isInstance(error)) return failure(`${label} was not sent: ${error.message}`, 'permission_denied', settings);
+    if (FetchDeniedError.isInstance(error)) return failure(`${label} was stopped by the fetch policy: ${error.message}`, 'permission_denied', settings);
     if (signal.aborted && !context.signal.aborted) return failure(`${label} did not answer within ${settings.timeoutMs} ms. Try again later or answer without it.`, 'timeout', settings);
     return failure(`${label} could not be reached: ${error instanceof Error ? error.message : String(error)}. Try again later or answer without it.`, 'execution_error', settings);
   }
-  const output = mapResponse(
+  const retryAfter = response.headers.get('retry-after');
+  const contentEncoding = response.headers.get('content-encoding');
+  return mapResponse(
     {
       status: response.status,
       statusText: response.statusText,
       contentType: response.headers.get('content-type') ?? '',
-      body: redact(body, settings.secrets),
-      ...(response.headers.get('retry-after') === null ? {} : { retryAfter: response.headers.get('retry-after') as string }),
+      body: body.text,
+      ...(retryAfter === null ? {} : { retryAfter }),
+      ...(contentEncoding === null ? {} : { contentEncoding }),
+      ...(body.truncatedAt === undefined ? {} : { truncatedAt: body.truncatedAt }),
     },
-    { operation: label, maxMessageChars: settings.maxResultChars },
+    { operation: label, maxMessageChars: settings.maxResultChars, redact: (text) => redact(text, settings.secrets) },
   );
-  return output;
+}
+
+/**
+ * The body as text. A 2xx body past the size cap is an error (half a JSON document is not
+ * a result); an error page past it is cut, since its start says what went wrong.
+ */
+async function readBody(response: Response, maxBytes: number): Promise<{ text: string; truncatedAt?: number }> {
+  if (response.body === null) return { text: '' };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (response.ok || !FetchDeniedError.isInstance(error) || !error.message.includes('larger than')) throw error;
+    return { text: Buffer.concat(chunks).toString('utf8'), truncatedAt: maxBytes };
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {
   return toolOutput({ message: redact(message, settings.secrets), success: false, errorType });
+}
+
+function isSecretHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word));
+}
+
+function credentialHeaderNames(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): string[] {
+  const names = Object.keys(headers ?? {}).filter(isSecretHeader);
+  if (auth?.type === 'header') names.push(auth.name);
+  return names;
 }
 
 // The credentials must not reach the model, even echoed back by an API or inside a URL.
@@ -209,13 +271,17 @@ function secretsOf(auth: OpenApiAuth | undefined, headers: Record<string, string
       }
     }
   }
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word))) secrets.push(value);
-  }
+  for (const [name, value] of Object.entries(headers ?? {})) if (isSecretHeader(name)) secrets.push(value);
   // Also as they appear percent-encoded in a URL.
   const encoded = secrets.flatMap((secret) => [encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]);
   return [...new Set([...secrets, ...encoded])].filter((secret) => secret.length >= 4);
+}
+
+function reservedParameters(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): ReservedParameters {
+  const reserved = { headers: new Set(Object.keys(headers ?? {}).map((name) => name.toLowerCase())), query: new Set<string>() };
+  if (auth?.type === 'header') reserved.headers.add(auth.name.toLowerCase());
+  if (auth?.type === 'query') reserved.query.add(auth.name);
+  return reserved;
 }
 
 function redact(text: string, secrets: readonly string[]): string {
@@ -244,12 +310,27 @@ function documentServers(api: Record<string, unknown>): string[] {
     }
     try {
       const parsed = new URL(filled);
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') urls.push(filled);
+      // A server the guarded fetch would refuse on every call is no server: ask for `baseURL` instead.
+      if (urlProblem(filled) === undefined) urls.push(parsed.href);
     } catch {
       // A relative server URL: it needs `baseURL`.
     }
   }
   return urls;
+}
+
+// Why a URL cannot be where requests go, or undefined when it can.
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be http or https, not ${parsed.protocol}`;
+  if (parsed.username !== '' || parsed.password !== '') return 'must not hold credentials (use `auth`)';
+  if (parsed.search !== '' || parsed.hash !== '') return 'must not have a query or a fragment (operation paths are appended to it)';
+  return undefined;
 }
 
 interface ListedOperation {
@@ -291,15 +372,21 @@ function selectOperations(operations: ListedOperation[], filter: OpenApiToolsOpt
   const missing = filter.filter((name) => !found.has(name));
   if (missing.length > 0) {
     throw new OpenApiDocumentError({
-      problem: `no operation ${missing.map((name) => `"${name}"`).join(', ')}; it has ${operations.map((operation) => operation.info.operationId ?? operation.info.name).join(', ')}`,
+      problem: `no operation ${missing.slice(0, 20).map((name) => `"${name}"`).join(', ')}; it has ${listNames(operations.map((operation) => operation.info.operationId ?? operation.info.name))}`,
     });
   }
   return selected;
+}
+
+// A document may have thousands of operations: an error names the first few.
+function listNames(names: string[]): string {
+  const shown = names.slice(0, 50).join(', ');
+  return names.length > 50 ? `${shown} and ${names.length - 50} more` : shown;
 }
 
 function describeOperation(operation: Record<string, unknown>, label: string): string {
   const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
   let text = parts.length > 0 ? parts.join('\n\n') : label;
   if (operation.deprecated === true) text = `Deprecated. ${text}`;
-  return text.length > 1024 ? `${text.slice(0, 1021)}...` : text;
+  return cutText(text);
 }

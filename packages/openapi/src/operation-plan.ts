@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@toolwire/core';
+import { cutText } from './to-json-schema.ts';
 import type { SchemaConverter } from './to-json-schema.ts';
 
 /** Where a parameter goes in the request. */
@@ -49,27 +50,45 @@ const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
  * into one object schema) and the plan for sending a call. Throws with the reason when
  * the operation cannot be a tool (a body only in media types other than JSON, form or text).
  */
-export function planOperation(source: OperationSource, converter: SchemaConverter): { inputSchema: JsonSchema; plan: OperationPlan } {
+/** Parameters the caller's options set (credentials, static headers): never the model's to write. */
+export interface ReservedParameters {
+  /** Lower-cased header names. */
+  headers: ReadonlySet<string>;
+  /** Query parameter names. */
+  query: ReadonlySet<string>;
+}
+
+const NOTHING_RESERVED: ReservedParameters = { headers: new Set(), query: new Set() };
+
+export function planOperation(source: OperationSource, converter: SchemaConverter, reserved: ReservedParameters = NOTHING_RESERVED): { inputSchema: JsonSchema; plan: OperationPlan } {
   const declared = new Map<string, Record<string, unknown>>();
   for (const raw of [...source.pathParameters, ...asArray(source.operation.parameters)]) {
     if (!isObject(raw) || typeof raw.name !== 'string' || typeof raw.in !== 'string') continue;
     // An operation's parameter overrides the path item's one with the same name and location.
     declared.set(`${raw.in}:${raw.name}`, raw);
   }
-  const params = [...declared.values()].filter((p) => !(p.in === 'header' && RESERVED_HEADERS.has(String(p.name).toLowerCase())));
+  const params = [...declared.values()].filter((p) => {
+    const name = String(p.name);
+    // A document often declares its API key as a parameter; the key comes from `auth`, and a
+    // model's value beside it would be sent as a second credential.
+    if (p.in === 'header') return !RESERVED_HEADERS.has(name.toLowerCase()) && !reserved.headers.has(name.toLowerCase());
+    if (p.in === 'query') return !reserved.query.has(name);
+    return true;
+  });
   const nameCounts = new Map<string, number>();
   for (const p of params) nameCounts.set(String(p.name), (nameCounts.get(String(p.name)) ?? 0) + 1);
 
-  const properties: Record<string, JsonSchema> = {};
+  // A parameter may be named `__proto__`: the map must keep it as a property.
+  const properties: Record<string, JsonSchema> = Object.create(null) as Record<string, JsonSchema>;
   const required: string[] = [];
   const parameters: ParameterPlan[] = [];
   for (const p of params) {
     const name = String(p.name);
     const location = p.in as string;
     if (location !== 'path' && location !== 'query' && location !== 'header' && location !== 'cookie') continue;
-    const property = (nameCounts.get(name) ?? 0) > 1 ? `${location}_${name}` : name;
+    const property = unusedName(properties, (nameCounts.get(name) ?? 0) > 1 ? `${location}_${name}` : name);
     const { schema, json } = parameterSchema(p, converter);
-    if (typeof p.description === 'string' && schema.description === undefined) schema.description = p.description;
+    if (typeof p.description === 'string' && schema.description === undefined) schema.description = cutText(p.description);
     properties[property] = schema;
     if (location === 'path' || p.required === true) required.push(property);
     const style = typeof p.style === 'string' ? p.style : location === 'query' || location === 'cookie' ? 'form' : 'simple';
@@ -83,21 +102,28 @@ export function planOperation(source: OperationSource, converter: SchemaConverte
     if (chosen === undefined) {
       throw new Error(`its request body is only in ${Object.keys(requestBody.content).join(', ')}; JSON, form and text bodies are supported`);
     }
-    const property = Object.hasOwn(properties, 'body') ? 'requestBody' : 'body';
+    const property = unusedName(properties, Object.hasOwn(properties, 'body') ? 'requestBody' : 'body');
     const media = requestBody.content[chosen.contentType];
     const schema = isObject(media) && media.schema !== undefined ? converter.convert(media.schema) : chosen.encoding === 'text' ? { type: 'string' as const } : {};
-    if (typeof requestBody.description === 'string' && schema.description === undefined) schema.description = requestBody.description;
+    if (typeof requestBody.description === 'string' && schema.description === undefined) schema.description = cutText(requestBody.description);
     properties[property] = schema;
     if (requestBody.required === true) required.push(property);
     body = { property, encoding: chosen.encoding, contentType: chosen.contentType };
   }
 
-  const inputSchema: JsonSchema = { type: 'object', properties, additionalProperties: false };
+  const inputSchema: JsonSchema = { type: 'object', properties: { ...properties }, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
   if (Object.keys(converter.defs).length > 0) inputSchema.$defs = converter.defs;
   const plan: OperationPlan = { method: source.method.toUpperCase(), path: source.path, parameters };
   if (body !== undefined) plan.body = body;
   return { inputSchema, plan };
+}
+
+// Two parameters must never share one argument (`query_id` beside a renamed `id`, a parameter called `requestBody`).
+function unusedName(taken: Record<string, unknown>, wanted: string): string {
+  let name = wanted;
+  for (let n = 2; Object.hasOwn(taken, name); n++) name = `${wanted}_${n}`;
+  return name;
 }
 
 function parameterSchema(parameter: Record<string, unknown>, converter: SchemaConverter): { schema: JsonSchema; json: boolean } {

@@ -43,4 +43,22 @@ describe('SchemaConverter', () => {
     expect(() => converter.convert({ $ref: 'https://example.com/schema.json' })).toThrow(/outside the document/);
     expect(() => converter.convert({ $ref: '#/components/schemas/Missing' })).toThrow(/points at nothing/);
   });
+
+  it('keeps properties named __proto__ and constructor as properties, and follows only own keys', () => {
+    const document = JSON.parse('{"components":{"schemas":{"A":{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}}}}') as object;
+    const converter = new SchemaConverter(document, 'openapi-3.1');
+    const converted = converter.convert(JSON.parse('{"type":"object","properties":{"__proto__":{"$ref":"#/components/schemas/A"}}}'));
+    const properties = converted.properties as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.keys(properties)).toEqual(['__proto__']);
+    expect(properties.__proto__).toEqual({ $ref: '#/$defs/A' });
+    expect(Object.keys(converter.defs.A?.properties as object)).toEqual(['__proto__', 'constructor']);
+    expect(() => new SchemaConverter(document, 'openapi-3.1').convert({ $ref: '#/components/schemas/constructor' })).toThrow(/points at nothing/);
+  });
+
+  it('cuts descriptions and titles at 1024 characters: the schema goes to the model with every request', () => {
+    const converted = new SchemaConverter({}, 'openapi-3.1').convert({ type: 'object', title: 't'.repeat(5000), properties: { a: { type: 'string', description: 'd'.repeat(500_000) } } });
+    expect(converted.title).toHaveLength(1024);
+    expect((converted.properties as { a: { description: string } }).a.description).toBe(`${'d'.repeat(1021)}...`);
+  });
 });

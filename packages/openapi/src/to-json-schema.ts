@@ -31,7 +31,8 @@ export class SchemaConverter {
     if (depth > 64) throw new Error('a schema is nested more than 64 levels deep');
     if (Array.isArray(value)) return value.map((item) => this.node(item, depth + 1));
     if (!isObject(value)) return value;
-    const out: Record<string, unknown> = {};
+    // Null-prototype maps: `__proto__` is a property name a document may use.
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [key, child] of Object.entries(value)) {
       // Vendor extensions and documentation-only keywords only cost the model tokens.
       if (key.startsWith('x-') || key === 'xml' || key === 'externalDocs' || key === 'discriminator') continue;
@@ -41,15 +42,19 @@ export class SchemaConverter {
       }
       if (SCHEMA_MAPS.has(key) && isObject(child)) {
         // Names of properties, not keywords: `x-request-id` here is a real property.
-        const map: Record<string, unknown> = {};
+        const map: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
         for (const [name, schema] of Object.entries(child)) map[name] = this.node(schema, depth + 1);
-        out[key] = map;
+        out[key] = { ...map };
+        continue;
+      }
+      if ((key === 'description' || key === 'title') && typeof child === 'string') {
+        out[key] = cutText(child);
         continue;
       }
       out[key] = PLAIN_KEYWORDS.has(key) ? child : this.node(child, depth + 1);
     }
     if (this.dialect === 'openapi-3.0') from30(out);
-    return out;
+    return { ...out };
   }
 
   private ref(ref: string): string {
@@ -102,11 +107,19 @@ function from30(schema: Record<string, unknown>): void {
   }
 }
 
+/** Longest description kept in a tool's schema: the schema goes to the model with every request. */
+export const MAX_DESCRIPTION_CHARS = 1024;
+
+/** A description cut to `MAX_DESCRIPTION_CHARS`. */
+export function cutText(text: string): string {
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 3)}...` : text;
+}
+
 function resolvePointer(document: unknown, ref: string): unknown {
   let node = document;
   for (const raw of ref.slice(2).split('/')) {
     const key = decodeSegment(raw);
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    if ((!isObject(node) && !Array.isArray(node)) || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedStreamFetch, FetchDeniedError } from '../src/index.ts';
+import { createGuardedFetch, createGuardedStreamFetch, FetchDeniedError } from '../src/index.ts';
 
 describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
   let server: Server;
@@ -131,5 +131,58 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
 
   it('gives up on a response head that does not come within timeoutMs', async () => {
     await expect(guarded({ timeoutMs: 100 })(`${origin}/slow-head`)).rejects.toThrow(/no response within 100 ms/);
+  });
+});
+
+describe('credentials across redirects', () => {
+  // Two servers on 127.0.0.1: two origins (ports differ), both on the allow-list.
+  const servers: Server[] = [];
+  const seen: { server: string; url: string; headers: Record<string, string | string[] | undefined> }[] = [];
+  let first: string;
+  let second: string;
+  beforeAll(async () => {
+    for (const name of ['first', 'second']) {
+      const server = createServer((req, res) => {
+        seen.push({ server: name, url: req.url ?? '', headers: req.headers });
+        if (req.url === '/away') res.writeHead(302, { location: `${second}/landing` }).end();
+        else if (req.url === '/stay') res.writeHead(307, { location: '/landing' }).end();
+        else res.writeHead(200).end('ok');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+    }
+    [first, second] = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`) as [string, string];
+  });
+  afterAll(async () => {
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  const headers = { authorization: 'Bearer t0ken', Cookie: 'session=s3', 'X-Api-Key': 'k3y', 'x-trace': 'trace-1' };
+
+  it('drops authorization, cookie and the named credential headers when a redirect leaves the origin', async () => {
+    const fetch = createGuardedStreamFetch({ allowedDomains: ['127.0.0.1'], allowPrivateNetwork: true, credentialHeaders: ['x-api-key'] });
+    expect(await (await fetch(`${first}/away`, { headers })).text()).toBe('ok');
+    const landed = seen.at(-1)!;
+    expect(landed).toMatchObject({ server: 'second', url: '/landing' });
+    expect(landed.headers).not.toHaveProperty('authorization');
+    expect(landed.headers).not.toHaveProperty('cookie');
+    expect(landed.headers).not.toHaveProperty('x-api-key');
+    expect(landed.headers['x-trace']).toBe('trace-1');
+  });
+
+  it('keeps them on a redirect within the origin', async () => {
+    const fetch = createGuardedStreamFetch({ allowedDomains: ['127.0.0.1'], allowPrivateNetwork: true, credentialHeaders: ['x-api-key'] });
+    await (await fetch(`${first}/stay`, { headers })).text();
+    expect(seen.at(-1)).toMatchObject({ server: 'first', url: '/landing', headers: { authorization: 'Bearer t0ken', cookie: 'session=s3', 'x-api-key': 'k3y' } });
+  });
+
+  it('does the same in the buffered guarded fetch', async () => {
+    const fetch = createGuardedFetch({ allowedDomains: ['127.0.0.1'], allowPrivateNetwork: true, credentialHeaders: ['X-API-KEY'] });
+    expect((await fetch(`${first}/away`, { headers })).body).toBe('ok');
+    expect(seen.at(-1)!.headers).not.toHaveProperty('authorization');
+    expect(seen.at(-1)!.headers).not.toHaveProperty('x-api-key');
   });
 });

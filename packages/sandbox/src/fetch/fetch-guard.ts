@@ -19,6 +19,12 @@ export interface GuardedFetchOptions {
   timeoutMs?: number;
   /** Redirects followed, each re-checked against the rules (default 5). */
   maxRedirects?: number;
+  /**
+   * Headers that carry credentials, removed when a redirect leaves the origin (scheme, host
+   * and port) the request was sent to. `authorization`, `proxy-authorization` and `cookie`
+   * always are; add custom ones such as `x-api-key`.
+   */
+  credentialHeaders?: readonly string[];
   /** Resolves a host name to addresses (default: the system resolver). For tests. */
   resolve?: (hostname: string) => Promise<string[]>;
 }
@@ -51,6 +57,21 @@ export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<G
 /** Headers the caller may not set: they are ours to decide (framing, target, encoding). */
 export const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
 
+const ALWAYS_CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie'];
+
+/**
+ * The headers without the credentials when a redirect leaves the origin: an allowed host (or a
+ * plain-http hop) must not receive the key meant for another, as fetch does for
+ * `authorization`.
+ */
+export function headersForRedirect(headers: Record<string, string>, from: URL, to: URL, credentialHeaders: readonly string[] = []): Record<string, string> {
+  if (from.origin === to.origin) return headers;
+  const names = new Set([...ALWAYS_CREDENTIALS, ...credentialHeaders.map((name) => name.toLowerCase())]);
+  const kept: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) if (!names.has(name.toLowerCase())) kept[name] = value;
+  return kept;
+}
+
 /**
  * The guarded fetch (see `createGuardedFetch`) with the refusal error left to the caller:
  * the worker processes throw plain errors so they need not load `@toolwire/core`.
@@ -67,7 +88,7 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
     let url = parseUrl(input, undefined, deny);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
-    const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+    let headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
     for (const [name, value] of Object.entries(init.headers ?? {})) {
       if (!DROPPED_HEADERS.has(name.toLowerCase())) headers[name] = value;
     }
@@ -80,7 +101,9 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
         if (redirects >= maxRedirects) {
           throw deny(url.href, `more than ${maxRedirects} redirects`);
         }
-        url = parseUrl(location, url, deny);
+        const next = parseUrl(location, url, deny);
+        headers = headersForRedirect(headers, url, next, options.credentialHeaders);
+        url = next;
         if (response.message.statusCode !== 307 && response.message.statusCode !== 308) {
           method = 'GET';
           body = undefined;

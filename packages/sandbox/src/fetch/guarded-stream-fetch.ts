@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { FetchDeniedError } from '../errors.ts';
-import { checkUrl, DROPPED_HEADERS, isRedirect, parseUrl, send } from './fetch-guard.ts';
+import { checkUrl, DROPPED_HEADERS, headersForRedirect, isRedirect, parseUrl, send } from './fetch-guard.ts';
 import type { DenyError, GuardedFetchOptions } from './fetch-guard.ts';
 
 /** Rules for `createGuardedStreamFetch`: the guarded fetch's, with a streaming body. */
@@ -15,7 +15,6 @@ export interface GuardedStreamFetchOptions extends GuardedFetchOptions {
 export type GuardedStreamFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 /**
  * The guarded fetch's rules (allow-list, no private addresses unless allowed, the
@@ -58,10 +57,10 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
           message.resume();
           if (init.redirect === 'error') throw deny(url.href, `it redirects (to ${location.slice(0, 200)}) and redirect is 'error'`);
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
-          const from = url;
-          url = parseUrl(location, url, deny);
-          // As WHATWG fetch does: credentials are not carried to another origin.
-          if (url.origin !== from.origin) headers = withoutCredentials(headers);
+          const next = parseUrl(location, url, deny);
+          // As WHATWG fetch does: credentials are not carried to another origin (nor the named ones).
+          headers = headersForRedirect(headers, url, next, options.credentialHeaders);
+          url = next;
           if (status !== 307 && status !== 308) {
             method = 'GET';
             body = undefined;
@@ -87,12 +86,6 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
       clearTimeout(timer);
     }
   };
-}
-
-function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  const kept: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
-  for (const [name, value] of Object.entries(headers)) if (!CREDENTIAL_HEADERS.has(name)) kept[name] = value;
-  return kept;
 }
 
 function bodyText(body: RequestInit['body'], url: string, deny: DenyError): string | undefined {
