@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { collectingSink } from '../test/helpers/collecting-sink.ts';
 import { ToolCallParserEndedError } from './errors.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import type { ExtractOptions } from './extract-options.ts';
+import type { ExtractableTool, ExtractOptions } from './extract-options.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
@@ -55,7 +55,7 @@ describe('parsers beside and after each other', () => {
           maxLength: 5,
         }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 400 }),
-        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'get_weather', 'ns::search'] }, { formats: ['call', 'json', 'hermes'] }),
+        fc.constantFrom<ExtractOptions | undefined>(undefined, { tools: ['search', 'f', 'get_weather', 'ns::search'] }, { formats: ['call', 'json', 'qwen3-xml'] }),
         (specs, order, options) => {
           const streams: Stream[] = specs.map((spec) => ({ ...spec, parser: createToolCallParser(options), events: [], next: 0, done: false, replacement: false }));
           const finish = (stream: Stream): void => {
@@ -114,5 +114,45 @@ describe('parsers beside and after each other', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('a tool list edited in place', () => {
+  // A server may keep one array of tools and change it: what an output may call is the list
+  // as it stands when the output is read, whatever was cached for the same array before.
+  const long = (): string[] => Array.from({ length: 40 }, (_, i) => `tool_${i}`);
+
+  it('takes a long list of names as it stands, in batch and for a new stream', () => {
+    const tools = long();
+    const text = 'tool_3(a=1) search(q="x")';
+    expect(extractToolCalls(text, { tools }).map((call) => call.name)).toEqual(['tool_3']);
+    const streamed = (): string[] => {
+      const parser = createToolCallParser({ tools });
+      return calls([...parser.push(text), ...parser.end()]).map((call) => call.name);
+    };
+    expect(streamed()).toEqual(['tool_3']);
+    // tool_3 is withdrawn, search takes its place: the same array, the same length.
+    tools[3] = 'search';
+    expect(extractToolCalls(text, { tools }).map((call) => call.name)).toEqual(['search']);
+    expect(streamed()).toEqual(['search']);
+  });
+
+  it('takes a long list of tools with the schemas they have now', () => {
+    const tools: ExtractableTool[] = long().map((name) => ({ name, inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }));
+    expect(extractToolCalls('tool_3(a=1)', { tools })[0]?.arguments).toEqual({ a: '1' });
+    tools[3] = { name: 'tool_3', inputSchema: { type: 'object', properties: { a: { type: 'integer' } } } };
+    expect(extractToolCalls('tool_3(a=1)', { tools })[0]?.arguments).toEqual({ a: 1 });
+    const same = tools[4];
+    if (same !== undefined) same.inputSchema = { type: 'object', properties: { a: { type: 'integer' } } };
+    expect(extractToolCalls('tool_4(a=1)', { tools })[0]?.arguments).toEqual({ a: 1 });
+  });
+
+  it('keeps what a stream started with while it goes on', () => {
+    const tools = long();
+    const parser = createToolCallParser({ tools });
+    const events = [...parser.push('tool_3(a=1) ')];
+    tools[3] = 'other';
+    events.push(...parser.push('tool_3(a=2)'), ...parser.end());
+    expect(calls(events).map((call) => call.arguments)).toEqual([{ a: 1 }, { a: 2 }]);
   });
 });
