@@ -92,6 +92,14 @@ describe('external references in a document read from a file', () => {
     expect(error.message).not.toContain(SECRET);
   });
 
+  it('refuses a hidden file named by a large document, read in the worker thread', async () => {
+    // Over 256 KiB: read, measured and validated in a worker, with the same reader.
+    const large = { ...operationWith({ $ref: './.env' }), 'x-padding': 'p'.repeat(300 * 1024) };
+    const error = await refusal(openApiTools(write('large.json', large)));
+    expect(error.message).toContain('only JSON and YAML files next to the document');
+    expect(error.message).not.toContain(SECRET);
+  });
+
   it('reads a document through a symbolic link, its references from where the file really is', async () => {
     write('linked.json', operationWith('Adds a pet', { $ref: './schemas/pet.json' }));
     mkdirSync(join(root, 'elsewhere'));
