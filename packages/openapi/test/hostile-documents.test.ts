@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
 import { loadDocument } from '../src/load-document.ts';
@@ -244,6 +244,39 @@ describe('large documents', () => {
       clearInterval(timer);
     }
     expect(ticks).toBeGreaterThan(0);
+  });
+
+  // A script that loads a 3000-operation document (a worker's job) with the package at `source`.
+  const loadingScript = (source: string): string => {
+    const script = join(root, `load-${Math.random().toString(36).slice(2)}.ts`);
+    writeFileSync(
+      script,
+      `import { openApiTools } from ${JSON.stringify(source)};
+const paths = {};
+for (let i = 0; i < 3000; i++) paths['/items' + i + '/{id}'] = { get: { operationId: 'get' + i, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } };
+const tools = await openApiTools({ openapi: '3.0.3', info: { title: 't', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths });
+console.log('tools: ' + tools.length);
+`,
+    );
+    return script;
+  };
+
+  it('are read in place where worker threads are not allowed (Node permission model without --allow-worker)', () => {
+    const script = loadingScript(new URL('../src/index.ts', import.meta.url).href);
+    const out = execFileSync(process.execPath, ['--permission', '--allow-fs-read=*', '--conditions=@toolwire/source', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toContain('tools: 3000');
+  });
+
+  it("are read in place when the worker's file is missing (a bundler left it out)", () => {
+    // A copy of the sources beside the real ones (so that its imports resolve), without the worker.
+    const copy = mkdtempSync(join(fileURLToPath(new URL('..', import.meta.url)), '.no-worker-'));
+    try {
+      cpSync(fileURLToPath(new URL('../src', import.meta.url)), copy, { recursive: true, filter: (path) => !path.endsWith('load-document-worker.ts') });
+      const out = execFileSync(process.execPath, ['--conditions=@toolwire/source', loadingScript(pathToFileURL(join(copy, 'index.ts')).href)], { encoding: 'utf8', timeout: 60_000 });
+      expect(out).toContain('tools: 3000');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('become tools like small ones', async () => {
