@@ -271,7 +271,7 @@ console.log('tools: ' + tools.length);
     // A copy of the sources beside the real ones (so that its imports resolve), without the worker.
     const copy = mkdtempSync(join(fileURLToPath(new URL('..', import.meta.url)), '.no-worker-'));
     try {
-      cpSync(fileURLToPath(new URL('../src', import.meta.url)), copy, { recursive: true, filter: (path) => !path.endsWith('load-document-worker.ts') });
+      cpSync(fileURLToPath(new URL('../src', import.meta.url)), copy, { recursive: true, filter: (path) => !path.endsWith('load-document-worker.ts') && !path.endsWith('.test.ts') });
       const out = execFileSync(process.execPath, ['--conditions=@toolwire/source', loadingScript(pathToFileURL(join(copy, 'index.ts')).href)], { encoding: 'utf8', timeout: 60_000 });
       expect(out).toContain('tools: 3000');
     } finally {
