@@ -110,9 +110,10 @@ export interface ExtractOptions {
   /**
    * Allow-list: tool names, or tool definitions (a core `Tool` works) whose schemas then
    * drive type coercion. Without it, any name counts (identifiers joined by `.` or `-`).
-   * The list is read when `extractToolCalls` or `createToolCallParser` is called; one of more
-   * than 8 tools is also remembered by identity for later calls (pass a new array rather than
-   * editing one in place).
+   * The list is read when `extractToolCalls` or `createToolCallParser` is called (a stream
+   * keeps the list it started with); one of more than 8 tools is also remembered by identity
+   * for later calls, checked entry by entry (an entry replaced, or a tool's `name` or
+   * `inputSchema` swapped, is seen; a schema changed deep inside is not: give it a new object).
    */
   tools?: readonly (string | ExtractableTool)[];
   /**
@@ -181,6 +182,10 @@ function defaultId(name: string, index: number): string {
 
 interface ResolvedTools {
   length: number;
+  /** The list's entries, names and schemas as they were resolved: an array edited in place is resolved again. */
+  entries: readonly (string | ExtractableTool | undefined)[];
+  names: readonly (string | undefined)[];
+  schemas: readonly (JsonSchema | undefined)[];
   allowed: Map<string, JsonSchema | undefined>;
   prefixes: NamePrefixes;
   typed: boolean;
@@ -190,8 +195,9 @@ interface ResolvedTools {
 
 /**
  * Allow-lists resolved before, by array identity: callers pass the same tool list for every
- * output, and building its prefix set per call cost more than scanning a short output. The
- * list is `readonly`; one whose length changed is resolved again.
+ * output, and building its prefix set per call cost more than scanning a short output. An
+ * array edited in place (an entry replaced, a tool's name or schema swapped, the length
+ * changed) is resolved again: a withdrawn tool must not stay callable.
  */
 const toolCache = new WeakMap<readonly (string | ExtractableTool)[], ResolvedTools>();
 const formatCache = new Map<string, ReadonlySet<ToolCallFormat>>();
@@ -199,18 +205,38 @@ const DEFAULT = new Set<ToolCallFormat>(DEFAULT_FORMATS);
 
 function resolveTools(tools: readonly (string | ExtractableTool)[]): ResolvedTools {
   const cached = toolCache.get(tools);
-  if (cached?.length === tools.length) return cached;
+  if (cached !== undefined && unchanged(cached, tools)) return cached;
   const allowed = new Map<string, JsonSchema | undefined>();
-  for (const tool of tools) {
+  const entries: (string | ExtractableTool | undefined)[] = [];
+  const names: (string | undefined)[] = [];
+  const schemas: (JsonSchema | undefined)[] = [];
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i];
+    entries.push(tool);
     // A hole (`[a, , b]`) is no tool, as where a short list is read in place.
-    if (typeof tool === 'string') allowed.set(tool, undefined);
-    else if (tool !== undefined) allowed.set(tool.name, tool.inputSchema);
+    const name = typeof tool === 'string' ? tool : tool?.name;
+    const schema = typeof tool === 'object' ? tool.inputSchema : undefined;
+    names.push(name);
+    schemas.push(schema);
+    if (name !== undefined) allowed.set(name, schema);
   }
   let typed = false;
   for (const schema of allowed.values()) if (schema !== undefined) typed = true;
-  const resolved: ResolvedTools = { length: tools.length, allowed, prefixes: new NamePrefixes(allowed), typed, alone: undefined };
+  const resolved: ResolvedTools = { length: tools.length, entries, names, schemas, allowed, prefixes: new NamePrefixes(allowed), typed, alone: undefined };
   toolCache.set(tools, resolved);
   return resolved;
+}
+
+/** Whether `tools` holds what it held when `cached` was made of it (one comparison per entry, no copy). */
+function unchanged(cached: ResolvedTools, tools: readonly (string | ExtractableTool)[]): boolean {
+  if (cached.length !== tools.length) return false;
+  const { entries, names, schemas } = cached;
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i];
+    if (tool !== entries[i]) return false;
+    if (typeof tool === 'object' && (tool.name !== names[i] || tool.inputSchema !== schemas[i])) return false;
+  }
+  return true;
 }
 
 /** The map of a list too long to read in place, for a batch's `InPlaceAllowList`. */

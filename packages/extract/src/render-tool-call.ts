@@ -12,6 +12,16 @@ function xmlValue(value: unknown): string {
 }
 
 /**
+ * A Seed-OSS value as its reader reads it back: the reader drops a value's opening line break
+ * and then the closing one that pairs with it, so a value that opens with a line break gets a
+ * pair of its own (the closing one `\r\n` after a `\r`, which the reader drops as one).
+ */
+function seedValue(text: string): string {
+  if (text.charCodeAt(0) !== 0x0a && !text.startsWith('\r\n')) return text;
+  return `\n${text}${text.endsWith('\r') ? '\r\n' : '\n'}`;
+}
+
+/**
  * JSON with every `<` written `\u003c` (it can only stand in a string): no closing tag or
  * special token of any format can appear in it, and it reads back the same.
  */
@@ -175,7 +185,7 @@ export function renderToolCall(call: Pick<ToolCall, 'name' | 'arguments'> & { id
       return `<tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>\n${xmlValue(v)}\n</parameter>\n`).join('')}</function>\n</tool_call>`;
     case 'seed-oss':
       if (!xmlWritable(name, entries, SEED_TAGS)) return hermesFallback(name, args);
-      return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${xmlValue(v)}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
+      return `<seed:tool_call>\n<function=${name}>\n${entries.map(([k, v]) => `<parameter=${k}>${seedValue(xmlValue(v))}</parameter>\n`).join('')}</function>\n</seed:tool_call>`;
     case 'minimax-m2':
       if (!xmlWritable(name, entries, MINIMAX_M2_TAGS)) return hermesFallback(name, args);
       return `<minimax:tool_call>\n<invoke name="${name}">\n${entries.map(([k, v]) => `<parameter name="${k}">${xmlValue(v)}</parameter>\n`).join('')}</invoke>\n</minimax:tool_call>`;

@@ -207,6 +207,17 @@ describe('renderToolCall reads back as the same call, whatever the values hold',
     expect(renderToolCall({ name: 'write', arguments: { content: 'a <b>' } }, 'gemma4').startsWith('<|tool_call>call:write{')).toBe(true);
   });
 
+  it('writes a Seed-OSS value that opens with a line break so that it reads back whole', () => {
+    // Seed's reader drops a value's opening line break, and then its closing one (found by the
+    // property below with a random seed: a value "\n" read back as "").
+    const note = { name: 'note', inputSchema: { type: 'object' as const, properties: { k: { type: 'string' as const } } } };
+    for (const k of ['\n', '\n\n', '\na', '\r\n', '\n\r', '\r\nx\r', 'a\n', ' \n']) {
+      const rendered = renderToolCall({ name: 'note', arguments: { k } }, 'seed-oss');
+      expect(rendered.startsWith('<seed:tool_call>'), JSON.stringify(rendered)).toBe(true);
+      expect(checked(`Earlier: ${rendered}`, { tools: [note] }), JSON.stringify(rendered)).toEqual([{ name: 'note', arguments: { k } }]);
+    }
+  });
+
   it('reads a Hermes block when a format that falls back to it is forced, and only then', () => {
     const hermes = 'Hi <tool_call>\n{"name": "f", "arguments": {"a": 1, "s": "x \\u003c/tool_call> y"}}\n</tool_call> ok';
     for (const format of FALLS_BACK) {

@@ -24,12 +24,19 @@ const SMALL_DOCUMENT_BYTES = 256 * 1024;
  * cost more than the walk.
  */
 export async function loadDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
-  if (!(await isSmall(document))) return readInWorker(document, limits);
+  if (!(await isSmall(document))) {
+    const api = await readInWorker(document, limits);
+    // No worker could start: read in place, as a small document is.
+    if (api !== undefined) return api;
+  }
   let bundled: Record<string, unknown>;
   try {
     bundled = await bundleDocument(typeof document === 'string' ? document : copy(document));
     // A small file can still expand to a large document through its `$ref`s.
-    if (measureDocument(bundled, limits) > SMALL_DOCUMENT_NODES) return await readInWorker(bundled, limits);
+    if (measureDocument(bundled, limits) > SMALL_DOCUMENT_NODES) {
+      const api = await readInWorker(bundled, limits);
+      if (api !== undefined) return api;
+    }
     return await validateDocument(bundled);
   } catch (cause) {
     if (OpenApiDocumentError.isInstance(cause)) throw cause;
@@ -37,23 +44,35 @@ export async function loadDocument(document: Record<string, unknown> | string, l
   }
 }
 
-/** Reads a document in a worker thread that ends with the call. */
-async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
+/**
+ * Reads a document in a worker thread that ends with the call; undefined when no worker can
+ * start (Node's permission model without `--allow-worker`, or a bundler that left the worker's
+ * file out): the worker spares the event loop, it is not needed to read the document.
+ */
+async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown> | undefined> {
   const request: LoadRequest = { document, limits };
   let worker: Worker;
   try {
     worker = new Worker(workerEntry, { workerData: request });
   } catch (cause) {
-    throw copyProblem(cause);
+    if (cause instanceof RangeError || (cause instanceof Error && cause.name === 'DataCloneError')) throw copyProblem(cause);
+    return undefined;
   }
-  const answer = await new Promise<LoadAnswer>((resolve) => {
+  const answer = await new Promise<LoadAnswer | undefined>((resolve) => {
     worker.once('message', (message: LoadAnswer) => resolve(message));
-    worker.once('error', (error: unknown) => resolve({ ok: false, problem: `it cannot be read (${describe(error)})` }));
+    worker.once('error', (error: unknown) => resolve(isMissingEntry(error) ? undefined : { ok: false, problem: `it cannot be read (${describe(error)})` }));
     worker.once('exit', (code) => resolve({ ok: false, problem: `its reader stopped (exit code ${code})` }));
   });
   await worker.terminate();
+  if (answer === undefined) return undefined;
   if (!answer.ok) throw new OpenApiDocumentError({ problem: answer.problem });
   return answer.api;
+}
+
+// The worker's own file is missing (not a module the document or the parser needs).
+function isMissingEntry(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return error instanceof Error && (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && error.message.includes(workerEntry);
 }
 
 async function isSmall(document: Record<string, unknown> | string): Promise<boolean> {

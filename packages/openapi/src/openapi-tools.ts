@@ -205,7 +205,8 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
       status: response.status,
       statusText: response.statusText,
       contentType: response.headers.get('content-type') ?? '',
-      body: body.text,
+      // A body cut at the size cap may end inside an echoed key: its start goes too.
+      body: body.truncatedAt === undefined ? body.text : withoutCutSecret(body.text, settings.secrets),
       ...(retryAfter === null ? {} : { retryAfter }),
       ...(contentEncoding === null ? {} : { contentEncoding }),
       ...(body.truncatedAt === undefined ? {} : { truncatedAt: body.truncatedAt }),
@@ -239,9 +240,14 @@ function failure(message: string, errorType: 'validation_error' | 'execution_err
   return toolOutput({ message: redact(message, settings.secrets), success: false, errorType });
 }
 
+// Static headers that carry a credential: redacted from what the model reads and dropped
+// when a redirect leaves the origin. Generous on purpose (`X-Auth-Email` counts too): a
+// non-secret header treated as one costs a redaction, a secret missed costs the secret.
+const SECRET_HEADER_WORDS = ['auth', 'cookie', 'key', 'token', 'secret', 'pass', 'session', 'credential', 'signature'];
+
 function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower === 'authorization' || lower === 'cookie' || ['key', 'token', 'secret'].some((word) => lower.includes(word));
+  return SECRET_HEADER_WORDS.some((word) => lower.includes(word));
 }
 
 function credentialHeaderNames(auth: OpenApiAuth | undefined, headers: Record<string, string> | undefined): string[] {
@@ -282,6 +288,16 @@ function reservedParameters(auth: OpenApiAuth | undefined, headers: Record<strin
   if (auth?.type === 'header') reserved.headers.add(auth.name.toLowerCase());
   if (auth?.type === 'query') reserved.query.add(auth.name);
   return reserved;
+}
+
+/** `text` without an end that begins a secret (4 characters or more of it), for a body cut short. */
+function withoutCutSecret(text: string, secrets: readonly string[]): string {
+  for (const secret of secrets) {
+    for (let n = Math.min(secret.length - 1, text.length); n >= 4; n--) {
+      if (text.endsWith(secret.slice(0, n))) return `${text.slice(0, text.length - n)}[redacted]`;
+    }
+  }
+  return text;
 }
 
 function redact(text: string, secrets: readonly string[]): string {

@@ -1,5 +1,5 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 
@@ -35,21 +35,31 @@ export async function readDocument(document: Record<string, unknown> | string, l
 /**
  * The document with its external `$ref`s pulled in as internal ones, nothing expanded.
  * External files are read only from the document's own folder (symbolic links followed,
- * then checked), never over HTTP; a document given as an object reads nothing external.
+ * then checked), only JSON and YAML files that are not hidden, never over HTTP; a document
+ * given as an object reads nothing external.
  */
 export async function bundleDocument(document: Record<string, unknown> | string): Promise<Record<string, unknown>> {
+  // A linked document is read where it really is: its folder is where its references lead.
+  const file = typeof document === 'string' ? await documentFile(document) : undefined;
   try {
-    const folder = typeof document === 'string' ? await realpath(dirname(resolve(document))) : undefined;
-    return (await SwaggerParser.bundle(document as never, {
+    return (await SwaggerParser.bundle((file ?? document) as never, {
       resolve: {
-        external: folder !== undefined,
+        external: file !== undefined,
         http: false,
-        ...(folder === undefined ? {} : { file: { read: (file: { url: string }) => readInside(folder, file.url) } }),
+        ...(file === undefined ? {} : { file: { read: (referenced: { url: string }) => readInside(file, referenced.url) } }),
       },
     })) as unknown as Record<string, unknown>;
   } catch (cause) {
     if (cause instanceof RangeError) throw new DocumentProblem('it is nested too deeply to be read (thousands of levels)');
     throw new DocumentProblem(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+async function documentFile(path: string): Promise<string> {
+  try {
+    return await realpath(resolve(path));
+  } catch (cause) {
+    throw new DocumentProblem(`the file ${path} cannot be read (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`);
   }
 }
 
@@ -63,8 +73,12 @@ export async function validateDocument(bundled: Record<string, unknown>): Promis
   }
 }
 
-// A `$ref` may name any file; only those inside the document's folder are read.
-async function readInside(folder: string, url: string): Promise<Buffer> {
+// What external references may name: the parts of an API description, never the `.env`,
+// key files or notes that share its folder (their text would become a description the model reads).
+const DOCUMENT_EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
+
+// A `$ref` may name any file; only JSON and YAML files inside the document's folder are read.
+async function readInside(document: string, url: string): Promise<Buffer> {
   let path: string;
   try {
     path = url.startsWith('file:') ? fileURLToPath(url) : fileURLToPath(new URL(url, 'file:///'));
@@ -77,9 +91,16 @@ async function readInside(folder: string, url: string): Promise<Buffer> {
   } catch {
     throw new Error(`the referenced file ${path} cannot be read`);
   }
-  const inside = relative(folder, real);
-  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
+  // The document itself, whatever its name.
+  if (real !== document) {
+    const folder = dirname(document);
+    const inside = relative(folder, real);
+    if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+      throw new Error(`the reference to ${path} points outside the document's folder ${folder}; only files next to the document (or below it) are read`);
+    }
+    if (inside.split(sep).some((part) => part.startsWith('.')) || !DOCUMENT_EXTENSIONS.has(extname(real).toLowerCase())) {
+      throw new Error(`the reference to ${path} names a file that is hidden or not .json, .yaml or .yml; only JSON and YAML files next to the document (or below it) are read`);
+    }
   }
   // Not a device (`/dev/zero` never ends), a FIFO (never answers) or a file no API needs.
   const info = await stat(real);

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
 import { loadDocument } from '../src/load-document.ts';
@@ -20,6 +21,12 @@ beforeAll(() => {
   writeFileSync(join(root, 'secret.env'), SECRET);
   writeFileSync(join(docs, 'schemas', 'pet.json'), JSON.stringify({ type: 'object', properties: { name: { type: 'string' } } }));
   symlinkSync(join(root, 'secret.env'), join(docs, 'schemas', 'link.json'));
+  // What sits next to a document in a project folder: the key file, notes, a hidden folder.
+  writeFileSync(join(docs, '.env'), SECRET);
+  writeFileSync(join(docs, 'notes.txt'), SECRET);
+  mkdirSync(join(docs, '.private'));
+  writeFileSync(join(docs, '.private', 'keys.json'), JSON.stringify({ type: 'string', description: SECRET }));
+  symlinkSync(join(docs, '.env'), join(docs, 'schemas', 'env.json'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -64,13 +71,46 @@ describe('external references in a document read from a file', () => {
 
   it.each([
     ['a relative path out of the folder', '../secret.env'],
-    ['an absolute path', '/etc/hostname'],
-    ['a file: URL', 'file:///etc/hostname'],
+    ['an absolute path', '<root>/secret.env'],
+    ['a file: URL', '<root-url>/secret.env'],
     ['a symbolic link that leads out', './schemas/link.json'],
-  ])('refuses %s instead of reading it into a description', async (_, ref) => {
+  ])('refuses %s instead of reading it into a description', async (_, named) => {
+    const ref = named.replace('<root>', root).replace('<root-url>', pathToFileURL(root).href);
     const error = await refusal(openApiTools(write('outside.json', operationWith({ $ref: ref }))));
     expect(error.message).toContain("points outside the document's folder");
     expect(error.message).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['a hidden file (.env)', './.env'],
+    ['a file in a hidden folder', './.private/keys.json'],
+    ['a text file', './notes.txt'],
+    ['a .json link to a hidden file', './schemas/env.json'],
+  ])('refuses %s next to the document: only JSON and YAML files are read', async (_, ref) => {
+    const error = await refusal(openApiTools(write('dotfile.json', operationWith({ $ref: ref }))));
+    expect(error.message).toContain('only JSON and YAML files next to the document');
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('refuses a hidden file named by a large document, read in the worker thread', async () => {
+    // Over 256 KiB: read, measured and validated in a worker, with the same reader.
+    const large = { ...operationWith({ $ref: './.env' }), 'x-padding': 'p'.repeat(300 * 1024) };
+    const error = await refusal(openApiTools(write('large.json', large)));
+    expect(error.message).toContain('only JSON and YAML files next to the document');
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('reads a document through a symbolic link, its references from where the file really is', async () => {
+    write('linked.json', operationWith('Adds a pet', { $ref: './schemas/pet.json' }));
+    mkdirSync(join(root, 'elsewhere'));
+    symlinkSync(join(docs, 'linked.json'), join(root, 'elsewhere', 'api.json'));
+    const tools = await openApiTools(join(root, 'elsewhere', 'api.json'));
+    expect(tools[0]?.inputSchema).toMatchObject({ properties: { body: { properties: { name: { type: 'string' } } } } });
+  });
+
+  it('says a missing document file is missing', async () => {
+    const error = await refusal(openApiTools(join(docs, 'missing.yaml')));
+    expect(error.message).toContain(`the file ${join(docs, 'missing.yaml')} cannot be read`);
   });
 
   it('refuses a reference to something in the folder that is not a regular file', async () => {
@@ -204,6 +244,39 @@ describe('large documents', () => {
       clearInterval(timer);
     }
     expect(ticks).toBeGreaterThan(0);
+  });
+
+  // A script that loads a 3000-operation document (a worker's job) with the package at `source`.
+  const loadingScript = (source: string): string => {
+    const script = join(root, `load-${Math.random().toString(36).slice(2)}.ts`);
+    writeFileSync(
+      script,
+      `import { openApiTools } from ${JSON.stringify(source)};
+const paths = {};
+for (let i = 0; i < 3000; i++) paths['/items' + i + '/{id}'] = { get: { operationId: 'get' + i, parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } };
+const tools = await openApiTools({ openapi: '3.0.3', info: { title: 't', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths });
+console.log('tools: ' + tools.length);
+`,
+    );
+    return script;
+  };
+
+  it('are read in place where worker threads are not allowed (Node permission model without --allow-worker)', () => {
+    const script = loadingScript(new URL('../src/index.ts', import.meta.url).href);
+    const out = execFileSync(process.execPath, ['--permission', '--allow-fs-read=*', '--conditions=@toolwire/source', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toContain('tools: 3000');
+  });
+
+  it("are read in place when the worker's file is missing (a bundler left it out)", () => {
+    // A copy of the sources beside the real ones (so that its imports resolve), without the worker.
+    const copy = mkdtempSync(join(fileURLToPath(new URL('..', import.meta.url)), '.no-worker-'));
+    try {
+      cpSync(fileURLToPath(new URL('../src', import.meta.url)), copy, { recursive: true, filter: (path) => !path.endsWith('load-document-worker.ts') && !path.endsWith('.test.ts') });
+      const out = execFileSync(process.execPath, ['--conditions=@toolwire/source', loadingScript(pathToFileURL(join(copy, 'index.ts')).href)], { encoding: 'utf8', timeout: 60_000 });
+      expect(out).toContain('tools: 3000');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('become tools like small ones', async () => {

@@ -36,6 +36,14 @@ const modes: Record<string, Handler> = {
     res.on('drain', write);
     write();
   },
+  'echo-headers': (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(Object.values(req.headers).join(' | ')),
+  // An error page past the size cap whose cut falls inside the echoed key: its start must not show.
+  'cut-in-key': (_req, res) => {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    res.write(`bad key ${KEY.slice(0, 12)}`);
+    const timer = setTimeout(() => res.end(`${KEY.slice(12)} ${'y'.repeat(1000)}`), 200);
+    res.on('close', () => clearTimeout(timer));
+  },
   trickle: (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     const timer = setInterval(() => res.write('.'), 50);
@@ -146,5 +154,28 @@ describe('responses of a hostile API', () => {
     const result = await call('redirect-away');
     expect(result).toMatchObject({ success: true, value: { body: { landed: true } } });
     expect(landed.at(-1)).not.toHaveProperty('x-api-key');
+  });
+
+  it('treats static headers named like credentials (auth, password, session) as secrets', async () => {
+    // Not only `*key*`, `*token*`, `*secret*`: these too are redacted and stay with their origin.
+    const headers = { 'X-Auth': 'static-auth-7a6b5c', 'X-Account-Password': 'pw-0f1e2d3c4b', 'X-Session': 'sess-9a8b7c6d5e', 'X-Credential': 'cred-1a2b3c4d' };
+    const registry = new ToolRegistry({ tools: await openApiTools(document, { baseURL: origin, allowPrivateNetwork: true, headers }) });
+    const echoed = await executeToolCall({ id: 'call_h', name: 'r', arguments: { mode: 'echo-headers' } }, { registry });
+    const away = await executeToolCall({ id: 'call_a', name: 'r', arguments: { mode: 'redirect-away' } }, { registry });
+    expect(away).toMatchObject({ success: true, value: { body: { landed: true } } });
+    for (const [name, value] of Object.entries(headers)) {
+      expect(JSON.stringify(echoed)).not.toContain(value);
+      expect(landed.at(-1)).not.toHaveProperty(name.toLowerCase());
+    }
+  });
+
+  it('does not show the start of a key that the size cap cut in two', async () => {
+    const registry = new ToolRegistry({
+      tools: await openApiTools(document, { baseURL: origin, allowPrivateNetwork: true, maxResponseBytes: 64, auth: { type: 'header', name: 'x-api-key', value: KEY } }),
+    });
+    const result = await executeToolCall({ id: 'call_cut', name: 'r', arguments: { mode: 'cut-in-key' } }, { registry });
+    expect(result).toMatchObject({ success: false, value: { status: 500 } });
+    // The cut may fall anywhere in the key (or before it, if the two writes arrive as one).
+    for (let n = 4; n <= 12; n++) expect(JSON.stringify(result)).not.toContain(KEY.slice(0, n));
   });
 });
