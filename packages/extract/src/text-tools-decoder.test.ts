@@ -86,9 +86,8 @@ describe('TextToolsDecoder: events per piece', () => {
     expect(pushes.slice(answer.indexOf('('), close).every((events) => events.length === 0)).toBe(true);
     expect(pushes[close]).toEqual([
       { type: 'tool-call-start', id: 'f_0', name: 'f' },
-      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: 'a' },
-      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: '=' },
-      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: '1' },
+      // The argument text held while the call streamed in, as one delta.
+      { type: 'tool-call-delta', id: 'f_0', argumentsDelta: 'a=1' },
       { type: 'tool-call', toolCall: { id: 'f_0', name: 'f', arguments: { a: 1 } } },
     ]);
     const events = [...pushes.flat(), ...decoder.end()];
@@ -96,6 +95,17 @@ describe('TextToolsDecoder: events per piece', () => {
     expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(1);
     expect(events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('')).toBe('Sure: done.');
     expect(decoder.called).toBe(1);
+  });
+
+  it('holds a long argument written a character at a time as its text, and emits it as one delta', () => {
+    const value = 'x'.repeat(100_000);
+    const decoder = new TextToolsDecoder({ tools: ['f'] }, false);
+    const events: ChatStreamEvent[] = [];
+    for (const piece of `f(a="${value}")`) events.push(...decoder.push(piece));
+    events.push(...decoder.end());
+    const deltas = events.filter((event) => event.type === 'tool-call-delta');
+    expect(deltas).toEqual([{ type: 'tool-call-delta', id: 'f_0', argumentsDelta: `a="${value}"` }]);
+    expect(events.at(-1)).toEqual({ type: 'tool-call', toolCall: { id: 'f_0', name: 'f', arguments: { a: value } } });
   });
 
   it('returns the same events for a whole answer as for its pieces, reasoning included', () => {

@@ -10,8 +10,8 @@ const NO_EVENTS: readonly ChatStreamEvent[] = Object.freeze([]);
 
 /**
  * Turns the text of a text-tools answer into chat stream events: `text-delta`s with the
- * calls (and their framing) taken out, and complete tool calls. A call's start and deltas
- * wait until the call is complete, so a started call that turns out not to be one (bad
+ * calls (and their framing) taken out, and complete tool calls. A call's start and its
+ * argument text (one delta) wait until the call is complete, so a started call that turns out not to be one (bad
  * arguments, a repeat) never leaves a dangling start. Used by both generate and stream, so
  * the two give the same answer.
  */
@@ -22,7 +22,12 @@ export class TextToolsDecoder {
   dropped = 0;
   private readonly parser: ToolCallParser;
   private readonly cleaner = new CallTextCleaner();
-  private readonly pending = new Map<string, ChatStreamEvent[]>();
+  /**
+   * Started calls, held until complete: the name and the argument text's pieces (one string per
+   * delta, joined once: a model writing a long argument a token at a time costs a pointer per
+   * token here, not an event object).
+   */
+  private readonly pending = new Map<string, { name: string; parts: string[] }>();
   private readonly single: boolean;
   /** What the current `push` or `end` emits, made with its first event (most deltas of a call emit none). */
   private out: ChatStreamEvent[] | undefined;
@@ -45,10 +50,10 @@ export class TextToolsDecoder {
       // See `onReasoningStart`.
     },
     onToolCallStart: (id, name) => {
-      this.pending.set(id, [{ type: 'tool-call-start', id, name }]);
+      this.pending.set(id, { name, parts: [] });
     },
     onToolCallDelta: (id, argumentsText) => {
-      this.pending.get(id)?.push({ type: 'tool-call-delta', id, argumentsDelta: argumentsText });
+      this.pending.get(id)?.parts.push(argumentsText);
     },
     onToolCall: (toolCall, text) => {
       const started = this.pending.get(toolCall.id);
@@ -58,7 +63,11 @@ export class TextToolsDecoder {
         this.dropped++;
         return;
       }
-      if (started !== undefined) for (const event of started) this.emit(event);
+      if (started !== undefined) {
+        this.emit({ type: 'tool-call-start', id: toolCall.id, name: started.name });
+        const argumentsDelta = started.parts.join('');
+        if (argumentsDelta !== '') this.emit({ type: 'tool-call-delta', id: toolCall.id, argumentsDelta });
+      }
       this.emit({ type: 'tool-call', toolCall });
       this.called++;
     },
