@@ -75,7 +75,7 @@ export interface UpstreamMessageLimitOptions {
  */
 export class UpstreamMessageLimit {
   readonly #options: UpstreamMessageLimitOptions;
-  readonly #part: UpstreamMessagePart;
+  #part: UpstreamMessagePart;
   #size = 0;
   /** The last byte of the chunk before, for a blank line split between two chunks. */
   #last: number | undefined;
@@ -83,6 +83,15 @@ export class UpstreamMessageLimit {
   constructor(options: UpstreamMessageLimitOptions) {
     this.#options = options;
     this.#part = partOf(options.contentType);
+  }
+
+  /**
+   * Counts every byte from here on as one message, the whole body (`part` becomes `'body'`):
+   * for a reader that holds the body whole whatever its media type frames it as (`text()`,
+   * `json()`, an error's text). Called before the first chunk.
+   */
+  countWhole(): void {
+    this.#part = 'body';
   }
 
   /** Adds a chunk of the body; the error to fail the body with once a message is past the limit. */
