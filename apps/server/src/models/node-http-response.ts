@@ -299,6 +299,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   }
 
   async formData(): Promise<FormData> {
+    if (!this.#used && this.#stream === undefined) this.#limit?.countWhole();
     return this.#real().formData();
   }
 
