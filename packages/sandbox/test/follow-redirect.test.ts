@@ -10,6 +10,11 @@ describe('followRedirect', () => {
     expect(next).toEqual({ method: 'POST', body: '{}', headers: { 'x-api-key': 'k', 'content-type': 'application/json', accept: 'text/event-stream' } });
   });
 
+  it('drops the headers named in credentialHeaders too, whatever their case', () => {
+    const next = followRedirect(307, request, new URL('https://mcp.example.com/a'), new URL('https://other.example.com/b'), ['X-API-Key']);
+    expect(Object.keys(next.headers)).toEqual(['content-type', 'accept']);
+  });
+
   it('keeps everything on a 307 or 308 within the origin', () => {
     expect(followRedirect(308, request, new URL('https://mcp.example.com/a'), new URL('https://mcp.example.com/b'))).toBe(request);
   });
