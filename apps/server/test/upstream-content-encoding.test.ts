@@ -6,7 +6,7 @@
 // compressed body can hold a huge one) and the upstream is cut there; an encoding the gateway
 // cannot decode, or a body that is not what its header says, fails with a 502 that says so.
 import type { ServerResponse } from 'node:http';
-import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,17 @@ describe('an upstream that compresses its answer unasked', () => {
     await expect.poll(() => closed, { timeout: 10_000 }).toBe(true);
     // Decoded, far less than the upstream meant to send was made (the compressor's and the socket's buffers hold some).
     expect(written).toBeLessThan(256 * MIB);
+  });
+
+  it('reads a deflate body sent raw, without its zlib header (as browsers and undici do)', async () => {
+    const origin = await serve((req, res: ServerResponse) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' }).end(deflateRawSync(completion('Hello, raw.'))));
+    });
+    gateway = createServer({ logger: pino({ level: 'silent' }), providers: { openai: { baseURL: `${origin}/v1`, apiKey: 'sk-upstream' } }, tools: { builtins: [] } });
+    const client = new OpenAI({ apiKey: 'unused', baseURL: await gateway.listen({ port: 0, host: '127.0.0.1' }), maxRetries: 0, timeout: 30_000 });
+    const answer = await client.chat.completions.create({ model: 'openai/m', messages });
+    expect(answer.choices[0]?.message.content).toBe('Hello, raw.');
   });
 
   it('fails with a 502 naming an encoding it cannot decode', async () => {

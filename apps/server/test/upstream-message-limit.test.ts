@@ -20,7 +20,7 @@ const chunkBase = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`;
 
 /** How the upstream answers, by the last user message. */
-type Behaviour = 'endless-event' | 'endless-data-lines' | 'endless-json' | 'endless-ndjson-line' | 'large-event' | 'hello';
+type Behaviour = 'endless-event' | 'endless-data-lines' | 'endless-json' | 'endless-ndjson-line' | 'endless-error-events' | 'large-event' | 'hello';
 
 let gateway: ToolwireServer | undefined;
 afterEach(async () => {
@@ -57,6 +57,10 @@ async function answer(req: IncomingMessage, res: ServerResponse, behaviour: Beha
     case 'endless-ndjson-line':
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       return pour(res, '{"model":"m","message":{"role":"assistant","content":"', filler, ENDLESS);
+    case 'endless-error-events':
+      // An error whose body is short events without end: the SDK reads an error's body whole.
+      res.writeHead(500, { 'content-type': 'text/event-stream' });
+      return pour(res, '', `data: ${filler}\n\n`, ENDLESS);
     case 'large-event': {
       // One event of 900 KiB: under the 1 MiB limit.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -126,6 +130,17 @@ describe('an upstream message larger than limits.upstreamMessageLimitBytes', () 
       expect(next.choices[0]?.message.content).toBe('Hello');
     });
   }
+
+  it('reads an error body framed as events only up to the limit (the SDK holds it whole), and cuts the upstream', async () => {
+    const { client, written } = await start();
+    const error = await client.chat.completions.create({ model: 'openai/m', messages: [{ role: 'user', content: 'endless-error-events' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    // Every attempt of the upstream call (a 500 is retried) was cut.
+    await expect.poll(() => written.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(Math.max(...written)).toBeLessThan(ENDLESS / 2);
+    const next = await client.chat.completions.create({ model: 'openai/m', messages: [{ role: 'user', content: 'hello' }] });
+    expect(next.choices[0]?.message.content).toBe('Hello');
+  });
 
   it('lets a message under the limit through whole', async () => {
     const { client } = await start();

@@ -75,6 +75,42 @@ describe('an Ollama body larger than maxMessageBytes', () => {
     });
   }
 
+  it('counts a non-streamed answer framed as NDJSON lines whole (its reader holds all of it)', async () => {
+    const written: number[] = [];
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/api/show') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ capabilities: ['completion', 'tools'] }));
+          return;
+        }
+        // Short lines without end: each far under the limit, all of them far over it.
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        let bytes = 0;
+        const line = `{"pad":"${'y'.repeat(1000)}"}\n`;
+        const pourLines = (): void => {
+          while (bytes < ENDLESS && !res.destroyed) {
+            bytes += line.length;
+            if (!res.write(line)) {
+              res.once('drain', pourLines);
+              return;
+            }
+          }
+          res.end();
+        };
+        res.once('close', () => written.push(bytes));
+        pourLines();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const error = await createOllama({ host, maxMessageBytes: MIB }).chat('m').generate(request).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body', limitBytes: MIB });
+    await expect.poll(() => written.length, { timeout: 10_000 }).toBe(1);
+    expect(written[0]).toBeLessThan(MIB + 16 * MIB);
+  });
+
   it('reads an error body without end only up to the limit, and still reports the status', async () => {
     const { host, written } = await endlessServer(500);
     const error = await createOllama({ host, maxMessageBytes: MIB }).chat('m').generate(request).catch((e: unknown) => e);

@@ -80,6 +80,14 @@ describe('a streamed Ollama answer', () => {
     expect((error as Error).message).toMatch(/sent more than 16 MiB in one line of its stream;.*raise the maxMessageBytes option of createOllama\./su);
   });
 
+  it('counts a line full of CRs as one line (the client splits at LF only), and fails it past the limit', async () => {
+    // Each write ends in a CR: a limit that took CR for a line end counted none of them whole.
+    const cut = `{"model":"m","message":{"role":"assistant","content":"${'x'.repeat(1000)}\r`;
+    next = { body: `${cut}${`${'x'.repeat(1000)}\r`.repeat(2100)}"},"done":false}\n${line({}, true)}`, chunkSize: 1001 };
+    const error = await collectStream(createOllama({ host, maxMessageBytes: 1024 * 1024 }).chat('m').stream(request)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'UpstreamMessageTooLargeError', limitBytes: 1024 * 1024, part: 'line' });
+  });
+
   it('takes its line limit from maxMessageBytes (0: none)', async () => {
     const content = 'x'.repeat(1024 * 1024);
     next = { body: `${line({ content })}${line({}, true)}`, chunkSize: 1 << 16 };

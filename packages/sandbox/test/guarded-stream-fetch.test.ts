@@ -12,19 +12,22 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
   let otherPort = 0;
   const otherSeen: (string | undefined)[] = [];
   const open: ServerResponse[] = [];
-  const seen: { method: string; url: string; body: string; auth: string | undefined }[] = [];
+  const seen: { method: string; url: string; body: string; auth: string | undefined; type: string | undefined }[] = [];
+  // Whether the connection of the redirect whose body never ends was closed.
+  let endlessRedirectClosed = false;
   beforeAll(async () => {
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', body, auth: req.headers.authorization });
+        seen.push({ method: req.method ?? '', url: req.url ?? '', body, auth: req.headers.authorization, type: req.headers['content-type'] });
         if (req.url === '/events') {
           // Paced server-sent events on a stream that stays open.
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           res.write('data: one\n\n');
           open.push(res);
-          setTimeout(() => res.write('data: two\n\n'), 50);
+          // After the head deadline the test gives (1 s: generous for a head on a loaded machine).
+          setTimeout(() => res.write('data: two\n\n'), 1200);
         } else if (req.url === '/flood') {
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.write('x'.repeat(3000));
@@ -32,6 +35,17 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
         } else if (req.url === '/none') res.writeHead(204).end();
         else if (req.url === '/other-port') res.writeHead(307, { location: `http://127.0.0.1:${otherPort}/landed` }).end();
         else if (req.url === '/same-origin') res.writeHead(307, { location: '/echo' }).end();
+        else if (req.url === '/found') res.writeHead(302, { location: '/echo' }).end();
+        else if (req.url === '/see-other') res.writeHead(303, { location: '/echo' }).end();
+        else if (req.url === '/redirect-endless') {
+          // A redirect whose body never ends: read to its end, it would hold its connection for good.
+          res.writeHead(302, { location: '/echo', 'content-type': 'text/plain' });
+          const timer = setInterval(() => res.write('x'.repeat(1024)), 10);
+          res.on('close', () => {
+            clearInterval(timer);
+            endlessRedirectClosed = true;
+          });
+        }
         else if (req.url === '/not-allowed') res.writeHead(405, { 'content-type': 'text/plain' }).end('Method Not Allowed');
         else if (req.url === '/redirect-meta') res.writeHead(307, { location: 'http://169.254.169.254/' }).end();
         else if (req.url === '/slow-head') open.push(res);
@@ -66,7 +80,7 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
 
   it('streams a body as it arrives instead of waiting for its end', async () => {
     const controller = new AbortController();
-    const response = await guarded({ timeoutMs: 200 })(new URL(`${origin}/events`), { signal: controller.signal });
+    const response = await guarded({ timeoutMs: 1000 })(new URL(`${origin}/events`), { signal: controller.signal });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -111,6 +125,34 @@ describe('createGuardedStreamFetch against a 127.0.0.1 server', () => {
     const same = await guarded()(`${origin}/same-origin`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: 'kept' });
     expect(await same.json()).toEqual({ echo: 'kept' });
     expect(seen.at(-1)).toMatchObject({ url: '/echo', auth: 'Bearer t' });
+  });
+
+  it('closes the connection of a redirect it follows instead of reading its body to the end', async () => {
+    const response = await guarded()(`${origin}/redirect-endless`);
+    expect(await response.json()).toEqual({ echo: '' });
+    await expect.poll(() => endlessRedirectClosed, { timeout: 5000 }).toBe(true);
+  });
+
+  it('changes the method on a redirect as fetch does: 303 to GET (HEAD stays), 301 and 302 only a POST', async () => {
+    const send = async (path: string, method: string): Promise<(typeof seen)[number] | undefined> => {
+      const response = await guarded()(`${origin}${path}`, { method, ...(method === 'HEAD' ? {} : { body: 'payload', headers: { 'content-type': 'text/plain' } }) });
+      await response.body?.cancel();
+      return seen.at(-1);
+    };
+    expect(await send('/found', 'PUT')).toMatchObject({ method: 'PUT', url: '/echo', body: 'payload', type: 'text/plain' });
+    // A body dropped takes its headers along.
+    expect(await send('/found', 'POST')).toMatchObject({ method: 'GET', url: '/echo', body: '', type: undefined });
+    expect(await send('/see-other', 'DELETE')).toMatchObject({ method: 'GET', url: '/echo', body: '', type: undefined });
+    expect(await send('/see-other', 'HEAD')).toMatchObject({ method: 'HEAD', url: '/echo' });
+  });
+
+  it('frames the body of every method (a DELETE body was sent unframed: lost, or read as a request of its own)', async () => {
+    const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: internal\r\n\r\n';
+    for (const method of ['DELETE', 'OPTIONS']) {
+      const response = await guarded()(`${origin}/echo`, { method, body: smuggled });
+      expect(await response.json()).toEqual({ echo: smuggled });
+    }
+    expect(seen.filter((request) => request.url === '/smuggled')).toEqual([]);
   });
 
   it('answers a 204 with a null body', async () => {

@@ -1,14 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
-/** The decoder of each content coding the gateway reads (RFC 9110 §8.4.1; `x-gzip` is gzip). */
-const DECODERS: Record<string, () => Duplex> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
+/**
+ * The decoder of each content coding the gateway reads (RFC 9110 §8.4.1; `x-gzip` is gzip), from
+ * the body's first bytes: `deflate` is meant to be zlib-wrapped, but some servers send it raw,
+ * which browsers and undici read too (a zlib header's first byte has compression method 8).
+ */
+const DECODERS: Record<string, (first: Uint8Array) => Duplex> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: (first) => ((first[0] ?? 0) & 0x0f) === 0x08 ? createInflate() : createInflateRaw(),
+  br: () => createBrotliDecompress(),
 };
 
 /** The `Content-Encoding` of a response, read from its raw header lines (`res.headers` would build a whole object). */
@@ -42,11 +46,11 @@ export function decodeUpstreamBody(res: IncomingMessage): IncomingMessage {
   const coding = contentEncoding(res.rawHeaders);
   if (coding === undefined || coding === 'identity' || coding === '') return res;
   const make = DECODERS[coding];
-  const decoded = make === undefined ? new PassThrough() : make();
   const rawHeaders: string[] = [];
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     if (!isEncodedBodyHeader(res.rawHeaders[i] as string)) rawHeaders.push(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
   }
+  const decoded = new PassThrough();
   const standIn = Object.assign(decoded, { statusCode: res.statusCode, statusMessage: res.statusMessage, rawHeaders });
   Object.defineProperty(standIn, 'complete', { get: () => decoded.readableEnded });
   const header = `Content-Encoding: ${coding}`;
@@ -55,27 +59,37 @@ export function decodeUpstreamBody(res: IncomingMessage): IncomingMessage {
     decoded.destroy(new Error(`The upstream answered with ${header}, which the gateway cannot decode (it asks for no compression). A proxy in front of the upstream may be compressing answers: turn that off for this route.`));
     return standIn as unknown as IncomingMessage;
   }
-  /** Set when the upstream's own failure is passed on: only the decoder's errors are about the coding. */
-  let passedOn = false;
+  let decoder: Duplex | undefined;
   const fail = (error: Error): void => {
-    passedOn = true;
+    decoder?.destroy();
     decoded.destroy(error);
   };
-  // Registered first, so that every later listener sees the message that says what happened.
-  decoded.once('error', (error: Error) => {
-    if (!passedOn) {
-      error.message = `The upstream's body is not what its ${header} says (${error.message}); the gateway asks for no compression, so a proxy in front of the upstream may be changing answers.`;
-    }
-    res.destroy();
-  });
   res.on('error', fail);
   res.on('close', () => {
     if (!res.complete) fail(new Error('The upstream response closed before it ended.'));
   });
   decoded.on('close', () => {
     // Cancelled or failed before the upstream ended: nothing more of it is read.
+    decoder?.destroy();
     if (!res.complete) res.destroy();
   });
-  res.pipe(decoded);
+  // The decoder is made for the first bytes (it may depend on them); an empty body is an empty
+  // body whatever its header says (a proxy that labels every answer, a 401 among them).
+  res.once('data', (first: Buffer) => {
+    res.pause();
+    const active = make(first);
+    decoder = active;
+    active.once('error', (error: Error) => {
+      error.message = `The upstream's body is not what its ${header} says (${error.message}); the gateway asks for no compression, so a proxy in front of the upstream may be changing answers.`;
+      res.destroy();
+      decoded.destroy(error);
+    });
+    active.write(first);
+    // Both pipes keep the reader's pace: the upstream is read no faster than the decoded body.
+    res.pipe(active).pipe(decoded);
+  });
+  res.once('end', () => {
+    if (decoder === undefined) decoded.end();
+  });
   return standIn as unknown as IncomingMessage;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BODY_READER, UpstreamMessageLimit } from '@toolwire/core/provider';
-import type { BodyReader, ClaimableBody } from '@toolwire/core/provider';
+import type { BodyReader, ClaimableBody, ClaimOptions } from '@toolwire/core/provider';
 
 /**
  * A fetch response's headers read straight from Node's raw header array: what the
@@ -214,9 +214,10 @@ export class NodeHttpResponse implements Response, ClaimableBody {
    * The body as a `BodyReader` (what `takeBodyReader` asks for); `undefined` when the body was
    * read, handed out as `body`, or failed before anything read it (`body` then tells why).
    */
-  claim(): BodyReader | undefined {
+  claim(options?: ClaimOptions): BodyReader | undefined {
     if (this.#used || this.#stream !== undefined || this.#failure !== undefined) return undefined;
     this.#used = true;
+    if (options?.whole === true) this.#limit?.countWhole();
     const res = this.#res as IncomingMessage;
     // The reader has the body now, and with it the Node response: `body` gives a stream that
     // refuses, as after a direct read, and this response lets go of both (see `#res`), so
@@ -247,6 +248,8 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   async #bytes(): Promise<Buffer> {
     if (this.#used) throw new TypeError(UNUSABLE);
     this.#used = true;
+    // Held whole, whatever the media type frames it as (an error's body sent as events).
+    this.#limit?.countWhole();
     if (this.#stream === null) return Buffer.alloc(0);
     if (this.#stream !== undefined) return Buffer.from(await new Response(this.#stream).arrayBuffer());
     if (this.#failure !== undefined) throw this.#failure;
@@ -296,6 +299,7 @@ export class NodeHttpResponse implements Response, ClaimableBody {
   }
 
   async formData(): Promise<FormData> {
+    if (!this.#used && this.#stream === undefined) this.#limit?.countWhole();
     return this.#real().formData();
   }
 

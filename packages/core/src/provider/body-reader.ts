@@ -21,10 +21,19 @@ export interface BodyReader {
 /** Where a `Response` carries its `BodyReader`. */
 export const BODY_READER: unique symbol = Symbol.for('toolwire.body-reader') as never;
 
+/** How the reader that claims a body reads it. */
+export interface ClaimOptions {
+  /**
+   * The reader holds the whole body before it can use it (a JSON answer, an error's text),
+   * whatever its media type frames it as: a limit on messages then counts it as one.
+   */
+  whole?: boolean;
+}
+
 /** What `attachBodyReader` needs of the body: claimed once, by the reader or by `response.body`. */
 export interface ClaimableBody {
   /** Hands the body to the reader; undefined when `response.body` was read first. */
-  claim(): BodyReader | undefined;
+  claim(options?: ClaimOptions): BodyReader | undefined;
 }
 
 /** Attaches a reader to a `Response` (done by a custom `fetch`), once: a second attach to the same response throws. */
@@ -37,7 +46,7 @@ export function attachBodyReader(response: Response, body: ClaimableBody): Respo
  * The `BodyReader` a custom `fetch` attached to `response`, claiming the body (its web
  * `body` then refuses to be read); `undefined` when there is none or the body was read already.
  */
-export function takeBodyReader(response: Response): BodyReader | undefined {
+export function takeBodyReader(response: Response, options?: ClaimOptions): BodyReader | undefined {
   const body = (response as unknown as Record<symbol, ClaimableBody | undefined>)[BODY_READER];
-  return body?.claim();
+  return body?.claim(options);
 }

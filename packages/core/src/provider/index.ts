@@ -10,7 +10,7 @@ export type { GuardStreamOptions } from './guard-stream.ts';
 export { abortReason } from './abort-reason.ts';
 export { answerUnansweredToolCalls, UNANSWERED_TOOL_CALL_OUTPUT } from './answer-unanswered-tool-calls.ts';
 export { attachBodyReader, takeBodyReader, BODY_READER } from './body-reader.ts';
-export type { BodyReader, ClaimableBody } from './body-reader.ts';
+export type { BodyReader, ClaimableBody, ClaimOptions } from './body-reader.ts';
 export { NEXT_THEN, handOn, nextThen } from './next-then.ts';
 export type { ChainedAsyncIterator, NextThenCallbacks } from './next-then.ts';
 export { FETCH_SIGNAL, fetchSignalOf, markFetchSignal, readsFetchSignal } from './fetch-signal.ts';

@@ -57,8 +57,22 @@ describe('limitUpstreamMessages', () => {
   it('passes messages under the limit, with the status, headers and URL of the response', async () => {
     const response = await fetch(`${origin}/sse/1000`);
     expect([response.status, response.headers.get('x-id'), response.url]).toEqual([200, 'sse', `${origin}/sse/1000`]);
-    expect(await response.text()).toHaveLength(4000);
+    // Read as a stream: each event is a message.
+    let size = 0;
+    for await (const chunk of response.body as ReadableStream<Uint8Array>) size += chunk.length;
+    expect(size).toBe(4000);
     expect(await (await fetch(`${origin}/json/1000`)).json()).toHaveLength(998);
+  });
+
+  it('counts a body read whole (text(), json(), a reader claimed whole) as one message, whatever its media type', async () => {
+    // An SDK reads an error's body, or an answer it asked for whole, with text(): it holds all of it.
+    await expect((await fetch(`${origin}/sse/1000`)).text()).rejects.toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body' });
+    await expect((await fetch(`${origin}/sse/1000`)).json()).rejects.toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body' });
+    const reader = takeBodyReader(await fetch(`${origin}/sse/1000`), { whole: true }) as BodyReader;
+    const read = async (): Promise<void> => {
+      while ((await reader.read()) !== undefined);
+    };
+    await expect(read()).rejects.toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'body' });
   });
 
   it("fails the body's read past the limit, naming the limit, the origin and the setting, and closes the connection", async () => {
@@ -67,8 +81,12 @@ describe('limitUpstreamMessages', () => {
     expect((error as Error).message).toBe(
       `The upstream at ${origin} sent a response body larger than 1000 bytes; the request was stopped so that it cannot exhaust the process's memory. If the upstream really sends messages this large, raise ${setting}.`,
     );
-    const endless = await fetch(`${origin}/endless`);
-    await expect(endless.text()).rejects.toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'event' });
+    const endless = (await fetch(`${origin}/endless`)).body as ReadableStream<Uint8Array>;
+    const drain = async (): Promise<void> => {
+      const reader = endless.getReader();
+      while (!(await reader.read()).done);
+    };
+    await expect(drain()).rejects.toMatchObject({ name: 'UpstreamMessageTooLargeError', part: 'event' });
     await expect.poll(() => closed.includes('/endless'), { timeout: 5000 }).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import { attachBodyReader, takeBodyReader } from './body-reader.ts';
-import type { BodyReader, ClaimableBody } from './body-reader.ts';
+import type { BodyReader, ClaimableBody, ClaimOptions } from './body-reader.ts';
 import { markFetchSignal, readsFetchSignal } from './fetch-signal.ts';
 import { UpstreamMessageLimit } from './upstream-message-limit.ts';
 
@@ -47,11 +47,55 @@ function limitResponse(response: Response, options: LimitUpstreamMessagesOptions
   const origin = originOf(response);
   const limit = new UpstreamMessageLimit({ maxBytes: options.maxBytes, contentType: response.headers.get('content-type'), setting: options.setting, ...(origin === undefined ? {} : { origin }) });
   const body = new LimitedBody(response, limit);
-  const limited = new Response(body.web, { status, statusText: response.statusText, headers: response.headers });
+  const limited = new LimitedResponse(body.web, { status, statusText: response.statusText, headers: response.headers }, limit);
   // What a built `Response` cannot be given: read by SDKs for their logs and errors.
   Object.defineProperty(limited, 'url', { value: response.url });
   Object.defineProperty(limited, 'redirected', { value: response.redirected });
   return attachBodyReader(limited, body);
+}
+
+/**
+ * A `Response` whose reads of the whole body (`text()`, `json()`, …) count it as one message:
+ * their caller holds all of it whatever its media type frames it as (an SDK reads an error's
+ * body with `text()`, an answer framed as events included).
+ */
+class LimitedResponse extends Response {
+  readonly #limit: UpstreamMessageLimit;
+
+  constructor(body: ReadableStream<Uint8Array>, init: ResponseInit, limit: UpstreamMessageLimit) {
+    super(body, init);
+    this.#limit = limit;
+  }
+
+  override text(): Promise<string> {
+    this.#limit.countWhole();
+    return super.text();
+  }
+
+  override json(): Promise<unknown> {
+    this.#limit.countWhole();
+    return super.json();
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    this.#limit.countWhole();
+    return super.arrayBuffer();
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    this.#limit.countWhole();
+    return super.bytes();
+  }
+
+  override blob(): Promise<Blob> {
+    this.#limit.countWhole();
+    return super.blob();
+  }
+
+  override formData(): Promise<FormData> {
+    this.#limit.countWhole();
+    return super.formData();
+  }
 }
 
 /** A `BodyReader` over a web body. */
@@ -105,9 +149,10 @@ class LimitedBody implements ClaimableBody, BodyReader {
     );
   }
 
-  claim(): BodyReader | undefined {
+  claim(options?: ClaimOptions): BodyReader | undefined {
     if (this.#mode !== 'unclaimed') return undefined;
     this.#mode = 'reader';
+    if (options?.whole === true) this.#limit.countWhole();
     return this;
   }
 

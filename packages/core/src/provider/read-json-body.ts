@@ -21,7 +21,9 @@ export interface ReadJsonBodyOptions {
 
 /** The response's `BodyReader` when its `fetch` attached one, else one over its web body. */
 function readerOf(response: Response): BodyReader | undefined {
-  const attached = takeBodyReader(response);
+  // The text is held whole, whatever the body's media type says (an NDJSON stream sent for a
+  // request that asked for one answer): a limit on messages counts all of it.
+  const attached = takeBodyReader(response, { whole: true });
   if (attached !== undefined) return attached;
   const body = response.body;
   if (body === null) return undefined;

@@ -65,6 +65,27 @@ describe('UpstreamMessageLimit', () => {
     expect(failsAt(limit, ['{"d":"', 'xxxxxxxx'])).toBe(1);
   });
 
+  it('does not take a CRLF split across two chunks for a blank line (an event that never ends is still counted)', () => {
+    // One event whose lines end in CRLF, each chunk ending between the CR and the LF: no blank line anywhere.
+    const chunks = ['data: 12345\r', ...Array.from({ length: 10 }, () => '\ndata: 12345\r')];
+    expect(failsAt(limitOf(40, 'text/event-stream'), chunks)).toBeGreaterThan(0);
+    // A real blank line split the same ways still ends the event.
+    expect(failsAt(limitOf(14, 'text/event-stream'), ['data: 12345\r\n', '\r\ndata: 12345\r', '\n\r', '\ndata: 1\n\n'])).toBe(-1);
+    expect(failsAt(limitOf(14, 'text/event-stream'), ['data: 12345\r', '\r', 'data: 12345\n', '\r\n', 'data: 1\r\r'])).toBe(-1);
+  });
+
+  it('ends an event at every form of blank line the SSE format allows (LF, CR, CRLF mixed)', () => {
+    const events = ['data: 1\n\r\n', 'data: 2\n\r', 'data: 3\r\n\n', 'data: 4\r\n\r', 'data: 5\r\r'].join('').repeat(20);
+    expect(failsAt(limitOf(12, 'text/event-stream'), [events])).toBe(-1);
+  });
+
+  it('ends an NDJSON line at LF only: a CR is part of the line (the readers split at LF)', () => {
+    // Ollama's client and the framer split at \n: a line of CRs and no LF is one line to them.
+    expect(failsAt(limitOf(10, 'application/x-ndjson'), ['{"a":"1\r', '2\r3\r4\r5\r6\r7\r"}'])).toBe(1);
+    expect(failsAt(limitOf(10, 'application/x-ndjson'), ['{"a":"1\r2\r3\r4\r5\r6\r7\r"}\n'])).toBe(0);
+    expect(failsAt(limitOf(10, 'application/x-ndjson'), ['{"a":1}\r\n{"b":2}\r', '\n{"c":3}\r\n'])).toBe(-1);
+  });
+
   it('counts the whole body of anything else, line breaks or not', () => {
     const limit = limitOf(10, 'application/json');
     expect(failsAt(limit, ['{\n', '"a":\n', '1}\n'])).toBe(-1);

@@ -25,8 +25,12 @@ export function resolveMaxMessageBytes(value: number | undefined, setting: strin
 
 const LF = 10;
 const CR = 13;
-const BLANK_LINES = [Buffer.from('\n\n'), Buffer.from('\r\n\r\n'), Buffer.from('\r\r')] as const;
-const LINE_BREAKS = [Buffer.from('\n'), Buffer.from('\r')] as const;
+// An SSE line ends at CRLF, LF or CR, and an event at an empty line: every blank line holds one
+// of these pairs, and each pair is one (a CR followed by LF is one line break, never a blank line).
+const BLANK_LINES = [Buffer.from('\n\n'), Buffer.from('\n\r'), Buffer.from('\r\r')] as const;
+// NDJSON lines end at LF only: Ollama's client and the providers' framers split there, so a
+// CR is part of the line they hold.
+const LINE_BREAKS = [Buffer.from('\n')] as const;
 
 /** The message a body is cut into, from its media type. */
 function partOf(contentType: string | null): UpstreamMessagePart {
@@ -37,8 +41,9 @@ function partOf(contentType: string | null): UpstreamMessagePart {
   return 'body';
 }
 
-function isBreak(byte: number | undefined): boolean {
-  return byte === LF || byte === CR;
+/** Whether the last byte of one chunk and the first of the next make a blank line of an SSE stream. */
+function isBlankSeam(last: number | undefined, first: number | undefined): boolean {
+  return (last === LF && (first === LF || first === CR)) || (last === CR && first === CR);
 }
 
 /** Options of `UpstreamMessageLimit`. */
@@ -60,8 +65,9 @@ export interface UpstreamMessageLimitOptions {
  * holds a message whole before it can use it, and some re-scan it on every chunk, so an
  * upstream that never ends its message would grow the process and burn its CPU without bound.
  *
- * The event boundary is found per chunk (a blank line split across two chunks is seen when one
- * ends with a line break and the next starts with one); erring, it only ever resets early.
+ * Boundaries are the readers' own, so that no message they hold escapes the count: an SSE
+ * event ends at a blank line in any of its line-break forms (also one split across two
+ * chunks, but never at a CRLF split between them), an NDJSON line at LF only.
  *
  * @example
  * const limit = new UpstreamMessageLimit({ maxBytes: 16 << 20, contentType: response.headers.get('content-type'), setting: 'maxMessageBytes' });
@@ -69,13 +75,23 @@ export interface UpstreamMessageLimitOptions {
  */
 export class UpstreamMessageLimit {
   readonly #options: UpstreamMessageLimitOptions;
-  readonly #part: UpstreamMessagePart;
+  #part: UpstreamMessagePart;
   #size = 0;
-  #endedWithBreak = false;
+  /** The last byte of the chunk before, for a blank line split between two chunks. */
+  #last: number | undefined;
 
   constructor(options: UpstreamMessageLimitOptions) {
     this.#options = options;
     this.#part = partOf(options.contentType);
+  }
+
+  /**
+   * Counts every byte from here on as one message, the whole body (`part` becomes `'body'`):
+   * for a reader that holds the body whole whatever its media type frames it as (`text()`,
+   * `json()`, an error's text). Called before the first chunk.
+   */
+  countWhole(): void {
+    this.#part = 'body';
   }
 
   /** Adds a chunk of the body; the error to fail the body with once a message is past the limit. */
@@ -97,7 +113,7 @@ export class UpstreamMessageLimit {
       if ((this.#size + after > max || after > max) && this.#endsMessagePastLimit(chunk, after)) return this.#error();
       this.#size = n - after;
     }
-    this.#endedWithBreak = isBreak(chunk[n - 1]);
+    this.#last = chunk[n - 1];
     return this.#size > max ? this.#error() : undefined;
   }
 
@@ -119,7 +135,7 @@ export class UpstreamMessageLimit {
     const ending = this.#part === 'line' ? 1 : 2;
     let start = 0;
     let size = this.#size;
-    if (this.#endedWithBreak && isBreak(buffer[0])) {
+    if (this.#part === 'event' && isBlankSeam(this.#last, buffer[0])) {
       // A blank line split between the last chunk and this one ends the message carried in.
       if (size + 1 - ending > max) return true;
       if (after <= max) return false;
@@ -153,9 +169,9 @@ export class UpstreamMessageLimit {
     let after = -1;
     if (this.#part === 'line') {
       // The common case first: a chunk that ends its last line.
-      if (isBreak(buffer[n - 1])) return n;
-      after = Math.max(buffer.lastIndexOf(LF), buffer.lastIndexOf(CR)) + 1;
-      if (after === 0) after = -1;
+      if (buffer[n - 1] === LF) return n;
+      after = buffer.lastIndexOf(LF) + 1;
+      return after === 0 ? -1 : after;
     } else {
       if (n >= 2 && buffer[n - 1] === LF && buffer[n - 2] === LF) return n;
       for (const blank of BLANK_LINES) {
@@ -163,7 +179,7 @@ export class UpstreamMessageLimit {
         if (at >= 0) after = Math.max(after, at + blank.length);
       }
     }
-    if (after < 0 && this.#endedWithBreak && isBreak(buffer[0])) after = 1;
+    if (after < 0 && isBlankSeam(this.#last, buffer[0])) after = 1;
     return after;
   }
 }

@@ -57,21 +57,6 @@ export type GuardedFetch = (url: string, init?: GuardedRequestInit) => Promise<G
 /** Headers the caller may not set: they are ours to decide (framing, target, encoding). */
 export const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'upgrade']);
 
-const ALWAYS_CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie'];
-
-/**
- * The headers without the credentials when a redirect leaves the origin: an allowed host (or a
- * plain-http hop) must not receive the key meant for another, as fetch does for
- * `authorization`.
- */
-export function headersForRedirect(headers: Record<string, string>, from: URL, to: URL, credentialHeaders: readonly string[] = []): Record<string, string> {
-  if (from.origin === to.origin) return headers;
-  const names = new Set([...ALWAYS_CREDENTIALS, ...credentialHeaders.map((name) => name.toLowerCase())]);
-  const kept: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
-  for (const [name, value] of Object.entries(headers)) if (!names.has(name.toLowerCase())) kept[name] = value;
-  return kept;
-}
-
 /**
  * The guarded fetch (see `createGuardedFetch`) with the refusal error left to the caller:
  * the worker processes throw plain errors so they need not load `@toolwire/core`.
@@ -97,17 +82,14 @@ export function createFetchGuard(options: GuardedFetchOptions, deny: DenyError):
       const response = await send({ url, method, headers, body, pinned, signal });
       const location = response.message.headers.location;
       if (response.message.statusCode !== undefined && isRedirect(response.message.statusCode) && location !== undefined) {
-        response.message.resume();
+        // Its body is not read: a body that never ends would hold the connection (each request has its own).
+        response.message.destroy();
         if (redirects >= maxRedirects) {
           throw deny(url.href, `more than ${maxRedirects} redirects`);
         }
-        const next = parseUrl(location, url, deny);
-        headers = headersForRedirect(headers, url, next, options.credentialHeaders);
-        url = next;
-        if (response.message.statusCode !== 307 && response.message.statusCode !== 308) {
-          method = 'GET';
-          body = undefined;
-        }
+        const from = url;
+        url = parseUrl(location, url, deny);
+        ({ method, body, headers } = followRedirect(response.message.statusCode, { method, body, headers }, from, url, options.credentialHeaders));
         continue;
       }
       const text = await readBody(response.message, maxResponseBytes, () => deny(url.href, `the response is larger than ${maxResponseBytes} bytes`));
@@ -169,6 +151,40 @@ export function parseUrl(input: string, base: URL | undefined, deny: DenyError):
   }
 }
 
+/** Headers of credentials, never carried to another origin on a redirect (as WHATWG fetch and undici do). */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+/** Headers that describe a request body, dropped with it (WHATWG fetch's request-body-header names). */
+const BODY_HEADERS = new Set(['content-encoding', 'content-language', 'content-location', 'content-type']);
+
+/** A request as a redirect leaves it: method, body and headers to send to the next URL. */
+export interface RedirectedRequest {
+  method: string;
+  body: string | undefined;
+  headers: Record<string, string>;
+}
+
+/**
+ * The request to follow a redirect with, as WHATWG fetch follows one: a 303 turns anything but
+ * GET and HEAD into a GET, a 301 or 302 only a POST (browsers' behaviour, kept by the spec),
+ * and a body dropped takes its headers along. A redirect that leaves the origin (scheme, host
+ * or port: an https to http downgrade included) drops `authorization`, `proxy-authorization`,
+ * `cookie` and the headers named in `credentialHeaders`, so that an allowed host (or a
+ * plain-http hop) does not receive the key meant for another.
+ */
+export function followRedirect(status: number, request: RedirectedRequest, from: URL, to: URL, credentialHeaders: readonly string[] = []): RedirectedRequest {
+  const toGet = (status === 303 && request.method !== 'GET' && request.method !== 'HEAD') || ((status === 301 || status === 302) && request.method === 'POST');
+  const crossOrigin = to.origin !== from.origin;
+  if (!toGet && !crossOrigin) return request;
+  const credentials = crossOrigin ? new Set([...CREDENTIAL_HEADERS, ...credentialHeaders.map((name) => name.toLowerCase())]) : undefined;
+  const headers: Record<string, string> = { __proto__: null } as unknown as Record<string, string>;
+  for (const [name, value] of Object.entries(request.headers)) {
+    const lower = name.toLowerCase();
+    if (credentials?.has(lower) === true || (toGet && BODY_HEADERS.has(lower))) continue;
+    headers[name] = value;
+  }
+  return toGet ? { method: 'GET', body: undefined, headers } : { method: request.method, body: request.body, headers };
+}
+
 /** Statuses whose `location` a fetch follows. */
 export function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
@@ -202,7 +218,9 @@ export function send(options: SendOptions): Promise<{ message: IncomingMessage }
   return new Promise((resolvePromise, reject) => {
     const req = request(url, {
       method: options.method,
-      headers: { ...options.headers, 'accept-encoding': 'identity' },
+      // The body is framed here (the caller's Content-Length is dropped): without it Node sends
+      // a DELETE's or OPTIONS's body unframed, and the server reads it as a request of its own.
+      headers: { ...options.headers, 'accept-encoding': 'identity', ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }) },
       lookup,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       agent: false,

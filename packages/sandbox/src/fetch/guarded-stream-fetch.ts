@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { FetchDeniedError } from '../errors.ts';
-import { checkUrl, DROPPED_HEADERS, headersForRedirect, isRedirect, parseUrl, send } from './fetch-guard.ts';
+import { checkUrl, DROPPED_HEADERS, followRedirect, isRedirect, parseUrl, send } from './fetch-guard.ts';
 import type { DenyError, GuardedFetchOptions } from './fetch-guard.ts';
 
 /** Rules for `createGuardedStreamFetch`: the guarded fetch's, with a streaming body. */
@@ -54,17 +54,13 @@ export function createGuardedStreamFetch(options: GuardedStreamFetchOptions): Gu
         // `redirect: 'manual'` hands the redirect to the caller (the MCP SDK follows only
         // same-origin ones, each through this fetch again); 'error' refuses it.
         if (isRedirect(status) && location !== undefined && init.redirect !== 'manual') {
-          message.resume();
+          // Its body is not read: a body that never ends would hold the connection (each request has its own).
+          message.destroy();
           if (init.redirect === 'error') throw deny(url.href, `it redirects (to ${location.slice(0, 200)}) and redirect is 'error'`);
           if (redirects >= maxRedirects) throw deny(url.href, `more than ${maxRedirects} redirects`);
-          const next = parseUrl(location, url, deny);
-          // As WHATWG fetch does: credentials are not carried to another origin (nor the named ones).
-          headers = headersForRedirect(headers, url, next, options.credentialHeaders);
-          url = next;
-          if (status !== 307 && status !== 308) {
-            method = 'GET';
-            body = undefined;
-          }
+          const from = url;
+          url = parseUrl(location, url, deny);
+          ({ method, body, headers } = followRedirect(status, { method, body, headers }, from, url, options.credentialHeaders));
           continue;
         }
         const responseHeaders = new Headers();
