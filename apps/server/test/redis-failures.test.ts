@@ -206,6 +206,53 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
   }, 30_000);
 
+  it('too few replicas (NOREPLICAS, min-replicas-to-write): 503s, not ready and a line that names it, until writes succeed', async () => {
+    const { state, logs } = await open({ probeIntervalMs: 100 });
+    await admin.config('SET', 'min-replicas-to-write', '1');
+    try {
+      const failures = await Promise.all(Array.from({ length: 20 }, () => failureOf(state.takeRate('k', 1000))));
+      expect(failures.every(isStateUnavailable)).toBe(true);
+      // Before: a generic "answered a command with an error" warning, and ready all along.
+      expect(state.available).toBe(false);
+      expect(aboutRedis(logs, 'too_few_replicas')).toHaveLength(1);
+      expect(aboutRedis(logs, 'too_few_replicas')[0]!.msg).toContain('min-replicas-to-write');
+      await sleep(500);
+      expect(state.available).toBe(false);
+    } finally {
+      await admin.config('SET', 'min-replicas-to-write', '0');
+    }
+    expect(await state.whenAvailable(10_000)).toBe(true);
+    expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+  }, 30_000);
+
+  it('a failed save (MISCONF, stop-writes-on-bgsave-error): 503s, not ready and a line that names it, until writes succeed', async () => {
+    // A Redis whose snapshots cannot be written (sysfs takes no new files, whoever runs it).
+    const unsaving = await startRedis(['--dir', '/sys/kernel']);
+    if ('skip' in unsaving) {
+      console.warn(`[redis-failures.test] MISCONF case skipped: ${unsaving.skip}`);
+      return;
+    }
+    const unsavingAdmin = new Redis(unsaving.url);
+    try {
+      const { state, logs } = openState({ url: unsaving.url, probeIntervalMs: 100 });
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      await unsavingAdmin.config('SET', 'save', '3600 1');
+      await unsavingAdmin.config('SET', 'stop-writes-on-bgsave-error', 'yes');
+      await unsavingAdmin.bgsave();
+      expect(await until(async () => (await unsavingAdmin.info('persistence')).includes('rdb_last_bgsave_status:err'), 10_000)).toBe(true);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      expect(state.available).toBe(false);
+      expect(aboutRedis(logs, 'cannot_persist')).toHaveLength(1);
+      expect(aboutRedis(logs, 'cannot_persist')[0]!.msg).toContain('MISCONF');
+      await unsavingAdmin.config('SET', 'stop-writes-on-bgsave-error', 'no');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      unsavingAdmin.disconnect();
+      await unsaving.stop();
+    }
+  }, 30_000);
+
   it('recovers its scripts after SCRIPT FLUSH mid-traffic, without a failed request', async () => {
     const { state, logs } = await open();
     for (let round = 0; round < 30; round++) {

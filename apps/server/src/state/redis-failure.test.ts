@@ -10,6 +10,8 @@ describe('classifyRedisFailure', () => {
     ['BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.', 'busy', true],
     ['LOADING Redis is loading the dataset in memory', 'loading', true],
     ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", 'primary_down', true],
+    ['NOREPLICAS Not enough good replicas to write.', 'too_few_replicas', true],
+    ["MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.", 'cannot_persist', true],
     ['NOAUTH Authentication required.', 'auth_required', true],
     ['WRONGPASS invalid username-password pair or user is disabled.', 'auth_failed', true],
     ["NOPERM User app has no permissions to run the 'evalsha' command", 'no_permission', true],

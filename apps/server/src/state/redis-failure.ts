@@ -7,6 +7,8 @@ export type RedisFailureKind =
   | 'out_of_memory'
   | 'read_only'
   | 'primary_down'
+  | 'too_few_replicas'
+  | 'cannot_persist'
   | 'auth_required'
   | 'auth_failed'
   | 'no_permission'
@@ -54,6 +56,16 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
     message: `Redis is a read-only replica (READONLY): point state.redis.url / TOOLWIRE_REDIS_URL at the primary; ${GET_503} until writes succeed`,
   },
   primary_down: { outage: true, dropConnection: false, newConnectionMayHelp: true, message: `Redis is a replica that lost its primary (MASTERDOWN): point state.redis.url at the primary; ${GET_503} until it answers` },
+  too_few_replicas: {
+    outage: true,
+    dropConnection: false,
+    message: `Redis refuses writes because too few replicas are connected (NOREPLICAS: min-replicas-to-write): ${GET_503} until enough replicas are back, or lower min-replicas-to-write`,
+  },
+  cannot_persist: {
+    outage: true,
+    dropConnection: false,
+    message: `Redis refuses writes because it could not save its data to disk (MISCONF: stop-writes-on-bgsave-error): ${GET_503} until a save succeeds; Redis's own log says why (a full disk, an unwritable dir)`,
+  },
   auth_required: {
     outage: true,
     dropConnection: false,
@@ -94,6 +106,8 @@ const REPLY_CODES: ReadonlyMap<string, RedisFailureKind> = new Map([
   ['OOM', 'out_of_memory'],
   ['READONLY', 'read_only'],
   ['MASTERDOWN', 'primary_down'],
+  ['NOREPLICAS', 'too_few_replicas'],
+  ['MISCONF', 'cannot_persist'],
   ['NOAUTH', 'auth_required'],
   ['WRONGPASS', 'auth_failed'],
   ['NOPERM', 'no_permission'],
