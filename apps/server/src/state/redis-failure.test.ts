@@ -28,6 +28,13 @@ describe('classifyRedisFailure', () => {
     }
   });
 
+  it('names TLS for certificate and handshake failures', () => {
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) {
+      expect(classifyRedisFailure(withCode('x', code)), code).toMatchObject({ kind: 'tls_failed', outage: true, dropConnection: false });
+    }
+    expect(classifyRedisFailure(new Error('connection closed before Redis answered (…)')).kind).toBe('unreachable');
+  });
+
   it('calls a refused, reset or closed connection unreachable', () => {
     expect(classifyRedisFailure(withCode('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')).kind).toBe('unreachable');
     expect(classifyRedisFailure(withCode('read ECONNRESET', 'ECONNRESET')).kind).toBe('unreachable');
