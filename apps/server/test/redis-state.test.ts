@@ -147,7 +147,7 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     for (let i = 0; i < 20; i++) await state.rememberTurn('k', turn(`new${i}`, 'y'.repeat(1000)));
     // The newest turns are kept (before, none was: the total still counted the lost turns, or grew past the cap).
     for (let i = 12; i < 20; i++) expect(await state.restoreTurns('k', ask(`new${i}`)), `new${i}`).toHaveLength(2);
-    const indexed = await inspector.zrange(`${prefix}{turns}:index`, 0, -1);
+    const indexed = await inspector.zrange(`${prefix}{turns}:index`, '0', '-1');
     let bytes = 0;
     for (const key of indexed) bytes += await inspector.strlen(key);
     expect(Number(await inspector.get(`${prefix}{turns}:total`))).toBe(bytes);
