@@ -80,7 +80,7 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   no_permission: {
     outage: true,
     dropConnection: false,
-    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET, ZREM and, inside its scripts, reads and writes of strings, hashes and sorted sets, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
+    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET, ZREM and, inside its scripts, reads and writes of strings, hashes and sorted sets and the key commands DEL, EXISTS, TYPE, PEXPIRE and PTTL, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
   },
   wrong_type: {
     outage: false,
