@@ -274,6 +274,29 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     }
   }, 30_000);
 
+  it('an ACL user without a command the scripts run (TIME): not ready and a no_permission line, not a generic error while ready', async () => {
+    const user = `acl${prefixes + 1}`;
+    const prefix = `f${prefixes + 1}:`;
+    // Everything but TIME, which Redis refuses inside a script with an ERR, not NOPERM.
+    await admin.call('ACL', 'SETUSER', user, 'on', '>acl-pass-1', `~${prefix}*`, '+info', '+eval', '+evalsha', '+mget', '+zrem', '+@string', '+@hash', '+@sortedset', '+del', '+exists', '+type', '+pexpire', '+pttl');
+    try {
+      const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-1@`), probeIntervalMs: 100 });
+      expect(await state.whenAvailable(1500)).toBe(false);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      expect(aboutRedis(logs, 'no_permission')).toHaveLength(1);
+      expect(aboutRedis(logs, 'no_permission')[0]!.msg).toContain('TIME');
+      expect(aboutRedis(logs, 'error')).toEqual([]);
+      // Probes keep finding it: not ready back and forth.
+      await sleep(500);
+      expect(state.available).toBe(false);
+      await admin.call('ACL', 'SETUSER', user, '+time');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      await admin.call('ACL', 'DELUSER', user);
+    }
+  }, 30_000);
+
   it('recovers its scripts after SCRIPT FLUSH mid-traffic, without a failed request', async () => {
     const { state, logs } = await open();
     for (let round = 0; round < 30; round++) {

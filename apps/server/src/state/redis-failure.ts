@@ -80,7 +80,7 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   no_permission: {
     outage: true,
     dropConnection: false,
-    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET, ZREM and, inside its scripts, reads and writes of strings, hashes and sorted sets and the key commands DEL, EXISTS, TYPE, PEXPIRE and PTTL, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
+    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow INFO, EVAL, EVALSHA, MGET, ZREM and, inside its scripts, TIME, reads and writes of strings, hashes and sorted sets and the key commands DEL, EXISTS, TYPE, PEXPIRE and PTTL, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
   },
   wrong_type: {
     outage: false,
@@ -167,6 +167,8 @@ function failureKind(error: unknown): RedisFailureKind {
   const fromReply = REPLY_CODES.get(firstWord(message));
   if (fromReply !== undefined) return fromReply;
   if (message === 'Command timed out') return 'timeout';
+  // An ACL refusal inside a script is not NOPERM but this (Redis 7).
+  if (message.startsWith("ERR The user executing the script can't run this command")) return 'no_permission';
   if (message.startsWith(UNEXPECTED_REPLY) || message.startsWith(REPLY_TOO_LARGE) || message.startsWith('Unknown RESP type')) return 'not_redis';
   if (
     message === 'Connection is closed.' ||

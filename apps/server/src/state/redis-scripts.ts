@@ -126,7 +126,15 @@ return 1`;
 
 /**
  * Asks Redis whether it takes the state's writes (reachable is not enough: an out-of-memory
- * server or a read-only replica answers, and refuses). KEYS[1] the probe key; ARGV[1] a value.
+ * server or a read-only replica answers, and refuses), and whether the user may run the
+ * clock and key commands the other scripts use (an ACL refusal inside a script would
+ * otherwise pass the probe and fail every request). KEYS[1] the probe key; ARGV[1] a value.
  */
-export const PROBE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+export const PROBE = `redis.call('TIME')
+redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+redis.call('PEXPIRE', KEYS[1], 10000)
+redis.call('PTTL', KEYS[1])
+redis.call('TYPE', KEYS[1])
+redis.call('EXISTS', KEYS[1])
+redis.call('STRLEN', KEYS[1])
 return 1`;
