@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/hash-key.ts';
@@ -142,6 +144,48 @@ describe('OTLP export to a real receiver', () => {
     expect(await stopWithin(bin, 15_000)).toBe(0);
     expect(spansOf(collector.accepted).map((span) => span.name)).toContain('execute_tool get_current_time');
     expect(metricsOf(collector.accepted).map((metric) => metric.name)).toContain('gen_ai.client.token.usage');
+  }, 60_000);
+
+  it("cuts span attribute values an upstream chose (its answer's model and id) to 4096 characters unless OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise", async () => {
+    collector = await startOtlpCollector('ok');
+    // An upstream whose answer names a model and an id of 200 000 characters each: every span
+    // holding them waits in the batch queue (2048 spans) while a collector is slow.
+    const huge = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'i'.repeat(200_000), object: 'chat.completion', created: 1, model: 'm'.repeat(200_000), choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }));
+      });
+    });
+    huge.listen(0, '127.0.0.1');
+    await once(huge, 'listening');
+    try {
+      const port = (huge.address() as AddressInfo).port;
+      const run = async (env: Record<string, string>): Promise<Record<string, unknown>> => {
+        const seen = await startOtlpCollector('ok');
+        const bin = await startGatewayBin({
+          config: { keys: [{ id: 'tenant', keyHash: hashApiKey(CLIENT_KEY) }], providers: { openai: { baseURL: `http://127.0.0.1:${port}/v1` } }, logLevel: 'info' },
+          env: { OPENAI_API_KEY: UPSTREAM_KEY, OTEL_EXPORTER_OTLP_ENDPOINT: seen.url, OTEL_METRICS_EXPORTER: 'none', OTEL_BSP_SCHEDULE_DELAY: '100', ...env },
+        });
+        try {
+          const openai = new OpenAI({ apiKey: CLIENT_KEY, baseURL: bin.baseURL, maxRetries: 0, timeout: 20_000 });
+          const completion = await openai.chat.completions.create({ model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'hi' }] });
+          expect(completion.choices[0]?.message.content).toBe('hi');
+          await eventually(() => spansOf(seen.accepted).some((span) => span.name === 'chat gpt-fake'), 'the chat span');
+          return attributesOf(spansOf(seen.accepted).find((span) => span.name === 'chat gpt-fake')?.attributes);
+        } finally {
+          await bin.stop();
+          await seen.close();
+        }
+      };
+      const cut = await run({});
+      expect(cut['gen_ai.response.model']).toBe('m'.repeat(4096));
+      expect(cut['gen_ai.response.id']).toBe('i'.repeat(4096));
+      const operatorsChoice = await run({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '10' });
+      expect(operatorsChoice['gen_ai.response.model']).toBe('m'.repeat(10));
+    } finally {
+      huge.close();
+    }
   }, 60_000);
 
   it('exports nothing and says nothing of OpenTelemetry with OTEL_SDK_DISABLED=true', async () => {

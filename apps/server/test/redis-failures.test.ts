@@ -1,7 +1,12 @@
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
+import { connect, createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config/config-error.ts';
 import type { HiddenToolTurn } from '../src/hidden-tool-turns.ts';
 import type { GatewayState } from '../src/state/gateway-state.ts';
 import { createRedisState, redactRedisUrl } from '../src/state/redis-state.ts';
@@ -63,6 +68,22 @@ const aboutRedis = (logs: LogLine[], problem: string): LogLine[] => logs.filter(
 
 afterAll(async () => {
   for (const state of states) await state.close();
+});
+
+describe('createRedisState with a URL that does not parse', () => {
+  it('throws a ConfigError that names the setting and does not repeat the URL (it may hold a password)', () => {
+    let thrown: unknown;
+    try {
+      createRedisState({ url: 'redis://:hunter2-secret@[::1', logger: pino({ level: 'silent' }) });
+    } catch (error) {
+      thrown = error;
+    }
+    // Before: Node's "Invalid URL" TypeError, whose `input` (logged by pino's serializer) is the whole URL.
+    expect(ConfigError.isInstance(thrown)).toBe(true);
+    expect((thrown as ConfigError).setting).toBe('state.redis.url');
+    expect(JSON.stringify(thrown)).not.toContain('hunter2');
+    expect(String(thrown)).not.toContain('hunter2');
+  });
 });
 
 describe('redactRedisUrl', () => {
@@ -204,6 +225,76 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     }
     expect(await state.whenAvailable(10_000)).toBe(true);
     expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+  }, 30_000);
+
+  it('too few replicas (NOREPLICAS, min-replicas-to-write): 503s, not ready and a line that names it, until writes succeed', async () => {
+    const { state, logs } = await open({ probeIntervalMs: 100 });
+    await admin.config('SET', 'min-replicas-to-write', '1');
+    try {
+      const failures = await Promise.all(Array.from({ length: 20 }, () => failureOf(state.takeRate('k', 1000))));
+      expect(failures.every(isStateUnavailable)).toBe(true);
+      // Before: a generic "answered a command with an error" warning, and ready all along.
+      expect(state.available).toBe(false);
+      expect(aboutRedis(logs, 'too_few_replicas')).toHaveLength(1);
+      expect(aboutRedis(logs, 'too_few_replicas')[0]!.msg).toContain('min-replicas-to-write');
+      await sleep(500);
+      expect(state.available).toBe(false);
+    } finally {
+      await admin.config('SET', 'min-replicas-to-write', '0');
+    }
+    expect(await state.whenAvailable(10_000)).toBe(true);
+    expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+  }, 30_000);
+
+  it('a failed save (MISCONF, stop-writes-on-bgsave-error): 503s, not ready and a line that names it, until writes succeed', async () => {
+    // A Redis whose snapshots cannot be written (sysfs takes no new files, whoever runs it).
+    const unsaving = await startRedis(['--dir', '/sys/kernel']);
+    if ('skip' in unsaving) {
+      console.warn(`[redis-failures.test] MISCONF case skipped: ${unsaving.skip}`);
+      return;
+    }
+    const unsavingAdmin = new Redis(unsaving.url);
+    try {
+      const { state, logs } = openState({ url: unsaving.url, probeIntervalMs: 100 });
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      await unsavingAdmin.config('SET', 'save', '3600 1');
+      await unsavingAdmin.config('SET', 'stop-writes-on-bgsave-error', 'yes');
+      await unsavingAdmin.bgsave();
+      expect(await until(async () => (await unsavingAdmin.info('persistence')).includes('rdb_last_bgsave_status:err'), 10_000)).toBe(true);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      expect(state.available).toBe(false);
+      expect(aboutRedis(logs, 'cannot_persist')).toHaveLength(1);
+      expect(aboutRedis(logs, 'cannot_persist')[0]!.msg).toContain('MISCONF');
+      await unsavingAdmin.config('SET', 'stop-writes-on-bgsave-error', 'no');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      unsavingAdmin.disconnect();
+      await unsaving.stop();
+    }
+  }, 30_000);
+
+  it('an ACL user without a command the scripts run (TIME): not ready and a no_permission line, not a generic error while ready', async () => {
+    const user = `acl${prefixes + 1}`;
+    const prefix = `f${prefixes + 1}:`;
+    // Everything but TIME, which Redis refuses inside a script with an ERR, not NOPERM.
+    await admin.call('ACL', 'SETUSER', user, 'on', '>acl-pass-1', `~${prefix}*`, '+info', '+eval', '+evalsha', '+mget', '+zrem', '+@string', '+@hash', '+@sortedset', '+del', '+exists', '+type', '+pexpire', '+pttl');
+    try {
+      const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-1@`), probeIntervalMs: 100 });
+      expect(await state.whenAvailable(1500)).toBe(false);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      expect(aboutRedis(logs, 'no_permission')).toHaveLength(1);
+      expect(aboutRedis(logs, 'no_permission')[0]!.msg).toContain('TIME');
+      expect(aboutRedis(logs, 'error')).toEqual([]);
+      // Probes keep finding it: not ready back and forth.
+      await sleep(500);
+      expect(state.available).toBe(false);
+      await admin.call('ACL', 'SETUSER', user, '+time');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      await admin.call('ACL', 'DELUSER', user);
+    }
   }, 30_000);
 
   it('recovers its scripts after SCRIPT FLUSH mid-traffic, without a failed request', async () => {
@@ -361,6 +452,48 @@ describe.runIf(redis !== undefined)('the Redis state against a Redis with a pass
 });
 
 describe('the Redis state against servers that are not Redis', () => {
+  /** A TCP or TLS-expecting server on 127.0.0.1, closed after `run`. */
+  const withServer = async (server: NetServer | HttpServer, run: (port: number) => Promise<void>): Promise<void> => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      await run((server.address() as AddressInfo).port);
+    } finally {
+      server.close();
+    }
+  };
+
+  it('says so when the other side closes every connection before answering (a TLS-only port reached with redis://), instead of nothing', async () => {
+    // What a TLS port does with plain text: it reads it, and hangs up without a byte.
+    const hangUp = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.end());
+    });
+    await withServer(hangUp, async (port) => {
+      const { state, logs } = openState({ url: `redis://:p4ss-w0rd@127.0.0.1:${port}` });
+      expect(await state.whenAvailable(1500)).toBe(false);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      const lines = aboutRedis(logs, 'unreachable');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.reason).toContain('rediss://');
+      expect(JSON.stringify(logs)).not.toContain('p4ss-w0rd');
+      await state.close();
+    });
+  }, 20_000);
+
+  it('names TLS when the handshake of a rediss:// URL fails (not "answered a command with an error")', async () => {
+    // An HTTP server answers a TLS ClientHello with plain text: OpenSSL's "wrong version number".
+    await withServer(createHttpServer((_req, res) => res.end('no')), async (port) => {
+      const { state, logs } = openState({ url: `rediss://127.0.0.1:${port}` });
+      expect(await state.whenAvailable(1500)).toBe(false);
+      expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      expect(aboutRedis(logs, 'tls_failed')).toHaveLength(1);
+      expect(aboutRedis(logs, 'tls_failed')[0]!.level).toBe(50);
+      expect(aboutRedis(logs, 'error')).toEqual([]);
+      await state.close();
+    });
+  }, 20_000);
+
   it('drops a connection whose reply outgrows maxReplyBytes (an endless bulk string, flooded), instead of buffering it', async () => {
     const impostor = await startImpostorRedis('flood-bulk');
     try {

@@ -70,7 +70,7 @@ export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): 
   if (settings.traces) {
     const exporter = new OTLPTraceExporter({ httpAgentOptions: agents.factory('TRACES') });
     reportExports(exporter, report('traces'));
-    const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+    const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)], ...spanLimitsOf(env) });
     provider.register();
     stops.push(() => provider.shutdown());
     signals.push('traces');
@@ -106,6 +106,22 @@ export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): 
       return stopped;
     },
   };
+}
+
+/**
+ * The longest span attribute value kept when neither `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`
+ * nor `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT` says otherwise (the SDK's own default keeps
+ * everything). Attribute values can come from an upstream's answer (`gen_ai.response.model`,
+ * `gen_ai.response.id`, up to `limits.upstreamMessageLimitBytes` each), and every span waits
+ * in the batch queue while a collector is slow.
+ */
+export const DEFAULT_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT = 4096;
+
+/** `spanLimits` for the tracer provider: ours unless the environment sets a length limit (the SDK reads it then). */
+function spanLimitsOf(env: OtelEnv): { spanLimits?: { attributeValueLengthLimit: number } } {
+  const set = (name: string): boolean => (env[name] ?? '').trim() !== '';
+  if (set('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') || set('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT')) return {};
+  return { spanLimits: { attributeValueLengthLimit: DEFAULT_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT } };
 }
 
 /** Runs every stop at once; resolves when all are done or at `timeoutMs`, whichever comes first. Never rejects. */

@@ -10,9 +10,12 @@ describe('classifyRedisFailure', () => {
     ['BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.', 'busy', true],
     ['LOADING Redis is loading the dataset in memory', 'loading', true],
     ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", 'primary_down', true],
+    ['NOREPLICAS Not enough good replicas to write.', 'too_few_replicas', true],
+    ["MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.", 'cannot_persist', true],
     ['NOAUTH Authentication required.', 'auth_required', true],
     ['WRONGPASS invalid username-password pair or user is disabled.', 'auth_failed', true],
     ["NOPERM User app has no permissions to run the 'evalsha' command", 'no_permission', true],
+    ["ERR The user executing the script can't run this command or subcommand script: 2617fe, on @user_script:1.", 'no_permission', true],
     ['WRONGTYPE Operation against a key holding the wrong kind of value script: 2617fe, on @user_script:5.', 'wrong_type', false],
     ['ERR unknown command', 'error', false],
   ] as const)('reads Redis\'s error code: %s', (message, kind, outage) => {
@@ -24,6 +27,13 @@ describe('classifyRedisFailure', () => {
     for (const message of ['Unknown RESP type 72 "H". Please report this.', `${UNEXPECTED_REPLY}: MGET`, `${REPLY_TOO_LARGE}: over 1024 bytes`]) {
       expect(classifyRedisFailure(new Error(message))).toMatchObject({ kind: 'not_redis', outage: true, dropConnection: true });
     }
+  });
+
+  it('names TLS for certificate and handshake failures', () => {
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) {
+      expect(classifyRedisFailure(withCode('x', code)), code).toMatchObject({ kind: 'tls_failed', outage: true, dropConnection: false });
+    }
+    expect(classifyRedisFailure(new Error('connection closed before Redis answered (…)')).kind).toBe('unreachable');
   });
 
   it('calls a refused, reset or closed connection unreachable', () => {

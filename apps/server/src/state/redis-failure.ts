@@ -7,12 +7,15 @@ export type RedisFailureKind =
   | 'out_of_memory'
   | 'read_only'
   | 'primary_down'
+  | 'too_few_replicas'
+  | 'cannot_persist'
   | 'auth_required'
   | 'auth_failed'
   | 'no_permission'
   | 'wrong_type'
   | 'foreign_value'
   | 'not_redis'
+  | 'tls_failed'
   | 'error';
 
 /** A Redis failure sorted: how the state reacts to it and the log line that names it. */
@@ -54,6 +57,16 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
     message: `Redis is a read-only replica (READONLY): point state.redis.url / TOOLWIRE_REDIS_URL at the primary; ${GET_503} until writes succeed`,
   },
   primary_down: { outage: true, dropConnection: false, newConnectionMayHelp: true, message: `Redis is a replica that lost its primary (MASTERDOWN): point state.redis.url at the primary; ${GET_503} until it answers` },
+  too_few_replicas: {
+    outage: true,
+    dropConnection: false,
+    message: `Redis refuses writes because too few replicas are connected (NOREPLICAS: min-replicas-to-write): ${GET_503} until enough replicas are back, or lower min-replicas-to-write`,
+  },
+  cannot_persist: {
+    outage: true,
+    dropConnection: false,
+    message: `Redis refuses writes because it could not save its data to disk (MISCONF: stop-writes-on-bgsave-error): ${GET_503} until a save succeeds; Redis's own log says why (a full disk, an unwritable dir)`,
+  },
   auth_required: {
     outage: true,
     dropConnection: false,
@@ -67,7 +80,7 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
   no_permission: {
     outage: true,
     dropConnection: false,
-    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow EVAL, EVALSHA, MGET, ZREM and, inside its scripts, reads and writes of strings, hashes and sorted sets, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
+    message: `The Redis user may not run a command Toolwire needs (NOPERM): allow INFO, EVAL, EVALSHA, MGET, ZREM and, inside its scripts, TIME, reads and writes of strings, hashes and sorted sets and the key commands DEL, EXISTS, TYPE, PEXPIRE and PTTL, on the keys under state.redis.keyPrefix; ${GET_503} until it may`,
   },
   wrong_type: {
     outage: false,
@@ -84,6 +97,11 @@ const FAILURES: Record<RedisFailureKind, Omit<RedisFailure, 'kind'>> = {
     dropConnection: true,
     message: `What answers at the Redis URL does not speak Redis's protocol (or sent a reply Toolwire cannot use): the connection is re-opened and ${GET_503} until a Redis answers`,
   },
+  tls_failed: {
+    outage: true,
+    dropConnection: false,
+    message: `The TLS connection to Redis failed (a certificate not trusted or not for this host, or no TLS on that port): check the rediss:// URL's host and port and the server's certificate (NODE_EXTRA_CA_CERTS adds a private CA); ${GET_503} until it succeeds`,
+  },
   error: { outage: false, dropConnection: false, message: 'Redis answered a command with an error: the request gets 503' },
 };
 
@@ -94,6 +112,8 @@ const REPLY_CODES: ReadonlyMap<string, RedisFailureKind> = new Map([
   ['OOM', 'out_of_memory'],
   ['READONLY', 'read_only'],
   ['MASTERDOWN', 'primary_down'],
+  ['NOREPLICAS', 'too_few_replicas'],
+  ['MISCONF', 'cannot_persist'],
   ['NOAUTH', 'auth_required'],
   ['WRONGPASS', 'auth_failed'],
   ['NOPERM', 'no_permission'],
@@ -102,6 +122,26 @@ const REPLY_CODES: ReadonlyMap<string, RedisFailureKind> = new Map([
 
 /** Node's socket errors that mean the server could not be reached or the connection broke. */
 const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/** Node's certificate verification codes (OpenSSL's names); TLS protocol errors have `ERR_SSL_`/`ERR_TLS_` codes. */
+const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'EPROTO',
+]);
+
+function isTlsCode(code: string): boolean {
+  return CERTIFICATE_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_');
+}
 
 /** The message of an error the state raises itself when a reply does not have the shape its script returns. */
 export const UNEXPECTED_REPLY = 'Unexpected reply from Redis';
@@ -123,13 +163,16 @@ function failureKind(error: unknown): RedisFailureKind {
   const { message } = error;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return 'unreachable';
+  if (typeof code === 'string' && isTlsCode(code)) return 'tls_failed';
   const fromReply = REPLY_CODES.get(firstWord(message));
   if (fromReply !== undefined) return fromReply;
   if (message === 'Command timed out') return 'timeout';
+  // An ACL refusal inside a script is not NOPERM but this (Redis 7).
+  if (message.startsWith("ERR The user executing the script can't run this command")) return 'no_permission';
   if (message.startsWith(UNEXPECTED_REPLY) || message.startsWith(REPLY_TOO_LARGE) || message.startsWith('Unknown RESP type')) return 'not_redis';
   if (
     message === 'Connection is closed.' ||
-    message === 'connection closed' ||
+    message.startsWith('connection closed') ||
     message.startsWith("Stream isn't writeable") ||
     message.startsWith('Reached the max retries per request limit') ||
     message.startsWith('Command aborted due to connection close') ||

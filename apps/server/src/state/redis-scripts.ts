@@ -60,6 +60,32 @@ const DROP_TURN = `local function drop(key)
   redis.call('DEL', key)
 end`;
 
+// The index, the sizes and the total describe the same turns. A Redis that evicts keys
+// (maxmemory with an allkeys-* policy) can take one of them and leave the others: the total
+// would then count turns nobody can drop any more, and every new turn would be pushed out
+// at once for as long as turns keep being stored. When they disagree (counts differ, or a
+// total is missing beside stored turns) they are rebuilt from the turn keys they still name:
+// each one's bytes and remaining lifetime.
+const REBUILD_TURN_INDEX = `local function rebuild()
+  local names = {}
+  for _, key in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do names[key] = true end
+  for _, key in ipairs(redis.call('HKEYS', KEYS[3])) do names[key] = true end
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+  local total = 0
+  for key in pairs(names) do
+    local left = redis.call('PTTL', key)
+    if left > 0 and redis.call('TYPE', key).ok == 'string' then
+      local size = redis.call('STRLEN', key)
+      redis.call('ZADD', KEYS[2], now + left, key)
+      redis.call('HSET', KEYS[3], key, size)
+      total = total + size
+    end
+  end
+  redis.call('SET', KEYS[4], total)
+end
+local count = redis.call('ZCARD', KEYS[2])
+if count ~= redis.call('HLEN', KEYS[3]) or (count > 0 and redis.call('EXISTS', KEYS[4]) == 0) then rebuild() end`;
+
 /**
  * Stores one hidden turn and applies the store's limits, like the in-memory store: lapsed
  * turns go, then the least recently used while over `maxEntries` or over the total text
@@ -69,6 +95,7 @@ end`;
  */
 export const REMEMBER_TURN = `${NOW}
 ${DROP_TURN}
+${REBUILD_TURN_INDEX}
 local ttl = tonumber(ARGV[3])
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do drop(key) end
 drop(KEYS[1])
@@ -99,7 +126,15 @@ return 1`;
 
 /**
  * Asks Redis whether it takes the state's writes (reachable is not enough: an out-of-memory
- * server or a read-only replica answers, and refuses). KEYS[1] the probe key; ARGV[1] a value.
+ * server or a read-only replica answers, and refuses), and whether the user may run the
+ * clock and key commands the other scripts use (an ACL refusal inside a script would
+ * otherwise pass the probe and fail every request). KEYS[1] the probe key; ARGV[1] a value.
  */
-export const PROBE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+export const PROBE = `redis.call('TIME')
+redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+redis.call('PEXPIRE', KEYS[1], 10000)
+redis.call('PTTL', KEYS[1])
+redis.call('TYPE', KEYS[1])
+redis.call('EXISTS', KEYS[1])
+redis.call('STRLEN', KEYS[1])
 return 1`;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { RateDecision } from '../auth/rate-limiter.ts';
 import { hiddenTurnText, restoreHiddenTurns, turnLookupIds } from '../hidden-tool-turns.ts';
 import type { HiddenToolTurn, StoredHiddenTurn } from '../hidden-tool-turns.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
 import type { GatewayState, SlotDecision } from './gateway-state.ts';
 import { classifyRedisFailure, redisFailure, REPLY_TOO_LARGE, UNEXPECTED_REPLY } from './redis-failure.ts';
@@ -103,6 +104,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const turnKeys = [`${prefix}{turns}:index`, `${prefix}{turns}:sizes`, `${prefix}{turns}:total`] as const;
   const probeKey = `${prefix}probe`;
 
+  // ioredis would throw Node's `Invalid URL` error, whose `input` is the whole URL, password included.
+  if (!URL.canParse(options.url)) {
+    throw new ConfigError({ setting: 'state.redis.url', message: 'not a URL; expected redis://[user:password@]host:port[/db] or rediss://… (the value is not repeated here: it may hold a password).' });
+  }
   const client = new Redis(options.url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -259,7 +264,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     }
   };
 
+  /** The connection came up (TCP; TLS too for rediss://) and has reported no error since: a close before `ready` is then news. */
+  let upWithoutError = false;
   client.on('connect', () => {
+    upWithoutError = true;
     replyBytes = 0;
     const stream = client.stream;
     stream.on('data', (chunk: Buffer) => {
@@ -272,14 +280,22 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     replyRead();
     probe();
   });
-  client.on('error', (error: Error) => fail(error));
+  client.on('error', (error: Error) => {
+    upWithoutError = false;
+    fail(error);
+  });
   client.on('close', () => {
     const wasConnected = connected;
+    const closedBeforeReady = !connected && upWithoutError;
     connected = false;
+    upWithoutError = false;
     clearTimeout(probeTimer);
     probeTimer = undefined;
     // The error that closed it (if any) was reported already; a close out of the blue is news.
     if (wasConnected && available) fail(new Error('connection closed'));
+    // Closed by the other side before it answered anything, and without an error: otherwise
+    // an outage nothing would log (reconnects go on quietly).
+    else if (closedBeforeReady) fail(new Error('connection closed before Redis answered (a TLS-only port reached with redis:// instead of rediss://, or a proxy with no Redis behind it)'));
     available = false;
   });
   client.connect().catch(() => undefined);

@@ -4,7 +4,7 @@ import { invalidRequest } from './gateway-error.ts';
 import { parseMessages } from './parse-chat-messages.ts';
 import { parseChatTools } from './parse-chat-tools.ts';
 import type { ParsedChatRequest } from './parsed-chat-request.ts';
-import { isObject, unsupported } from './request-fields.ts';
+import { isObject, parseModelName, unsupported } from './request-fields.ts';
 import type { Json } from './request-fields.ts';
 
 export { MAX_TOOLS } from './parse-chat-tools.ts';
@@ -89,11 +89,7 @@ function parseResponseFormat(raw: unknown): ResponseFormat | undefined {
 export function parseChatRequest(body: unknown): ParsedChatRequest {
   checkJsonDepth(body);
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', null, 'invalid_type');
-  const model = body.model;
-  if (model === undefined || model === null || model === '') {
-    throw invalidRequest("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-  }
-  if (typeof model !== 'string') throw invalidRequest("Invalid 'model': expected a string.", 'model', 'invalid_type');
+  const model = parseModelName(body);
   const messages = parseMessages(body.messages);
   rejectUnsupportedFields(body);
 

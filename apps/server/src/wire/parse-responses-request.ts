@@ -4,7 +4,7 @@ import { parseResponsesInput } from './parse-responses-input.ts';
 import type { StoredResponses } from './parse-responses-input.ts';
 import { parseResponsesToolChoice, parseResponsesTools } from './parse-responses-tools.ts';
 import type { ParsedResponsesRequest, ResponsesEcho } from './parsed-responses-request.ts';
-import { isObject, unsupported } from './request-fields.ts';
+import { isObject, parseModelName, unsupported } from './request-fields.ts';
 import type { Json } from './request-fields.ts';
 
 /** The gateway's stored responses, as the parser needs them. */
@@ -128,11 +128,7 @@ function parseInclude(raw: unknown): void {
  */
 export function parseResponsesRequest(body: unknown, options: ParseResponsesOptions = {}): ParsedResponsesRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', null, 'invalid_type');
-  const model = body.model;
-  if (model === undefined || model === null || model === '') {
-    throw invalidRequest("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-  }
-  if (typeof model !== 'string') throw invalidRequest("Invalid 'model': expected a string.", 'model', 'invalid_type');
+  const model = parseModelName(body);
   rejectUnsupportedFields(body);
 
   const instructions = optionalString(body, 'instructions');

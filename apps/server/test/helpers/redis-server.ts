@@ -89,7 +89,8 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisPro
     async stop() {
       const current = child;
       child = undefined;
-      if (current === undefined || current.exitCode !== null) return;
+      // A child killed by a signal (the OOM killer, a test's SIGKILL) has no exit code, only a signal code.
+      if (current === undefined || current.exitCode !== null || current.signalCode !== null) return;
       const exited = once(current, 'exit');
       current.kill('SIGTERM');
       const timer = setTimeout(() => current.kill('SIGKILL'), 5000);
