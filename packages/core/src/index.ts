@@ -49,6 +49,7 @@ export { collectStream, createResponseCollector } from './collect-stream.ts';
 export type { ResponseCollector } from './collect-stream.ts';
 export { generateId } from './generate-id.ts';
 export { parseArguments, parseCallArguments } from './parse-arguments.ts';
+export { jsonTextDepth } from './validation/value-depth.ts';
 export type { CallArguments, ParseArgumentsOptions, ParseCallArgumentsOptions } from './parse-arguments.ts';
 export { isProviderTool, partitionTools } from './provider-tools.ts';
 export { isToolNameUnit, isValidToolName, TOOL_NAME_RULE } from './tool-name.ts';

@@ -1,4 +1,4 @@
-import { toolOutput } from '@toolwire/core';
+import { jsonTextDepth, toolOutput } from '@toolwire/core';
 import type { ToolOutput } from '@toolwire/core';
 import { parseRetryAfter } from '@toolwire/core/provider';
 
@@ -113,7 +113,7 @@ function isTextual(contentType: string): boolean {
 
 function parseBody(response: ApiResponse, encoding: string): unknown {
   const type = response.contentType.toLowerCase();
-  if (type.includes('json') && response.body !== '' && (encoding === '' || encoding === 'identity') && jsonDepth(response.body) <= MAX_JSON_DEPTH) {
+  if (type.includes('json') && response.body !== '' && (encoding === '' || encoding === 'identity') && jsonTextDepth(response.body, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH) {
     try {
       return JSON.parse(response.body) as unknown;
     } catch {
@@ -121,25 +121,6 @@ function parseBody(response: ApiResponse, encoding: string): unknown {
     }
   }
   return response.body;
-}
-
-// The deepest nesting of `[` and `{` outside strings; a linear scan.
-function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \\ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return deepest;
 }
 
 function redactStrings(value: unknown, redact: (text: string) => string): { value: unknown; changed: boolean } {

@@ -14,11 +14,10 @@ import { createChatGPT } from '../src/index.ts';
 import type { ChatGPTProviderOptions } from '../src/index.ts';
 import { makeJwt } from './helpers/jwt.ts';
 import { recordingLogger } from './helpers/temp-dir.ts';
+import { pourEndless } from '../../../test/endless-upstream.ts';
 
 const MIB = 1024 * 1024;
 /** What a hostile backend writes if nobody stops it. */
-const ENDLESS = 64 * MIB;
-const PIECE = 'y'.repeat(64 * 1024);
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 
 type Behaviour = 'endless-line' | 'endless-event' | 'hello';
@@ -37,19 +36,6 @@ afterEach(async () => {
   if (server !== undefined) await new Promise<void>((resolve) => server?.close(() => resolve()));
   server = undefined;
 });
-
-/** Writes `head`, then 64 KiB pieces paced one per turn of the event loop, until `ENDLESS` bytes or the connection closes. */
-async function pour(res: ServerResponse, head: string): Promise<number> {
-  let written = Buffer.byteLength(head);
-  res.write(head);
-  while (written < ENDLESS && !res.destroyed) {
-    written += PIECE.length;
-    if (!res.write(PIECE)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-    else await new Promise((resolve) => setImmediate(resolve));
-  }
-  res.end();
-  return written;
-}
 
 const event = (data: Record<string, unknown>): string => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
 const hello = (): string =>
@@ -70,7 +56,7 @@ async function backend(behaviour: Behaviour, options: { endlessCatalog?: boolean
       if (req.url?.startsWith('/codex/models') === true) {
         if (options.endlessCatalog === true) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          void pour(res, '{"models":[{"slug":"gpt-5.4","base_instructions":"').then((bytes) => record(res, bytes));
+          void pourEndless(res, '{"models":[{"slug":"gpt-5.4","base_instructions":"').then((bytes) => record(res, bytes));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ models: [{ slug: 'gpt-5.4', base_instructions: 'base' }] }));
@@ -83,7 +69,7 @@ async function backend(behaviour: Behaviour, options: { endlessCatalog?: boolean
         return;
       }
       const head = behaviour === 'endless-line' ? 'data: {"type":"response.output_text.delta","delta":"' : 'data: {"type":"response.output_text.delta",\n';
-      void pour(res, head).then((bytes) => record(res, bytes));
+      void pourEndless(res, head).then((bytes) => record(res, bytes));
     });
   });
   server.listen(0, '127.0.0.1');

@@ -4,16 +4,15 @@
 // the limit. (A streamed line past it: test/ndjson-framing.test.ts.)
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderError, UpstreamMessageTooLargeError } from '@toolwire/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOllama } from '../src/index.ts';
+import { ENDLESS_BYTES, pourEndless } from '../../../test/endless-upstream.ts';
 
 const MIB = 1024 * 1024;
 /** What a hostile server writes if nobody stops it. */
-const ENDLESS = 64 * MIB;
-const PIECE = 'y'.repeat(64 * 1024);
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -21,19 +20,6 @@ afterEach(async () => {
   if (server !== undefined) await new Promise<void>((resolve) => server?.close(() => resolve()));
   server = undefined;
 });
-
-/** Writes `head`, then 64 KiB pieces paced one per turn of the event loop, until `ENDLESS` bytes or the connection closes. */
-async function pour(res: ServerResponse, head: string): Promise<number> {
-  let written = Buffer.byteLength(head);
-  res.write(head);
-  while (written < ENDLESS && !res.destroyed) {
-    written += PIECE.length;
-    if (!res.write(PIECE)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-    else await new Promise((resolve) => setImmediate(resolve));
-  }
-  res.end();
-  return written;
-}
 
 /** A server whose every body is endless JSON, answered with `status`; `written` has each body's bytes once its connection closed. */
 async function endlessServer(status: number): Promise<{ host: string; written: number[] }> {
@@ -46,7 +32,7 @@ async function endlessServer(status: number): Promise<{ host: string; written: n
         return;
       }
       res.writeHead(status, { 'content-type': 'application/json' });
-      void pour(res, '{"error":"').then((bytes) => {
+      void pourEndless(res, '{"error":"').then((bytes) => {
         if (res.socket === null || res.socket.destroyed) written.push(bytes);
         else res.socket.once('close', () => written.push(bytes));
       });
@@ -89,7 +75,7 @@ describe('an Ollama body larger than maxMessageBytes', () => {
         let bytes = 0;
         const line = `{"pad":"${'y'.repeat(1000)}"}\n`;
         const pourLines = (): void => {
-          while (bytes < ENDLESS && !res.destroyed) {
+          while (bytes < ENDLESS_BYTES && !res.destroyed) {
             bytes += line.length;
             if (!res.write(line)) {
               res.once('drain', pourLines);

@@ -16,11 +16,10 @@ import type { ChatModel } from '@toolwire/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
 import type { OpenAIProviderOptions } from '../src/index.ts';
+import { pourEndless } from '../../../test/endless-upstream.ts';
 
 const MIB = 1024 * 1024;
 /** What a hostile upstream writes if nobody stops it. */
-const ENDLESS = 64 * MIB;
-const PIECE = 'y'.repeat(64 * 1024);
 const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 
 type Behaviour = 'endless-line' | 'endless-event' | 'endless-json' | 'endless-error' | 'large-event' | 'hello' | 'gzip-hello' | 'gzip-bomb';
@@ -41,19 +40,6 @@ async function closeServer(): Promise<void> {
 }
 afterEach(closeServer);
 
-/** Writes `head`, then 64 KiB pieces paced one per turn of the event loop, until `ENDLESS` bytes or the connection closes. */
-async function pour(res: ServerResponse, head: string): Promise<number> {
-  let written = Buffer.byteLength(head);
-  res.write(head);
-  while (written < ENDLESS && !res.destroyed) {
-    written += PIECE.length;
-    if (!res.write(PIECE)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-    else await new Promise((resolve) => setImmediate(resolve));
-  }
-  res.end();
-  return written;
-}
-
 const chunk = (content: string, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
 
@@ -61,17 +47,17 @@ async function answer(res: ServerResponse, behaviour: Behaviour, responses: bool
   switch (behaviour) {
     case 'endless-line':
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return pour(res, 'data: {"pad":"');
+      return pourEndless(res, 'data: {"pad":"');
     case 'endless-event':
       // Lines end, the event never does: every `data:` line is joined into one event.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return pour(res, 'data: {"pad":"\n');
+      return pourEndless(res, 'data: {"pad":"\n');
     case 'endless-json':
       res.writeHead(200, { 'content-type': 'application/json' });
-      return pour(res, '{"pad":"');
+      return pourEndless(res, '{"pad":"');
     case 'endless-error':
       res.writeHead(500, { 'content-type': 'text/html' });
-      return pour(res, '<html><body>');
+      return pourEndless(res, '<html><body>');
     case 'large-event':
       // 900 KiB in one event: under a 1 MiB limit.
       res.writeHead(200, { 'content-type': 'text/event-stream' });

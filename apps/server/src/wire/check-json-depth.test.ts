@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkJsonDepth, checkJsonTextDepth, jsonTextDepth, MAX_JSON_DEPTH } from './check-json-depth.ts';
+import { checkJsonDepth, checkJsonTextDepth, MAX_JSON_DEPTH } from './check-json-depth.ts';
 import { GatewayError } from './gateway-error.ts';
 
 /** An object nested `n` deep, built without recursion. */
@@ -17,18 +17,6 @@ function refusal(run: () => void): GatewayError | undefined {
     return GatewayError.isInstance(error) ? error : undefined;
   }
 }
-
-describe('jsonTextDepth', () => {
-  it('counts brackets outside strings only, escapes included', () => {
-    expect(jsonTextDepth('{"a":[1,{"b":2}]}')).toBe(3);
-    expect(jsonTextDepth('{"a":"[[[[{{{{\\"[[["}')).toBe(1);
-    expect(jsonTextDepth('"just a string"')).toBe(0);
-  });
-
-  it('stops counting past its limit', () => {
-    expect(jsonTextDepth('['.repeat(1_000_000), 10)).toBe(11);
-  });
-});
 
 describe('checkJsonDepth', () => {
   it('accepts requests up to the limit', () => {

@@ -1,3 +1,4 @@
+import { jsonTextDepth } from '@toolwire/core';
 import type { GatewayError } from './gateway-error.ts';
 import { invalidRequest } from './gateway-error.ts';
 
@@ -15,33 +16,6 @@ const tooDeep = (where: string, param: string | null): GatewayError =>
     param,
     'nesting_too_deep',
   );
-
-/**
- * The nesting depth of a JSON text, by counting brackets outside strings: a plain linear
- * scan, so it can run before `JSON.parse` allocates anything. Returns early past `limit`.
- */
-export function jsonTextDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > limit) return deepest;
-      }
-    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
-  }
-  return deepest;
-}
 
 /** A 400 `nesting_too_deep` when a raw request body nests deeper than `MAX_JSON_DEPTH`. */
 export function checkJsonTextDepth(text: string): void {

@@ -6,6 +6,7 @@ import { parseArguments } from '../parse-arguments.ts';
 import type { JsonSchema } from '../types/json-schema.ts';
 import { MAX_PATTERN_INSTRUCTIONS, MAX_PATTERN_LENGTH, MAX_SCHEMA_PATTERN_INSTRUCTIONS } from './linear-regexp.ts';
 import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './schema-bounds.ts';
+import { jsonTextDepth } from './value-depth.ts';
 
 /** `{ kind: [{ kind: [ … { type: 'string' } ] }] }`, `depth` levels of one combinator. */
 function nested(kind: 'anyOf' | 'oneOf' | 'allOf', depth: number): JsonSchema {
@@ -227,5 +228,17 @@ describe('properties named like Object.prototype members are read from the argum
   it('still checks the arguments the model did give under those names', () => {
     expect(tool.validate(JSON.parse('{"__proto__": "x", "constructor": 3, "toString": "s", "hasOwnProperty": true}')).success).toBe(true);
     expect(tool.validate(JSON.parse('{"__proto__": "x", "constructor": "three"}')).success).toBe(false);
+  });
+});
+
+describe('jsonTextDepth', () => {
+  it('counts objects and arrays outside strings, escapes included', () => {
+    expect(jsonTextDepth('{"a":[1,{"b":2}]}')).toBe(3);
+    expect(jsonTextDepth('{"a":"[[[[{{{{\\"[[["}')).toBe(1);
+    expect(jsonTextDepth('"just a string"')).toBe(0);
+  });
+
+  it('stops past its limit without reading the rest', () => {
+    expect(jsonTextDepth('['.repeat(1_000_000), 10)).toBe(11);
   });
 });

@@ -25,3 +25,32 @@ export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
   }
   return false;
 }
+
+/**
+ * The nesting depth of a JSON text (objects and arrays), by counting brackets outside strings:
+ * one linear pass and no allocation, so it can run on untrusted text before `JSON.parse`
+ * builds anything that recursive code would later walk. Returns as soon as the depth passes
+ * `limit`. Text that is not JSON gives a number, not an error.
+ */
+export function jsonTextDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return deepest;
+}
