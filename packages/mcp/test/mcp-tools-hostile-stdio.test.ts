@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { executeToolCall, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnectionError, mcpTools } from '../src/index.ts';
 import type { McpToolSet } from '../src/index.ts';
 import { hostileStdioServer } from './helpers.ts';
+import { processesWith } from '../../../test/processes.ts';
 
 // A hand-written server (fixtures/hostile-stdio-server.ts) at its worst: every byte it sends
 // is hostile, and each attack must cost at most the call in flight.
@@ -15,19 +15,6 @@ function call(tools: Tool[], name: string, args: Record<string, unknown> = {}): 
   return executeToolCall({ id: `call_${++callNumber}`, name, arguments: args }, { registry: new ToolRegistry({ tools }) });
 }
 
-// Host processes whose command line holds `marker` (sandboxed ones included).
-function processesWith(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 async function listWarnings(mode: string, options: Parameters<typeof mcpTools>[1] = {}): Promise<{ set: McpToolSet; warnings: string[] }> {
   const warnings: string[] = [];

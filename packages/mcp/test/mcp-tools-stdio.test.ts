@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { executeToolCall, runTools, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
@@ -8,21 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnectionError, mcpTools } from '../src/index.ts';
 import type { McpToolSet } from '../src/index.ts';
 import { stdioTestServer, workspaceRoot } from './helpers.ts';
+import { processesWith } from '../../../test/processes.ts';
 
-// Host processes whose command line holds `marker` (sandboxed ones included: their PID
-// namespace is a child of ours).
-function processesWith(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 let callNumber = 0;
 function call(tools: Tool[], name: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<ToolResult> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -8,6 +8,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpStdioServer } from '@toolwire/mcp';
 import { createMcpTestServer } from '../__fixtures__/mcp/mcp-test-server.ts';
+import { processesWith } from '../../../../test/processes.ts';
+
+export { processesWith };
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The file the stdio test server runs; also the marker of its processes. */
@@ -32,19 +35,6 @@ export function stdioMcpServer(): McpStdioServer {
   return { command: node, args: [STDIO_SERVER_FILE], readOnlyPaths: [workspaceRoot(), dirname(node)] };
 }
 
-/** Host processes whose command line holds `marker` (sandboxed ones included: their PID namespace is a child of ours). */
-export function processesWith(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 /** The test server over streamable HTTP on 127.0.0.1, one SDK server per session, behind a bearer token. */
 export async function startHttpMcpServer(token: string): Promise<{ url: string; close(): Promise<void> }> {
