@@ -9,6 +9,7 @@ import { CliError, CliUsageError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
 import { mcpServerFor, parseMcpServerSpec } from './mcp-server-spec.ts';
 import { eprintln } from './output.ts';
+import { visible } from './terminal-text.ts';
 
 /** Asks the user before a shell command runs; resolves true to run it. */
 export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
@@ -93,7 +94,7 @@ async function loadMcpTools(context: CommandContext, spec: string, disposers: ((
   // Loaded only when asked for: most sessions use no MCP server.
   const { mcpTools } = await import('@toolwire/mcp');
   try {
-    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, message) });
+    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, visible(message, { multiline: true })) });
     disposers.push(() => set.close());
     return set.tools;
   } catch (error) {
@@ -115,7 +116,7 @@ async function loadOpenApiTools(context: CommandContext, file: string): Promise<
   const { openApiTools } = await import('@toolwire/openapi');
   try {
     // Calls go to the document's servers only; loopback only when every server is on it.
-    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, message) });
+    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, visible(message, { multiline: true })) });
   } catch (error) {
     throw new CliError(`Cannot use ${basename(file)}: ${error instanceof Error ? error.message : String(error)}`, {
       hint: 'an OpenAPI 3.0 or 3.1 document with an absolute server URL (Swagger 2.0 needs converting first)',

@@ -12,6 +12,7 @@ import { eprintln, println, startSpinner, style } from '../output.ts';
 import type { Output } from '../output.ts';
 import type { ChatOptions } from '../program.ts';
 import { splitList } from '../program.ts';
+import { createVisibleStream, quoteArgument, visible } from '../terminal-text.ts';
 
 /** At the end of `chat`, how long the last spans and metrics may take to reach the collector. */
 const CHAT_TELEMETRY_FLUSH_MS = 3_000;
@@ -80,7 +81,7 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
     if (line === '/exit' || line === '/quit') break;
     if (line === '/tools') {
       if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
-      for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', tool.name)}${'description' in tool && tool.description ? `  ${tool.description}` : ''}`);
+      for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', visible(tool.name))}${'description' in tool && tool.description ? `  ${visible(tool.description, { multiline: true })}` : ''}`);
       continue;
     }
     messages.push({ role: 'user', content: line });
@@ -93,7 +94,7 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
         messages.pop();
         eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
       } else {
-        if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${error instanceof Error ? error.message : String(error)}`);
+        if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${visible(error instanceof Error ? error.message : String(error), { multiline: true })}`);
         messages.pop();
       }
     } finally {
@@ -120,6 +121,8 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
   let spinner = turn.json ? undefined : startSpinner(output, 'thinking');
   const toolStarted = new Map<string, number>();
   let atLineStart = true;
+  // Model text may carry escape sequences meant for the terminal; they are shown, not obeyed.
+  const text = createVisibleStream();
   // The error of an `error` event, printed when it came: the run's result then fails with it.
   let shown: Error | undefined;
   try {
@@ -131,15 +134,16 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
       }
       spinner?.stop();
       spinner = undefined;
-      atLineStart = printEvent(output, event, toolStarted, atLineStart);
+      atLineStart = printEvent(output, event, { toolStarted, text }, atLineStart);
       if (event.type === 'tool-call' && !event.toolCall.providerExecuted) {
-        spinner = startSpinner(output, `running ${event.toolCall.name}`);
+        spinner = startSpinner(output, `running ${visible(event.toolCall.name)}`);
       }
     }
     const result = await run.result.catch((error: unknown) => {
       throw error === shown && shown !== undefined ? new ReportedError(shown) : error;
     });
     if (!turn.json) {
+      output.out.write(text.end());
       if (!atLineStart) println(output);
       if (result.stoppedBy === 'max-steps') {
         eprintln(output, style(output, 'yellow', `stopped after ${turn.maxSteps} steps without a final answer (raise --max-steps)`));
@@ -151,16 +155,22 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
   }
 }
 
-function printEvent(output: Output, event: ChatStreamEvent, toolStarted: Map<string, number>, atLineStart: boolean): boolean {
+interface PrintState {
+  toolStarted: Map<string, number>;
+  text: ReturnType<typeof createVisibleStream>;
+}
+
+function printEvent(output: Output, event: ChatStreamEvent, state: PrintState, atLineStart: boolean): boolean {
+  const { toolStarted } = state;
   switch (event.type) {
     case 'text-delta':
-      output.out.write(event.delta);
+      output.out.write(state.text.push(event.delta));
       return event.delta.endsWith('\n') ? true : event.delta === '' ? atLineStart : false;
     case 'tool-call': {
       const call = event.toolCall;
       toolStarted.set(call.id, Date.now());
       if (!atLineStart) println(output);
-      eprintln(output, `${style(output, 'cyan', '→')} ${style(output, 'bold', call.name)}(${truncate(JSON.stringify(call.arguments), 200)})`);
+      eprintln(output, `${style(output, 'cyan', '→')} ${style(output, 'bold', visible(call.name))}(${truncate(visible(JSON.stringify(call.arguments)), 200)})`);
       return true;
     }
     case 'tool-result': {
@@ -169,14 +179,14 @@ function printEvent(output: Output, event: ChatStreamEvent, toolStarted: Map<str
       const seconds = started === undefined ? 0 : (Date.now() - started) / 1000;
       const elapsed = seconds >= 1 ? style(output, 'dim', ` (${seconds.toFixed(1)}s)`) : '';
       const mark = result.success ? style(output, 'green', '✓') : style(output, 'red', '✗');
-      eprintln(output, `${mark} ${result.name}: ${truncate(result.message.replace(/\s+/g, ' '), 300)}${elapsed}`);
+      eprintln(output, `${mark} ${visible(result.name)}: ${truncate(visible(result.message.replace(/\s+/g, ' ')), 300)}${elapsed}`);
       return true;
     }
     case 'warning':
-      eprintln(output, style(output, 'yellow', `warning: ${event.warning.message}`));
+      eprintln(output, style(output, 'yellow', `warning: ${visible(event.warning.message, { multiline: true })}`));
       return atLineStart;
     case 'error':
-      eprintln(output, `${style(output, 'red', 'error:')} ${event.error.message}`);
+      eprintln(output, `${style(output, 'red', 'error:')} ${visible(event.error.message, { multiline: true })}`);
       return true;
     case 'reasoning-delta':
     case 'tool-call-start':
@@ -201,7 +211,7 @@ function truncate(text: string, max: number): string {
 }
 
 async function askToRun(context: CommandContext, rl: Interface | undefined, argv: readonly string[]): Promise<boolean> {
-  const shown = argv.map((a) => (/^[\w./:=@%+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  const shown = argv.map(quoteArgument).join(' ');
   const question = `${style(context.output, 'yellow', 'run')} ${shown} ${style(context.output, 'dim', '[y/N]')} `;
   if (rl !== undefined) {
     const answer = await rl.question(question);

@@ -6,6 +6,7 @@ import type { ExtractOptions } from '../program.ts';
 import { splitList } from '../program.ts';
 import { openTextInput, readTextInput } from '../read-input.ts';
 import { formatTable } from '../table.ts';
+import { visible } from '../terminal-text.ts';
 
 /** `toolwire extract`: prints the tool calls found in a text. */
 export async function extractCommand(context: CommandContext, file: string, options: ExtractOptions): Promise<void> {
@@ -43,6 +44,6 @@ function printCalls(context: CommandContext, calls: readonly ToolCall[]): void {
     println(output, style(output, 'dim', 'no tool calls found'));
     return;
   }
-  const rows = calls.map((call) => [call.id, call.name, JSON.stringify(call.arguments)]);
+  const rows = calls.map((call) => [visible(call.id), visible(call.name), visible(JSON.stringify(call.arguments))]);
   for (const line of formatTable(['id', 'name', 'arguments'], rows)) println(output, line);
 }
