@@ -11,8 +11,8 @@ import { mcpServerFor, parseMcpServerSpec } from './mcp-server-spec.ts';
 import { eprintln } from './output.ts';
 import { visible } from './terminal-text.ts';
 
-/** Asks the user before a shell command runs; resolves true to run it. */
-export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
+/** Asks the user before a shell command runs; resolves true to run it. `signal` fires when the turn is cancelled. */
+export type ConfirmCommand = (argv: readonly string[], signal: AbortSignal) => Promise<boolean>;
 
 /** Options of `buildCliTools`. */
 export interface CliToolsOptions {
@@ -173,7 +173,9 @@ function confirmingShellTool<TArgs extends { command: readonly string[] }, TResu
     ...tool,
     execute: async (args, executionContext) => {
       const argv = args.command;
-      if (!(await confirm(argv))) throw new Error('The user declined to run this command.');
+      if (!(await confirm(argv, executionContext.signal))) throw new Error('The user declined to run this command.');
+      // A "y" typed after the turn was cancelled approves nothing.
+      executionContext.signal.throwIfAborted();
       return execute(args, executionContext);
     },
   };

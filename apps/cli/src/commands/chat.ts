@@ -31,7 +31,10 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   }
 
   const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: true, historySize: 500 }) : undefined;
-  const confirm: ConfirmCommand | undefined = options.yes === true ? undefined : (argv) => askToRun(context, rl, argv);
+  // One prompt: Ctrl-C (at a [y/N] prompt too) cancels the turn and ends the command with 130.
+  const cancel = new AbortController();
+  const confirm: ConfirmCommand | undefined =
+    options.yes === true ? undefined : (argv, signal) => askToRun(context, { rl, argv, signal, cancel: () => cancel.abort(new Error('cancelled')) });
   const { tools, dispose } = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
   const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
   const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
@@ -39,7 +42,7 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   try {
     if (rl === undefined) {
       messages.push({ role: 'user', content: prompt ?? '' });
-      await runTurn(context, turn, messages);
+      await runCancellableTurn(context, turn, messages, cancel);
       return;
     }
     await interactiveSession(context, rl, turn, messages);
@@ -102,6 +105,30 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
     }
   }
   rl.close();
+}
+
+/** Exit code of a command the user interrupted (128 + SIGINT). */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/**
+ * The one turn of `chat "prompt"`: the first Ctrl-C cancels it (the tools and MCP servers
+ * are stopped, the telemetry flushed), a second one ends the process at once.
+ */
+async function runCancellableTurn(context: CommandContext, turn: TurnSettings, messages: Message[], cancel: AbortController): Promise<void> {
+  const onSigint = () => {
+    if (cancel.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
+    cancel.abort(new Error('cancelled'));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    await runTurn(context, turn, messages, cancel.signal);
+  } catch (error) {
+    if (!cancel.signal.aborted) throw error;
+    eprintln(context.output, style(context.output, 'yellow', '\n(cancelled)'));
+    context.exitCode = INTERRUPTED_EXIT_CODE;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }
 
 /** Runs one user turn through the tool loop, printing as it streams; returns the messages it added. */
@@ -210,11 +237,24 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-async function askToRun(context: CommandContext, rl: Interface | undefined, argv: readonly string[]): Promise<boolean> {
-  const shown = argv.map(quoteArgument).join(' ');
+interface AskToRun {
+  /** The session's line reader; absent for `chat "prompt"`. */
+  rl: Interface | undefined;
+  argv: readonly string[];
+  /** The turn's signal: a cancelled turn takes its question away. */
+  signal: AbortSignal;
+  /** Cancels the whole command (Ctrl-C at the question of `chat "prompt"`). */
+  cancel: () => void;
+}
+
+async function askToRun(context: CommandContext, ask: AskToRun): Promise<boolean> {
+  const { rl, signal } = ask;
+  const shown = ask.argv.map(quoteArgument).join(' ');
   const question = `${style(context.output, 'yellow', 'run')} ${shown} ${style(context.output, 'dim', '[y/N]')} `;
   if (rl !== undefined) {
-    const answer = await rl.question(question);
+    // Without the signal the question outlives a cancelled turn: the next line typed would
+    // answer it, and the session's own prompt would never come back.
+    const answer = await rl.question(question, { signal });
     return /^y(es)?$/i.test(answer.trim());
   }
   if (context.stdin.isTTY !== true) {
@@ -222,8 +262,10 @@ async function askToRun(context: CommandContext, rl: Interface | undefined, argv
     return false;
   }
   const once = createInterface({ input: context.stdin, output: context.output.err, terminal: true });
+  // The terminal is in raw mode while it asks: Ctrl-C arrives here, not as a signal.
+  once.on('SIGINT', ask.cancel);
   try {
-    return /^y(es)?$/i.test((await once.question(question)).trim());
+    return /^y(es)?$/i.test((await once.question(question, { signal })).trim());
   } finally {
     once.close();
   }
