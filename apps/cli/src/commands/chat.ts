@@ -12,6 +12,7 @@ import { eprintln, println, startSpinner, style } from '../output.ts';
 import type { Output } from '../output.ts';
 import type { ChatOptions } from '../program.ts';
 import { splitList } from '../program.ts';
+import { MAX_TEXT_INPUT_CHARS, readAllText } from '../read-input.ts';
 import { createVisibleStream, quoteArgument, visible } from '../terminal-text.ts';
 
 /** At the end of `chat`, how long the last spans and metrics may take to reach the collector. */
@@ -23,9 +24,12 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   const interactive = prompt === undefined;
   if (interactive && context.stdin.isTTY !== true && options.json !== true) {
     // Piped input without a prompt: read it as the prompt.
-    let text = '';
     context.stdin.setEncoding('utf8');
-    for await (const chunk of context.stdin as AsyncIterable<string>) text += chunk;
+    const text = await readAllText(context.stdin as AsyncIterable<string>, {
+      maxChars: MAX_TEXT_INPUT_CHARS,
+      what: 'stdin',
+      hint: 'a prompt that long does not fit a model; pass a shorter one',
+    });
     if (text.trim() === '') throw new CliError('No prompt given.', { hint: 'pass a prompt: toolwire chat "…" --model …' });
     return chatCommand(context, text.trim(), options);
   }

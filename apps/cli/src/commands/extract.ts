@@ -1,7 +1,7 @@
 import { createToolCallParser, extractToolCalls } from '@toolwire/extract';
 import type { ToolCall } from '@toolwire/core';
 import type { CommandContext } from '../context.ts';
-import { println, style } from '../output.ts';
+import { println, style, writeLine } from '../output.ts';
 import type { ExtractOptions } from '../program.ts';
 import { splitList } from '../program.ts';
 import { openTextInput, readTextInput } from '../read-input.ts';
@@ -18,19 +18,20 @@ export async function extractCommand(context: CommandContext, file: string, opti
     // Incremental: events as the text arrives (JSON lines), or the calls as a table at the end.
     const parser = createToolCallParser(extractOptions);
     const calls: ToolCall[] = [];
-    const emit = (events: ReturnType<typeof parser.push>) => {
+    const emit = async (events: ReturnType<typeof parser.push>) => {
       for (const event of events) {
         if (event.type === 'tool-call') calls.push(event.toolCall);
-        if (options.format === 'json') println(output, JSON.stringify(event));
+        if (options.format === 'json') await writeLine(output, JSON.stringify(event));
       }
     };
-    for await (const chunk of await openTextInput(context, file)) emit(parser.push(chunk));
-    emit(parser.end());
+    for await (const chunk of await openTextInput(context, file)) await emit(parser.push(chunk));
+    await emit(parser.end());
     if (options.format === 'table') printCalls(context, calls);
     return;
   }
 
-  const calls = extractToolCalls(await readTextInput(context, file), extractOptions);
+  const text = await readTextInput(context, file, { hint: 'use --stream, which reads any amount piece by piece' });
+  const calls = extractToolCalls(text, extractOptions);
   if (options.format === 'json') {
     for (const call of calls) println(output, JSON.stringify({ id: call.id, name: call.name, arguments: call.arguments }));
     return;
