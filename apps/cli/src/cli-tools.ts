@@ -1,5 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Tool, ToolSpec } from '@toolwire/core';
 import { localCodeInterpreter } from '@toolwire/code-interpreter';
 import { createJsSandbox, shellTool } from '@toolwire/sandbox';
@@ -112,7 +112,7 @@ export function builtinTools(): Tool[] {
 
 async function loadOpenApiTools(context: CommandContext, file: string): Promise<Tool[]> {
   const path = resolve(context.cwd, file.trim());
-  if (!existsSync(path)) throw new CliError(`No such OpenAPI document: ${file}`, { hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
+  checkRegularFile(path, { missing: `No such OpenAPI document: ${file}`, notFile: `Not a file: ${file}`, hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
   const { openApiTools } = await import('@toolwire/openapi');
   try {
     // Calls go to the document's servers only; loopback only when every server is on it.
@@ -151,7 +151,7 @@ async function loadToolFile(context: CommandContext, file: string, sandbox: () =
     throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, openapi:<document>, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
-  if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });
+  checkRegularFile(path, { missing: `No such tool file: ${file}`, notFile: `Not a file: ${file}`, hint: 'check the path of the .js tool file' });
   try {
     return await loadCustomTool(path, { sandbox: sandbox() });
   } catch (error) {
@@ -161,6 +161,20 @@ async function loadToolFile(context: CommandContext, file: string, sandbox: () =
       cause: error,
     });
   }
+}
+
+/**
+ * A path given with `--tools` must be a regular file: reading a FIFO waits for a writer
+ * that may never come, and a directory or device is not a document.
+ */
+function checkRegularFile(path: string, messages: { missing: string; notFile: string; hint: string }): void {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    throw new CliError(messages.missing, { hint: messages.hint });
+  }
+  if (!info.isFile()) throw new CliError(messages.notFile, { hint: messages.hint });
 }
 
 function confirmingShellTool<TArgs extends { command: readonly string[] }, TResult>(
