@@ -241,6 +241,23 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** Past this many characters a command may not fit the screen: its start can scroll away. */
+const LONG_COMMAND_CHARS = 1_000;
+
+/**
+ * The `[y/N]` question for a shell command: every argument quoted with invisible characters
+ * shown. A long one (padding can push `rm -rf ~` off the top of the screen) gets a last line
+ * saying how long it is, next to the answer.
+ */
+export function approvalQuestion(output: Output, argv: readonly string[]): string {
+  const shown = argv.map(quoteArgument).join(' ');
+  const run = `${style(output, 'yellow', 'run')} ${shown}`;
+  const answer = style(output, 'dim', '[y/N]');
+  if (shown.length <= LONG_COMMAND_CHARS) return `${run} ${answer} `;
+  const size = `${shown.length} characters in ${argv.length} argument${argv.length === 1 ? '' : 's'}`;
+  return `${run}\n${style(output, 'yellow', `↑ a long command (${size}): scroll up and read all of it before you answer`)} ${answer} `;
+}
+
 interface AskToRun {
   /** The session's line reader; absent for `chat "prompt"`. */
   rl: Interface | undefined;
@@ -254,7 +271,7 @@ interface AskToRun {
 async function askToRun(context: CommandContext, ask: AskToRun): Promise<boolean> {
   const { rl, signal } = ask;
   const shown = ask.argv.map(quoteArgument).join(' ');
-  const question = `${style(context.output, 'yellow', 'run')} ${shown} ${style(context.output, 'dim', '[y/N]')} `;
+  const question = approvalQuestion(context.output, ask.argv);
   if (rl !== undefined) {
     // Without the signal the question outlives a cancelled turn: the next line typed would
     // answer it, and the session's own prompt would never come back.
