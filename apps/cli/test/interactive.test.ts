@@ -121,3 +121,36 @@ describe('toolwire chat, interactive, Ctrl-C at a [y/N] prompt', () => {
     expect(fake.requests).toHaveLength(2);
   }, 60_000);
 });
+
+describe('toolwire chat "prompt", Ctrl-C at a [y/N] prompt', () => {
+  const name = `${session}-oneshot`;
+  let fake: FakeOpenAI;
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-approve-'));
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI([{ toolCall: { name: 'shell', arguments: '{"command":["touch","made-by-model"]}' } }, { text: 'model asked again' }]);
+    const cli = ['env', 'NO_COLOR=1', `OPENAI_BASE_URL=${fake.baseURL}`, 'OPENAI_API_KEY=test', quote(process.execPath), quote(BIN), 'chat', quote('make a file'), '--model', 'openai/fake-model', '--tools', 'shell'].join(' ');
+    // The shell stays to show the exit code.
+    tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `cd ${quote(dir)} && ${cli}; echo EXIT=$?; sleep 60`);
+  });
+
+  afterAll(async () => {
+    try {
+      tmux('kill-session', '-t', name);
+    } catch {
+      // already ended
+    }
+    await fake.close();
+  });
+
+  it('ends the command with 130, without running the command or asking the model again', async () => {
+    await waitFor('[y/N]', 15_000, name);
+    tmux('send-keys', '-t', name, 'C-c');
+    const shown = await waitFor('EXIT=', 15_000, name);
+    expect(shown).toContain('(cancelled)');
+    expect(shown).toContain('EXIT=130');
+    expect(shown).not.toContain('model asked again');
+    expect(existsSync(join(dir, 'made-by-model'))).toBe(false);
+    expect(fake.requests).toHaveLength(1);
+  }, 60_000);
+});
