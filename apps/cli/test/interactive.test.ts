@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,5 +152,46 @@ describe('toolwire chat "prompt", Ctrl-C at a [y/N] prompt', () => {
     expect(shown).not.toContain('model asked again');
     expect(existsSync(join(dir, 'made-by-model'))).toBe(false);
     expect(fake.requests).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('toolwire chat, interactive, with stderr redirected to a file', () => {
+  const name = `${session}-stderr`;
+  let fake: FakeOpenAI;
+  const log = join(mkdtempSync(join(tmpdir(), 'toolwire-stderr-')), 'err.log');
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI([{ text: 'too slow', delayMs: 20_000 }]);
+    const cli = ['env', 'NO_COLOR=1', `OPENAI_BASE_URL=${fake.baseURL}`, 'OPENAI_API_KEY=test', quote(process.execPath), quote(BIN), 'chat', '--model', 'openai/fake-model'].join(' ');
+    tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `${cli} 2>${quote(log)}; echo EXIT=$?; sleep 60`);
+  });
+
+  afterAll(async () => {
+    try {
+      tmux('kill-session', '-t', name);
+    } catch {
+      // already ended
+    }
+    await fake.close();
+  });
+
+  it('writes no escape sequences into the file, and Ctrl-C still cancels a turn', async () => {
+    const logged = async (text: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!(existsSync(log) && readFileSync(log, 'utf8').includes(text))) {
+        if (Date.now() > deadline) throw new Error(`"${text}" not in the log:\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await logged('/exit quits');
+    tmux('send-keys', '-t', name, 'first question', 'Enter');
+    // What the user types is echoed by the terminal itself.
+    await waitFor('first question', 15_000, name);
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
+    tmux('send-keys', '-t', name, 'C-c');
+    await logged('(turn cancelled)');
+    tmux('send-keys', '-t', name, '/exit', 'Enter');
+    expect(await waitFor('EXIT=', 15_000, name)).toContain('EXIT=0');
+    expect(readFileSync(log, 'utf8')).not.toContain('\u001b');
   }, 60_000);
 });

@@ -34,7 +34,9 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
     return chatCommand(context, text.trim(), options);
   }
 
-  const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: true, historySize: 500 }) : undefined;
+  // Line editing draws on stderr with escape sequences: only when stderr is that terminal
+  // (`chat 2>log` would otherwise fill the log with them and hide the prompt and the typing).
+  const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: context.output.interactive, historySize: 500 }) : undefined;
   // One prompt: Ctrl-C (at a [y/N] prompt too) cancels the turn and ends the command with 130.
   const cancel = new AbortController();
   const confirm: ConfirmCommand | undefined =
@@ -69,46 +71,54 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
   eprintln(output, style(output, 'dim', `${turn.model.provider}/${turn.model.modelId} · /tools lists tools · /exit quits · Ctrl-C cancels a turn`));
   let running: AbortController | undefined;
   // Ctrl-C during a turn cancels that turn; at the prompt it ends the session.
-  rl.on('SIGINT', () => {
+  const onInterrupt = () => {
     if (running) running.abort(new Error('cancelled'));
     else rl.close();
-  });
+  };
+  rl.on('SIGINT', onInterrupt);
+  // Without line editing the terminal is not in raw mode: Ctrl-C arrives as a signal.
+  const signalled = !rl.terminal;
+  if (signalled) process.on('SIGINT', onInterrupt);
   let closed = false;
   rl.on('close', () => {
     closed = true;
   });
-  while (!closed) {
-    let line: string;
-    try {
-      line = (await rl.question(style(output, 'green', '> '))).trim();
-    } catch {
-      break; // readline closed (Ctrl-D or Ctrl-C at the prompt)
-    }
-    if (line === '') continue;
-    if (line === '/exit' || line === '/quit') break;
-    if (line === '/tools') {
-      if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
-      for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', visible(tool.name))}${'description' in tool && tool.description ? `  ${visible(tool.description, { multiline: true })}` : ''}`);
-      continue;
-    }
-    messages.push({ role: 'user', content: line });
-    running = new AbortController();
-    try {
-      const added = await runTurn(context, turn, messages, running.signal);
-      messages.push(...added);
-    } catch (error) {
-      if (running.signal.aborted) {
-        messages.pop();
-        eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
-      } else {
-        if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${visible(error instanceof Error ? error.message : String(error), { multiline: true })}`);
-        messages.pop();
+  try {
+    while (!closed) {
+      let line: string;
+      try {
+        line = (await rl.question(style(output, 'green', '> '))).trim();
+      } catch {
+        break; // readline closed (Ctrl-D or Ctrl-C at the prompt)
       }
-    } finally {
-      running = undefined;
+      if (line === '') continue;
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/tools') {
+        if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
+        for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', visible(tool.name))}${'description' in tool && tool.description ? `  ${visible(tool.description, { multiline: true })}` : ''}`);
+        continue;
+      }
+      messages.push({ role: 'user', content: line });
+      running = new AbortController();
+      try {
+        const added = await runTurn(context, turn, messages, running.signal);
+        messages.push(...added);
+      } catch (error) {
+        if (running.signal.aborted) {
+          messages.pop();
+          eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
+        } else {
+          if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${visible(error instanceof Error ? error.message : String(error), { multiline: true })}`);
+          messages.pop();
+        }
+      } finally {
+        running = undefined;
+      }
     }
+  } finally {
+    if (signalled) process.off('SIGINT', onInterrupt);
+    rl.close();
   }
-  rl.close();
 }
 
 /** Exit code of a command the user interrupted (128 + SIGINT). */
