@@ -1,5 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Tool, ToolSpec } from '@toolwire/core';
 import { localCodeInterpreter } from '@toolwire/code-interpreter';
 import { createJsSandbox, shellTool } from '@toolwire/sandbox';
@@ -9,9 +9,10 @@ import { CliError, CliUsageError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
 import { mcpServerFor, parseMcpServerSpec } from './mcp-server-spec.ts';
 import { eprintln } from './output.ts';
+import { visible } from './terminal-text.ts';
 
-/** Asks the user before a shell command runs; resolves true to run it. */
-export type ConfirmCommand = (argv: readonly string[]) => Promise<boolean>;
+/** Asks the user before a shell command runs; resolves true to run it. `signal` fires when the turn is cancelled. */
+export type ConfirmCommand = (argv: readonly string[], signal: AbortSignal) => Promise<boolean>;
 
 /** Options of `buildCliTools`. */
 export interface CliToolsOptions {
@@ -93,7 +94,7 @@ async function loadMcpTools(context: CommandContext, spec: string, disposers: ((
   // Loaded only when asked for: most sessions use no MCP server.
   const { mcpTools } = await import('@toolwire/mcp');
   try {
-    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, message) });
+    const set = await mcpTools(server, { onWarning: (message) => eprintln(context.output, visible(message, { multiline: true })) });
     disposers.push(() => set.close());
     return set.tools;
   } catch (error) {
@@ -111,11 +112,11 @@ export function builtinTools(): Tool[] {
 
 async function loadOpenApiTools(context: CommandContext, file: string): Promise<Tool[]> {
   const path = resolve(context.cwd, file.trim());
-  if (!existsSync(path)) throw new CliError(`No such OpenAPI document: ${file}`, { hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
+  checkRegularFile(path, { missing: `No such OpenAPI document: ${file}`, notFile: `Not a file: ${file}`, hint: 'pass the path of a JSON or YAML OpenAPI 3.0/3.1 document' });
   const { openApiTools } = await import('@toolwire/openapi');
   try {
     // Calls go to the document's servers only; loopback only when every server is on it.
-    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, message) });
+    return await openApiTools(path, { allowPrivateNetwork: await hasLoopbackServer(path), onWarning: (message) => eprintln(context.output, visible(message, { multiline: true })) });
   } catch (error) {
     throw new CliError(`Cannot use ${basename(file)}: ${error instanceof Error ? error.message : String(error)}`, {
       hint: 'an OpenAPI 3.0 or 3.1 document with an absolute server URL (Swagger 2.0 needs converting first)',
@@ -150,7 +151,7 @@ async function loadToolFile(context: CommandContext, file: string, sandbox: () =
     throw new CliUsageError(`Unknown tool set "${file}".`, { hint: 'use builtin, shell, code, mcp:<command or URL>, openapi:<document>, or a path to a .js tool file' });
   }
   const path = resolve(context.cwd, file);
-  if (!existsSync(path)) throw new CliError(`No such tool file: ${file}`, { hint: 'check the path of the .js tool file' });
+  checkRegularFile(path, { missing: `No such tool file: ${file}`, notFile: `Not a file: ${file}`, hint: 'check the path of the .js tool file' });
   try {
     return await loadCustomTool(path, { sandbox: sandbox() });
   } catch (error) {
@@ -160,6 +161,20 @@ async function loadToolFile(context: CommandContext, file: string, sandbox: () =
       cause: error,
     });
   }
+}
+
+/**
+ * A path given with `--tools` must be a regular file: reading a FIFO waits for a writer
+ * that may never come, and a directory or device is not a document.
+ */
+function checkRegularFile(path: string, messages: { missing: string; notFile: string; hint: string }): void {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    throw new CliError(messages.missing, { hint: messages.hint });
+  }
+  if (!info.isFile()) throw new CliError(messages.notFile, { hint: messages.hint });
 }
 
 function confirmingShellTool<TArgs extends { command: readonly string[] }, TResult>(
@@ -172,7 +187,9 @@ function confirmingShellTool<TArgs extends { command: readonly string[] }, TResu
     ...tool,
     execute: async (args, executionContext) => {
       const argv = args.command;
-      if (!(await confirm(argv))) throw new Error('The user declined to run this command.');
+      if (!(await confirm(argv, executionContext.signal))) throw new Error('The user declined to run this command.');
+      // A "y" typed after the turn was cancelled approves nothing.
+      executionContext.signal.throwIfAborted();
       return execute(args, executionContext);
     },
   };

@@ -3,6 +3,7 @@ import { CliError, ReportedError } from './cli-error.ts';
 import type { CommandContext } from './context.ts';
 import { createOutput, eprintln, style } from './output.ts';
 import { createProgram } from './program.ts';
+import { visible } from './terminal-text.ts';
 
 /** Process-level streams and environment, injectable for tests. */
 export interface MainIo {
@@ -56,13 +57,14 @@ function reportError(context: CommandContext, error: unknown): number {
     return error.exitCode;
   }
   if (CliError.isInstance(error)) {
-    eprintln(output, `${style(output, 'red', 'error:')} ${error.message}`);
-    if (error.hint !== undefined) eprintln(output, `${style(output, 'dim', 'hint:')} ${error.hint}`);
+    // Messages quote servers, models and files (an MCP server's stderr, an upstream's error body).
+    eprintln(output, `${style(output, 'red', 'error:')} ${visible(error.message, { multiline: true })}`);
+    if (error.hint !== undefined) eprintln(output, `${style(output, 'dim', 'hint:')} ${visible(error.hint, { multiline: true })}`);
     if (output.debug && error.stack !== undefined) eprintln(output, error.stack);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  eprintln(output, `${style(output, 'red', 'error:')} ${message}`);
+  eprintln(output, `${style(output, 'red', 'error:')} ${visible(message, { multiline: true })}`);
   if (output.debug && error instanceof Error && error.stack !== undefined) eprintln(output, error.stack);
   else eprintln(output, `${style(output, 'dim', 'hint:')} run again with --debug for details`);
   return 1;

@@ -24,6 +24,11 @@ function nonEmpty(value: string | undefined): value is string {
 
 /** The OpenAI provider configured from the environment (the same variables the gateway reads). */
 export function openAIFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createOpenAI> {
+  if (nonEmpty(env.OPENAI_BASE_URL) && !isHttpUrl(env.OPENAI_BASE_URL)) {
+    throw new CliError('OPENAI_BASE_URL is not an absolute http:// or https:// URL (its value is not shown: it can hold credentials).', {
+      hint: 'e.g. export OPENAI_BASE_URL=http://127.0.0.1:8080/v1, or unset it for api.openai.com',
+    });
+  }
   return createOpenAI({
     ...(nonEmpty(env.OPENAI_API_KEY) ? { apiKey: env.OPENAI_API_KEY } : {}),
     ...(nonEmpty(env.OPENAI_BASE_URL) ? { baseURL: env.OPENAI_BASE_URL } : {}),
@@ -32,7 +37,20 @@ export function openAIFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createO
 
 /** The Ollama provider configured from the environment (`OLLAMA_HOST`). */
 export function ollamaFromEnv(env: NodeJS.ProcessEnv): ReturnType<typeof createOllama> {
-  return createOllama(nonEmpty(env.OLLAMA_HOST) ? { host: env.OLLAMA_HOST } : {});
+  try {
+    return createOllama(nonEmpty(env.OLLAMA_HOST) ? { host: env.OLLAMA_HOST } : {});
+  } catch (error) {
+    // The client's own parse fails with a bare "Invalid URL" that names no variable.
+    throw new CliError('OLLAMA_HOST is not a usable address (its value is not shown: it can hold credentials).', {
+      hint: 'e.g. export OLLAMA_HOST=http://127.0.0.1:11434 (or host:port), or unset it for the default',
+      cause: error,
+    });
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
 }
 
 /**

@@ -49,6 +49,26 @@ export function println(output: Output, line = ''): void {
   output.out.write(`${line}\n`);
 }
 
+/**
+ * Writes a line to stdout and waits while the reader is behind: a command that prints as it
+ * reads (`extract --stream`) holds no more than a pipe's worth of output in memory.
+ */
+export async function writeLine(output: Output, line: string): Promise<void> {
+  if (output.out.write(`${line}\n`)) return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      output.out.off('drain', done);
+      output.out.off('error', done);
+      output.out.off('close', done);
+      if (error) reject(error);
+      else resolve();
+    };
+    output.out.on('drain', done);
+    output.out.on('error', done);
+    output.out.on('close', done);
+  });
+}
+
 /** Writes a line to stderr. */
 export function eprintln(output: Output, line = ''): void {
   output.err.write(`${line}\n`);

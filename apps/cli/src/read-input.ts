@@ -26,9 +26,30 @@ export async function openTextInput(context: CommandContext, file: string): Prom
   return stream as AsyncIterable<string>;
 }
 
-/** Reads a whole text input. */
-export async function readTextInput(context: CommandContext, file: string): Promise<string> {
-  let text = '';
-  for await (const chunk of await openTextInput(context, file)) text += chunk;
-  return text;
+/** The most text a command reads whole (64 Mi characters); `extract --stream` reads any amount. */
+export const MAX_TEXT_INPUT_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Reads a whole text input, up to `maxChars`: stdin that never ends (`yes | toolwire extract`)
+ * or a 1 GB file is a clear error, not a process that grows until it is killed.
+ */
+export async function readTextInput(context: CommandContext, file: string, options: { maxChars?: number; hint?: string } = {}): Promise<string> {
+  const maxChars = options.maxChars ?? MAX_TEXT_INPUT_CHARS;
+  const input = await openTextInput(context, file);
+  return readAllText(input, { maxChars, what: file === '-' ? 'stdin' : file, hint: options.hint ?? 'pass a smaller input' });
+}
+
+/** Collects a text stream up to `maxChars`, then stops reading it. */
+export async function readAllText(input: AsyncIterable<string>, options: { maxChars: number; what: string; hint: string }): Promise<string> {
+  const chunks: string[] = [];
+  let length = 0;
+  for await (const chunk of input) {
+    length += chunk.length;
+    // Leaving the loop early destroys the stream: nothing more is read.
+    if (length > options.maxChars) {
+      throw new CliError(`The input (${options.what}) is longer than ${Math.floor(options.maxChars / (1024 * 1024))} Mi characters.`, { hint: options.hint });
+    }
+    chunks.push(chunk);
+  }
+  return chunks.join('');
 }

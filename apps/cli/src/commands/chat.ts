@@ -12,6 +12,8 @@ import { eprintln, println, startSpinner, style } from '../output.ts';
 import type { Output } from '../output.ts';
 import type { ChatOptions } from '../program.ts';
 import { splitList } from '../program.ts';
+import { MAX_TEXT_INPUT_CHARS, readAllText } from '../read-input.ts';
+import { createVisibleStream, quoteArgument, visible } from '../terminal-text.ts';
 
 /** At the end of `chat`, how long the last spans and metrics may take to reach the collector. */
 const CHAT_TELEMETRY_FLUSH_MS = 3_000;
@@ -22,15 +24,23 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   const interactive = prompt === undefined;
   if (interactive && context.stdin.isTTY !== true && options.json !== true) {
     // Piped input without a prompt: read it as the prompt.
-    let text = '';
     context.stdin.setEncoding('utf8');
-    for await (const chunk of context.stdin as AsyncIterable<string>) text += chunk;
+    const text = await readAllText(context.stdin as AsyncIterable<string>, {
+      maxChars: MAX_TEXT_INPUT_CHARS,
+      what: 'stdin',
+      hint: 'a prompt that long does not fit a model; pass a shorter one',
+    });
     if (text.trim() === '') throw new CliError('No prompt given.', { hint: 'pass a prompt: toolwire chat "…" --model …' });
     return chatCommand(context, text.trim(), options);
   }
 
-  const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: true, historySize: 500 }) : undefined;
-  const confirm: ConfirmCommand | undefined = options.yes === true ? undefined : (argv) => askToRun(context, rl, argv);
+  // Line editing draws on stderr with escape sequences: only when stderr is that terminal
+  // (`chat 2>log` would otherwise fill the log with them and hide the prompt and the typing).
+  const rl = interactive ? createInterface({ input: context.stdin, output: context.output.err, terminal: context.output.interactive, historySize: 500 }) : undefined;
+  // One prompt: Ctrl-C (at a [y/N] prompt too) cancels the turn and ends the command with 130.
+  const cancel = new AbortController();
+  const confirm: ConfirmCommand | undefined =
+    options.yes === true ? undefined : (argv, signal) => askToRun(context, { rl, argv, signal, cancel: () => cancel.abort(new Error('cancelled')) });
   const { tools, dispose } = await buildCliTools(context, { names: splitList(options.tools), ...(confirm ? { confirm } : {}) });
   const messages: Message[] = options.system !== undefined ? [{ role: 'system', content: options.system }] : [];
   const turn: TurnSettings = { model, tools, maxSteps: options.maxSteps, json: options.json === true };
@@ -38,7 +48,7 @@ export async function chatCommand(context: CommandContext, prompt: string | unde
   try {
     if (rl === undefined) {
       messages.push({ role: 'user', content: prompt ?? '' });
-      await runTurn(context, turn, messages);
+      await runCancellableTurn(context, turn, messages, cancel);
       return;
     }
     await interactiveSession(context, rl, turn, messages);
@@ -61,46 +71,78 @@ async function interactiveSession(context: CommandContext, rl: Interface, turn: 
   eprintln(output, style(output, 'dim', `${turn.model.provider}/${turn.model.modelId} · /tools lists tools · /exit quits · Ctrl-C cancels a turn`));
   let running: AbortController | undefined;
   // Ctrl-C during a turn cancels that turn; at the prompt it ends the session.
-  rl.on('SIGINT', () => {
+  const onInterrupt = () => {
     if (running) running.abort(new Error('cancelled'));
     else rl.close();
-  });
+  };
+  rl.on('SIGINT', onInterrupt);
+  // Without line editing the terminal is not in raw mode: Ctrl-C arrives as a signal.
+  const signalled = !rl.terminal;
+  if (signalled) process.on('SIGINT', onInterrupt);
   let closed = false;
   rl.on('close', () => {
     closed = true;
   });
-  while (!closed) {
-    let line: string;
-    try {
-      line = (await rl.question(style(output, 'green', '> '))).trim();
-    } catch {
-      break; // readline closed (Ctrl-D or Ctrl-C at the prompt)
-    }
-    if (line === '') continue;
-    if (line === '/exit' || line === '/quit') break;
-    if (line === '/tools') {
-      if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
-      for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', tool.name)}${'description' in tool && tool.description ? `  ${tool.description}` : ''}`);
-      continue;
-    }
-    messages.push({ role: 'user', content: line });
-    running = new AbortController();
-    try {
-      const added = await runTurn(context, turn, messages, running.signal);
-      messages.push(...added);
-    } catch (error) {
-      if (running.signal.aborted) {
-        messages.pop();
-        eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
-      } else {
-        if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${error instanceof Error ? error.message : String(error)}`);
-        messages.pop();
+  try {
+    while (!closed) {
+      let line: string;
+      try {
+        line = (await rl.question(style(output, 'green', '> '))).trim();
+      } catch {
+        break; // readline closed (Ctrl-D or Ctrl-C at the prompt)
       }
-    } finally {
-      running = undefined;
+      if (line === '') continue;
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/tools') {
+        if (turn.tools.length === 0) eprintln(output, 'no tools (start with --tools builtin,shell,code)');
+        for (const tool of turn.tools) eprintln(output, `${style(output, 'cyan', visible(tool.name))}${'description' in tool && tool.description ? `  ${visible(tool.description, { multiline: true })}` : ''}`);
+        continue;
+      }
+      messages.push({ role: 'user', content: line });
+      running = new AbortController();
+      try {
+        const added = await runTurn(context, turn, messages, running.signal);
+        messages.push(...added);
+      } catch (error) {
+        if (running.signal.aborted) {
+          messages.pop();
+          eprintln(output, style(output, 'yellow', '\n(turn cancelled)'));
+        } else {
+          if (!ReportedError.isInstance(error)) eprintln(output, `${style(output, 'red', 'error:')} ${visible(error instanceof Error ? error.message : String(error), { multiline: true })}`);
+          messages.pop();
+        }
+      } finally {
+        running = undefined;
+      }
     }
+  } finally {
+    if (signalled) process.off('SIGINT', onInterrupt);
+    rl.close();
   }
-  rl.close();
+}
+
+/** Exit code of a command the user interrupted (128 + SIGINT). */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/**
+ * The one turn of `chat "prompt"`: the first Ctrl-C cancels it (the tools and MCP servers
+ * are stopped, the telemetry flushed), a second one ends the process at once.
+ */
+async function runCancellableTurn(context: CommandContext, turn: TurnSettings, messages: Message[], cancel: AbortController): Promise<void> {
+  const onSigint = () => {
+    if (cancel.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
+    cancel.abort(new Error('cancelled'));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    await runTurn(context, turn, messages, cancel.signal);
+  } catch (error) {
+    if (!cancel.signal.aborted) throw error;
+    eprintln(context.output, style(context.output, 'yellow', '\n(cancelled)'));
+    context.exitCode = INTERRUPTED_EXIT_CODE;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }
 
 /** Runs one user turn through the tool loop, printing as it streams; returns the messages it added. */
@@ -120,6 +162,8 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
   let spinner = turn.json ? undefined : startSpinner(output, 'thinking');
   const toolStarted = new Map<string, number>();
   let atLineStart = true;
+  // Model text may carry escape sequences meant for the terminal; they are shown, not obeyed.
+  const text = createVisibleStream();
   // The error of an `error` event, printed when it came: the run's result then fails with it.
   let shown: Error | undefined;
   try {
@@ -131,15 +175,16 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
       }
       spinner?.stop();
       spinner = undefined;
-      atLineStart = printEvent(output, event, toolStarted, atLineStart);
+      atLineStart = printEvent(output, event, { toolStarted, text }, atLineStart);
       if (event.type === 'tool-call' && !event.toolCall.providerExecuted) {
-        spinner = startSpinner(output, `running ${event.toolCall.name}`);
+        spinner = startSpinner(output, `running ${visible(event.toolCall.name)}`);
       }
     }
     const result = await run.result.catch((error: unknown) => {
       throw error === shown && shown !== undefined ? new ReportedError(shown) : error;
     });
     if (!turn.json) {
+      output.out.write(text.end());
       if (!atLineStart) println(output);
       if (result.stoppedBy === 'max-steps') {
         eprintln(output, style(output, 'yellow', `stopped after ${turn.maxSteps} steps without a final answer (raise --max-steps)`));
@@ -151,16 +196,22 @@ async function streamTurn(context: CommandContext, turn: TurnSettings, messages:
   }
 }
 
-function printEvent(output: Output, event: ChatStreamEvent, toolStarted: Map<string, number>, atLineStart: boolean): boolean {
+interface PrintState {
+  toolStarted: Map<string, number>;
+  text: ReturnType<typeof createVisibleStream>;
+}
+
+function printEvent(output: Output, event: ChatStreamEvent, state: PrintState, atLineStart: boolean): boolean {
+  const { toolStarted } = state;
   switch (event.type) {
     case 'text-delta':
-      output.out.write(event.delta);
+      output.out.write(state.text.push(event.delta));
       return event.delta.endsWith('\n') ? true : event.delta === '' ? atLineStart : false;
     case 'tool-call': {
       const call = event.toolCall;
       toolStarted.set(call.id, Date.now());
       if (!atLineStart) println(output);
-      eprintln(output, `${style(output, 'cyan', '→')} ${style(output, 'bold', call.name)}(${truncate(JSON.stringify(call.arguments), 200)})`);
+      eprintln(output, `${style(output, 'cyan', '→')} ${style(output, 'bold', visible(call.name))}(${truncate(visible(JSON.stringify(call.arguments)), 200)})`);
       return true;
     }
     case 'tool-result': {
@@ -169,14 +220,14 @@ function printEvent(output: Output, event: ChatStreamEvent, toolStarted: Map<str
       const seconds = started === undefined ? 0 : (Date.now() - started) / 1000;
       const elapsed = seconds >= 1 ? style(output, 'dim', ` (${seconds.toFixed(1)}s)`) : '';
       const mark = result.success ? style(output, 'green', '✓') : style(output, 'red', '✗');
-      eprintln(output, `${mark} ${result.name}: ${truncate(result.message.replace(/\s+/g, ' '), 300)}${elapsed}`);
+      eprintln(output, `${mark} ${visible(result.name)}: ${truncate(visible(result.message.replace(/\s+/g, ' ')), 300)}${elapsed}`);
       return true;
     }
     case 'warning':
-      eprintln(output, style(output, 'yellow', `warning: ${event.warning.message}`));
+      eprintln(output, style(output, 'yellow', `warning: ${visible(event.warning.message, { multiline: true })}`));
       return atLineStart;
     case 'error':
-      eprintln(output, `${style(output, 'red', 'error:')} ${event.error.message}`);
+      eprintln(output, `${style(output, 'red', 'error:')} ${visible(event.error.message, { multiline: true })}`);
       return true;
     case 'reasoning-delta':
     case 'tool-call-start':
@@ -200,11 +251,41 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-async function askToRun(context: CommandContext, rl: Interface | undefined, argv: readonly string[]): Promise<boolean> {
-  const shown = argv.map((a) => (/^[\w./:=@%+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
-  const question = `${style(context.output, 'yellow', 'run')} ${shown} ${style(context.output, 'dim', '[y/N]')} `;
+/** Past this many characters a command may not fit the screen: its start can scroll away. */
+const LONG_COMMAND_CHARS = 1_000;
+
+/**
+ * The `[y/N]` question for a shell command: every argument quoted with invisible characters
+ * shown. A long one (padding can push `rm -rf ~` off the top of the screen) gets a last line
+ * saying how long it is, next to the answer.
+ */
+export function approvalQuestion(output: Output, argv: readonly string[]): string {
+  const shown = argv.map(quoteArgument).join(' ');
+  const run = `${style(output, 'yellow', 'run')} ${shown}`;
+  const answer = style(output, 'dim', '[y/N]');
+  if (shown.length <= LONG_COMMAND_CHARS) return `${run} ${answer} `;
+  const size = `${shown.length} characters in ${argv.length} argument${argv.length === 1 ? '' : 's'}`;
+  return `${run}\n${style(output, 'yellow', `↑ a long command (${size}): scroll up and read all of it before you answer`)} ${answer} `;
+}
+
+interface AskToRun {
+  /** The session's line reader; absent for `chat "prompt"`. */
+  rl: Interface | undefined;
+  argv: readonly string[];
+  /** The turn's signal: a cancelled turn takes its question away. */
+  signal: AbortSignal;
+  /** Cancels the whole command (Ctrl-C at the question of `chat "prompt"`). */
+  cancel: () => void;
+}
+
+async function askToRun(context: CommandContext, ask: AskToRun): Promise<boolean> {
+  const { rl, signal } = ask;
+  const shown = ask.argv.map(quoteArgument).join(' ');
+  const question = approvalQuestion(context.output, ask.argv);
   if (rl !== undefined) {
-    const answer = await rl.question(question);
+    // Without the signal the question outlives a cancelled turn: the next line typed would
+    // answer it, and the session's own prompt would never come back.
+    const answer = await rl.question(question, { signal });
     return /^y(es)?$/i.test(answer.trim());
   }
   if (context.stdin.isTTY !== true) {
@@ -212,8 +293,10 @@ async function askToRun(context: CommandContext, rl: Interface | undefined, argv
     return false;
   }
   const once = createInterface({ input: context.stdin, output: context.output.err, terminal: true });
+  // The terminal is in raw mode while it asks: Ctrl-C arrives here, not as a signal.
+  once.on('SIGINT', ask.cancel);
   try {
-    return /^y(es)?$/i.test((await once.question(question)).trim());
+    return /^y(es)?$/i.test((await once.question(question, { signal })).trim());
   } finally {
     once.close();
   }

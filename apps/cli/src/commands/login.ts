@@ -3,6 +3,7 @@ import type { ChatGPTAuthOptions, ChatGPTStatus } from '@toolwire/provider-chatg
 import { CliUsageError } from '../cli-error.ts';
 import type { CommandContext } from '../context.ts';
 import { eprintln, println, style } from '../output.ts';
+import { visible } from '../terminal-text.ts';
 
 const LOGIN_PROVIDERS = ['chatgpt'];
 
@@ -24,7 +25,7 @@ export function chatGPTAuthOptions(context: CommandContext): ChatGPTAuthOptions 
     ...(env.TOOLWIRE_CHATGPT_AUTH_FILE ? { path: env.TOOLWIRE_CHATGPT_AUTH_FILE } : {}),
     ...(env.CODEX_HOME ? { codexHome: env.CODEX_HOME } : {}),
     ...(env.TOOLWIRE_CHATGPT_ISSUER ? { issuer: env.TOOLWIRE_CHATGPT_ISSUER } : {}),
-    logger: { warn: (message) => eprintln(context.output, style(context.output, 'yellow', message)) },
+    logger: { warn: (message) => eprintln(context.output, style(context.output, 'yellow', visible(message, { multiline: true }))) },
   };
 }
 
@@ -37,10 +38,10 @@ export async function loginCommand(context: CommandContext, provider: string, op
     method: options.device === true ? 'device' : 'browser',
     ...(options.workspace !== undefined ? { allowedWorkspaceId: options.workspace } : {}),
     openUrl: (url) => {
-      eprintln(output, `Open this page to sign in:\n  ${style(output, 'cyan', url)}`);
+      eprintln(output, `Open this page to sign in:\n  ${style(output, 'cyan', visible(url))}`);
     },
     onDeviceCode: ({ verificationUrl, userCode }) => {
-      eprintln(output, `Open ${style(output, 'cyan', verificationUrl)} and enter the code ${style(output, 'bold', userCode)}`);
+      eprintln(output, `Open ${style(output, 'cyan', visible(verificationUrl))} and enter the code ${style(output, 'bold', visible(userCode))}`);
     },
   });
   printStatus(context, status);
@@ -67,13 +68,14 @@ export async function whoamiCommand(context: CommandContext, options: { json?: b
 function printStatus(context: CommandContext, status: ChatGPTStatus): void {
   const { output } = context;
   if (!status.signedIn) {
-    println(output, `chatgpt: not signed in (${status.message})`);
+    println(output, `chatgpt: not signed in (${visible(status.message)})`);
     println(output, style(output, 'dim', 'sign in with `toolwire login chatgpt` (or `--device` without a browser)'));
     return;
   }
-  const who = status.email ?? status.accountId;
-  const plan = status.planType !== undefined ? ` · plan ${status.planType}` : '';
+  // The e-mail, account and plan come from the sign-in server's token.
+  const who = visible(status.email ?? status.accountId);
+  const plan = status.planType !== undefined ? ` · plan ${visible(status.planType)}` : '';
   const expires = status.expiresAt !== undefined ? ` · token expires ${status.expiresAt.toISOString()}` : '';
   const source = status.store === 'codex' ? ` · from Codex${status.readOnly ? ' (read-only)' : ''}` : '';
-  println(output, `chatgpt: signed in as ${style(output, 'bold', who)} (account ${status.accountId})${plan}${expires}${source}`);
+  println(output, `chatgpt: signed in as ${style(output, 'bold', who)} (account ${visible(status.accountId)})${plan}${expires}${source}`);
 }

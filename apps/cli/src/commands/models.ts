@@ -3,6 +3,7 @@ import { ollamaFromEnv, openAIConfigured, openAIFromEnv } from '../model-provide
 import { println, style } from '../output.ts';
 import { formatTable } from '../table.ts';
 import { CliError } from '../cli-error.ts';
+import { visible } from '../terminal-text.ts';
 
 interface ModelRow {
   model: string;
@@ -37,8 +38,8 @@ export async function modelsCommand(context: CommandContext, options: { json?: b
 
   const { output } = context;
   if (options.json === true) for (const row of rows) println(output, JSON.stringify(row));
-  else if (rows.length > 0) for (const line of formatTable(['model', 'tools'], rows.map((r) => [r.model, r.tools]))) println(output, line);
-  for (const problem of problems) context.output.err.write(`${style(output, 'yellow', 'note:')} ${problem}\n`);
+  else if (rows.length > 0) for (const line of formatTable(['model', 'tools'], rows.map((r) => [visible(r.model), r.tools]))) println(output, line);
+  for (const problem of problems) context.output.err.write(`${style(output, 'yellow', 'note:')} ${visible(problem, { multiline: true })}\n`);
   if (rows.length === 0) {
     throw new CliError('No provider answered.', { hint: 'start Ollama (`ollama serve`) or set OPENAI_API_KEY' });
   }

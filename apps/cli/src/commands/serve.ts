@@ -2,6 +2,7 @@ import { runServerCommand } from '@toolwire/server';
 import type { CommandContext } from '../context.ts';
 import { eprintln, println } from '../output.ts';
 import type { ServeOptions } from '../program.ts';
+import { visible } from '../terminal-text.ts';
 
 /**
  * `toolwire serve`: the gateway's own command (`toolwire-server`), so flags, the config
@@ -17,7 +18,8 @@ export async function serveCommand(context: CommandContext, options: ServeOption
     argv,
     env: context.env,
     print: (text) => println(context.output, text),
-    printError: (text) => eprintln(context.output, text),
+    // Errors quote the config file and the environment.
+    printError: (text) => eprintln(context.output, visible(text, { multiline: true })),
   });
   if (code !== 0) context.exitCode = code;
 }

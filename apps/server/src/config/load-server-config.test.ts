@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../auth/hash-key.ts';
 import { runServerCommand } from '../run-server-command.ts';
 import { ConfigError } from './config-error.ts';
-import { loadServerConfig } from './load-server-config.ts';
+import { loadServerConfig, MAX_CONFIG_FILE_BYTES } from './load-server-config.ts';
 import type { ServerConfig } from './server-config.ts';
 
 async function serve(argv: string[], env: Record<string, string> = {}, cwd?: string): Promise<ServerConfig> {
@@ -85,6 +86,15 @@ describe('loadServerConfig', () => {
   it('names the bad setting for an unreadable or invalid file and a bad port', async () => {
     await expect(loadServerConfig({ argv: ['--config', '/nonexistent/x.json'], env: {} })).rejects.toMatchObject({ setting: '--config' });
     await expect(loadServerConfig({ argv: ['--port', 'abc'], env: {} })).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('refuses a config path that is a FIFO, a directory or too large, at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolwire-config-'));
+    execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+    await expect(loadServerConfig({ argv: ['--config', join(dir, 'fifo.json')], env: {} })).rejects.toThrow(/--config.*not a regular file/);
+    await expect(loadServerConfig({ argv: ['--config', dir], env: {} })).rejects.toThrow(/not a regular file/);
+    await writeFile(join(dir, 'big.json'), `{"host":"${'x'.repeat(MAX_CONFIG_FILE_BYTES)}"}`);
+    await expect(loadServerConfig({ argv: ['--config', join(dir, 'big.json')], env: {} })).rejects.toThrow(/larger than 4 MiB/);
     await expect(loadServerConfig({ argv: ['--bogus'], env: {} })).rejects.toMatchObject({ setting: 'arguments' });
   });
 });

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hashApiKey } from '../auth/hash-key.ts';
@@ -6,6 +6,9 @@ import type { ApiKeyConfig } from '../auth/api-key-store.ts';
 import { ConfigError } from './config-error.ts';
 import { parseConfigFile, redisUrl } from './parse-config-file.ts';
 import type { ServerConfig } from './server-config.ts';
+
+/** The largest config file read (4 MiB): a config is a page of JSON, not a data set. */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
 
 /** The `toolwire-server --help` text. */
 export const SERVER_USAGE = `Usage: toolwire-server [options]
@@ -134,6 +137,10 @@ export async function loadServerConfig(options: LoadServerConfigOptions): Promis
     const path = resolve(cwd, flags.config);
     let text: string;
     try {
+      // A FIFO would block the read until a writer comes (maybe never), a device never ends.
+      const info = await stat(path);
+      if (!info.isFile()) throw new Error('not a regular file');
+      if (info.size > MAX_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_CONFIG_FILE_BYTES / (1024 * 1024)} MiB`);
       text = await readFile(path, 'utf8');
     } catch (error) {
       throw new ConfigError({ setting: '--config', message: `cannot read ${path}: ${(error as Error).message}` });
