@@ -509,6 +509,31 @@ describe('the Redis state against servers that are not Redis', () => {
     }
   }, 30_000);
 
+  it("names an ACL refusal in Redis 7.2's and Valkey's words, and asks again after any failed probe until one succeeds on the same connection", async () => {
+    const impostor = await startImpostorRedis('scripted');
+    // The probe's script answered as a Redis 7.2+ (or Valkey) answers a user without TIME,
+    // then with an error reply nobody classifies, then as it should: the connection stays open.
+    let probeReply = "-ERR ACL failure in script: User tw has no permissions to run the 'time' command script: 9c1f, on @user_script:1.\r\n";
+    impostor.setMode('scripted', (command) => (command.some((arg) => arg.endsWith('probe')) ? probeReply : ':1\r\n'));
+    try {
+      const { state, logs } = openState({ url: impostor.url, probeIntervalMs: 50 });
+      // Before: a generic `error` warning, and no probe after it.
+      expect(await until(() => aboutRedis(logs, 'no_permission').length === 1, 10_000)).toBe(true);
+      expect(aboutRedis(logs, 'no_permission')[0]!.level).toBe(50);
+      expect(aboutRedis(logs, 'error')).toEqual([]);
+      expect(state.available).toBe(false);
+      probeReply = '-ERR some error this gateway has never heard of\r\n';
+      expect(await until(() => aboutRedis(logs, 'error').length === 1, 10_000)).toBe(true);
+      const connections = impostor.connections;
+      probeReply = ':1\r\n';
+      // Before: a probe that failed with a non-outage error was never repeated.
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(impostor.connections).toBe(connections);
+    } finally {
+      await impostor.close();
+    }
+  }, 30_000);
+
   it('answers 503 (not a crash, not a wrong decision) when a server that passes for Redis answers the scripts with the wrong shape', async () => {
     const impostor = await startImpostorRedis('scripted');
     // The probe gets what it expects; every other script an integer, MGET an integer.

@@ -16,6 +16,9 @@ describe('classifyRedisFailure', () => {
     ['WRONGPASS invalid username-password pair or user is disabled.', 'auth_failed', true],
     ["NOPERM User app has no permissions to run the 'evalsha' command", 'no_permission', true],
     ["ERR The user executing the script can't run this command or subcommand script: 2617fe, on @user_script:1.", 'no_permission', true],
+    ["ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 2617fe, on @user_script:3.", 'no_permission', true],
+    ["ERR ACL failure in script: User tw has no permissions to run the 'time' command script: 2617fe, on @user_script:1.", 'no_permission', true],
+    ['ERR ACL failure in script: No permissions to access a key script: 2617fe, on @user_script:3.', 'no_permission', true],
     ['WRONGTYPE Operation against a key holding the wrong kind of value script: 2617fe, on @user_script:5.', 'wrong_type', false],
     ['ERR unknown command', 'error', false],
   ] as const)('reads Redis\'s error code: %s', (message, kind, outage) => {

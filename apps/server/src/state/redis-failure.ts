@@ -153,6 +153,16 @@ function firstWord(text: string): string {
   return space === -1 ? text : text.slice(0, space);
 }
 
+/**
+ * An ACL refusal inside a script is not NOPERM but an ERR, worded by version: Redis 7.0
+ * "ERR The user executing the script can't run this command or subcommand" (or "can't
+ * access at least one of the keys …"); Redis 7.2 and later and Valkey "ERR ACL failure in
+ * script: User … has no permissions to run the 'time' command" (or "… to access a key").
+ */
+function isAclRefusalInScript(message: string): boolean {
+  return message.startsWith('ERR The user executing the script ') || message.startsWith('ERR ACL failure in script');
+}
+
 /** A failure for an error ioredis (or the state itself) raised; unknown errors are `error`. */
 export function classifyRedisFailure(error: unknown): RedisFailure {
   return redisFailure(failureKind(error));
@@ -167,8 +177,7 @@ function failureKind(error: unknown): RedisFailureKind {
   const fromReply = REPLY_CODES.get(firstWord(message));
   if (fromReply !== undefined) return fromReply;
   if (message === 'Command timed out') return 'timeout';
-  // An ACL refusal inside a script is not NOPERM but this (Redis 7).
-  if (message.startsWith("ERR The user executing the script can't run this command")) return 'no_permission';
+  if (isAclRefusalInScript(message)) return 'no_permission';
   if (message.startsWith(UNEXPECTED_REPLY) || message.startsWith(REPLY_TOO_LARGE) || message.startsWith('Unknown RESP type')) return 'not_redis';
   if (
     message === 'Connection is closed.' ||

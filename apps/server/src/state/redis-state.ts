@@ -235,6 +235,10 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       .catch((error: unknown) => fail(error, 'probe'))
       .finally(() => {
         probing = false;
+        // Asked again whatever the failure: one not counted as an outage (an error reply
+        // this version of Redis words differently) would otherwise leave the state
+        // unavailable until the connection happens to drop.
+        if (!available) scheduleProbe();
       });
   };
   const scheduleProbe = (): void => {
