@@ -1,8 +1,11 @@
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,12 +250,13 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
   }, 30_000);
 
   it('a failed save (MISCONF, stop-writes-on-bgsave-error): 503s, not ready and a line that names it, until writes succeed', async () => {
-    // A Redis whose snapshots cannot be written (sysfs takes no new files, whoever runs it).
-    const unsaving = await startRedis(['--dir', '/sys/kernel']);
-    if ('skip' in unsaving) {
-      console.warn(`[redis-failures.test] MISCONF case skipped: ${unsaving.skip}`);
-      return;
-    }
+    // A Redis whose snapshots cannot be written: its directory is removed once it runs, and
+    // no file can be created in a removed directory, whoever runs it (root in a container too;
+    // unlike a read-only or sysfs directory, which may be missing or writable there).
+    const dir = await mkdtemp(join(tmpdir(), 'tw-misconf-'));
+    const unsaving = await startRedis(['--dir', dir]);
+    await rm(dir, { recursive: true, force: true });
+    if ('skip' in unsaving) throw new Error(unsaving.skip);
     const unsavingAdmin = new Redis(unsaving.url);
     try {
       const { state, logs } = openState({ url: unsaving.url, probeIntervalMs: 100 });
@@ -269,6 +273,8 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
       expect(await state.whenAvailable(10_000)).toBe(true);
       expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
     } finally {
+      // With a save point set, a SIGTERMed Redis saves first, fails, and refuses to exit (the helper's SIGKILL 5 s later).
+      await unsavingAdmin.config('SET', 'save', '').catch(() => undefined);
       unsavingAdmin.disconnect();
       await unsaving.stop();
     }
@@ -283,6 +289,8 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
       const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-1@`), probeIntervalMs: 100 });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      // The probe's refusal may take a moment on a loaded machine.
+      expect(await until(() => aboutRedis(logs, 'no_permission').length > 0, 10_000)).toBe(true);
       expect(aboutRedis(logs, 'no_permission')).toHaveLength(1);
       expect(aboutRedis(logs, 'no_permission')[0]!.msg).toContain('TIME');
       expect(aboutRedis(logs, 'error')).toEqual([]);
@@ -473,6 +481,7 @@ describe('the Redis state against servers that are not Redis', () => {
       const { state, logs } = openState({ url: `redis://:p4ss-w0rd@127.0.0.1:${port}` });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      expect(await until(() => aboutRedis(logs, 'unreachable').length > 0, 10_000)).toBe(true);
       const lines = aboutRedis(logs, 'unreachable');
       expect(lines).toHaveLength(1);
       expect(lines[0]!.reason).toContain('rediss://');
@@ -487,6 +496,7 @@ describe('the Redis state against servers that are not Redis', () => {
       const { state, logs } = openState({ url: `rediss://127.0.0.1:${port}` });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      expect(await until(() => aboutRedis(logs, 'tls_failed').length > 0, 10_000)).toBe(true);
       expect(aboutRedis(logs, 'tls_failed')).toHaveLength(1);
       expect(aboutRedis(logs, 'tls_failed')[0]!.level).toBe(50);
       expect(aboutRedis(logs, 'error')).toEqual([]);
