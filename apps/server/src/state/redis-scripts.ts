@@ -63,9 +63,10 @@ end`;
 // The index, the sizes and the total describe the same turns. A Redis that evicts keys
 // (maxmemory with an allkeys-* policy) can take one of them and leave the others: the total
 // would then count turns nobody can drop any more, and every new turn would be pushed out
-// at once for as long as turns keep being stored. When they disagree (counts differ, or a
-// total is missing beside stored turns) they are rebuilt from the turn keys they still name:
-// each one's bytes and remaining lifetime.
+// at once for as long as turns keep being stored. When they disagree (counts differ, a
+// total is missing beside stored turns, or one is left beside none: index and sizes both
+// gone) they are rebuilt from the turn keys they still name: each one's bytes and remaining
+// lifetime. Turns that nothing names any more lapse with their TTL.
 const REBUILD_TURN_INDEX = `local function rebuild()
   local names = {}
   for _, key in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do names[key] = true end
@@ -84,7 +85,8 @@ const REBUILD_TURN_INDEX = `local function rebuild()
   redis.call('SET', KEYS[4], total)
 end
 local count = redis.call('ZCARD', KEYS[2])
-if count ~= redis.call('HLEN', KEYS[3]) or (count > 0 and redis.call('EXISTS', KEYS[4]) == 0) then rebuild() end`;
+local counted = redis.call('GET', KEYS[4])
+if count ~= redis.call('HLEN', KEYS[3]) or (count > 0 and not counted) or (count == 0 and counted and tonumber(counted) ~= 0) then rebuild() end`;
 
 /**
  * Stores one hidden turn and applies the store's limits, like the in-memory store: lapsed
