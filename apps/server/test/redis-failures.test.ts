@@ -305,6 +305,32 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
     }
   }, 30_000);
 
+  it.each(['-@hash', '-mget', '-del'])('an ACL user without a command only some requests need (%s): not ready and staying so under traffic, not ready one second in two', async (missing) => {
+    const user = `acl${prefixes + 1}`;
+    const prefix = `f${prefixes + 1}:`;
+    await admin.call('ACL', 'SETUSER', user, 'on', '>acl-pass-2', `~${prefix}*`, '+info', '+eval', '+evalsha', '+mget', '+zrem', '+@string', '+@hash', '+@sortedset', '+del', '+exists', '+type', '+pexpire', '+pttl', '+time', missing);
+    try {
+      const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-2@`), probeIntervalMs: 50 });
+      expect(await until(() => aboutRedis(logs, 'no_permission').length > 0, 10_000)).toBe(true);
+      // Before: the probe passed without the command, each request that used it made the
+      // state unavailable, and the next probe made it available again.
+      let everAvailable = false;
+      const deadline = Date.now() + 1500;
+      while (Date.now() < deadline) {
+        await Promise.all([failureOf(state.takeRate('k', 1000)), failureOf(state.restoreTurns('k', askedWith('c1'))), failureOf(state.rememberTurn('k', turn('c2')))]);
+        everAvailable ||= state.available;
+        await sleep(20);
+      }
+      expect(everAvailable).toBe(false);
+      expect(logs.filter((line) => line.msg.startsWith('Redis is reachable again'))).toEqual([]);
+      await admin.call('ACL', 'SETUSER', user, '+@all');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      await admin.call('ACL', 'DELUSER', user);
+    }
+  }, 30_000);
+
   it('recovers its scripts after SCRIPT FLUSH mid-traffic, without a failed request', async () => {
     const { state, logs } = await open();
     for (let round = 0; round < 30; round++) {
@@ -524,7 +550,7 @@ describe('the Redis state against servers that are not Redis', () => {
     // The probe's script answered as a Redis 7.2+ (or Valkey) answers a user without TIME,
     // then with an error reply nobody classifies, then as it should: the connection stays open.
     let probeReply = "-ERR ACL failure in script: User tw has no permissions to run the 'time' command script: 9c1f, on @user_script:1.\r\n";
-    impostor.setMode('scripted', (command) => (command.some((arg) => arg.endsWith('probe')) ? probeReply : ':1\r\n'));
+    impostor.setMode('scripted', (command) => (command.some((arg) => arg.includes('{probe}')) ? probeReply : ':1\r\n'));
     try {
       const { state, logs } = openState({ url: impostor.url, probeIntervalMs: 50 });
       // Before: a generic `error` warning, and no probe after it.
@@ -547,7 +573,7 @@ describe('the Redis state against servers that are not Redis', () => {
   it('answers 503 (not a crash, not a wrong decision) when a server that passes for Redis answers the scripts with the wrong shape', async () => {
     const impostor = await startImpostorRedis('scripted');
     // The probe gets what it expects; every other script an integer, MGET an integer.
-    impostor.setMode('scripted', (command) => (command.some((arg) => arg.endsWith('probe')) ? ':1\r\n' : ':5\r\n'));
+    impostor.setMode('scripted', (command) => (command.some((arg) => arg.includes('{probe}')) ? ':1\r\n' : ':5\r\n'));
     try {
       const { state, logs } = openState({ url: impostor.url });
       expect(await state.whenAvailable(10_000)).toBe(true);

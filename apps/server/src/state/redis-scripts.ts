@@ -128,15 +128,34 @@ return 1`;
 
 /**
  * Asks Redis whether it takes the state's writes (reachable is not enough: an out-of-memory
- * server or a read-only replica answers, and refuses), and whether the user may run the
- * clock and key commands the other scripts use (an ACL refusal inside a script would
- * otherwise pass the probe and fail every request). KEYS[1] the probe key; ARGV[1] a value.
+ * server or a read-only replica answers, and refuses), and whether the user may run every
+ * command the other scripts use: an ACL refusal of one the probe skipped would fail every
+ * request that needs it while the probe passed, and readiness would flap once a second.
+ * The first write comes first (Redis refuses only a script's first write when it cannot
+ * persist or lacks replicas). KEYS[1] a string, KEYS[2] a hash, KEYS[3] a sorted set, all
+ * the probe's own; ARGV[1] `1`. Leaves only KEYS[1], with a 10 s TTL.
  */
 export const PROBE = `redis.call('TIME')
 redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+redis.call('GET', KEYS[1])
+redis.call('INCRBY', KEYS[1], 0)
+redis.call('DECRBY', KEYS[1], 0)
+redis.call('STRLEN', KEYS[1])
+redis.call('EXISTS', KEYS[1])
+redis.call('TYPE', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], 10000)
 redis.call('PTTL', KEYS[1])
-redis.call('TYPE', KEYS[1])
-redis.call('EXISTS', KEYS[1])
-redis.call('STRLEN', KEYS[1])
+redis.call('HSET', KEYS[2], 'probe', ARGV[1])
+redis.call('HGET', KEYS[2], 'probe')
+redis.call('HMGET', KEYS[2], 'probe')
+redis.call('HKEYS', KEYS[2])
+redis.call('HLEN', KEYS[2])
+redis.call('HDEL', KEYS[2], 'probe')
+redis.call('ZADD', KEYS[3], 0, 'probe')
+redis.call('ZSCORE', KEYS[3], 'probe')
+redis.call('ZCARD', KEYS[3])
+redis.call('ZRANGE', KEYS[3], 0, -1)
+redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', 0)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', 0)
+redis.call('DEL', KEYS[2], KEYS[3])
 return 1`;
