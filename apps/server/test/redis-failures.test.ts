@@ -1,8 +1,11 @@
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,12 +250,13 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
   }, 30_000);
 
   it('a failed save (MISCONF, stop-writes-on-bgsave-error): 503s, not ready and a line that names it, until writes succeed', async () => {
-    // A Redis whose snapshots cannot be written (sysfs takes no new files, whoever runs it).
-    const unsaving = await startRedis(['--dir', '/sys/kernel']);
-    if ('skip' in unsaving) {
-      console.warn(`[redis-failures.test] MISCONF case skipped: ${unsaving.skip}`);
-      return;
-    }
+    // A Redis whose snapshots cannot be written: its directory is removed once it runs, and
+    // no file can be created in a removed directory, whoever runs it (root in a container too;
+    // unlike a read-only or sysfs directory, which may be missing or writable there).
+    const dir = await mkdtemp(join(tmpdir(), 'tw-misconf-'));
+    const unsaving = await startRedis(['--dir', dir]);
+    await rm(dir, { recursive: true, force: true });
+    if ('skip' in unsaving) throw new Error(unsaving.skip);
     const unsavingAdmin = new Redis(unsaving.url);
     try {
       const { state, logs } = openState({ url: unsaving.url, probeIntervalMs: 100 });
@@ -269,6 +273,8 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
       expect(await state.whenAvailable(10_000)).toBe(true);
       expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
     } finally {
+      // With a save point set, a SIGTERMed Redis saves first, fails, and refuses to exit (the helper's SIGKILL 5 s later).
+      await unsavingAdmin.config('SET', 'save', '').catch(() => undefined);
       unsavingAdmin.disconnect();
       await unsaving.stop();
     }
@@ -283,6 +289,8 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
       const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-1@`), probeIntervalMs: 100 });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 1000)))).toBe(true);
+      // The probe's refusal may take a moment on a loaded machine.
+      expect(await until(() => aboutRedis(logs, 'no_permission').length > 0, 10_000)).toBe(true);
       expect(aboutRedis(logs, 'no_permission')).toHaveLength(1);
       expect(aboutRedis(logs, 'no_permission')[0]!.msg).toContain('TIME');
       expect(aboutRedis(logs, 'error')).toEqual([]);
@@ -290,6 +298,32 @@ describe.runIf(redis !== undefined)('the Redis state against Redis at its worst 
       await sleep(500);
       expect(state.available).toBe(false);
       await admin.call('ACL', 'SETUSER', user, '+time');
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
+    } finally {
+      await admin.call('ACL', 'DELUSER', user);
+    }
+  }, 30_000);
+
+  it.each(['-@hash', '-mget', '-del'])('an ACL user without a command only some requests need (%s): not ready and staying so under traffic, not ready one second in two', async (missing) => {
+    const user = `acl${prefixes + 1}`;
+    const prefix = `f${prefixes + 1}:`;
+    await admin.call('ACL', 'SETUSER', user, 'on', '>acl-pass-2', `~${prefix}*`, '+info', '+eval', '+evalsha', '+mget', '+zrem', '+@string', '+@hash', '+@sortedset', '+del', '+exists', '+type', '+pexpire', '+pttl', '+time', missing);
+    try {
+      const { state, logs } = openState({ url: server.url.replace('redis://', `redis://${user}:acl-pass-2@`), probeIntervalMs: 50 });
+      expect(await until(() => aboutRedis(logs, 'no_permission').length > 0, 10_000)).toBe(true);
+      // Before: the probe passed without the command, each request that used it made the
+      // state unavailable, and the next probe made it available again.
+      let everAvailable = false;
+      const deadline = Date.now() + 1500;
+      while (Date.now() < deadline) {
+        await Promise.all([failureOf(state.takeRate('k', 1000)), failureOf(state.restoreTurns('k', askedWith('c1'))), failureOf(state.rememberTurn('k', turn('c2')))]);
+        everAvailable ||= state.available;
+        await sleep(20);
+      }
+      expect(everAvailable).toBe(false);
+      expect(logs.filter((line) => line.msg.startsWith('Redis is reachable again'))).toEqual([]);
+      await admin.call('ACL', 'SETUSER', user, '+@all');
       expect(await state.whenAvailable(10_000)).toBe(true);
       expect(await state.takeRate('k', 1000)).toEqual({ allowed: true });
     } finally {
@@ -473,6 +507,7 @@ describe('the Redis state against servers that are not Redis', () => {
       const { state, logs } = openState({ url: `redis://:p4ss-w0rd@127.0.0.1:${port}` });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      expect(await until(() => aboutRedis(logs, 'unreachable').length > 0, 10_000)).toBe(true);
       const lines = aboutRedis(logs, 'unreachable');
       expect(lines).toHaveLength(1);
       expect(lines[0]!.reason).toContain('rediss://');
@@ -487,6 +522,7 @@ describe('the Redis state against servers that are not Redis', () => {
       const { state, logs } = openState({ url: `rediss://127.0.0.1:${port}` });
       expect(await state.whenAvailable(1500)).toBe(false);
       expect(isStateUnavailable(await failureOf(state.takeRate('k', 10)))).toBe(true);
+      expect(await until(() => aboutRedis(logs, 'tls_failed').length > 0, 10_000)).toBe(true);
       expect(aboutRedis(logs, 'tls_failed')).toHaveLength(1);
       expect(aboutRedis(logs, 'tls_failed')[0]!.level).toBe(50);
       expect(aboutRedis(logs, 'error')).toEqual([]);
@@ -509,10 +545,35 @@ describe('the Redis state against servers that are not Redis', () => {
     }
   }, 30_000);
 
+  it("names an ACL refusal in Redis 7.2's and Valkey's words, and asks again after any failed probe until one succeeds on the same connection", async () => {
+    const impostor = await startImpostorRedis('scripted');
+    // The probe's script answered as a Redis 7.2+ (or Valkey) answers a user without TIME,
+    // then with an error reply nobody classifies, then as it should: the connection stays open.
+    let probeReply = "-ERR ACL failure in script: User tw has no permissions to run the 'time' command script: 9c1f, on @user_script:1.\r\n";
+    impostor.setMode('scripted', (command) => (command.some((arg) => arg.includes('{probe}')) ? probeReply : ':1\r\n'));
+    try {
+      const { state, logs } = openState({ url: impostor.url, probeIntervalMs: 50 });
+      // Before: a generic `error` warning, and no probe after it.
+      expect(await until(() => aboutRedis(logs, 'no_permission').length === 1, 10_000)).toBe(true);
+      expect(aboutRedis(logs, 'no_permission')[0]!.level).toBe(50);
+      expect(aboutRedis(logs, 'error')).toEqual([]);
+      expect(state.available).toBe(false);
+      probeReply = '-ERR some error this gateway has never heard of\r\n';
+      expect(await until(() => aboutRedis(logs, 'error').length === 1, 10_000)).toBe(true);
+      const connections = impostor.connections;
+      probeReply = ':1\r\n';
+      // Before: a probe that failed with a non-outage error was never repeated.
+      expect(await state.whenAvailable(10_000)).toBe(true);
+      expect(impostor.connections).toBe(connections);
+    } finally {
+      await impostor.close();
+    }
+  }, 30_000);
+
   it('answers 503 (not a crash, not a wrong decision) when a server that passes for Redis answers the scripts with the wrong shape', async () => {
     const impostor = await startImpostorRedis('scripted');
     // The probe gets what it expects; every other script an integer, MGET an integer.
-    impostor.setMode('scripted', (command) => (command.some((arg) => arg.endsWith('probe')) ? ':1\r\n' : ':5\r\n'));
+    impostor.setMode('scripted', (command) => (command.some((arg) => arg.includes('{probe}')) ? ':1\r\n' : ':5\r\n'));
     try {
       const { state, logs } = openState({ url: impostor.url });
       expect(await state.whenAvailable(10_000)).toBe(true);

@@ -135,7 +135,7 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     expect(await state.restoreTurns('k', ask('c3'))).toHaveLength(1);
   });
 
-  it.each(['index', 'sizes', 'total'])('keeps storing turns within its limits after Redis evicts its %s key (maxmemory with allkeys-*)', async (victim) => {
+  it.each(['index', 'sizes', 'total', 'index+sizes'])('keeps storing turns within its limits after Redis evicts its %s key (maxmemory with allkeys-*)', async (victims) => {
     prefixCount++;
     const prefix = `t${prefixCount}:`;
     const cap = 10_000;
@@ -143,7 +143,7 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     const ask = (id: string) => [{ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] }];
     for (let i = 0; i < 9; i++) await state.rememberTurn('k', turn(`old${i}`, 'x'.repeat(1000)));
     // What an eviction does to one key; the others stay.
-    await inspector.del(`${prefix}{turns}:${victim}`);
+    for (const victim of victims.split('+')) await inspector.del(`${prefix}{turns}:${victim}`);
     for (let i = 0; i < 20; i++) await state.rememberTurn('k', turn(`new${i}`, 'y'.repeat(1000)));
     // The newest turns are kept (before, none was: the total still counted the lost turns, or grew past the cap).
     for (let i = 12; i < 20; i++) expect(await state.restoreTurns('k', ask(`new${i}`)), `new${i}`).toHaveLength(2);

@@ -16,6 +16,17 @@ describe('classifyRedisFailure', () => {
     ['WRONGPASS invalid username-password pair or user is disabled.', 'auth_failed', true],
     ["NOPERM User app has no permissions to run the 'evalsha' command", 'no_permission', true],
     ["ERR The user executing the script can't run this command or subcommand script: 2617fe, on @user_script:1.", 'no_permission', true],
+    ["ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 2617fe, on @user_script:3.", 'no_permission', true],
+    ["ERR ACL failure in script: User tw has no permissions to run the 'time' command script: 2617fe, on @user_script:1.", 'no_permission', true],
+    ['ERR ACL failure in script: No permissions to access a key script: 2617fe, on @user_script:3.', 'no_permission', true],
+    // Redis 6 wraps every error met inside a script (its scripting.c: the error handler's location, then luaPushError's).
+    ["ERR Error running script (call to f_2617fe): @user_script:5: @user_script: 5: -OOM command not allowed when used memory > 'maxmemory'.", 'out_of_memory', true],
+    ['ERR Error running script (call to f_2617fe): @user_script:5: @user_script: 5: -READONLY You can\'t write against a read only replica.', 'read_only', true],
+    ['ERR Error running script (call to f_2617fe): @user_script:2: @user_script: 2: -NOREPLICAS Not enough good replicas to write.', 'too_few_replicas', true],
+    ["ERR Error running script (call to f_2617fe): @user_script:1: @user_script: 1: The user executing the script can't run this command or subcommand", 'no_permission', true],
+    ['ERR Error running script (call to f_2617fe): @user_script:5: WRONGTYPE Operation against a key holding the wrong kind of value', 'wrong_type', false],
+    ['ERR Error running script (call to f_2617fe): @user_script:5: user_script:5: Script attempted to access nonexistent global variable', 'error', false],
+    ['ERR Error running script (call to f_2617fe', 'error', false],
     ['WRONGTYPE Operation against a key holding the wrong kind of value script: 2617fe, on @user_script:5.', 'wrong_type', false],
     ['ERR unknown command', 'error', false],
   ] as const)('reads Redis\'s error code: %s', (message, kind, outage) => {

@@ -153,6 +153,44 @@ function firstWord(text: string): string {
   return space === -1 ? text : text.slice(0, space);
 }
 
+/**
+ * An ACL refusal inside a script is not NOPERM but an ERR, worded by version: Redis 7.0
+ * "ERR The user executing the script can't run this command or subcommand" (or "can't
+ * access at least one of the keys …"); Redis 7.2 and later and Valkey "ERR ACL failure in
+ * script: User … has no permissions to run the 'time' command" (or "… to access a key").
+ */
+function isAclRefusalInScript(message: string): boolean {
+  return message.startsWith('ERR The user executing the script ') || message.startsWith('ERR ACL failure in script') || message.startsWith('The user executing the script ');
+}
+
+const WRAPPED_BY_REDIS_6 = 'ERR Error running script (call to ';
+
+/**
+ * The error a command inside a script met, as Redis 6 reports it: wrapped in "ERR Error
+ * running script (call to f_…): @user_script:1: " and, for a refusal Redis raises itself,
+ * "@user_script: 1: -" (`-OOM command not allowed …`, `-READONLY …`). Redis 7 and later
+ * send the command's own error. Any other message is returned as it is.
+ */
+function unwrapRedis6ScriptError(message: string): string {
+  if (!message.startsWith(WRAPPED_BY_REDIS_6)) return message;
+  const end = message.indexOf('): ', WRAPPED_BY_REDIS_6.length);
+  if (end === -1) return message;
+  let at = end + 3;
+  // Up to two locations, each "@source:line: " or "@source: line: ".
+  for (let round = 0; round < 2 && message[at] === '@'; round++) {
+    const colon = message.indexOf(':', at);
+    if (colon === -1) break;
+    let next = colon + 1;
+    if (message[next] === ' ') next++;
+    const digits = next;
+    while (next < message.length && message.charCodeAt(next) >= 48 && message.charCodeAt(next) <= 57) next++;
+    if (next === digits || message[next] !== ':' || message[next + 1] !== ' ') break;
+    at = next + 2;
+  }
+  if (message[at] === '-') at++;
+  return message.slice(at).trim();
+}
+
 /** A failure for an error ioredis (or the state itself) raised; unknown errors are `error`. */
 export function classifyRedisFailure(error: unknown): RedisFailure {
   return redisFailure(failureKind(error));
@@ -160,15 +198,14 @@ export function classifyRedisFailure(error: unknown): RedisFailure {
 
 function failureKind(error: unknown): RedisFailureKind {
   if (!(error instanceof Error)) return 'error';
-  const { message } = error;
+  const message = unwrapRedis6ScriptError(error.message);
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return 'unreachable';
   if (typeof code === 'string' && isTlsCode(code)) return 'tls_failed';
   const fromReply = REPLY_CODES.get(firstWord(message));
   if (fromReply !== undefined) return fromReply;
   if (message === 'Command timed out') return 'timeout';
-  // An ACL refusal inside a script is not NOPERM but this (Redis 7).
-  if (message.startsWith("ERR The user executing the script can't run this command")) return 'no_permission';
+  if (isAclRefusalInScript(message)) return 'no_permission';
   if (message.startsWith(UNEXPECTED_REPLY) || message.startsWith(REPLY_TOO_LARGE) || message.startsWith('Unknown RESP type')) return 'not_redis';
   if (
     message === 'Connection is closed.' ||

@@ -63,9 +63,10 @@ end`;
 // The index, the sizes and the total describe the same turns. A Redis that evicts keys
 // (maxmemory with an allkeys-* policy) can take one of them and leave the others: the total
 // would then count turns nobody can drop any more, and every new turn would be pushed out
-// at once for as long as turns keep being stored. When they disagree (counts differ, or a
-// total is missing beside stored turns) they are rebuilt from the turn keys they still name:
-// each one's bytes and remaining lifetime.
+// at once for as long as turns keep being stored. When they disagree (counts differ, a
+// total is missing beside stored turns, or one is left beside none: index and sizes both
+// gone) they are rebuilt from the turn keys they still name: each one's bytes and remaining
+// lifetime. Turns that nothing names any more lapse with their TTL.
 const REBUILD_TURN_INDEX = `local function rebuild()
   local names = {}
   for _, key in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do names[key] = true end
@@ -84,7 +85,8 @@ const REBUILD_TURN_INDEX = `local function rebuild()
   redis.call('SET', KEYS[4], total)
 end
 local count = redis.call('ZCARD', KEYS[2])
-if count ~= redis.call('HLEN', KEYS[3]) or (count > 0 and redis.call('EXISTS', KEYS[4]) == 0) then rebuild() end`;
+local counted = redis.call('GET', KEYS[4])
+if count ~= redis.call('HLEN', KEYS[3]) or (count > 0 and not counted) or (count == 0 and counted and tonumber(counted) ~= 0) then rebuild() end`;
 
 /**
  * Stores one hidden turn and applies the store's limits, like the in-memory store: lapsed
@@ -126,15 +128,34 @@ return 1`;
 
 /**
  * Asks Redis whether it takes the state's writes (reachable is not enough: an out-of-memory
- * server or a read-only replica answers, and refuses), and whether the user may run the
- * clock and key commands the other scripts use (an ACL refusal inside a script would
- * otherwise pass the probe and fail every request). KEYS[1] the probe key; ARGV[1] a value.
+ * server or a read-only replica answers, and refuses), and whether the user may run every
+ * command the other scripts use: an ACL refusal of one the probe skipped would fail every
+ * request that needs it while the probe passed, and readiness would flap once a second.
+ * The first write comes first (Redis refuses only a script's first write when it cannot
+ * persist or lacks replicas). KEYS[1] a string, KEYS[2] a hash, KEYS[3] a sorted set, all
+ * the probe's own; ARGV[1] `1`. Leaves only KEYS[1], with a 10 s TTL.
  */
 export const PROBE = `redis.call('TIME')
 redis.call('SET', KEYS[1], ARGV[1], 'PX', 10000)
+redis.call('GET', KEYS[1])
+redis.call('INCRBY', KEYS[1], 0)
+redis.call('DECRBY', KEYS[1], 0)
+redis.call('STRLEN', KEYS[1])
+redis.call('EXISTS', KEYS[1])
+redis.call('TYPE', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], 10000)
 redis.call('PTTL', KEYS[1])
-redis.call('TYPE', KEYS[1])
-redis.call('EXISTS', KEYS[1])
-redis.call('STRLEN', KEYS[1])
+redis.call('HSET', KEYS[2], 'probe', ARGV[1])
+redis.call('HGET', KEYS[2], 'probe')
+redis.call('HMGET', KEYS[2], 'probe')
+redis.call('HKEYS', KEYS[2])
+redis.call('HLEN', KEYS[2])
+redis.call('HDEL', KEYS[2], 'probe')
+redis.call('ZADD', KEYS[3], 0, 'probe')
+redis.call('ZSCORE', KEYS[3], 'probe')
+redis.call('ZCARD', KEYS[3])
+redis.call('ZRANGE', KEYS[3], 0, -1)
+redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', 0)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', 0)
+redis.call('DEL', KEYS[2], KEYS[3])
 return 1`;

@@ -102,7 +102,8 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   // One hash tag for the turn keys: the scripts touch several of them at once.
   const turnKey = (principal: string, firstCallId: string): string => `${prefix}{turns}:${principal}\n${firstCallId}`;
   const turnKeys = [`${prefix}{turns}:index`, `${prefix}{turns}:sizes`, `${prefix}{turns}:total`] as const;
-  const probeKey = `${prefix}probe`;
+  // One hash tag: the probe script touches all three.
+  const probeKeys = [`${prefix}{probe}`, `${prefix}{probe}:hash`, `${prefix}{probe}:zset`] as const;
 
   // ioredis would throw Node's `Invalid URL` error, whose `input` is the whole URL, password included.
   if (!URL.canParse(options.url)) {
@@ -125,7 +126,7 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   client.defineCommand('twRenewSlot', { numberOfKeys: 1, lua: RENEW_SLOT });
   client.defineCommand('twRememberTurn', { numberOfKeys: 4, lua: REMEMBER_TURN });
   client.defineCommand('twTouchTurn', { numberOfKeys: 4, lua: TOUCH_TURN });
-  client.defineCommand('twProbe', { numberOfKeys: 1, lua: PROBE });
+  client.defineCommand('twProbe', { numberOfKeys: 3, lua: PROBE });
   const script = (name: string): ScriptCall => {
     const fn = (client as unknown as Record<string, ScriptCall>)[name];
     if (fn === undefined) throw new Error(`Redis script ${name} is not defined.`);
@@ -227,14 +228,21 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const probe = (): void => {
     if (closed || probing || !connected || available) return;
     probing = true;
-    probeWrite(probeKey, '1')
-      .then((reply) => {
+    probeWrite(...probeKeys, '1')
+      .then(async (reply) => {
         if (reply !== 1) throw unexpectedReply('the probe script');
+        // And the commands requests send outside scripts.
+        await client.mget(probeKeys[0]).finally(replyRead);
+        await zrem(probeKeys[2], ['probe']);
         setAvailable();
       })
       .catch((error: unknown) => fail(error, 'probe'))
       .finally(() => {
         probing = false;
+        // Asked again whatever the failure: one not counted as an outage (an error reply
+        // this version of Redis words differently) would otherwise leave the state
+        // unavailable until the connection happens to drop.
+        if (!available) scheduleProbe();
       });
   };
   const scheduleProbe = (): void => {

@@ -43,8 +43,30 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Every redis-server started here and still running. A file's server is stopped in an
+ * `afterAll` that vitest does not run when no test of its block runs (`-t`, `.only`), nor
+ * when the run is cut short; and vitest ends its worker processes with SIGTERM, which ends
+ * a process without its `exit` event. So these are killed when the worker exits or gets
+ * SIGTERM, instead of outliving the run (`pgrep redis-server` after a run finds none).
+ */
+const running = new Set<ChildProcess>();
+const killRunning = (): void => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+};
+process.once('exit', killRunning);
+const onTerm = (): void => {
+  killRunning();
+  // Then ended as SIGTERM ends it, unless someone else handles the signal.
+  if (process.listenerCount('SIGTERM') === 0) process.kill(process.pid, 'SIGTERM');
+};
+process.once('SIGTERM', onTerm);
+
 async function spawnRedis(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
   const child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const failed = new Promise<never>((_, reject) => {
