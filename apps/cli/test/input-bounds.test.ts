@@ -5,6 +5,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.ts';
 import { MAX_TEXT_INPUT_CHARS } from '../src/read-input.ts';
+import { runMain } from './run-cli.ts';
 
 /** stdin that never ends, counting how much was read from it. */
 function endlessStdin(line: string): Readable & { readChars: () => number } {
@@ -22,16 +23,7 @@ function endlessStdin(line: string): Readable & { readChars: () => number } {
   return Object.assign(stream, { readChars: () => read });
 }
 
-async function run(argv: string[], stdin: Readable): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const code = await main(['node', 'toolwire', ...argv], { out, err, stdin, env: { NO_COLOR: '1', OLLAMA_HOST: 'http://127.0.0.1:9' }, cwd: process.cwd() });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], stdin: Readable) => runMain(argv, { stdin });
 
 describe('toolwire extract - with stdin that never ends', () => {
   it('stops reading past the limit and says to use --stream', async () => {

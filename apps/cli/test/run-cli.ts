@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main } from '../src/main.ts';
 
 /** The built CLI entry (tests run what users run). */
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bin.js');
@@ -37,4 +40,25 @@ export function runCli(args: string[], options: { input?: string; env?: Record<s
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * Runs the CLI's `main()` in this process (quick; no build needed for the code under test):
+ * what it printed and its exit code. Providers point somewhere harmless unless `env` says
+ * otherwise; `stdin` defaults to an empty one; `outIsTTY` makes stdout look like a terminal.
+ */
+export async function runMain(
+  argv: string[],
+  options: { env?: Record<string, string>; stdin?: Readable; cwd?: string; outIsTTY?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = Object.assign(new PassThrough(), { isTTY: options.outIsTTY === true });
+  const err = Object.assign(new PassThrough(), { isTTY: false });
+  let stdout = '';
+  let stderr = '';
+  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const stdin = options.stdin ?? new PassThrough().end();
+  const env = { NO_COLOR: '1', HOME: '/nonexistent-toolwire-home', OLLAMA_HOST: 'http://127.0.0.1:9', ...options.env };
+  const code = await main(['node', 'toolwire', ...argv], { out, err, stdin, env, cwd: options.cwd ?? process.cwd() });
+  return { code, stdout, stderr };
 }

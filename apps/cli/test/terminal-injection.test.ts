@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/main.ts';
 import { startFakeOpenAI } from './fake-openai.ts';
 import type { FakeOpenAI } from './fake-openai.ts';
+import { runMain } from './run-cli.ts';
 
 const HOSTILE = '\u001b[2J\u001b[H\u001b]0;pwned\u0007\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\\u001b]52;c;cm0gLXJmIH4=\u0007\u001bP+q\u001b\\\u001b[201~\u009b31m\u202Eright\rback\b\b';
 /** What a terminal would act on: ESC, a one-byte CSI, a bidi override, a bare CR, a backspace. */
@@ -22,19 +23,8 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function run(argv: string[], env: Record<string, string>, cwd = process.cwd()): Promise<{ code: number; stdout: string; stderr: string }> {
-  // A terminal on both sides, as a user at a prompt has.
-  const out = Object.assign(new PassThrough(), { isTTY: true });
-  const err = Object.assign(new PassThrough(), { isTTY: false });
-  let stdout = '';
-  let stderr = '';
-  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await main(['node', 'toolwire', ...argv], { out, err, stdin, env: { NO_COLOR: '1', HOME: '/nonexistent-toolwire-home', ...env }, cwd });
-  return { code, stdout, stderr };
-}
+// A terminal on stdout, as a user at a prompt has.
+const run = (argv: string[], env: Record<string, string>, cwd?: string) => runMain(argv, { env, outIsTTY: true, ...(cwd === undefined ? {} : { cwd }) });
 
 describe('toolwire chat shows what a model writes, and never lets it drive the terminal', () => {
   it('prints model text with escape sequences made visible', async () => {

@@ -5,9 +5,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../main.ts';
+import { runMain } from '../../test/run-cli.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -32,18 +31,7 @@ async function breakingServer(): Promise<string> {
 }
 
 /** Runs the CLI in this process; what it printed and its exit code. */
-async function run(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await main(['node', 'toolwire', ...argv], { out, err, stdin, env: { NO_COLOR: '1', HOME: '/nonexistent-toolwire-home', ...env }, cwd: process.cwd() });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], env: Record<string, string>) => runMain(argv, { env });
 
 describe('toolwire chat, a stream that fails midway', () => {
   it('prints the error once and exits 1', async () => {
