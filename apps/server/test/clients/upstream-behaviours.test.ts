@@ -24,6 +24,8 @@ const BEHAVIOURS: Behaviour[] = [
   { name: 'usage on the finish chunk', turn: { usage: 'finish' }, outcome: { openai: 'complete', ollama: 'complete' } },
   { name: 'SSE comments between the events', turn: { noise: true }, outcome: { openai: 'complete', ollama: 'complete' } },
   { name: 'events trickling in pieces split mid-line', turn: { trickle: true }, outcome: { openai: 'complete', ollama: 'complete' } },
+  { name: 'paced events gzip-compressed unasked (a proxy), without usage', turn: { compress: 'gzip', usage: 'none' }, outcome: { openai: 'complete', ollama: 'complete' } },
+  { name: 'gzip-compressed unasked, trickling mid-line, reset halfway', turn: { compress: 'gzip', trickle: true, ending: 'reset' }, outcome: { openai: 'error', ollama: 'error' } },
   { name: 'a body that ends without [DONE] / the done line', turn: { ending: 'no-done' }, outcome: { openai: 'either', ollama: 'either' } },
   { name: 'a body that ends cleanly halfway', turn: { ending: 'cut' }, outcome: { openai: 'either', ollama: 'either' } },
   { name: 'a connection reset mid-stream', turn: { ending: 'reset' }, outcome: { openai: 'error', ollama: 'error' } },

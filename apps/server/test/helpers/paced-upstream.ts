@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createGzip } from 'node:zlib';
 
 /**
  * A stand-in for the model servers the gateway talks to, realistic at their worst: one
@@ -86,6 +87,11 @@ export interface ScriptedTurn {
   trickle?: boolean | 'bytes';
   /** An HTTP error instead of an answer. */
   error?: { status: number; message: string; code?: string };
+  /**
+   * Streamed only: the body gzip-compressed though the gateway did not ask for it (a proxy
+   * that compresses everything), flushed after every write as such a proxy flushes events.
+   */
+  compress?: 'gzip';
 }
 
 /** A request as the scripted model sees it, the same on both wire formats. */
@@ -372,8 +378,20 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
       recorded.lastEventAt = Date.now();
       return;
     }
-    res.writeHead(200, api === 'openai' ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } : { 'content-type': 'application/x-ndjson' });
+    const encoding = turn.compress === 'gzip' ? { 'content-encoding': 'gzip' } : {};
+    res.writeHead(200, api === 'openai' ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...encoding } : { 'content-type': 'application/x-ndjson', ...encoding });
     res.flushHeaders();
+    const gzip = turn.compress === 'gzip' ? createGzip() : undefined;
+    gzip?.pipe(res);
+    // Every write of the streamed body, through the compressor when there is one.
+    const write = (chunk: string | Uint8Array): void => {
+      if (gzip === undefined) {
+        res.write(chunk);
+        return;
+      }
+      gzip.write(chunk);
+      gzip.flush();
+    };
     const half = Math.max(1, Math.floor(events.lines.length / 2));
     for (let i = 0; i < events.lines.length; i++) {
       if (pause > 0) await sleep(pause);
@@ -398,15 +416,15 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
         res.end(`data: ${JSON.stringify(SERVER_ERROR)}\n\n`);
         return;
       }
-      if (i === half && ending === 'garbage') res.write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
-      if (turn.noise === true && api === 'openai') res.write(i % 2 === 0 ? ': keep-alive\n\n' : ': OPENROUTER PROCESSING\n\n');
-      if (turn.noise === 'junk' && api === 'openai') res.write(JUNK[i % JUNK.length]!);
+      if (i === half && ending === 'garbage') write(api === 'openai' ? 'data: {"id":"chatcmpl-9x","object":"chat.completion.ch\n\n' : '{"model":"qwen3:0.6b","message":{"rol\n');
+      if (turn.noise === true && api === 'openai') write(i % 2 === 0 ? ': keep-alive\n\n' : ': OPENROUTER PROCESSING\n\n');
+      if (turn.noise === 'junk' && api === 'openai') write(JUNK[i % JUNK.length]!);
       const line = events.lines[i] ?? '';
       if (turn.trickle === 'bytes') {
         const bytes = Buffer.from(line);
         for (let at = 0; at < bytes.length; at++) {
           if (res.destroyed) return;
-          res.write(bytes.subarray(at, at + 1));
+          write(bytes.subarray(at, at + 1));
           if (at % 8 === 7) await sleep(1);
         }
       } else if (turn.trickle === true) {
@@ -414,22 +432,23 @@ export async function startPacedUpstream(options: { script?: Script; pauseMs?: n
         for (let at = 0; at < line.length; at += third) {
           if (at > 0) await sleep(Math.max(1, pause >> 1));
           if (res.destroyed) return;
-          res.write(line.slice(at, at + third));
+          write(line.slice(at, at + third));
         }
       } else {
-        res.write(line);
+        write(line);
       }
       recorded.sentAt.push(performance.now());
       if (i === events.finishIndex) recorded.finishWrittenAt = Date.now();
     }
     recorded.lastEventAt = Date.now();
     if (ending !== 'no-done') {
-      res.write(events.done);
+      write(events.done);
       recorded.sentAt.push(performance.now());
       if (api === 'ollama') recorded.finishWrittenAt = recorded.lastEventAt;
     }
     finished = true;
-    res.end();
+    if (gzip === undefined) res.end();
+    else gzip.end();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
