@@ -1,0 +1,108 @@
+// Every ```ts block of every README, read from the README itself: type-checked as a user's
+// module against the workspace packages, and run against stand-ins on 127.0.0.1 where it is
+// marked `run`. The `<!-- example: … -->` convention is in the root README ("README examples").
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkModules, toModule } from './readme-examples/check-blocks.ts';
+import { findReadmes, readBlocks } from './readme-examples/readme-blocks.ts';
+import { matchesComment, runBlock } from './readme-examples/run-block.ts';
+import type { BlockRun } from './readme-examples/run-block.ts';
+import { startStandIn } from './readme-examples/stand-ins.ts';
+import type { RunningStandIn } from './readme-examples/stand-ins.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const readmes = findReadmes(root);
+const blocks = readmes.flatMap((readme) => readBlocks(root, readme));
+const modules = blocks.filter((block) => block.notChecked === undefined).map((block, i) => toModule(block, join(root, 'test/readme-examples/.blocks'), i));
+
+/** What a run must leave behind beyond printing its shown values, where the README says so. */
+const leavesFiles: Record<string, string[]> = {
+  // The code-interpreter example downloads the files the recorded turn cites.
+  'packages/code-interpreter/README.md:24': ['two_dice_sums_10000.txt'],
+};
+
+describe('README examples', () => {
+  it('reads the READMEs users read', () => {
+    expect(readmes).toEqual(expect.arrayContaining(['README.md', 'packages/core/README.md', 'apps/server/README.md']));
+    expect(blocks.length).toBeGreaterThanOrEqual(20);
+  });
+
+  describe('type-check as strict modules against the packages', () => {
+    let errors = new Map<string, string[]>();
+    beforeAll(() => {
+      errors = checkModules(root, modules);
+    }, 120_000);
+
+    for (const block of blocks) {
+      if (block.notChecked !== undefined) {
+        it(`${block.label} is not checked: ${block.notChecked}`, () => {
+          expect(block.notChecked).not.toBe('');
+        });
+        continue;
+      }
+      it(`${block.label}${block.fragment === undefined ? '' : ` (fragment in ${block.fragment})`}`, () => {
+        expect(errors.get(block.label) ?? ['not checked']).toEqual([]);
+      });
+    }
+  });
+
+  describe.concurrent('run against stand-ins', () => {
+    const runnable = modules.filter((module) => module.block.run !== undefined);
+    it('every runnable block is a whole module with nothing declared', () => {
+      expect(runnable.length).toBeGreaterThan(0);
+      for (const { block } of runnable) {
+        expect(block.fragment, block.label).toBeUndefined();
+        expect(block.prelude.filter((line) => line.startsWith('declare ')), block.label).toEqual([]);
+      }
+    });
+
+    for (const module of runnable) {
+      const { block } = module;
+      const standIn = block.run ?? 'none';
+      describe(`${block.label}${standIn === 'none' ? '' : ` with the ${standIn} stand-in`}`, () => {
+        let server: RunningStandIn;
+        let run: BlockRun;
+        beforeAll(async () => {
+          server = await startStandIn(standIn, root);
+          run = await runBlock(root, module, { env: server.env, replace: server.replace, timeoutMs: 45_000 });
+        }, 60_000);
+        afterAll(async () => {
+          await server.close();
+          rmSync(run.cwd, { recursive: true, force: true });
+        });
+
+        it('exits 0', () => {
+          expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: '' });
+          if (standIn !== 'none') expect(server.requests).toBeGreaterThan(0);
+        });
+
+        it('produces the values its comments show', () => {
+          for (const shown of run.shown) {
+            const matched = shown.produced.some((value) => matchesComment(shown.comment, value));
+            expect(matched, `${shown.where} shows ${shown.comment}\nbut produced: ${shown.produced.join('\n') || '(nothing)'}`).toBe(true);
+          }
+        });
+
+        if (leavesFiles[block.label] !== undefined) {
+          it('leaves the files it writes', () => {
+            for (const file of leavesFiles[block.label] ?? []) expect(existsSync(join(run.cwd, file)), file).toBe(true);
+          });
+        }
+      });
+    }
+  });
+});
+
+describe('a README comment matches a produced value', () => {
+  it('without regard to whitespace or quote style', () => {
+    expect(matchesComment(`"It is 21 °C in Paris." "answer"`, `'It is 21 °C in Paris.' 'answer'`)).toBe(true);
+    expect(matchesComment(`[{ id: 'search_0' }]`, `[ { id: 'search_0' } ]`)).toBe(true);
+  });
+
+  it('with … standing for anything, and nothing else loose', () => {
+    expect(matchesComment(`{ id: 'call_…', city: 'Paris' }`, `{ id: 'call_0', city: 'Paris' }`)).toBe(true);
+    expect(matchesComment(`{ id: 'call_…', city: 'Paris' }`, `{ id: 'call_0', city: 'Rome' }`)).toBe(false);
+    expect(matchesComment(`{ value: 3 }`, `{ value: 3, extra: 1 }`)).toBe(false);
+  });
+});
