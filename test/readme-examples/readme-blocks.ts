@@ -22,6 +22,10 @@ export interface ReadmeBlock {
   run?: StandIn;
   /** Set when the block is deliberately not checked. */
   notChecked?: string;
+  /** A path in the block that stands for the run's (empty, temporary) working directory. */
+  workingDirectory?: string;
+  /** Files the run must leave in its working directory. */
+  writes: string[];
 }
 
 const skippedDirs = new Set(['node_modules', 'dist', 'coverage', 'bench', '__fixtures__']);
@@ -45,10 +49,12 @@ export function findReadmes(root: string): string[] {
   return found.sort();
 }
 
+type Clauses = Pick<ReadmeBlock, 'prelude' | 'fragment' | 'run' | 'notChecked' | 'workingDirectory' | 'writes'>;
+
 const standIns: readonly StandIn[] = ['none', 'ollama', 'openai', 'gateway'];
 
-function parseDirectives(comment: string, label: string): Pick<ReadmeBlock, 'prelude' | 'fragment' | 'run' | 'notChecked'> {
-  const result: Pick<ReadmeBlock, 'prelude' | 'fragment' | 'run' | 'notChecked'> = { prelude: [] };
+function parseDirectives(comment: string, label: string): Clauses {
+  const result: Clauses = { prelude: [], writes: [] };
   for (const raw of comment.split('\n')) {
     const clause = raw.trim();
     if (clause === '') continue;
@@ -64,13 +70,17 @@ function parseDirectives(comment: string, label: string): Pick<ReadmeBlock, 'pre
       result.run = standIn as StandIn;
     } else if (clause.startsWith('fragment ')) {
       result.fragment = clause.slice('fragment '.length).trim();
+    } else if (clause.startsWith('working directory ')) {
+      result.workingDirectory = clause.slice('working directory '.length).trim();
+    } else if (clause.startsWith('writes ')) {
+      result.writes.push(clause.slice('writes '.length).trim());
     } else if (clause.startsWith('not checked:')) {
       const reason = clause.slice('not checked:'.length).trim();
       if (reason === '') throw new Error(`${label}: "not checked:" needs a reason`);
       result.notChecked = reason;
     } else {
       throw new Error(
-        `${label}: unknown clause "${clause}" in its example comment (expected import …, declare …, run, run with <stand-in>, fragment <name>, not checked: <reason>)`,
+        `${label}: unknown clause "${clause}" in its example comment (expected import …, declare …, run, run with <stand-in>, working directory <path>, writes <file>, fragment <name>, not checked: <reason>)`,
       );
     }
   }

@@ -117,15 +117,17 @@ export function instrument(module: BlockModule, replace: [string, string][]): { 
 /**
  * Runs the block with `node --conditions=@toolwire/source` from a file under the workspace's
  * `node_modules/.cache` (so `@toolwire/*` resolve as in a user's project), in a fresh
- * working directory, with `env` added; killed after `timeoutMs`.
+ * working directory (which the block's `working directory` path is replaced by), with `env`
+ * added; killed after `timeoutMs`.
  */
 export async function runBlock(root: string, module: BlockModule, options: { env: Record<string, string>; replace: [string, string][]; timeoutMs: number }): Promise<BlockRun> {
   const dir = join(root, 'node_modules/.cache/toolwire-readme-examples');
   mkdirSync(dir, { recursive: true });
-  const { js, marks } = instrument(module, options.replace);
+  const cwd = mkdtempSync(join(tmpdir(), 'toolwire-readme-'));
+  const { workingDirectory } = module.block;
+  const { js, marks } = instrument(module, [...options.replace, ...(workingDirectory === undefined ? [] : [[workingDirectory, cwd] as [string, string]])]);
   const file = join(dir, `${module.block.label.replace(/[^\w]+/g, '-')}.mjs`);
   writeFileSync(file, js);
-  const cwd = mkdtempSync(join(tmpdir(), 'toolwire-readme-'));
   const shownFile = join(cwd, '.shown.json');
   const child = spawn(process.execPath, ['--conditions=@toolwire/source', '--no-warnings', file], {
     cwd,
@@ -159,11 +161,13 @@ export async function runBlock(root: string, module: BlockModule, options: { env
 
 /**
  * Whether a produced value matches the README's comment: compared without whitespace, with
- * `"` and `'` alike, and `…` standing for anything.
+ * `"` and `'` alike, `…` standing for anything, and a bare key in braces (`{ cpuMs, wallMs }`)
+ * for that key with any value.
  */
 export function matchesComment(comment: string, produced: string): boolean {
   const normalize = (s: string) => s.replace(/\s+/g, '').replace(/"/g, "'");
   const pattern = normalize(comment)
+    .replace(/([{,])([A-Za-z_$][\w$]*)(?=[,}])/g, '$1$2:…')
     .split('…')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*?');
