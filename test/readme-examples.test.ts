@@ -1,13 +1,16 @@
 // Every ```ts block of every README, read from the README itself: type-checked as a user's
 // module against the workspace packages, and run against stand-ins on 127.0.0.1 where it is
 // marked `run`. The `<!-- example: … -->` convention is in the root README ("README examples").
-import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkModules, toModule } from './readme-examples/check-blocks.ts';
-import { findReadmes, readBlocks } from './readme-examples/readme-blocks.ts';
+import { findReadmes, readBlocks, readFences } from './readme-examples/readme-blocks.ts';
 import { matchesComment, runBlock } from './readme-examples/run-block.ts';
 import type { BlockRun } from './readme-examples/run-block.ts';
+import { helpOf, helpSection, programs, readmeCommands } from './readme-examples/shell-commands.ts';
 import { startStandIn } from './readme-examples/stand-ins.ts';
 import type { RunningStandIn } from './readme-examples/stand-ins.ts';
 
@@ -87,6 +90,67 @@ describe('README examples', () => {
           });
         }
       });
+    }
+  });
+});
+
+describe('README shell commands', () => {
+  const shellFences = readmes.flatMap((readme) => readFences(root, readme)).filter((fence) => ['sh', 'bash', 'shell'].includes(fence.language));
+  const commands = shellFences.flatMap(readmeCommands);
+  const helps = new Map<string, Promise<string>>();
+  const help = (program: string, path: string[]): Promise<string> => {
+    const key = [program, ...path].join(' ');
+    let text = helps.get(key);
+    if (text === undefined) helps.set(key, (text = helpOf(root, program, path)));
+    return text;
+  };
+
+  it('finds the toolwire commands of the CLI and gateway READMEs', () => {
+    const where = new Set(commands.map((c) => c.where.split(':')[0]));
+    expect([...where].sort()).toEqual(['apps/cli/README.md', 'apps/server/README.md']);
+    expect(commands.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.concurrent.each(commands.map((c) => [`${c.where}: ${c.program} ${c.args.join(' ')}`, c] as const))('%s names a real subcommand and real flags', async (_, command) => {
+    // Walk down the subcommands the command names, then look its flags up in the last --help.
+    const path: string[] = [];
+    let text = await help(command.program, path);
+    for (const arg of command.args) {
+      if (arg.startsWith('-')) break;
+      if (!helpSection(text, 'Commands').includes(arg)) break;
+      path.push(arg);
+      text = await help(command.program, path);
+    }
+    if (command.args.length > 0 && !command.args[0]?.startsWith('-')) {
+      expect(path, `${command.where}: "${command.args[0] ?? ''}" is not a ${command.program} command`).not.toEqual([]);
+    }
+    const known = helpSection(text, 'Options');
+    expect(known.length, text).toBeGreaterThan(0);
+    for (const arg of command.args) {
+      if (!/^--?[\w]/.test(arg)) continue;
+      const flag = arg.split('=')[0] ?? arg;
+      expect(known, `${command.where}: ${[command.program, ...path].join(' ')} has no ${flag}`).toContain(flag);
+    }
+  });
+
+  it('runs the offline extract line as written and prints the call as a table', () => {
+    const command = commands.find((c) => c.program === 'toolwire' && c.args[0] === 'extract');
+    expect(command).toBeDefined();
+    const bin = mkdtempSync(join(tmpdir(), 'toolwire-readme-bin-'));
+    try {
+      const shim = join(bin, 'toolwire');
+      writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" --conditions=@toolwire/source "${join(root, programs.toolwire ?? '')}" "$@"\n`);
+      chmodSync(shim, 0o755);
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', command?.line ?? ''], {
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, NO_COLOR: '1' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(run.stdout).toMatch(/get_weather/);
+      expect(run.stdout).toMatch(/Paris/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });

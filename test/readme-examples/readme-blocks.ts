@@ -87,32 +87,48 @@ function parseDirectives(comment: string, label: string): Clauses {
   return result;
 }
 
-/** Every ```ts / ```typescript block of one README, with its example comment parsed. */
-export function readBlocks(root: string, readme: string): ReadmeBlock[] {
+/** A fenced block of a README: where it is, its language, its text and the comment before it. */
+export interface Fence {
+  label: string;
+  readme: string;
+  firstLine: number;
+  language: string;
+  code: string;
+  /** The body of an `<!-- example: … -->` comment right before the fence. */
+  comment: string | undefined;
+}
+
+/** Every fenced block of one README. */
+export function readFences(root: string, readme: string): Fence[] {
   const lines = readFileSync(join(root, readme), 'utf8').split('\n');
-  const blocks: ReadmeBlock[] = [];
+  const fences: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const fence = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[i] ?? '');
     if (fence === null) continue;
     const [, indent = '', marker = '', language = ''] = fence;
     let end = i + 1;
     while (end < lines.length && !(lines[end] ?? '').trimStart().startsWith(marker)) end++;
-    if (language === 'ts' || language === 'typescript') {
-      const label = `${readme}:${i + 1}`;
-      blocks.push({
-        label,
-        readme,
-        firstLine: i + 2,
-        code: lines
-          .slice(i + 1, end)
-          .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
-          .join('\n'),
-        ...parseDirectives(exampleComment(lines, i) ?? '', label),
-      });
-    }
+    fences.push({
+      label: `${readme}:${i + 1}`,
+      readme,
+      firstLine: i + 2,
+      language,
+      code: lines
+        .slice(i + 1, end)
+        .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+        .join('\n'),
+      comment: exampleComment(lines, i),
+    });
     i = end;
   }
-  return blocks;
+  return fences;
+}
+
+/** Every ```ts / ```typescript block of one README, with its example comment parsed. */
+export function readBlocks(root: string, readme: string): ReadmeBlock[] {
+  return readFences(root, readme)
+    .filter((fence) => fence.language === 'ts' || fence.language === 'typescript')
+    .map(({ label, readme: file, firstLine, code, comment }) => ({ label, readme: file, firstLine, code, ...parseDirectives(comment ?? '', label) }));
 }
 
 /** The text of an `<!-- example: … -->` comment ending on the last non-blank line before `fence`. */
