@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkModules, toModule } from './readme-examples/check-blocks.ts';
 import { findReadmes, readBlocks, readFences } from './readme-examples/readme-blocks.ts';
@@ -92,6 +93,34 @@ describe('README examples', () => {
       });
     }
   });
+});
+
+describe('package README install lines', () => {
+  // The conformance suite runs inside the provider author's own test runner.
+  const testRunners = new Set(['vitest']);
+  const packageOf = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+  for (const readme of readmes.filter((r) => r.startsWith('packages/'))) {
+    it(`${readme}: its pnpm add line installs every package its examples import`, () => {
+      const fences = readFences(root, readme);
+      const installed = fences
+        .filter((fence) => fence.language === 'sh')
+        .flatMap((fence) => fence.code.split('\n'))
+        .filter((line) => line.startsWith('pnpm add '))
+        .flatMap((line) => line.slice('pnpm add '.length).split('#')[0]?.trim().split(/\s+/) ?? []);
+      expect(installed.length, `${readme} has no pnpm add line`).toBeGreaterThan(0);
+      const missing = readBlocks(root, readme).flatMap((block) =>
+        ts
+          .preProcessFile(block.code)
+          .importedFiles.map((file) => file.fileName)
+          .filter((specifier) => !specifier.startsWith('node:') && !specifier.startsWith('.'))
+          .map(packageOf)
+          .filter((name) => !installed.includes(name) && !testRunners.has(name))
+          .map((name) => `${block.label} imports ${name}`),
+      );
+      expect(missing).toEqual([]);
+    });
+  }
 });
 
 describe('README shell commands', () => {

@@ -89,14 +89,16 @@ function compilerOptions(root: string): ts.CompilerOptions {
 export function checkModules(root: string, modules: BlockModule[]): Map<string, string[]> {
   const options = compilerOptions(root);
   const virtual = new Map(modules.map((m) => [m.fileName, m]));
-  const host = ts.createCompilerHost(options, true);
-  const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (fileName) => virtual.has(fileName) || fileExists.call(host, fileName);
-  host.readFile = (fileName) => virtual.get(fileName)?.text ?? readFile.call(host, fileName);
-  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    const module = virtual.get(fileName);
-    if (module !== undefined) return ts.createSourceFile(fileName, module.text, languageVersion, true);
-    return getSourceFile.call(host, fileName, languageVersion, onError, shouldCreate);
+  const base = ts.createCompilerHost(options, true);
+  const host: ts.CompilerHost = {
+    ...base,
+    fileExists: (fileName) => virtual.has(fileName) || base.fileExists(fileName),
+    readFile: (fileName) => virtual.get(fileName)?.text ?? base.readFile(fileName),
+    getSourceFile: (fileName, languageVersion, onError, shouldCreate) => {
+      const module = virtual.get(fileName);
+      if (module !== undefined) return ts.createSourceFile(fileName, module.text, languageVersion, true);
+      return base.getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    },
   };
   const program = ts.createProgram({ rootNames: [...virtual.keys()], options, host });
   const errors = new Map<string, string[]>();
