@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkModules, toModule } from './readme-examples/check-blocks.ts';
+import type { BlockModule } from './readme-examples/check-blocks.ts';
 import { findReadmes, readBlocks, readFences } from './readme-examples/readme-blocks.ts';
+import type { ReadmeBlock } from './readme-examples/readme-blocks.ts';
 import { matchesComment, runBlock } from './readme-examples/run-block.ts';
 import type { BlockRun } from './readme-examples/run-block.ts';
 import { helpOf, helpSection, programs, readmeCommands } from './readme-examples/shell-commands.ts';
@@ -20,6 +22,27 @@ const readmes = findReadmes(root);
 const blocks = readmes.flatMap((readme) => readBlocks(root, readme));
 const modules = blocks.filter((block) => block.notChecked === undefined).map((block, i) => toModule(block, join(root, 'test/readme-examples/.blocks'), i));
 
+// Blocks with known faults, checked in the same program, so the test shows it can fail and
+// where it points: a type error, a deep import the package's `exports` does not offer, and an
+// error inside a fragment.
+const canaryBlock = (code: string, fragment?: string): ReadmeBlock => ({
+  label: `canary.md:${String(canaries.length * 10 + 1)}`,
+  readme: 'canary.md',
+  firstLine: canaries.length * 10 + 2,
+  code,
+  prelude: [],
+  writes: [],
+  ...(fragment === undefined ? {} : { fragment }),
+});
+const canaries: BlockModule[] = [];
+for (const [code, fragment] of [
+  ["import { defineTool } from '@toolwire/core';\n\nconst limit: number = '10';", undefined],
+  ["import { parseArguments } from '@toolwire/core/src/parse-arguments.ts';", undefined],
+  ["// A tool list\ntools: [{ type: 'function', function: { nam: 'calculate' } }]", 'chat-completions-request'],
+] as const) {
+  canaries.push(toModule(canaryBlock(code, fragment), join(root, 'test/readme-examples/.blocks'), 100 + canaries.length));
+}
+
 describe('README examples', () => {
   it('reads the READMEs users read', () => {
     expect(readmes).toEqual(expect.arrayContaining(['README.md', 'packages/core/README.md', 'apps/server/README.md']));
@@ -29,8 +52,14 @@ describe('README examples', () => {
   describe('type-check as strict modules against the packages', () => {
     let errors = new Map<string, string[]>();
     beforeAll(() => {
-      errors = checkModules(root, modules);
+      errors = checkModules(root, [...modules, ...canaries]);
     }, 120_000);
+
+    it('reports a faulty block at its README line', () => {
+      expect(errors.get('canary.md:1')).toEqual([expect.stringMatching(/^canary\.md:4: TS2322 /)]);
+      expect(errors.get('canary.md:11')).toEqual([expect.stringMatching(/^canary\.md:12: TS2307 .*@toolwire\/core\/src\/parse-arguments/)]);
+      expect(errors.get('canary.md:21')).toEqual([expect.stringMatching(/^canary\.md:23: TS2561 .*'nam'/)]);
+    });
 
     for (const block of blocks) {
       if (block.notChecked !== undefined) {
@@ -180,6 +209,51 @@ describe('README shell commands', () => {
       expect(run.stdout).toMatch(/Paris/);
     } finally {
       rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the example comment', () => {
+  const readmeWith = (text: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-readme-comment-'));
+    writeFileSync(join(dir, 'README.md'), text);
+    return dir;
+  };
+
+  it('reads its clauses, one per line', () => {
+    const dir = readmeWith(
+      "<!-- example:\n  run with openai\n  working directory /srv/x\n  writes out.txt\n  import type { ChatModel } from '@toolwire/core'\n-->\n```ts\nlet a = 1;\n```\n",
+    );
+    try {
+      expect(readBlocks(dir, 'README.md')).toEqual([
+        {
+          label: 'README.md:7',
+          readme: 'README.md',
+          firstLine: 8,
+          code: 'let a = 1;',
+          prelude: ["import type { ChatModel } from '@toolwire/core';"],
+          run: 'openai',
+          workingDirectory: '/srv/x',
+          writes: ['out.txt'],
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a clause it does not know, a stand-in it does not have, and a reason left out', () => {
+    for (const [clause, message] of [
+      ['skip', /unknown clause "skip"/],
+      ['run with anthropic', /unknown stand-in "anthropic"/],
+      ['not checked:', /needs a reason/],
+    ] as const) {
+      const dir = readmeWith(`<!-- example: ${clause} -->\n\`\`\`ts\nlet a = 1;\n\`\`\`\n`);
+      try {
+        expect(() => readBlocks(dir, 'README.md')).toThrow(message);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
 });
