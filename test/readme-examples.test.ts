@@ -11,7 +11,7 @@ import { checkModules, toModule } from './readme-examples/check-blocks.ts';
 import type { BlockModule } from './readme-examples/check-blocks.ts';
 import { findReadmes, readBlocks, readFences } from './readme-examples/readme-blocks.ts';
 import type { ReadmeBlock } from './readme-examples/readme-blocks.ts';
-import { matchesComment, runBlock } from './readme-examples/run-block.ts';
+import { instrument, matchesComment, runBlock } from './readme-examples/run-block.ts';
 import type { BlockRun } from './readme-examples/run-block.ts';
 import { helpOf, helpSection, programs, readmeCommands } from './readme-examples/shell-commands.ts';
 import { startStandIn } from './readme-examples/stand-ins.ts';
@@ -107,7 +107,9 @@ describe('README examples', () => {
           if (standIn !== 'none') expect(server.requests).toBeGreaterThan(0);
         });
 
-        it('produces the values its comments show', () => {
+        const shownCount = instrument(module, []).marks.length;
+        it(`produces the ${String(shownCount)} value(s) its comments show`, () => {
+          expect(run.shown.length).toBe(shownCount);
           for (const shown of run.shown) {
             const matched = shown.produced.some((value) => matchesComment(shown.comment, value));
             expect(matched, `${shown.where} shows ${shown.comment}\nbut produced: ${shown.produced.join('\n') || '(nothing)'}`).toBe(true);

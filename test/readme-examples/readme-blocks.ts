@@ -26,6 +26,8 @@ export interface ReadmeBlock {
   workingDirectory?: string;
   /** Files the run must leave in its working directory. */
   writes: string[];
+  /** Blocks of the same README marked `<!-- example: file NAME -->`, put in the run's working directory first. */
+  files?: { name: string; text: string }[];
 }
 
 const skippedDirs = new Set(['node_modules', 'dist', 'coverage', 'bench', '__fixtures__']);
@@ -126,9 +128,17 @@ export function readFences(root: string, readme: string): Fence[] {
 
 /** Every ```ts / ```typescript block of one README, with its example comment parsed. */
 export function readBlocks(root: string, readme: string): ReadmeBlock[] {
-  return readFences(root, readme)
+  const fences = readFences(root, readme);
+  // Any other block may be a file the examples read (`<!-- example: file weather.json -->`).
+  const files = fences
+    .filter((fence) => fence.language !== 'ts' && fence.language !== 'typescript' && fence.comment?.trim().startsWith('file '))
+    .map((fence) => ({ name: (fence.comment ?? '').trim().slice('file '.length).trim(), text: fence.code }));
+  return fences
     .filter((fence) => fence.language === 'ts' || fence.language === 'typescript')
-    .map(({ label, readme: file, firstLine, code, comment }) => ({ label, readme: file, firstLine, code, ...parseDirectives(comment ?? '', label) }));
+    .map(({ label, readme: file, firstLine, code, comment }) => {
+      const clauses = parseDirectives(comment ?? '', label);
+      return { label, readme: file, firstLine, code, ...clauses, ...(clauses.run !== undefined && files.length > 0 ? { files } : {}) };
+    });
 }
 
 /** The text of an `<!-- example: … -->` comment ending on the last non-blank line before `fence`. */

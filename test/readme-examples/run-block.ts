@@ -124,6 +124,7 @@ export async function runBlock(root: string, module: BlockModule, options: { env
   const dir = join(root, 'node_modules/.cache/toolwire-readme-examples');
   mkdirSync(dir, { recursive: true });
   const cwd = mkdtempSync(join(tmpdir(), 'toolwire-readme-'));
+  for (const input of module.block.files ?? []) writeFileSync(join(cwd, input.name), input.text);
   const { workingDirectory } = module.block;
   const { js, marks } = instrument(module, [...options.replace, ...(workingDirectory === undefined ? [] : [[workingDirectory, cwd] as [string, string]])]);
   const file = join(dir, `${module.block.label.replace(/[^\w]+/g, '-')}.mjs`);
