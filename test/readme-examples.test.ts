@@ -25,23 +25,16 @@ const modules = blocks.filter((block) => block.notChecked === undefined).map((bl
 // Blocks with known faults, checked in the same program, so the test shows it can fail and
 // where it points: a type error, a deep import the package's `exports` does not offer, and an
 // error inside a fragment.
-const canaryBlock = (code: string, fragment?: string): ReadmeBlock => ({
-  label: `canary.md:${String(canaries.length * 10 + 1)}`,
-  readme: 'canary.md',
-  firstLine: canaries.length * 10 + 2,
-  code,
-  prelude: [],
-  writes: [],
-  ...(fragment === undefined ? {} : { fragment }),
+const canaries: BlockModule[] = (
+  [
+    ["import { defineTool } from '@toolwire/core';\n\nconst limit: number = '10';", undefined],
+    ["import { parseArguments } from '@toolwire/core/src/parse-arguments.ts';", undefined],
+    ["// A tool list\ntools: [{ type: 'function', function: { nam: 'calculate' } }]", 'chat-completions-request'],
+  ] as const
+).map(([code, fragment], i) => {
+  const block: ReadmeBlock = { label: `canary.md:${String(i * 10 + 1)}`, readme: 'canary.md', firstLine: i * 10 + 2, code, prelude: [], writes: [] };
+  return toModule(fragment === undefined ? block : { ...block, fragment }, join(root, 'test/readme-examples/.blocks'), 100 + i);
 });
-const canaries: BlockModule[] = [];
-for (const [code, fragment] of [
-  ["import { defineTool } from '@toolwire/core';\n\nconst limit: number = '10';", undefined],
-  ["import { parseArguments } from '@toolwire/core/src/parse-arguments.ts';", undefined],
-  ["// A tool list\ntools: [{ type: 'function', function: { nam: 'calculate' } }]", 'chat-completions-request'],
-] as const) {
-  canaries.push(toModule(canaryBlock(code, fragment), join(root, 'test/readme-examples/.blocks'), 100 + canaries.length));
-}
 
 describe('README examples', () => {
   it('reads the READMEs users read', () => {
@@ -91,27 +84,27 @@ describe('README examples', () => {
       const { block } = module;
       const standIn = block.run ?? 'none';
       describe(`${block.label}${standIn === 'none' ? '' : ` with the ${standIn} stand-in`}`, () => {
-        let server: RunningStandIn;
-        let run: BlockRun;
+        let server: RunningStandIn | undefined;
+        let run: BlockRun | undefined;
         beforeAll(async () => {
           server = await startStandIn(standIn, root);
           run = await runBlock(root, module, { env: server.env, replace: server.replace, timeoutMs: 45_000 });
         }, 60_000);
         afterAll(async () => {
-          await server.close();
-          rmSync(run.cwd, { recursive: true, force: true });
+          await server?.close();
+          if (run !== undefined) rmSync(run.cwd, { recursive: true, force: true });
         });
 
         it('exits 0', () => {
-          expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: '' });
-          if (standIn !== 'none') expect(server.requests).toBeGreaterThan(0);
+          expect({ exitCode: run!.exitCode, stderr: run!.stderr }, `stdout:\n${run!.stdout}`).toEqual({ exitCode: 0, stderr: '' });
+          if (standIn !== 'none') expect(server!.requests).toBeGreaterThan(0);
         });
 
         const shownCount = instrument(module, []).marks.length;
         if (shownCount > 0) {
           it(`produces the ${String(shownCount)} value(s) its comments show`, () => {
-            expect(run.shown.length).toBe(shownCount);
-            for (const shown of run.shown) {
+            expect(run!.shown.length).toBe(shownCount);
+            for (const shown of run!.shown) {
               const matched = shown.produced.some((value) => matchesComment(shown.comment, value));
               expect(matched, `${shown.where} shows ${shown.comment}\nbut produced: ${shown.produced.join('\n') || '(nothing)'}`).toBe(true);
             }
@@ -120,7 +113,7 @@ describe('README examples', () => {
 
         if (block.writes.length > 0) {
           it('leaves the files it writes', () => {
-            for (const file of block.writes) expect(existsSync(join(run.cwd, file)), file).toBe(true);
+            for (const file of block.writes) expect(existsSync(join(run!.cwd, file)), file).toBe(true);
           });
         }
       });
