@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** A stand-in a runnable example talks to (see stand-ins.ts). */
-export type StandIn = 'none' | 'ollama' | 'openai' | 'gateway';
+export type StandIn = 'none' | 'ollama' | 'openai' | 'chatgpt' | 'gateway';
 
 export interface ReadmeBlock {
   /** `packages/core/README.md:18`: the README and the line of the opening fence. */
@@ -53,7 +53,7 @@ export function findReadmes(root: string): string[] {
 
 type Clauses = Pick<ReadmeBlock, 'prelude' | 'fragment' | 'run' | 'notChecked' | 'workingDirectory' | 'writes'>;
 
-const standIns: readonly StandIn[] = ['none', 'ollama', 'openai', 'gateway'];
+const standIns: readonly StandIn[] = ['none', 'ollama', 'openai', 'chatgpt', 'gateway'];
 
 function parseDirectives(comment: string, label: string): Clauses {
   const result: Clauses = { prelude: [], writes: [] };

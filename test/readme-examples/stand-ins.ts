@@ -1,10 +1,13 @@
-// Stand-ins on 127.0.0.1 that README examples run against: an Ollama server and an OpenAI
-// server (Chat Completions, Responses, container files) answering as a scripted model would,
-// and the real gateway routing `ollama/…` to the Ollama stand-in.
-import { readFileSync } from 'node:fs';
+// Stand-ins on 127.0.0.1 that README examples run against: an Ollama server, an OpenAI
+// server (Chat Completions, Responses, container files) and the Codex backend (with a
+// ChatGPT sign-in in a home of its own), answering as a scripted model would, and the real
+// gateway routing `ollama/…` to the Ollama stand-in.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { functionCallEvents } from '@toolwire/openai-responses/testing';
 import { createServer as createGateway } from '@toolwire/server';
 import type { StandIn } from './readme-blocks.ts';
 
@@ -199,6 +202,54 @@ function startOpenAI(root: string) {
   });
 }
 
+/** An unsigned JWT shaped like OpenAI's (the provider reads claims; the backend would verify). */
+function unsignedJwt(payload: Record<string, unknown>): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${encode({ alg: 'none', typ: 'JWT' })}.${encode(payload)}.stand-in`;
+}
+
+/** Codex's `auth.json` for a ChatGPT sign-in whose access token is good for an hour. */
+function codexAuthFile(): string {
+  const auth = { chatgpt_account_id: 'acct-stand-in', chatgpt_plan_type: 'plus', chatgpt_user_id: 'user-stand-in' };
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const claims = { sub: 'auth0|stand-in', 'https://api.openai.com/auth': auth, exp };
+  return JSON.stringify({
+    auth_mode: 'chatgpt',
+    OPENAI_API_KEY: null,
+    tokens: { id_token: unsignedJwt({ ...claims, email: 'ada@example.com' }), access_token: unsignedJwt(claims), refresh_token: 'rt_stand-in', account_id: 'acct-stand-in' },
+    last_refresh: new Date().toISOString(),
+  });
+}
+
+/** The Codex backend: the model catalog and `POST /codex/responses` as a Responses event stream. */
+function startCodexBackend() {
+  return serve((req, res, body) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/codex/models') {
+      json(res, 200, { models: [] });
+      return;
+    }
+    if (url.pathname !== '/codex/responses') {
+      json(res, 404, { detail: `no ${url.pathname} here` });
+      return;
+    }
+    const input = (body.input ?? []) as { type?: string; role?: string; content?: unknown; output?: unknown }[];
+    const tools = ((body.tools ?? []) as { name?: string }[]).map((t) => t.name ?? '');
+    // The Responses input as chat messages: a function call is the model's own answer.
+    const messages: WireMessage[] = input.map((item) =>
+      item.type === 'function_call' ? { role: 'assistant' } : item.type === 'function_call_output' ? { role: 'tool', content: item.output } : { role: item.role ?? 'user', content: item.content },
+    );
+    const answer = plan(messages, tools);
+    const events =
+      'calls' in answer
+        ? functionCallEvents(answer.calls.map((c, i) => ({ callId: `call_${String(i)}`, name: c.name, fragments: [JSON.stringify(c.arguments)] })))
+        : functionCallEvents([], answer.text);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    res.end();
+  });
+}
+
 /** Starts what an example marked `run with <standIn>` talks to. */
 export async function startStandIn(standIn: StandIn, root: string): Promise<RunningStandIn> {
   switch (standIn) {
@@ -224,6 +275,24 @@ export async function startStandIn(standIn: StandIn, root: string): Promise<Runn
           return openai.requests();
         },
         close: openai.close,
+      };
+    }
+    case 'chatgpt': {
+      const backend = await startCodexBackend();
+      // A home of its own holding a Codex sign-in, so `whoami()` finds one and no real one is read.
+      const home = mkdtempSync(join(tmpdir(), 'toolwire-readme-home-'));
+      mkdirSync(join(home, '.codex'));
+      writeFileSync(join(home, '.codex', 'auth.json'), codexAuthFile(), { mode: 0o600 });
+      return {
+        env: { HOME: home, CODEX_HOME: join(home, '.codex') },
+        replace: [['createChatGPT()', `createChatGPT({ baseURL: '${backend.url}' })`]],
+        get requests() {
+          return backend.requests();
+        },
+        close: async () => {
+          await backend.close();
+          rmSync(home, { recursive: true, force: true });
+        },
       };
     }
     case 'gateway': {
