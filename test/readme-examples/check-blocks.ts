@@ -35,12 +35,17 @@ export interface BlockModule {
   importLines: number;
 }
 
+/** The lines of the block's leading import declarations, and the rest. */
 function splitLeadingImports(code: string): { imports: string[]; body: string[] } {
+  const source = ts.createSourceFile('fragment.ts', code, ts.ScriptTarget.Latest);
+  let end = 0;
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement)) break;
+    end = statement.end;
+  }
+  const count = end === 0 ? 0 : source.getLineAndCharacterOfPosition(end).line + 1;
   const lines = code.split('\n');
-  let i = 0;
-  const imports: string[] = [];
-  while (i < lines.length && /^(import\s|\s*$|\/\/)/.test(lines[i] ?? '')) imports.push(lines[i++] ?? '');
-  return { imports, body: lines.slice(i) };
+  return { imports: lines.slice(0, count), body: lines.slice(count) };
 }
 
 /** The module text a block is checked as (and, for runnable blocks, run as). */
