@@ -7,6 +7,7 @@ import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwi
 import { checkCallToolResult } from './check-call-tool-result.ts';
 import { checkListedTool } from './check-listed-tool.ts';
 import { checkCount, checkDuration, MAX_MESSAGE_BYTES_LIMIT } from './check-options.ts';
+import { describeError } from './describe-error.ts';
 import { McpConnectionError } from './errors.ts';
 import { mapCallError } from './map-call-error.ts';
 import { mapCallToolResult } from './map-call-tool-result.ts';
@@ -154,7 +155,7 @@ class McpToolSetImpl implements McpToolSet {
       maxMalformedMessages: this.options.maxMalformedMessages,
     };
     if (isClient(source)) {
-      this.name = options.name ?? source.getServerVersion()?.name ?? 'client';
+      this.name = options.name ?? defaultLabel(source.getServerVersion()?.name ?? 'client');
       const client = source;
       // A client passed in is the caller's: it is used as it is, never restarted or closed.
       this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '', stopReason: () => undefined };
@@ -167,7 +168,7 @@ class McpToolSetImpl implements McpToolSet {
       this.disposeScratch = undefined;
     } else if ('command' in source) {
       const server: McpStdioServer = source;
-      this.name = options.name ?? [server.command, ...(server.args ?? [])].join(' ');
+      this.name = options.name ?? defaultLabel([server.command, ...(server.args ?? [])].join(' '));
       let cwd = server.cwd;
       if (cwd === undefined) {
         const scratch = scratchDirectory(server.isolation ?? 'bubblewrap');
@@ -264,7 +265,7 @@ class McpToolSetImpl implements McpToolSet {
     };
     client.onerror = (error) => {
       previousError?.(error);
-      this.protocolWarning(error.message);
+      this.protocolWarning(describeError(error));
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshSoon());
     this.unwatch = () => {
@@ -520,11 +521,19 @@ function cutText(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
 }
 
+// A default label goes into every message and warning: a command line can carry a whole
+// configuration, and a client's server names itself.
+const MAX_LABEL_CHARS = 120;
+
+function defaultLabel(text: string): string {
+  return text.length <= MAX_LABEL_CHARS ? text : `${text.slice(0, MAX_LABEL_CHARS)}…`;
+}
+
 /** A server-chosen name, cut for a message. */
 function short(text: string): string {
   return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }

@@ -1,8 +1,11 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxedProcess } from '@toolwire/sandbox';
+import { describeError } from './describe-error.ts';
 import { LineFramer } from './line-framer.ts';
+import { BROKEN_STREAM } from './request-scoped-fetch.ts';
 
 /** How a `SandboxedStdioTransport` starts its server and bounds what it reads. */
 export interface SandboxedStdioTransportOptions {
@@ -120,9 +123,13 @@ export class SandboxedStdioTransport implements Transport {
       this.malformed++;
       if (this.malformed > this.options.maxMalformedMessages) {
         this.fail(new Error(`the MCP server sent more than ${this.options.maxMalformedMessages} lines that are not JSON-RPC messages; it was stopped`));
-      } else {
-        this.onerror?.(new Error('the MCP server sent a line that is not a JSON-RPC message; it was ignored'));
+        return;
       }
+      this.onerror?.(new Error('the MCP server sent a line that is not a JSON-RPC message; it was ignored'));
+      // An answer of the wrong shape to a request in flight fails that request now, instead
+      // of leaving it to wait for its whole timeout.
+      const failed = failedAnswer(line);
+      if (failed !== undefined) this.onmessage?.(failed);
       return;
     }
     this.onmessage?.(message);
@@ -157,4 +164,27 @@ export class SandboxedStdioTransport implements Transport {
       }
     }
   }
+}
+
+/**
+ * For a line that is JSON with the id of a request and a `result` or `error`, but not a
+ * valid JSON-RPC answer (`"error": "x"`, `"jsonrpc": "1.0"`): an error answer for that id
+ * saying so. Undefined for anything else (garbage, notifications): those are only ignored.
+ */
+function failedAnswer(line: string): JSONRPCMessage | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const { id } = parsed as { id?: unknown };
+  if ((typeof id !== 'string' && typeof id !== 'number') || (!Object.hasOwn(parsed, 'result') && !Object.hasOwn(parsed, 'error'))) return undefined;
+  // Checked as the answer it claims to be, so the problem named is that answer's.
+  const schema = Object.hasOwn(parsed, 'error') ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
+  const checked = schema.safeParse(parsed);
+  const problem = checked.success ? 'it is not a JSON-RPC message' : describeError(checked.error);
+  const text = `its answer is not a valid JSON-RPC response: ${problem}`;
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
 }
