@@ -24,7 +24,7 @@ export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 
-const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'body', 'requestBody', 'petId', 'PetId', 'PETID', 'limit', 'x-api-key', 'X-API-KEY', 'authorization', 'cookie', 'content-type', 'a b', 'a/b', '{petId}', '', 'é', 'query_limit', '$ref'];
+const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'body', 'requestBody', 'petId', 'PetId', 'PETID', 'limit', 'x-api-key', 'X-API-KEY', 'authorization', 'cookie', 'content-type', 'a b', 'a/b', '{petId}', '', 'é', 'query_limit', '$ref', '\ud800'];
 const LOCATIONS = ['path', 'query', 'header', 'cookie', 'body', 'formData', 'PATH', '', 'nowhere'];
 const STYLES = [undefined, 'form', 'simple', 'label', 'matrix', 'spaceDelimited', 'pipeDelimited', 'deepObject', 'weird', 5];
 const SCHEMAS: unknown[] = [
