@@ -9,7 +9,8 @@ export function describeError(error: unknown): string {
   // A union's issue holds the issues of each branch: the first branch's says more than "Invalid input".
   for (let depth = 0; depth < 5 && issue?.errors?.[0]?.[0] !== undefined; depth++) issue = issue.errors[0][0];
   const path = issue?.path === undefined || issue.path.length === 0 ? '' : `at ${issue.path.slice(0, 6).map(String).join('.')}: `;
-  return `the server sent a message MCP does not allow (${path}${String(issue?.message ?? 'invalid').slice(0, 200)})`;
+  const text = typeof issue?.message === 'string' ? issue.message : 'invalid';
+  return `the server sent a message MCP does not allow (${path}${text.slice(0, 200)})`;
 }
 
 interface SchemaIssue {

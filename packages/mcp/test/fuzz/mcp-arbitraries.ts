@@ -90,7 +90,7 @@ export function applyMutations(base: unknown, mutations: readonly Mutation[]): u
         break;
       case 'delete':
         if (Array.isArray(parent)) parent.splice(key as number, 1);
-        else delete parent[key];
+        else Reflect.deleteProperty(parent, key);
         break;
       case 'add':
         if (typeof node === 'object' && node !== null && !Array.isArray(node)) setOwn(node as Record<string, unknown>, m.key, m.value);
@@ -197,7 +197,7 @@ const noise: fc.Arbitrary<Frame> = fc.oneof(
 
 /** Up to `max` noise frames, none half the time: each request noisy would end most sessions at the first. */
 function noisy(max: number): fc.Arbitrary<Frame[]> {
-  return fc.oneof(fc.constant([]), fc.array(noise, { minLength: 1, maxLength: max }));
+  return fc.oneof(fc.constant<Frame[]>([]), fc.array(noise, { minLength: 1, maxLength: max }));
 }
 
 /** The frames answering one request: noise, then (usually) the answer, maybe more noise after it. */

@@ -174,7 +174,7 @@ function apply(document: Json, c: Change): void {
       const key = path[path.length - 1] as string | number;
       if (c.kind === 'delete') {
         if (Array.isArray(parent)) parent.splice(key as number, 1);
-        else delete parent[key];
+        else Reflect.deleteProperty(parent, key);
       } else if (Array.isArray(parent)) parent[key as number] = c.value;
       else setOwn(parent, key as string, c.value);
       return;
