@@ -1,9 +1,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxedProcess } from '@toolwire/sandbox';
-import { describeError } from './describe-error.ts';
+import { answerProblem, isAnswer } from './check-answer.ts';
 import { LineFramer } from './line-framer.ts';
 import { BROKEN_STREAM } from './request-scoped-fetch.ts';
 
@@ -178,13 +177,7 @@ function failedAnswer(line: string): JSONRPCMessage | undefined {
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const { id } = parsed as { id?: unknown };
-  if ((typeof id !== 'string' && typeof id !== 'number') || (!Object.hasOwn(parsed, 'result') && !Object.hasOwn(parsed, 'error'))) return undefined;
-  // Checked as the answer it claims to be, so the problem named is that answer's.
-  const schema = Object.hasOwn(parsed, 'error') ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
-  const checked = schema.safeParse(parsed);
-  const problem = checked.success ? 'it is not a JSON-RPC message' : describeError(checked.error);
-  const text = `its answer is not a valid JSON-RPC response: ${problem}`;
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
+  if (!isAnswer(parsed)) return undefined;
+  const text = answerProblem(parsed) ?? 'its answer is not a JSON-RPC message';
+  return { jsonrpc: '2.0', id: parsed.id as string | number, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
 }
