@@ -13,6 +13,16 @@ describe('describeError', () => {
     expect(text.length).toBeLessThan(300);
   });
 
+  it('says a body that does not parse is not JSON', () => {
+    let error: unknown;
+    try {
+      JSON.parse('{"a":1} trailing');
+    } catch (e) {
+      error = e;
+    }
+    expect(describeError(error)).toMatch(/^the server sent text that is not JSON \(.*JSON/);
+  });
+
   it('keeps other errors as their message', () => {
     expect(describeError(new Error('socket hang up'))).toBe('socket hang up');
     expect(describeError('text')).toBe('text');

@@ -4,6 +4,8 @@
  * issue: the dump of a server's malformed answer read as two thousand characters of brackets.
  */
 export function describeError(error: unknown): string {
+  // JSON.parse of a body the server sent (the SDK parses JSON answers itself).
+  if (error instanceof SyntaxError) return `the server sent text that is not JSON (${error.message.slice(0, 200)})`;
   if (!isSchemaError(error)) return error instanceof Error ? error.message : String(error);
   let issue: SchemaIssue | undefined = error.issues[0];
   // A union's issue holds the issues of each branch: the first branch's says more than "Invalid input".

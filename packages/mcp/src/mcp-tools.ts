@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, toolOutput } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
@@ -196,7 +196,10 @@ class McpToolSetImpl implements McpToolSet {
       const stopReason = error instanceof OpenFailedError ? undefined : this.connection?.stopReason();
       await this.close();
       if (McpConnectionError.isInstance(error)) throw error;
-      const problem = stopReason === undefined ? describe(error) : `${describe(error)} (${stopReason})`;
+      // The SDK's own words for its timeout ("MCP error -32001: Request timed out") name no limit to raise.
+      const timedOut = isTimeout(error instanceof OpenFailedError ? error.cause : error);
+      const said = timedOut ? `it timed out: no answer within ${this.options.connectTimeoutMs} ms (connectTimeoutMs)` : describe(error);
+      const problem = stopReason === undefined ? said : `${said} (${stopReason})`;
       throw new McpConnectionError({ serverName: this.name, problem: cutText(problem, MAX_PROBLEM_CHARS), stderr, cause: error });
     }
   }
@@ -496,6 +499,10 @@ class McpToolSetImpl implements McpToolSet {
       context.signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
 }
 
 // Duck-typed rather than `instanceof`, so a client from another copy of the SDK is accepted.

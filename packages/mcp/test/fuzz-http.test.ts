@@ -30,7 +30,7 @@ async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
   return true;
 }
 
-const RUNS = 30;
+const RUNS = 60;
 
 describe('mcpTools against fuzzed streamable HTTP servers', () => {
   it('lists, calls and closes whatever the server sends', { timeout: fuzzTimeout(RUNS, 12_000) }, async () => {

@@ -88,6 +88,16 @@ function argumentsFor(tool: Tool, g: fc.GeneratorValue): Record<string, unknown>
   return args;
 }
 
+/** `promise`, or a failure after `ms`: a call ends within its `timeoutMs` (3 s here), never hangs. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the call did not end within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 let api: RawApi;
 const uncaught: unknown[] = [];
 const collect = (error: unknown) => uncaught.push(error);
@@ -126,12 +136,12 @@ describe('openApiTools calls against a fuzzed API', () => {
           api.plan = g(() => plan);
           const args = argumentsFor(tool, g);
           // Validated first, as the tool loop does.
-          const result = await executeToolCall({ id: 'call_fuzz', name: tool.name, arguments: args }, { registry: new ToolRegistry({ tools }) });
+          const result = await within(10_000, executeToolCall({ id: 'call_fuzz', name: tool.name, arguments: args }, { registry: new ToolRegistry({ tools }) }));
           // And straight into execute, as if validation had let anything through.
           api.plan = g(() => plan);
           let direct: unknown;
           try {
-            direct = await tool.execute?.(args, { toolCallId: 'call_direct', signal: new AbortController().signal });
+            direct = await within(10_000, Promise.resolve(tool.execute?.(args, { toolCallId: 'call_direct', signal: new AbortController().signal })));
           } catch (error) {
             expect.fail(`execute threw ${String(error)} for ${JSON.stringify(args)}`);
           }
