@@ -195,23 +195,31 @@ const noise: fc.Arbitrary<Frame> = fc.oneof(
     .map(({ id, result }): Frame => ({ kind: 'message', message: { jsonrpc: '2.0', id, result } })),
 );
 
-/** Up to `max` noise frames, none half the time: each request noisy would end most sessions at the first. */
-function noisy(max: number): fc.Arbitrary<Frame[]> {
-  return fc.oneof(fc.constant<Frame[]>([]), fc.array(noise, { minLength: 1, maxLength: max }));
+// Noise that does not answer the request itself (its id is not the request's).
+const sideNoise = noise.filter((frame) => !JSON.stringify(frame).includes('"$ID"'));
+
+/** Up to `max` frames of `from`, none half the time: each request noisy would end most sessions at the first. */
+function noisy(from: fc.Arbitrary<Frame>, max: number): fc.Arbitrary<Frame[]> {
+  return fc.oneof(fc.constant<Frame[]>([]), fc.array(from, { minLength: 1, maxLength: max }));
 }
 
-/** The frames answering one request: noise, then (usually) the answer, maybe more noise after it. */
-function answering(result: fc.Arbitrary<unknown>): fc.Arbitrary<Frame[]> {
+/**
+ * The frames answering one request: noise, then (usually) the answer, maybe more noise after
+ * it. `hostile`: any noise and often no valid answer (the tool call); otherwise side noise
+ * only, and rarely no answer (initialize and listing, so that most sessions get to calls).
+ */
+function answering(result: fc.Arbitrary<unknown>, hostile: boolean): fc.Arbitrary<Frame[]> {
   const answer: fc.Arbitrary<Frame> = fc.oneof(
-    { weight: 12, arbitrary: result.map((value): Frame => ({ kind: 'answer', result: value })) },
+    { weight: hostile ? 12 : 60, arbitrary: result.map((value): Frame => ({ kind: 'answer', result: value })) },
     { weight: 1, arbitrary: fc.record({ code: oddValue, message: oddValue, data: oddValue }).map((error): Frame => ({ kind: 'error', error })) },
     { weight: 1, arbitrary: fc.constantFrom<Frame>({ kind: 'error', error: { code: -32602, message: 'Unknown tool' } }, { kind: 'error', error: 'not an object' }) },
     { weight: 1, arbitrary: fc.record({ result, keep: fc.nat({ max: 200 }) }).map(({ result: value, keep }): Frame => ({ kind: 'truncated', result: value, keep })) },
     { weight: 1, arbitrary: fc.constant<Frame>({ kind: 'exit' }) },
   );
+  const before = hostile ? noise : sideNoise;
   return fc
-    .tuple(noisy(3), answer, noisy(2), fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true)))
-    .map(([before, main, after, again]) => [...before, main, ...(again && main.kind === 'answer' ? [main] : []), ...after]);
+    .tuple(noisy(before, 3), answer, noisy(noise, 2), fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true)))
+    .map(([first, main, after, again]) => [...first, main, ...(again && main.kind === 'answer' ? [main] : []), ...after]);
 }
 
 const page = (index: number, last: boolean): fc.Arbitrary<unknown> =>
@@ -243,13 +251,13 @@ const httpStyle: fc.Arbitrary<HttpStyle> = fc.record({
 export const scenario: fc.Arbitrary<McpScenario> = fc
   .record({
     // Mostly valid: a session that fails at initialize goes no further.
-    initialize: answering(mutated(INITIALIZE, 1)),
+    initialize: answering(mutated(INITIALIZE, 1), false),
     pageCount: fc.integer({ min: 1, max: 3 }),
-    call: answering(callResult),
+    call: answering(callResult, true),
     chunk: fc.constantFrom(0, 0, 1, 7, 64),
     lineEnd: fc.constantFrom<'\n' | '\r\n'>('\n', '\r\n'),
     http: httpStyle,
   })
   .chain(({ pageCount, ...rest }) =>
-    fc.tuple(...Array.from({ length: pageCount }, (_, i) => answering(page(i, i === pageCount - 1)))).map((pages) => ({ ...rest, pages })),
+    fc.tuple(...Array.from({ length: pageCount }, (_, i) => answering(page(i, i === pageCount - 1), false))).map((pages) => ({ ...rest, pages })),
   );
