@@ -72,6 +72,7 @@ type Change =
   | { op: 'schema'; name: string; schema: unknown; refFrom: number }
   | { op: 'body'; at: number; media: string; schema: unknown; required: unknown }
   | { op: 'path'; path: string; method: string }
+  | { op: 'server'; url: unknown; variables: unknown }
   | { op: 'blind'; at: number; kind: 'replace' | 'delete'; value: unknown };
 
 const change: fc.Arbitrary<Change> = fc.oneof(
@@ -90,6 +91,11 @@ const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constant('schema' as const), name: fc.constantFrom('__proto__', 'constructor', 'Pet', 'pet', 'NewPet', 'Missing', 'a/b', '~1weird'), schema: fc.constantFrom(...SCHEMAS), refFrom: fc.nat() }),
   fc.record({ op: fc.constant('body' as const), at: fc.nat(), media: fc.constantFrom(...MEDIA_TYPES), schema: fc.constantFrom(...SCHEMAS), required: fc.constantFrom(undefined, true, false) }),
   fc.record({ op: fc.constant('path' as const), path: fc.constantFrom('/__proto__', '/constructor', '/pets/{petId}', '/Pets', '/a/{b}/{b}', '/{x}', '/no-slash', 'no-slash', '/a?b=c', '/a#f', '/../x'), method: fc.constantFrom('get', 'post', 'trace', 'head', 'options') }),
+  fc.record({
+    op: fc.constant('server' as const),
+    url: fc.constantFrom('http://127.0.0.1:{port}/v1', '/relative', 'ftp://x', 'http://user:pw@127.0.0.1/', 'http://127.0.0.1/?q=1', '{scheme}://{host}', 'http://[::1', '', 5, null),
+    variables: fc.constantFrom(undefined, null, {}, { port: null }, { port: { default: 80 } }, { port: { default: { a: 1 } } }, { port: { enum: [] } }, { scheme: { default: 'javascript' }, host: { default: 'x' } }, { __proto__x: 1 }, 'x', []),
+  }),
   fc.record({ op: fc.constant('blind' as const), at: fc.nat(), kind: fc.constantFrom('replace' as const, 'delete' as const), value: oddValue }),
 );
 
@@ -164,6 +170,12 @@ function apply(document: Json, c: Change): void {
       const item = (Object.hasOwn(paths, c.path) ? paths[c.path] : {}) as Json;
       setOwn(item, c.method, { ...(c.path.includes('proto') ? { operationId: '__proto__' } : {}), responses: { 200: { description: 'ok' } } });
       setOwn(paths, c.path, item);
+      return;
+    }
+    case 'server': {
+      const server: Json = { url: c.url };
+      if (c.variables !== undefined) server.variables = c.variables;
+      document.servers = [server, ...(Array.isArray(document.servers) ? document.servers : [])];
       return;
     }
     case 'blind': {
