@@ -239,9 +239,14 @@ async function readBody(response: Response, maxBytes: number): Promise<{ text: s
     }
   } catch (error) {
     if (response.ok || !FetchDeniedError.isInstance(error) || !error.message.includes('larger than')) throw error;
-    return { text: Buffer.concat(chunks).toString('utf8'), truncatedAt: maxBytes };
+    return { text: decodeText(chunks), truncatedAt: maxBytes };
   }
-  return { text: Buffer.concat(chunks).toString('utf8') };
+  return { text: decodeText(chunks) };
+}
+
+// UTF-8 without the byte-order mark some servers put first (JSON.parse refuses it).
+function decodeText(chunks: Uint8Array[]): string {
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {
