@@ -1,4 +1,6 @@
 import { raceAbort } from './abort.ts';
+import { AnswerLimit } from './answer-limit.ts';
+import { resolveRunAnswerLimits, RUN_TOOLS_ANSWER_SETTINGS } from './run-tools-loop.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 
@@ -23,9 +25,19 @@ import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
  */
 export function runTools(options: RunToolsOptions): Promise<RunToolsResult> {
   const { model, signal } = options;
+  const limits = resolveRunAnswerLimits(options);
+  const bounded = limits.maxChars > 0 || limits.maxToolCalls > 0;
   return runToolLoop({
     options,
     signal,
-    callModel: (request) => raceAbort(model.generate(request), signal),
+    callModel: (request) => {
+      const answer = raceAbort(model.generate(request), signal);
+      if (!bounded) return answer;
+      return answer.then((response) => {
+        // A whole answer is held by then: this bounds what the run keeps and acts on.
+        new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }).addResponse(response);
+        return response;
+      });
+    },
   });
 }
