@@ -281,7 +281,7 @@ async function gatewayCall(url: string, on: boolean, api: 'chat' | 'responses', 
     logger: pino({ level: 'silent' }),
     providers: { openai: { baseURL: `${url}/v1`, apiKey: 'sk-upstream' }, ollama: { host: url } },
     tools: { builtins: ['calculate'] },
-    limits: on ? {} : ({ upstreamAnswerLimitChars: 0, upstreamAnswerToolCallLimit: 0 } as Record<string, number>),
+    limits: on ? {} : ({ upstreamAnswerLimitChars: 0, upstreamAnswerToolCallLimit: 0 }),
   });
   const base = await gateway.listen({ port: 0, host: '127.0.0.1' });
   try {
@@ -415,5 +415,5 @@ if (path !== undefined && shape !== undefined) {
       }
     }
   }
-  console.log(`\n${rows.join('\n')}`);
+  console.log(`\n${rows.join('\n')}\n\nShapes:\n${Object.entries(SHAPES).map(([name, what]) => `- ${name}: ${what}`).join('\n')}`);
 }
