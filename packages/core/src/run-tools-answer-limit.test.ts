@@ -101,8 +101,11 @@ describe('runToolsStream with a model that never stops', () => {
     expect((await runToolsStream({ model: off.model, messages, maxAnswerChars: 0 }).result).text.length).toBe(off.chars());
   });
 
-  it('refuses a bound that is not a whole number', () => {
-    expect(() => runToolsStream({ model: endless(text).model, messages, maxAnswerChars: -5 })).toThrow(/the maxAnswerChars option of runTools must be a whole number/u);
+  it('refuses a bound that is not a whole number before any model call', async () => {
+    const model = endless(text);
+    await expect(runToolsStream({ model: model.model, messages, maxAnswerChars: -5 }).result).rejects.toThrow(/the maxAnswerChars option of runTools must be a whole number/u);
+    await expect(runTools({ model: model.model, messages, maxToolCallsPerAnswer: 0.5 })).rejects.toThrow(/the maxToolCallsPerAnswer option of runTools must be a whole number/u);
+    expect(model.chars()).toBe(0);
   });
 });
 

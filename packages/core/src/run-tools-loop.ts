@@ -74,6 +74,7 @@ function startLoop(input: ToolLoopInput): LoopState {
     throw new RangeError(`maxSteps must be a whole number >= 1, got ${String(maxSteps)}.`);
   }
   resolveMaxResultChars(options.maxResultChars);
+  resolveRunAnswerLimits(options);
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
   return {
     input,

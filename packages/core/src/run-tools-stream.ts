@@ -1,5 +1,4 @@
 import { AnswerLimit } from './answer-limit.ts';
-import type { AnswerLimits } from './answer-limit.ts';
 import { newResponseCollector } from './collect-stream.ts';
 import type { ResponseCollector } from './collect-stream.ts';
 import { resolveRunAnswerLimits, runToolLoop, RUN_TOOLS_ANSWER_SETTINGS } from './run-tools-loop.ts';
@@ -50,9 +49,7 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
 // reader object, callbacks and promise per step besides the step's own promise.
 class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   readonly #options: RunToolsOptions;
-  /** The bounds on each answer; undefined when both are off. */
-  readonly #limits: AnswerLimits | undefined;
-  /** The answer under way counted against `#limits`. */
+  /** The answer under way counted against `maxAnswerChars` / `maxToolCallsPerAnswer`; undefined when both are off. */
   #limit: AnswerLimit | undefined;
   /** The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.) */
   readonly #own = new AbortController();
@@ -120,8 +117,6 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
 
   constructor(options: RunToolsOptions) {
     this.#options = options;
-    const limits = resolveRunAnswerLimits(options);
-    this.#limits = limits.maxChars > 0 || limits.maxToolCalls > 0 ? limits : undefined;
   }
 
   get result(): Promise<RunToolsResult> {
@@ -295,8 +290,9 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     return new Promise<ChatResponse>((resolve, reject) => {
       this.#model = iterator;
       this.#collector = newResponseCollector();
-      const limits = this.#limits;
-      this.#limit = limits === undefined ? undefined : new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS });
+      // Checked when the run started (a bad option rejects it before any model call).
+      const limits = resolveRunAnswerLimits(this.#options);
+      this.#limit = limits.maxChars > 0 || limits.maxToolCalls > 0 ? new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }) : undefined;
       this.#resolveStep = resolve;
       this.#rejectStep = reject;
       this.#readModel();

@@ -25,19 +25,16 @@ import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
  */
 export function runTools(options: RunToolsOptions): Promise<RunToolsResult> {
   const { model, signal } = options;
-  const limits = resolveRunAnswerLimits(options);
-  const bounded = limits.maxChars > 0 || limits.maxToolCalls > 0;
   return runToolLoop({
     options,
     signal,
-    callModel: (request) => {
-      const answer = raceAbort(model.generate(request), signal);
-      if (!bounded) return answer;
-      return answer.then((response) => {
-        // A whole answer is held by then: this bounds what the run keeps and acts on.
-        new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }).addResponse(response);
+    callModel: (request) =>
+      raceAbort(model.generate(request), signal).then((response) => {
+        // A whole answer is held by then: this bounds what the run keeps and acts on. (The
+        // options were checked when the run started.)
+        const limits = resolveRunAnswerLimits(options);
+        if (limits.maxChars > 0 || limits.maxToolCalls > 0) new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }).addResponse(response);
         return response;
-      });
-    },
+      }),
   });
 }
