@@ -374,6 +374,8 @@ async function runCase(path: string, shape: Shape, on: boolean, maxMiB: number):
   const peak = Math.max(before.heapMiB, ...upstream.samples.map((s) => s.heapMiB));
   const streamedMiB = upstream.content() / MIB;
   for (let k = 0; k < 20; k++) await tick();
+  // Timers the request left (an end grace, a keep-alive socket) get their time.
+  await new Promise((resolve) => setTimeout(resolve, Number(process.env['ENDLESS_AFTER_MS'] ?? 0)));
   const after = sample(upstream.content());
   upstream.close();
   return {
