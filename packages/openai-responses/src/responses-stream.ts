@@ -413,6 +413,8 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           options.onOtherEvent?.(event);
           break;
       }
+      // What went out as events (a deferred call's start and arguments go out at its end, so
+      // they count twice: the bound is then at most twice as strict for those calls).
       if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output') limit.addEvent(part);
       return out;
     },
