@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
+import { AnswerLimit, collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
+import type { AnswerLimits, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
 import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
@@ -41,7 +41,12 @@ export interface ChatGPTModelContext {
   headers: Record<string, string>;
   /** Tool names already reported through the logger as left out (one console warning each). */
   reportedLeftOut: Set<string>;
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); 0: none. */
+  answerLimits: AnswerLimits;
 }
+
+/** How `createChatGPT`'s answer bounds are named in their errors. */
+const ANSWER_SETTINGS = { chars: 'the maxAnswerChars option of createChatGPT', toolCalls: 'the maxToolCallsPerAnswer option of createChatGPT' };
 
 /** A model served by the Codex backend (`chatgpt.chat(modelId)`). */
 export function createChatGPTChatModel(modelId: string, settings: ChatGPTChatSettings, context: ChatGPTModelContext): ChatModel {
@@ -148,6 +153,9 @@ async function* streamResponse(
         modelId,
         metadata: { conversationId, ...(requestId !== undefined ? { requestId } : {}), ...(rateLimits !== undefined ? { rateLimits } : {}) },
         ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+        ...(context.answerLimits.maxChars > 0 || context.answerLimits.maxToolCalls > 0
+          ? { answerLimit: new AnswerLimit({ ...context.answerLimits, settings: ANSWER_SETTINGS, provider: PROVIDER_NAME }) }
+          : {}),
       });
       let delivered = false;
       let retry = false;

@@ -1,3 +1,5 @@
+import { AnswerLimit } from '@toolwire/core';
+import type { AnswerLimits } from '@toolwire/core';
 import { readJsonBodyText } from '@toolwire/core/provider';
 import { Ollama } from 'ollama';
 import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
@@ -15,6 +17,18 @@ export interface OllamaConnection {
   fetch?: typeof globalThis.fetch;
   /** See `OllamaProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
   endGraceMs?: number;
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); absent or 0: none. */
+  answerLimits?: AnswerLimits;
+}
+
+/** How `createOllama`'s answer bounds are named in their errors. */
+const ANSWER_SETTINGS = { chars: 'the maxAnswerChars option of createOllama', toolCalls: 'the maxToolCallsPerAnswer option of createOllama' };
+
+/** A counter for one answer over this connection, or undefined when its bounds are off. */
+export function newAnswerLimit(connection: OllamaConnection): AnswerLimit | undefined {
+  const limits = connection.answerLimits;
+  if (limits === undefined || (limits.maxChars === 0 && limits.maxToolCalls === 0)) return undefined;
+  return new AnswerLimit({ ...limits, settings: ANSWER_SETTINGS, provider: 'ollama' });
 }
 
 /**
