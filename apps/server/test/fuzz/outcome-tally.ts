@@ -1,0 +1,33 @@
+import type { RawAnswer } from './raw-exchange.ts';
+
+/**
+ * Counts what the cases got back (status and error code, or the stream's ending), printed
+ * by the fuzz script (`TOOLWIRE_FUZZ_RUNS` set) so a run shows whether the mutations reach
+ * past the request checks.
+ */
+export class OutcomeTally {
+  readonly #counts = new Map<string, number>();
+
+  add(answer: RawAnswer): void {
+    let key = String(answer.status);
+    if (answer.status >= 400) {
+      try {
+        const payload = JSON.parse(answer.body.toString('utf8')) as { error?: { code?: unknown } };
+        key += ` ${String(payload.error?.code)}`;
+      } catch {
+        key += ' (not JSON)';
+      }
+    } else if (String(answer.headers['content-type']).startsWith('text/event-stream')) {
+      const text = answer.body.toString('utf8');
+      const error = /"error":\{[^}]*"code":("[^"]*"|null)/.exec(text) ?? /"type":"error","code":("[^"]*"|null)/.exec(text);
+      key += error === null ? ' stream' : ` stream with error ${error[1] ?? ''}`;
+    }
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+  }
+
+  print(title: string): void {
+    if (process.env.TOOLWIRE_FUZZ_RUNS === undefined) return;
+    const rows = [...this.#counts].sort((a, b) => b[1] - a[1]).map(([key, n]) => `  ${String(n).padStart(6)}  ${key}`);
+    console.log(`${title}\n${rows.join('\n')}`);
+  }
+}
