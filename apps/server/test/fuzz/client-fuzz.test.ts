@@ -68,10 +68,11 @@ describe('the gateway under generated client requests', () => {
           upstream.pauseMs = 0;
           upstream.script = scriptFor(callTools);
           const request = buildRequest(testCase, previousResponseId);
+          const started = performance.now();
           const answering = exchange(origin, request, 30_000);
           const health = new Promise<string | undefined>((resolve) => setImmediate(() => resolve(healthProblem(origin))));
           const answer = await answering;
-          tally.add(answer);
+          tally.add(answer, performance.now() - started);
           const problems = [answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);

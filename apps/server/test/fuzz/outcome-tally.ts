@@ -7,8 +7,10 @@ import type { RawAnswer } from './raw-exchange.ts';
  */
 export class OutcomeTally {
   readonly #counts = new Map<string, number>();
+  readonly #ms = new Map<string, number>();
 
-  add(answer: RawAnswer): void {
+  /** Counts one answer, which took `ms` milliseconds. */
+  add(answer: RawAnswer, ms: number): void {
     let key = String(answer.status);
     if (answer.status >= 400) {
       try {
@@ -23,11 +25,12 @@ export class OutcomeTally {
       key += error === null ? ' stream' : ` stream with error ${error[1] ?? ''}`;
     }
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    this.#ms.set(key, (this.#ms.get(key) ?? 0) + ms);
   }
 
   print(title: string): void {
     if (process.env.TOOLWIRE_FUZZ_RUNS === undefined) return;
-    const rows = [...this.#counts].sort((a, b) => b[1] - a[1]).map(([key, n]) => `  ${String(n).padStart(6)}  ${key}`);
+    const rows = [...this.#counts].sort((a, b) => b[1] - a[1]).map(([key, n]) => `  ${String(n).padStart(6)}  ${key} (${Math.round((this.#ms.get(key) ?? 0) / n)} ms each)`);
     console.log(`${title}\n${rows.join('\n')}`);
   }
 }

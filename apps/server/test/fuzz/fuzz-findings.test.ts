@@ -1,0 +1,83 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../src/index.ts';
+import type { ToolwireServer } from '../../src/index.ts';
+import { startAuthServer } from '../../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
+import { makeAuthFile, makeTokenSet } from '../../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
+import { FUZZ_UPSTREAM_MODELS, startFuzzUpstream } from './fuzz-upstream.ts';
+import type { FuzzUpstream } from './fuzz-upstream.ts';
+import { exchange, watchProcess } from './raw-exchange.ts';
+import type { RawAnswer } from './raw-exchange.ts';
+import type { UpstreamAnswer } from './upstream-traffic.ts';
+
+// What the fuzzers found, each written out as its smallest counterexample: the upstream's
+// exact answer (or the client's exact request) and what the gateway must answer instead.
+
+let upstream: FuzzUpstream;
+let server: ToolwireServer;
+let origin: string;
+let dir: string;
+let auth: Awaited<ReturnType<typeof startAuthServer>>;
+const watcher = watchProcess();
+
+beforeAll(async () => {
+  upstream = await startFuzzUpstream();
+  auth = await startAuthServer();
+  dir = await mkdtemp(join(tmpdir(), 'toolwire-fuzz-findings-'));
+  const authFile = join(dir, 'auth.json');
+  const tokens = makeTokenSet({ expiresIn: 24 * 3600 });
+  auth.adopt(tokens);
+  await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+  server = createServer({
+    logger: pino({ level: 'silent' }),
+    providers: {
+      openai: { baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream' },
+      ollama: { host: upstream.url },
+      chatgpt: { authFile, baseURL: upstream.url, issuer: auth.url, models: [FUZZ_UPSTREAM_MODELS.chatgpt] },
+    },
+    limits: { upstreamIdleTimeoutMs: 3000 },
+  });
+  origin = (await server.listen({ port: 0, host: '127.0.0.1' })).slice(0, -'/v1'.length);
+}, 30_000);
+
+afterAll(async () => {
+  await server.close();
+  await upstream.close();
+  await auth.close();
+  await rm(dir, { recursive: true, force: true });
+  watcher.stop();
+});
+
+/** Sends a plain chat request for `model` (with one client tool) while the upstream answers `answer`. */
+async function chat(model: string, answer: UpstreamAnswer, options: { stream?: boolean } = {}): Promise<RawAnswer> {
+  upstream.answer = () => answer;
+  const body = {
+    model,
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    stream: options.stream ?? false,
+  };
+  return exchange(origin, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) }, 20_000);
+}
+
+const errorOf = (answer: RawAnswer): { message: string; type: string; code: string | null } => (JSON.parse(answer.body.toString('utf8')) as { error: { message: string; type: string; code: string | null } }).error;
+
+describe('fuzz findings, upstream side', () => {
+  it('a Codex backend that answers 200 text/html and resets the connection before any byte is a 502 upstream error, not a 500', async () => {
+    const answer = await chat(`chatgpt/${FUZZ_UPSTREAM_MODELS.chatgpt}`, { status: 200, headers: { 'content-type': 'text/html' }, pieces: [], reset: true });
+    expect(answer.status).toBe(502);
+    expect(errorOf(answer)).toMatchObject({ type: 'upstream_error', code: 'not_event_stream' });
+    expect(errorOf(answer).message).toContain('instead of an event stream');
+    expect(watcher.failures).toEqual([]);
+  });
+
+  it('a Codex backend error status whose body is cut by a reset is reported with its status, not as a 500', async () => {
+    const answer = await chat(`chatgpt/${FUZZ_UPSTREAM_MODELS.chatgpt}`, { status: 400, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"error":{"mess')], reset: true });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).type).toBe('invalid_request_error');
+    expect(errorOf(answer).message).toMatch(/ChatGPT|chatgpt/);
+  });
+});

@@ -1,0 +1,135 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../src/index.ts';
+import type { ToolwireServer } from '../../src/index.ts';
+import { startAuthServer } from '../../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
+import { makeAuthFile, makeTokenSet } from '../../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
+import { answerProblem } from './check-answer.ts';
+import type { Api } from './check-answer.ts';
+import { fuzzParameters, fuzzTimeoutMs } from './fuzz-settings.ts';
+import { FUZZ_UPSTREAM_MODELS, startFuzzUpstream } from './fuzz-upstream.ts';
+import type { FuzzUpstream } from './fuzz-upstream.ts';
+import { healthProblem, leftOpen } from './gateway-probes.ts';
+import { OutcomeTally } from './outcome-tally.ts';
+import { eventually, exchange, watchProcess, within } from './raw-exchange.ts';
+import type { RawRequest } from './raw-exchange.ts';
+import { answerFor, baseAnswers, delivery, eventMutation, mutateEvents } from './upstream-traffic.ts';
+import type { Dialect } from './upstream-traffic.ts';
+
+// The real gateway in this process, in front of a stand-in that answers every model request
+// with a mutation of real upstream traffic (OpenAI SSE, Ollama NDJSON, Codex Responses SSE):
+// events cut, dropped, duplicated, reordered, retyped; invalid UTF-8; resets; HTML bodies.
+
+let upstream: FuzzUpstream;
+let server: ToolwireServer;
+let origin: string;
+let dir: string;
+let auth: Awaited<ReturnType<typeof startAuthServer>>;
+const watcher = watchProcess();
+const tally = new OutcomeTally();
+
+const ROUTES: readonly { model: string; dialect: Dialect }[] = [
+  { model: `openai/${FUZZ_UPSTREAM_MODELS.openai}`, dialect: 'openai' },
+  { model: `ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, dialect: 'ollama' },
+  { model: `ollama/${FUZZ_UPSTREAM_MODELS.ollamaText}`, dialect: 'ollama' },
+  { model: `chatgpt/${FUZZ_UPSTREAM_MODELS.chatgpt}`, dialect: 'responses' },
+];
+
+const weatherParameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+/** A valid client request for one case (the upstream's answer is what is fuzzed). */
+function clientRequest(api: Api, model: string, stream: boolean, serverTool: boolean): RawRequest {
+  const body =
+    api === 'chat'
+      ? {
+          model,
+          messages: [{ role: 'user', content: 'Weather in Paris, and 6 * 7?' }],
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherParameters } }, ...(serverTool ? [{ type: 'function', function: { name: 'calculate' } }] : [])],
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+        }
+      : {
+          model,
+          input: [{ role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris, and 6 * 7?' }] }],
+          tools: [{ type: 'function', name: 'get_weather', parameters: weatherParameters }, ...(serverTool ? [{ type: 'function', name: 'calculate' }] : [])],
+          stream,
+          store: false,
+        };
+  return { method: 'POST', path: api === 'chat' ? '/v1/chat/completions' : '/v1/responses', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+}
+
+const upstreamCase = fc.record({
+  api: fc.constantFrom<Api>('chat', 'responses'),
+  route: fc.nat(ROUTES.length - 1),
+  stream: fc.boolean(),
+  serverTool: fc.boolean(),
+  base: fc.nat(),
+  mutations: fc.array(eventMutation, { maxLength: 5 }),
+  delivery,
+});
+
+beforeAll(async () => {
+  upstream = await startFuzzUpstream();
+  auth = await startAuthServer();
+  dir = await mkdtemp(join(tmpdir(), 'toolwire-upstream-fuzz-'));
+  const authFile = join(dir, 'auth.json');
+  const tokens = makeTokenSet({ expiresIn: 24 * 3600 });
+  auth.adopt(tokens);
+  await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+  server = createServer({
+    logger: pino({ level: 'silent' }),
+    providers: {
+      openai: { baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream' },
+      ollama: { host: upstream.url },
+      chatgpt: { authFile, baseURL: upstream.url, issuer: auth.url, models: [FUZZ_UPSTREAM_MODELS.chatgpt] },
+    },
+    metrics: { enabled: true },
+    limits: { upstreamIdleTimeoutMs: 3000, maxSteps: 3 },
+  });
+  const baseURL = await server.listen({ port: 0, host: '127.0.0.1' });
+  origin = baseURL.slice(0, -'/v1'.length);
+}, 30_000);
+
+afterAll(async () => {
+  await server.close();
+  await upstream.close();
+  await auth.close();
+  await rm(dir, { recursive: true, force: true });
+  watcher.stop();
+  tally.print('upstream fuzz outcomes (status, error code):');
+});
+
+describe('the gateway in front of a generated hostile upstream', () => {
+  it(
+    'answers every client with a usable answer or a well-formed upstream error, never crashing, hanging or leaking',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(upstreamCase, async (testCase) => {
+          const route = ROUTES[testCase.route]!;
+          upstream.reset();
+          upstream.answer = ({ dialect, stream }) => {
+            const bases = baseAnswers(dialect, stream);
+            const events = mutateEvents(bases[testCase.base % bases.length]!, testCase.mutations);
+            return answerFor(dialect, stream, events, testCase.delivery);
+          };
+          const started = performance.now();
+          const answering = exchange(origin, clientRequest(testCase.api, route.model, testCase.stream, testCase.serverTool), 30_000);
+          const health = new Promise<string | undefined>((resolve) => setImmediate(() => resolve(healthProblem(origin))));
+          const answer = await answering;
+          tally.add(answer, performance.now() - started);
+          const problems = [answerProblem(answer, { api: testCase.api, blame: 'upstream' }), await health].filter((p) => p !== undefined);
+          if (problems.length > 0) throw new Error(problems.join('; '));
+          await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
+          await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
+          expect(watcher.failures).toEqual([]);
+        }),
+        fuzzParameters(40),
+      );
+    },
+    fuzzTimeoutMs(90_000),
+  );
+});
