@@ -30,6 +30,15 @@ beforeAll(async () => {
         return;
       }
       const body = JSON.parse(text) as { stream?: boolean; model: string };
+      if (body.model === 'cut-json-error') {
+        // The error body says it is JSON, and is cut short (or garbled) on the way.
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"model runner has unexp');
+        return;
+      }
+      if (body.model === 'other-api-error') {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'messages: bad thing', type: 'invalid_request_error' } }));
+        return;
+      }
       if (body.model === 'behind-a-proxy') {
         res.writeHead(502, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(1_000_000)}</html>`);
         return;
@@ -78,6 +87,28 @@ describe('an error response that is not JSON', () => {
         const error = await (stream ? (async () => { for await (const event of model.stream(request)) expect(event.type).not.toBe('finish'); })() : model.generate(request)).catch((e: unknown) => e);
         expect((error as Error).message).toContain('<html>xxx');
         expect((error as Error).message.length).toBeLessThan(70 * 1024);
+      }
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
+
+describe('an error response that says it is JSON and is not Ollama\'s error JSON', () => {
+  it('gives an error whose message is the body, and prints nothing to the console', async () => {
+    const log = vi.spyOn(console, 'log');
+    try {
+      for (const [model, text] of [
+        ['cut-json-error', '{"error":"model runner has unexp'],
+        ['other-api-error', 'messages: bad thing'],
+      ] as const) {
+        for (const stream of [false, true]) {
+          const chat = createOllama({ host }).chat(model);
+          const error = await (stream ? (async () => { for await (const event of chat.stream(request)) expect(event.type).not.toBe('finish'); })() : chat.generate(request)).catch((e: unknown) => e);
+          expect((error as Error).message).toContain(text);
+          expect((error as Error).message).not.toContain('[object Object]');
+        }
       }
       expect(log).not.toHaveBeenCalled();
     } finally {
