@@ -6,11 +6,13 @@ import type { ToolwireServer } from '../../src/index.ts';
 import { startPacedUpstream } from '../helpers/paced-upstream.ts';
 import type { PacedUpstream, Script } from '../helpers/paced-upstream.ts';
 import { answerProblem } from './check-answer.ts';
+import type { Api } from './check-answer.ts';
 import { buildRequest, clientCase } from './client-requests.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { fuzzParameters, fuzzTimeoutMs } from './fuzz-settings.ts';
 import { healthProblem, leftOpen } from './gateway-probes.ts';
 import { eventually, exchange, watchProcess, within } from './raw-exchange.ts';
+import type { RawAnswer, RawRequest } from './raw-exchange.ts';
 
 // The real gateway in this process (so a crash is an uncaught exception seen here), the
 // stand-in upstream behind it on 127.0.0.1, and requests over real HTTP built from the shapes
@@ -31,6 +33,19 @@ function scriptFor(callTools: boolean): Script {
     const args = first === 'calculate' ? { expression: '6 * 7' } : first === 'get_current_time' ? { timezone: 'UTC' } : { city: 'Paris' };
     return { toolCalls: [{ name: first, arguments: args }] };
   };
+}
+
+/** The id of a response a non-streamed Responses request stored, if it did. */
+function storedResponseId(api: Api, answer: RawAnswer): string | undefined {
+  if (api !== 'responses' || answer.status !== 200 || !String(answer.headers['content-type']).startsWith('application/json')) return undefined;
+  const body = JSON.parse(answer.body.toString('utf8')) as { id?: unknown; store?: unknown };
+  return typeof body.id === 'string' && body.store !== false ? body.id : undefined;
+}
+
+/** A follow-up turn on a stored response. */
+function continuation(model: string, previous: string): RawRequest {
+  const body = { model, previous_response_id: previous, input: 'Go on.' };
+  return { method: 'POST', path: '/v1/responses', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
 }
 
 beforeAll(async () => {
@@ -76,6 +91,16 @@ describe('the gateway under generated client requests', () => {
           const problems = [answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
+          const stored = storedResponseId(testCase.api, answer);
+          if (stored !== undefined) {
+            // What the request stored is read back, and continued: hostile input kept in the store must not break either.
+            const read = await exchange(origin, { method: 'GET', path: `/v1/responses/${encodeURIComponent(stored)}`, headers: {} }, 30_000);
+            const readProblem = read.status === 200 ? undefined : answerProblem(read, { api: 'responses', blame: 'client' });
+            if (readProblem !== undefined) throw new Error(`reading the stored response back: ${readProblem}`);
+            const next = await exchange(origin, continuation(testCase.model, stored), 30_000);
+            const nextProblem = answerProblem(next, { api: 'responses', blame: 'client' });
+            if (nextProblem !== undefined) throw new Error(`continuing the stored response: ${nextProblem}`);
+          }
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
           expect(watcher.failures).toEqual([]);
         }),

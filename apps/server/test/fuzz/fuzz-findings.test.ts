@@ -81,3 +81,27 @@ describe('fuzz findings, upstream side', () => {
     expect(errorOf(answer).message).toMatch(/ChatGPT|chatgpt/);
   });
 });
+
+/** Sends `body` as JSON to `path`. */
+function post(path: string, body: unknown): Promise<RawAnswer> {
+  return exchange(origin, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) }, 20_000);
+}
+
+describe('fuzz findings, client side', () => {
+  it('a tool schema with a property schema that is null is a 400 naming it, not a 500 from the text-tool prompt', async () => {
+    const parameters = { type: 'object', properties: { city: null }, required: ['city'] };
+    upstream.answer = () => ({ status: 200, headers: { 'content-type': 'application/x-ndjson' }, pieces: [], reset: false });
+    const chat = await post('/v1/chat/completions', {
+      model: `ollama/${FUZZ_UPSTREAM_MODELS.ollamaText}`,
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters } }],
+      stream: true,
+    });
+    expect(chat.status).toBe(400);
+    expect(errorOf(chat)).toMatchObject({ code: 'invalid_function_parameters' });
+    expect(errorOf(chat).message).toContain("'tools[0].function.parameters.properties.city' is not a schema");
+    const responses = await post('/v1/responses', { model: `ollama/${FUZZ_UPSTREAM_MODELS.ollamaText}`, input: 'Weather?', tools: [{ type: 'function', name: 'get_weather', parameters }] });
+    expect(responses.status).toBe(400);
+    expect(errorOf(responses).message).toContain("'tools[0].parameters.properties.city' is not a schema");
+  });
+});
