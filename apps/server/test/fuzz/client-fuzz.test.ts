@@ -7,7 +7,8 @@ import { startPacedUpstream } from '../helpers/paced-upstream.ts';
 import type { PacedUpstream, Script } from '../helpers/paced-upstream.ts';
 import { answerProblem } from './check-answer.ts';
 import type { Api } from './check-answer.ts';
-import { buildRequest, clientCase } from './client-requests.ts';
+import { buildRequest, clientCase, FUZZ_KEYS } from './client-requests.ts';
+import { hashApiKey } from '../../src/index.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { fuzzParameters, fuzzTimeoutMs } from './fuzz-settings.ts';
 import { healthProblem, leftOpen } from './gateway-probes.ts';
@@ -25,27 +26,48 @@ let previousResponseId: string;
 const watcher = watchProcess();
 const tally = new OutcomeTally();
 
-/** The model: calls the first tool it was offered (once per conversation) when told to, else writes text. */
-function scriptFor(callTools: boolean): Script {
+/** What the scripted model does on a turn without tool results: write text, call the first tool offered, or call every one. */
+type ModelHabit = 'text' | 'first-tool' | 'every-tool';
+
+const argumentsFor = (name: string): Record<string, unknown> => (name === 'calculate' ? { expression: '6 * 7' } : name === 'get_current_time' ? { timezone: 'UTC' } : { city: 'Paris' });
+
+function scriptFor(habit: ModelHabit): Script {
   return (request) => {
-    const first = request.toolNames[0];
-    if (!callTools || first === undefined || request.toolResults.length > 0) return { text: 'Done.' };
-    const args = first === 'calculate' ? { expression: '6 * 7' } : first === 'get_current_time' ? { timezone: 'UTC' } : { city: 'Paris' };
-    return { toolCalls: [{ name: first, arguments: args }] };
+    if (habit === 'text' || request.toolNames.length === 0 || request.toolResults.length > 0) return { text: 'Done.' };
+    const names = habit === 'first-tool' ? request.toolNames.slice(0, 1) : request.toolNames;
+    return { toolCalls: names.map((name) => ({ name, arguments: argumentsFor(name) })) };
   };
 }
 
-/** The id of a response a non-streamed Responses request stored, if it did. */
-function storedResponseId(api: Api, answer: RawAnswer): string | undefined {
-  if (api !== 'responses' || answer.status !== 200 || !String(answer.headers['content-type']).startsWith('application/json')) return undefined;
-  const body = JSON.parse(answer.body.toString('utf8')) as { id?: unknown; store?: unknown };
-  return typeof body.id === 'string' && body.store !== false ? body.id : undefined;
-}
+const jsonHeaders = (request: RawRequest): Record<string, string> => ({
+  'content-type': 'application/json',
+  ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+});
 
-/** A follow-up turn on a stored response. */
-function continuation(model: string, previous: string): RawRequest {
-  const body = { model, previous_response_id: previous, input: 'Go on.' };
-  return { method: 'POST', path: '/v1/responses', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+/**
+ * The requests a client sends next after a successful answer: a stored response read back
+ * and continued (`previous_response_id`); a chat turn's tool calls answered with results
+ * (the gateway pairs them with the server tools it ran hidden). What hostile input left in
+ * the store or in a turn must not break them either.
+ */
+function followUps(api: Api, request: RawRequest, answer: RawAnswer): { what: string; request: RawRequest; api: Api }[] {
+  if (answer.status !== 200 || !String(answer.headers['content-type']).startsWith('application/json')) return [];
+  const body = JSON.parse(answer.body.toString('utf8')) as { id?: unknown; store?: unknown; model?: unknown; choices?: { message?: { tool_calls?: { id: string; function: { name: string } }[] } }[] };
+  if (api === 'responses') {
+    if (typeof body.id !== 'string' || body.store === false) return [];
+    const next = { model: body.model, previous_response_id: body.id, input: 'Go on.' };
+    return [
+      { what: 'reading the stored response back', api, request: { method: 'GET', path: `/v1/responses/${encodeURIComponent(body.id)}`, headers: jsonHeaders(request) } },
+      { what: 'continuing the stored response', api, request: { method: 'POST', path: '/v1/responses', headers: jsonHeaders(request), body: Buffer.from(JSON.stringify(next)) } },
+    ];
+  }
+  const message = body.choices?.[0]?.message;
+  const calls = message?.tool_calls ?? [];
+  if (calls.length === 0 || request.body === undefined) return [];
+  const sent = JSON.parse(request.body.toString('utf8')) as { messages: unknown[] };
+  const results = calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: `result of ${call.function.name}` }));
+  const next = { ...sent, stream: false, messages: [...sent.messages, message, ...results] };
+  return [{ what: 'answering the tool calls', api, request: { method: 'POST', path: '/v1/chat/completions', headers: jsonHeaders(request), body: Buffer.from(JSON.stringify(next)) } }];
 }
 
 beforeAll(async () => {
@@ -55,12 +77,16 @@ beforeAll(async () => {
     providers: { openai: { baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream' }, ollama: { host: upstream.url } },
     metrics: { enabled: true },
     limits: { upstreamIdleTimeoutMs: 10_000 },
+    keys: [
+      { id: 'full', keyHash: hashApiKey(FUZZ_KEYS.full) },
+      { id: 'limited', keyHash: hashApiKey(FUZZ_KEYS.limited), models: ['openai/*'], tools: ['get_current_time'], alwaysTools: ['get_current_time'], requestsPerMinute: 100_000 },
+    ],
   });
   const baseURL = await server.listen({ port: 0, host: '127.0.0.1' });
   origin = baseURL.slice(0, -'/v1'.length);
   const stored = await exchange(
     origin,
-    { method: 'POST', path: '/v1/responses', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ model: 'openai/gpt-4o-mini', input: 'Hi.', store: true })) },
+    { method: 'POST', path: '/v1/responses', headers: { 'content-type': 'application/json', authorization: `Bearer ${FUZZ_KEYS.full}` }, body: Buffer.from(JSON.stringify({ model: 'openai/gpt-4o-mini', input: 'Hi.', store: true })) },
     10_000,
   );
   previousResponseId = (JSON.parse(stored.body.toString('utf8')) as { id: string }).id;
@@ -78,10 +104,10 @@ describe('the gateway under generated client requests', () => {
     'answers every mutation of a real client request with a usable answer or an actionable 4xx, never crashing, hanging or leaking',
     async () => {
       await fc.assert(
-        fc.asyncProperty(clientCase, fc.boolean(), async (testCase, callTools) => {
+        fc.asyncProperty(clientCase, fc.constantFrom<ModelHabit>('text', 'first-tool', 'every-tool'), async (testCase, habit) => {
           upstream.reset();
           upstream.pauseMs = 0;
-          upstream.script = scriptFor(callTools);
+          upstream.script = scriptFor(habit);
           const request = buildRequest(testCase, previousResponseId);
           const started = performance.now();
           const answering = exchange(origin, request, 30_000);
@@ -91,15 +117,12 @@ describe('the gateway under generated client requests', () => {
           const problems = [answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
-          const stored = storedResponseId(testCase.api, answer);
-          if (stored !== undefined) {
-            // What the request stored is read back, and continued: hostile input kept in the store must not break either.
-            const read = await exchange(origin, { method: 'GET', path: `/v1/responses/${encodeURIComponent(stored)}`, headers: {} }, 30_000);
-            const readProblem = read.status === 200 ? undefined : answerProblem(read, { api: 'responses', blame: 'client' });
-            if (readProblem !== undefined) throw new Error(`reading the stored response back: ${readProblem}`);
-            const next = await exchange(origin, continuation(testCase.model, stored), 30_000);
-            const nextProblem = answerProblem(next, { api: 'responses', blame: 'client' });
-            if (nextProblem !== undefined) throw new Error(`continuing the stored response: ${nextProblem}`);
+          for (const next of followUps(testCase.api, request, answer)) {
+            const nextStarted = performance.now();
+            const nextAnswer = await exchange(origin, next.request, 30_000);
+            tally.add(nextAnswer, performance.now() - nextStarted, `${next.what}: `);
+            const problem = answerProblem(nextAnswer, { api: next.api, blame: 'client' });
+            if (problem !== undefined) throw new Error(`${next.what}: ${problem}`);
           }
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
           expect(watcher.failures).toEqual([]);

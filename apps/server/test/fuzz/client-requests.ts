@@ -63,6 +63,8 @@ export const CHAT_SEEDS: readonly Record<string, unknown>[] = [
     metadata: { k: 'v' },
     store: false,
   },
+  // A mixed turn: a client tool beside a server tool (the gateway runs one and hands back the other).
+  { messages: [{ role: 'user', content: 'Weather in Paris, and 6 * 7?' }], tools: [weather, { type: 'function', function: { name: 'calculate' } }], tool_choice: 'auto' },
   // LangChain: a tool result as content parts, a named user, json_schema output.
   {
     messages: [
@@ -214,7 +216,12 @@ export interface WireMutation {
   path: string;
   method: string;
   accept: string | null;
+  /** The `Authorization` header: one of the configured keys (`FUZZ_KEYS`), or something else. */
+  auth: 'full' | 'limited' | string | null;
 }
+
+/** The keys the fuzzed gateway is configured with: one that may do anything, one limited to OpenAI models and `get_current_time` (always added). */
+export const FUZZ_KEYS = { full: 'sk-fuzz-full-0123456789', limited: 'sk-fuzz-limited-0123456789' } as const;
 
 const wireMutation: fc.Arbitrary<WireMutation> = fc.record({
   contentType: fc.oneof(
@@ -259,9 +266,28 @@ const wireMutation: fc.Arbitrary<WireMutation> = fc.record({
   duplicateKey: fc.constantFrom('model', 'messages', 'input', 'stream', 'tools', 'tool_choice', '__proto__', 'constructor'),
   duplicateValue: hostileValue,
   chunked: fc.boolean(),
-  path: fc.oneof({ arbitrary: fc.constant(''), weight: 9 }, { arbitrary: fc.constantFrom('/', '?x=1', '?stream=true', '%00', '/../models', '?__proto__[a]=1'), weight: 1 }),
+  path: fc.oneof({ arbitrary: fc.constant(''), weight: 9 }, { arbitrary: fc.constantFrom('/', '?x=1', '?stream=true', '%00', '/..%2f..%2fmodels', '/%2e%2e/x', '?__proto__[a]=1'), weight: 1 }),
   method: fc.oneof({ arbitrary: fc.constant('POST'), weight: 19 }, { arbitrary: fc.constantFrom('PUT', 'PATCH', 'GET', 'DELETE'), weight: 1 }),
   accept: fc.constantFrom(null, 'application/json', 'text/event-stream', '*/*', 'text/html'),
+  auth: fc.oneof(
+    { arbitrary: fc.constant('full'), weight: 12 },
+    { arbitrary: fc.constant('limited'), weight: 4 },
+    {
+      arbitrary: fc.constantFrom(
+        null,
+        'Bearer sk-wrong',
+        'Basic c2stZnV6ejp4',
+        'Bearer ',
+        'Bearer',
+        `bearer ${FUZZ_KEYS.full}`,
+        `Bearer   ${FUZZ_KEYS.full}   `,
+        `Bearer ${FUZZ_KEYS.full}\u00e9`,
+        `Bearer ${'x'.repeat(8000)}`,
+        `Bearer ${FUZZ_KEYS.full}, Bearer ${FUZZ_KEYS.limited}`,
+      ),
+      weight: 2,
+    },
+  ),
 });
 
 /** One generated client request: a seed, its model, the structural mutations, and the wire changes. */
@@ -337,6 +363,8 @@ export function buildRequest(testCase: ClientCase, previousResponseId: string): 
   if (wire.contentType !== null) headers['content-type'] = wire.contentType;
   if (wire.contentEncoding !== null) headers['content-encoding'] = wire.contentEncoding;
   if (wire.accept !== null) headers.accept = wire.accept;
+  const auth = wire.auth === 'full' ? `Bearer ${FUZZ_KEYS.full}` : wire.auth === 'limited' ? `Bearer ${FUZZ_KEYS.limited}` : wire.auth;
+  if (auth !== null) headers.authorization = auth;
   const route = testCase.api === 'chat' ? '/v1/chat/completions' : '/v1/responses';
   if (wire.method === 'GET') return { method: wire.method, path: `${route}${wire.path}`, headers };
   if (wire.chunked) headers['transfer-encoding'] = 'chunked';

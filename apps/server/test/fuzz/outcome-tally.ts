@@ -9,9 +9,9 @@ export class OutcomeTally {
   readonly #counts = new Map<string, number>();
   readonly #ms = new Map<string, number>();
 
-  /** Counts one answer, which took `ms` milliseconds. */
-  add(answer: RawAnswer, ms: number): void {
-    let key = String(answer.status);
+  /** Counts one answer, which took `ms` milliseconds (`label`: which kind of request it answered). */
+  add(answer: RawAnswer, ms: number, label = ''): void {
+    let key = `${label}${answer.status}`;
     if (answer.status >= 400) {
       try {
         const payload = JSON.parse(answer.body.toString('utf8')) as { error?: { code?: unknown } };
