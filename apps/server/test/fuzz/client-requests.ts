@@ -217,7 +217,7 @@ export interface WireMutation {
   method: string;
   accept: string | null;
   /** The `Authorization` header: one of the configured keys (`FUZZ_KEYS`), or something else. */
-  auth: 'full' | 'limited' | string | null;
+  auth: string | null;
 }
 
 /** The keys the fuzzed gateway is configured with: one that may do anything, one limited to OpenAI models and `get_current_time` (always added). */

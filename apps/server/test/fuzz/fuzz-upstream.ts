@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Dialect, UpstreamAnswer } from './upstream-traffic.ts';
 
 /** The models each side lists (the Ollama one with native tools, one text-only). */
@@ -39,7 +40,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 export async function startFuzzUpstream(): Promise<FuzzUpstream> {
   let inFlight = 0;
   let requests = 0;
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];

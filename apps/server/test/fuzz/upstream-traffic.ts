@@ -192,9 +192,11 @@ export function mutateEvents(events: readonly UpstreamEvent[], mutations: readon
       case 'drop':
         out.splice(at, 1);
         break;
-      case 'duplicate':
-        out.splice(at, 0, 'json' in out[at]! ? { json: copyTree((out[at] as { json: unknown }).json) } : out[at]!);
+      case 'duplicate': {
+        const event = out[at]!;
+        out.splice(at, 0, 'json' in event ? { json: copyTree(event.json) } : event);
         break;
+      }
       case 'swap': {
         const other = m.with % out.length;
         [out[at], out[other]] = [out[other]!, out[at]!];
