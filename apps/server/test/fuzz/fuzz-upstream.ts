@@ -22,6 +22,8 @@ export interface FuzzUpstreamRequest {
 export interface FuzzUpstream {
   url: string;
   answer: (request: FuzzUpstreamRequest) => UpstreamAnswer;
+  /** When set, what `GET /v1/models` and `GET /api/tags` answer; else the right lists. */
+  listAnswer: ((api: 'openai' | 'ollama') => UpstreamAnswer) | undefined;
   /** Model responses not yet finished or closed. */
   readonly inFlight: number;
   /** Model requests received since the last `reset`. */
@@ -48,6 +50,8 @@ export async function startFuzzUpstream(): Promise<FuzzUpstream> {
     const text = Buffer.concat(chunks).toString('utf8');
     const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
     const path = (req.url ?? '').split('?')[0];
+    const listing = req.method === 'GET' && path === '/v1/models' ? 'openai' : req.method === 'GET' && path === '/api/tags' ? 'ollama' : undefined;
+    if (listing !== undefined && upstream.listAnswer !== undefined) return send(res, upstream.listAnswer(listing));
     if (req.method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: FUZZ_UPSTREAM_MODELS.openai, object: 'model', created: 1, owned_by: 'system' }] });
     if (req.method === 'GET' && path === '/api/tags') {
       return json(res, 200, { models: [FUZZ_UPSTREAM_MODELS.ollamaNative, FUZZ_UPSTREAM_MODELS.ollamaText].map((name) => ({ name, model: name, modified_at: '2026-01-01T00:00:00Z', size: 1, digest: 'sha256:0', details: {} })) });
@@ -60,7 +64,10 @@ export async function startFuzzUpstream(): Promise<FuzzUpstream> {
     if (dialect === undefined) return json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error', param: null, code: null } });
     requests++;
     const stream = dialect === 'openai' ? body.stream === true : dialect === 'ollama' ? body.stream !== false : true;
-    const answer = upstream.answer({ dialect, stream, body });
+    return send(res, upstream.answer({ dialect, stream, body }));
+  }
+
+  async function send(res: ServerResponse, answer: UpstreamAnswer): Promise<void> {
     inFlight++;
     res.once('close', () => inFlight--);
     res.writeHead(answer.status, answer.headers);
@@ -96,6 +103,7 @@ export async function startFuzzUpstream(): Promise<FuzzUpstream> {
     answer: () => {
       throw new Error('no answer set');
     },
+    listAnswer: undefined,
     get inFlight() {
       return inFlight;
     },

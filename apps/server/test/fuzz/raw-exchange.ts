@@ -81,18 +81,26 @@ export async function eventually(ms: number, check: () => Promise<string | undef
   }
 }
 
-/** Records every uncaught exception and unhandled rejection while installed. */
+/**
+ * Records every uncaught exception and unhandled rejection while installed, and anything
+ * written through `console` (the gateway logs through pino; a library printing to the
+ * console writes stray lines into its log stream).
+ */
 export function watchProcess(): { failures: string[]; stop(): void } {
   const failures: string[] = [];
   const onException = (error: Error): void => void failures.push(`uncaughtException: ${error.stack ?? error.message}`);
   const onRejection = (reason: unknown): void => void failures.push(`unhandledRejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   process.on('uncaughtException', onException);
   process.on('unhandledRejection', onRejection);
+  const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+  const originals = methods.map((method) => console[method]);
+  for (const method of methods) console[method] = (...args: unknown[]) => void failures.push(`console.${method}: ${args.map(String).join(' ').slice(0, 500)}`);
   return {
     failures,
     stop: () => {
       process.off('uncaughtException', onException);
       process.off('unhandledRejection', onRejection);
+      methods.forEach((method, i) => (console[method] = originals[i]!));
     },
   };
 }

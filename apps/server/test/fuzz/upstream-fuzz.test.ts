@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
 import { createServer } from '../../src/index.ts';
+import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
 import type { ToolwireServer } from '../../src/index.ts';
 import { startAuthServer } from '../../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
 import { makeAuthFile, makeTokenSet } from '../../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
-import { answerProblem } from './check-answer.ts';
+import { answerProblem, envelopeProblem } from './check-answer.ts';
 import type { Api } from './check-answer.ts';
 import { fuzzParameters, fuzzTimeoutMs } from './fuzz-settings.ts';
 import { FUZZ_UPSTREAM_MODELS, startFuzzUpstream } from './fuzz-upstream.ts';
@@ -17,7 +19,7 @@ import { healthProblem, leftOpen } from './gateway-probes.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { eventually, exchange, watchProcess, within } from './raw-exchange.ts';
 import type { RawRequest } from './raw-exchange.ts';
-import { answerFor, baseAnswers, delivery, eventMutation, mutateEvents } from './upstream-traffic.ts';
+import { answerFor, baseAnswers, delivery, eventMutation, MODEL_LISTS, mutateEvents } from './upstream-traffic.ts';
 import type { Dialect } from './upstream-traffic.ts';
 
 // The real gateway in this process, in front of a stand-in that answers every model request
@@ -31,6 +33,8 @@ let dir: string;
 let auth: Awaited<ReturnType<typeof startAuthServer>>;
 const watcher = watchProcess();
 const tally = new OutcomeTally();
+
+const UPSTREAM_IDLE_TIMEOUT_MS = 3000;
 
 const ROUTES: readonly { model: string; dialect: Dialect }[] = [
   { model: `openai/${FUZZ_UPSTREAM_MODELS.openai}`, dialect: 'openai' },
@@ -80,15 +84,32 @@ beforeAll(async () => {
   const tokens = makeTokenSet({ expiresIn: 24 * 3600 });
   auth.adopt(tokens);
   await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+  const chatgpt = createChatGPT({
+    auth: { path: authFile, issuer: auth.url },
+    baseURL: upstream.url,
+    fetch: createNodeHttpFetch({ maxSockets: Infinity, idleTimeoutMs: UPSTREAM_IDLE_TIMEOUT_MS }),
+    maxMessageBytes: 0,
+    maxRetries: 1,
+    streamMaxRetries: 1,
+  });
   server = createServer({
     logger: pino({ level: 'silent' }),
     providers: {
       openai: { baseURL: `${upstream.url}/v1`, apiKey: 'sk-upstream' },
       ollama: { host: upstream.url },
-      chatgpt: { authFile, baseURL: upstream.url, issuer: auth.url, models: [FUZZ_UPSTREAM_MODELS.chatgpt] },
     },
+    // The ChatGPT provider as `providers.chatgpt` builds it, with one retry where it makes five
+    // (a stream dropped before any output is sent again after 0.25, 0.5, 1, 2 and 4 s): the
+    // retries are not what is fuzzed, and they would spend most of the test's time waiting.
+    modelProviders: [
+      {
+        name: 'chatgpt',
+        chat: (id) => chatgpt.chat(id),
+        listModels: () => Promise.resolve([FUZZ_UPSTREAM_MODELS.chatgpt]),
+      },
+    ],
     metrics: { enabled: true },
-    limits: { upstreamIdleTimeoutMs: 3000, maxSteps: 3 },
+    limits: { upstreamIdleTimeoutMs: UPSTREAM_IDLE_TIMEOUT_MS, maxSteps: 3 },
   });
   const baseURL = await server.listen({ port: 0, host: '127.0.0.1' });
   origin = baseURL.slice(0, -'/v1'.length);
@@ -131,5 +152,39 @@ describe('the gateway in front of a generated hostile upstream', () => {
       );
     },
     fuzzTimeoutMs(90_000),
+  );
+
+  it(
+    'lists models whatever the upstreams answer to their model lists, leaving out what it cannot read',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(eventMutation, { maxLength: 5 }), delivery, async (mutations, how) => {
+          upstream.listAnswer = (api) => answerFor(api, false, mutateEvents(MODEL_LISTS[api], mutations), how);
+          try {
+            const started = performance.now();
+            const answer = await exchange(origin, { method: 'GET', path: '/v1/models', headers: {} }, 30_000);
+            tally.add(answer, performance.now() - started, 'GET /v1/models: ');
+            const text = answer.body.toString('utf8');
+            if (answer.status !== 200) {
+              const problem = envelopeProblem(JSON.parse(text));
+              throw new Error(`GET /v1/models answered ${answer.status}${problem === undefined ? '' : `: ${problem}`} (${text.slice(0, 300)})`);
+            }
+            const list = JSON.parse(text) as { object?: unknown; data?: { id?: unknown; object?: unknown }[] };
+            expect(list.object).toBe('list');
+            for (const model of list.data ?? []) {
+              expect(typeof model.id).toBe('string');
+              expect(model.object).toBe('model');
+            }
+            await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
+            await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
+            expect(watcher.failures).toEqual([]);
+          } finally {
+            upstream.listAnswer = undefined;
+          }
+        }),
+        fuzzParameters(20),
+      );
+    },
+    fuzzTimeoutMs(60_000),
   );
 });

@@ -85,6 +85,38 @@ const RESPONSES_STREAMS: readonly UpstreamEvent[][] = [
   ]).map((json) => ({ json })),
 ];
 
+/** The model lists the upstreams give (`GET /v1/models`, Ollama's `GET /api/tags`), whole JSON. */
+export const MODEL_LISTS: Record<'openai' | 'ollama', UpstreamEvent[]> = {
+  openai: [
+    {
+      json: {
+        object: 'list',
+        data: [
+          { id: 'gpt-4o-mini', object: 'model', created: 1_721_172_741, owned_by: 'system' },
+          { id: 'o3-mini', object: 'model', created: 1_737_146_383, owned_by: 'system' },
+        ],
+      },
+    },
+  ],
+  ollama: [
+    {
+      json: {
+        models: [
+          {
+            name: 'qwen3:0.6b',
+            model: 'qwen3:0.6b',
+            modified_at: '2026-01-01T00:00:00Z',
+            size: 522_653_767,
+            digest: 'sha256:7df6b6e09427a769808717c0a93cadc4ae99ed4eb8bf5ca557c90846becea435',
+            details: { parent_model: '', format: 'gguf', family: 'qwen3', families: ['qwen3'], parameter_size: '751.63M', quantization_level: 'Q4_K_M' },
+          },
+          { name: 'gemma3:1b', model: 'gemma3:1b', modified_at: '2026-01-01T00:00:00Z', size: 815_319_791, digest: 'sha256:8648f39daa8f', details: { format: 'gguf', family: 'gemma3' } },
+        ],
+      },
+    },
+  ],
+};
+
 /** The unmutated answers a dialect's upstream gives, streamed or whole. */
 export function baseAnswers(dialect: Dialect, stream: boolean): readonly UpstreamEvent[][] {
   switch (dialect) {
