@@ -93,14 +93,17 @@ export function watchProcess(): { failures: string[]; stop(): void } {
   process.on('uncaughtException', onException);
   process.on('unhandledRejection', onRejection);
   const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
-  const originals = methods.map((method) => console[method]);
+  const originals = methods.map((method) => Object.getOwnPropertyDescriptor(console, method));
   for (const method of methods) console[method] = (...args: unknown[]) => void failures.push(`console.${method}: ${args.map(String).join(' ').slice(0, 500)}`);
   return {
     failures,
     stop: () => {
       process.off('uncaughtException', onException);
       process.off('unhandledRejection', onRejection);
-      methods.forEach((method, i) => (console[method] = originals[i]!));
+      methods.forEach((method, i) => {
+        const original = originals[i];
+        if (original !== undefined) Object.defineProperty(console, method, original);
+      });
     },
   };
 }
