@@ -26,6 +26,12 @@ let previousResponseId: string;
 const watcher = watchProcess();
 const tally = new OutcomeTally();
 
+/** Whether the client hangs up after some bytes of the answer (null: it reads to the end), and how fast the upstream writes. */
+const leaving = fc.record({
+  afterBytes: fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 })), weight: 1 }),
+  pauseMs: fc.constantFrom(0, 0, 3),
+});
+
 /** What the scripted model does on a turn without tool results: write text, call the first tool offered, or call every one. */
 type ModelHabit = 'text' | 'first-tool' | 'every-tool';
 
@@ -104,20 +110,20 @@ describe('the gateway under generated client requests', () => {
     'answers every mutation of a real client request with a usable answer or an actionable 4xx, never crashing, hanging or leaking',
     async () => {
       await fc.assert(
-        fc.asyncProperty(clientCase, fc.constantFrom<ModelHabit>('text', 'first-tool', 'every-tool'), async (testCase, habit) => {
+        fc.asyncProperty(clientCase, fc.constantFrom<ModelHabit>('text', 'first-tool', 'every-tool'), leaving, async (testCase, habit, leave) => {
           upstream.reset();
-          upstream.pauseMs = 0;
+          upstream.pauseMs = leave.pauseMs;
           upstream.script = scriptFor(habit);
           const request = buildRequest(testCase, previousResponseId);
           const started = performance.now();
-          const answering = exchange(origin, request, 30_000);
+          const answering = exchange(origin, request, 30_000, leave.afterBytes === null ? {} : { leaveAfterBytes: leave.afterBytes });
           const health = new Promise<string | undefined>((resolve) => setImmediate(() => resolve(healthProblem(origin))));
           const answer = await answering;
           tally.add(answer, performance.now() - started);
-          const problems = [answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
+          const problems = [answer.left ? undefined : answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
-          for (const next of followUps(testCase.api, request, answer)) {
+          for (const next of answer.left ? [] : followUps(testCase.api, request, answer)) {
             const nextStarted = performance.now();
             const nextAnswer = await exchange(origin, next.request, 30_000);
             tally.add(nextAnswer, performance.now() - nextStarted, `${next.what}: `);

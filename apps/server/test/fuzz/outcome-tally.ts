@@ -11,7 +11,7 @@ export class OutcomeTally {
 
   /** Counts one answer, which took `ms` milliseconds (`label`: which kind of request it answered). */
   add(answer: RawAnswer, ms: number, label = ''): void {
-    let key = `${label}${answer.status}`;
+    let key = `${label}${answer.left ? 'client left, ' : ''}${answer.status}`;
     if (answer.status >= 400) {
       try {
         const payload = JSON.parse(answer.body.toString('utf8')) as { error?: { code?: unknown } };

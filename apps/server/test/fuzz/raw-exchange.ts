@@ -17,13 +17,15 @@ export interface RawAnswer {
   aborted: boolean;
   /** The client's own socket closed after the exchange (the gateway let go of it). */
   socketClosed: Promise<void>;
+  /** The client hung up on purpose (`leaveAfterBytes`) before the answer ended. */
+  left: boolean;
 }
 
 /**
  * Sends one request on a fresh connection (no agent, `Connection: close`) and reads the
  * whole answer. Rejects when no answer came within `timeoutMs`: a hang is a finding.
  */
-export function exchange(origin: string, raw: RawRequest, timeoutMs: number): Promise<RawAnswer> {
+export function exchange(origin: string, raw: RawRequest, timeoutMs: number, options: { leaveAfterBytes?: number } = {}): Promise<RawAnswer> {
   const url = new URL(raw.path, origin);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -32,14 +34,27 @@ export function exchange(origin: string, raw: RawRequest, timeoutMs: number): Pr
       (res) => {
         const chunks: Buffer[] = [];
         let aborted = false;
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        let left = false;
+        const leave = options.leaveAfterBytes;
+        const maybeLeave = (): void => {
+          if (leave === undefined || left || received < leave || res.complete) return;
+          left = true;
+          req.destroy();
+        };
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          received += chunk.length;
+          maybeLeave();
+        });
+        maybeLeave();
         res.on('aborted', () => (aborted = true));
         res.on('error', () => (aborted = true));
         res.on('close', () => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), aborted: aborted || !res.complete, socketClosed });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), aborted: aborted || !res.complete, socketClosed, left });
         });
       },
     );

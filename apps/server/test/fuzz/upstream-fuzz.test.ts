@@ -74,6 +74,8 @@ const upstreamCase = fc.record({
   base: fc.nat(),
   mutations: fc.array(eventMutation, { maxLength: 5 }),
   delivery,
+  /** The client hangs up after this many bytes of the answer (null: it reads to the end). */
+  leaveAfterBytes: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: 1500 }), weight: 1 }),
 });
 
 beforeAll(async () => {
@@ -138,11 +140,11 @@ describe('the gateway in front of a generated hostile upstream', () => {
             return answerFor(dialect, stream, events, testCase.delivery);
           };
           const started = performance.now();
-          const answering = exchange(origin, clientRequest(testCase.api, route.model, testCase.stream, testCase.serverTool), 30_000);
+          const answering = exchange(origin, clientRequest(testCase.api, route.model, testCase.stream, testCase.serverTool), 30_000, testCase.leaveAfterBytes === null ? {} : { leaveAfterBytes: testCase.leaveAfterBytes });
           const health = new Promise<string | undefined>((resolve) => setImmediate(() => resolve(healthProblem(origin))));
           const answer = await answering;
           tally.add(answer, performance.now() - started);
-          const problems = [answerProblem(answer, { api: testCase.api, blame: 'upstream' }), await health].filter((p) => p !== undefined);
+          const problems = [answer.left ? undefined : answerProblem(answer, { api: testCase.api, blame: 'upstream' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
