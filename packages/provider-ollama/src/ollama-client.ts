@@ -62,7 +62,7 @@ function isOllamaErrorJson(text: string): boolean {
  * parse error response as JSON" to the console (the gateway's log stream) on the way; as
  * JSON, it takes the message without either.
  */
-async function asJsonError(response: Response): Promise<Response> {
+async function asJsonError(response: Response, host: string): Promise<Response> {
   if (response.ok) return response;
   const saysJson = response.headers.get('content-type')?.includes('application/json') === true;
   let text = '';
@@ -92,8 +92,14 @@ async function asJsonError(response: Response): Promise<Response> {
   headers.delete('content-length');
   headers.delete('content-encoding');
   if (saysJson && whole && isOllamaErrorJson(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers });
-  const message = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
-  return new Response(JSON.stringify({ error: message === '' ? `HTTP ${response.status} ${response.statusText}`.trim() : message }), { status: response.status, statusText: response.statusText, headers });
+  // Not Ollama's own words: said as what answered, so that a page, garbled bytes or nothing
+  // still make a message that tells the operator where to look.
+  const body = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
+  const type = response.headers.get('content-type');
+  const message =
+    `The server at ${displayHost(host)} answered HTTP ${response.status}${type === null ? '' : ` (${type.split(';')[0] ?? type})`}` +
+    `${body === '' ? ' with an empty body' : `: ${body}`}. If this is not Ollama's error, check OLLAMA_HOST (a proxy or another service may answer in its place).`;
+  return new Response(JSON.stringify({ error: message }), { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -105,9 +111,10 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    if (signal === undefined) return baseFetch(input, init).then(asJsonError);
+    const asError = (response: Response): Promise<Response> => asJsonError(response, connection.host);
+    if (signal === undefined) return baseFetch(input, init).then(asError);
     const own = init?.signal ?? undefined;
-    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asJsonError);
+    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asError);
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never

@@ -87,6 +87,24 @@ function post(path: string, body: unknown): Promise<RawAnswer> {
   return exchange(origin, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) }, 20_000);
 }
 
+describe('fuzz findings, upstream side (Ollama)', () => {
+  it('an Ollama host that answers 404 with garbled bytes gives an error saying who answered what, not the bytes alone', async () => {
+    const garbled = Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xff]);
+    const answer = await chat(`ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, { status: 404, headers: { 'content-type': 'text/html' }, pieces: [garbled], reset: false });
+    expect(answer.status).toBe(404);
+    const error = errorOf(answer);
+    expect(error.message).toContain(`The server at ${upstream.url} answered HTTP 404 (text/html)`);
+    expect(error.message).toContain('check OLLAMA_HOST');
+  });
+
+  it('an Ollama error body that says it is JSON and is cut short prints nothing to the console and is the message', async () => {
+    const answer = await chat(`ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, { status: 500, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"error":"model runner has unexp')], reset: false });
+    expect(answer.status).toBe(502);
+    expect(errorOf(answer).message).toContain('model runner has unexp');
+    expect(watcher.failures).toEqual([]);
+  });
+});
+
 describe('fuzz findings, client side', () => {
   it('a tool schema with a property schema that is null is a 400 naming it, not a 500 from the text-tool prompt', async () => {
     const parameters = { type: 'object', properties: { city: null }, required: ['city'] };
