@@ -79,12 +79,17 @@ function chatStreamProblem(events: string[]): string | undefined {
 function responsesStreamProblem(events: string[]): string | undefined {
   if (events.length === 0) return 'an empty stream';
   let terminal: string | undefined;
+  let sequence = -1;
   for (const [i, data] of events.entries()) {
     const payload = parseJson(data);
     if (!isObject(payload) || typeof payload.type !== 'string') return `event ${i} is not a Responses event: ${data.slice(0, 200)}`;
+    if (i === 0 && payload.type !== 'response.created') return `the stream opens with ${payload.type}, not response.created`;
+    if (typeof payload.sequence_number !== 'number' || payload.sequence_number <= sequence) return `event ${i} (${payload.type}) breaks the sequence_number order`;
+    sequence = payload.sequence_number;
     if (terminal !== undefined) return `${payload.type} follows the terminal ${terminal}`;
     if (payload.type === 'error') {
       if (typeof payload.message !== 'string' || payload.message.length < 10) return `an error event without a message: ${data.slice(0, 200)}`;
+      if (payload.message.includes('hit an internal error')) return `an internal error: ${data.slice(0, 200)}`;
       continue;
     }
     if (RESPONSES_TERMINAL.has(payload.type)) terminal = payload.type;

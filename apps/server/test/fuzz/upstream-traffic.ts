@@ -185,6 +185,8 @@ export type EventMutation =
   | { kind: 'duplicate'; at: number }
   | { kind: 'swap'; at: number; with: number }
   | { kind: 'replace'; at: number; path: number; value: unknown }
+  /** Replaces a field the readers act on (`index`, `arguments`, `finish_reason`, …), where the event has one. */
+  | { kind: 'replace-named'; at: number; path: number; value: unknown }
   | { kind: 'delete-field'; at: number; path: number }
   | { kind: 'insert-raw'; at: number; raw: string };
 
@@ -193,6 +195,7 @@ export const eventMutation: fc.Arbitrary<EventMutation> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat() }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('swap' as const), at: fc.nat(), with: fc.nat() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), path: fc.nat(), value: upstreamValue }), weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constant('replace-named' as const), at: fc.nat(), path: fc.nat(), value: upstreamValue }), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constant('delete-field' as const), at: fc.nat(), path: fc.nat() }), weight: 3 },
   {
     arbitrary: fc.record({
@@ -205,6 +208,13 @@ export const eventMutation: fc.Arbitrary<EventMutation> = fc.oneof(
 );
 
 type Path = (string | number)[];
+
+/** The fields the gateway's readers act on, in every dialect. */
+const NAMED_FIELDS = new Set([
+  'index', 'id', 'type', 'name', 'arguments', 'tool_calls', 'function', 'delta', 'content', 'role', 'finish_reason', 'choices', 'usage',
+  'prompt_tokens', 'completion_tokens', 'message', 'done', 'done_reason', 'eval_count', 'thinking', 'call_id', 'item', 'item_id',
+  'output_index', 'response', 'status', 'text', 'output', 'error', 'model', 'object', 'data', 'models',
+]);
 
 function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   if (prefix.length > 0) out.push(prefix);
@@ -235,21 +245,27 @@ export function mutateEvents(events: readonly UpstreamEvent[], mutations: readon
         break;
       }
       case 'replace':
+      case 'replace-named':
       case 'delete-field': {
         const event = out[at]!;
         if (!('json' in event)) break;
-        const paths = pathsOf(event.json);
+        const all = pathsOf(event.json);
+        const named = m.kind === 'replace-named' ? all.filter((path) => NAMED_FIELDS.has(String(path.at(-1)))) : all;
+        const paths = named.length > 0 ? named : all;
         if (paths.length === 0) {
-          if (m.kind === 'replace') out[at] = { json: m.value };
+          if (m.kind !== 'delete-field') out[at] = { json: m.value };
           break;
         }
         const path = paths[m.path % paths.length]!;
         let parent = event.json as Record<string | number, unknown>;
         for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
         const key = path.at(-1)!;
-        if (m.kind === 'replace') withOwnKey(parent, String(key), m.value);
-        else if (Array.isArray(parent)) parent.splice(Number(key), 1);
-        else Reflect.deleteProperty(parent, key);
+        if (m.kind === 'delete-field') {
+          if (Array.isArray(parent)) parent.splice(Number(key), 1);
+          else Reflect.deleteProperty(parent, key);
+        } else {
+          withOwnKey(parent, String(key), m.value);
+        }
         break;
       }
       case 'insert-raw':
