@@ -158,7 +158,8 @@ export function mutate(request: unknown, mutation: Mutation): unknown {
   const current = parent[key];
   switch (mutation.kind) {
     case 'replace':
-      withOwnKey(parent, String(key), mutation.value);
+      // A copy: generated values are shared between cases, and a later mutation may change what it inserts.
+      withOwnKey(parent, String(key), copy(mutation.value));
       break;
     case 'delete':
       if (Array.isArray(parent)) parent.splice(Number(key), 1);
@@ -170,7 +171,7 @@ export function mutate(request: unknown, mutation: Mutation): unknown {
       else if (typeof current === 'string') parent[key] = current + current;
       break;
     case 'add-key':
-      if (typeof current === 'object' && current !== null && !Array.isArray(current)) withOwnKey(current as Record<string, unknown>, mutation.key, mutation.value);
+      if (typeof current === 'object' && current !== null && !Array.isArray(current)) withOwnKey(current as Record<string, unknown>, mutation.key, copy(mutation.value));
       break;
     case 'wrap': {
       let value: unknown = current;

@@ -253,7 +253,7 @@ export function mutateEvents(events: readonly UpstreamEvent[], mutations: readon
         const named = m.kind === 'replace-named' ? all.filter((path) => NAMED_FIELDS.has(String(path.at(-1)))) : all;
         const paths = named.length > 0 ? named : all;
         if (paths.length === 0) {
-          if (m.kind !== 'delete-field') out[at] = { json: m.value };
+          if (m.kind !== 'delete-field') out[at] = { json: copyTree(m.value) };
           break;
         }
         const path = paths[m.path % paths.length]!;
@@ -264,7 +264,8 @@ export function mutateEvents(events: readonly UpstreamEvent[], mutations: readon
           if (Array.isArray(parent)) parent.splice(Number(key), 1);
           else Reflect.deleteProperty(parent, key);
         } else {
-          withOwnKey(parent, String(key), m.value);
+          // A copy: generated values are shared between cases, and a later mutation may change what it inserts.
+          withOwnKey(parent, String(key), copyTree(m.value));
         }
         break;
       }
