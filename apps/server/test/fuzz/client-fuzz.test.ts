@@ -135,7 +135,7 @@ describe('the gateway under generated client requests', () => {
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
           if (watcher.failures.length > 0) throw new Error(watcher.failures.join('\n'));
         }),
-        fuzzParameters(40),
+        fuzzParameters(100),
       );
     },
     fuzzTimeoutMs(90_000),

@@ -152,7 +152,7 @@ describe('the gateway in front of a generated hostile upstream', () => {
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
           if (watcher.failures.length > 0) throw new Error(watcher.failures.join('\n'));
         }),
-        fuzzParameters(40),
+        fuzzParameters(50),
       );
     },
     fuzzTimeoutMs(90_000),
