@@ -105,6 +105,30 @@ describe('fuzz findings, upstream side (Ollama)', () => {
   });
 });
 
+describe('fuzz findings, error messages a user can act on', () => {
+  it('a whole Ollama answer cut short says that Ollama sent an answer that is not JSON, not only the parser\'s words', async () => {
+    const answer = await chat(`ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, pieces: [Buffer.from('{"model":"qwen3:0.6b","created_at":"2026-01-')], reset: false });
+    expect(answer.status).toBe(502);
+    expect(errorOf(answer).message).toContain(`Ollama at ${upstream.url} sent an answer that is not JSON`);
+  });
+
+  it('an Ollama stream that ends without its done line says the answer may be incomplete', async () => {
+    const line = `${JSON.stringify({ model: 'qwen3:0.6b', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: 'Hel' }, done: false })}\n`;
+    const answer = await chat(`ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, { status: 200, headers: { 'content-type': 'application/x-ndjson' }, pieces: [Buffer.from(line)], reset: false }, { stream: true });
+    expect(answer.status).toBe(200);
+    const text = answer.body.toString('utf8');
+    expect(text).toContain(`The stream from Ollama at ${upstream.url} ended before its final line`);
+    expect(text.trimEnd().endsWith('[DONE]') || text.includes('"error"')).toBe(true);
+  });
+
+  it('an OpenAI-compatible answer whose connection resets mid-body is a retryable 503 saying the connection was lost, not "failed: aborted"', async () => {
+    const answer = await chat(`openai/${FUZZ_UPSTREAM_MODELS.openai}`, { status: 200, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"id":"chatcmpl-1","object":"chat.com')], reset: true });
+    expect(answer.status).toBe(503);
+    expect(errorOf(answer)).toMatchObject({ type: 'upstream_error', code: 'upstream_unavailable' });
+    expect(errorOf(answer).message).toContain('was lost while the answer was read');
+  });
+});
+
 describe('fuzz findings, client side', () => {
   it('a tool schema with a property schema that is null is a 400 naming it, not a 500 from the text-tool prompt', async () => {
     const parameters = { type: 'object', properties: { city: null }, required: ['city'] };
