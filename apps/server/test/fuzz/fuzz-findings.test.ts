@@ -121,6 +121,13 @@ describe('fuzz findings, error messages a user can act on', () => {
     expect(text.trimEnd().endsWith('[DONE]') || text.includes('"error"')).toBe(true);
   });
 
+  it('an Ollama stream whose error line carries an object quotes it, not "[object Object]"', async () => {
+    const lines = [{ model: 'qwen3:0.6b', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: 'Hel' }, done: false }, { error: { message: 'overloaded', type: 'server_error' } }];
+    const answer = await chat(`ollama/${FUZZ_UPSTREAM_MODELS.ollamaNative}`, { status: 200, headers: { 'content-type': 'application/x-ndjson' }, pieces: [Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))], reset: false }, { stream: true });
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString('utf8')).toContain('reported an error in its streamed answer: {\\"message\\":\\"overloaded\\",\\"type\\":\\"server_error\\"}');
+  });
+
   it('an OpenAI-compatible answer whose connection resets mid-body is a retryable 503 saying the connection was lost, not "failed: aborted"', async () => {
     const answer = await chat(`openai/${FUZZ_UPSTREAM_MODELS.openai}`, { status: 200, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"id":"chatcmpl-1","object":"chat.com')], reset: true });
     expect(answer.status).toBe(503);

@@ -14,8 +14,10 @@ export class OutcomeTally {
     let key = `${label}${answer.left ? 'client left, ' : ''}${answer.status}`;
     if (answer.status >= 400) {
       try {
-        const payload = JSON.parse(answer.body.toString('utf8')) as { error?: { code?: unknown } };
+        const payload = JSON.parse(answer.body.toString('utf8')) as { error?: { code?: unknown; message?: unknown } };
         key += ` ${String(payload.error?.code)}`;
+        // TOOLWIRE_FUZZ_MESSAGES=1: also the start of each message (digits folded), to read what users would see.
+        if (process.env.TOOLWIRE_FUZZ_MESSAGES !== undefined) key += ` ${String(payload.error?.message).replace(/[0-9]+/g, 'N').slice(0, 160)}`;
       } catch {
         key += ' (not JSON)';
       }
