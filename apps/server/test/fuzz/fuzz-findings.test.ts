@@ -136,6 +136,31 @@ describe('fuzz findings, error messages a user can act on', () => {
   });
 });
 
+describe('fuzz findings, objects with their own toString key (parsed JSON)', () => {
+  it('a Codex backend reasoning delta whose item_id is {"toString": …} is read, not a 500', async () => {
+    const events = [
+      { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5.4', status: 'in_progress' } },
+      { type: 'response.reasoning_summary_text.delta', item_id: { toString: { polluted: true } }, summary_index: 0, delta: 'Hmm.' },
+      { type: 'response.output_item.added', output_index: 1, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } },
+      { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Hello.' },
+      { type: 'response.completed', response: { id: 'resp_1', status: 'completed', usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } },
+    ];
+    const sse = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+    const answer = await chat(`chatgpt/${FUZZ_UPSTREAM_MODELS.chatgpt}`, { status: 200, headers: { 'content-type': 'text/event-stream' }, pieces: [Buffer.from(sse)], reset: false });
+    expect(answer.status).toBe(200);
+    expect((JSON.parse(answer.body.toString('utf8')) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('Hello.');
+  });
+
+  it('a Responses input part whose type is {"toString": 1} is a 400 naming it, not a 500', async () => {
+    const answer = await post('/v1/responses', {
+      model: `openai/${FUZZ_UPSTREAM_MODELS.openai}`,
+      input: [{ role: 'assistant', content: [{ type: { toString: 1 }, text: 'Earlier answer.' }] }, { role: 'user', content: 'Go on.' }],
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toContain('Content parts of type {"toString":1}');
+  });
+});
+
 describe('fuzz findings, client side', () => {
   it('a tool schema with a property schema that is null is a 400 naming it, not a 500 from the text-tool prompt', async () => {
     const parameters = { type: 'object', properties: { city: null }, required: ['city'] };
