@@ -166,5 +166,7 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     weight: 1,
   },
   { arbitrary: fc.constantFrom(...HOSTILE_NAMES).map((key) => withOwnKey({}, key, { polluted: true })), weight: 1 },
+  // `String()` and template literals call these: an own key that is not a function makes them throw.
+  { arbitrary: fc.tuple(fc.constantFrom('toString', 'valueOf', 'toJSON'), fc.constantFrom<unknown>(1, null, {}, 'x')).map(([key, value]) => withOwnKey({}, key, value)), weight: 2 },
   { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 2 },
 );
