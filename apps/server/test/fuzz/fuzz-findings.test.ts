@@ -151,6 +151,22 @@ describe('fuzz findings, objects with their own toString key (parsed JSON)', () 
     expect((JSON.parse(answer.body.toString('utf8')) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('Hello.');
   });
 
+  it('an upstream model list with an id of {"toString": 1} lists the other models, not a 500', async () => {
+    upstream.listAnswer = (api) =>
+      api === 'openai'
+        ? { status: 200, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"object":"list","data":[{"id":{"toString":1},"object":"model"},{"id":"gpt-4o-mini","object":"model"}]}')], reset: false }
+        : { status: 200, headers: { 'content-type': 'application/json' }, pieces: [Buffer.from('{"models":[{"name":"qwen3:0.6b","model":"qwen3:0.6b","modified_at":{"toString":1}}]}')], reset: false };
+    try {
+      const answer = await exchange(origin, { method: 'GET', path: '/v1/models', headers: {} }, 20_000);
+      expect(answer.status).toBe(200);
+      const ids = (JSON.parse(answer.body.toString('utf8')) as { data: { id: string }[] }).data.map((m) => m.id);
+      expect(ids).toContain('openai/gpt-4o-mini');
+      expect(ids).toContain('ollama/qwen3:0.6b');
+    } finally {
+      upstream.listAnswer = undefined;
+    }
+  });
+
   it('a Responses input part whose type is {"toString": 1} is a 400 naming it, not a 500', async () => {
     const answer = await post('/v1/responses', {
       model: `openai/${FUZZ_UPSTREAM_MODELS.openai}`,
