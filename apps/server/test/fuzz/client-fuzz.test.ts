@@ -30,6 +30,7 @@ const tally = new OutcomeTally();
 const leaving = fc.record({
   afterBytes: fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 })), weight: 1 }),
   pauseMs: fc.constantFrom(0, 0, 3),
+  copies: fc.constantFrom(1, 1, 2),
 });
 
 /** What the scripted model does on a turn without tool results: write text, call the first tool offered, or call every one. */
@@ -125,9 +126,13 @@ describe('the gateway under generated client requests', () => {
           const problems = [answer.left ? undefined : answerProblem(answer, { api: testCase.api, blame: 'client' }), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
           await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
-          for (const next of answer.left ? [] : followUps(testCase.api, request, answer)) {
-            const nextStarted = performance.now();
-            const nextAnswer = await exchange(origin, next.request, 30_000);
+          // Follow-ups go out together, each `leave.copies` times (a client retrying, two tabs): a stored
+          // response or a hidden tool turn read by two requests at once.
+          const nexts = (answer.left ? [] : followUps(testCase.api, request, answer)).flatMap((next) => Array.from({ length: leave.copies }, () => next));
+          const nextStarted = performance.now();
+          const nextAnswers = await Promise.all(nexts.map((next) => exchange(origin, next.request, 30_000)));
+          for (const [i, nextAnswer] of nextAnswers.entries()) {
+            const next = nexts[i]!;
             tally.add(nextAnswer, performance.now() - nextStarted, `${next.what}: `);
             const problem = answerProblem(nextAnswer, { api: next.api, blame: 'client' });
             if (problem !== undefined) throw new Error(`${next.what}: ${problem}`);

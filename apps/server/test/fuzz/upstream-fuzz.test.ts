@@ -76,6 +76,8 @@ const upstreamCase = fc.record({
   delivery,
   /** The client hangs up after this many bytes of the answer (null: it reads to the end). */
   leaveAfterBytes: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: 1500 }), weight: 1 }),
+  /** How many clients send the request at once (the first one hangs up when `leaveAfterBytes` says so). */
+  clients: fc.oneof({ arbitrary: fc.constant(1), weight: 4 }, { arbitrary: fc.integer({ min: 2, max: 4 }), weight: 1 }),
 });
 
 beforeAll(async () => {
@@ -142,13 +144,16 @@ describe('the gateway in front of a generated hostile upstream', () => {
             return answerFor(dialect, stream, events, testCase.delivery);
           };
           const started = performance.now();
-          const answering = exchange(origin, clientRequest(testCase.api, route.model, testCase.stream, testCase.serverTool), 30_000, testCase.leaveAfterBytes === null ? {} : { leaveAfterBytes: testCase.leaveAfterBytes });
+          // The same request from `clients` clients at once: shared state (caches, slots, pools) meets the failure together.
+          const answering = Array.from({ length: testCase.clients }, (_, i) =>
+            exchange(origin, clientRequest(testCase.api, route.model, testCase.stream, testCase.serverTool), 30_000, testCase.leaveAfterBytes === null || i > 0 ? {} : { leaveAfterBytes: testCase.leaveAfterBytes }),
+          );
           const health = new Promise<string | undefined>((resolve) => setImmediate(() => resolve(healthProblem(origin))));
-          const answer = await answering;
-          tally.add(answer, performance.now() - started);
-          const problems = [answer.left ? undefined : answerProblem(answer, { api: testCase.api, blame: 'upstream' }), await health].filter((p) => p !== undefined);
+          const answers = await Promise.all(answering);
+          for (const answer of answers) tally.add(answer, performance.now() - started);
+          const problems = [...answers.map((answer) => (answer.left ? undefined : answerProblem(answer, { api: testCase.api, blame: 'upstream' }))), await health].filter((p) => p !== undefined);
           if (problems.length > 0) throw new Error(problems.join('; '));
-          await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
+          for (const answer of answers) await within(5000, 'the gateway kept the client connection open after the answer', answer.socketClosed);
           await eventually(5000, () => leftOpen(origin, () => upstream.inFlight));
           if (watcher.failures.length > 0) throw new Error(watcher.failures.join('\n'));
         }),
