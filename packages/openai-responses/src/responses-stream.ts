@@ -89,6 +89,14 @@ function closeCode(containerId: unknown): string {
   return containerId === undefined ? '"}' : `","containerId":${JSON.stringify(containerId)}}`;
 }
 
+/**
+ * An id or index as part of a map key. Not `String(value)`: parsed JSON may hold an object
+ * with its own `toString` key (`{"toString": 1}`), and converting that throws a TypeError.
+ */
+function keyPart(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? '');
+}
+
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -390,10 +398,10 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         }
         case 'response.reasoning_summary_text.delta':
-          reasoningDelta(`${String(event['item_id'])}:s${String(event['summary_index'])}`, event['delta'], out);
+          reasoningDelta(`${keyPart(event['item_id'])}:s${keyPart(event['summary_index'])}`, event['delta'], out);
           break;
         case 'response.reasoning_text.delta':
-          reasoningDelta(`${String(event['item_id'])}:c${String(event['content_index'])}`, event['delta'], out);
+          reasoningDelta(`${keyPart(event['item_id'])}:c${keyPart(event['content_index'])}`, event['delta'], out);
           break;
         case 'response.completed':
         case 'response.incomplete':

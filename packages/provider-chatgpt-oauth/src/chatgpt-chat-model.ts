@@ -105,7 +105,7 @@ async function* streamResponse(
         response = await post(prepared.body);
       }
       if (response.status === 400 && settings.instructions !== undefined && extraWarnings.length === 0) {
-        const text = (await readBoundedText(response)).text;
+        const text = await readErrorText(response, signal);
         if (!text.includes('Instructions are not valid')) throw failure(response, text);
         prepared = build(catalog.instructions, { instructions: catalog.instructions });
         extraWarnings.push({
@@ -115,13 +115,13 @@ async function* streamResponse(
         });
         response = await post(prepared.body);
       }
-      if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
+      if (!response.ok) throw failure(response, await readErrorText(response, signal));
       // A page or JSON with status 200 (a proxy, a captive portal) is no stream: said as
       // what it is, not taken for a dropped stream and sent again.
       // Only these explicit types: a body without one, or `text/plain`, is still read as a stream.
       const type = response.headers.get('content-type');
       if (type !== null && isPageOrJson(type)) {
-        const text = (await readBoundedText(response)).text.trim();
+        const text = (await readErrorText(response, signal)).trim();
         throw new ProviderError({
           provider: PROVIDER_NAME,
           status: response.status,
@@ -240,6 +240,21 @@ function reportLeftOut(prepared: PreparedRequest, context: ChatGPTModelContext):
 function knownModels(context: ChatGPTModelContext, credentials: ChatGPTCredentials): { knownModels?: readonly string[] } {
   const models = context.catalog.knownModels(credentials.accountId);
   return models !== undefined ? { knownModels: models } : {};
+}
+
+/**
+ * An error body or a page, read for the message only: when the connection breaks while it is
+ * read (a reset after the headers), the status already says what happened, so the error
+ * reports it (without the body) instead of the socket's bare `aborted`, which the
+ * caller could only take for an internal failure.
+ */
+async function readErrorText(response: Response, signal: AbortSignal | undefined): Promise<string> {
+  try {
+    return (await readBoundedText(response)).text;
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    return '';
+  }
 }
 
 function backoffMs(attempt: number): number {

@@ -39,6 +39,19 @@ export function mapOllamaError(error: unknown, context: { host: string; modelId:
   }
   const message = error instanceof Error ? error.message : String(error);
   const status = statusOf(error);
+  // A whole (non-streamed) answer the client could not parse: cut short, garbled, or not Ollama's.
+  if (error instanceof SyntaxError) {
+    return new ProviderError({
+      provider: 'ollama',
+      message: `Ollama at ${host} sent an answer that is not JSON (${message}), so there is no answer. Retry the request; if it keeps happening, check that OLLAMA_HOST points at an Ollama server and not a proxy page.`,
+      cause: error,
+    });
+  }
+  // The client's words for a stream that ended without its final `done` line.
+  if (status === undefined && message === 'Did not receive done or success response in stream.') {
+    const options = { provider: 'ollama', message: `The stream from Ollama at ${host} ended before its final line, so the answer may be incomplete. Retry the request.`, cause: error };
+    return context.inStream === true ? new StreamError(options) : new ProviderError(options);
+  }
   if (status === undefined) {
     const options = { provider: 'ollama', message, cause: error };
     return context.inStream === true ? new StreamError(options) : new ProviderError(options);
