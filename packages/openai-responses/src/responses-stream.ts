@@ -124,6 +124,14 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
   let functionCalls = 0;
   let lastReasoningKey: string | undefined;
   const limit = options.answerLimit;
+  /**
+   * Events counted where they were held rather than where they went out: a deferred call's
+   * start and arguments, sent at its end (made only once such a call ends, so that other
+   * streams pay nothing per event).
+   */
+  let counted: WeakSet<ChatStreamEvent> | undefined;
+  /** Reasoning items whose summary streamed as deltas (counted then), by item id. */
+  const summaryItems = new Set<string>();
 
   function find(outputIndex: unknown, itemId: unknown): ItemState | undefined {
     const byId = typeof itemId === 'string' ? byItemId.get(itemId) : undefined;
@@ -145,8 +153,14 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     if (options.recordWireCalls === true) wireCalls[state.id] = { name: state.wireName, arguments: state.args };
     const out: ChatStreamEvent[] = [];
     if (!state.started) {
-      out.push({ type: 'tool-call-start', id: toolCall.id, name: toolCall.name });
-      out.push({ type: 'tool-call-delta', id: toolCall.id, argumentsDelta: toolCall.invalid?.rawArguments ?? JSON.stringify(toolCall.arguments) });
+      const start: ChatStreamEvent = { type: 'tool-call-start', id: toolCall.id, name: toolCall.name };
+      const delta: ChatStreamEvent = { type: 'tool-call-delta', id: toolCall.id, argumentsDelta: toolCall.invalid?.rawArguments ?? JSON.stringify(toolCall.arguments) };
+      out.push(start, delta);
+      // The call and its argument text were counted as they arrived (see `onAdded`).
+      if (limit !== undefined) {
+        counted ??= new WeakSet();
+        counted.add(start).add(delta);
+      }
     }
     out.push({ type: 'tool-call', toolCall });
     return out;
@@ -216,7 +230,11 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     switch (raw['type']) {
       case 'reasoning': {
         const replayable = replayableReasoningItem(raw);
-        if (replayable) reasoningItems.push(replayable);
+        if (replayable) {
+          // Held for the answer's metadata: its encrypted content, and its summary unless that streamed (counted then).
+          if (limit !== undefined) limit.addChars(reasoningItemChars(replayable, !summaryItems.has(str(raw['id']) ?? '')));
+          reasoningItems.push(replayable);
+        }
         return;
       }
       case 'message': {
@@ -245,7 +263,11 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     state.item = raw;
     if (!state.provider) {
       const text = str(raw['arguments']);
-      if (text !== undefined) state.args = text;
+      if (text !== undefined) {
+        // A call not yet sent holds the done item's text in place of the deltas': counted here (a sent one's goes out as counted deltas).
+        if (!state.started && text.length > state.args.length) limit?.addChars(text.length - state.args.length);
+        state.args = text;
+      }
       out.push(...finishCall(state, raw['status'] === 'incomplete'));
       return;
     }
@@ -390,6 +412,10 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         }
         case 'response.reasoning_summary_text.delta':
+          if (limit !== undefined && typeof event['item_id'] === 'string' && !summaryItems.has(event['item_id'])) {
+            limit.addChars(event['item_id'].length);
+            summaryItems.add(event['item_id']);
+          }
           reasoningDelta(`${String(event['item_id'])}:s${String(event['summary_index'])}`, event['delta'], out);
           break;
         case 'response.reasoning_text.delta':
@@ -413,9 +439,8 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           options.onOtherEvent?.(event);
           break;
       }
-      // What went out as events (a deferred call's start and arguments go out at its end, so
-      // they count twice: the bound is then at most twice as strict for those calls).
-      if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output') limit.addEvent(part);
+      // What went out as events, but for what was counted while it was held.
+      if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output' && counted?.has(part) !== true) limit.addEvent(part);
       return out;
     },
     end() {
@@ -435,6 +460,15 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       ];
     },
   };
+}
+
+/** The characters a reasoning item kept for replay holds: its encrypted content, and its summary's text when `withSummary`. */
+function reasoningItemChars(item: Record<string, unknown>, withSummary: boolean): number {
+  let chars = typeof item['encrypted_content'] === 'string' ? item['encrypted_content'].length : 0;
+  if (withSummary && Array.isArray(item['summary'])) {
+    for (const part of item['summary'] as unknown[]) if (isRecord(part) && typeof part['text'] === 'string') chars += part['text'].length;
+  }
+  return chars;
 }
 
 function messageText(item: Record<string, unknown>): string {
