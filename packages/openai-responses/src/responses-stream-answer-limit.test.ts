@@ -1,10 +1,20 @@
 import { AnswerLimit, AnswerTooLargeError } from '@toolwire/core';
 import { toToolCall } from '@toolwire/core/provider';
 import { describe, expect, it } from 'vitest';
+import type { ProviderTool } from '@toolwire/core';
 import type { ResponsesCallMapping } from './responses-call-mapping.ts';
+import { prepareResponsesTools } from './responses-tools.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
 import type { ResponsesStreamPart } from './responses-stream.ts';
 import { functionCallEvents, responseObject } from './testing/index.ts';
+
+const codeInterpreter: ProviderTool = {
+  type: 'provider',
+  provider: 'openai',
+  id: 'openai.code_interpreter',
+  name: 'code_interpreter',
+  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
+};
 
 const SETTINGS = { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' };
 
@@ -69,6 +79,27 @@ describe('createResponsesStreamDecoder with an answer limit', () => {
     expect(AnswerTooLargeError.isInstance(caught) && caught.limit).toBe('chars');
     const parts = decode(events, new AnswerLimit({ maxChars: args.length, maxToolCalls: 1, settings: SETTINGS }), deferAll);
     expect(parts.filter((part) => part.type === 'tool-call')).toMatchObject([{ toolCall: { arguments: { a: 'w'.repeat(200) } } }]);
+  });
+
+  it("counts a provider tool's done item (its outputs), held for the provider output", () => {
+    const code = 'print(1)';
+    const done = { id: 'ci_1', type: 'code_interpreter_call', status: 'completed', code, container_id: 'cntr_1', outputs: [{ type: 'logs', logs: 'l'.repeat(5000) }] };
+    const events: Record<string, unknown>[] = [
+      { type: 'response.created', response: responseObject('in_progress') },
+      { type: 'response.output_item.added', output_index: 0, item: { ...done, status: 'in_progress', code: '', outputs: null } },
+      { type: 'response.code_interpreter_call_code.delta', item_id: 'ci_1', output_index: 0, delta: code },
+      { type: 'response.output_item.done', output_index: 0, item: done },
+      { type: 'response.completed', response: responseObject('completed', [done]) },
+    ];
+    const decoder = (limit: AnswerLimit): ReturnType<typeof createResponsesStreamDecoder> =>
+      createResponsesStreamDecoder({ provider: 'openai', metadataKey: 'openai', answerLimit: limit, providerTools: prepareResponsesTools([codeInterpreter], undefined).providerTools });
+    const run = (limit: AnswerLimit): ResponsesStreamPart[] => {
+      const d = decoder(limit);
+      return [...events.flatMap((event) => d.push(event)), ...d.end()];
+    };
+    const caught = error(() => run(new AnswerLimit({ maxChars: 4000, maxToolCalls: 0, settings: SETTINGS })));
+    expect(AnswerTooLargeError.isInstance(caught) && caught.limit).toBe('chars');
+    expect(run(new AnswerLimit({ maxChars: 6000, maxToolCalls: 1, settings: SETTINGS })).at(-1)).toMatchObject({ type: 'finish' });
   });
 
   it('counts reasoning items kept for replay (their encrypted content), which no delta carries', () => {

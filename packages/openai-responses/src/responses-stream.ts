@@ -271,6 +271,8 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       out.push(...finishCall(state, raw['status'] === 'incomplete'));
       return;
     }
+    // The done item is held for the provider output (its outputs, results, sources), which no delta carried; its code streamed (counted then).
+    if (limit !== undefined) limit.addChars(JSON.stringify(raw).length - (str(raw['code'])?.length ?? 0));
     state.done = true;
     if (state.codeOpen) {
       state.codeOpen = false;
