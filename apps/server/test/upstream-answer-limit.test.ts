@@ -135,6 +135,10 @@ describe('an answer past limits.upstreamAnswerLimitChars / upstreamAnswerToolCal
     });
     const body = await response.text();
     expect(body).toContain('"code":"upstream_answer_too_large"');
+    // Exactly one failure, told as the Responses API tells one mid-stream (an `error` event, then `response.failed`), and nothing after it.
+    expect(body.split('event: error\n')).toHaveLength(2);
+    expect(body.split('event: response.failed\n')).toHaveLength(2);
+    expect(body.slice(body.indexOf('event: response.failed\n')).match(/^event: /gmu)).toHaveLength(1);
     await expectCutAndServing(started);
   });
 
