@@ -47,9 +47,9 @@ export interface ResponsesStreamDecoderOptions {
   /** Advice for the default failure mapping. */
   errorHints?: ProviderErrorHints;
   /**
-   * Counts the answer as it arrives (every delta and call, also what is held without an
-   * event: calls left out or deferred, refusal, annotations): `push` throws its
-   * `AnswerTooLargeError` past a bound.
+   * Counts the answer as it arrives, each part once (every delta and call, also what is held
+   * without an event: calls left out or deferred, refusal, annotations, reasoning items kept
+   * for replay, provider tools' done items): `push` throws its `AnswerTooLargeError` past a bound.
    */
   answerLimit?: AnswerLimit | undefined;
 }
