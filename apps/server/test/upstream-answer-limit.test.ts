@@ -152,6 +152,14 @@ describe('an answer past limits.upstreamAnswerLimitChars / upstreamAnswerToolCal
     expect((responses as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
   });
 
+  it('refuses a bound that is not a whole number at startup, naming the setting (a config object skips the file check)', async () => {
+    for (const [setting, value] of [['upstreamAnswerLimitChars', Number.NaN], ['upstreamAnswerToolCallLimit', -1], ['upstreamAnswerLimitChars', 1.5], ['upstreamAnswerToolCallLimit', Infinity]] as const) {
+      const server = createServer({ logger: pino({ level: 'silent' }), limits: { [setting]: value } });
+      await expect(server.listen({ port: 0, host: '127.0.0.1' })).rejects.toThrow(new RegExp(`limits\\.${setting} must be a whole number`, 'u'));
+      await server.close();
+    }
+  });
+
   it('lets a long answer under the bound through whole, streamed and not', async () => {
     const started = await start(chatText(), LIMIT - 4 * KIB);
     const stream = await started.client.chat.completions.create({ model: 'openai/m', messages: [{ role: 'user', content: 'go' }], stream: true });
