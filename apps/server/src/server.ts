@@ -1,4 +1,4 @@
-import { generateId } from '@toolwire/core';
+import { generateId, resolveAnswerLimits } from '@toolwire/core';
 import { timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyListenOptions, FastifyReply } from 'fastify';
@@ -107,6 +107,9 @@ function upstreamLimits(config: ServerConfig): UpstreamLimits {
 function answerLimits(config: ServerConfig): AnswerBounds {
   const chars = config.limits?.upstreamAnswerLimitChars;
   const calls = config.limits?.upstreamAnswerToolCallLimit;
+  // Checked here (a config object may skip the file's checks): a bad value stops startup naming
+  // the gateway's setting, rather than a provider's option at startup or core's on every request.
+  resolveAnswerLimits({ maxAnswerChars: chars, maxToolCallsPerAnswer: calls }, { chars: 'limits.upstreamAnswerLimitChars', toolCalls: 'limits.upstreamAnswerToolCallLimit' });
   return { ...(chars === undefined ? {} : { maxAnswerChars: chars }), ...(calls === undefined ? {} : { maxToolCallsPerAnswer: calls }) };
 }
 

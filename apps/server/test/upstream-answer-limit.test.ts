@@ -135,6 +135,10 @@ describe('an answer past limits.upstreamAnswerLimitChars / upstreamAnswerToolCal
     });
     const body = await response.text();
     expect(body).toContain('"code":"upstream_answer_too_large"');
+    // Exactly one failure, told as the Responses API tells one mid-stream (an `error` event, then `response.failed`), and nothing after it.
+    expect(body.split('event: error\n')).toHaveLength(2);
+    expect(body.split('event: response.failed\n')).toHaveLength(2);
+    expect(body.slice(body.indexOf('event: response.failed\n')).match(/^event: /gmu)).toHaveLength(1);
     await expectCutAndServing(started);
   });
 
@@ -146,6 +150,14 @@ describe('an answer past limits.upstreamAnswerLimitChars / upstreamAnswerToolCal
     const responses = await started.client.responses.create({ model: 'openai/m', input: 'go' }).catch((e: unknown) => e);
     expectAnswerTooLarge(responses, 'limits.upstreamAnswerLimitChars');
     expect((responses as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+  });
+
+  it('refuses a bound that is not a whole number at startup, naming the setting (a config object skips the file check)', async () => {
+    for (const [setting, value] of [['upstreamAnswerLimitChars', Number.NaN], ['upstreamAnswerToolCallLimit', -1], ['upstreamAnswerLimitChars', 1.5], ['upstreamAnswerToolCallLimit', Infinity]] as const) {
+      const server = createServer({ logger: pino({ level: 'silent' }), limits: { [setting]: value } });
+      await expect(server.listen({ port: 0, host: '127.0.0.1' })).rejects.toThrow(new RegExp(`limits\\.${setting} must be a whole number`, 'u'));
+      await server.close();
+    }
   });
 
   it('lets a long answer under the bound through whole, streamed and not', async () => {

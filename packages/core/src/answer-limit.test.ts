@@ -56,6 +56,12 @@ describe('AnswerLimit', () => {
     expect(thrown(() => new AnswerLimit({ maxChars: 13, maxToolCalls: 1, settings }).addResponse(response))).toMatchObject({ limit: 'chars' });
     expect(thrown(() => new AnswerLimit({ maxChars: 0, maxToolCalls: 0, settings }).addResponse({ ...response, toolCalls: [...response.toolCalls, ...response.toolCalls] }))).toBeUndefined();
   });
+
+  it("counts a whole answer's refusal, as the streamed answer's is counted", () => {
+    const response = { text: '', refusal: 'no'.repeat(10), toolCalls: [] } as unknown as ChatResponse;
+    expect(thrown(() => new AnswerLimit({ maxChars: 20, maxToolCalls: 0, settings }).addResponse(response))).toBeUndefined();
+    expect(thrown(() => new AnswerLimit({ maxChars: 19, maxToolCalls: 0, settings }).addResponse(response))).toMatchObject({ limit: 'chars' });
+  });
 });
 
 describe('resolveAnswerLimits', () => {

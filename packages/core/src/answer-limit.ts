@@ -112,9 +112,9 @@ export class AnswerLimit {
     }
   }
 
-  /** Counts a whole answer (a `generate` result). */
+  /** Counts a whole answer (a `generate` result): its text, reasoning, refusal, and each call with its arguments. */
   addResponse(response: ChatResponse): void {
-    this.addChars(response.text.length + (response.reasoning?.length ?? 0));
+    this.addChars(response.text.length + (response.reasoning?.length ?? 0) + (response.refusal?.length ?? 0));
     for (const call of response.toolCalls) {
       this.addToolCall();
       this.addChars(call.invalid?.rawArguments.length ?? JSON.stringify(call.arguments).length);

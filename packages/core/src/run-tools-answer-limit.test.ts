@@ -3,6 +3,7 @@
 // naming runTools' option, the model's stream is closed (its `finally` runs), and an answer
 // under the bound still goes through.
 import { describe, expect, it } from 'vitest';
+import { defineTool } from './define-tool.ts';
 import { AnswerTooLargeError } from './errors.ts';
 import { runTools } from './run-tools.ts';
 import { runToolsStream } from './run-tools-stream.ts';
@@ -131,5 +132,47 @@ describe('runTools with an answer past the bound', () => {
   it('passes an answer at the bound', async () => {
     const result = await runTools({ model: answering({ text: 'x'.repeat(99) }), messages, maxAnswerChars: 99 });
     expect(result.text.length).toBe(99);
+  });
+});
+
+describe('the answer bounds in a run of several steps', () => {
+  // Each step's answer at three quarters of the bound: a bound counted over the run would be crossed in step 2.
+  const bound = 64 * KIB;
+  const long = 'x'.repeat((bound * 3) / 4);
+  const answer = (text: string, toolCalls: ChatResponse['toolCalls']): ChatResponse => ({
+    text,
+    toolCalls,
+    toolResults: [],
+    finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+    warnings: [],
+    message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+  });
+  const steps = [answer('', [{ id: 'c1', name: 'echo', arguments: { s: long } }]), answer(long, [])];
+  const stepOf = (request: { messages: readonly { role: string }[] }): ChatResponse => steps[request.messages.some((m) => m.role === 'tool') ? 1 : 0] as ChatResponse;
+  const model: ChatModel = {
+    provider: 'test',
+    modelId: 'two-steps',
+    generate: (request) => Promise.resolve(stepOf(request)),
+    async *stream(request) {
+      const step = stepOf(request);
+      for (const toolCall of step.toolCalls) {
+        yield { type: 'tool-call-start', id: toolCall.id, name: toolCall.name };
+        yield { type: 'tool-call-delta', id: toolCall.id, argumentsDelta: JSON.stringify(toolCall.arguments) };
+        yield { type: 'tool-call', toolCall };
+      }
+      if (step.text !== '') yield { type: 'text-delta', delta: step.text };
+      yield { type: 'finish', finishReason: step.finishReason };
+    },
+  };
+  const echo = defineTool({ name: 'echo', description: 'Says it back.', parameters: { type: 'object', properties: { s: { type: 'string' } } }, execute: () => 'ok' });
+
+  it('counts each step of the tool loop as its own answer, streamed and not', async () => {
+    const options = { model, messages, tools: [echo], maxAnswerChars: bound, maxToolCallsPerAnswer: 1 };
+    const whole = await runTools(options);
+    expect(whole.text).toBe(long);
+    expect(whole.steps).toHaveLength(2);
+    const streamed = runToolsStream(options);
+    expect(await drain(streamed)).toBeUndefined();
+    expect((await streamed.result).text).toBe(long);
   });
 });

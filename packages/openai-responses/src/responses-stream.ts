@@ -47,9 +47,9 @@ export interface ResponsesStreamDecoderOptions {
   /** Advice for the default failure mapping. */
   errorHints?: ProviderErrorHints;
   /**
-   * Counts the answer as it arrives (every delta and call, also what is held without an
-   * event: calls left out or deferred, refusal, annotations): `push` throws its
-   * `AnswerTooLargeError` past a bound.
+   * Counts the answer as it arrives, each part once (every delta and call, also what is held
+   * without an event: calls left out or deferred, refusal, annotations, reasoning items kept
+   * for replay, provider tools' done items): `push` throws its `AnswerTooLargeError` past a bound.
    */
   answerLimit?: AnswerLimit | undefined;
 }
@@ -132,6 +132,14 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
   let functionCalls = 0;
   let lastReasoningKey: string | undefined;
   const limit = options.answerLimit;
+  /**
+   * Events counted where they were held rather than where they went out: a deferred call's
+   * start and arguments, sent at its end (made only once such a call ends, so that other
+   * streams pay nothing per event).
+   */
+  let counted: WeakSet<ChatStreamEvent> | undefined;
+  /** Reasoning items whose summary streamed as deltas (counted then), by item id. */
+  const summaryItems = new Set<string>();
 
   function find(outputIndex: unknown, itemId: unknown): ItemState | undefined {
     const byId = typeof itemId === 'string' ? byItemId.get(itemId) : undefined;
@@ -153,8 +161,14 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     if (options.recordWireCalls === true) wireCalls[state.id] = { name: state.wireName, arguments: state.args };
     const out: ChatStreamEvent[] = [];
     if (!state.started) {
-      out.push({ type: 'tool-call-start', id: toolCall.id, name: toolCall.name });
-      out.push({ type: 'tool-call-delta', id: toolCall.id, argumentsDelta: toolCall.invalid?.rawArguments ?? JSON.stringify(toolCall.arguments) });
+      const start: ChatStreamEvent = { type: 'tool-call-start', id: toolCall.id, name: toolCall.name };
+      const delta: ChatStreamEvent = { type: 'tool-call-delta', id: toolCall.id, argumentsDelta: toolCall.invalid?.rawArguments ?? JSON.stringify(toolCall.arguments) };
+      out.push(start, delta);
+      // The call and its argument text were counted as they arrived (see `onAdded`).
+      if (limit !== undefined) {
+        counted ??= new WeakSet();
+        counted.add(start).add(delta);
+      }
     }
     out.push({ type: 'tool-call', toolCall });
     return out;
@@ -224,7 +238,11 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     switch (raw['type']) {
       case 'reasoning': {
         const replayable = replayableReasoningItem(raw);
-        if (replayable) reasoningItems.push(replayable);
+        if (replayable) {
+          // Held for the answer's metadata: its encrypted content, and its summary unless that streamed (counted then).
+          if (limit !== undefined) limit.addChars(reasoningItemChars(replayable, !summaryItems.has(str(raw['id']) ?? '')));
+          reasoningItems.push(replayable);
+        }
         return;
       }
       case 'message': {
@@ -253,10 +271,16 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     state.item = raw;
     if (!state.provider) {
       const text = str(raw['arguments']);
-      if (text !== undefined) state.args = text;
+      if (text !== undefined) {
+        // A call not yet sent holds the done item's text in place of the deltas': counted here (a sent one's goes out as counted deltas).
+        if (!state.started && text.length > state.args.length) limit?.addChars(text.length - state.args.length);
+        state.args = text;
+      }
       out.push(...finishCall(state, raw['status'] === 'incomplete'));
       return;
     }
+    // The done item is held for the provider output (its outputs, results, sources), which no delta carried; its code streamed (counted then).
+    if (limit !== undefined) limit.addChars(JSON.stringify(raw).length - (str(raw['code'])?.length ?? 0));
     state.done = true;
     if (state.codeOpen) {
       state.codeOpen = false;
@@ -398,6 +422,10 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         }
         case 'response.reasoning_summary_text.delta':
+          if (limit !== undefined && typeof event['item_id'] === 'string' && !summaryItems.has(event['item_id'])) {
+            limit.addChars(event['item_id'].length);
+            summaryItems.add(event['item_id']);
+          }
           reasoningDelta(`${keyPart(event['item_id'])}:s${keyPart(event['summary_index'])}`, event['delta'], out);
           break;
         case 'response.reasoning_text.delta':
@@ -421,9 +449,8 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           options.onOtherEvent?.(event);
           break;
       }
-      // What went out as events (a deferred call's start and arguments go out at its end, so
-      // they count twice: the bound is then at most twice as strict for those calls).
-      if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output') limit.addEvent(part);
+      // What went out as events, but for what was counted while it was held.
+      if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output' && counted?.has(part) !== true) limit.addEvent(part);
       return out;
     },
     end() {
@@ -443,6 +470,15 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       ];
     },
   };
+}
+
+/** The characters a reasoning item kept for replay holds: its encrypted content, and its summary's text when `withSummary`. */
+function reasoningItemChars(item: Record<string, unknown>, withSummary: boolean): number {
+  let chars = typeof item['encrypted_content'] === 'string' ? item['encrypted_content'].length : 0;
+  if (withSummary && Array.isArray(item['summary'])) {
+    for (const part of item['summary'] as unknown[]) if (isRecord(part) && typeof part['text'] === 'string') chars += part['text'].length;
+  }
+  return chars;
 }
 
 function messageText(item: Record<string, unknown>): string {

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnswerTooLargeError, collectStream, defineTool } from '@toolwire/core';
+import { answerPiece } from '../../../test/endless-answer.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChatGPT } from '../src/index.ts';
 import { makeJwt } from './helpers/jwt.ts';
@@ -51,11 +52,11 @@ async function backend(shape: AnswerShape, chars: number): Promise<{ baseURL: st
   return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, posts: () => posts, poured, heapGrowth: () => highest - before };
 }
 
-function provider(baseURL: string): ReturnType<typeof createChatGPT> {
+function provider(baseURL: string, options: { maxToolCallsPerAnswer?: number } = {}): ReturnType<typeof createChatGPT> {
   const exp = Math.floor(Date.now() / 1000) + 3600;
   const auth = { chatgpt_account_id: 'acct-1234', chatgpt_plan_type: 'plus' };
   const tokens = { accessToken: makeJwt({ 'https://api.openai.com/auth': auth, exp }), idToken: makeJwt({ email: 'ada@example.com', 'https://api.openai.com/auth': auth, exp }), refreshToken: 'rt_test' };
-  return createChatGPT({ auth: { tokens, issuer: 'http://127.0.0.1:9' }, baseURL, logger: recordingLogger().logger, maxRetries: 0, maxAnswerChars: LIMIT });
+  return createChatGPT({ auth: { tokens, issuer: 'http://127.0.0.1:9' }, baseURL, logger: recordingLogger().logger, maxRetries: 0, maxAnswerChars: LIMIT, ...options });
 }
 
 describe('a Codex answer past maxAnswerChars', () => {
@@ -82,5 +83,38 @@ describe('a Codex answer past maxAnswerChars', () => {
     const up = await backend(responsesText(), LIMIT - 4 * KIB);
     const response = await collectStream(provider(up.baseURL).chat('gpt-5.4').stream(request));
     expect(response.text.length).toBe((await up.poured).chars);
+  });
+});
+
+const sse = (event: Record<string, unknown>): string => `event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/** One codex-mode `shell` call whose command's argument streams as deltas (its start waits for its end). */
+function shellCall(): AnswerShape {
+  const item = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', status: 'in_progress' };
+  const delta = (i: number, text: string): string => sse({ type: 'response.function_call_arguments.delta', sequence_number: i, item_id: 'fc_1', output_index: 0, delta: text });
+  return {
+    contentType: 'text/event-stream',
+    head:
+      sse({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', created_at: 1, model: 'm', status: 'in_progress', output: [] } }) +
+      sse({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { ...item, arguments: '' } }) +
+      delta(2, '{"command":["echo","'),
+    next: (i) => {
+      const piece = answerPiece(i);
+      return { event: delta(i + 3, piece), chars: piece.length };
+    },
+    end: delta(1e9, '"]}') + sse({ type: 'response.completed', sequence_number: 1e9 + 1, response: { id: 'resp_1', object: 'response', created_at: 1, model: 'm', status: 'completed', output: [] } }),
+  };
+}
+
+describe('a codex-mode shell call under the bounds', () => {
+  it('is counted once: one call, its arguments once (its start and arguments go out at its end)', async () => {
+    // Three quarters of the bound: counted twice, it crossed it (and one call counted as two crossed a bound of 1).
+    const up = await backend(shellCall(), (LIMIT * 3) / 4);
+    const bash = defineTool({ name: 'bash', description: 'Runs a command.', parameters: { type: 'object', properties: { command: { type: 'array' } } } });
+    const model = provider(up.baseURL, { maxToolCallsPerAnswer: 1 }).chat('gpt-5.4', { toolMode: 'codex' });
+    const response = await collectStream(model.stream({ messages: [{ role: 'user', content: 'go' }], tools: [bash] }));
+    expect(response.toolCalls).toHaveLength(1);
+    expect(response.toolCalls[0]?.name).toBe('bash');
+    expect(String((response.toolCalls[0]?.arguments['command'] as string[])[1]).length).toBe((await up.poured).chars);
   });
 });

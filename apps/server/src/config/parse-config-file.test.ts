@@ -99,6 +99,12 @@ describe('parseConfigFile', () => {
     expect(parseConfigFile({ limits: { upstreamAnswerLimitChars: 8_388_608, upstreamAnswerToolCallLimit: 0 } }).limits).toEqual({ upstreamAnswerLimitChars: 8_388_608, upstreamAnswerToolCallLimit: 0 });
     expect(settingOf({ limits: { upstreamAnswerLimitChars: -1 } })).toBe('limits.upstreamAnswerLimitChars');
     expect(settingOf({ limits: { upstreamAnswerToolCallLimit: 'many' } })).toBe('limits.upstreamAnswerToolCallLimit');
+    // Past 2^53 a number is no longer a whole count (core's options refuse it): refused here, by the setting's name.
+    expect(settingOf({ limits: { upstreamAnswerLimitChars: 1e20 } })).toBe('limits.upstreamAnswerLimitChars');
+    expect(settingOf({ limits: { upstreamAnswerToolCallLimit: 2 ** 53 } })).toBe('limits.upstreamAnswerToolCallLimit');
+    expect(settingOf({ limits: { upstreamAnswerLimitChars: Number.NaN } })).toBe('limits.upstreamAnswerLimitChars');
+    expect(settingOf({ limits: { upstreamAnswerLimitChars: Infinity } })).toBe('limits.upstreamAnswerLimitChars');
+    expect(settingOf({ limits: { upstreamAnswerLimitChars: 1.5 } })).toBe('limits.upstreamAnswerLimitChars');
   });
 
   it('reads the drain delay (0 allowed)', () => {

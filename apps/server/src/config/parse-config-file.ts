@@ -20,7 +20,8 @@ function strings(value: unknown, setting: string): string[] | undefined {
 function positive(value: unknown, setting: string, options: { allowZero?: boolean } = {}): number | undefined {
   if (value === undefined) return undefined;
   const min = options.allowZero === true ? 0 : 1;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) fail(setting, `expected an integer ≥ ${min}.`);
+  // A safe integer: past 2^53 a number no longer counts one by one (and core's options refuse it).
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) fail(setting, `expected an integer from ${min} to ${Number.MAX_SAFE_INTEGER}.`);
   return value;
 }
 
