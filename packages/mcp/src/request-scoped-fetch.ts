@@ -1,3 +1,4 @@
+import { FetchDeniedError } from '@toolwire/sandbox';
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { AnswerWatch } from './answer-watch.ts';
 
@@ -100,7 +101,11 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
           // An event stream that breaks (past maxResponseBytes, a reset) before the answer:
           // the SDK only reports it, and the call would wait for its whole timeout. It ends
           // instead with an error answer for the request, so the call fails now, saying why.
+          // A resumable stream (an event id) that breaks is the SDK's to resume: it reopens it
+          // with Last-Event-ID and reads the answer there. Past maxResponseBytes it is not: the
+          // same event would come again.
           if (watch?.answered === true) stream.close();
+          else if (watch?.resumable === true && !FetchDeniedError.isInstance(error)) stream.error(error);
           else if (isEventStream && !controller.signal.aborted && init.signal?.aborted !== true) {
             stream.enqueue(failedAnswer(message.id, `the response stream broke before the answer: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}`));
             stream.close();

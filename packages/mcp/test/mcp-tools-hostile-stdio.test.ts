@@ -161,6 +161,11 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
     expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
   });
 
+  // Second review: a message with a method was read as a malformed answer, and failed the call.
+  it('does not take a malformed request carrying the call id for its answer', async () => {
+    expect(await call(set.tools, 'request_with_our_id')).toMatchObject({ success: true, message: 'answered after' });
+  });
+
   it('stops a server whose line never ends, and says why', async () => {
     const result = await call(set.tools, 'endless_line');
     expect(result.message).toContain('stopped while running "endless_line" (the MCP server sent a message larger than 4194304 bytes');
@@ -189,7 +194,7 @@ describe('mcpTools against a hostile stdio server: floods', () => {
       expect(listings).toBeLessThanOrEqual(3);
       expect(warnings.length).toBeGreaterThan(0);
       expect(warnings.length).toBeLessThanOrEqual(21);
-      expect(set.tools.length).toBe(13);
+      expect(set.tools.length).toBe(14);
       expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
     } finally {
       await set.close();
