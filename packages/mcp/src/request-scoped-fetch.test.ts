@@ -1,5 +1,4 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { describe, expect, it } from 'vitest';
 import { requestScopedFetch } from './request-scoped-fetch.ts';
 
@@ -29,7 +28,7 @@ async function breakAfter(first: string, waitMs = 5000): Promise<{ messages: unk
     return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
   };
   const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), {
-    fetch: requestScopedFetch(fetch as GuardedStreamFetch, { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined }),
+    fetch: requestScopedFetch(fetch, { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined }),
   });
   const messages: unknown[] = [];
   transport.onmessage = (message) => messages.push(message);
