@@ -1,18 +1,19 @@
+import { isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import { answerProblem, isAnswer } from './check-answer.ts';
 
 /**
  * Reads an event stream beside the SDK, for the answer to one request: whether it came
- * (valid), what was wrong with an answer that was not, and whether the server made the
- * stream resumable (an event `id`), so that a stream ending without the answer is known to
- * have ended it. Fields as the SSE standard reads them.
+ * (valid), what was wrong with an answer that was not, and whether the SDK will reopen the
+ * stream to resume it, so that a stream ending without the answer is known to have ended it.
+ * Events are read as the SDK's parser (eventsource-parser) reads them: lines end at CR, LF or
+ * CRLF; an event is dispatched at a blank line only if it had a `data` line; its `id` is its
+ * own (not carried to the next event, unlike the SSE standard's last event ID).
  */
 export class AnswerWatch {
   /** A valid answer for the request went by. */
   answered = false;
   /** What was wrong with the last answer for the request that was not valid. */
   problem: string | undefined;
-  /** The server gave an event id: the SDK may resume the stream for the answer. */
-  resumable = false;
 
   private readonly id: unknown;
   private readonly decoder = new TextDecoder();
@@ -20,9 +21,20 @@ export class AnswerWatch {
   private afterCR = false;
   private data: string[] = [];
   private event = '';
+  private eventId = '';
+  private sawEventId = false;
+  private sawResult = false;
 
   constructor(id: unknown) {
     this.id = id;
+  }
+
+  /**
+   * The SDK reopens the stream (GET with Last-Event-ID) when it ends: an event with an id
+   * went by, and no successful answer, to this request or any other, did.
+   */
+  get resumable(): boolean {
+    return this.sawEventId && !this.sawResult;
   }
 
   push(chunk: Uint8Array): void {
@@ -67,20 +79,24 @@ export class AnswerWatch {
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
-    else if (field === 'id' && value !== '' && !value.includes('\u0000')) this.resumable = true;
+    else if (field === 'id' && !value.includes('\u0000')) this.eventId = value;
   }
 
   private dispatch(): void {
-    const { data, event } = this;
+    const { data, event, eventId } = this;
     this.data = [];
     this.event = '';
-    if (data.length === 0 || (event !== '' && event !== 'message')) return;
+    this.eventId = '';
+    if (data.length === 0) return;
+    if (eventId !== '') this.sawEventId = true;
+    if (event !== '' && event !== 'message') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data.join('\n'));
     } catch {
       return;
     }
+    if (isJSONRPCResultResponse(parsed)) this.sawResult = true;
     if (!isAnswer(parsed, this.id)) return;
     const problem = answerProblem(parsed);
     if (problem === undefined) this.answered = true;

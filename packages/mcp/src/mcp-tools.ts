@@ -533,7 +533,10 @@ function cutText(text: string, max: number): string {
 const MAX_LABEL_CHARS = 120;
 
 function defaultLabel(text: string): string {
-  return text.length <= MAX_LABEL_CHARS ? text : `${text.slice(0, MAX_LABEL_CHARS)}…`;
+  if (text.length <= MAX_LABEL_CHARS) return text;
+  // Not between the two halves of a surrogate pair (an emoji): a lone half is not text.
+  const last = text.charCodeAt(MAX_LABEL_CHARS - 1);
+  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_LABEL_CHARS - 1 : MAX_LABEL_CHARS)}…`;
 }
 
 /** A server-chosen name, cut for a message. */

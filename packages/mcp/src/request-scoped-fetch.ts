@@ -1,3 +1,4 @@
+import { FetchDeniedError } from '@toolwire/sandbox';
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { AnswerWatch } from './answer-watch.ts';
 
@@ -76,6 +77,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     // A stream the SDK reads for the answer (not an error page, not a 202 without one).
     const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(message.id) : undefined;
     const reader = response.body.getReader();
+    let endsWithCR = false;
     const body = new ReadableStream<Uint8Array>({
       async pull(stream) {
         try {
@@ -93,6 +95,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
             stream.close();
           } else {
             watch?.push(value);
+            if (value.length > 0) endsWithCR = value[value.length - 1] === 13;
             stream.enqueue(value);
           }
         } catch (error) {
@@ -100,8 +103,17 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
           // An event stream that breaks (past maxResponseBytes, a reset) before the answer:
           // the SDK only reports it, and the call would wait for its whole timeout. It ends
           // instead with an error answer for the request, so the call fails now, saying why.
+          // A resumable stream (an event id) that breaks is the SDK's to resume: it reopens it
+          // with Last-Event-ID and reads the answer there. It is ended, not errored: an error
+          // would drop what the SDK had not yet read (the event with the id among it). A last
+          // CR is made a CRLF, which the SDK's parser waits for. Past maxResponseBytes the
+          // stream is not resumed: the same event would come again.
+          const ours = controller.signal.aborted || init.signal?.aborted === true;
           if (watch?.answered === true) stream.close();
-          else if (isEventStream && !controller.signal.aborted && init.signal?.aborted !== true) {
+          else if (watch?.resumable === true && !ours && !FetchDeniedError.isInstance(error)) {
+            if (endsWithCR) stream.enqueue(new Uint8Array([10]));
+            stream.close();
+          } else if (isEventStream && !ours) {
             stream.enqueue(failedAnswer(message.id, `the response stream broke before the answer: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}`));
             stream.close();
           } else stream.error(error);

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { mcpTools } from '../src/index.ts';
 
 // A low-level SDK server, to send tool lists the high-level one would not produce.
-async function connectedClient(): Promise<{ client: Client; calls: string[] }> {
+async function connectedClient(serverName = 'raw'): Promise<{ client: Client; calls: string[] }> {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level server is the point: it sends lists McpServer would not
-  const server = new Server({ name: 'raw', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name: serverName, version: '1.0.0' }, { capabilities: { tools: {} } });
   const calls: string[] = [];
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     if (request.params?.cursor === undefined) {
@@ -59,6 +59,15 @@ describe('mcpTools with a client you connected', () => {
     client.onerror?.(new Error('mine'));
     expect(ownErrors.map((error) => error.message)).toEqual(['mine']);
     expect(warnings.join('\n')).not.toContain('mine');
+    await client.close();
+  });
+
+  // Second review: the 120-character cut split an emoji, leaving a lone surrogate in every message.
+  it("cuts a long server name for its label without splitting a character", async () => {
+    const { client } = await connectedClient(`${'a'.repeat(119)}😀${'b'.repeat(200)}`);
+    const set = await mcpTools(client);
+    await set.close();
+    expect(set.name).toBe(`${'a'.repeat(119)}…`);
     await client.close();
   });
 });

@@ -78,6 +78,32 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
   });
 
+  // Second review of the fuzzing fixes: requestScopedFetch read streams otherwise than the SDK.
+  it('lets the SDK resume a resumable stream that breaks before the answer (Last-Event-ID), and reads the answer there', async () => {
+    // Before: the break was turned into an error answer ("the response stream broke before the answer").
+    await using set = await connect('plain', { callTimeoutMs: 20_000 });
+    expect(await call(set.tools, 'resumable_reset')).toMatchObject({ success: true, message: 'resumed' });
+  });
+
+  it('takes an answer whose id is the request id as a string, as the SDK does, with no warning', async () => {
+    // Before: the SDK took it, and an error answer written after it was warned about as "unknown message ID".
+    const warnings: string[] = [];
+    await using set = await connect('plain', { callTimeoutMs: 20_000, onWarning: (message) => warnings.push(message) });
+    expect(await call(set.tools, 'string_id')).toMatchObject({ success: true, message: 'string id' });
+    expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
+    expect(warnings).toEqual([]);
+  });
+
+  it('fails a call at once when its stream ends with event ids the SDK does not resume from', async () => {
+    // Before: an id without data, or one before another request's result, was taken for resumable, and the call waited callTimeoutMs.
+    await using set = await connect('plain', { callTimeoutMs: 20_000 });
+    const started = Date.now();
+    const result = await call(set.tools, 'not_resumed');
+    expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(result.message).toContain('failed: the response stream ended without the answer');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('reads an answer whose event the server did not end with a blank line', async () => {
     await using set = await connect('plain', { callTimeoutMs: 20_000 });
     expect(await call(set.tools, 'unterminated')).toMatchObject({ success: true, message: 'unterminated but fine' });

@@ -161,6 +161,11 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
     expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
   });
 
+  // Second review: a message with a method was read as a malformed answer, and failed the call.
+  it('does not take a malformed request carrying the call id for its answer', async () => {
+    expect(await call(set.tools, 'request_with_our_id')).toMatchObject({ success: true, message: 'answered after' });
+  });
+
   it('stops a server whose line never ends, and says why', async () => {
     const result = await call(set.tools, 'endless_line');
     expect(result.message).toContain('stopped while running "endless_line" (the MCP server sent a message larger than 4194304 bytes');
@@ -178,18 +183,21 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
 describe('mcpTools against a hostile stdio server: floods', () => {
   it('answers through a flood of progress, logging and list_changed notifications, and reports only a few', { timeout: 30_000 }, async () => {
     const warnings: string[] = [];
+    const started = Date.now();
     const set = await mcpTools(hostileStdioServer('plain'), { callTimeoutMs: 20_000, onWarning: (message) => warnings.push(message) });
     try {
       // The server floods for 1.5 s, then answers.
       const flooded = await call(set.tools, 'notify_flood');
+      // 20 warnings and a count of the rest per 10 s window: a loaded machine takes more than one.
+      const windows = Math.ceil((Date.now() - started) / 10_000);
       expect(flooded).toMatchObject({ success: true });
       // About 30 000 list_changed in 1.5 s: listed again at most once a second.
       const listings = Number(/listed (\d+) times/.exec(flooded.message)?.[1]);
       expect(listings).toBeGreaterThanOrEqual(1);
       expect(listings).toBeLessThanOrEqual(3);
       expect(warnings.length).toBeGreaterThan(0);
-      expect(warnings.length).toBeLessThanOrEqual(21);
-      expect(set.tools.length).toBe(13);
+      expect(warnings.length).toBeLessThanOrEqual(21 * windows);
+      expect(set.tools.length).toBe(14);
       expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
     } finally {
       await set.close();

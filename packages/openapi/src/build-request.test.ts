@@ -84,6 +84,10 @@ describe('buildRequest', () => {
       expect(() => buildRequest(plan, args, options)).toThrow(RequestArgumentError);
       expect(() => buildRequest(plan, args, options)).toThrow(/not valid Unicode \(a lone surrogate/);
     }
+    // Second review: a text body was sent with U+FFFD in its place.
+    const text: OperationPlan = { method: 'POST', path: '/notes', parameters: [], body: { property: 'body', encoding: 'text', contentType: 'text/plain' } };
+    expect(() => buildRequest(text, { body: 'a\ud800b' }, options)).toThrow(/"body" holds text that is not valid Unicode/);
+    expect(buildRequest(text, { body: 'a😀b' }, options).body).toBe('a😀b');
     // A surrogate pair (an emoji) is text like any other.
     expect(buildRequest(plan, { petId: '😀', q: '😀' }, options).url).toBe('https://api.test/pets/%F0%9F%98%80?q=%F0%9F%98%80');
   });

@@ -94,6 +94,8 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
         break;
       }
       case 'text':
+        // fetch would send a lone surrogate as U+FFFD (JSON.stringify escapes it, so JSON is fine).
+        if (typeof value === 'string') checkUnicode(plan.body.property, value);
         body = typeof value === 'string' ? value : JSON.stringify(value);
         break;
       default: {

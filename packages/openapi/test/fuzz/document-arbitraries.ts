@@ -103,6 +103,15 @@ function setOwn(target: Json, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** `parent[key]` if it is an object, else a new object put there. */
+function objectAt(parent: Json, key: string): Json {
+  const value = parent[key];
+  if (typeof value === 'object' && value !== null) return value as Json;
+  const made: Json = {};
+  setOwn(parent, key, made);
+  return made;
+}
+
 function operations(document: Json): Json[] {
   const out: Json[] = [];
   const paths = document.paths;
@@ -148,8 +157,8 @@ function apply(document: Json, c: Change): void {
       return;
     }
     case 'schema': {
-      const components = (document.components ??= {}) as Json;
-      const schemas = (components.schemas ??= {}) as Json;
+      // A blind change may have left `components` or its `schemas` a string or a number.
+      const schemas = objectAt(objectAt(document, 'components'), 'schemas');
       setOwn(schemas, c.name, c.schema);
       const operation = pick(c.refFrom);
       if (operation !== undefined) {
@@ -167,7 +176,8 @@ function apply(document: Json, c: Change): void {
     }
     case 'path': {
       const paths = (typeof document.paths === 'object' && document.paths !== null ? document.paths : (document.paths = {})) as Json;
-      const item = (Object.hasOwn(paths, c.path) ? paths[c.path] : {}) as Json;
+      const existing = Object.hasOwn(paths, c.path) ? paths[c.path] : undefined;
+      const item = (typeof existing === 'object' && existing !== null ? existing : {}) as Json;
       setOwn(item, c.method, { ...(c.path.includes('proto') ? { operationId: '__proto__' } : {}), responses: { 200: { description: 'ok' } } });
       setOwn(paths, c.path, item);
       return;

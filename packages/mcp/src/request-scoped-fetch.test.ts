@@ -1,0 +1,58 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { requestScopedFetch } from './request-scoped-fetch.ts';
+
+/**
+ * The SDK's transport over requestScopedFetch, for one call whose event stream is `first`
+ * and then a broken connection. Resolves with what the SDK was told and the Last-Event-ID of
+ * each GET it made to resume (answered 405), once it made one or after `waitMs`.
+ */
+async function breakAfter(first: string, waitMs = 5000): Promise<{ messages: unknown[]; resumedFrom: string[] }> {
+  const resumedFrom: string[] = [];
+  const fetch = (_input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    if ((init.method ?? 'GET') === 'GET') {
+      resumedFrom.push(new Headers(init.headers).get('last-event-id') ?? '');
+      return Promise.resolve(new Response(null, { status: 405 }));
+    }
+    let pulls = 0;
+    // Pulled only when read, as a socket's data is: the event is read, then the break.
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (pulls++ === 0) controller.enqueue(new TextEncoder().encode(first));
+          else controller.error(new TypeError('terminated'));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
+  };
+  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), {
+    fetch: requestScopedFetch(fetch, { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined }),
+  });
+  const messages: unknown[] = [];
+  transport.onmessage = (message) => messages.push(message);
+  transport.onerror = () => undefined;
+  await transport.start();
+  await transport.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x' } });
+  const until = Date.now() + waitMs;
+  while (resumedFrom.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  await transport.close();
+  return { messages, resumedFrom };
+}
+
+describe('requestScopedFetch', () => {
+  // Second review: a break was turned into an error answer, and the SDK never resumed.
+  it('leaves a resumable stream whose connection breaks to the SDK, which resumes it with Last-Event-ID', async () => {
+    expect(await breakAfter('retry: 1\nid: e1\ndata:\n\n')).toEqual({ messages: [], resumedFrom: ['e1'] });
+    // With CR line ends the SDK's parser waits for the byte after the last CR: the stream is
+    // ended with a LF rather than errored, which would drop that event and its id.
+    expect(await breakAfter('retry: 1\rid: e1\rdata:\r\r')).toEqual({ messages: [], resumedFrom: ['e1'] });
+  });
+
+  it('fails the call at once when a stream that is not resumable breaks', async () => {
+    const { messages, resumedFrom } = await breakAfter('retry: 1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n', 500);
+    expect(resumedFrom).toEqual([]);
+    expect(messages.at(-1)).toMatchObject({ id: 7, error: { message: 'the response stream broke before the answer: terminated' } });
+  });
+});
