@@ -80,10 +80,15 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes, 'maxMessageBytes');
   const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOpenAI' }) : options.fetch;
   let client: OpenAI | undefined;
+  // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
+  const headerSecrets = Object.entries(options.headers ?? {})
+    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
+    .map(([, value]) => value.replace(/^(Bearer|Basic)\s+/iu, ''));
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
     endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS,
+    secrets: () => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]),
     client() {
       // Created on first use, so a provider can be set up before its key is known.
       // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).

@@ -17,6 +17,8 @@ export interface OpenAIClientContext {
   isOpenAI: boolean;
   /** See `OpenAIProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
   endGraceMs?: number;
+  /** The credentials requests carry (the API key, secret-looking headers): redacted from every error. */
+  secrets?: () => readonly string[];
 }
 
 /** Per-request options for the SDK: the abort signal and extra headers. */
