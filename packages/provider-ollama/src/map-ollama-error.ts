@@ -1,5 +1,5 @@
 import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
-import { mapProviderError } from '@toolwire/core/provider';
+import { mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
@@ -10,13 +10,36 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EH
 // The server took the request, then the connection broke: it crashed, was stopped, or a proxy cut it.
 const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
+/** What `mapOllamaError` needs to know about the failed call. */
+export interface OllamaErrorContext {
+  host: string;
+  modelId: string;
+  /** Marks errors raised while reading a stream that had started. */
+  inStream?: boolean;
+  /** The headers the request carried: the credentials among them are redacted from the error. */
+  headers?: Record<string, string> | undefined;
+}
+
+/** Values of headers that carry credentials (`Authorization: Bearer …`, `X-Api-Key`), without their scheme. */
+export function headerCredentials(headers: Record<string, string> | undefined): string[] {
+  return Object.entries(headers ?? {})
+    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
+    .flatMap(([, value]) => [value, value.replace(/^(Bearer|Basic)\s+/iu, '')]);
+}
+
 /**
  * Turns what the `ollama` client throws into a core error. Aborts and errors that are
  * already Toolwire's pass through unchanged; everything else keeps Ollama's own message.
- * `inStream` marks errors raised while reading a stream that had started.
+ * Credentials the request carried in its headers are redacted from the error and its causes
+ * (a proxy in front of Ollama may echo them).
  */
-export function mapOllamaError(error: unknown, context: { host: string; modelId: string; inStream?: boolean }): unknown {
-  if (ToolwireError.isInstance(error) || isAbortError(error)) return error;
+export function mapOllamaError(error: unknown, context: OllamaErrorContext): unknown {
+  if (isAbortError(error)) return error;
+  return redactErrorSecrets(mapError(error, context), headerCredentials(context.headers));
+}
+
+function mapError(error: unknown, context: OllamaErrorContext): unknown {
+  if (ToolwireError.isInstance(error)) return error;
   const host = displayHost(context.host);
   const failure = connectionFailure(error);
   if (failure === 'lost') {

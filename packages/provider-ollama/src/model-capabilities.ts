@@ -53,7 +53,7 @@ async function showCapabilities(connection: OllamaConnection, model: string, dig
       : undefined;
     return { capabilities, digest };
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: model });
+    throw mapOllamaError(error, { host: connection.host, modelId: model, headers: connection.headers });
   }
 }
 

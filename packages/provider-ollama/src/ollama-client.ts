@@ -125,7 +125,7 @@ export async function chatOnce(connection: OllamaConnection, body: OllamaChatBod
     const response: unknown = await client.chat({ ...asClientRequest(body), stream: false });
     return readOllamaChunk(response);
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, headers: { ...connection.headers, ...call.headers } });
   }
 }
 
@@ -144,7 +144,7 @@ export async function chatStream(
   try {
     iterator = await client.chat({ ...asClientRequest(body), stream: true });
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, headers: { ...connection.headers, ...call.headers } });
   }
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
@@ -163,7 +163,7 @@ export async function chatStream(
       finished = true;
     } catch (error) {
       finished = true;
-      throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, inStream: true });
+      throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, inStream: true, headers: { ...connection.headers, ...call.headers } });
     } finally {
       if (!finished) iterator.abort();
     }

@@ -1,0 +1,51 @@
+// Regression test for what the fuzzer (hostile-upstream.fuzz.test.ts) found: something in
+// front of Ollama (a proxy holding an API key) that echoes the bearer token it was sent.
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectStream, ProviderError, StreamError } from '@toolwire/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOllama } from '../src/index.ts';
+
+const TOKEN = 'ollama-fuzz-token-0123456789SECRET';
+let server: Server;
+let host: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const echoed = `<p>Bad token ${(req.headers.authorization ?? '').replace('Bearer ', '')}</p>`;
+      if (req.url === '/api/show') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ capabilities: ['completion', 'tools'] }));
+      else if (req.url === '/api/tags') res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `token ${String(req.headers.authorization)} refused` }));
+      else res.writeHead(201, { 'content-type': 'text/html' }).end(echoed);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
+
+describe('an upstream that echoes the bearer token', () => {
+  it('redacts it from a stream error (was: the token inside "…not JSON (\\"<p>Bad token …</p>\\")")', async () => {
+    const ollama = createOllama({ host, headers: { Authorization: `Bearer ${TOKEN}` } });
+    const error = await collectStream(ollama.chat('m').stream(request)).catch((e: unknown) => e);
+    expect(StreamError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('<p>Bad token [redacted]</p>');
+    for (let current: unknown = error; current instanceof Error; current = current.cause) expect(`${current.message}${current.stack ?? ''}`).not.toContain(TOKEN);
+  });
+
+  it('redacts it from an HTTP error, the scheme included', async () => {
+    const ollama = createOllama({ host, headers: { authorization: `Bearer ${TOKEN}` } });
+    const error = await ollama.listModels().catch((e: unknown) => e);
+    expect(ProviderError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe('token [redacted] refused');
+  });
+});
