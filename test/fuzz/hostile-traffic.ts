@@ -39,8 +39,9 @@ export const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom<unknown>([], {}, [null], [1, 'a'], { a: 1 }, { type: 'function' }, { message: 5 }, { name: {}, arguments: [] }),
   fc.constant(JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as unknown),
-  fc.constant(JSON.parse('['.repeat(DEEP) + ']'.repeat(DEEP)) as unknown),
-  fc.constant(JSON.parse('{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP)) as unknown),
+  // Printed short in counterexamples: fast-check's printer would overflow the stack on them.
+  fc.constant(Object.defineProperty(JSON.parse('['.repeat(DEEP) + ']'.repeat(DEEP)) as unknown[], fc.toStringMethod, { value: () => `[…${DEEP} nested lists…]` })),
+  fc.constant(Object.defineProperty(JSON.parse('{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP)) as object, fc.toStringMethod, { value: () => `{"a":…${DEEP} nested objects…}` })),
   fc.array(fc.oneof(fc.integer(), hostileString), { maxLength: 5 }),
 );
 
@@ -89,7 +90,7 @@ function setAt(root: unknown, path: Path, value: unknown, remove: boolean): unkn
   const last = path.at(-1)!;
   if (remove) {
     if (Array.isArray(node)) node.splice(last as number, 1);
-    else delete node[last];
+    else Reflect.deleteProperty(node, last);
   } else {
     Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
   }
