@@ -11,7 +11,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, seed: { type: 'string' } }, allowPositionals: false });
+// `pnpm fuzz -- --runs 5` passes the `--` on: it is skipped.
+const { values } = parseArgs({ args: process.argv.slice(2).filter((arg) => arg !== '--'), options: { runs: { type: 'string', default: '2000' }, seed: { type: 'string' } } });
 const runs = Number(values.runs);
 if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1, got ${values.runs}`);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
