@@ -58,7 +58,7 @@ function payloads(frames: readonly Frame[]): unknown[] {
   });
 }
 
-const RUNS = 300;
+const RUNS = 500;
 const NO_SECRETS: string[] = [];
 
 describe('the Responses wire format against hostile events (fuzz)', () => {

@@ -65,7 +65,7 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-const RUNS = 40;
+const RUNS = 60;
 
 describe('the ChatGPT provider against a hostile Codex backend (fuzz)', () => {
   it(

@@ -60,7 +60,7 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-const RUNS = 60;
+const RUNS = 100;
 
 describe('the Ollama provider against a hostile upstream (fuzz)', () => {
   it(

@@ -107,7 +107,7 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-const RUNS = 40;
+const RUNS = 100;
 
 describe('the OpenAI provider against a hostile upstream (fuzz)', () => {
   for (const api of ['chat', 'responses'] as const) {
