@@ -57,6 +57,8 @@ const cases = fc.record({
   toolMode: fc.constantFrom('passthrough' as const, 'codex' as const),
   // A dropped stream is sent again after a backoff: at most once here, to keep cases short.
   streamMaxRetries: fc.constantFrom(0, 1),
+  // A 5xx is sent again after a backoff: at most once.
+  maxRetries: fc.constantFrom(0, 1),
 });
 
 let upstream: HostileUpstream;
@@ -72,14 +74,14 @@ describe('the ChatGPT provider against a hostile Codex backend (fuzz)', () => {
     'every mutated answer ends in documented values or a typed error, closes its connection, leaks no token',
     async () => {
       await fc.assert(
-        fc.asyncProperty(cases, async ({ mode: m, responses, token, toolMode, streamMaxRetries }) => {
+        fc.asyncProperty(cases, async ({ mode: m, responses, token, toolMode, streamMaxRetries, maxRetries }) => {
           const catalog = readableCatalog();
           upstream.route = (seen) => (seen.path.startsWith('/codex/models') ? catalog : seen.path.startsWith('/oauth/token') ? token : responses);
           const exp = Math.floor(Date.now() / 1000) + 3600;
           const auth = { chatgpt_account_id: 'acct-1234', chatgpt_plan_type: 'plus' };
           const tokens = { accessToken: makeJwt({ 'https://api.openai.com/auth': auth, exp }), idToken: makeJwt({ email: 'ada@example.com', 'https://api.openai.com/auth': auth, exp }), refreshToken: 'rt_fuzz_0123456789abcdef' };
           const log = recordingLogger();
-          const chatgpt = createChatGPT({ auth: { tokens, issuer: upstream.origin }, baseURL: upstream.origin, logger: log.logger, maxRetries: 0, streamMaxRetries });
+          const chatgpt = createChatGPT({ auth: { tokens, issuer: upstream.origin }, baseURL: upstream.origin, logger: log.logger, maxRetries, streamMaxRetries });
           const secrets = [tokens.accessToken, tokens.idToken, tokens.refreshToken, fresh.access_token, fresh.id_token, fresh.refresh_token];
           await exerciseModel({ model: chatgpt.chat('gpt-5.4', { toolMode }), request, mode: m, upstream, secrets });
           for (const line of log.lines) for (const secret of secrets) expect(line).not.toContain(secret);

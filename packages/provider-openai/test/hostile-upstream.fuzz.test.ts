@@ -109,7 +109,33 @@ afterAll(() => upstream.close());
 
 const RUNS = 100;
 
+const RETRY_RUNS = 10;
+
+/** A retryable status, answered first (with a `retry-after` of any shape, or none). */
+const retryStatus = fc.constantFrom(408, 409, 429, 500, 502, 503, 504);
+
 describe('the OpenAI provider against a hostile upstream (fuzz)', () => {
+  it(
+    'chat with a retry: a retryable failure with any retry-after, then a mutated answer, still ends within the bound',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          caseOf(chatStreams, chatBodies, 'sse'),
+          errorReply,
+          retryStatus,
+          async ({ mode, reply }, first, status) => {
+            const replies = [{ ...first, status }, reply];
+            upstream.route = () => replies.shift() ?? reply;
+            const provider = createOpenAI({ baseURL: `${upstream.origin}/v1`, apiKey: API_KEY, maxRetries: 1 });
+            await exerciseModel({ model: provider.chat('gpt-4.1-mini'), request, mode, upstream, secrets: [API_KEY] });
+          },
+        ),
+        fuzzParameters(RETRY_RUNS, 0.05),
+      );
+    },
+    fuzzTimeout(RETRY_RUNS, 12_000, 0.05),
+  );
+
   for (const api of ['chat', 'responses'] as const) {
     it(
       `${api}: every mutated answer ends in documented values or a typed error, closes its connection, leaks no key`,
