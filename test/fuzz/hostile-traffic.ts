@@ -52,7 +52,12 @@ type FrameOp =
   | { op: 'swap'; at: number; with: number }
   | { op: 'set'; at: number; path: number; value: unknown }
   | { op: 'delete'; at: number; path: number }
-  | { op: 'raw'; at: number; text: string };
+  | { op: 'raw'; at: number; text: string }
+  /** Every field named `key` in one message (`all: false`) or in all of them: ids, indexes, arguments gone wrong together. */
+  | { op: 'set-key'; at: number; key: string; value: unknown; all: boolean };
+
+/** The fields tool calls are assembled by, in every wire format here. */
+const KEYS = ['id', 'index', 'call_id', 'item_id', 'output_index', 'arguments', 'name', 'type', 'delta', 'tool_calls', 'function', 'done', 'finish_reason', 'status', 'content'];
 
 const rawText = fc.oneof(
   fc.constantFrom('[DONE]', '', '{', 'null', '[]', '"text"', '42', 'true', '{"type":', '<html>502</html>', ': keep-alive', '\u0000\u0001', '{"error":{"message":"boom"}}', '{"error":5}'),
@@ -66,6 +71,7 @@ const frameOp: fc.Arbitrary<FrameOp> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('set' as const), at: fc.nat(), path: fc.nat(), value: wrongValue }), weight: 4 },
   { arbitrary: fc.record({ op: fc.constant('delete' as const), at: fc.nat(), path: fc.nat() }), weight: 2 },
   fc.record({ op: fc.constant('raw' as const), at: fc.nat(), text: rawText }),
+  { arbitrary: fc.record({ op: fc.constant('set-key' as const), at: fc.nat(), key: fc.constantFrom(...KEYS), value: fc.oneof(wrongValue, fc.constantFrom('call_dup', '', -1, 0, 1, 2 ** 31, 1e300)), all: fc.boolean() }), weight: 2 },
 );
 
 type Path = (string | number)[];
@@ -97,6 +103,17 @@ function setAt(root: unknown, path: Path, value: unknown, remove: boolean): unkn
   return copy;
 }
 
+/** `value` with every field named `key`, at any depth, set to `replacement`. */
+function setKey(value: unknown, key: string, replacement: unknown, depth = 0): unknown {
+  if (depth > 12 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => setKey(item, key, replacement, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [name, child] of Object.entries(value)) {
+    Object.defineProperty(copy, name, { value: name === key ? replacement : setKey(child, key, replacement, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
 export function applyFrameOps(frames: readonly Frame[], ops: readonly FrameOp[]): Frame[] {
   const list = [...frames];
   for (const op of ops) {
@@ -116,6 +133,12 @@ export function applyFrameOps(frames: readonly Frame[], ops: readonly FrameOp[])
       }
       case 'raw':
         list.splice(at, 0, { raw: op.text });
+        break;
+      case 'set-key':
+        for (let index = 0; index < list.length; index++) {
+          const frame = list[index]!;
+          if ((op.all || index === at) && 'value' in frame) list[index] = { value: setKey(frame.value, op.key, op.value) };
+        }
         break;
       case 'set':
       case 'delete': {

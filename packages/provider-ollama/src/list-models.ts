@@ -47,7 +47,7 @@ export async function listModels(connection: OllamaConnection, options: { signal
       const model = models[index];
       if (model === undefined) continue;
       const name = model.name || model.model;
-      const entry = await abortable(getModelCapabilities(connection, name, model.digest || undefined), signal);
+      const entry = await abortable(getModelCapabilities(connection, name, model.digest || undefined, signal), signal);
       const capabilities = entry.capabilities ?? [];
       const info: OllamaModelInfo = {
         name,

@@ -60,8 +60,13 @@ function mapError(error: unknown, context: OllamaErrorContext): unknown {
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
   const status = statusOf(error);
+  const said = error instanceof Error ? error.message : String(error);
+  // The client makes its error of whatever `error` held (`{"error": []}` gives ""): a blank one says nothing.
+  const message =
+    said.trim() !== ''
+      ? said
+      : `Ollama at ${host} reported an error${status === undefined ? '' : ` (HTTP ${status})`} without a message${context.inStream === true ? ' in the middle of its answer' : ''}. Retry the request; if it keeps happening, check Ollama's log.`;
   if (status === undefined) {
     const options = { provider: 'ollama', message, cause: error };
     return context.inStream === true ? new StreamError(options) : new ProviderError(options);

@@ -49,3 +49,62 @@ describe('an upstream that echoes the bearer token', () => {
     expect((error as Error).message).toBe('token [redacted] refused');
   });
 });
+
+describe('an Ollama error without a message', () => {
+  it('says what happened (was: a StreamError whose message is "")', async () => {
+    const blank = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/api/show') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ capabilities: ['completion'] }));
+        else res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('{"error":[[]]}\n');
+      });
+    });
+    await new Promise<void>((resolve) => blank.listen(0, '127.0.0.1', resolve));
+    try {
+      const ollama = createOllama({ host: `http://127.0.0.1:${(blank.address() as AddressInfo).port}` });
+      const error = await collectStream(ollama.chat('m').stream(request)).catch((e: unknown) => e);
+      expect(StreamError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/^Ollama at http:\/\/127\.0\.0\.1:\d+ reported an error without a message in the middle of its answer\. Retry/u);
+    } finally {
+      blank.closeAllConnections();
+      await new Promise<void>((resolve) => blank.close(() => resolve()));
+    }
+  });
+});
+
+describe('an /api/show answer whose connection never ends', () => {
+  it('is taken once its JSON is whole, and an abort frees the caller and the lookup (was: every later call to the model hung)', async () => {
+    let shows = 0;
+    const held = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/api/show') {
+          shows++;
+          // The first answer never even completes its JSON; later ones complete it and hold the connection.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(shows === 1 ? '{"capabilities":' : '{"capabilities":["completion","tools"]}');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('{"model":"m","message":{"role":"assistant","content":"Hi"},"done":true,"done_reason":"stop"}\n');
+      });
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    try {
+      const ollama = createOllama({ host: `http://127.0.0.1:${(held.address() as AddressInfo).port}`, endGraceMs: 50 });
+      const withTools = { ...request, tools: [{ type: 'function' as const, name: 'f', inputSchema: { type: 'object' as const } }] };
+      const controller = new AbortController();
+      const reason = new Error('gave up');
+      const first = collectStream(ollama.chat('held').stream({ ...withTools, signal: controller.signal })).catch((e: unknown) => e);
+      await expect.poll(() => shows).toBe(1);
+      controller.abort(reason);
+      expect(await first).toBe(reason);
+      // The abandoned lookup is not kept: the next call asks again, and its whole answer is taken.
+      const second = await collectStream(ollama.chat('held').stream(withTools));
+      expect(second.text).toBe('Hi');
+      expect(shows).toBe(2);
+    } finally {
+      held.closeAllConnections();
+      await new Promise<void>((resolve) => held.close(() => resolve()));
+    }
+  });
+});
