@@ -321,7 +321,10 @@ export const errorReply: fc.Arbitrary<UpstreamReply> = fc
     if (afterMs !== null) headers['retry-after-ms'] = afterMs;
     if (location !== null) headers.location = location;
     const bytes = status === 204 || status === 304 ? new Uint8Array() : new TextEncoder().encode(body.text);
-    return readable({ status, headers, informational: info, chunks: splitBytes(bytes, cuts), ending: end });
+    // A redirect whose body never ends keeps its socket in undici after fetch follows it, until
+    // the server closes it (fetch's own behaviour, known and left alone): such a reply ends.
+    const redirect = status >= 300 && status < 400 && location !== null;
+    return readable({ status, headers, informational: info, chunks: splitBytes(bytes, cuts), ending: redirect && end === 'hold' ? 'end' : end });
   });
 
 /** Gives a reply a readable form in fast-check's counterexamples: the body as text, pieces joined by `|`. */

@@ -104,10 +104,10 @@ function isJsonObject(value: unknown): boolean {
 
 async function showCapabilities(connection: OllamaConnection, model: string, digest: string | undefined, signal: AbortSignal): Promise<ModelCapabilities> {
   try {
-    const shown = await createClient(connection, { signal }, { wholeJson: true, isComplete: isJsonObject }).show({ model });
-    const capabilities = Array.isArray(shown.capabilities)
-      ? shown.capabilities.filter((c): c is string => typeof c === 'string')
-      : undefined;
+    const shown: unknown = await createClient(connection, { signal }, { wholeJson: true, isComplete: isJsonObject }).show({ model });
+    // An answer that is not an object (`null`, a list) says as little as a server too old to list capabilities.
+    const listed = isJsonObject(shown) ? (shown as { capabilities?: unknown }).capabilities : undefined;
+    const capabilities = Array.isArray(listed) ? listed.filter((c): c is string => typeof c === 'string') : undefined;
     return { capabilities, digest };
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: model, headers: connection.headers });

@@ -108,3 +108,24 @@ describe('an /api/show answer whose connection never ends', () => {
     }
   });
 });
+
+describe('an /api/show answer that is not an object', () => {
+  it('counts as a server that does not list capabilities (was: TypeError reading "capabilities" of null)', async () => {
+    const odd = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/api/show') res.writeHead(200, { 'content-type': 'application/json' }).end('null');
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"model":"m","message":{"role":"assistant","content":"Hi"},"done":true,"done_reason":"stop"}');
+      });
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    try {
+      const ollama = createOllama({ host: `http://127.0.0.1:${(odd.address() as AddressInfo).port}` });
+      const response = await ollama.chat('odd').generate({ ...request, tools: [{ type: 'function' as const, name: 'f', inputSchema: { type: 'object' as const } }] });
+      expect(response.text).toBe('Hi');
+    } finally {
+      odd.closeAllConnections();
+      await new Promise<void>((resolve) => odd.close(() => resolve()));
+    }
+  });
+});
