@@ -1,6 +1,6 @@
-// Runs the fuzz properties (`*.fuzz.test.ts`) with many more cases than CI does, from a random
-// seed (printed, so a failing run can be replayed). From the repository root it runs every
-// package that has fuzz properties, one after the other; from a package, that package.
+// Runs the fuzz properties with many more cases than CI does, from a random seed (printed, so a
+// failing run can be replayed). From the repository root it runs every package's `fuzz` script,
+// one after the other; as a package's `fuzz` script, that package's `*.fuzz.test.ts`.
 //
 //   pnpm fuzz                        # 2000 cases per property, a random seed
 //   pnpm fuzz -- --runs 20000        # more
@@ -18,30 +18,27 @@ if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`--runs must be a w
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${String(values.seed)}`);
 
-function hasFuzzTests(dir: string): boolean {
-  for (const sub of ['src', 'test']) {
-    const root = join(dir, sub);
-    if (!existsSync(root)) continue;
-    const entries = readdirSync(root, { recursive: true, encoding: 'utf8' });
-    if (entries.some((entry) => entry.endsWith('.fuzz.test.ts'))) return true;
-  }
-  return false;
+function hasFuzzScript(dir: string): boolean {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return false;
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: Record<string, string> };
+  return manifest.scripts?.fuzz !== undefined;
 }
 
 const isRoot = (JSON.parse(readFileSync('package.json', 'utf8')) as { name?: string }).name === 'toolwire-monorepo';
-const dirs = isRoot
-  ? ['packages', 'apps'].flatMap((group) => (existsSync(group) ? readdirSync(group).map((name) => join(group, name)) : [])).filter(hasFuzzTests)
-  : ['.'];
+const env = { ...process.env, TOOLWIRE_FUZZ_RUNS: String(runs), TOOLWIRE_FUZZ_SEED: String(seed) };
 
 console.log(`fuzz: ${runs} cases per property, seed ${seed} (replay with --seed ${seed})`);
 let failed = false;
-for (const dir of dirs) {
-  console.log(`\nfuzz: ${dir}`);
-  const run = spawnSync('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '.fuzz.test.ts'], {
-    cwd: dir,
-    stdio: 'inherit',
-    env: { ...process.env, TOOLWIRE_FUZZ_RUNS: String(runs), TOOLWIRE_FUZZ_SEED: String(seed) },
-  });
-  if (run.status !== 0) failed = true;
+if (isRoot) {
+  // Every package's own `fuzz` script, with the runs and the seed in the environment.
+  const dirs = ['packages', 'apps'].flatMap((group) => (existsSync(group) ? readdirSync(group).map((name) => join(group, name)) : [])).filter(hasFuzzScript);
+  for (const dir of dirs) {
+    console.log(`\nfuzz: ${dir}`);
+    if (spawnSync('pnpm', ['run', 'fuzz'], { cwd: dir, stdio: 'inherit', env }).status !== 0) failed = true;
+  }
+} else {
+  // A package whose `fuzz` script is this one: its `*.fuzz.test.ts` properties.
+  failed = spawnSync('pnpm', ['exec', 'vitest', 'run', '.fuzz.test.ts'], { stdio: 'inherit', env }).status !== 0;
 }
 process.exit(failed ? 1 : 0);

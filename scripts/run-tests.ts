@@ -1,6 +1,7 @@
 // Runs every package's tests through turbo (continuing past failures so one run shows
-// them all), then prints one closing line for the whole workspace:
-// `tests: N passed, N failed, N skipped`.
+// them all), then the workspace root's own tests (test/*.test.ts: the README examples, which
+// span every package), then prints one closing line for the whole workspace:
+// `tests: N passed, N failed, N skipped`. With turbo arguments (`--filter=…`) only turbo runs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,16 +25,26 @@ const packageDirs = ['packages', 'apps'].flatMap((group) =>
 // cached reports itself).
 for (const dir of packageDirs) rmSync(join(dir, '.test-results.json'), { force: true });
 
-const turbo = spawnSync('turbo', ['run', 'test', '--continue', '--concurrency=2', ...process.argv.slice(2)], {
+const turboArgs = process.argv.slice(2);
+const turbo = spawnSync('turbo', ['run', 'test', '--continue', '--concurrency=2', ...turboArgs], {
   stdio: 'inherit',
 });
+
+// Not a turbo task: its inputs are every README and package, so it runs every time.
+const rootRun = turboArgs.length === 0;
+let rootStatus: number | null = 0;
+if (rootRun) {
+  rmSync('.test-results.json', { force: true });
+  console.log('\n== workspace root tests (README examples)');
+  rootStatus = spawnSync('vitest', ['run', '--config', 'test/vitest.config.ts'], { stdio: 'inherit' }).status;
+}
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 let brokenSuites = 0;
 const missing: string[] = [];
-for (const dir of packageDirs) {
+for (const dir of rootRun ? [...packageDirs, '.'] : packageDirs) {
   const report = join(dir, '.test-results.json');
   if (!existsSync(report)) {
     missing.push(dir);
@@ -51,5 +62,5 @@ for (const dir of packageDirs) {
 if (missing.length > 0) console.log(`no test report from: ${missing.join(', ')}`);
 if (brokenSuites > 0) console.log(`${brokenSuites} test file(s) failed to run`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-const ok = turbo.status === 0 && failed === 0 && brokenSuites === 0 && missing.length === 0 && passed > 0;
+const ok = turbo.status === 0 && rootStatus === 0 && failed === 0 && brokenSuites === 0 && missing.length === 0 && passed > 0;
 process.exit(ok ? 0 : 1);

@@ -1,4 +1,5 @@
 import type { ToolRegistry } from '@toolwire/core';
+import type { AnswerBounds } from './loop/run-gateway-loop.ts';
 import type { ApiKeyStore } from './auth/api-key-store.ts';
 import type { ModelRouter } from './models/model-router.ts';
 import type { GatewayMetrics } from './observability/gateway-metrics.ts';
@@ -21,6 +22,8 @@ export interface GatewayContext {
   /** Receives the audit event of every server-tool call. */
   audit: (event: ToolAuditEvent) => void;
   maxSteps: number;
+  /** The bounds on one model answer (`limits.upstreamAnswerLimitChars`, `limits.upstreamAnswerToolCallLimit`), for core's loop. */
+  answerLimits: AnswerBounds;
   /** Responses kept for `previous_response_id`, `item_reference` and `GET /v1/responses/{id}` (`store` not false). */
   responses: ResponseStore;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */

@@ -14,6 +14,8 @@ import type { ExtraListeners } from './extra-listeners.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { isLoopbackHost } from './loopback.ts';
 import { createConfiguredProviders } from './models/configured-providers.ts';
+import type { UpstreamLimits } from './models/configured-providers.ts';
+import type { AnswerBounds } from './loop/run-gateway-loop.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createModelsHandler, DEFAULT_MODEL_LIST_TIMEOUT_MS } from './routes/models-route.ts';
@@ -95,10 +97,17 @@ function sendError(reply: FastifyReply, error: GatewayError, requestId: string):
     .send(error.toEnvelope());
 }
 
-function upstreamLimits(config: ServerConfig): { upstreamIdleTimeoutMs?: number; upstreamMessageLimitBytes?: number } {
+function upstreamLimits(config: ServerConfig): UpstreamLimits {
   const ms = config.limits?.upstreamIdleTimeoutMs;
   const bytes = config.limits?.upstreamMessageLimitBytes;
-  return { ...(ms === undefined ? {} : { upstreamIdleTimeoutMs: ms }), ...(bytes === undefined ? {} : { upstreamMessageLimitBytes: bytes }) };
+  return { ...(ms === undefined ? {} : { upstreamIdleTimeoutMs: ms }), ...(bytes === undefined ? {} : { upstreamMessageLimitBytes: bytes }), answerLimits: answerLimits(config) };
+}
+
+/** `limits.upstreamAnswerLimitChars` and `limits.upstreamAnswerToolCallLimit` as the providers' and core's options. */
+function answerLimits(config: ServerConfig): AnswerBounds {
+  const chars = config.limits?.upstreamAnswerLimitChars;
+  const calls = config.limits?.upstreamAnswerToolCallLimit;
+  return { ...(chars === undefined ? {} : { maxAnswerChars: chars }), ...(calls === undefined ? {} : { maxToolCallsPerAnswer: calls }) };
 }
 
 /** Fastify's own errors (body parsing, limits) → OpenAI's envelope. */
@@ -468,6 +477,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
           }
         },
         maxSteps: config.limits?.maxSteps ?? 8,
+        answerLimits: answerLimits(config),
         responses: createResponseStore(),
         inflight,
         startedAt: Math.floor(Date.now() / 1000),

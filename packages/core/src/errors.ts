@@ -337,3 +337,44 @@ export class UpstreamMessageTooLargeError extends ToolwireError {
     return this.hasMarker(error, UpstreamMessageTooLargeError.errorName);
   }
 }
+
+/** Which bound of one answer a model crossed: its characters, or its number of tool calls. */
+export type AnswerLimitKind = 'chars' | 'tool-calls';
+
+/** `max` characters as people read them: `4 Mi`, or `1000`. */
+function formatChars(chars: number): string {
+  const mi = chars / (1024 * 1024);
+  return Number.isInteger(mi) ? `${mi} Mi` : String(chars);
+}
+
+/**
+ * One model answer grew past a bound that no real answer reaches: more characters of text,
+ * reasoning and tool-call arguments together than `max` (`limit: 'chars'`), or more tool
+ * calls than `max` (`'tool-calls'`). A model that loops, or an upstream that never ends its
+ * answer, would otherwise grow the process without bound: the request was stopped and its
+ * connection closed. Never retried (the same request may loop again). `setting` names the
+ * option that raises the bound.
+ */
+export class AnswerTooLargeError extends ToolwireError {
+  static override readonly errorName = 'AnswerTooLargeError';
+  readonly limit: AnswerLimitKind;
+  readonly max: number;
+  readonly setting: string;
+  constructor(options: { limit: AnswerLimitKind; max: number; setting: string; provider?: string }) {
+    const who = options.provider === undefined ? 'The model' : `The ${options.provider} model`;
+    const what =
+      options.limit === 'chars'
+        ? `wrote more than ${formatChars(options.max)} characters in one answer (text, reasoning and tool-call arguments together)`
+        : `made more than ${options.max} tool calls in one answer`;
+    super(
+      `${who} ${what}; the request was stopped so that a model that loops cannot exhaust the process's memory. ` +
+        `Ask for a shorter answer (or fewer calls per turn); if real answers are this large, raise ${options.setting}.`,
+    );
+    this.limit = options.limit;
+    this.max = options.max;
+    this.setting = options.setting;
+  }
+  static override isInstance(error: unknown): error is AnswerTooLargeError {
+    return this.hasMarker(error, AnswerTooLargeError.errorName);
+  }
+}

@@ -22,6 +22,7 @@ export type { ToolErrorType, ToolResult } from './types/tool-result.ts';
 export type { Usage } from './types/usage.ts';
 export type { Warning } from './types/warning.ts';
 export {
+  AnswerTooLargeError,
   AuthenticationError,
   AuthExpiredError,
   ContextLengthExceededError,
@@ -44,7 +45,9 @@ export {
   UpstreamTimeoutError,
   UsageLimitError,
 } from './errors.ts';
-export type { ProviderErrorOptions, UpstreamMessagePart } from './errors.ts';
+export type { AnswerLimitKind, ProviderErrorOptions, UpstreamMessagePart } from './errors.ts';
+export { AnswerLimit, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_TOOL_CALLS_PER_ANSWER, resolveAnswerLimits } from './answer-limit.ts';
+export type { AnswerLimitOptions, AnswerLimits, AnswerLimitSettings } from './answer-limit.ts';
 export { collectStream, createResponseCollector } from './collect-stream.ts';
 export type { ResponseCollector } from './collect-stream.ts';
 export { generateId } from './generate-id.ts';

@@ -1,4 +1,6 @@
 import { addUsage } from './add-usage.ts';
+import { resolveAnswerLimits } from './answer-limit.ts';
+import type { AnswerLimits, AnswerLimitSettings } from './answer-limit.ts';
 import { answerUnknownTool, executeToolCall, resolveMaxResultChars } from './execute-tool-call.ts';
 import { isProviderTool } from './provider-tools.ts';
 import type { RunToolsEvent, RunToolsOptions, RunToolsResult, RunToolsStep, RunToolsStoppedBy } from './run-tools-types.ts';
@@ -27,6 +29,14 @@ export interface ToolLoopInput {
 }
 
 const DEFAULT_MAX_STEPS = 10;
+
+/** How `runTools`'s answer bounds are named in their errors. */
+export const RUN_TOOLS_ANSWER_SETTINGS: AnswerLimitSettings = { chars: 'the maxAnswerChars option of runTools', toolCalls: 'the maxToolCallsPerAnswer option of runTools' };
+
+/** The answer bounds of a run, checked (a `RangeError` before anything runs). */
+export function resolveRunAnswerLimits(options: RunToolsOptions): AnswerLimits {
+  return resolveAnswerLimits(options, RUN_TOOLS_ANSWER_SETTINGS);
+}
 
 /** What a run keeps from step to step. */
 interface LoopState {
@@ -64,6 +74,7 @@ function startLoop(input: ToolLoopInput): LoopState {
     throw new RangeError(`maxSteps must be a whole number >= 1, got ${String(maxSteps)}.`);
   }
   resolveMaxResultChars(options.maxResultChars);
+  resolveRunAnswerLimits(options);
   const tools = options.tools ?? options.registry?.list(options.principal) ?? [];
   return {
     input,

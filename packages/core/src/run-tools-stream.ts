@@ -1,6 +1,7 @@
+import { AnswerLimit } from './answer-limit.ts';
 import { newResponseCollector } from './collect-stream.ts';
 import type { ResponseCollector } from './collect-stream.ts';
-import { runToolLoop } from './run-tools-loop.ts';
+import { resolveRunAnswerLimits, runToolLoop, RUN_TOOLS_ANSWER_SETTINGS } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 import type { ChatRequest } from './types/chat-request.ts';
 import type { ChatResponse } from './types/chat-response.ts';
@@ -48,6 +49,8 @@ export function runToolsStream(options: RunToolsOptions): RunToolsStream {
 // reader object, callbacks and promise per step besides the step's own promise.
 class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
   readonly #options: RunToolsOptions;
+  /** The answer under way counted against `maxAnswerChars` / `maxToolCallsPerAnswer`; undefined when both are off. */
+  #limit: AnswerLimit | undefined;
   /** The run's signal: the caller's, and the consumer leaving early. (Cheaper than `AbortSignal.any` per run.) */
   readonly #own = new AbortController();
   readonly #queue: ChatStreamEvent[] = [];
@@ -90,6 +93,8 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     try {
       // Read before `add`, which throws the error of an `error` event.
       if (event.type === 'error') this.#sawError = true;
+      // Past a bound the step fails like a stream error, and the model stream is closed.
+      this.#limit?.addEvent(event);
       collector.add(event);
     } catch (error) {
       failure = { error };
@@ -285,6 +290,9 @@ class ToolsRunStream implements RunToolsStream, AsyncIterator<ChatStreamEvent> {
     return new Promise<ChatResponse>((resolve, reject) => {
       this.#model = iterator;
       this.#collector = newResponseCollector();
+      // Checked when the run started (a bad option rejects it before any model call).
+      const limits = resolveRunAnswerLimits(this.#options);
+      this.#limit = limits.maxChars > 0 || limits.maxToolCalls > 0 ? new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }) : undefined;
       this.#resolveStep = resolve;
       this.#rejectStep = reject;
       this.#readModel();

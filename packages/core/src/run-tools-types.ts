@@ -63,6 +63,15 @@ export interface RunToolsOptions {
    * it is answered: for audit logs (see `ToolCallAudit`). Client calls are not reported.
    */
   onToolAudit?: (audit: ToolCallAudit) => void;
+  /**
+   * The most characters one model answer may hold: its text, reasoning and tool-call
+   * arguments together (default 4 Mi, `DEFAULT_MAX_ANSWER_CHARS`, far above any real
+   * answer). Past it the run fails with an `AnswerTooLargeError` and the model's stream is
+   * closed, so that a model that loops cannot grow the process without bound. 0 turns it off.
+   */
+  maxAnswerChars?: number;
+  /** The most tool calls one model answer may make (default 1024, `DEFAULT_MAX_TOOL_CALLS_PER_ANSWER`); past it, as `maxAnswerChars`. 0 turns it off. */
+  maxToolCallsPerAnswer?: number;
   settings?: RunToolsSettings;
 }
 

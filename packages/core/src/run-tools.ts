@@ -1,4 +1,6 @@
 import { raceAbort } from './abort.ts';
+import { AnswerLimit } from './answer-limit.ts';
+import { resolveRunAnswerLimits, RUN_TOOLS_ANSWER_SETTINGS } from './run-tools-loop.ts';
 import { runToolLoop } from './run-tools-loop.ts';
 import type { RunToolsOptions, RunToolsResult } from './run-tools-types.ts';
 
@@ -26,6 +28,13 @@ export function runTools(options: RunToolsOptions): Promise<RunToolsResult> {
   return runToolLoop({
     options,
     signal,
-    callModel: (request) => raceAbort(model.generate(request), signal),
+    callModel: (request) =>
+      raceAbort(model.generate(request), signal).then((response) => {
+        // A whole answer is held by then: this bounds what the run keeps and acts on. (The
+        // options were checked when the run started.)
+        const limits = resolveRunAnswerLimits(options);
+        if (limits.maxChars > 0 || limits.maxToolCalls > 0) new AnswerLimit({ ...limits, settings: RUN_TOOLS_ANSWER_SETTINGS }).addResponse(response);
+        return response;
+      }),
   });
 }

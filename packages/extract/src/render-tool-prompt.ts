@@ -20,26 +20,36 @@ export interface RenderToolPromptOptions {
 /** What the prompt needs of a tool. */
 export type PromptTool = Pick<FunctionToolSpec, 'name' | 'description' | 'inputSchema'>;
 
-function typeText(schema: JsonSchema | undefined): string {
+/**
+ * The schema when it is an object; else undefined. Schemas come from clients, MCP servers and
+ * OpenAPI documents: a property schema may be `true`, `null` or a string however it is typed.
+ */
+function asSchema(schema: unknown): JsonSchema | undefined {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as JsonSchema) : undefined;
+}
+
+function typeText(given: unknown): string {
+  const schema = asSchema(given);
   if (schema === undefined) return 'any';
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
-  const type = schema.type;
-  const names = Array.isArray(type) ? type : type === undefined ? [] : [type];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum.map((v) => JSON.stringify(v) ?? 'null').join(' | ');
+  const type: unknown = schema.type;
+  const names = (Array.isArray(type) ? type : type === undefined ? [] : [type]).filter((name): name is string => typeof name === 'string');
   if (names.length === 0) {
-    const branches = schema.anyOf ?? schema.oneOf;
-    return branches === undefined ? 'any' : branches.map(typeText).join(' | ');
+    const branches: unknown = schema.anyOf ?? schema.oneOf;
+    return Array.isArray(branches) && branches.length > 0 ? branches.map(typeText).join(' | ') : 'any';
   }
   return names
     .map((name) => {
       if (name === 'array' && schema.items !== undefined && !Array.isArray(schema.items)) return `${typeText(schema.items)}[]`;
-      return name === ('dict' as string) ? 'object' : name;
+      return name === 'dict' ? 'object' : name;
     })
     .join(' | ');
 }
 
-function exampleValue(schema: JsonSchema | undefined): string {
-  if (schema !== undefined && Array.isArray(schema.enum) && schema.enum.length > 0) return JSON.stringify(schema.enum[0]);
-  const type = Array.isArray(schema?.type) ? schema.type[0] : schema?.type;
+function exampleValue(given: unknown): string {
+  const schema = asSchema(given);
+  if (schema !== undefined && Array.isArray(schema.enum) && schema.enum.length > 0) return JSON.stringify(schema.enum[0]) ?? 'null';
+  const type: unknown = Array.isArray(schema?.type) ? schema.type[0] : schema?.type;
   switch (type) {
     case 'integer':
     case 'number':
@@ -55,20 +65,27 @@ function exampleValue(schema: JsonSchema | undefined): string {
   }
 }
 
+/** The tool's parameter schemas by name, and the names it requires, whatever shape its schema has. */
+function parametersOf(tool: PromptTool): { properties: Record<string, unknown>; required: string[] } {
+  const properties = asSchema(asSchema(tool.inputSchema)?.properties) ?? {};
+  const required: unknown = asSchema(tool.inputSchema)?.required;
+  return { properties, required: Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [] };
+}
+
 function renderTool(tool: PromptTool): string {
-  const properties = tool.inputSchema.properties ?? {};
-  const required = new Set(tool.inputSchema.required ?? []);
+  const { properties, required: names } = parametersOf(tool);
+  const required = new Set(names);
   const params = Object.entries(properties).map(([key, schema]) => `${key}${required.has(key) ? '' : '?'}: ${typeText(schema)}`);
   const lines = [`- ${tool.name}(${params.join(', ')})${tool.description ? `: ${tool.description}` : ''}`];
   for (const [key, schema] of Object.entries(properties)) {
-    if (typeof schema.description === 'string' && schema.description !== '') lines.push(`    ${key}: ${schema.description}`);
+    const description = asSchema(schema)?.description;
+    if (typeof description === 'string' && description !== '') lines.push(`    ${key}: ${description}`);
   }
   return lines.join('\n');
 }
 
 function example(tool: PromptTool, format: TextToolFormat): string {
-  const properties = tool.inputSchema.properties ?? {};
-  const required = tool.inputSchema.required ?? [];
+  const { properties, required } = parametersOf(tool);
   const keys = required.length > 0 ? required : Object.keys(properties).slice(0, 1);
   if (format === 'json-tag') {
     const args = keys.map((key) => `${JSON.stringify(key)}: ${exampleValue(properties[key])}`).join(', ');

@@ -62,6 +62,20 @@ describe('renderToolPrompt', () => {
     expect(renderToolPrompt([search], { toolChoice: 'none' })).toBe('');
   });
 
+  it('renders schemas of any shape (from clients, MCP servers, OpenAPI documents) without throwing: odd parts read as any', () => {
+    const odd = {
+      name: 'odd',
+      inputSchema: { type: 'object', properties: { a: null, b: true, c: 'x', d: { anyOf: 'x' }, e: { type: 'array', items: null }, f: { type: 7, enum: [undefined] } }, required: [1, 'a'] },
+    } as unknown as FunctionToolSpec;
+    const prompt = renderToolPrompt([odd]);
+    expect(prompt).toContain('- odd(a: any, b?: any, c?: any, d?: any, e?: any[], f?: null)');
+    expect(prompt).toContain('odd(a="...")');
+    expect(extractToolCalls('odd(a=1, e=[2])', { tools: [odd] })).toEqual([{ id: 'odd_0', name: 'odd', arguments: { a: 1, e: [2] } }]);
+    for (const inputSchema of [null, 'x', [], { properties: null, required: 'a' }]) {
+      expect(() => renderToolPrompt([{ name: 'bad', inputSchema } as unknown as FunctionToolSpec], { format: 'json-tag' })).not.toThrow();
+    }
+  });
+
   it('gives an example the extractor reads back', () => {
     const example = renderToolPrompt([search]).split('\n')[5] ?? '';
     expect(extractToolCalls(example, { tools: [search] })).toEqual([{ id: 'search_0', name: 'search', arguments: { query: '...' } }]);

@@ -413,3 +413,32 @@ describe('withTextToolCalling: names the API accepts', () => {
     expect(streamed.flatMap((e) => (e.type === 'text-delta' ? [e.delta] : [])).join('')).toBe(syscall);
   });
 });
+
+describe('withTextToolCalling on a long answer', () => {
+  it('does not keep the streamed text when no forced call may need it again', async () => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const chars = 4 * 1024 * 1024;
+    let grown = Number.NaN;
+    const model: ChatModel = {
+      provider: 'test',
+      modelId: 'long',
+      generate: () => Promise.reject(new Error('stream only')),
+      async *stream() {
+        gc?.();
+        const before = process.memoryUsage().heapUsed;
+        for (let n = 0; n < chars; n += 26) {
+          yield { type: 'text-delta', delta: `lorem ipsum dolor sit ${String(n % 1000).padStart(4, '0')}` };
+          if (n % (64 * 1024) === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        gc?.();
+        grown = process.memoryUsage().heapUsed - before;
+        yield { type: 'finish', finishReason: 'stop' };
+      },
+    };
+    let streamed = 0;
+    for await (const event of withTextToolCalling(model).stream({ messages: ask, tools: [getWeather] })) if (event.type === 'text-delta') streamed += event.delta.length;
+    expect(streamed).toBeGreaterThanOrEqual(chars);
+    // It kept every delta as a rope (~9 bytes per character) for a correction it never makes.
+    expect(grown).toBeLessThan(chars);
+  });
+});

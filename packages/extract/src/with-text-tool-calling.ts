@@ -186,11 +186,13 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
     let attempt = prepared.inner;
     for (let round = 0; round < 2; round++) {
       const decoder = new TextToolsDecoder(prepared.extract, prepared.single && called === 0);
-      let answer = '';
+      // Kept only for the correction a forced call may need: held for nothing, a long answer
+      // would cost several bytes per character (a rope node per delta).
+      const keep = prepared.mustCall !== undefined && round === 0 ? [] as string[] : undefined;
       for await (const event of model.stream(attempt)) {
         switch (event.type) {
           case 'text-delta':
-            answer += event.delta;
+            keep?.push(event.delta);
             yield* decoder.push(event.delta);
             break;
           case 'finish':
@@ -209,7 +211,7 @@ export function withTextToolCalling(model: ChatModel, options?: TextToolCallingO
       called += decoder.called;
       dropped += decoder.dropped;
       if (called > 0 || prepared.mustCall === undefined || round === 1) break;
-      attempt = correction(prepared, answer);
+      attempt = correction(prepared, keep?.join('') ?? '');
     }
     if (prepared.mustCall !== undefined && called === 0) yield { type: 'warning', warning: noCallWarning(prepared.mustCall) };
     if (dropped > 0) yield { type: 'warning', warning: droppedWarning(dropped) };

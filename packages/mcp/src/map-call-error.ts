@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { toolOutput } from '@toolwire/core';
 import type { ToolOutput } from '@toolwire/core';
+import { describeError } from './describe-error.ts';
 import { BROKEN_STREAM } from './request-scoped-fetch.ts';
 
 /** What `mapCallError` needs to word its message. */
@@ -48,7 +49,7 @@ export function mapCallError(error: unknown, context: CallErrorContext): ToolOut
     if (typeof broken === 'string') return failure(`"${toolName}" on MCP server "${serverName}" failed: ${cut(broken)}`);
     return failure(`MCP server "${serverName}" refused "${toolName}": ${cut(error.message)}`);
   }
-  return failure(`"${toolName}" on MCP server "${serverName}" failed: ${cut(error instanceof Error ? error.message : String(error))}`);
+  return failure(`"${toolName}" on MCP server "${serverName}" failed: ${cut(describeError(error))}`);
 }
 
 // The server's own words (a JSON-RPC error message, an HTTP error page) can be megabytes.

@@ -1,12 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, toolOutput } from '@toolwire/core';
 import type { JsonSchema, Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
 import { checkCallToolResult } from './check-call-tool-result.ts';
 import { checkListedTool } from './check-listed-tool.ts';
 import { checkCount, checkDuration, MAX_MESSAGE_BYTES_LIMIT } from './check-options.ts';
+import { describeError } from './describe-error.ts';
 import { McpConnectionError } from './errors.ts';
 import { mapCallError } from './map-call-error.ts';
 import { mapCallToolResult } from './map-call-tool-result.ts';
@@ -154,7 +155,7 @@ class McpToolSetImpl implements McpToolSet {
       maxMalformedMessages: this.options.maxMalformedMessages,
     };
     if (isClient(source)) {
-      this.name = options.name ?? source.getServerVersion()?.name ?? 'client';
+      this.name = options.name ?? defaultLabel(source.getServerVersion()?.name ?? 'client');
       const client = source;
       // A client passed in is the caller's: it is used as it is, never restarted or closed.
       this.connection = { client, close: () => Promise.resolve(), stderrTail: () => '', stopReason: () => undefined };
@@ -167,7 +168,7 @@ class McpToolSetImpl implements McpToolSet {
       this.disposeScratch = undefined;
     } else if ('command' in source) {
       const server: McpStdioServer = source;
-      this.name = options.name ?? [server.command, ...(server.args ?? [])].join(' ');
+      this.name = options.name ?? defaultLabel([server.command, ...(server.args ?? [])].join(' '));
       let cwd = server.cwd;
       if (cwd === undefined) {
         const scratch = scratchDirectory(server.isolation ?? 'bubblewrap');
@@ -195,7 +196,10 @@ class McpToolSetImpl implements McpToolSet {
       const stopReason = error instanceof OpenFailedError ? undefined : this.connection?.stopReason();
       await this.close();
       if (McpConnectionError.isInstance(error)) throw error;
-      const problem = stopReason === undefined ? describe(error) : `${describe(error)} (${stopReason})`;
+      // The SDK's own words for its timeout ("MCP error -32001: Request timed out") name no limit to raise.
+      const timedOut = isTimeout(error instanceof OpenFailedError ? error.cause : error);
+      const said = timedOut ? `it timed out: no answer within ${this.options.connectTimeoutMs} ms (connectTimeoutMs)` : describe(error);
+      const problem = stopReason === undefined ? said : `${said} (${stopReason})`;
       throw new McpConnectionError({ serverName: this.name, problem: cutText(problem, MAX_PROBLEM_CHARS), stderr, cause: error });
     }
   }
@@ -264,7 +268,7 @@ class McpToolSetImpl implements McpToolSet {
     };
     client.onerror = (error) => {
       previousError?.(error);
-      this.protocolWarning(error.message);
+      this.protocolWarning(describeError(error));
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshSoon());
     this.unwatch = () => {
@@ -497,6 +501,10 @@ class McpToolSetImpl implements McpToolSet {
   }
 }
 
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+}
+
 // Duck-typed rather than `instanceof`, so a client from another copy of the SDK is accepted.
 function isClient(source: McpServerSource): source is Client {
   return typeof (source as Partial<Client>).callTool === 'function' && typeof (source as Partial<Client>).listTools === 'function';
@@ -520,11 +528,19 @@ function cutText(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
 }
 
+// A default label goes into every message and warning: a command line can carry a whole
+// configuration, and a client's server names itself.
+const MAX_LABEL_CHARS = 120;
+
+function defaultLabel(text: string): string {
+  return text.length <= MAX_LABEL_CHARS ? text : `${text.slice(0, MAX_LABEL_CHARS)}…`;
+}
+
 /** A server-chosen name, cut for a message. */
 function short(text: string): string {
   return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createGuardedStreamFetch, getSandboxSupport, spawnSandboxed } from '@toolwire/sandbox';
+import { describeError } from './describe-error.ts';
 import type { McpHttpServer, McpStdioServer } from './mcp-server-source.ts';
 import { requestScopedFetch } from './request-scoped-fetch.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
@@ -31,7 +32,7 @@ export interface ConnectionLimits {
 export class OpenFailedError extends Error {
   readonly stderr: string;
   constructor(cause: unknown, stderr: string) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(describeError(cause), { cause });
     this.stderr = stderr;
   }
 }
@@ -93,7 +94,7 @@ export async function openStdioConnection(server: McpStdioServer, cwd: string, l
   } catch (error) {
     await close();
     const reason = transport.stopReason;
-    throw new OpenFailedError(reason === undefined ? error : new Error(`${error instanceof Error ? error.message : String(error)} (${reason})`, { cause: error }), transport.stderrTail());
+    throw new OpenFailedError(reason === undefined ? error : new Error(`${describeError(error)} (${reason})`, { cause: error }), transport.stderrTail());
   }
   return { client, close, stderrTail: () => transport.stderrTail(), stopReason: () => transport.stopReason };
 }

@@ -1,4 +1,5 @@
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
+import { AnswerWatch } from './answer-watch.ts';
 
 /** Options of `requestScopedFetch`. */
 export interface RequestScopedFetchOptions {
@@ -72,6 +73,8 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     }
     // The same response, with a body that says when it is over.
     const isEventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+    // A stream the SDK reads for the answer (not an error page, not a 202 without one).
+    const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(message.id) : undefined;
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       async pull(stream) {
@@ -79,15 +82,27 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
           const { done, value } = await reader.read();
           if (done) {
             forget();
+            // Ended without the answer and not resumable: the answer will never come, and
+            // the call would wait for its whole timeout. It fails now, saying why.
+            if (watch !== undefined) {
+              watch.end();
+              // A last event the server left without its blank line is read, not dropped.
+              stream.enqueue(new TextEncoder().encode('\n\n'));
+              if (!watch.answered && !watch.resumable) stream.enqueue(failedAnswer(message.id, watch.problem ?? 'the response stream ended without the answer'));
+            }
             stream.close();
-          } else stream.enqueue(value);
+          } else {
+            watch?.push(value);
+            stream.enqueue(value);
+          }
         } catch (error) {
           forget();
           // An event stream that breaks (past maxResponseBytes, a reset) before the answer:
           // the SDK only reports it, and the call would wait for its whole timeout. It ends
           // instead with an error answer for the request, so the call fails now, saying why.
-          if (isEventStream && !controller.signal.aborted && init.signal?.aborted !== true) {
-            stream.enqueue(failedAnswer(message.id, error));
+          if (watch?.answered === true) stream.close();
+          else if (isEventStream && !controller.signal.aborted && init.signal?.aborted !== true) {
+            stream.enqueue(failedAnswer(message.id, `the response stream broke before the answer: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}`));
             stream.close();
           } else stream.error(error);
         }
@@ -120,10 +135,8 @@ function readMessage(body: string): RpcMessage | undefined {
 /** The key of the error data that marks an answer `requestScopedFetch` wrote itself (the server did not refuse anything). */
 export const BROKEN_STREAM = 'toolwireBrokenStream';
 
-/** An event answering request `id` with an error; the blank lines first end any event the server left unfinished. */
-function failedAnswer(id: unknown, error: unknown): Uint8Array {
-  const reason = error instanceof Error ? error.message : String(error);
-  const text = `the response stream broke before the answer: ${reason.slice(0, 500)}`;
+/** An event answering request `id` with the error `text`; the blank lines first end any event the server left unfinished. */
+function failedAnswer(id: unknown, text: string): Uint8Array {
   const answer = { jsonrpc: '2.0', id, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
   return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
 }

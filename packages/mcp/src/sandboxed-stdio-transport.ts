@@ -2,7 +2,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxedProcess } from '@toolwire/sandbox';
+import { answerProblem, isAnswer } from './check-answer.ts';
 import { LineFramer } from './line-framer.ts';
+import { BROKEN_STREAM } from './request-scoped-fetch.ts';
 
 /** How a `SandboxedStdioTransport` starts its server and bounds what it reads. */
 export interface SandboxedStdioTransportOptions {
@@ -120,9 +122,13 @@ export class SandboxedStdioTransport implements Transport {
       this.malformed++;
       if (this.malformed > this.options.maxMalformedMessages) {
         this.fail(new Error(`the MCP server sent more than ${this.options.maxMalformedMessages} lines that are not JSON-RPC messages; it was stopped`));
-      } else {
-        this.onerror?.(new Error('the MCP server sent a line that is not a JSON-RPC message; it was ignored'));
+        return;
       }
+      this.onerror?.(new Error('the MCP server sent a line that is not a JSON-RPC message; it was ignored'));
+      // An answer of the wrong shape to a request in flight fails that request now, instead
+      // of leaving it to wait for its whole timeout.
+      const failed = failedAnswer(line);
+      if (failed !== undefined) this.onmessage?.(failed);
       return;
     }
     this.onmessage?.(message);
@@ -157,4 +163,21 @@ export class SandboxedStdioTransport implements Transport {
       }
     }
   }
+}
+
+/**
+ * For a line that is JSON with the id of a request and a `result` or `error`, but not a
+ * valid JSON-RPC answer (`"error": "x"`, `"jsonrpc": "1.0"`): an error answer for that id
+ * saying so. Undefined for anything else (garbage, notifications): those are only ignored.
+ */
+function failedAnswer(line: string): JSONRPCMessage | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isAnswer(parsed)) return undefined;
+  const text = answerProblem(parsed) ?? 'its answer is not a JSON-RPC message';
+  return { jsonrpc: '2.0', id: parsed.id as string | number, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
 }

@@ -64,6 +64,25 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
   });
 
+  // Found by fuzzing: each of these waited for the whole callTimeoutMs.
+  it('fails a call at once when its event stream ends without the answer, or with an answer that is not valid', async () => {
+    await using set = await connect('plain', { callTimeoutMs: 20_000 });
+    const started = Date.now();
+    const early = await call(set.tools, 'ends_early');
+    expect(early).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(early.message).toContain('"ends_early" on MCP server "127.0.0.1:');
+    expect(early.message).toContain('failed: the response stream ended without the answer');
+    const bad = await call(set.tools, 'bad_answer');
+    expect(bad.message).toContain('failed: its answer is not a valid JSON-RPC response: the server sent a message MCP does not allow (at result:');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
+  });
+
+  it('reads an answer whose event the server did not end with a blank line', async () => {
+    await using set = await connect('plain', { callTimeoutMs: 20_000 });
+    expect(await call(set.tools, 'unterminated')).toMatchObject({ success: true, message: 'unterminated but fine' });
+  });
+
   it('does not follow a redirect to another origin, and no credentials reach it', async () => {
     await using set = await connect('plain');
     const result = await call(set.tools, 'redirect');

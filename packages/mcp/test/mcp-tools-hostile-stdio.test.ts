@@ -78,10 +78,20 @@ describe('mcpTools against a hostile stdio server: its tool list', () => {
     expect((error as Error).message).toContain('sent a message larger than 1048576 bytes');
   });
 
+  // Found by fuzzing: a default label is in every message and warning, and a command line can carry a whole configuration.
+  it('cuts a default label made of a long command line', async () => {
+    const server = hostileStdioServer('plain');
+    const set = await mcpTools({ ...server, args: [...server.args!, `--config=${'x'.repeat(5000)}`] }, { connectTimeoutMs: 20_000 });
+    await set.close();
+    expect(set.name.length).toBe(121);
+    expect(set.name.endsWith('…')).toBe(true);
+  });
+
   it('throws McpConnectionError within connectTimeoutMs for a server that answers initialize and then nothing', async () => {
     const error: unknown = await mcpTools(hostileStdioServer('init_then_silent'), { connectTimeoutMs: 1000 }).catch((e: unknown) => e);
     expect(McpConnectionError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/timed out|took longer/);
+    // Found by fuzzing: the SDK's "MCP error -32001: Request timed out" named no limit to raise.
+    expect((error as Error).message).toMatch(/timed out: no answer within 1000 ms \(connectTimeoutMs\)|took longer than 1000 ms \(connectTimeoutMs\)/);
   });
 });
 
@@ -139,6 +149,18 @@ describe('mcpTools against a hostile stdio server: its answers', () => {
     expect(stray()).toBe(3);
   });
 
+  // Found by fuzzing: the answer was dropped as a malformed line, and the call waited its whole callTimeoutMs.
+  it('fails a call at once whose answer has its id but is not valid JSON-RPC, saying what is wrong', async () => {
+    const started = Date.now();
+    const result = await call(set.tools, 'malformed_answer');
+    expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(result.message).toContain('"malformed_answer" on MCP server');
+    expect(result.message).toContain('failed: its answer is not a valid JSON-RPC response: the server sent a message MCP does not allow (at jsonrpc:');
+    // Not the 5 s callTimeoutMs.
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
+  });
+
   it('stops a server whose line never ends, and says why', async () => {
     const result = await call(set.tools, 'endless_line');
     expect(result.message).toContain('stopped while running "endless_line" (the MCP server sent a message larger than 4194304 bytes');
@@ -167,7 +189,7 @@ describe('mcpTools against a hostile stdio server: floods', () => {
       expect(listings).toBeLessThanOrEqual(3);
       expect(warnings.length).toBeGreaterThan(0);
       expect(warnings.length).toBeLessThanOrEqual(21);
-      expect(set.tools.length).toBe(12);
+      expect(set.tools.length).toBe(13);
       expect(await call(set.tools, 'echo')).toMatchObject({ success: true });
     } finally {
       await set.close();

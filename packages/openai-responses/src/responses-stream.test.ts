@@ -26,6 +26,12 @@ function ofType<T extends ResponsesStreamPart['type']>(parts: ResponsesStreamPar
 }
 
 describe('createResponsesStreamDecoder', () => {
+  it('reads reasoning deltas whose ids are objects with their own toString key (parsed JSON) without throwing', () => {
+    const event = JSON.parse('{"type":"response.reasoning_summary_text.delta","item_id":{"toString":{"polluted":true}},"summary_index":{"valueOf":1},"delta":"Hmm."}') as ResponsesStreamEvent;
+    const content = JSON.parse('{"type":"response.reasoning_text.delta","item_id":{"toString":{}},"content_index":{"toString":null},"delta":"Hmm."}') as ResponsesStreamEvent;
+    expect(() => run([event, content])).not.toThrow();
+  });
+
   it('streams function calls: start, deltas, then the call at output_item.done', () => {
     const parts = run(functionCallEvents([{ callId: 'call_1', name: 'get_weather', fragments: ['{"city"', ':"Paris"}'] }], 'Checking.'));
     expect(parts.filter((part) => part.type !== 'finish')).toEqual([

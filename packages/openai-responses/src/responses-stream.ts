@@ -1,5 +1,5 @@
 import { generateId, StreamError } from '@toolwire/core';
-import type { ChatStreamEvent, ProviderError, ProviderMetadata, ToolCall } from '@toolwire/core';
+import type { AnswerLimit, ChatStreamEvent, ProviderError, ProviderMetadata, ToolCall } from '@toolwire/core';
 import { mapProviderError, toToolCall } from '@toolwire/core/provider';
 import type { ProviderErrorHints } from '@toolwire/core/provider';
 import { droppedCallsWarning } from './dropped-calls-warning.ts';
@@ -46,6 +46,12 @@ export interface ResponsesStreamDecoderOptions {
   mapFailure?: (error: Record<string, unknown>) => ProviderError;
   /** Advice for the default failure mapping. */
   errorHints?: ProviderErrorHints;
+  /**
+   * Counts the answer as it arrives (every delta and call, also what is held without an
+   * event: calls left out or deferred, refusal, annotations): `push` throws its
+   * `AnswerTooLargeError` past a bound.
+   */
+  answerLimit?: AnswerLimit | undefined;
 }
 
 /** Feed every parsed event to `push`, then call `end()`. */
@@ -83,6 +89,14 @@ function closeCode(containerId: unknown): string {
   return containerId === undefined ? '"}' : `","containerId":${JSON.stringify(containerId)}}`;
 }
 
+/**
+ * An id or index as part of a map key. Not `String(value)`: parsed JSON may hold an object
+ * with its own `toString` key (`{"toString": 1}`), and converting that throws a TypeError.
+ */
+function keyPart(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? '');
+}
+
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -117,6 +131,7 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
   let terminal = false;
   let functionCalls = 0;
   let lastReasoningKey: string | undefined;
+  const limit = options.answerLimit;
 
   function find(outputIndex: unknown, itemId: unknown): ItemState | undefined {
     const byId = typeof itemId === 'string' ? byItemId.get(itemId) : undefined;
@@ -168,6 +183,8 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       track(outputIndex, state);
       if (!state.started) {
         state.args = str(raw['arguments']) ?? '';
+        limit?.addToolCall();
+        limit?.addChars(state.args.length);
         return;
       }
       out.push({ type: 'tool-call-start', id, name });
@@ -343,6 +360,7 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           if (state && !state.done && !state.provider && delta !== undefined && delta !== '') {
             state.args += delta;
             if (state.started) out.push({ type: 'tool-call-delta', id: state.id, argumentsDelta: delta });
+            else limit?.addChars(delta.length);
           }
           break;
         }
@@ -359,8 +377,15 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           // leave them out: the text must still not come again with the done item.
           const itemId = str(event['item_id']);
           const outputIndex = event['output_index'];
-          if (itemId !== undefined) textItems.add(itemId);
-          if (typeof outputIndex === 'number') textIndexes.add(outputIndex);
+          if (itemId !== undefined && !textItems.has(itemId)) {
+            limit?.addChars(itemId.length);
+            textItems.add(itemId);
+          }
+          if (typeof outputIndex === 'number' && !textIndexes.has(outputIndex)) {
+            // An entry held for the stream's length: counted as a few characters.
+            limit?.addChars(8);
+            textIndexes.add(outputIndex);
+          }
           if (itemId === undefined && typeof outputIndex !== 'number' && lastMessage !== undefined) {
             if (lastMessage.itemId !== undefined) textItems.add(lastMessage.itemId);
             if (lastMessage.outputIndex !== undefined) textIndexes.add(lastMessage.outputIndex);
@@ -370,16 +395,20 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           break;
         }
         case 'response.output_text.annotation.added':
+          limit?.addChars(JSON.stringify(event['annotation'] ?? null).length);
           annotations.push(event['annotation']);
           break;
-        case 'response.refusal.delta':
-          refusal += str(event['delta']) ?? '';
+        case 'response.refusal.delta': {
+          const delta = str(event['delta']) ?? '';
+          limit?.addChars(delta.length);
+          refusal += delta;
           break;
+        }
         case 'response.reasoning_summary_text.delta':
-          reasoningDelta(`${String(event['item_id'])}:s${String(event['summary_index'])}`, event['delta'], out);
+          reasoningDelta(`${keyPart(event['item_id'])}:s${keyPart(event['summary_index'])}`, event['delta'], out);
           break;
         case 'response.reasoning_text.delta':
-          reasoningDelta(`${String(event['item_id'])}:c${String(event['content_index'])}`, event['delta'], out);
+          reasoningDelta(`${keyPart(event['item_id'])}:c${keyPart(event['content_index'])}`, event['delta'], out);
           break;
         case 'response.completed':
         case 'response.incomplete':
@@ -399,6 +428,9 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
           options.onOtherEvent?.(event);
           break;
       }
+      // What went out as events (a deferred call's start and arguments go out at its end, so
+      // they count twice: the bound is then at most twice as strict for those calls).
+      if (limit !== undefined) for (const part of out) if (part.type !== 'provider-output') limit.addEvent(part);
       return out;
     },
     end() {

@@ -70,4 +70,21 @@ describe('buildRequest', () => {
     expect(Object.keys(request.headers)).toEqual(['accept']);
     expect(request.body).toBeUndefined();
   });
+
+  // Found by fuzzing: `encodeURIComponent` threw "URI malformed" (the model read `Tool "showPetById" failed: URI malformed`).
+  it('refuses a lone surrogate in a path, query, cookie or form value with an argument error', () => {
+    const plan: OperationPlan = {
+      method: 'POST',
+      path: '/pets/{petId}',
+      parameters: [param('petId', 'path'), param('q', 'query'), param('c', 'cookie')],
+      body: { property: 'body', encoding: 'form', contentType: 'application/x-www-form-urlencoded' },
+    };
+    const options = { baseURL: 'https://api.test' };
+    for (const args of [{ petId: '\ud800' }, { petId: 'a', q: 'x\udc00' }, { petId: 'a', q: { '\ud800': 1 } }, { petId: 'a', c: '\ud800' }, { petId: 'a', body: { name: '\ud800' } }]) {
+      expect(() => buildRequest(plan, args, options)).toThrow(RequestArgumentError);
+      expect(() => buildRequest(plan, args, options)).toThrow(/not valid Unicode \(a lone surrogate/);
+    }
+    // A surrogate pair (an emoji) is text like any other.
+    expect(buildRequest(plan, { petId: '😀', q: '😀' }, options).url).toBe('https://api.test/pets/%F0%9F%98%80?q=%F0%9F%98%80');
+  });
 });

@@ -40,7 +40,12 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
         pathValues.set(parameter.name, pathValue(parameter, value));
         break;
       case 'query':
-        for (const [name, text] of queryPairs(parameter, value)) query.append(name, text);
+        for (const [name, text] of queryPairs(parameter, value)) {
+          // URLSearchParams would send a lone surrogate as U+FFFD: another value than the model's.
+          checkUnicode(parameter.property, name);
+          checkUnicode(parameter.property, text);
+          query.append(name, text);
+        }
         break;
       case 'header': {
         const text = parameter.json ? JSON.stringify(value) : simpleValue(value, parameter.explode);
@@ -50,9 +55,12 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
         setHeader(headers, parameter.name, text);
         break;
       }
-      case 'cookie':
-        cookies.push(`${parameter.name}=${encodeURIComponent(parameter.json ? JSON.stringify(value) : simpleValue(value, false))}`);
+      case 'cookie': {
+        const text = parameter.json ? JSON.stringify(value) : simpleValue(value, false);
+        checkUnicode(parameter.property, text);
+        cookies.push(`${parameter.name}=${encodeURIComponent(text)}`);
         break;
+      }
       default: {
         const unknown: never = parameter.in;
         throw new RequestArgumentError(`unknown parameter location ${String(unknown)}`);
@@ -74,7 +82,13 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
       case 'form': {
         const form = new URLSearchParams();
         if (typeof value === 'object' && value !== null) {
-          for (const [name, item] of Object.entries(value)) if (item !== undefined) form.append(name, typeof item === 'string' ? item : JSON.stringify(item));
+          for (const [name, item] of Object.entries(value)) {
+            if (item === undefined) continue;
+            const text = typeof item === 'string' ? item : JSON.stringify(item);
+            checkUnicode(plan.body.property, name);
+            checkUnicode(plan.body.property, text);
+            form.append(name, text);
+          }
         }
         body = form.toString();
         break;
@@ -116,6 +130,23 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   const request: PlannedRequest = { method: plan.method, url, headers: Object.fromEntries(headers.values()) };
   if (body !== undefined) request.body = body;
   return request;
+}
+
+/**
+ * Refuses text with a lone UTF-16 surrogate (JSON arguments can hold `"\ud800"`): it has no
+ * UTF-8 form, so `encodeURIComponent` throws on it and URLSearchParams sends U+FFFD instead.
+ */
+function checkUnicode(property: string, text: string): void {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i++;
+      continue;
+    }
+    throw new RequestArgumentError(`"${property}" holds text that is not valid Unicode (a lone surrogate such as \\ud800 at character ${i}); send it as plain text`);
+  }
 }
 
 // What an HTTP header value may hold (RFC 9110 field-value: visible Latin-1, space and tab).
@@ -162,6 +193,7 @@ function pathValue(parameter: ParameterPlan, value: unknown): string {
   if (text === '.' || text === '..' || text === '') {
     throw new RequestArgumentError(`"${parameter.property}" cannot be "${text}": it must name one item`);
   }
+  checkUnicode(parameter.property, text);
   const encoded = encodeURIComponent(text);
   switch (parameter.style) {
     case 'label':

@@ -22,23 +22,31 @@ const SMALL_DOCUMENT_BYTES = 256 * 1024;
  * document (or a small one whose `$ref`s expand it) is read in a worker thread so the
  * caller's event loop keeps running; a small one in place, where a worker's start would
  * cost more than the walk.
+ *
+ * `signal`: once it aborts, the load rejects with its reason and a worker reading the document
+ * is stopped; a read in place (a small document, well under a second) stops at its next step.
  */
-export async function loadDocument(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown>> {
+export async function loadDocument(document: Record<string, unknown> | string, limits: DocumentLimits, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  signal?.throwIfAborted();
   if (!(await isSmall(document))) {
-    const api = await readInWorker(document, limits);
+    const api = await readInWorker(document, limits, signal);
     // No worker could start: read in place, as a small document is.
     if (api !== undefined) return api;
   }
   let bundled: Record<string, unknown>;
   try {
+    signal?.throwIfAborted();
     bundled = await bundleDocument(typeof document === 'string' ? document : copy(document));
+    signal?.throwIfAborted();
     // A small file can still expand to a large document through its `$ref`s.
     if (measureDocument(bundled, limits) > SMALL_DOCUMENT_NODES) {
-      const api = await readInWorker(bundled, limits);
+      const api = await readInWorker(bundled, limits, signal);
       if (api !== undefined) return api;
     }
+    signal?.throwIfAborted();
     return await validateDocument(bundled);
   } catch (cause) {
+    if (signal?.aborted === true && cause === signal.reason) throw cause;
     if (OpenApiDocumentError.isInstance(cause)) throw cause;
     throw new OpenApiDocumentError({ problem: cause instanceof DocumentProblem ? cause.message : `it cannot be read (${describe(cause)})`, cause });
   }
@@ -49,7 +57,8 @@ export async function loadDocument(document: Record<string, unknown> | string, l
  * start (Node's permission model without `--allow-worker`, or a bundler that left the worker's
  * file out): the worker spares the event loop, it is not needed to read the document.
  */
-async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits): Promise<Record<string, unknown> | undefined> {
+async function readInWorker(document: Record<string, unknown> | string, limits: DocumentLimits, signal: AbortSignal | undefined): Promise<Record<string, unknown> | undefined> {
+  signal?.throwIfAborted();
   const request: LoadRequest = { document, limits };
   let worker: Worker;
   try {
@@ -58,12 +67,20 @@ async function readInWorker(document: Record<string, unknown> | string, limits: 
     if (cause instanceof RangeError || (cause instanceof Error && cause.name === 'DataCloneError')) throw copyProblem(cause);
     return undefined;
   }
-  const answer = await new Promise<LoadAnswer | undefined>((resolve) => {
+  let onAbort: (() => void) | undefined;
+  const answer = await new Promise<LoadAnswer | 'aborted' | undefined>((resolve) => {
     worker.once('message', (message: LoadAnswer) => resolve(message));
     worker.once('error', (error: unknown) => resolve(isMissingEntry(error) ? undefined : { ok: false, problem: `it cannot be read (${describe(error)})` }));
     worker.once('exit', (code) => resolve({ ok: false, problem: `its reader stopped (exit code ${code})` }));
+    if (signal !== undefined) {
+      onAbort = () => resolve('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
   });
+  if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  // Stops the walk where it is (an aborted load does not go on reading in the background).
   await worker.terminate();
+  if (answer === 'aborted') throw signal?.reason;
   if (answer === undefined) return undefined;
   if (!answer.ok) throw new OpenApiDocumentError({ problem: answer.problem });
   return answer.api;

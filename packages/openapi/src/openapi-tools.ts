@@ -55,6 +55,12 @@ export interface OpenApiToolsOptions {
   maxDocumentNodes?: number;
   /** Operations left out (an unsupported body type, a schema that does not compile). */
   onWarning?: (message: string) => void;
+  /**
+   * Stops loading the document and making its tools: the call rejects with the signal's
+   * reason, and a worker thread reading a large document is stopped. Calls of the tools
+   * made take their own signal (the tool loop's) and `timeoutMs`.
+   */
+  signal?: AbortSignal;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -88,7 +94,8 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     maxResultChars: wholeNumber('maxResultChars', options.maxResultChars, 100_000, Number.MAX_SAFE_INTEGER),
     maxDocumentNodes: wholeNumber('maxDocumentNodes', options.maxDocumentNodes, 1_000_000, Number.MAX_SAFE_INTEGER),
   };
-  const api = await loadDocument(document, { maxNodes: limits.maxDocumentNodes });
+  const signal = options.signal;
+  const api = await loadDocument(document, { maxNodes: limits.maxDocumentNodes }, signal);
   if (typeof api.swagger === 'string') refuseSwagger2();
   const version = typeof api.openapi === 'string' ? api.openapi : '';
   const dialect: SchemaDialect | undefined = version.startsWith('3.0') ? 'openapi-3.0' : version.startsWith('3.1') ? 'openapi-3.1' : undefined;
@@ -131,6 +138,7 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     // Compiling thousands of schemas takes seconds: let the event loop run between slices.
     if (performance.now() - slice > 10) {
       await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
       slice = performance.now();
     }
     try {
@@ -231,9 +239,14 @@ async function readBody(response: Response, maxBytes: number): Promise<{ text: s
     }
   } catch (error) {
     if (response.ok || !FetchDeniedError.isInstance(error) || !error.message.includes('larger than')) throw error;
-    return { text: Buffer.concat(chunks).toString('utf8'), truncatedAt: maxBytes };
+    return { text: decodeText(chunks), truncatedAt: maxBytes };
   }
-  return { text: Buffer.concat(chunks).toString('utf8') };
+  return { text: decodeText(chunks) };
+}
+
+// UTF-8 without the byte-order mark some servers put first (JSON.parse refuses it).
+function decodeText(chunks: Uint8Array[]): string {
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {

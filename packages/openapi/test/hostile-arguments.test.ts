@@ -136,4 +136,18 @@ describe('arguments that try to move the request', () => {
     }
     expect(seen.length).toBe(before);
   });
+
+  // Found by fuzzing: the call threw URIError "URI malformed" out of execute.
+  it('answers a lone surrogate in a path or query value with a validation error, sending nothing', async () => {
+    const tools = await itemTool({});
+    const before = seen.length;
+    for (const args of [{ id: '\ud800' }, { id: '1', api_key: 'k\udfff' }]) {
+      const result = await call(tools, { 'X-API-Key': 'x', ...args });
+      expect(result).toMatchObject({ success: false, error: { type: 'validation_error' } });
+      expect(result.message).toContain('not valid Unicode');
+    }
+    const direct = await tools[0]!.execute!({ id: '\ud800', 'X-API-Key': 'x' }, { toolCallId: 'c', signal: new AbortController().signal });
+    expect(direct).toMatchObject({ success: false, errorType: 'validation_error' });
+    expect(seen.length).toBe(before);
+  });
 });

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
 import { loadDocument } from '../src/load-document.ts';
 
@@ -244,6 +245,28 @@ describe('large documents', () => {
       clearInterval(timer);
     }
     expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('stop when the caller aborts: the load rejects with the reason and the worker reading the document is stopped', async () => {
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    try {
+      const controller = new AbortController();
+      const reason = new Error('the caller gave up');
+      const loading = openApiTools(large(), { signal: controller.signal });
+      // Aborted while the worker reads (it takes far longer than a tick to validate 3000 operations).
+      setImmediate(() => controller.abort(reason));
+      await expect(loading).rejects.toBe(reason);
+      expect(terminate).toHaveBeenCalledTimes(1);
+    } finally {
+      terminate.mockRestore();
+    }
+  });
+
+  it('are not read at all with a signal already aborted', async () => {
+    const reason = new Error('already gone');
+    // A file that does not exist would otherwise be an OpenApiDocumentError.
+    await expect(openApiTools(join(root, 'missing.yaml'), { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(loadDocument(large(), { maxNodes: 1_000_000 }, AbortSignal.abort(reason))).rejects.toBe(reason);
   });
 
   // A script that loads a 3000-operation document (a worker's job) with the package at `source`.

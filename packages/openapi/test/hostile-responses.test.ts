@@ -44,6 +44,7 @@ const modes: Record<string, Handler> = {
     const timer = setTimeout(() => res.end(`${KEY.slice(12)} ${'y'.repeat(1000)}`), 200);
     res.on('close', () => clearTimeout(timer));
   },
+  bom: (_req, res) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('\ufeff{"ok":true}'),
   trickle: (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     const timer = setInterval(() => res.write('.'), 50);
@@ -108,6 +109,12 @@ async function call(mode: string, timeoutMs?: number): Promise<ToolResult> {
 }
 
 describe('responses of a hostile API', () => {
+  // Found by fuzzing: the byte-order mark some servers put first kept the body from parsing as JSON.
+  it('parses a JSON body that starts with a byte-order mark', async () => {
+    const result = await call('bom');
+    expect(result).toMatchObject({ success: true, message: '{"ok":true}', value: { body: { ok: true } } });
+  });
+
   it('redacts a credential echoed in the status line', async () => {
     const result = await call('status-echo');
     expect(result.message).toBe('GET /r answered HTTP 500 key [redacted] refused: no. The API failed on its side; try again once, or answer without it.');

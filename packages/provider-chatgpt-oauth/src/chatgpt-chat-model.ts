@@ -1,6 +1,6 @@
 
-import { collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
+import { AnswerLimit, collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
+import type { AnswerLimits, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
 import { guardStream } from '@toolwire/core/provider';
 import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
@@ -41,7 +41,12 @@ export interface ChatGPTModelContext {
   headers: Record<string, string>;
   /** Tool names already reported through the logger as left out (one console warning each). */
   reportedLeftOut: Set<string>;
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); 0: none. */
+  answerLimits: AnswerLimits;
 }
+
+/** How `createChatGPT`'s answer bounds are named in their errors. */
+const ANSWER_SETTINGS = { chars: 'the maxAnswerChars option of createChatGPT', toolCalls: 'the maxToolCallsPerAnswer option of createChatGPT' };
 
 /** A model served by the Codex backend (`chatgpt.chat(modelId)`). */
 export function createChatGPTChatModel(modelId: string, settings: ChatGPTChatSettings, context: ChatGPTModelContext): ChatModel {
@@ -100,7 +105,7 @@ async function* streamResponse(
         response = await post(prepared.body);
       }
       if (response.status === 400 && settings.instructions !== undefined && extraWarnings.length === 0) {
-        const text = (await readBoundedText(response)).text;
+        const text = await readErrorText(response, signal);
         if (!text.includes('Instructions are not valid')) throw failure(response, text);
         prepared = build(catalog.instructions, { instructions: catalog.instructions });
         extraWarnings.push({
@@ -110,13 +115,13 @@ async function* streamResponse(
         });
         response = await post(prepared.body);
       }
-      if (!response.ok) throw failure(response, (await readBoundedText(response)).text);
+      if (!response.ok) throw failure(response, await readErrorText(response, signal));
       // A page or JSON with status 200 (a proxy, a captive portal) is no stream: said as
       // what it is, not taken for a dropped stream and sent again.
       // Only these explicit types: a body without one, or `text/plain`, is still read as a stream.
       const type = response.headers.get('content-type');
       if (type !== null && isPageOrJson(type)) {
-        const text = (await readBoundedText(response)).text.trim();
+        const text = (await readErrorText(response, signal)).trim();
         throw new ProviderError({
           provider: PROVIDER_NAME,
           status: response.status,
@@ -148,6 +153,9 @@ async function* streamResponse(
         modelId,
         metadata: { conversationId, ...(requestId !== undefined ? { requestId } : {}), ...(rateLimits !== undefined ? { rateLimits } : {}) },
         ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
+        ...(context.answerLimits.maxChars > 0 || context.answerLimits.maxToolCalls > 0
+          ? { answerLimit: new AnswerLimit({ ...context.answerLimits, settings: ANSWER_SETTINGS, provider: PROVIDER_NAME }) }
+          : {}),
       });
       let delivered = false;
       let retry = false;
@@ -232,6 +240,21 @@ function reportLeftOut(prepared: PreparedRequest, context: ChatGPTModelContext):
 function knownModels(context: ChatGPTModelContext, credentials: ChatGPTCredentials): { knownModels?: readonly string[] } {
   const models = context.catalog.knownModels(credentials.accountId);
   return models !== undefined ? { knownModels: models } : {};
+}
+
+/**
+ * An error body or a page, read for the message only: when the connection breaks while it is
+ * read (a reset after the headers), the status already says what happened, so the error
+ * reports it (without the body) instead of the socket's bare `aborted`, which the
+ * caller could only take for an internal failure.
+ */
+async function readErrorText(response: Response, signal: AbortSignal | undefined): Promise<string> {
+  try {
+    return (await readBoundedText(response)).text;
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    return '';
+  }
 }
 
 function backoffMs(attempt: number): number {

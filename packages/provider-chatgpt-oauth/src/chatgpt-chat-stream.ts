@@ -1,4 +1,5 @@
 import { StreamError, UpstreamMessageTooLargeError } from '@toolwire/core';
+import type { AnswerLimit } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { Utf8ChunkDecoder } from '@toolwire/core/provider';
 import { createResponsesStreamDecoder } from '@toolwire/openai-responses';
@@ -24,6 +25,8 @@ export function createChatGPTStreamDecoder(options: {
   modelId: string;
   metadata: { conversationId: string; requestId?: string; rateLimits?: ChatGPTRateLimits };
   parallelToolCalls?: boolean;
+  /** Counts the answer; the decoder throws its `AnswerTooLargeError` past a bound. */
+  answerLimit?: AnswerLimit | undefined;
 }): ResponsesStreamDecoder {
   let rateLimits = options.metadata.rateLimits;
   return createResponsesStreamDecoder({
@@ -32,6 +35,7 @@ export function createChatGPTStreamDecoder(options: {
     modelId: options.modelId,
     callMapping: callMappingFor(options.mapping),
     recordWireCalls: true,
+    answerLimit: options.answerLimit,
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
     metadata: () => ({
       conversationId: options.metadata.conversationId,

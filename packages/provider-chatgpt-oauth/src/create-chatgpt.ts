@@ -1,3 +1,4 @@
+import { resolveAnswerLimits } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
 import { limitUpstreamMessages, resolveMaxMessageBytes } from '@toolwire/core/provider';
 
@@ -51,6 +52,16 @@ export interface ChatGPTProviderOptions {
    * bound. Default 16 MiB; 0 turns the limit off (for a `fetch` that bounds messages itself).
    */
   maxMessageBytes?: number;
+  /**
+   * The most characters one answer may hold: its text, reasoning, refusal and tool-call
+   * arguments together. Past it the call fails with an `AnswerTooLargeError` (not sent
+   * again) and the connection is closed, so that a model that loops cannot grow the process
+   * without bound. Default 4 Mi (`DEFAULT_MAX_ANSWER_CHARS`: four times and more what today's
+   * models write at most); 0 turns the bound off.
+   */
+  maxAnswerChars?: number;
+  /** The most tool calls one answer may make (default 1024, `DEFAULT_MAX_TOOL_CALLS_PER_ANSWER`); past it, as `maxAnswerChars`. 0 turns it off. */
+  maxToolCallsPerAnswer?: number;
 }
 
 /** A ChatGPT-subscription provider: models and the sign-in behind them. */
@@ -104,6 +115,7 @@ export function createChatGPT(options: ChatGPTProviderOptions = {}): ChatGPTProv
     residency: options.residency,
     headers: options.headers ?? {},
     reportedLeftOut: new Set<string>(),
+    answerLimits: resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' }),
   };
   return {
     auth,

@@ -1,3 +1,4 @@
+import { resolveAnswerLimits } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
 import { limitUpstreamMessages, resolveMaxMessageBytes } from '@toolwire/core/provider';
 import { listModels } from './list-models.ts';
@@ -30,6 +31,16 @@ export interface OllamaProviderOptions {
    * limit off (for a `fetch` that bounds messages itself).
    */
   maxMessageBytes?: number;
+  /**
+   * The most characters one answer may hold: its text, thinking and tool-call arguments
+   * together, streamed or not. Past it the call fails with an `AnswerTooLargeError` and the
+   * connection is closed, so that a model that loops cannot grow the process without bound.
+   * Default 4 Mi (`DEFAULT_MAX_ANSWER_CHARS`: four times and more what today's models write
+   * at most); 0 turns the bound off.
+   */
+  maxAnswerChars?: number;
+  /** The most tool calls one answer may make (default 1024, `DEFAULT_MAX_TOOL_CALLS_PER_ANSWER`); past it, as `maxAnswerChars`. 0 turns it off. */
+  maxToolCallsPerAnswer?: number;
 }
 
 /** An Ollama server as a Toolwire provider. */
@@ -56,6 +67,7 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
   const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOllama' }) : options.fetch;
   if (fetch !== undefined) connection.fetch = fetch;
   if (options.endGraceMs !== undefined) connection.endGraceMs = options.endGraceMs;
+  connection.answerLimits = resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' });
   return {
     host: connection.host,
     chat: (modelId, settings = {}) => createOllamaChatModel({ connection, modelId, settings: { ...settings } }),

@@ -62,7 +62,8 @@ export async function listModels(connection: OllamaConnection, options: { signal
       if (details?.family) info.family = details.family;
       if (details?.parameter_size) info.parameterSize = details.parameter_size;
       if (details?.quantization_level) info.quantization = details.quantization_level;
-      if (model.modified_at) info.modifiedAt = String(model.modified_at);
+      // A string or nothing: `String()` of a parsed object with its own `toString` key throws.
+      if (typeof model.modified_at === 'string' && model.modified_at !== '') info.modifiedAt = model.modified_at;
       infos[index] = info;
     }
   }

@@ -49,6 +49,19 @@ describe('mapOllamaError', () => {
     expect([teapot.message, teapot.status, teapot.provider]).toEqual(['odd', 418, 'ollama']);
   });
 
+  it('says a whole answer that is not JSON came from the Ollama host, and what to check', () => {
+    const error = mapOllamaError(new SyntaxError('Unexpected end of JSON input'), context) as ProviderError;
+    expect(error.message).toBe(
+      'Ollama at http://127.0.0.1:11434 sent an answer that is not JSON (Unexpected end of JSON input), so there is no answer. Retry the request; if it keeps happening, check that OLLAMA_HOST points at an Ollama server and not a proxy page.',
+    );
+  });
+
+  it("says a stream that ended without its done line may be incomplete (the client's own words are not a message)", () => {
+    const error = mapOllamaError(new Error('Did not receive done or success response in stream.'), { ...context, inStream: true });
+    expect(StreamError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe('The stream from Ollama at http://127.0.0.1:11434 ended before its final line, so the answer may be incomplete. Retry the request.');
+  });
+
   it('passes aborts through untouched', () => {
     const abort = new DOMException('This operation was aborted', 'AbortError');
     expect(mapOllamaError(abort, context)).toBe(abort);

@@ -67,6 +67,19 @@ function mapError(error: unknown, context: OllamaErrorContext): unknown {
     said.trim() !== ''
       ? said
       : `Ollama at ${host} reported an error${status === undefined ? '' : ` (HTTP ${status})`} without a message${context.inStream === true ? ' in the middle of its answer' : ''}. Retry the request; if it keeps happening, check Ollama's log.`;
+  // A whole (non-streamed) answer the client could not parse: cut short, garbled, or not Ollama's.
+  if (error instanceof SyntaxError) {
+    return new ProviderError({
+      provider: 'ollama',
+      message: `Ollama at ${host} sent an answer that is not JSON (${said}), so there is no answer. Retry the request; if it keeps happening, check that OLLAMA_HOST points at an Ollama server and not a proxy page.`,
+      cause: error,
+    });
+  }
+  // The client's words for a stream that ended without its final `done` line.
+  if (status === undefined && said === 'Did not receive done or success response in stream.') {
+    const options = { provider: 'ollama', message: `The stream from Ollama at ${host} ended before its final line, so the answer may be incomplete. Retry the request.`, cause: error };
+    return context.inStream === true ? new StreamError(options) : new ProviderError(options);
+  }
   if (status === undefined) {
     const options = { provider: 'ollama', message, cause: error };
     return context.inStream === true ? new StreamError(options) : new ProviderError(options);

@@ -31,8 +31,9 @@ export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { ho
     size = 0;
     const text = decoder.decode(line).trim();
     if (text === '') return;
+    let parsed: unknown;
     try {
-      JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       const excerpt = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
       throw new StreamError({
@@ -41,6 +42,16 @@ export function frameNdjsonLines(body: ReadableStream<Uint8Array>, options: { ho
         message:
           `Ollama at ${options.host} sent a line of its streamed answer that is not JSON (${JSON.stringify(excerpt)}), so part of the answer is lost. ` +
           'Retry the request; if it keeps happening, a proxy between here and Ollama may be changing the stream.',
+      });
+    }
+    // Ollama reports a failure mid-stream as `{"error": "…"}`; the client throws `new Error(error)`,
+    // which turns anything but a string into "[object Object]".
+    const error = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed.error : undefined;
+    if (error !== undefined && (typeof error !== 'string' || error === '')) {
+      const said = JSON.stringify(error) ?? 'null';
+      throw new StreamError({
+        provider: 'ollama',
+        message: `Ollama at ${options.host} reported an error in its streamed answer: ${said.length > EXCERPT_CHARS ? `${said.slice(0, EXCERPT_CHARS)}…` : said}. Retry the request; if it keeps happening, check Ollama's log.`,
       });
     }
     controller.enqueue(newlineMissing ? concat([line, Uint8Array.of(NEWLINE)], line.length + 1) : line);

@@ -4,6 +4,7 @@ import { guardStream } from '@toolwire/core/provider';
 import { withTextToolCalling } from '@toolwire/extract';
 import { TOOLS_UNSUPPORTED } from './map-ollama-error.ts';
 import { getModelCapabilities, hasNativeTools, markToolsUnsupported } from './model-capabilities.ts';
+import { newAnswerLimit } from './ollama-client.ts';
 import type { OllamaModelConfig } from './ollama-model-config.ts';
 import { createNativeModel } from './ollama-native-model.ts';
 import { createTextOnlyModel } from './ollama-text-model.ts';
@@ -46,6 +47,13 @@ export function createOllamaChatModel(config: OllamaModelConfig): ChatModel {
   }
 
   async function generate(request: ChatRequest): Promise<ChatResponse> {
+    const response = await generateUnbounded(request);
+    // The body was held whole (bounded by `maxMessageBytes`): this keeps what is passed on within the answer's bounds.
+    newAnswerLimit(config.connection)?.addResponse(response);
+    return response;
+  }
+
+  async function generateUnbounded(request: ChatRequest): Promise<ChatResponse> {
     if ((await modeOf(request)) === 'text') return textModel().generate(request);
     try {
       return await native.generate(request);

@@ -1,5 +1,5 @@
-import type { ChatStreamEvent, ToolCall, Warning } from '@toolwire/core';
-import { mayBeTextCall } from '@toolwire/core/provider';
+import type { AnswerLimit, ChatStreamEvent, ToolCall, Warning } from '@toolwire/core';
+import { textCallOpening } from '@toolwire/core/provider';
 import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
 import { mapUsage } from './ollama-chat-response.ts';
 import type { TurnSummary } from './ollama-chat-response.ts';
@@ -14,10 +14,12 @@ export interface StreamTurnOptions {
   /** When set, calls to other tools are dropped with a warning (a forced named call). */
   allowedNames?: ReadonlySet<string> | undefined;
   /**
-   * Hold text back while it may still be one tool call written as text (`mayBeTextCall`);
+   * Hold text back while it may still be one tool call written as text (`textCallOpening`);
    * the summary's `heldText` says whether it still was at the end.
    */
   holdPossibleTextCall?: boolean;
+  /** Counts the answer (its content, thinking and calls, also what is held): throws its `AnswerTooLargeError` past a bound. */
+  answerLimit?: AnswerLimit | undefined;
 }
 
 /**
@@ -32,15 +34,22 @@ export async function* streamTurn(
 ): AsyncGenerator<ChatStreamEvent, TurnSummary> {
   const summary: TurnSummary = { text: '', reasoning: '', toolCalls: [], doneReason: undefined, usage: undefined, modelId: undefined };
   let holding = options.holdPossibleTextCall === true;
+  /** The held text opens as a call: held to the end without asking again. */
+  let heldCall = false;
+  const limit = options.answerLimit;
   for await (const chunk of chunks) {
     const message = chunk.message;
     if (message?.thinking !== undefined && message.thinking !== '') {
+      limit?.addChars(message.thinking.length);
       summary.reasoning += message.thinking;
       yield { type: 'reasoning-delta', delta: message.thinking };
     }
     if (message?.content !== undefined && message.content !== '') {
+      limit?.addChars(message.content.length);
       summary.text += message.content;
-      if (holding && !mayBeTextCall(summary.text)) {
+      const opening = holding && !heldCall ? textCallOpening(summary.text) : undefined;
+      if (opening === 'call') heldCall = true;
+      if (opening === 'text') {
         // Not a call after all: what was held goes out, and the rest streams.
         holding = false;
         if (!options.holdText) yield { type: 'text-delta', delta: summary.text };
@@ -49,6 +58,10 @@ export async function* streamTurn(
       }
     }
     for (const call of fromOllamaToolCalls(message?.tool_calls)) {
+      if (limit !== undefined) {
+        limit.addToolCall();
+        limit.addChars(call.invalid?.rawArguments.length ?? JSON.stringify(call.arguments).length);
+      }
       if (options.allowedNames !== undefined && !options.allowedNames.has(call.name)) {
         yield { type: 'warning', warning: droppedCallWarning(call.name) };
         continue;

@@ -1,3 +1,5 @@
+import { AnswerLimit } from '@toolwire/core';
+import type { AnswerLimits } from '@toolwire/core';
 import { readJsonBodyText } from '@toolwire/core/provider';
 import { Ollama } from 'ollama';
 import type { AbortableAsyncIterator, ChatRequest as OllamaClientChatRequest, ChatResponse as OllamaClientChatResponse } from 'ollama';
@@ -15,6 +17,18 @@ export interface OllamaConnection {
   fetch?: typeof globalThis.fetch;
   /** See `OllamaProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
   endGraceMs?: number;
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); absent or 0: none. */
+  answerLimits?: AnswerLimits;
+}
+
+/** How `createOllama`'s answer bounds are named in their errors. */
+const ANSWER_SETTINGS = { chars: 'the maxAnswerChars option of createOllama', toolCalls: 'the maxToolCallsPerAnswer option of createOllama' };
+
+/** A counter for one answer over this connection, or undefined when its bounds are off. */
+export function newAnswerLimit(connection: OllamaConnection): AnswerLimit | undefined {
+  const limits = connection.answerLimits;
+  if (limits === undefined || (limits.maxChars === 0 && limits.maxToolCalls === 0)) return undefined;
+  return new AnswerLimit({ ...limits, settings: ANSWER_SETTINGS, provider: 'ollama' });
 }
 
 /**
@@ -43,15 +57,30 @@ function isFinalChatObject(value: unknown): boolean {
 /** How much of an error response that is not JSON is read for its message. */
 const MAX_ERROR_TEXT_BYTES = 64 * 1024;
 
+/** Whether `text` is Ollama's error JSON, `{"error": "…"}`, which the client reads as it is. */
+function isOllamaErrorJson(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string' && (parsed as { error: string }).error !== '';
+  } catch {
+    return false;
+  }
+}
+
 /**
- * An error response that is not JSON (a proxy's page, a plain-text message) as Ollama's own
- * `{"error": …}` JSON, its text cut to `MAX_ERROR_TEXT_BYTES`. The `ollama` client reads such a
- * body whole for its error message, and prints "Getting text from response" to the console on
- * the way; as JSON, it takes the message without either.
+ * An error response as Ollama's own `{"error": …}` JSON, its text cut to
+ * `MAX_ERROR_TEXT_BYTES`: a body that is not JSON (a proxy's page, a plain-text message), or
+ * that says it is and is not Ollama's `{"error": "…"}` (cut short, garbled, another API's
+ * error object), becomes the message. The `ollama`
+ * client reads an error body whole, and prints "Getting text from response" or "Failed to
+ * parse error response as JSON" to the console (the gateway's log stream) on the way; as
+ * JSON, it takes the message without either.
  */
-async function asJsonError(response: Response): Promise<Response> {
-  if (response.ok || response.headers.get('content-type')?.includes('application/json') === true) return response;
+async function asJsonError(response: Response, host: string): Promise<Response> {
+  if (response.ok) return response;
+  const saysJson = response.headers.get('content-type')?.includes('application/json') === true;
   let text = '';
+  let whole = true;
   const reader = response.body?.getReader();
   if (reader !== undefined) {
     const decoder = new TextDecoder();
@@ -60,10 +89,15 @@ async function asJsonError(response: Response): Promise<Response> {
       for (let read = await reader.read(); !read.done; read = await reader.read()) {
         size += read.value.byteLength;
         text += decoder.decode(read.value, { stream: true });
-        if (size >= MAX_ERROR_TEXT_BYTES) break;
+        if (size >= MAX_ERROR_TEXT_BYTES) {
+          whole = false;
+          break;
+        }
       }
+      text += decoder.decode();
     } catch {
       // A body that fails while being read: what came is the message.
+      whole = false;
     }
     await reader.cancel().catch(() => undefined);
   }
@@ -71,8 +105,15 @@ async function asJsonError(response: Response): Promise<Response> {
   headers.set('content-type', 'application/json');
   headers.delete('content-length');
   headers.delete('content-encoding');
-  const message = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
-  return new Response(JSON.stringify({ error: message === '' ? `HTTP ${response.status} ${response.statusText}`.trim() : message }), { status: response.status, statusText: response.statusText, headers });
+  if (saysJson && whole && isOllamaErrorJson(text)) return new Response(text, { status: response.status, statusText: response.statusText, headers });
+  // Not Ollama's own words: said as what answered, so that a page, garbled bytes or nothing
+  // still make a message that tells the operator where to look.
+  const body = text.trim().slice(0, MAX_ERROR_TEXT_BYTES);
+  const type = response.headers.get('content-type');
+  const message =
+    `The server at ${displayHost(host)} answered HTTP ${response.status}${type === null ? '' : ` (${type.split(';')[0] ?? type})`}` +
+    `${body === '' ? ' with an empty body' : `: ${body}`}. If this is not Ollama's error, check OLLAMA_HOST (a proxy or another service may answer in its place).`;
+  return new Response(JSON.stringify({ error: message }), { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -88,9 +129,10 @@ export function createClient(
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
-    if (signal === undefined) return baseFetch(input, init).then(asJsonError);
+    const asError = (response: Response): Promise<Response> => asJsonError(response, connection.host);
+    if (signal === undefined) return baseFetch(input, init).then(asError);
     const own = init?.signal ?? undefined;
-    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asJsonError);
+    return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asError);
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   // A non-streamed answer is read here, so that a whole answer (`done: true`, or what

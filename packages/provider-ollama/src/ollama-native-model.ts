@@ -5,7 +5,7 @@ import { buildChatBody } from './ollama-chat-request.ts';
 import { forcedCallFormat, forcedCallInstruction, parseForcedCall } from './forced-call.ts';
 import { buildResponse, mapFinishReason, mapUsage } from './ollama-chat-response.ts';
 import { fromOllamaToolCalls } from './ollama-chat-tool-calls.ts';
-import { chatOnce, chatStream } from './ollama-client.ts';
+import { chatOnce, chatStream, newAnswerLimit } from './ollama-client.ts';
 import type { CallOptions } from './ollama-client.ts';
 import type { OllamaModelConfig } from './ollama-model-config.ts';
 import type { OllamaChatBody } from './ollama-wire.ts';
@@ -167,6 +167,7 @@ async function* streamNative(config: OllamaModelConfig, request: ChatRequest): A
   const chunks = await chatStream(config.connection, bodyOf(turn), turn.call);
   for (const warning of turn.prepared.warnings) yield { type: 'warning', warning };
   const summary = yield* streamTurn(chunks, {
+    answerLimit: newAnswerLimit(config.connection),
     firstCallOnly: turn.firstCallOnly,
     holdText: forced !== undefined,
     allowedNames: forced === undefined ? undefined : new Set(forced.map((tool) => tool.name)),
@@ -205,6 +206,7 @@ async function* streamForced(
   // The text is the call's JSON: held back and parsed at the end, unless Ollama's own
   // parser already turned it into a call.
   const summary = yield* streamTurn(chunks, {
+    answerLimit: newAnswerLimit(turn.config.connection),
     firstCallOnly: true,
     holdText: true,
     allowedNames: new Set(forced.map((tool) => tool.name)),

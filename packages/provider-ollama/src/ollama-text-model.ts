@@ -1,7 +1,7 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import { buildChatBody } from './ollama-chat-request.ts';
 import { buildResponse, mapFinishReason, mapUsage } from './ollama-chat-response.ts';
-import { chatOnce, chatStream } from './ollama-client.ts';
+import { chatOnce, chatStream, newAnswerLimit } from './ollama-client.ts';
 import type { OllamaModelConfig } from './ollama-model-config.ts';
 import { streamTurn } from './ollama-chat-stream.ts';
 
@@ -41,7 +41,7 @@ async function generateText(config: OllamaModelConfig, request: ChatRequest): Pr
 async function* streamText(config: OllamaModelConfig, request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
   const body = buildChatBody({ modelId: config.modelId, request, settings: config.settings });
   const chunks = await chatStream(config.connection, body, call(config, request));
-  const summary = yield* streamTurn(chunks, { firstCallOnly: false, holdText: false });
+  const summary = yield* streamTurn(chunks, { answerLimit: newAnswerLimit(config.connection), firstCallOnly: false, holdText: false });
   yield {
     type: 'finish',
     finishReason: mapFinishReason(summary.doneReason, false),

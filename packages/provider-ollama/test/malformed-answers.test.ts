@@ -30,6 +30,23 @@ beforeAll(async () => {
         return;
       }
       const body = JSON.parse(text) as { stream?: boolean; model: string };
+      if (body.model === 'cut-json-error') {
+        // The error body says it is JSON, and is cut short (or garbled) on the way.
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"model runner has unexp');
+        return;
+      }
+      if (body.model === 'other-api-error') {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'messages: bad thing', type: 'invalid_request_error' } }));
+        return;
+      }
+      if (body.model === 'garbled-404') {
+        res.writeHead(404, { 'content-type': 'text/html' }).end(Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xff]));
+        return;
+      }
+      if (body.model === 'empty-502') {
+        res.writeHead(502).end();
+        return;
+      }
       if (body.model === 'behind-a-proxy') {
         res.writeHead(502, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(1_000_000)}</html>`);
         return;
@@ -82,6 +99,41 @@ describe('an error response that is not JSON', () => {
       expect(log).not.toHaveBeenCalled();
     } finally {
       log.mockRestore();
+    }
+  });
+});
+
+describe('an error response that says it is JSON and is not Ollama\'s error JSON', () => {
+  it('gives an error whose message is the body, and prints nothing to the console', async () => {
+    const log = vi.spyOn(console, 'log');
+    try {
+      for (const [model, text] of [
+        ['cut-json-error', '{"error":"model runner has unexp'],
+        ['other-api-error', 'messages: bad thing'],
+      ] as const) {
+        for (const stream of [false, true]) {
+          const chat = createOllama({ host }).chat(model);
+          const error = await (stream ? (async () => { for await (const event of chat.stream(request)) expect(event.type).not.toBe('finish'); })() : chat.generate(request)).catch((e: unknown) => e);
+          expect((error as Error).message).toContain(text);
+          expect((error as Error).message).not.toContain('[object Object]');
+        }
+      }
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
+
+describe('an error response whose body says nothing (garbled bytes, empty)', () => {
+  it('gives an error that says which server answered what, and where to look', async () => {
+    for (const [model, status, type] of [
+      ['garbled-404', 404, ' (text/html)'],
+      ['empty-502', 502, ''],
+    ] as const) {
+      const error = await createOllama({ host }).chat(model).generate(request).catch((e: unknown) => e);
+      expect((error as Error).message).toContain(`The server at ${host} answered HTTP ${status}${type}`);
+      expect((error as Error).message).toContain('check OLLAMA_HOST');
     }
   });
 });

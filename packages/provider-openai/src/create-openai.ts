@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { resolveAnswerLimits } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
 import { limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes } from '@toolwire/core/provider';
 import { FetchSignalOpenAI } from './fetch-signal-client.ts';
@@ -45,6 +46,17 @@ export interface OpenAIProviderOptions {
    * the limit off (for a `fetch` that bounds messages itself).
    */
   maxMessageBytes?: number;
+  /**
+   * The most characters one answer may hold: its text, reasoning, refusal and tool-call
+   * arguments together, streamed or not. Past it the call fails with an
+   * `AnswerTooLargeError` and the connection is closed, so that a model that loops (or a
+   * server that never finishes its answer) cannot grow the process without bound. Default
+   * 4 Mi (`DEFAULT_MAX_ANSWER_CHARS`: four times and more what today's models write at most);
+   * 0 turns the bound off.
+   */
+  maxAnswerChars?: number;
+  /** The most tool calls one answer may make (default 1024, `DEFAULT_MAX_TOOL_CALLS_PER_ANSWER`); past it, as `maxAnswerChars`. 0 turns it off. */
+  maxToolCallsPerAnswer?: number;
 }
 
 /** Models of one OpenAI (or OpenAI-compatible) endpoint. */
@@ -79,6 +91,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const isOpenAI = baseURL === OPENAI_BASE_URL;
   const maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes, 'maxMessageBytes');
   const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOpenAI' }) : options.fetch;
+  const answerLimits = resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' });
   let client: OpenAI | undefined;
   // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
   const headerSecrets = Object.entries(options.headers ?? {})
@@ -89,6 +102,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     isOpenAI,
     endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS,
     secrets: () => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]),
+    answerLimits,
     client() {
       // Created on first use, so a provider can be set up before its key is known.
       // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).

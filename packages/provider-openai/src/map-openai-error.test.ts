@@ -57,6 +57,15 @@ describe('mapOpenAIError', () => {
     expect(StreamError.isInstance(mapOpenAIError(new SyntaxError('bad'), context))).toBe(true);
   });
 
+  it("says the connection was lost when the body broke off after the headers (Node's bare 'aborted', ECONNRESET)", () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    const mapped = mapOpenAIError(aborted, context);
+    expect(ProviderUnavailableError.isInstance(mapped)).toBe(true);
+    expect(mapped.message).toBe(
+      'The connection to http://127.0.0.1:1/v1 was lost while the answer was read, so there is no answer. Retry the request; if it keeps happening, check the server (it may have crashed) or a proxy in between.',
+    );
+  });
+
   it('wraps unknown failures in a ProviderError', () => {
     expect(ProviderError.isInstance(mapOpenAIError(new TypeError('boom'), context))).toBe(true);
   });

@@ -123,6 +123,24 @@ function mapError(error: unknown, context: OpenAIErrorContext): Error {
   if (error instanceof SyntaxError) {
     return new StreamError({ provider: PROVIDER, message: `The server sent a response or stream event that is not valid JSON (${error.message}).`, cause: error });
   }
+  if (isConnectionLost(error)) {
+    return new ProviderUnavailableError({
+      provider: PROVIDER,
+      baseURL: context.baseURL,
+      message: `The connection to ${context.baseURL} was lost while the answer was read, so there is no answer. Retry the request; if it keeps happening, check the server (it may have crashed) or a proxy in between.`,
+      cause: error,
+    });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError({ provider: PROVIDER, message: `The OpenAI request failed: ${message}`, cause: error });
+}
+
+// A socket that broke after the headers (reset, closed early): Node's `aborted` error while
+// the body was read, which the SDK passes on unwrapped for a non-streamed answer.
+const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function isConnectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && LOST_CODES.has(code)) || error.message === 'aborted' || error.message === 'terminated';
 }

@@ -4,7 +4,7 @@ import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming
 import { guardStream } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { requestOptions } from './openai-client-context.ts';
+import { newAnswerLimit, requestOptions } from './openai-client-context.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -102,6 +102,8 @@ export class OpenAIChatModel implements ChatModel {
       ...textCallOption(request),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
+    // The body is held whole by now (bounded by `maxMessageBytes`): this keeps what is passed on within the answer's bounds.
+    newAnswerLimit(this.#context)?.addResponse(response);
     const restored = restoreResponseCalls(response, createStrictCallRestorer(request.tools));
     return { ...restored, warnings: [...built.warnings, ...response.warnings] };
   }
@@ -135,6 +137,7 @@ export class OpenAIChatModel implements ChatModel {
           before: built.warnings.map((warning): ChatStreamEvent => ({ type: 'warning', warning })),
           mapper: createChatStreamMapper({
             generateId: newCallId,
+            answerLimit: newAnswerLimit(this.#context),
             ...textCallOption(request),
             ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
           }),

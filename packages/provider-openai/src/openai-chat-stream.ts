@@ -1,11 +1,11 @@
 import { StreamError } from '@toolwire/core';
-import type { ChatStreamEvent, Usage } from '@toolwire/core';
+import type { AnswerLimit, ChatStreamEvent, Usage } from '@toolwire/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { mapChatFinishReason } from './openai-chat-finish-reason.ts';
 import { droppedCallsWarning } from '@toolwire/openai-responses';
 import { argumentsText, readContentParts, readReasoning } from './openai-chat-response.ts';
 import { mapChatUsage } from './openai-usage.ts';
-import { mayBeTextCall, readTextCall, textCallWarning, toToolCall } from '@toolwire/core/provider';
+import { readTextCall, textCallOpening, textCallWarning, toToolCall } from '@toolwire/core/provider';
 
 /** Options of `createChatStreamMapper`. */
 export interface ChatStreamMapperOptions {
@@ -16,9 +16,15 @@ export interface ChatStreamMapperOptions {
   /**
    * The tools offered: an answer that is nothing but one call to one of them written as
    * text (a compatible server that left it in `content`) becomes that call. Text that may
-   * still be one is held back until it is known (see `mayBeTextCall`).
+   * still be one is held back until it is known (see `textCallOpening`).
    */
   textCallTools?: readonly { name: string }[];
+  /**
+   * Counts the answer as it arrives (text, reasoning, refusal, arguments; every call), also
+   * what is held without an event (text that may be a call, calls left out, calls without a
+   * name yet): `push` throws its `AnswerTooLargeError` past a bound.
+   */
+  answerLimit?: AnswerLimit | undefined;
 }
 
 /** Turns Chat Completions chunks into core stream events; feed every chunk, then call `end()`. */
@@ -89,10 +95,14 @@ class ChatChunkMapper implements ChatStreamMapper {
   /** Text is held while it may still be a call written as text. */
   #holding: boolean;
   #held = '';
+  /** The held text opens as a call: held to the end without asking again. */
+  #heldCall = false;
   /** The call read from the text, if the answer was one. */
   #textCall = false;
+  readonly #limit: AnswerLimit | undefined;
 
   constructor(options: ChatStreamMapperOptions) {
+    this.#limit = options.answerLimit;
     this.#generateId = options.generateId;
     this.#keepAll = options.parallelToolCalls !== false;
     this.#textCallTools = options.textCallTools;
@@ -103,7 +113,10 @@ class ChatChunkMapper implements ChatStreamMapper {
   #text(content: string): ChatStreamEvent | undefined {
     if (!this.#holding) return { type: 'text-delta', delta: content };
     this.#held += content;
-    if (mayBeTextCall(this.#held)) return undefined;
+    if (this.#heldCall) return undefined;
+    const opening = textCallOpening(this.#held);
+    if (opening === 'call') this.#heldCall = true;
+    if (opening !== 'text') return undefined;
     this.#holding = false;
     const delta = this.#held;
     this.#held = '';
@@ -141,19 +154,27 @@ class ChatChunkMapper implements ChatStreamMapper {
     const delta = isRecord(choice.delta) ? (choice.delta as ChatCompletionChunk.Choice.Delta) : undefined;
     if (delta) {
       const reasoning = readReasoning(delta);
-      if (reasoning !== undefined && reasoning !== '') out.push({ type: 'reasoning-delta', delta: reasoning });
+      if (reasoning !== undefined && reasoning !== '') {
+        this.#limit?.addChars(reasoning.length);
+        out.push({ type: 'reasoning-delta', delta: reasoning });
+      }
       const content: unknown = delta.content;
       if (typeof content === 'string') {
+        this.#limit?.addChars(content.length);
         const event = content !== '' ? this.#text(content) : undefined;
         if (event !== undefined) out.push(event);
       } else if (Array.isArray(content)) {
         // Mistral's reasoning models stream `content` as a list of parts (see `readContentParts`).
         const parts = readContentParts(content);
+        this.#limit?.addChars(parts.reasoning.length + parts.text.length);
         if (parts.reasoning !== '') out.push({ type: 'reasoning-delta', delta: parts.reasoning });
         const event = parts.text !== '' ? this.#text(parts.text) : undefined;
         if (event !== undefined) out.push(event);
       }
-      if (typeof delta.refusal === 'string') this.#refusal += delta.refusal;
+      if (typeof delta.refusal === 'string') {
+        this.#limit?.addChars(delta.refusal.length);
+        this.#refusal += delta.refusal;
+      }
       const toolCalls: unknown = delta.tool_calls;
       if (Array.isArray(toolCalls)) {
         for (const toolCallDelta of toolCalls) if (isRecord(toolCallDelta)) this.#onToolCallDelta(toolCallDelta as unknown as ToolCallDelta, out);
@@ -173,6 +194,7 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   pushText(content: string): ChatStreamEvent | undefined {
     if (this.#rawFinish !== undefined || content === '') return undefined;
+    this.#limit?.addChars(content.length);
     return this.#text(content);
   }
 
@@ -217,6 +239,7 @@ class ChatChunkMapper implements ChatStreamMapper {
   }
 
   #newCall(key: number): CallState {
+    this.#limit?.addToolCall();
     const calls = (this.#calls ??= []);
     const call: CallState = { position: calls.length, wireId: undefined, id: undefined, name: undefined, args: '', started: false };
     (this.#byKey ??= new Map()).set(key, call);
@@ -259,6 +282,7 @@ class ChatChunkMapper implements ChatStreamMapper {
     const name: unknown = isRecord(fn) ? fn.name : undefined;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
     const fragment = argumentsText(isRecord(fn) ? fn.arguments : undefined);
+    this.#limit?.addChars(fragment.length);
     const visible = this.#keepAll || call.position === 0;
     if (!call.started) {
       call.args += fragment;

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
-import type { ChatRequest } from '@toolwire/core';
+import { AnswerLimit } from '@toolwire/core';
+import type { AnswerLimits, ChatRequest } from '@toolwire/core';
 
 /**
  * How long a complete Chat Completions answer waits for the rest (see
@@ -19,6 +20,18 @@ export interface OpenAIClientContext {
   endGraceMs?: number;
   /** The credentials requests carry (the API key, secret-looking headers): redacted from every error. */
   secrets?: () => readonly string[];
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); absent or 0: none. */
+  answerLimits?: AnswerLimits;
+}
+
+/** How `createOpenAI`'s answer bounds are named in their errors. */
+const ANSWER_SETTINGS = { chars: 'the maxAnswerChars option of createOpenAI', toolCalls: 'the maxToolCallsPerAnswer option of createOpenAI' };
+
+/** A counter for one answer of this provider, or undefined when its bounds are off. */
+export function newAnswerLimit(context: OpenAIClientContext): AnswerLimit | undefined {
+  const limits = context.answerLimits;
+  if (limits === undefined || (limits.maxChars === 0 && limits.maxToolCalls === 0)) return undefined;
+  return new AnswerLimit({ ...limits, settings: ANSWER_SETTINGS, provider: 'openai' });
 }
 
 /** Per-request options for the SDK: the abort signal and extra headers. */

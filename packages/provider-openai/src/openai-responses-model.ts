@@ -11,7 +11,7 @@ import {
 import { ensureResponsesEventStream } from './ensure-event-stream.ts';
 import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { requestOptions } from './openai-client-context.ts';
+import { newAnswerLimit, requestOptions } from './openai-client-context.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
 import type { Stream } from 'openai/core/streaming';
 import type { ResponseCreateParams, ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -74,6 +74,7 @@ export class OpenAIResponsesModel implements ChatModel {
         }),
       );
     }
+    newAnswerLimit(this.#context)?.addResponse(mapped.response);
     const response = restoreResponseCalls(mapped.response, createStrictCallRestorer(request.tools));
     return {
       ...response,
@@ -120,6 +121,7 @@ export class OpenAIResponsesModel implements ChatModel {
       metadataKey: 'openai',
       modelId: this.modelId,
       providerTools,
+      answerLimit: newAnswerLimit(this.#context),
       mapFailure: (error) =>
         redactErrorSecrets(
           mapResponseErrorCode({

@@ -96,6 +96,9 @@ describe('parseConfigFile', () => {
     expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 1_048_576 } }).limits).toEqual({ upstreamMessageLimitBytes: 1_048_576 });
     expect(parseConfigFile({ limits: { upstreamMessageLimitBytes: 0 } }).limits).toEqual({ upstreamMessageLimitBytes: 0 });
     expect(settingOf({ limits: { upstreamMessageLimitBytes: '16MiB' } })).toBe('limits.upstreamMessageLimitBytes');
+    expect(parseConfigFile({ limits: { upstreamAnswerLimitChars: 8_388_608, upstreamAnswerToolCallLimit: 0 } }).limits).toEqual({ upstreamAnswerLimitChars: 8_388_608, upstreamAnswerToolCallLimit: 0 });
+    expect(settingOf({ limits: { upstreamAnswerLimitChars: -1 } })).toBe('limits.upstreamAnswerLimitChars');
+    expect(settingOf({ limits: { upstreamAnswerToolCallLimit: 'many' } })).toBe('limits.upstreamAnswerToolCallLimit');
   });
 
   it('reads the drain delay (0 allowed)', () => {

@@ -169,6 +169,10 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
     const upstreamMessageLimitBytes = positive(l.upstreamMessageLimitBytes, 'limits.upstreamMessageLimitBytes', { allowZero: true });
     if (upstreamMessageLimitBytes !== undefined) config.limits.upstreamMessageLimitBytes = upstreamMessageLimitBytes;
+    const upstreamAnswerLimitChars = positive(l.upstreamAnswerLimitChars, 'limits.upstreamAnswerLimitChars', { allowZero: true });
+    if (upstreamAnswerLimitChars !== undefined) config.limits.upstreamAnswerLimitChars = upstreamAnswerLimitChars;
+    const upstreamAnswerToolCallLimit = positive(l.upstreamAnswerToolCallLimit, 'limits.upstreamAnswerToolCallLimit', { allowZero: true });
+    if (upstreamAnswerToolCallLimit !== undefined) config.limits.upstreamAnswerToolCallLimit = upstreamAnswerToolCallLimit;
     const modelListTimeoutMs = positive(l.modelListTimeoutMs, 'limits.modelListTimeoutMs');
     if (modelListTimeoutMs !== undefined) config.limits.modelListTimeoutMs = modelListTimeoutMs;
     const listenBacklog = positive(l.listenBacklog, 'limits.listenBacklog');

@@ -83,6 +83,15 @@ export interface LimitsConfig {
    */
   upstreamMessageLimitBytes?: number;
   /**
+   * The most characters one model answer may hold: its text, reasoning and tool-call
+   * arguments together, streamed or not (default 4 Mi, 4 194 304; 0 disables). Past it that
+   * request is stopped, its upstream connection closed, and the client gets an error: a model
+   * that loops cannot make the gateway hold an answer without bound.
+   */
+  upstreamAnswerLimitChars?: number;
+  /** The most tool calls one model answer may make (default 1024; 0 disables); past it, as `upstreamAnswerLimitChars`. */
+  upstreamAnswerToolCallLimit?: number;
+  /**
    * How long `GET /v1/models` waits for each provider's list (default 10 000 ms): a provider
    * slower than that is left out of the answer and logged, instead of holding it.
    */

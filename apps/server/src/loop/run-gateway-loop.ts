@@ -5,6 +5,9 @@ import type { HiddenToolTurn } from '../hidden-tool-turns.ts';
 import { createClientView } from './client-view.ts';
 import type { ClientView } from './client-view.ts';
 
+/** The bounds on each model answer: core's `maxAnswerChars` and `maxToolCallsPerAnswer`, as the providers take them too. */
+export type AnswerBounds = Pick<RunToolsOptions, 'maxAnswerChars' | 'maxToolCallsPerAnswer'>;
+
 /** Options of `runGatewayLoop`. */
 export interface GatewayLoopOptions {
   model: ChatModel;
@@ -23,6 +26,8 @@ export interface GatewayLoopOptions {
   onToolAudit?: (audit: ToolCallAudit) => void;
   /** Model calls per client request (default 8). */
   maxSteps?: number;
+  /** The bounds on each model answer (core's defaults when absent). */
+  answerLimits?: AnswerBounds;
   /** Stream from the model (`true`) or call `generate` (`false`). */
   stream: boolean;
   /**
@@ -45,6 +50,7 @@ function loopOptions(options: GatewayLoopOptions): RunToolsOptions {
     registry: options.registry,
     principal: options.principal,
     maxSteps: options.maxSteps ?? 8,
+    ...options.answerLimits,
     signal: options.signal,
     settings,
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ModelNotFoundError } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
+import type { AnswerBounds } from '../loop/run-gateway-loop.ts';
 import { createReplayModel } from '@toolwire/core/testing';
 import { withTextToolCalling } from '@toolwire/extract';
 import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
@@ -11,6 +12,14 @@ import { ConfigError } from '../config/config-error.ts';
 import type { ProvidersConfig } from '../config/server-config.ts';
 import type { ModelProvider } from './model-provider.ts';
 import { createNodeHttpFetch } from './node-http-fetch.ts';
+
+/** The upstream limits of `limits` the providers apply. */
+export interface UpstreamLimits {
+  upstreamIdleTimeoutMs?: number;
+  upstreamMessageLimitBytes?: number;
+  /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); the providers' defaults when absent. */
+  answerLimits?: AnswerBounds;
+}
 
 /** A provider that serves only `models` when the config lists them. */
 function restricted(name: string, models: readonly string[] | undefined, chat: (id: string) => ChatModel): (id: string) => ChatModel {
@@ -62,9 +71,10 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
 /** The routing prefixes the config asks for, built on the provider packages. */
 export async function createConfiguredProviders(
   config: ProvidersConfig,
-  options: { logger?: Logger; upstreamIdleTimeoutMs?: number; upstreamMessageLimitBytes?: number } = {},
+  options: UpstreamLimits & { logger?: Logger } = {},
 ): Promise<ModelProvider[]> {
   const providers: ModelProvider[] = [];
+  const answer = options.answerLimits ?? {};
   // No cap on upstream sockets: a stream holds its socket for its whole length, so a cap
   // (the agent's was 256) would queue every stream past it behind the running ones. The fetch
   // bounds each upstream message itself (`limits.upstreamMessageLimitBytes`, read straight off
@@ -76,7 +86,7 @@ export async function createConfiguredProviders(
   });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
-    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch, maxMessageBytes: 0 });
+    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch, maxMessageBytes: 0, ...answer });
     providers.push({
       name: 'openai',
       chat: restricted('openai', models, (id) => openai.chat(id)),
@@ -84,7 +94,7 @@ export async function createConfiguredProviders(
     });
   }
   if (config.ollama !== undefined) {
-    const ollama = createOllama({ ...(config.ollama.host === undefined ? {} : { host: config.ollama.host }), fetch: upstreamFetch, maxMessageBytes: 0 });
+    const ollama = createOllama({ ...(config.ollama.host === undefined ? {} : { host: config.ollama.host }), fetch: upstreamFetch, maxMessageBytes: 0, ...answer });
     providers.push({
       name: 'ollama',
       chat: (id) => ollama.chat(id),
@@ -99,6 +109,7 @@ export async function createConfiguredProviders(
       ...(baseURL === undefined ? {} : { baseURL }),
       fetch: upstreamFetch,
       maxMessageBytes: 0,
+      ...answer,
       // Its notes (a refresh, a tool left out) go to the gateway's log; they never hold tokens.
       ...(log === undefined ? {} : { logger: { warn: (m: string) => log.warn(m), info: (m: string) => log.info(m), debug: (m: string) => log.debug(m) } }),
     };

@@ -39,4 +39,12 @@ describe('createModelRouter', () => {
     expect(models).toEqual([{ id: 'ollama/qwen3:0.6b', ownedBy: 'ollama' }]);
     expect(failures.map((f) => f.provider)).toEqual(['openai']);
   });
+
+  it("lists only the names of a provider's list and reports entries without one (an object with its own toString key does not throw)", async () => {
+    const ids = JSON.parse('["gpt-4o-mini", {"toString": 1}, 7, "", null]') as string[];
+    const odd = createModelRouter([{ name: 'openai', chat: (id) => createScriptedModel([], { provider: 'openai', modelId: id }), listModels: () => Promise.resolve(ids) }]);
+    const { models, failures } = await odd.list();
+    expect(models).toEqual([{ id: 'openai/gpt-4o-mini', ownedBy: 'openai' }]);
+    expect(failures.map((f) => [f.provider, (f.error as Error).message])).toEqual([['openai', '4 model entries have no name (an id that is not a string); left out of the list.']]);
+  });
 });

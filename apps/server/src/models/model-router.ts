@@ -47,8 +47,18 @@ export function createModelRouter(providers: readonly ModelProvider[]): ModelRou
       settled.forEach((outcome, i) => {
         const provider = providers[i];
         if (provider === undefined) return;
-        if (outcome.status === 'fulfilled') for (const id of outcome.value) models.push({ id: `${provider.name}/${id}`, ownedBy: provider.name });
-        else failures.push({ provider: provider.name, error: outcome.reason });
+        if (outcome.status === 'rejected') {
+          failures.push({ provider: provider.name, error: outcome.reason });
+          return;
+        }
+        // The list is the upstream's JSON: an id may be anything, and an object with its own
+        // `toString` key (`{"toString": 1}`) throws when put in a string. Only names are listed.
+        let skipped = 0;
+        for (const id of outcome.value as readonly unknown[]) {
+          if (typeof id === 'string' && id !== '') models.push({ id: `${provider.name}/${id}`, ownedBy: provider.name });
+          else skipped++;
+        }
+        if (skipped > 0) failures.push({ provider: provider.name, error: new Error(`${skipped} model ${skipped === 1 ? 'entry has' : 'entries have'} no name (an id that is not a string); left out of the list.`) });
       });
       return { models, failures };
     },

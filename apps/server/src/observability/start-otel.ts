@@ -117,11 +117,21 @@ export function startOtelFromEnv(env: OtelEnv, options: StartOtelOptions = {}): 
  */
 export const DEFAULT_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT = 4096;
 
-/** `spanLimits` for the tracer provider: ours unless the environment sets a length limit (the SDK reads it then). */
-function spanLimitsOf(env: OtelEnv): { spanLimits?: { attributeValueLengthLimit: number } } {
-  const set = (name: string): boolean => (env[name] ?? '').trim() !== '';
-  if (set('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') || set('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT')) return {};
-  return { spanLimits: { attributeValueLengthLimit: DEFAULT_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT } };
+/**
+ * `spanLimits` for the tracer provider, read from `env` (which need not be `process.env`, where
+ * the SDK would look): `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else
+ * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else ours. A value that is not a whole number of at
+ * least 0 is left out, as the SDK leaves it out.
+ */
+function spanLimitsOf(env: OtelEnv): { spanLimits: { attributeValueLengthLimit: number } } {
+  const limit = (name: string): number | undefined => {
+    const text = (env[name] ?? '').trim();
+    if (!/^\d+$/.test(text)) return undefined;
+    const value = Number(text);
+    return Number.isSafeInteger(value) ? value : undefined;
+  };
+  const attributeValueLengthLimit = limit('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? limit('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? DEFAULT_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT;
+  return { spanLimits: { attributeValueLengthLimit } };
 }
 
 /** Runs every stop at once; resolves when all are done or at `timeoutMs`, whichever comes first. Never rejects. */

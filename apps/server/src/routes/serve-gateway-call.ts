@@ -106,6 +106,7 @@ function startAnswer(options: GatewayCallOptions, controller: AbortController, e
     toolTimeoutMs: context.toolTimeoutMs,
     onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
     maxSteps: context.maxSteps,
+    answerLimits: context.answerLimits,
     stream: options.stream,
     // The answer's last event waits for the write, so that the client's next request, on any
     // instance, finds the turn. A turn the state could not keep (its writes are bounded by

@@ -1,5 +1,6 @@
 import { isValidToolName, TOOL_NAME_RULE } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
+import { checkToolSchema } from './check-tool-schema.ts';
 import { invalidRequest } from './gateway-error.ts';
 import type { ParsedTool } from './parsed-chat-request.ts';
 import { isObject, unsupported } from './request-fields.ts';
@@ -58,7 +59,9 @@ function parseTools(raw: unknown): ParsedTool[] | undefined {
           'invalid_function_parameters',
         );
       }
-      inputSchema = parameters.type === undefined ? { type: 'object', ...parameters } : (parameters);
+      const shapeError = checkToolSchema(parameters, name, `${at}.function.parameters`);
+      if (shapeError !== undefined) throw shapeError;
+      inputSchema = parameters.type === undefined ? { type: 'object', ...parameters } : parameters;
     }
     if (fn.description !== undefined && fn.description !== null && typeof fn.description !== 'string') {
       throw invalidRequest(`Invalid '${at}.function.description': expected a string.`, `${at}.function.description`, 'invalid_type');

@@ -11,7 +11,8 @@ function textOf(content: unknown, param: string, partTypes: readonly string[]): 
   content.forEach((part: unknown, i) => {
     const at = `${param}[${i}]`;
     if (!isObject(part)) throw invalidRequest(`Invalid '${at}': expected a content part object.`, at, 'invalid_type');
-    if (!partTypes.includes(String(part.type))) {
+    // Not `String(part.type)`: an object with its own `toString` key (`{"toString": 1}`) throws there.
+    if (typeof part.type !== 'string' || !partTypes.includes(part.type)) {
       throw unsupported(`Content parts of type ${JSON.stringify(part.type ?? null)} here`, `${at}.type`, `Send parts of type ${partTypes.map((t) => `'${t}'`).join(' or ')}.`);
     }
     const value = part.type === 'refusal' ? part.refusal : part.text;

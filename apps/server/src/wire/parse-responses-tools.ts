@@ -1,5 +1,6 @@
 import { isValidToolName, TOOL_NAME_RULE } from '@toolwire/core';
 import type { FunctionToolSpec, JsonSchema, ToolChoice } from '@toolwire/core';
+import { checkToolSchema } from './check-tool-schema.ts';
 import { invalidRequest } from './gateway-error.ts';
 import { MAX_TOOLS } from './parse-chat-tools.ts';
 import type { ResponsesTool } from './parsed-responses-request.ts';
@@ -48,6 +49,8 @@ function functionTool(entry: Json, param: string, index: number): ResponsesTool 
         'invalid_function_parameters',
       );
     }
+    const shapeError = checkToolSchema(parameters, name, `${param}.parameters`);
+    if (shapeError !== undefined) throw shapeError;
     inputSchema = parameters.type === undefined ? { type: 'object', ...parameters } : parameters;
   }
   const spec: FunctionToolSpec = { type: 'function', name, inputSchema };

@@ -12,6 +12,7 @@ import {
   RateLimitError,
   UnsupportedFeatureError,
   UpstreamMessageTooLargeError,
+  AnswerTooLargeError,
   UpstreamTimeoutError,
 } from '@toolwire/core';
 import { ReplayMismatchError } from '@toolwire/core/testing';
@@ -80,6 +81,14 @@ export function toGatewayError(error: unknown): GatewayError {
         ? `The upstream answered nothing within ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request and did not retry it. Check that the upstream server is responsive, or raise the limit for models that think long before their first byte.`
         : `The upstream sent nothing more for ${error.timeoutMs} ms (limits.upstreamIdleTimeoutMs); the gateway stopped the request.`;
     return new GatewayError({ status: 503, type: 'upstream_error', message, code: 'upstream_timeout', retryable: true, cause: error });
+  }
+  if (AnswerTooLargeError.isInstance(error)) {
+    // Named by the gateway's settings, whichever layer (provider or loop) counted it.
+    const message =
+      error.limit === 'chars'
+        ? `The model wrote more than ${error.max} characters in one answer (text, reasoning and tool-call arguments together); the gateway stopped the request so that a model that loops cannot exhaust its memory. Ask for a shorter answer; if real answers are this long, the operator can raise limits.upstreamAnswerLimitChars.`
+        : `The model made more than ${error.max} tool calls in one answer; the gateway stopped the request. Ask for fewer calls per turn; if real answers make this many, the operator can raise limits.upstreamAnswerToolCallLimit.`;
+    return new GatewayError({ status: 502, type: 'upstream_error', message, code: 'upstream_answer_too_large', retryable: false, cause: error });
   }
   if (UpstreamMessageTooLargeError.isInstance(error)) {
     // The upstream was reached and answered, past what the gateway holds: the same request would meet the same message.

@@ -18,7 +18,7 @@ export type { FetchSignalFetch } from './fetch-signal.ts';
 export { Utf8ChunkDecoder } from './utf8-chunk-decoder.ts';
 export { readJsonBodyText } from './read-json-body.ts';
 export type { ReadJsonBodyOptions } from './read-json-body.ts';
-export { mayBeTextCall, readTextCall, textCallWarning } from './text-call.ts';
+export { mayBeTextCall, readTextCall, textCallOpening, textCallWarning } from './text-call.ts';
 export { raceAbort } from '../abort.ts';
 export { DEFAULT_MAX_MESSAGE_BYTES, UpstreamMessageLimit, resolveMaxMessageBytes } from './upstream-message-limit.ts';
 export type { UpstreamMessageLimitOptions } from './upstream-message-limit.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayBeTextCall, readTextCall } from './text-call.ts';
+import { mayBeTextCall, readTextCall, textCallOpening } from './text-call.ts';
 
 const offered = [{ name: 'get_weather' }];
 
@@ -40,5 +40,29 @@ describe('readTextCall', () => {
       expect(readTextCall(text, offered)).toBeUndefined();
     }
     expect(readTextCall('{"name": "get_weather", "arguments": {}}', [])).toBeUndefined();
+  });
+});
+
+describe('textCallOpening', () => {
+  it('tells a call, text, and what is not decided yet', () => {
+    expect(textCallOpening('{"name": "lookup", "arguments": {"q": "')).toBe('call');
+    expect(textCallOpening('<tool_call>\n{"arguments"')).toBe('call');
+    expect(textCallOpening('{"answer": 42')).toBe('text');
+    expect(textCallOpening('Hello')).toBe('text');
+    expect(textCallOpening('  \n')).toBe('undecided');
+    expect(textCallOpening('<tool_')).toBe('undecided');
+    expect(textCallOpening('{"na')).toBe('undecided');
+  });
+
+  it('counts text still undecided past 4 KiB as text, and reads no further', () => {
+    expect(textCallOpening(' '.repeat(4096))).toBe('undecided');
+    expect(textCallOpening(' '.repeat(4097))).toBe('text');
+    expect(textCallOpening(`${' '.repeat(4090)}{"name"`)).toBe('text');
+    // A call's opening decides it however long the rest grows.
+    expect(textCallOpening(`{"name": "f", "arguments": {"q": "${'x'.repeat(1 << 20)}`)).toBe('call');
+  });
+
+  it('agrees with mayBeTextCall', () => {
+    for (const text of ['{"name": "f"', '{"answer"', '   ', 'Hi']) expect(mayBeTextCall(text)).toBe(textCallOpening(text) !== 'text');
   });
 });

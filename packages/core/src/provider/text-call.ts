@@ -13,11 +13,32 @@ const TAG_CLOSE = '</tool_call>';
  * provider holds such text back until it knows.
  */
 export function mayBeTextCall(text: string): boolean {
-  let start = text.trimStart();
+  return textCallOpening(text) !== 'text';
+}
+
+/**
+ * How long text may stay undecided (whitespace, the opening tag, a short first key) before
+ * it counts as text: a call written as text opens within a few characters.
+ */
+const UNDECIDED_CHARS = 4096;
+
+/**
+ * What the opening of an answer's text says, for a provider that holds it back while it may
+ * be a call written as text (see `mayBeTextCall`): `'text'` (it is not one: release it),
+ * `'call'` (it opens as one, with a call's first key: only the end of the answer decides, so
+ * hold it without asking again: asking on every delta would cost the held length each time),
+ * or `'undecided'` (ask again with more text). Reads at most the first 4 KiB, whatever the
+ * text's length.
+ */
+export function textCallOpening(text: string): 'text' | 'undecided' | 'call' {
+  const long = text.length > UNDECIDED_CHARS;
+  let start = (long ? text.slice(0, UNDECIDED_CHARS) : text).trimStart();
   if (start.startsWith(TAG_OPEN)) start = start.slice(TAG_OPEN.length).trimStart();
-  else if (start.length <= TAG_OPEN.length && TAG_OPEN.startsWith(start)) return true;
-  if (start === '') return true;
-  return start.startsWith('{') && mayBeCallObject(start);
+  else if (start.length <= TAG_OPEN.length && TAG_OPEN.startsWith(start)) return long ? 'text' : 'undecided';
+  if (start === '') return long ? 'text' : 'undecided';
+  if (!start.startsWith('{')) return 'text';
+  const opening = callObjectOpening(start);
+  return opening === 'undecided' && long ? 'text' : opening;
 }
 
 /** The keys a call object written as text may open with. */
@@ -28,14 +49,14 @@ const CALL_KEYS = new Set(['name', 'arguments', 'parameters']);
  * An answer in JSON (`{"answer": …}`) is released as soon as its first key is known, rather
  * than held to its end. Reads at most a short key, whatever the text's length.
  */
-function mayBeCallObject(text: string): boolean {
+function callObjectOpening(text: string): 'text' | 'undecided' | 'call' {
   let i = 1;
   while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
-  if (i === text.length) return true;
-  if (text[i] !== '"') return false;
+  if (i === text.length) return 'undecided';
+  if (text[i] !== '"') return 'text';
   const close = text.indexOf('"', i + 1);
-  if (close === -1) return text.length - i <= LONGEST_CALL_KEY + 1;
-  return CALL_KEYS.has(text.slice(i + 1, close));
+  if (close === -1) return text.length - i <= LONGEST_CALL_KEY + 1 ? 'undecided' : 'text';
+  return CALL_KEYS.has(text.slice(i + 1, close)) ? 'call' : 'text';
 }
 
 const LONGEST_CALL_KEY = 'parameters'.length;
