@@ -8,6 +8,8 @@ export function toolFailure(call: Pick<ToolCall, 'id' | 'name'>, type: ToolError
 
 const TOOL_OUTPUT = Symbol.for('toolwire.toolOutput');
 
+const ERROR_TYPES: ReadonlySet<unknown> = new Set<ToolErrorType>(['unknown_tool', 'permission_denied', 'rate_limited', 'validation_error', 'execution_error', 'timeout', 'unsupported']);
+
 /** What `toolOutput` returns; `executeToolCall` turns it into the `ToolResult` as given. */
 export interface ToolOutput {
   readonly [TOOL_OUTPUT]: true;
@@ -46,24 +48,33 @@ export function isToolOutput(value: unknown): value is ToolOutput {
 /**
  * A `ToolResult` from what `execute` returned: a `toolOutput(…)` as given, strings as they
  * are, other values as JSON. Returns `undefined` when the value cannot be written as JSON
- * (a BigInt, a cycle).
+ * (a BigInt, a cycle, a function, a Symbol).
  */
 export function toolSuccess(call: Pick<ToolCall, 'id' | 'name'>, value: unknown): ToolResult | undefined {
   if (isToolOutput(value)) {
-    const result: ToolResult = { toolCallId: call.id, name: call.name, success: value.success, message: value.message };
+    // Read as what it may be: JavaScript callers (or a value built by hand) can put anything
+    // in these fields, and the model must still read text.
+    const message = typeof value.message === 'string' ? value.message : JSON.stringify(value.message);
+    if (message === undefined) return undefined;
+    const success = typeof value.success === 'boolean' ? value.success : true;
+    const result: ToolResult = { toolCallId: call.id, name: call.name, success, message };
     if (value.value !== undefined) result.value = value.value;
-    if (!value.success) result.error = { type: value.errorType, message: value.message };
+    if (!success) result.error = { type: ERROR_TYPES.has(value.errorType) ? value.errorType : 'execution_error', message };
     return result;
   }
   let message: string;
   if (typeof value === 'string') message = value;
   else if (value === undefined) message = 'Done (no output).';
   else {
+    let json: string | undefined;
     try {
-      message = JSON.stringify(value);
+      json = JSON.stringify(value);
     } catch {
       return undefined;
     }
+    // A function or a Symbol has no JSON at all: `JSON.stringify` returns undefined.
+    if (json === undefined) return undefined;
+    message = json;
   }
   const result: ToolResult = { toolCallId: call.id, name: call.name, success: true, message };
   if (value !== undefined) result.value = value;

@@ -83,7 +83,7 @@ export function mapResponsesResponse(wire: unknown, options: MapResponsesRespons
       default: {
         const provider = findProviderTool(options.providerTools, item['type']);
         if (!provider) break;
-        const id = typeof item['id'] === 'string' ? item['id'] : '';
+        const id = providerCallIdOf(item, callIds);
         toolCalls.push({ id, name: provider.tool.name, arguments: providerCallArguments(item), providerExecuted: true });
         providerOutputs.push({ toolCallId: id, tool: provider.tool, item });
       }
@@ -121,6 +121,14 @@ export function mapResponsesResponse(wire: unknown, options: MapResponsesRespons
   if (reasoningText !== '') response.reasoning = reasoningText;
   if (refusal !== '') response.refusal = refusal;
   return { response, providerOutputs, annotations };
+}
+
+/** A provider-executed call's id: its item id, or one of ours when it has none or an earlier call has it. */
+function providerCallIdOf(item: Record<string, unknown>, used: Set<string>): string {
+  const itemId = item['id'];
+  const id = typeof itemId === 'string' && itemId !== '' && !used.has(itemId) ? itemId : generateId('call_');
+  used.add(id);
+  return id;
 }
 
 /**

@@ -211,7 +211,12 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
     }
     const provider = findProviderTool(providerTools, raw['type']);
     if (!provider) return;
-    const id = itemId ?? '';
+    // An added event sent twice starts no second call.
+    if (itemId !== undefined && byItemId.has(itemId)) return;
+    // A call's id pairs it with its result: one without an item id, or with one an earlier
+    // call has, gets one of ours.
+    const id = itemId !== undefined && itemId !== '' && !callIds.has(itemId) ? itemId : generateId('call_');
+    callIds.add(id);
     const state: ItemState = {
       id,
       itemId,
@@ -354,9 +359,11 @@ export function createResponsesStreamDecoder(options: ResponsesStreamDecoderOpti
       return terminal;
     },
     push(pushed) {
-      const event = pushed as Record<string, unknown>;
       const out: ResponsesStreamPart[] = [];
-      if (terminal) return out;
+      // `data: null` (or a number, a list) parses as JSON but is no event: it names no type,
+      // so it is skipped like an event of an unknown type.
+      if (terminal || !isRecord(pushed)) return out;
+      const event: Record<string, unknown> = pushed;
       switch (event['type']) {
         case 'response.created':
         case 'response.in_progress': {

@@ -1,8 +1,9 @@
 import type { Usage } from '@toolwire/core';
 import { isRecord } from './responses-wire.ts';
 
+/** A token count as sent, when it is one (finite, not negative): anything else is read as missing, so it cannot reach a sum or a metric. */
 function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /** Maps Responses `usage` (with cached and reasoning tokens) to core's `Usage`; `undefined` when there is none. */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AnswerLimit, collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
 import type { AnswerLimits, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
@@ -22,6 +21,7 @@ import { boundedSecretFreeText, readBoundedText } from './secret-text.ts';
 import type { ChatGPTLogger } from './logger.ts';
 import { backendError } from './map-chatgpt-error.ts';
 import { trimTrailingSlashes } from './url.ts';
+import { pause } from './pause.ts';
 
 /** What every model of one `createChatGPT` shares. */
 export interface ChatGPTModelContext {
@@ -172,7 +172,7 @@ async function* streamResponse(
       }
       if (!retry) return;
       context.logger.debug?.(`The ChatGPT stream dropped before any output; sending the request again (retry ${attempt + 1} of ${context.streamMaxRetries}).`);
-      await sleep(backoffMs(attempt), undefined, signal ? { signal } : {});
+      await pause(backoffMs(attempt), signal);
       response = await open();
     }
   } catch (error) {
@@ -196,7 +196,7 @@ async function* streamResponse(
         // The backend was reached and answered nothing within the fetch's idle timeout: a retry would wait as long again.
         if (signal?.aborted || UpstreamTimeoutError.isInstance(error)) throw error;
         if (attempt < context.maxRetries) {
-          await sleep(backoffMs(attempt), undefined, signal ? { signal } : {});
+          await pause(backoffMs(attempt), signal);
           continue;
         }
         throw new ProviderUnavailableError({
@@ -208,7 +208,7 @@ async function* streamResponse(
       }
       if (response.status >= 500 && attempt < context.maxRetries) {
         await response.body?.cancel();
-        await sleep(backoffMs(attempt), undefined, signal ? { signal } : {});
+        await pause(backoffMs(attempt), signal);
         continue;
       }
       return response;

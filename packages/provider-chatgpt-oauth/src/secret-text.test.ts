@@ -51,6 +51,28 @@ describe('boundedSecretFreeText', () => {
 });
 
 describe('readBoundedText', () => {
+  // Found by fuzzing: a body reset mid-read failed the whole call with `TypeError: terminated`.
+  it('gives what came before a body broke off, as truncated', async () => {
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) controller.error(new TypeError('terminated'));
+        else controller.enqueue(new TextEncoder().encode('{"error":null}'));
+        sent = true;
+      },
+    });
+    expect(await readBoundedText(new Response(body))).toEqual({ text: '{"error":null}', truncated: true });
+  });
+
+  it('still throws when the read was aborted', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new DOMException('This operation was aborted', 'AbortError'));
+      },
+    });
+    await expect(readBoundedText(new Response(body))).rejects.toThrow('aborted');
+  });
+
   it('reads at most the limit of an 8 MB body and cancels the rest', async () => {
     let pulled = 0;
     let cancelled = false;

@@ -32,7 +32,9 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * Reads at most `maxBytes` of a response body as UTF-8 and cancels the rest, so an
- * 8 MB error page costs 64 KiB. `truncated` says whether bytes were left unread.
+ * 8 MB error page costs 64 KiB. `truncated` says whether bytes were left unread, or the
+ * body broke off (a reset): what came before it is the text, since a message about the
+ * failed request says more than `TypeError: terminated`. An abort still throws.
  */
 export async function readBoundedText(response: Response, maxBytes: number = MAX_ERROR_BODY_BYTES): Promise<{ text: string; truncated: boolean }> {
   const body = response.body;
@@ -55,6 +57,10 @@ export async function readBoundedText(response: Response, maxBytes: number = MAX
       chunks.push(value);
       size += value.byteLength;
     }
+  } catch (error) {
+    // undici fails a read of a body whose connection broke with `TypeError: terminated`.
+    if (!(error instanceof TypeError)) throw error;
+    truncated = true;
   } finally {
     if (truncated) await reader.cancel().catch(() => undefined);
     reader.releaseLock();

@@ -36,7 +36,7 @@ export async function listModels(connection: OllamaConnection, options: { signal
   try {
     listed = await createClient(connection, { signal }).list();
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: '(model list)' });
+    throw mapOllamaError(error, { host: connection.host, modelId: '(model list)', headers: connection.headers });
   }
   const models = Array.isArray(listed.models) ? listed.models : [];
   const infos: OllamaModelInfo[] = new Array<OllamaModelInfo>(models.length);
@@ -47,7 +47,7 @@ export async function listModels(connection: OllamaConnection, options: { signal
       const model = models[index];
       if (model === undefined) continue;
       const name = model.name || model.model;
-      const entry = await abortable(getModelCapabilities(connection, name, model.digest || undefined), signal);
+      const entry = await abortable(getModelCapabilities(connection, name, model.digest || undefined, signal), signal);
       const capabilities = entry.capabilities ?? [];
       const info: OllamaModelInfo = {
         name,

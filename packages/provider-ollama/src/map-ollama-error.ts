@@ -1,5 +1,5 @@
 import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
-import { mapProviderError } from '@toolwire/core/provider';
+import { mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
@@ -10,13 +10,36 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EH
 // The server took the request, then the connection broke: it crashed, was stopped, or a proxy cut it.
 const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
+/** What `mapOllamaError` needs to know about the failed call. */
+export interface OllamaErrorContext {
+  host: string;
+  modelId: string;
+  /** Marks errors raised while reading a stream that had started. */
+  inStream?: boolean;
+  /** The headers the request carried: the credentials among them are redacted from the error. */
+  headers?: Record<string, string> | undefined;
+}
+
+/** Values of headers that carry credentials (`Authorization: Bearer …`, `X-Api-Key`), without their scheme. */
+export function headerCredentials(headers: Record<string, string> | undefined): string[] {
+  return Object.entries(headers ?? {})
+    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
+    .flatMap(([, value]) => [value, value.replace(/^(Bearer|Basic)\s+/iu, '')]);
+}
+
 /**
  * Turns what the `ollama` client throws into a core error. Aborts and errors that are
  * already Toolwire's pass through unchanged; everything else keeps Ollama's own message.
- * `inStream` marks errors raised while reading a stream that had started.
+ * Credentials the request carried in its headers are redacted from the error and its causes
+ * (a proxy in front of Ollama may echo them).
  */
-export function mapOllamaError(error: unknown, context: { host: string; modelId: string; inStream?: boolean }): unknown {
-  if (ToolwireError.isInstance(error) || isAbortError(error)) return error;
+export function mapOllamaError(error: unknown, context: OllamaErrorContext): unknown {
+  if (isAbortError(error)) return error;
+  return redactErrorSecrets(mapError(error, context), headerCredentials(context.headers));
+}
+
+function mapError(error: unknown, context: OllamaErrorContext): unknown {
+  if (ToolwireError.isInstance(error)) return error;
   const host = displayHost(context.host);
   const failure = connectionFailure(error);
   if (failure === 'lost') {
@@ -37,18 +60,23 @@ export function mapOllamaError(error: unknown, context: { host: string; modelId:
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
   const status = statusOf(error);
+  const said = error instanceof Error ? error.message : String(error);
+  // The client makes its error of whatever `error` held (`{"error": []}` gives ""): a blank one says nothing.
+  const message =
+    said.trim() !== ''
+      ? said
+      : `Ollama at ${host} reported an error${status === undefined ? '' : ` (HTTP ${status})`} without a message${context.inStream === true ? ' in the middle of its answer' : ''}. Retry the request; if it keeps happening, check Ollama's log.`;
   // A whole (non-streamed) answer the client could not parse: cut short, garbled, or not Ollama's.
   if (error instanceof SyntaxError) {
     return new ProviderError({
       provider: 'ollama',
-      message: `Ollama at ${host} sent an answer that is not JSON (${message}), so there is no answer. Retry the request; if it keeps happening, check that OLLAMA_HOST points at an Ollama server and not a proxy page.`,
+      message: `Ollama at ${host} sent an answer that is not JSON (${said}), so there is no answer. Retry the request; if it keeps happening, check that OLLAMA_HOST points at an Ollama server and not a proxy page.`,
       cause: error,
     });
   }
   // The client's words for a stream that ended without its final `done` line.
-  if (status === undefined && message === 'Did not receive done or success response in stream.') {
+  if (status === undefined && said === 'Did not receive done or success response in stream.') {
     const options = { provider: 'ollama', message: `The stream from Ollama at ${host} ended before its final line, so the answer may be incomplete. Retry the request.`, cause: error };
     return context.inStream === true ? new StreamError(options) : new ProviderError(options);
   }

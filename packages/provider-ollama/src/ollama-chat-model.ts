@@ -27,7 +27,7 @@ export function createOllamaChatModel(config: OllamaModelConfig): ChatModel {
     const textTools = config.settings.textTools ?? 'auto';
     if (textTools === true) return 'text';
     if (textTools === false || !involvesTools(request)) return 'native';
-    const capabilities = await getModelCapabilities(config.connection, config.modelId);
+    const capabilities = await getModelCapabilities(config.connection, config.modelId, undefined, request.signal);
     return hasNativeTools(capabilities) ? 'native' : 'text';
   }
 

@@ -121,7 +121,11 @@ async function asJsonError(response: Response, host: string): Promise<Response> 
  * requests, so both go in through a `fetch` wrapper; the client is a thin object and
  * cheap to create.
  */
-export function createClient(connection: OllamaConnection, call: Omit<CallOptions, 'modelId'> = {}, options: { wholeJson?: boolean; ndjson?: boolean } = {}): Ollama {
+export function createClient(
+  connection: OllamaConnection,
+  call: Omit<CallOptions, 'modelId'> = {},
+  options: { wholeJson?: boolean; isComplete?: (value: unknown) => boolean; ndjson?: boolean } = {},
+): Ollama {
   const baseFetch = connection.fetch ?? globalThis.fetch;
   const signal = call.signal;
   const send = (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
@@ -131,12 +135,13 @@ export function createClient(connection: OllamaConnection, call: Omit<CallOption
     return baseFetch(input, { ...init, signal: own === undefined ? signal : AbortSignal.any([own, signal]) }).then(asError);
   };
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
-  // A non-streamed answer is read here, so that a whole answer (`done: true`) whose end never
-  // comes is taken after the grace (the client's own `response.json()` would wait for the end).
+  // A non-streamed answer is read here, so that a whole answer (`done: true`, or what
+  // `isComplete` says) whose end never comes is taken after the grace (the client's own
+  // `response.json()` would wait for the end).
   const wholeJson = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const response = await send(input, init);
     if (!response.ok || response.body === null) return response;
-    const text = await readJsonBodyText(response, { endGraceMs, isComplete: isFinalChatObject });
+    const text = await readJsonBodyText(response, { endGraceMs, isComplete: options.isComplete ?? isFinalChatObject });
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   // A streamed answer reaches the client one checked line at a time (see `frameNdjsonLines`).
@@ -167,7 +172,7 @@ export async function chatOnce(connection: OllamaConnection, body: OllamaChatBod
     const response: unknown = await client.chat({ ...asClientRequest(body), stream: false });
     return readOllamaChunk(response);
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, headers: { ...connection.headers, ...call.headers } });
   }
 }
 
@@ -186,7 +191,7 @@ export async function chatStream(
   try {
     iterator = await client.chat({ ...asClientRequest(body), stream: true });
   } catch (error) {
-    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId });
+    throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, headers: { ...connection.headers, ...call.headers } });
   }
   const endGraceMs = connection.endGraceMs ?? DEFAULT_END_GRACE_MS;
   return (async function* chunks(): AsyncGenerator<OllamaChatChunk> {
@@ -205,7 +210,7 @@ export async function chatStream(
       finished = true;
     } catch (error) {
       finished = true;
-      throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, inStream: true });
+      throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, inStream: true, headers: { ...connection.headers, ...call.headers } });
     } finally {
       if (!finished) iterator.abort();
     }

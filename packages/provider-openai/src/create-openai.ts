@@ -93,10 +93,15 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOpenAI' }) : options.fetch;
   const answerLimits = resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' });
   let client: OpenAI | undefined;
+  // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
+  const headerSecrets = Object.entries(options.headers ?? {})
+    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
+    .map(([, value]) => value.replace(/^(Bearer|Basic)\s+/iu, ''));
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
     endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS,
+    secrets: () => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]),
     answerLimits,
     client() {
       // Created on first use, so a provider can be set up before its key is known.

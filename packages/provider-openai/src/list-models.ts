@@ -17,7 +17,7 @@ export async function listOpenAIModels(context: OpenAIClientContext, options: { 
       models.push({ id: model.id, ownedBy: model.owned_by, created: model.created });
     }
   } catch (error) {
-    throw mapOpenAIError(error, { baseURL: context.baseURL, modelId: '(listing models)', signal: options.signal });
+    throw mapOpenAIError(error, { baseURL: context.baseURL, modelId: '(listing models)', signal: options.signal, secrets: context.secrets?.() ?? [] });
   }
   return models;
 }

@@ -1,5 +1,5 @@
 import { ProviderError, ProviderUnavailableError, StreamError, ToolwireError, UpstreamTimeoutError } from '@toolwire/core';
-import { abortReason, mapProviderError } from '@toolwire/core/provider';
+import { abortReason, mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
 import type { ProviderErrorHints } from '@toolwire/core/provider';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
@@ -8,6 +8,8 @@ export interface OpenAIErrorContext {
   baseURL: string;
   modelId: string;
   signal?: AbortSignal | undefined;
+  /** Credentials to redact from the error (a server may echo the key it was sent). */
+  secrets?: readonly string[];
 }
 
 const PROVIDER = 'openai';
@@ -61,8 +63,16 @@ export function mapResponseErrorCode(options: { code?: string | null | undefined
  * ContextLengthExceededError, other 4xx → InvalidRequestError, 5xx → ProviderServerError,
  * unreachable → ProviderUnavailableError naming the base URL, an upstream that answered nothing
  * within the fetch's idle timeout → its `UpstreamTimeoutError`. An abort gives the signal's reason.
+ * The `secrets` of the context are redacted from the error and its causes.
  */
 export function mapOpenAIError(error: unknown, context: OpenAIErrorContext): Error {
+  const mapped = mapError(error, context);
+  // The caller's own abort reason goes back to them as it is.
+  if (context.signal?.aborted === true && mapped === context.signal.reason) return mapped;
+  return redactErrorSecrets(mapped, context.secrets ?? []);
+}
+
+function mapError(error: unknown, context: OpenAIErrorContext): Error {
   if (ToolwireError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError || (context.signal?.aborted === true && !(error instanceof APIError && error.status !== undefined))) {
     return abortReason(context.signal);

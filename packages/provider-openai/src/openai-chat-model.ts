@@ -68,7 +68,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
-    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal };
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: this.#context.secrets?.() ?? [] };
   }
 
   /**

@@ -127,9 +127,10 @@ export function mapChatResponse(completion: ChatCompletion, options: MapChatResp
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       ...(reasoning !== undefined ? { reasoning } : {}),
     },
-    responseId: completion.id,
-    modelId: completion.model,
   };
+  // A compatible server has sent an id that is a list: only strings go out.
+  if (typeof completion.id === 'string') response.responseId = completion.id;
+  if (typeof completion.model === 'string') response.modelId = completion.model;
   const usage = mapChatUsage(completion.usage);
   if (usage) response.usage = usage;
   if (reasoning !== undefined) response.reasoning = reasoning;

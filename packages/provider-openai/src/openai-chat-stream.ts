@@ -55,6 +55,16 @@ interface CallState {
 
 type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A fragment's call id, if it is a non-empty string (a server may send a number, an object, or ""). */
+function wireIdOf(delta: ToolCallDelta): string | undefined {
+  const id: unknown = delta.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /**
  * Creates the stateful chunk mapper of a streamed Chat Completions call. Tool-call
  * fragments are assembled by `index` (interleaved fragments of parallel calls included);
@@ -134,12 +144,14 @@ class ChatChunkMapper implements ChatStreamMapper {
 
   push(chunk: ChatCompletionChunk): ChatStreamEvent[] {
     const out: ChatStreamEvent[] = [];
-    this.#responseId ??= chunk.id;
-    this.#modelId ??= chunk.model;
+    // Every field is read as what it may be, not what the SDK's types say: a server (or a
+    // proxy) has sent ids that are numbers, `choices` that is an object, `tool_calls` a string.
+    if (typeof chunk.id === 'string') this.#responseId ??= chunk.id;
+    if (typeof chunk.model === 'string') this.#modelId ??= chunk.model;
     if (chunk.usage) this.#usage = mapChatUsage(chunk.usage);
-    const choice = chunk.choices?.[0];
-    if (!choice || this.#rawFinish !== undefined) return out;
-    const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
+    const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (!isRecord(choice) || this.#rawFinish !== undefined) return out;
+    const delta = isRecord(choice.delta) ? (choice.delta as ChatCompletionChunk.Choice.Delta) : undefined;
     if (delta) {
       const reasoning = readReasoning(delta);
       if (reasoning !== undefined && reasoning !== '') {
@@ -163,10 +175,14 @@ class ChatChunkMapper implements ChatStreamMapper {
         this.#limit?.addChars(delta.refusal.length);
         this.#refusal += delta.refusal;
       }
-      if (delta.tool_calls) for (const toolCallDelta of delta.tool_calls) this.#onToolCallDelta(toolCallDelta, out);
+      const toolCalls: unknown = delta.tool_calls;
+      if (Array.isArray(toolCalls)) {
+        for (const toolCallDelta of toolCalls) if (isRecord(toolCallDelta)) this.#onToolCallDelta(toolCallDelta as unknown as ToolCallDelta, out);
+      }
     }
-    if (choice.finish_reason) {
-      this.#rawFinish = choice.finish_reason;
+    const finishReason: unknown = choice.finish_reason;
+    if (typeof finishReason === 'string' && finishReason !== '') {
+      this.#rawFinish = finishReason;
       this.#finishCalls(out);
     }
     return out;
@@ -232,8 +248,8 @@ class ChatChunkMapper implements ChatStreamMapper {
   }
 
   #callFor(delta: ToolCallDelta): CallState {
-    const id = delta.id ?? undefined;
-    if (typeof delta.index === 'number') {
+    const id = wireIdOf(delta);
+    if (typeof delta.index === 'number' && Number.isSafeInteger(delta.index) && delta.index >= 0) {
       const known = this.#byKey?.get(delta.index);
       // Some servers (Ollama, research/openai-compat.md §4) give every call index 0: a new id is a new call.
       if (!known || (id !== undefined && id !== '' && known.wireId !== undefined && known.wireId !== id)) {
@@ -247,22 +263,25 @@ class ChatChunkMapper implements ChatStreamMapper {
       if (sameId) return sameId;
       return this.#newCall(this.#syntheticKey--);
     }
-    if (this.#last && delta.function?.name == null) return this.#last;
+    const fn: unknown = delta.function;
+    if (this.#last && (!isRecord(fn) || fn.name == null)) return this.#last;
     return this.#newCall(this.#syntheticKey--);
   }
 
   #onToolCallDelta(delta: ToolCallDelta, out: ChatStreamEvent[]): void {
     const call = this.#callFor(delta);
     this.#last = call;
-    if (call.wireId === undefined && delta.id) {
-      call.wireId = delta.id;
+    const wireId = wireIdOf(delta);
+    if (call.wireId === undefined && wireId !== undefined) {
+      call.wireId = wireId;
       // Some servers give every call of a turn the same id: ids only pair calls with results.
-      call.id ??= this.#calls?.some((other) => other !== call && other.id === delta.id) === true ? this.#generateId() : delta.id;
+      call.id ??= this.#calls?.some((other) => other !== call && other.id === wireId) === true ? this.#generateId() : wireId;
     }
     // A name repeated in every delta is assigned, not concatenated (get_timeget_time).
-    const name = delta.function?.name;
+    const fn: unknown = delta.function;
+    const name: unknown = isRecord(fn) ? fn.name : undefined;
     if (call.name === undefined && typeof name === 'string' && name !== '') call.name = name;
-    const fragment = argumentsText(delta.function?.arguments);
+    const fragment = argumentsText(isRecord(fn) ? fn.arguments : undefined);
     this.#limit?.addChars(fragment.length);
     const visible = this.#keepAll || call.position === 0;
     if (!call.started) {

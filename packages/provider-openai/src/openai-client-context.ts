@@ -18,6 +18,8 @@ export interface OpenAIClientContext {
   isOpenAI: boolean;
   /** See `OpenAIProviderOptions.endGraceMs` (default `DEFAULT_END_GRACE_MS`). */
   endGraceMs?: number;
+  /** The credentials requests carry (the API key, secret-looking headers): redacted from every error. */
+  secrets?: () => readonly string[];
   /** The bounds on one answer (`maxAnswerChars`, `maxToolCallsPerAnswer`); absent or 0: none. */
   answerLimits?: AnswerLimits;
 }

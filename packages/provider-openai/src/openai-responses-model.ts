@@ -1,5 +1,5 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolResult } from '@toolwire/core';
-import { guardStream } from '@toolwire/core/provider';
+import { guardStream, redactErrorSecrets } from '@toolwire/core/provider';
 import {
   createResponsesStreamDecoder,
   createStrictCallRestorer,
@@ -44,7 +44,7 @@ export class OpenAIResponsesModel implements ChatModel {
   }
 
   #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
-    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal };
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: this.#context.secrets?.() ?? [] };
   }
 
   /** One Responses call; provider-tool results come from each tool's `handleProviderOutput`. */
@@ -123,10 +123,13 @@ export class OpenAIResponsesModel implements ChatModel {
       providerTools,
       answerLimit: newAnswerLimit(this.#context),
       mapFailure: (error) =>
-        mapResponseErrorCode({
-          code: typeof error['code'] === 'string' ? error['code'] : undefined,
-          message: typeof error['message'] === 'string' ? error['message'] : 'The response failed without an error message.',
-        }),
+        redactErrorSecrets(
+          mapResponseErrorCode({
+            code: typeof error['code'] === 'string' ? error['code'] : undefined,
+            message: typeof error['message'] === 'string' ? error['message'] : 'The response failed without an error message.',
+          }),
+          this.#context.secrets?.() ?? [],
+        ),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });
     const restore = createStrictCallRestorer(request.tools);

@@ -24,3 +24,4 @@ export { DEFAULT_MAX_MESSAGE_BYTES, UpstreamMessageLimit, resolveMaxMessageBytes
 export type { UpstreamMessageLimitOptions } from './upstream-message-limit.ts';
 export { limitUpstreamMessages } from './limit-upstream-messages.ts';
 export type { LimitUpstreamMessagesOptions } from './limit-upstream-messages.ts';
+export { redactErrorSecrets } from './redact-error-secrets.ts';

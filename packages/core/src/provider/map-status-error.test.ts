@@ -37,6 +37,14 @@ describe('mapProviderError', () => {
     expect(ModelNotFoundError.isInstance(missing) ? missing.modelId : undefined).toBe('m1');
   });
 
+  // Found by fuzzing provider-openai: a Responses error `{"error":{"message":" "}}` gave an error whose message was " ".
+  it('says what happened when the provider gave a blank message', () => {
+    const error = fail(575, { message: ' ', code: 'oops' });
+    expect(ProviderServerError.isInstance(error)).toBe(true);
+    expect(error.message).toBe('The acme API reported an error (HTTP 575) with the code "oops" but gave no message.');
+    expect(fail(undefined, { message: '' }).message).toBe('The acme API reported an error but gave no message.');
+  });
+
   it('reads the retry delay from headers, then from the message', () => {
     const fromHeader = fail(429, { headers: new Headers({ 'retry-after': '2' }) });
     expect(RateLimitError.isInstance(fromHeader) ? fromHeader.retryAfterMs : undefined).toBe(2000);

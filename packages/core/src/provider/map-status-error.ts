@@ -78,7 +78,9 @@ function withHint(message: string, hint: string | undefined): string {
  *
  * @example mapProviderError({ provider: 'acme', status: 401, message: 'bad key', hints: { authentication: 'check ACME_API_KEY' } })
  */
-export function mapProviderError(failure: ProviderFailure): ProviderError {
+export function mapProviderError(given: ProviderFailure): ProviderError {
+  // A blank message (`"message": " "`) would make an error that says nothing at all.
+  const failure = given.message.trim() === '' ? { ...given, message: blankMessage(given) } : given;
   const { status, message, code, hints = {} } = failure;
   const base = {
     provider: failure.provider,
@@ -106,6 +108,12 @@ export function mapProviderError(failure: ProviderFailure): ProviderError {
   if (status >= 500) return new ProviderServerError({ ...base, retryable: true, message: withHint(message, hints.server) });
   if (status >= 400) return new InvalidRequestError({ ...base, message: withHint(message, hints.invalidRequest) });
   return new ProviderError({ ...base, message });
+}
+
+function blankMessage(failure: ProviderFailure): string {
+  const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
+  const code = failure.code === undefined ? '' : ` with the code ${JSON.stringify(failure.code)}`;
+  return `The ${failure.provider} API reported an error${status}${code} but gave no message.`;
 }
 
 type Base = { provider: string; status?: number; code?: string; cause?: unknown };

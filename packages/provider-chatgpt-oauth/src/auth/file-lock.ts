@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pause } from '../pause.ts';
 
 import { ToolwireError } from '@toolwire/core';
 
@@ -142,7 +142,7 @@ async function acquire(lockPath: string, times: Required<FileLockTimes>, signal:
             'If no other Toolwire process is signing in or refreshing, delete that file and try again.',
         );
       }
-      await sleep(wait + Math.floor(Math.random() * wait), undefined, signal ? { signal } : {});
+      await pause(wait + Math.floor(Math.random() * wait), signal);
       wait = Math.min(wait * 2, 100);
     }
   } catch (error) {
