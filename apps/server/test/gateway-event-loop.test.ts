@@ -44,12 +44,14 @@ async function healthzTimes(until: Promise<unknown>): Promise<number[]> {
  * /healthz answered within 100 ms throughout. The host these tests share is loaded far past
  * its cores (an idle gateway alone sees rare scheduling stalls over 100 ms), so one answer in
  * ten may be slower, but none by more than the OS's own stalls: a blocked event loop would
- * hold every answer for the whole evaluation (seconds).
+ * hold every answer for the whole evaluation (the 2 s limit).
  */
 function expectResponsive(times: number[]): void {
   expect(times.length).toBeGreaterThan(5);
   expect(times[Math.floor(times.length * 0.9)]).toBeLessThan(100);
-  expect(times.at(-1)).toBeLessThan(1_000);
+  // Under the 2 s a stopped evaluation takes: a blocked loop would hold an answer that long,
+  // while an OS stall on a loaded 2-core machine has reached 1.2 s (a full-suite run).
+  expect(times.at(-1)).toBeLessThan(1_900);
 }
 
 const cases: [string, RegExp][] = [

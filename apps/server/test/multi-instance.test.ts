@@ -171,13 +171,16 @@ describe.runIf(redis !== undefined)('three gateway processes on one Redis, behin
       const startedAt = performance.now();
       const res = await post('sk-metered', { model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'hi' }] });
       expect(res.status).toBe(503);
-      expect(performance.now() - startedAt).toBeLessThan(3000);
+      // "At once" means without waiting for Redis (no hang, no queue behind a dead connection),
+      // not a speed: a loaded 2-core CI machine can take seconds to schedule both processes.
+      expect(performance.now() - startedAt).toBeLessThan(15_000);
       expect(res.headers.get('x-should-retry')).toBe('true');
       expect(await res.json()).toMatchObject({ error: { type: 'server_error', code: 'state_unavailable', param: null } });
     }
     // A key without limits, in a conversation without tool calls, needs nothing from Redis.
     expect((await post('sk-open', { model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
-    for (const instance of instances) expect(instance.logs.some((msg) => msg.startsWith('Redis is unreachable'))).toBe(true);
+    // The log line travels through the child's stdout pipe, the answers through a socket: read the pipe until it comes.
+    for (const instance of instances) expect(await until(() => Promise.resolve(instance.logs.some((msg) => msg.startsWith('Redis is unreachable'))), 10_000)).toBe(true);
 
     await server.start();
     for (const instance of instances) {
@@ -187,7 +190,7 @@ describe.runIf(redis !== undefined)('three gateway processes on one Redis, behin
       expect((await post('sk-metered', { model: 'openai/gpt-fake', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
     }
     for (const instance of instances) {
-      expect(instance.logs.some((msg) => msg.startsWith('Redis is reachable again'))).toBe(true);
+      expect(await until(() => Promise.resolve(instance.logs.some((msg) => msg.startsWith('Redis is reachable again'))), 10_000)).toBe(true);
       expect(instance.child.exitCode).toBeNull();
     }
   }, 120_000);

@@ -9,7 +9,7 @@ import type { GatewayLoopOptions } from '../loop/run-gateway-loop.ts';
 import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { logClientGone } from '../observability/access-log.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
-import type { GatewayError } from '../wire/gateway-error.ts';
+import { GatewayError } from '../wire/gateway-error.ts';
 import { shutdownReason } from '../wire/shutting-down.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import type { SseWriter } from '../wire/sse-writer.ts';
@@ -104,7 +104,10 @@ function startAnswer(options: GatewayCallOptions, controller: AbortController, e
     principal: principal.id,
     signal: controller.signal,
     toolTimeoutMs: context.toolTimeoutMs,
-    onToolAudit: (audit) => context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id })),
+    onToolAudit: (audit) => {
+      if (RAN.has(audit.outcome)) ended.toolRan(audit.toolName);
+      context.audit(toToolAuditEvent(audit, { principal: principal.id, requestId: req.id }));
+    },
     maxSteps: context.maxSteps,
     answerLimits: context.answerLimits,
     stream: options.stream,
@@ -139,6 +142,31 @@ function runOnce(options: GatewayCallOptions, loop: GatewayLoopOptions, signal: 
   );
 }
 
+// Audit outcomes of a server-tool call that ran (a refused call never started).
+const RAN: ReadonlySet<string> = new Set(['success', 'execution_error', 'timeout', 'aborted']);
+
+/**
+ * The failure of a request whose server tools already ran, as the client gets it: an SDK
+ * retries a retryable answer (`x-should-retry: true`, 429 and 5xx) on its own, and that
+ * retry would run the tools again (an order placed twice), so it is answered as not
+ * retryable, saying why. The shutdown's `shutting_down` keeps its documented retry.
+ */
+function notToRetry(error: unknown, toolsRan: ReadonlySet<string>): unknown {
+  const gatewayError = GatewayError.isInstance(error) ? error : toGatewayError(error);
+  if (!gatewayError.retryable || gatewayError.code === 'shutting_down') return error;
+  const names = [...toolsRan].map((name) => `'${name}'`).join(', ');
+  return new GatewayError({
+    status: gatewayError.status,
+    type: gatewayError.type,
+    param: gatewayError.param,
+    code: gatewayError.code,
+    message: `${gatewayError.message} The gateway's server tools already ran for this request (${names}), so it is not retried automatically: a retry would run them again. Retry it yourself if that is safe.`,
+    ...(gatewayError.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: gatewayError.retryAfterSeconds }),
+    retryable: false,
+    cause: error,
+  });
+}
+
 /** What `CallCleanUp` undoes before it tells the caller's ending. */
 interface CallCleanUpOptions {
   inflight: Set<AbortController>;
@@ -161,8 +189,16 @@ class CallCleanUp implements CallEnding {
   }
 
   reject(error: unknown): void {
-    this.#cleanUp().reject(error);
+    this.#cleanUp().reject(this.#toolsRan === undefined ? error : notToRetry(error, this.#toolsRan));
   }
+
+  /** A server tool ran for this request: from now on a failure must not invite a retry. */
+  toolRan(name: string): void {
+    (this.#toolsRan ??= new Set()).add(name);
+  }
+
+  /** The server tools that ran for this request; none until one did (no set per request). */
+  #toolsRan: Set<string> | undefined;
 
   streamFailed(error: unknown): void {
     this.#options.ending.streamFailed(error);

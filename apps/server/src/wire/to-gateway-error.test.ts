@@ -42,6 +42,13 @@ describe('toGatewayError', () => {
     expect(toGatewayError(new ProviderServerError({ provider: 'openai', status: 500, message: 'oops' })).status).toBe(502);
   });
 
+  it("does not call an upstream that answered and then lost the connection one that 'cannot be reached'", () => {
+    const lost = new ProviderUnavailableError({ provider: 'openai', baseURL: 'http://x', message: 'The connection to http://x was lost while the answer was read, so there is no answer.' });
+    const error = toGatewayError(lost);
+    expect([error.status, error.code]).toEqual([503, 'upstream_unavailable']);
+    expect(error.message).toBe('The openai provider is unavailable: The connection to http://x was lost while the answer was read, so there is no answer.');
+  });
+
   it('hides the details of unexpected errors behind a 500', () => {
     const error = toGatewayError(new Error('secret internal state'));
     expect(error.status).toBe(500);

@@ -95,7 +95,8 @@ export function toGatewayError(error: unknown): GatewayError {
     return new GatewayError({ status: 502, type: 'upstream_error', message: error.message, code: 'upstream_message_too_large', retryable: false, cause: error });
   }
   if (ProviderUnavailableError.isInstance(error)) {
-    return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider cannot be reached: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });
+    // Unreachable, or reached and then lost mid-answer (a reset): the provider's message says which.
+    return new GatewayError({ status: 503, type: 'upstream_error', message: `The ${error.provider} provider is unavailable: ${error.message}`, code: 'upstream_unavailable', retryable: true, cause: error });
   }
   if (ProviderError.isInstance(error)) {
     const status = error.status !== undefined && error.status >= 400 && error.status < 500 ? 400 : 502;

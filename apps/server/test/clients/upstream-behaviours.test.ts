@@ -86,19 +86,31 @@ async function readStream(res: Response): Promise<ReadStream> {
   return out;
 }
 
-async function streamChat(model: string): Promise<ReadStream> {
+async function streamChat(model: string): Promise<ReadStream & { status: number }> {
   const res = await fetch(`${suite.gateway.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'weather in Paris?' }], tools: [weatherTool], stream: true, stream_options: { include_usage: true } }),
   });
-  expect(res.status).toBe(200);
-  return readStream(res);
+  return { ...(await readAnswer(res)), status: res.status };
+}
+
+/**
+ * Reads a stream, or the error envelope the gateway answers with before the first byte. A
+ * reset "halfway" is one of the two depending on when the gateway got to read: Linux drops
+ * the bytes a socket has not read yet when the reset arrives, so on a loaded machine the
+ * gateway may see the reset before any event, and answers with an envelope.
+ */
+async function readAnswer(res: Response): Promise<ReadStream> {
+  if (res.status === 200) return readStream(res);
+  const body = (await res.json()) as { error?: { message: string } };
+  return { frames: [], content: '', callName: '', callArguments: '', finishReason: undefined, usage: undefined, error: body.error, endedWithDone: false, firstCallDeltaAt: undefined, argumentChunks: 0 };
 }
 
 const apiOf = (kind: ModelPathKind): 'openai' | 'ollama' => (kind === 'openai' ? 'openai' : 'ollama');
 
-function expectComplete(read: ReadStream, text = 'Let me check.', args: unknown = { city: 'Paris' }): void {
+function expectComplete(read: ReadStream & { status: number }, text = 'Let me check.', args: unknown = { city: 'Paris' }): void {
+  expect(read.status).toBe(200);
   expect(read.error).toBeUndefined();
   expect(read.content).toContain(text);
   expect(read.callName).toBe('get_weather');
@@ -107,7 +119,9 @@ function expectComplete(read: ReadStream, text = 'Let me check.', args: unknown 
   expect(read.endedWithDone).toBe(true);
 }
 
-function expectErrorFrame(read: ReadStream): void {
+/** An error frame in a stream, or (the upstream failed before the gateway read an event) a 5xx error envelope. */
+function expectErrorFrame(read: ReadStream & { status: number }): void {
+  expect(read.status === 200 || read.status >= 500, `status ${read.status}`).toBe(true);
   expect(read.error?.message).toEqual(expect.any(String));
   expect(read.endedWithDone).toBe(false);
 }
@@ -135,9 +149,31 @@ describe.each(MODEL_PATHS)('upstream behaviours on $model', ({ kind, model }) =>
   it('a connection reset mid-answer is reported as a lost connection, not as an unreachable upstream', async () => {
     suite.upstream.script = () => ({ text: 'A long answer that never finishes because the connection drops.', ending: 'reset' });
     const res = await fetch(`${suite.gateway.baseURL}/chat/completions`, { method: 'POST', body: JSON.stringify({ model, messages: [{ role: 'user', content: 'talk' }], stream: true }) });
-    const read = await readStream(res);
+    const read = { ...(await readAnswer(res)), status: res.status };
     expectErrorFrame(read);
     expect(read.error?.message).not.toMatch(/not reachable|ollama serve/i);
+  });
+
+  it('a reset that comes before the gateway read any of the answer (a loaded machine) is a 5xx envelope saying so, and the next request is served', async () => {
+    // The gateway stands still (SIGSTOP) while the upstream writes half its events and resets:
+    // the kernel drops the bytes it had not read, as it does when a busy gateway reads late.
+    const pid = suite.gateway.child.pid!;
+    suite.upstream.script = () => {
+      process.kill(pid, 'SIGSTOP');
+      return { compress: 'gzip', trickle: true, ending: 'reset', text: 'Let me check.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] };
+    };
+    const answering = streamChat(model);
+    try {
+      for (let i = 0; i < 500 && !(suite.chatRequests().length === 1 && suite.upstream.inFlight === 0); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const read = await answering;
+    expect(read.status).toBeGreaterThanOrEqual(500);
+    expect(read.error?.message).toMatch(/was lost/);
+    suite.upstream.script = () => ({ text: 'Still here.' });
+    const next = await new OpenAI({ apiKey: 'unused', baseURL: suite.gateway.baseURL, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'are you there?' }] });
+    expect(next.choices[0]!.message.content).toBe('Still here.');
   });
 
   it('the first delta of a turn that only calls tools has content null, as OpenAI sends it', async () => {
