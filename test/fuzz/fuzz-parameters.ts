@@ -1,6 +1,6 @@
-// How many runs a fuzz property makes, and from which seed. CI runs a few per property with
-// a fresh seed each time (fast-check prints the seed and the shrunk counterexample on a
-// failure); `pnpm fuzz` sets TOOLWIRE_FUZZ_RUNS to run many more, and TOOLWIRE_FUZZ_SEED
+// How many runs a fuzz property makes, and from which seed. The test command runs a few per
+// property from its fixed seed (test/fast-check-seed.ts; fast-check prints the seed and the
+// shrunk counterexample on a failure); `pnpm fuzz` sets TOOLWIRE_FUZZ_RUNS to run many more, and TOOLWIRE_FUZZ_SEED
 // replays a printed seed.
 import type { Parameters } from 'fast-check';
 
