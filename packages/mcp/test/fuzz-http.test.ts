@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exercise, uncaughtCollector, within } from './fuzz/check-tool-set.ts';
-import { fuzzParameters, fuzzTimeout } from './fuzz/fuzz-settings.ts';
+import { fuzzParameters, fuzzTimeout } from '../../../test/fuzz/fixed-seed-parameters.ts';
 import { scenario } from './fuzz/mcp-arbitraries.ts';
 import { startFuzzHttpServer } from './fixtures/fuzz-http-server.ts';
 import type { FuzzHttpServer } from './fixtures/fuzz-http-server.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processesWith } from '../../../test/processes.ts';
 import { exercise, uncaughtCollector, within } from './fuzz/check-tool-set.ts';
 import { scenario } from './fuzz/mcp-arbitraries.ts';
-import { fuzzParameters, fuzzTimeout } from './fuzz/fuzz-settings.ts';
+import { fuzzParameters, fuzzTimeout } from '../../../test/fuzz/fixed-seed-parameters.ts';
 import { stdioTestServer } from './helpers.ts';
 
 // A stdio server (fixtures/fuzz-stdio-server.ts, sandboxed like any) that answers with a

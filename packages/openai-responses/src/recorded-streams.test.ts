@@ -1,21 +1,14 @@
 // Real recorded Responses streams replayed through the shared decoder (OpenAI's code
 // interpreter run is in responses-stream.test.ts): what the events carry, from Azure OpenAI
 // from a gpt-5 run with reasoning items and an image output, and from xAI with store: false.
-import type { ChatStreamEvent, ProviderTool } from '@toolwire/core';
+import type { ChatStreamEvent } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { cassetteSse, chunkEvents, sseEvents } from '../test/recorded-streams.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
 import type { ResponsesStreamPart } from './responses-stream.ts';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { toResponsesInput } from './responses-input.ts';
-
-const codeInterpreter: ProviderTool = {
-  type: 'provider',
-  provider: 'openai',
-  id: 'openai.code_interpreter',
-  name: 'code_interpreter',
-  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
-};
+import { codeInterpreter } from '../test/code-interpreter-tool.ts';
 
 function replay(events: Record<string, unknown>[]): ResponsesStreamPart[] {
   const decoder = createResponsesStreamDecoder({

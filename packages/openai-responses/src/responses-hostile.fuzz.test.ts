@@ -4,7 +4,6 @@
 // non-object events. The decoder and the response mapper must never throw, and what they give
 // is events and values of the documented types (errors typed). `pnpm fuzz` runs many more.
 import fc from 'fast-check';
-import type { ProviderTool } from '@toolwire/core';
 import { describe, it } from 'vitest';
 import { cassetteSse, chunkEvents, codeInterpreterChunks, codeInterpreterResponse, sseEvents } from '../test/recorded-streams.ts';
 import { functionCallEvents, functionCallItem, responseObject } from './testing/index.ts';
@@ -15,14 +14,8 @@ import { fuzzParameters } from '../../../test/fuzz/fuzz-parameters.ts';
 import { mutatedFrames } from '../../../test/fuzz/hostile-traffic.ts';
 import type { Frame } from '../../../test/fuzz/hostile-traffic.ts';
 import { checkResponse, checkStreamEvent, checkUniqueIds } from '../../../test/fuzz/outcome.ts';
+import { codeInterpreter } from '../test/code-interpreter-tool.ts';
 
-const codeInterpreter: ProviderTool = {
-  type: 'provider',
-  provider: 'openai',
-  id: 'openai.code_interpreter',
-  name: 'code_interpreter',
-  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
-};
 const { providerTools } = prepareResponsesTools([codeInterpreter], undefined);
 
 const values = (list: readonly unknown[]): Frame[] => list.map((value) => ({ value }));

@@ -1,6 +1,5 @@
 // Regression tests for what responses-hostile.fuzz.test.ts and provider-openai's upstream fuzzer
 // found, each with its shrunk counterexample.
-import type { ProviderTool } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
@@ -8,14 +7,8 @@ import type { ResponsesStreamPart } from './responses-stream.ts';
 import { mapResponsesResponse } from './responses-response.ts';
 import { mapResponsesUsage } from './responses-usage.ts';
 import { responseObject } from './testing/index.ts';
+import { codeInterpreter } from '../test/code-interpreter-tool.ts';
 
-const codeInterpreter: ProviderTool = {
-  type: 'provider',
-  provider: 'openai',
-  id: 'openai.code_interpreter',
-  name: 'code_interpreter',
-  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
-};
 const { providerTools } = prepareResponsesTools([codeInterpreter], undefined);
 
 function decode(events: unknown[]): ResponsesStreamPart[] {

@@ -1,20 +1,12 @@
 import { AnswerLimit, AnswerTooLargeError } from '@toolwire/core';
 import { toToolCall } from '@toolwire/core/provider';
 import { describe, expect, it } from 'vitest';
-import type { ProviderTool } from '@toolwire/core';
 import type { ResponsesCallMapping } from './responses-call-mapping.ts';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
 import type { ResponsesStreamPart } from './responses-stream.ts';
 import { functionCallEvents, responseObject } from './testing/index.ts';
-
-const codeInterpreter: ProviderTool = {
-  type: 'provider',
-  provider: 'openai',
-  id: 'openai.code_interpreter',
-  name: 'code_interpreter',
-  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
-};
+import { codeInterpreter } from '../test/code-interpreter-tool.ts';
 
 const SETTINGS = { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' };
 

@@ -7,14 +7,7 @@ import { functionCallEvents, responseObject } from './testing/index.ts';
 import { prepareResponsesTools } from './responses-tools.ts';
 import { createResponsesStreamDecoder } from './responses-stream.ts';
 import type { ResponsesStreamPart } from './responses-stream.ts';
-
-const codeInterpreter: ProviderTool = {
-  type: 'provider',
-  provider: 'openai',
-  id: 'openai.code_interpreter',
-  name: 'code_interpreter',
-  config: { wireTool: { type: 'code_interpreter', container: { type: 'auto' } } },
-};
+import { codeInterpreter } from '../test/code-interpreter-tool.ts';
 
 function run(events: ResponsesStreamEvent[], tools: ProviderTool[] = []): ResponsesStreamPart[] {
   const mapper = createResponsesStreamDecoder({ provider: 'openai', metadataKey: 'openai', providerTools: prepareResponsesTools(tools, undefined).providerTools });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiTools } from '../src/index.ts';
 import type { OpenApiAuth } from '../src/index.ts';
 import { fuzzedDocument, oddValue } from './fuzz/document-arbitraries.ts';
-import { fuzzParameters, fuzzTimeout } from './fuzz/fuzz-settings.ts';
+import { fuzzParameters, fuzzTimeout } from '../../../test/fuzz/fixed-seed-parameters.ts';
 import { startRawApi } from './fuzz/raw-api.ts';
 import type { RawApi, ResponsePlan } from './fuzz/raw-api.ts';
 

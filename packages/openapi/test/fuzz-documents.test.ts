@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiDocumentError, openApiTools } from '../src/index.ts';
 import { fuzzedDocument } from './fuzz/document-arbitraries.ts';
-import { fuzzParameters, fuzzTimeout } from './fuzz/fuzz-settings.ts';
+import { fuzzParameters, fuzzTimeout } from '../../../test/fuzz/fixed-seed-parameters.ts';
 
 // Third-party documents at their worst: the fixtures with generated changes. Whatever the
 // document, openApiTools ends with tools whose schemas compile or a documented error.

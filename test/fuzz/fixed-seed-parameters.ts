@@ -1,6 +1,6 @@
-// How many runs a fuzzed property gets: a few, with a fixed seed, in the test suite; many,
-// with a random seed, under `pnpm run fuzz` (TOOLWIRE_FUZZ_RUNS). fast-check prints the seed
-// and the counterexample's path of a failure, to replay it with TOOLWIRE_FUZZ_SEED.
+// fast-check parameters for a property that keeps its own fixed seed in the test command (a few
+// runs), and runs many from a random seed under `pnpm run fuzz` (TOOLWIRE_FUZZ_RUNS). fast-check
+// prints the seed and the path of a failure, to replay it with TOOLWIRE_FUZZ_SEED.
 import type fc from 'fast-check';
 
 const runs = Number(process.env.TOOLWIRE_FUZZ_RUNS ?? '0');
