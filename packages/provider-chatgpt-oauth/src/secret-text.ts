@@ -35,17 +35,35 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * 8 MB error page costs 64 KiB. `truncated` says whether bytes were left unread, or the
  * body broke off (a reset): what came before it is the text, since a message about the
  * failed request says more than `TypeError: terminated`. An abort still throws.
+ *
+ * `completeJsonGraceMs`: once what was read is a whole JSON object, the body's end is awaited
+ * only this long; then the body is cancelled (its connection closed) and the text taken as it
+ * is, not truncated. A server or proxy that never ends a complete answer cannot hold the
+ * reader until its deadline.
  */
-export async function readBoundedText(response: Response, maxBytes: number = MAX_ERROR_BODY_BYTES): Promise<{ text: string; truncated: boolean }> {
+export async function readBoundedText(
+  response: Response,
+  maxBytes: number = MAX_ERROR_BODY_BYTES,
+  options: { completeJsonGraceMs?: number } = {},
+): Promise<{ text: string; truncated: boolean }> {
   const body = response.body;
   if (body === null) return { text: '', truncated: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
+  let cut = false;
+  const grace = options.completeJsonGraceMs;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const read = reader.read();
+      const last = chunks.at(-1);
+      const next = grace !== undefined && last !== undefined && endsWithBrace(last) && isJsonObject(chunks) ? await withinGrace(read, grace) : await read;
+      if (next === 'grace-over') {
+        cut = true;
+        break;
+      }
+      const { done, value } = next;
       if (done) break;
       const room = maxBytes - size;
       if (value.byteLength > room) {
@@ -62,11 +80,44 @@ export async function readBoundedText(response: Response, maxBytes: number = MAX
     if (!(error instanceof TypeError)) throw error;
     truncated = true;
   } finally {
-    if (truncated) await reader.cancel().catch(() => undefined);
+    if (truncated || cut) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
   // `fatal: false`: a multi-byte character cut at the limit becomes U+FFFD, not an error.
   return { text: new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)), truncated };
+}
+
+/** Whether `chunk` ends with `}` and, at most, blank space after it. */
+function endsWithBrace(chunk: Uint8Array): boolean {
+  for (let i = chunk.byteLength - 1; i >= 0; i--) {
+    const byte = chunk[i];
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    return byte === 0x7d;
+  }
+  return false;
+}
+
+/** Whether the bytes read so far are one whole JSON object (asked only when they end with `}`). */
+function isJsonObject(chunks: readonly Uint8Array[]): boolean {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The read's result, or `'grace-over'` when it has not settled within `ms`. */
+async function withinGrace<T>(read: Promise<T>, ms: number): Promise<T | 'grace-over'> {
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<'grace-over'>((resolve) => {
+    timer = setTimeout(() => resolve('grace-over'), ms);
+  });
+  try {
+    return await Promise.race([read, over]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const MIN_JWT_LENGTH = 20;

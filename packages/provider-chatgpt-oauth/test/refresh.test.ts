@@ -60,6 +60,22 @@ describe('token refresh', () => {
     expect(auth.refreshCount).toBe(1);
   });
 
+  it('takes a whole token answer whose connection is held open, closes it, and keeps the new tokens', async () => {
+    // A proxy that never ends a complete answer: waiting for its end until refreshTimeoutMs
+    // would fail the refresh and lose the tokens the server has already rotated.
+    auth = await startAuthServer({ refreshHoldsConnection: true });
+    const path = join(temp.dir, 'auth.json');
+    const old = await writeSignIn(path, { expiresIn: -30 });
+    const manager = createChatGPTAuth({ store: 'toolwire', path, issuer: auth.url, refreshTimeoutMs: 40_000 });
+    const started = Date.now();
+    const credentials = await manager.getCredentials();
+    // Well before the refresh's own deadline (40 s): after the grace for the body's end.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(credentials.accessToken).not.toBe(old.access_token);
+    expect(JSON.parse(await readFile(path, 'utf8')).tokens.access_token).toBe(credentials.accessToken);
+    await expect.poll(() => auth.heldAnswers, { timeout: 10_000 }).toEqual({ closedByClient: 1, open: 0 });
+  }, 60_000);
+
   it('refreshes by the access token\'s JWT exp, as Codex does, not by the age of the last refresh', async () => {
     auth = await startAuthServer();
     const cases = [

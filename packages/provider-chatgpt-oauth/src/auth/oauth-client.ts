@@ -27,6 +27,12 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const REVOKE_TIMEOUT_MS = 10_000;
 /** A token answer is a few KiB; anything past this is not one. */
 const MAX_TOKEN_BODY_BYTES = 1024 * 1024;
+/**
+ * How long the end of a whole JSON answer is awaited before it is taken as it is: a proxy
+ * that holds a refresh's complete answer open must not make the refresh time out after the
+ * server has already rotated the refresh token (the new one would be lost).
+ */
+const COMPLETE_ANSWER_GRACE_MS = 1000;
 /** The most of a server's error text that goes into a message (after redaction). */
 const MAX_ERROR_TEXT_CHARS = 300;
 
@@ -231,7 +237,7 @@ async function call(
       : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.form.toString(), signal };
   try {
     const response = await endpoint.fetch(url, init);
-    const { text, truncated } = await readBoundedText(response, response.ok ? MAX_TOKEN_BODY_BYTES : MAX_ERROR_BODY_BYTES);
+    const { text, truncated } = await readBoundedText(response, response.ok ? MAX_TOKEN_BODY_BYTES : MAX_ERROR_BODY_BYTES, { completeJsonGraceMs: COMPLETE_ANSWER_GRACE_MS });
     let payload: unknown = text;
     if (!truncated) {
       try {

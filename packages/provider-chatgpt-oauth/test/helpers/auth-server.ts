@@ -1,6 +1,7 @@
 // A local stand-in for auth.openai.com: authorize redirect, token (code and refresh
 // grants, with rotating refresh tokens), device code and revoke, over real HTTP.
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 
 import { listen, readBody, sendJson } from './http.ts';
 import { makeTokenSet } from './jwt.ts';
@@ -18,6 +19,8 @@ export interface AuthServerOptions {
   refreshFailure?: { status: number; body: (refreshToken: string) => string };
   /** Delay before answering a revoke (longer than the client's deadline: a hung server). */
   revokeDelayMs?: number;
+  /** Writes a successful refresh's whole JSON answer, then never ends it (a proxy holding the connection). */
+  refreshHoldsConnection?: boolean;
 }
 
 /** A delay that never keeps the test process alive (a hung server's answer may never be awaited). */
@@ -36,6 +39,9 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
   let devicePolls = 0;
   const revoked: string[] = [];
   const revokeRequests: { contentType: string | undefined; body: Record<string, unknown> }[] = [];
+  /** Answers held open (`refreshHoldsConnection`), and how many of them the client closed. */
+  const held = new Set<ServerResponse>();
+  let heldClosedByClient = 0;
 
   const issue = (): ReturnType<typeof makeTokenSet> => {
     const set = makeTokenSet(options.tokens);
@@ -103,6 +109,15 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
           sendJson(response, 400, { error: 'invalid_grant', error_description: `unknown refresh token ${token}` });
           return;
         }
+        if (options.refreshHoldsConnection) {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.write(JSON.stringify(issue()));
+          held.add(response);
+          response.on('close', () => {
+            if (held.delete(response)) heldClosedByClient++;
+          });
+          return;
+        }
         sendJson(response, 200, issue());
         return;
       }
@@ -156,7 +171,17 @@ export async function startAuthServer(options: AuthServerOptions = {}) {
 
   return {
     url: server.url,
-    close: server.close,
+    close: async () => {
+      for (const response of [...held]) {
+        held.delete(response);
+        response.destroy();
+      }
+      await server.close();
+    },
+    /** Held answers the client closed (`refreshHoldsConnection`), and those still open. */
+    get heldAnswers() {
+      return { closedByClient: heldClosedByClient, open: held.size };
+    },
     requests,
     /** Every token handed out, for redaction checks. */
     issued,
