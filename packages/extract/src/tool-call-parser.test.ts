@@ -196,26 +196,6 @@ describe('createToolCallParser', () => {
     expect(parser.end()).toEqual([]);
   });
 
-  it('holds a call that stays open at about one or two bytes per character, not a rope node per token', () => {
-    // A model writing one argument without end, in tokens of 5 characters: before, the open
-    // call's text was a rope of one node per token, about 7 bytes per character held.
-    const tokens = splitEvery('abcdefghijklmnopqrstuvwxyz0123456789'.repeat(12), 5);
-    for (const opener of ['<tool_call>{"name": "write_file", "arguments": {"content": "', 'write_file(content="', '<tool_call><function=write_file><parameter=content>\n']) {
-      const parser = createToolCallParser();
-      collectGarbage();
-      const before = process.memoryUsage().heapUsed;
-      parser.push(opener);
-      let held = 0;
-      while (held < 4 * 1024 * 1024) {
-        for (const token of tokens) parser.push(token, {});
-        held += 36 * 12;
-      }
-      collectGarbage();
-      expect(process.memoryUsage().heapUsed - before, opener).toBeLessThan(3 * held);
-      expect(parser.end().map((event) => event.type)).toEqual(['incomplete']);
-    }
-  });
-
   it('uses the allow-list and tool schemas like the batch form', () => {
     const tool = { name: 'search', inputSchema: { type: 'object' as const, properties: { n: { type: 'integer' as const } } } };
     const events = run(splitEvery('research(n="1") search(n="2")', 3), { tools: [tool] });

@@ -262,13 +262,8 @@ interface Frame {
   id: string | undefined;
   /** Offset in the frame text of the first argument character (call) or of `{` (marker). */
   argsOffset: number;
-  /**
-   * Frame text received in earlier chunks: a rope, appended to through `appendReceived`, which
-   * flattens it now and then once it is long, and flattened once at the end.
-   */
+  /** Frame text received in earlier chunks (a rope: appended to, flattened once at the end). */
   received: string;
-  /** The length of `received` at which `appendReceived` flattens it next. */
-  flatAt: number;
   /** Its length, without the characters still kept in the scanner's `codes`. */
   length: number;
   /** Expected closing brackets. */
@@ -312,7 +307,6 @@ function newFrame(start: { kind: FrameKind; name: string; argsOffset: number }):
     id: undefined,
     argsOffset: start.argsOffset,
     received: '',
-    flatAt: FLAT_RECEIVED_FROM,
     length: 0,
     stack: [paren ? RPAREN : RBRACE],
     quote: 0,
@@ -376,26 +370,6 @@ function isSafeModelId(id: string): boolean {
  */
 function flat(text: string): string {
   return `${text} `.slice(0, -1);
-}
-
-/**
- * Below this many characters an open frame's text stays a rope until the frame ends; past it,
- * `appendReceived` flattens it each time it has grown by a quarter. A rope keeps a node (and
- * the chunk's own string) per chunk: in a token stream about 9 bytes per character held, for
- * a call that stays open; flattened, about 1 or 2. Each flattening copies the text once, and
- * the quarters make the copies add up to a few times the text: linear.
- */
-const FLAT_RECEIVED_FROM = 16 * 1024;
-
-/** `frame.received += text`, flattened now and then once long (see `FLAT_RECEIVED_FROM`). */
-function appendReceived(frame: Frame, text: string): void {
-  const received = frame.received + text;
-  if (received.length < frame.flatAt) {
-    frame.received = received;
-    return;
-  }
-  frame.received = flat(received);
-  frame.flatAt = received.length + (received.length >> 2);
 }
 
 const NO_BREAKS: readonly string[] = [];
@@ -900,7 +874,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const frame = this.frame;
     if (this.pending === 0 || frame === undefined) return;
     const pending = this.pending;
-    appendReceived(frame, this.codesText(pending));
+    frame.received += this.codesText(pending);
     frame.length += pending;
     frame.prev = this.codes[pending - 1] ?? frame.prev;
     this.pending = 0;
@@ -1156,7 +1130,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       }
       const end = this.feedBlock(frame, chunk, 0, frame.length);
       if (end < 0) {
-        appendReceived(frame, chunk);
+        frame.received += chunk;
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
@@ -1168,7 +1142,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const end = this.feed(frame, chunk, 0, frame.length);
       this.emitDelta(frame, chunk, 0, end);
       if (end < 0) {
-        appendReceived(frame, chunk);
+        frame.received += chunk;
         frame.length += chunk.length;
       } else {
         this.frame = undefined;
@@ -2273,7 +2247,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     const after = frame.received.slice(frame.awaitAt) + chunk;
     const past = trailerEnd(after, 0, frame.trailer ?? '', this.final);
     if (past < 0) {
-      appendReceived(frame, chunk);
+      frame.received += chunk;
       frame.length += chunk.length;
       return;
     }
