@@ -42,6 +42,17 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * fastest), waiting for `drain` when the socket is full. `onChars` is told the count every
  * `everyChars` (default 64 KiB), e.g. to sample the heap.
  */
+/** Resolves once `res` may be written again (`drain`) or is gone (`close`). */
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
 export async function pourAnswer(res: ServerResponse, shape: AnswerShape, chars: number, onChars?: (chars: number) => void, everyChars = 64 * 1024): Promise<Poured> {
   res.writeHead(200, { 'content-type': shape.contentType });
   res.write(shape.head);
@@ -56,13 +67,7 @@ export async function pourAnswer(res: ServerResponse, shape: AnswerShape, chars:
       onChars(written);
     }
     if (!ok && res.writableNeedDrain) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done).off('close', done);
-          resolve();
-        };
-        res.on('drain', done).on('close', done);
-      });
+      await drainedOrClosed(res);
     } else {
       await nextTurn();
     }

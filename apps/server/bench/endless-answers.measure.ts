@@ -19,6 +19,7 @@ import type { ChatModel, ChatRequest } from '@toolwire/core';
 import { createOllama } from '@toolwire/provider-ollama';
 import { createOpenAI } from '@toolwire/provider-openai';
 import { pino } from 'pino';
+import { drainedOrClosed } from '../../../test/endless-answer.ts';
 import { createServer } from '../src/index.ts';
 
 const MIB = 1024 * 1024;
@@ -236,13 +237,7 @@ async function startUpstream(shape: Shape, maxContent: number): Promise<{ url: s
             nextSample += STEP;
           }
           if (!ok && res.writableNeedDrain) {
-            await new Promise<void>((resolve) => {
-              const done = (): void => {
-                res.off('drain', done).off('close', done);
-                resolve();
-              };
-              res.on('drain', done).on('close', done);
-            });
+            await drainedOrClosed(res);
           }
         }
         res.end();

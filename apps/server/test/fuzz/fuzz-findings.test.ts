@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/index.ts';
 import type { ToolwireServer } from '../../src/index.ts';
 import { startAuthServer } from '../../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
-import { makeAuthFile, makeTokenSet } from '../../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
+import { writeChatGPTSignIn } from './chatgpt-sign-in.ts';
 import { FUZZ_UPSTREAM_MODELS, startFuzzUpstream } from './fuzz-upstream.ts';
 import type { FuzzUpstream } from './fuzz-upstream.ts';
 import { exchange, watchProcess } from './raw-exchange.ts';
@@ -27,10 +27,7 @@ beforeAll(async () => {
   upstream = await startFuzzUpstream();
   auth = await startAuthServer();
   dir = await mkdtemp(join(tmpdir(), 'toolwire-fuzz-findings-'));
-  const authFile = join(dir, 'auth.json');
-  const tokens = makeTokenSet({ expiresIn: 24 * 3600 });
-  auth.adopt(tokens);
-  await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+  const authFile = await writeChatGPTSignIn(dir, auth);
   server = createServer({
     logger: pino({ level: 'silent' }),
     providers: {

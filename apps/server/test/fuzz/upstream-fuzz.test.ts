@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -9,7 +9,7 @@ import { createServer } from '../../src/index.ts';
 import { createNodeHttpFetch } from '../../src/models/node-http-fetch.ts';
 import type { ToolwireServer } from '../../src/index.ts';
 import { startAuthServer } from '../../../../packages/provider-chatgpt-oauth/test/helpers/auth-server.ts';
-import { makeAuthFile, makeTokenSet } from '../../../../packages/provider-chatgpt-oauth/test/helpers/jwt.ts';
+import { writeChatGPTSignIn } from './chatgpt-sign-in.ts';
 import { answerProblem, envelopeProblem } from './check-answer.ts';
 import type { Api } from './check-answer.ts';
 import { fuzzParameters, fuzzTimeoutMs } from './fuzz-settings.ts';
@@ -84,10 +84,7 @@ beforeAll(async () => {
   upstream = await startFuzzUpstream();
   auth = await startAuthServer();
   dir = await mkdtemp(join(tmpdir(), 'toolwire-upstream-fuzz-'));
-  const authFile = join(dir, 'auth.json');
-  const tokens = makeTokenSet({ expiresIn: 24 * 3600 });
-  auth.adopt(tokens);
-  await writeFile(authFile, JSON.stringify(makeAuthFile(tokens)), { mode: 0o600 });
+  const authFile = await writeChatGPTSignIn(dir, auth);
   const chatgpt = createChatGPT({
     auth: { path: authFile, issuer: auth.url },
     baseURL: upstream.url,
