@@ -26,6 +26,8 @@ export interface GatewayContext {
   answerLimits: AnswerBounds;
   /** Responses kept for `previous_response_id`, `item_reference` and `GET /v1/responses/{id}` (`store` not false). */
   responses: ResponseStore;
+  /** `limits.maxRequestDurationMs`: how long one model request may run in all (0: no bound). */
+  maxRequestDurationMs: number;
   /** Controllers of requests in flight, aborted when a shutdown's grace period ends. */
   inflight: Set<AbortController>;
   /** Seconds since the epoch at start (the `created` of listed models). */

@@ -85,12 +85,24 @@ function sameIds(calls: readonly ToolCall[], ids: readonly string[]): boolean {
   return calls.length === ids.length && calls.every((call, i) => call.id === ids[i]);
 }
 
-/** The id a remembered turn would be found by for each assistant message with tool calls (its first call's). */
-export function turnLookupIds(messages: readonly Message[]): string[] {
+/**
+ * The id a remembered turn would be found by for each assistant message with tool calls (its
+ * first call's), each once, the latest first. With `max`, at most that many: a store that keeps
+ * at most `max` turns (`maxEntries`) holds at most that many of one conversation, and the ones it
+ * still holds are its latest; a client that sends thousands of tool-call messages then costs a
+ * bounded lookup. Ids longer than `maxIdLength` are skipped: no stored turn has one.
+ */
+export function turnLookupIds(messages: readonly Message[], bounds: { max?: number; maxIdLength?: number } = {}): string[] {
+  const max = bounds.max ?? Infinity;
+  const maxIdLength = bounds.maxIdLength ?? Infinity;
   const ids: string[] = [];
-  for (const message of messages) {
-    const first = message.role === 'assistant' ? message.toolCalls?.[0] : undefined;
-    if (first !== undefined) ids.push(first.id);
+  const seen = new Set<string>();
+  for (let i = messages.length - 1; i >= 0 && ids.length < max; i--) {
+    const message = messages[i];
+    const first = message?.role === 'assistant' ? message.toolCalls?.[0] : undefined;
+    if (first === undefined || typeof first.id !== 'string' || first.id.length > maxIdLength || seen.has(first.id)) continue;
+    seen.add(first.id);
+    ids.push(first.id);
   }
   return ids;
 }

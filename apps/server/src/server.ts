@@ -19,6 +19,7 @@ import type { AnswerBounds } from './loop/run-gateway-loop.ts';
 import { createModelRouter } from './models/model-router.ts';
 import { createChatCompletionsHandler } from './routes/chat-completions-route.ts';
 import { createModelsHandler, DEFAULT_MODEL_LIST_TIMEOUT_MS } from './routes/models-route.ts';
+import { DEFAULT_MAX_REQUEST_DURATION_MS } from './routes/serve-gateway-call.ts';
 import { createResponsesHandler, createRetrieveResponseHandler } from './routes/responses-route.ts';
 import { createResponseStore } from './response-store.ts';
 import { ServedConnections } from './served-connections.ts';
@@ -295,7 +296,8 @@ function buildApp({ config, keys, logger, context, draining, closing, metrics, s
     const gatewayError = GatewayError.isInstance(error) ? error : (fromFastifyError(error, bodyLimit) ?? toGatewayError(error));
     // The shared state's outage is logged where it is found (once per kind and 30 s), not with a
     // stack per request; a request refused or cut by the shutdown is no failure of the gateway.
-    if (gatewayError.status >= 500 && gatewayError.code !== 'state_unavailable' && gatewayError.code !== 'shutting_down') req.log.error({ err: error }, 'request failed');
+    if (gatewayError.code === 'request_timeout') req.log.warn({ status: gatewayError.status, code: gatewayError.code }, 'request stopped: it ran past limits.maxRequestDurationMs');
+    else if (gatewayError.status >= 500 && gatewayError.code !== 'state_unavailable' && gatewayError.code !== 'shutting_down') req.log.error({ err: error }, 'request failed');
     else req.log.info({ status: gatewayError.status, code: gatewayError.code, message: gatewayError.message }, 'request refused');
     // A client that left (while sending its body, say) gets no answer, so no completion line.
     if (reply.raw.destroyed) logClientGone(req, reply, 'client disconnected');
@@ -485,6 +487,7 @@ export function createServer(config: ServerConfig = {}): ToolwireServer {
         inflight,
         startedAt: Math.floor(Date.now() / 1000),
         modelListTimeoutMs: config.limits?.modelListTimeoutMs ?? DEFAULT_MODEL_LIST_TIMEOUT_MS,
+        maxRequestDurationMs: config.limits?.maxRequestDurationMs ?? DEFAULT_MAX_REQUEST_DURATION_MS,
       };
       dynamicTools.attach(context.serverTools);
       let address: string;

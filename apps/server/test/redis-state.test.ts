@@ -155,6 +155,38 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     expect(await inspector.hlen(`${prefix}{turns}:sizes`)).toBe(indexed.length);
   });
 
+  it('looks up a long conversation in bounded slices: its latest turns only, each id once, no over-long ids', async () => {
+    prefixCount++;
+    const prefix = `t${prefixCount}:`;
+    const state = await open({ turns: { maxEntries: 300 } });
+    const ask = (id: string) => ({ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] });
+    await state.rememberTurn('k', turn('old_1', 'a'));
+    await state.rememberTurn('k', turn('late_1', 'b'));
+    // An id longer than any model writes gets no key of its size.
+    await state.rememberTurn('k', turn(`long_${'x'.repeat(300)}`, 'c'));
+    expect((await inspector.keys(`${prefix}{turns}:k*`)).some((key) => key.includes('long_'))).toBe(false);
+    // 5,000 tool-call messages (repeats among them), the remembered old turn first, the late one last.
+    const messages = [ask('old_1'), ...Array.from({ length: 5000 }, (_, i) => ask(`filler_${i % 2500}`)), ask(`long_${'x'.repeat(300)}`), ask('late_1')];
+    const monitor = await inspector.monitor();
+    const keysPerMget: number[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'mget' && args[1]?.startsWith(prefix)) keysPerMget.push(args.length - 1);
+    });
+    try {
+      const restored = await state.restoreTurns('k', messages);
+      // The latest turn is restored (its hidden server call and result added); the oldest is past
+      // the store's own bound (300 turns), so it is not asked for.
+      expect(restored.length).toBe(messages.length + 1);
+      expect(restored.at(-2)).toMatchObject({ toolCalls: [{ id: 'srv_1' }, { id: 'late_1' }] });
+      expect(restored[0]).toMatchObject({ toolCalls: [{ id: 'old_1' }] });
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      monitor.disconnect();
+    }
+    expect(keysPerMget.reduce((a, b) => a + b, 0)).toBe(300);
+    expect(Math.max(...keysPerMget)).toBeLessThanOrEqual(256);
+  });
+
   it("counts what it stores: the turn's bytes in Redis, arguments included, never a result's value", async () => {
     prefixCount++;
     const prefix = `t${prefixCount}:`;

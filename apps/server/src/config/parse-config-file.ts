@@ -168,6 +168,8 @@ export function parseConfigFile(raw: unknown, options: { env?: Readonly<Record<s
     if (connectionTimeoutMs !== undefined) config.limits.connectionTimeoutMs = connectionTimeoutMs;
     const upstreamIdleTimeoutMs = positive(l.upstreamIdleTimeoutMs, 'limits.upstreamIdleTimeoutMs', { allowZero: true });
     if (upstreamIdleTimeoutMs !== undefined) config.limits.upstreamIdleTimeoutMs = upstreamIdleTimeoutMs;
+    const maxRequestDurationMs = positive(l.maxRequestDurationMs, 'limits.maxRequestDurationMs', { allowZero: true });
+    if (maxRequestDurationMs !== undefined) config.limits.maxRequestDurationMs = maxRequestDurationMs;
     const upstreamMessageLimitBytes = positive(l.upstreamMessageLimitBytes, 'limits.upstreamMessageLimitBytes', { allowZero: true });
     if (upstreamMessageLimitBytes !== undefined) config.limits.upstreamMessageLimitBytes = upstreamMessageLimitBytes;
     const upstreamAnswerLimitChars = positive(l.upstreamAnswerLimitChars, 'limits.upstreamAnswerLimitChars', { allowZero: true });

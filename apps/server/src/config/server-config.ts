@@ -77,6 +77,14 @@ export interface LimitsConfig {
    */
   upstreamIdleTimeoutMs?: number;
   /**
+   * The longest a model request may run, from the moment the gateway starts answering it to
+   * its last byte, all its model calls and server tools included (default 3 600 000 ms, one
+   * hour; 0 disables). Past it the upstream and the tools are stopped and the client gets a
+   * 504 `request_timeout` (an error frame once streaming). The idle timeout counts silence
+   * only: this bounds an upstream that keeps trickling bytes without ever finishing.
+   */
+  maxRequestDurationMs?: number;
+  /**
    * The largest message an upstream may send, in bytes: one event of an SSE stream, one line
    * of an NDJSON stream (Ollama), or a whole non-streamed body (default 16 MiB; 0 disables).
    * Past it that request fails with an error, instead of the gateway holding a message without bound.

@@ -10,7 +10,7 @@ import type { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { logClientGone } from '../observability/access-log.ts';
 import { toToolAuditEvent } from '../tools/audit-event.ts';
 import { GatewayError } from '../wire/gateway-error.ts';
-import { shutdownReason } from '../wire/shutting-down.ts';
+import { gatewayAbortReason, requestTimeoutError } from '../wire/shutting-down.ts';
 import { createSseWriter } from '../wire/sse-writer.ts';
 import type { SseWriter } from '../wire/sse-writer.ts';
 import { toGatewayError } from '../wire/to-gateway-error.ts';
@@ -82,15 +82,34 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
   // closed the response before this listener was there: no model call for nobody.
   if (res.destroyed) onClose();
   context.inflight.add(controller);
-  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending });
+  const deadline = startDeadline(controller, context.maxRequestDurationMs);
+  const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending, deadline });
   try {
     startAnswer(options, controller, ended);
   } catch (error) {
-    // Nothing started: forget the controller and listener here; the caller releases its admission.
+    // Nothing started: forget the controller, listener and deadline here; the caller releases its admission.
     context.inflight.delete(controller);
     res.off('close', onClose);
+    clearTimeout(deadline);
     throw error;
   }
+}
+
+/** `limits.maxRequestDurationMs`'s default: one hour. */
+export const DEFAULT_MAX_REQUEST_DURATION_MS = 3_600_000;
+
+/** Timers cannot wait longer (about 24.8 days): a bound past it is no bound. */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
+/**
+ * Aborts the request with `requestTimeoutError` once it has run `ms` (0, or past what a timer
+ * can wait: never). Unreferenced: it never keeps the process alive by itself.
+ */
+function startDeadline(controller: AbortController, ms: number): NodeJS.Timeout | undefined {
+  if (ms <= 0 || ms > LONGEST_TIMER_MS) return undefined;
+  const timer = setTimeout(() => controller.abort(requestTimeoutError(ms)), ms);
+  timer.unref();
+  return timer;
 }
 
 /** Runs the loop and answers, once or streamed; `ended` is told when the answer is over. */
@@ -174,6 +193,8 @@ interface CallCleanUpOptions {
   res: FastifyReply['raw'];
   onClose: () => void;
   ending: CallEnding;
+  /** The `maxRequestDurationMs` timer, if any. */
+  deadline: NodeJS.Timeout | undefined;
 }
 
 /** Forgets the call's controller and close listener, then tells the caller's ending. An object, not two closures over the whole call's scope: an open stream holds it. */
@@ -205,9 +226,10 @@ class CallCleanUp implements CallEnding {
   }
 
   #cleanUp(): CallEnding {
-    const { inflight, controller, res, onClose, ending } = this.#options;
+    const { inflight, controller, res, onClose, ending, deadline } = this.#options;
     inflight.delete(controller);
     res.off('close', onClose);
+    clearTimeout(deadline);
     return ending;
   }
 }
@@ -233,7 +255,7 @@ function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEven
   // The client left after the run was over (while a mixed turn's hidden half was written):
   // its access line, and no answer to a closed connection. (The shutdown grace ending
   // then leaves a complete answer to send.)
-  if (signal.aborted && shutdownReason(signal) === undefined) {
+  if (signal.aborted && gatewayAbortReason(signal) === undefined) {
     leaveOnce(options, ending, 'client disconnected before the answer was sent');
     return;
   }
@@ -268,7 +290,7 @@ function answerOnce(options: GatewayCallOptions, events: readonly ChatStreamEven
  * else is rejected.
  */
 function failOnce(options: GatewayCallOptions, error: unknown, signal: AbortSignal, ending: CallEnding): void {
-  const shutdown = shutdownReason(signal);
+  const shutdown = gatewayAbortReason(signal);
   if (!signal.aborted || shutdown !== undefined) {
     ending.reject(shutdown ?? error);
     return;
@@ -307,7 +329,7 @@ function stream(options: StreamOptions, ending: CallEnding): void {
   // first token, a server tool running) is what made the model stream fail: its access
   // line, as for a non-streamed answer (`failOnce`), not a server error.
   const failed = (error: unknown): void => {
-    const shutdown = shutdownReason(signal);
+    const shutdown = gatewayAbortReason(signal);
     if (signal.aborted && shutdown === undefined) leave(options.req, options.reply, ending, 'client disconnected; upstream request aborted');
     else ending.reject(shutdown ?? error);
   };
@@ -358,6 +380,7 @@ async function failStream(req: FastifyRequest, writer: SseWriter, wire: StreamWi
   const gatewayError = toGatewayError(error);
   ending?.streamFailed(error);
   if (gatewayError.code === 'shutting_down') req.log.warn('stream cut: the shutdown grace period ended');
+  else if (gatewayError.code === 'request_timeout') req.log.warn({ code: gatewayError.code }, 'stream cut: the request ran past limits.maxRequestDurationMs');
   else if (gatewayError.status >= 500) req.log.error({ err: error }, 'stream failed');
   else req.log.info({ err: error }, 'stream failed');
   await writer.write(wire.fail(gatewayError));
@@ -490,7 +513,7 @@ class SseStreamLoop {
    */
   #failed(error: unknown, last = false): void {
     const { req, reply, writer, signal } = this.#options;
-    if (signal.aborted && shutdownReason(signal) === undefined) {
+    if (signal.aborted && gatewayAbortReason(signal) === undefined) {
       logClientGone(req, reply, 'client disconnected; upstream request aborted');
       writer.end();
       this.#finish(undefined);
@@ -504,7 +527,7 @@ class SseStreamLoop {
     const { req, writer, wire, signal, ending } = this.#options;
     // Cut by the end of the shutdown grace: whatever the model stream failed with, the client is told why.
     // (`last`: the failure to write the first failure's frames, already told.)
-    failStream(req, writer, wire, shutdownReason(signal) ?? error, last ? undefined : ending).then(
+    failStream(req, writer, wire, gatewayAbortReason(signal) ?? error, last ? undefined : ending).then(
       () => this.#finish(undefined),
       (failure: unknown) => {
         if (last) this.#finish({ failure });

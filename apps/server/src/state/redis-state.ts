@@ -71,6 +71,13 @@ const REFUSALS_BEFORE_RECONNECT = 10;
 /** Slot releases kept for a Redis that is back (beyond them, leases lapse on their own). */
 const MAX_PENDING_RELEASES = 10_000;
 const MAX_REASON_LENGTH = 200;
+/**
+ * The longest client call id a turn is kept and looked up by (the keys hold it). Models' ids
+ * are tens of characters; a client sending longer ones gets no Redis key of that size.
+ */
+const MAX_TURN_ID_LENGTH = 256;
+/** Keys per `MGET` when a conversation's turns are looked up. */
+const MGET_SLICE = 256;
 
 function unexpectedReply(what: string): Error {
   return new Error(`${UNEXPECTED_REPLY}: ${what}`);
@@ -382,7 +389,8 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
     },
     rememberTurn(principal, turn: HiddenToolTurn) {
       const first = turn.clientCallIds[0];
-      if (first === undefined || turn.results.length === 0) return Promise.resolve();
+      // An id longer than any model's is never looked up (see `restoreTurns`): not kept either.
+      if (first === undefined || first.length > MAX_TURN_ID_LENGTH || turn.results.length === 0) return Promise.resolve();
       const text = hiddenTurnText(turn);
       if (text === undefined) return Promise.resolve();
       // Redis holds the text's bytes. A turn larger than the whole cap is not kept, as in memory.
@@ -393,12 +401,19 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       });
     },
     restoreTurns(principal, messages: Message[]) {
-      const ids = turnLookupIds(messages);
+      const ids = turnLookupIds(messages, { max: maxEntries, maxIdLength: MAX_TURN_ID_LENGTH });
       // A conversation without tool calls needs nothing from Redis.
       if (ids.length === 0) return Promise.resolve(messages);
       return guarded('restore turns', async () => {
-        const values: unknown = await client.mget(ids.map((id) => turnKey(principal, id)));
-        if (!Array.isArray(values) || values.length !== ids.length) throw unexpectedReply('MGET');
+        // In slices, so that one long conversation does not hold Redis (one thread for every
+        // instance and key) in a single command.
+        const values: unknown[] = [];
+        for (let at = 0; at < ids.length; at += MGET_SLICE) {
+          const slice = ids.slice(at, at + MGET_SLICE);
+          const reply: unknown = await client.mget(slice.map((id) => turnKey(principal, id)));
+          if (!Array.isArray(reply) || reply.length !== slice.length) throw unexpectedReply('MGET');
+          values.push(...(reply as unknown[]));
+        }
         const found = new Map<string, StoredHiddenTurn>();
         for (const [index, value] of values.entries()) {
           const id = ids[index];
