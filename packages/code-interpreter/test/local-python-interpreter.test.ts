@@ -230,3 +230,55 @@ describe('localCodeInterpreter (python)', () => {
     expect(() => localCodeInterpreter({ language: 'python', isolation: 'docker' as never })).toThrow(InvalidToolConfigError);
   });
 });
+
+describe('localCodeInterpreter (python): the work dir quota', () => {
+  const workDirOf = (result: { value?: unknown }): string => {
+    const { containerId } = valueOf(result);
+    return join(root, `toolwire-ci-${containerId.slice('local:'.length)}`);
+  };
+
+  it('stops a run that keeps writing past maxWorkDirMb, long before its timeout, and empties the work dir', async () => {
+    const interpreter = python({ maxWorkDirMb: 8, timeoutMs: 60_000 });
+    await interpreter.run('open("keep.txt", "w").write("earlier")', { conversation: 'q' });
+    const started = performance.now();
+    const result = await interpreter.run('import os\nchunk = os.urandom(1024 * 1024)\ni = 0\nwhile True:\n    with open(f"part{i % 64}.bin", "wb") as f:\n        f.write(chunk * 2)\n    i += 1', {
+      conversation: 'q',
+    });
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(result.success).toBe(false);
+    expect(result.error?.type).toBe('execution_error');
+    expect(result.message).toMatch(/more than 8 MB of disk \(maxWorkDirMb\), so it was stopped and the work dir was emptied/);
+    expect(valueOf(result).files).toEqual([]);
+    expect(await readdir(workDirOf(result))).toEqual([]);
+    // The conversation goes on in its (empty) work dir.
+    const next = await interpreter.run('import os\nsorted(os.listdir("."))', { conversation: 'q' });
+    expect(next.message).toBe('[]\n');
+  });
+
+  it('catches what a run writes in one go right before it ends (measured again once it stopped)', async () => {
+    const result = await python({ maxWorkDirMb: 8 }).run('open("burst.bin", "wb").write(b"x" * (20 * 1024 * 1024))');
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/maxWorkDirMb/);
+    expect(await readdir(workDirOf(result))).toEqual([]);
+  });
+
+  it('stops a run that creates files past maxWorkDirFiles, at any depth', async () => {
+    const result = await python({ maxWorkDirFiles: 300, timeoutMs: 60_000 }).run(
+      'import os\npath = "."\nfor depth in range(30):\n    path = os.path.join(path, f"d{depth}")\nos.makedirs(path)\ni = 0\nwhile True:\n    open(os.path.join(path, f"f{i}"), "w").close()\n    i += 1',
+    );
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/more than 300 files and directories \(maxWorkDirFiles\)/);
+    expect(await readdir(workDirOf(result))).toEqual([]);
+  });
+
+  it('counts the space a sparse file takes, not its length', async () => {
+    const result = await python({ maxWorkDirMb: 8 }).run('with open("sparse.bin", "wb") as f:\n    f.truncate(200 * 1024 * 1024)\nprint("ok")');
+    expect(result.success).toBe(true);
+    expect(valueOf(result).files.map((f) => f.fileId)).toEqual(['sparse.bin']);
+  });
+
+  it('rejects a quota that is not a positive number', () => {
+    expect(() => localCodeInterpreter({ language: 'python', maxWorkDirMb: 0 })).toThrow(InvalidToolConfigError);
+    expect(() => localCodeInterpreter({ language: 'python', maxWorkDirFiles: -1 })).toThrow(/maxWorkDirFiles/);
+  });
+});

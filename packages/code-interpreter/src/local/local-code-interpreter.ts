@@ -12,6 +12,8 @@ import { defaultSandboxBackend } from './sandbox-backend.ts';
 import type { SandboxBackend } from './sandbox-backend.ts';
 import { changedFiles, imageOutputs, snapshotWorkDir } from './work-dir-files.ts';
 import { createWorkDirSessions } from './work-dir-sessions.ts';
+import { emptyWorkDir, measureWorkDir } from './work-dir-usage.ts';
+import type { WorkDirUsage } from './work-dir-usage.ts';
 
 /** Options of `localCodeInterpreter`. */
 export interface LocalCodeInterpreterOptions {
@@ -28,6 +30,13 @@ export interface LocalCodeInterpreterOptions {
   memoryLimitMb?: number;
   /** Cap on captured stdout and stderr, each. Default 1 MiB. */
   maxOutputBytes?: number;
+  /**
+   * Python: the most disk space one conversation's work dir may take, in MB (default 1024).
+   * Watched while code runs: a run that passes it is stopped, and the work dir is emptied.
+   */
+  maxWorkDirMb?: number;
+  /** Python: the most files and directories one work dir may hold (default 10 000); past it, as `maxWorkDirMb`. */
+  maxWorkDirFiles?: number;
   /** A conversation's work dir is removed after this long without a run. Default 20 minutes, like OpenAI's containers. */
   idleTimeoutMs?: number;
   /** The Python interpreter; default the first of /usr/bin/python3, /usr/local/bin/python3, /bin/python3. */
@@ -82,7 +91,12 @@ interface RunOutcome {
   exitCode: number;
   timedOut: boolean;
   truncated: boolean;
+  /** The work dir passed `maxWorkDirMb` or `maxWorkDirFiles` during or after the run (it was stopped, and the dir emptied). */
+  overQuota?: WorkDirUsage['over'];
 }
+
+/** How often a running Python cell's work dir is measured (after each measurement ends). */
+const QUOTA_CHECK_INTERVAL_MS = 200;
 
 const DESCRIPTIONS = {
   python:
@@ -151,6 +165,10 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
   const memoryLimitMb = positive(options.memoryLimitMb, language === 'python' ? 512 : 64, 'memoryLimitMb', name);
   const maxOutputBytes = positive(options.maxOutputBytes, 1024 * 1024, 'maxOutputBytes', name);
   const idleTimeoutMs = positive(options.idleTimeoutMs, 20 * 60_000, 'idleTimeoutMs', name);
+  const quota = {
+    maxBytes: positive(options.maxWorkDirMb, 1024, 'maxWorkDirMb', name) * 1024 * 1024,
+    maxEntries: positive(options.maxWorkDirFiles, 10_000, 'maxWorkDirFiles', name),
+  };
   const isolation = options.isolation ?? 'bubblewrap';
   if (isolation !== 'bubblewrap' && isolation !== 'none') {
     throw new InvalidToolConfigError({ toolName: name, problem: "isolation must be 'bubblewrap' or 'none'." });
@@ -190,17 +208,48 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       python = undefined;
       throw error;
     });
-    const result = await backend.runCommand({
-      command: pythonCommand(interpreter, code, memoryLimitMb),
-      cwd: dir,
-      timeoutMs,
-      maxOutputBytes,
-      env: { PYTHONIOENCODING: 'utf-8', PYTHONUNBUFFERED: '1', MPLBACKEND: 'Agg' },
-      network: false,
-      isolation,
-      limits: { memoryMb: memoryLimitMb },
-      ...(signal === undefined ? {} : { signal }),
-    });
+    // The work dir is watched while the code runs: past the quota the run is stopped (the
+    // process group killed), so a loop writing files cannot fill the host's disk.
+    const watch = new AbortController();
+    let overQuota: WorkDirUsage['over'];
+    let watching = true;
+    let stopWaiting = (): void => undefined;
+    const watcher = (async () => {
+      while (watching) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, QUOTA_CHECK_INTERVAL_MS);
+          stopWaiting = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        if (!watching) return;
+        const usage = await measureWorkDir(dir, quota);
+        if (usage.over !== undefined && watching) {
+          overQuota = usage.over;
+          watch.abort(new Error('The work dir passed its quota.'));
+          return;
+        }
+      }
+    })();
+    let result;
+    try {
+      result = await backend.runCommand({
+        command: pythonCommand(interpreter, code, memoryLimitMb),
+        cwd: dir,
+        timeoutMs,
+        maxOutputBytes,
+        env: { PYTHONIOENCODING: 'utf-8', PYTHONUNBUFFERED: '1', MPLBACKEND: 'Agg' },
+        network: false,
+        isolation,
+        limits: { memoryMb: memoryLimitMb },
+        signal: signal === undefined ? watch.signal : AbortSignal.any([signal, watch.signal]),
+      });
+    } finally {
+      watching = false;
+      stopWaiting();
+      await watcher.catch(() => undefined);
+    }
     const stopped = signal?.aborted === true && !result.timedOut ? 'aborted: The run was stopped because its caller aborted.' : '';
     return {
       stdout: result.stdout,
@@ -208,7 +257,13 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
       timedOut: result.timedOut,
       truncated: result.truncated,
+      ...(overQuota === undefined ? {} : { overQuota }),
     };
+  }
+
+  function quotaMessage(over: 'bytes' | 'entries'): string {
+    const what = over === 'bytes' ? `more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)` : `more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`;
+    return `The code filled its work dir with ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, or delete files once they are no longer needed.`;
   }
 
   async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
@@ -234,6 +289,16 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     try {
       const before = await snapshotWorkDir(workDir.path);
       const outcome = language === 'python' ? await runPython(code, workDir.path, runOptions.signal) : await runJavaScript(code, runOptions.signal);
+      if (language === 'python') {
+        // Measured once more with the code stopped: what it wrote between two checks, or in
+        // the last moments, counts too. Past the quota the work dir is emptied.
+        outcome.overQuota ??= (await measureWorkDir(workDir.path, quota)).over;
+        if (outcome.overQuota !== undefined) {
+          await emptyWorkDir(workDir.path);
+          outcome.exitCode = outcome.exitCode === 0 ? 1 : outcome.exitCode;
+          outcome.stderr = joinText(outcome.stderr, quotaMessage(outcome.overQuota));
+        }
+      }
       const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
       const value: CodeInterpreterValue = {
         code,
@@ -264,7 +329,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
         message: success ? joinText(outcome.stdout, notes) || '(no output)' : joinText(outcome.stdout, outcome.stderr, notes),
         value,
       };
-      if (outcome.timedOut) {
+      if (outcome.timedOut && outcome.overQuota === undefined) {
         result.message = joinText(outcome.stdout, `Timed out after ${timeoutMs} ms and was stopped. Make the code faster or do less per call.`, notes);
         result.error = { type: 'timeout', message: result.message };
       } else if (!success) {

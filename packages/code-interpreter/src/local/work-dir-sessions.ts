@@ -1,7 +1,8 @@
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emitEvent } from '../events.ts';
 import type { CodeInterpreterEventHandler } from '../events.ts';
+import { removeWorkDirTree } from './work-dir-usage.ts';
 
 /** One conversation's work directory. */
 export interface WorkDir {
@@ -54,7 +55,7 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
     sessions.delete(key);
     const session = await pending;
     if (session.timer !== undefined) clearTimeout(session.timer);
-    await rm(session.path, { recursive: true, force: true });
+    await removeWorkDirTree(session.path);
     emitEvent(onEvent, { type: 'work-dir-removed', containerId: session.containerId, reason });
   }
 

@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyWorkDir, measureWorkDir } from './work-dir-usage.ts';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolwire-usage-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const MB = 1024 * 1024;
+const roomy = { maxBytes: 1024 * MB, maxEntries: 100_000 };
+
+describe('measureWorkDir', () => {
+  it('counts what lies at any depth, in allocated blocks', async () => {
+    const dir = await tempDir();
+    let deep = dir;
+    for (let i = 0; i < 20; i++) deep = join(deep, `d${i}`);
+    await mkdir(deep, { recursive: true });
+    await writeFile(join(deep, 'big.bin'), Buffer.alloc(3 * MB, 1));
+    const usage = await measureWorkDir(dir, roomy);
+    expect(usage.entries).toBe(21);
+    expect(usage.bytes).toBeGreaterThanOrEqual(3 * MB);
+    expect(usage.over).toBeUndefined();
+    expect((await measureWorkDir(dir, { maxBytes: 2 * MB, maxEntries: 100 })).over).toBe('bytes');
+  });
+
+  it('counts a sparse file by the space it takes, not its length', async () => {
+    const dir = await tempDir();
+    const file = await open(join(dir, 'sparse.bin'), 'w');
+    await file.truncate(512 * MB);
+    await file.close();
+    const usage = await measureWorkDir(dir, { maxBytes: MB, maxEntries: 10 });
+    expect(usage.over).toBeUndefined();
+    expect(usage.bytes).toBeLessThan(MB);
+  });
+
+  it('stops at the entries bound, and never follows a symlink', async () => {
+    const dir = await tempDir();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => writeFile(join(dir, `f${i}`), '')));
+    await symlink('/usr', join(dir, 'usr'));
+    const usage = await measureWorkDir(dir, { maxBytes: 1024 * MB, maxEntries: 10 });
+    expect(usage).toMatchObject({ over: 'entries', entries: 11 });
+    // /usr holds far more than 51 entries: the link counts as one.
+    expect((await measureWorkDir(dir, roomy)).entries).toBe(51);
+  });
+});
+
+describe('emptyWorkDir', () => {
+  it('empties the dir and keeps it', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'a', 'b'), { recursive: true });
+    await writeFile(join(dir, 'a', 'b', 'x'), 'x');
+    await writeFile(join(dir, 'y'), 'y');
+    await emptyWorkDir(dir);
+    expect(existsSync(dir)).toBe(true);
+    expect((await measureWorkDir(dir, roomy)).entries).toBe(0);
+  });
+
+  it('removes directories sandboxed code made unreadable and unwritable, as a user that is not root', async () => {
+    // As root `rm` ignores modes, so the case is run by an unprivileged uid (root: nobody's).
+    const module = fileURLToPath(new URL('./work-dir-usage.ts', import.meta.url));
+    const script = `
+      import { existsSync } from 'node:fs';
+      import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+      import { tmpdir } from 'node:os';
+      import { join } from 'node:path';
+      const { emptyWorkDir, measureWorkDir, removeWorkDirTree } = await import(${JSON.stringify(module)});
+      const dir = await mkdtemp(join(tmpdir(), 'toolwire-usage-unprivileged-'));
+      const fill = async () => {
+        await mkdir(join(dir, 'locked', 'inner'), { recursive: true });
+        await writeFile(join(dir, 'locked', 'inner', 'data.bin'), Buffer.alloc(2 * 1024 * 1024, 1));
+        await chmod(join(dir, 'locked', 'inner'), 0);
+        await chmod(join(dir, 'locked'), 0o500);
+      };
+      await fill();
+      const measured = await measureWorkDir(dir, { maxBytes: 2 ** 40, maxEntries: 1000 });
+      await emptyWorkDir(dir);
+      const emptied = existsSync(dir) && !existsSync(join(dir, 'locked'));
+      await fill();
+      await chmod(dir, 0o500);
+      await removeWorkDirTree(dir);
+      console.log(JSON.stringify({ measuredBytes: measured.bytes, entries: measured.entries, emptied, removed: !existsSync(dir) }));
+    `;
+    const root = process.getuid?.() === 0;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000, ...(root ? { uid: 65534, gid: 65534 } : {}) });
+    expect(run.stderr).toBe('');
+    const outcome = JSON.parse(run.stdout) as { measuredBytes: number; entries: number; emptied: boolean; removed: boolean };
+    expect(outcome.entries).toBe(3);
+    expect(outcome.measuredBytes).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(outcome.emptied).toBe(true);
+    expect(outcome.removed).toBe(true);
+  });
+});
