@@ -190,7 +190,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
   /** A GET that resumes the stream of `exchange` from `eventId`: scoped to the request, within its budget. */
   async function resume(exchange: Exchange, eventId: string, input: string | URL, init: RequestInit): Promise<Response> {
     // Over (answered, cancelled, failed): the SDK takes 405 for "no stream" and stops.
-    if (exchange.finished) return new Response(null, { status: 405 });
+    if (exchange.finished) return stopped();
     const now = Date.now();
     exchange.resumes = exchange.resumes.filter((at) => now - at < options.streamWindowMs);
     if (exchange.resumes.length >= options.maxStreamOpens) {
@@ -208,9 +208,11 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       response = await fetch(input, { ...init, signal });
     } catch (error) {
       finish(exchange);
-      if (signal.aborted) throw error;
+      if (signal.aborted) return stopped();
       return failedStream(exchange.id, eventId, `the response stream broke before the answer, and resuming it failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}`);
     }
+    // A redirect within the origin is the SDK's to follow (it comes back here, the same resumption).
+    if (response.status >= 300 && response.status < 400) return response;
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       finish(exchange);
@@ -234,10 +236,13 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
             `its event stream ended and was reopened ${streamOpens.length} times within ${options.streamWindowMs / 1000} s; it is not opened again (notifications such as tools/list_changed no longer arrive; refresh() still lists the tools)`,
           );
         }
-        return new Response(null, { status: 405 });
+        return stopped();
       }
       streamOpens.push(now);
-      return fetch(input, init);
+      return fetch(input, init).catch((error: unknown) => {
+        if (init.signal?.aborted === true) return stopped();
+        throw error;
+      });
     }
     const message = typeof init.body === 'string' && method === 'POST' ? readMessage(init.body) : undefined;
     if (message?.method === 'notifications/cancelled') {
@@ -285,6 +290,16 @@ export const BROKEN_STREAM = 'toolwireBrokenStream';
 function failedAnswer(id: unknown, text: string): Uint8Array {
   const answer = { jsonrpc: '2.0', id, error: { code: -32603, message: text, data: { [BROKEN_STREAM]: text } } };
   return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
+}
+
+/**
+ * The answer to a GET that is not to be made or was ended here (405: the SDK takes it for "no
+ * stream" and does not try again). A GET that failed instead would be retried after the delay
+ * the server last asked for (`retry:`, any number of ms): after `close()` a timer nothing
+ * clears would hold the process open that long, for a GET that cannot be sent.
+ */
+function stopped(): Response {
+  return new Response(null, { status: 405 });
 }
 
 /** An event with id `eventId` and no message (the SDK skips it), after blank lines that end any event before it. */

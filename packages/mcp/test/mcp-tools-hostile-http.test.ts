@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { executeToolCall, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,5 +249,25 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
     expect(result.message).toContain('was closed');
     expect(await eventually(() => server.openSockets() === 0)).toBe(true);
+  });
+});
+
+describe('a tool set closed while a call\'s stream is being resumed', () => {
+  it('leaves nothing that keeps the host process alive (a retry delay of ten minutes)', { timeout: 30_000 }, async () => {
+    // Before: the GET, aborted by close(), failed, and the SDK set a timer to try it again
+    // after the server's last `retry:` delay; nothing cleared it, and the host stayed up ten minutes.
+    const from = server.resumes.length;
+    const host = spawn(process.execPath, ['--conditions=@toolwire/source', join(import.meta.dirname, 'fixtures', 'closing-host.ts'), server.url('late_retry')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const exited = new Promise<number | null>((resolve) => host.on('exit', (code) => resolve(code)));
+      expect(await eventually(() => server.resumes.slice(from).some((resume) => resume.lastEventId === 'late-1'), 15_000)).toBe(true);
+      // Time for the host to read the new delay from the server's stream.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      host.stdin.write('close\n');
+      const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
+      expect(await Promise.race([exited, bound])).toBe(0);
+    } finally {
+      host.kill('SIGKILL');
+    }
   });
 });
