@@ -99,6 +99,7 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
   // output after the exit is read while it flows, for PIPES_AFTER_EXIT_MS at most.
   const pipes = options.isolation === 'none' ? closePipesAfterExit(child, { graceMs: KILL_GRACE_MS, capMs: PIPES_AFTER_EXIT_MS }) : undefined;
   let killed = false;
+  let leftoversKilled = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
   let spawnError: string | undefined;
@@ -157,6 +158,12 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
         if (mark !== undefined) void signalMarkedProcesses(mark, 'SIGKILL').catch(() => 0);
         pipes?.closeSoon();
       }, KILL_GRACE_MS);
+    } else if (!leftoversKilled && mark !== undefined) {
+      // It exited on its own, and what it left (outside its group, holding its pipes) goes
+      // now, not when the pipes are given up on.
+      leftoversKilled = true;
+      void signalMarkedProcesses(mark, 'SIGKILL').catch(() => 0);
+      pipes?.closeSoon();
     }
     return exited;
   };
