@@ -127,6 +127,9 @@ describe('spawnSandboxed', () => {
       while (out.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
       const pids = out.trim().split('\n').map(Number);
       leftovers.push(...pids);
+      // `$!` is printed right after the fork: each becomes `sleep` once `setsid` or the subshell has
+      // exec'd it, which a loaded machine may not have done yet.
+      for (let i = 0; i < 250 && !pids.every(sleeping); i++) await new Promise((resolve) => setTimeout(resolve, 20));
       return pids;
     };
     try {
