@@ -872,17 +872,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
   private keepCode(c: number): void {
-    if (this.pending === this.codes.length) {
-      if (this.codes.length === 0) {
-        this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
-      } else {
-        this.flushCodes();
-        // At the bound: no shortcut, so that the next push (the general one) gives the frame up.
-        if (this.frame !== undefined && this.frame.length >= this.maxCall) this.fast = FAST_NONE;
-      }
-    }
+    if (this.pending === this.codes.length) this.makeRoom();
     if ((c & 0xf800) === 0xd800) this.surrogates = true;
     this.codes[this.pending++] = c;
+  }
+
+  /**
+   * Makes room in `codes` for one more character: takes a buffer, or joins the full one to the
+   * frame's text (a function of its own, so that `keepCode`, inlined into `push`, stays small).
+   */
+  private makeRoom(): void {
+    if (this.codes.length === 0) {
+      this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
+      return;
+    }
+    this.flushCodes();
+    // At the bound: no shortcut, so that the next push (the general one) gives the frame up.
+    if (this.frame !== undefined && this.frame.length >= this.maxCall) this.fast = FAST_NONE;
   }
 
   /** Appends the characters kept in `codes` to the open frame's text (and brings its `length` and `prev` up to date). */
@@ -963,13 +969,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     // No shortcut while the chunk is scanned: the frame changes, and a push from a sink method must fail.
     this.fast = FAST_NONE;
     if (sink === undefined) {
-      this.scanBounded(chunk);
+      const events = this.scanOther(chunk);
       this.updateFast();
-      return this.takeEvents();
+      return events;
     }
     this.sink = sink;
     try {
-      this.scanBounded(chunk);
+      this.scanOther(chunk);
     } finally {
       this.sink = undefined;
     }
@@ -977,26 +983,21 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     return noEvents();
   }
 
-  /**
-   * `scanOther`, with the open frame given up before when the one-character paths grew it to
-   * the bound, and after when the chunk did: the bound is checked where a frame grows by a
-   * chunk or a buffer of codes, never per character.
-   */
-  private scanBounded(chunk: string): void {
-    if (this.frame !== undefined && this.frame.length + this.pending >= this.maxCall) this.overflowHeld();
-    this.scanOther(chunk);
-    if (this.frame !== undefined && this.frame.length + this.pending >= this.maxCall) this.overflowHeld();
-  }
-
-  /** `pushOther` once the chunk may be scanned (its events are taken by the caller). */
-  private scanOther(chunk: string): void {
+  /** `pushOther` once the chunk may be scanned. */
+  private scanOther(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
+    if (frame !== undefined && frame.length + this.pending >= this.maxCall) {
+      // The one-character paths grew the frame to the bound (see `makeRoom`): it is given up first.
+      this.overflowHeld();
+      this.scanChunk(chunk);
+      return this.takeEvents();
+    }
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
         if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) {
           this.keepBlockCharacter(frame, chunk);
-          return;
+          return noEvents();
         }
       } else {
         if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
@@ -1005,14 +1006,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           this.keepCode(chunk.charCodeAt(0));
           const id = frame.id;
           if (id !== undefined) this.emitDeltaText(id, chunk);
-          return;
+          return this.takeEvents();
         }
         if (frame.kind === 'call' && frame.status === 'closed' && frame.length === frame.argsOffset && this.pending < this.codes.length) {
           // All of the call's arguments came a character at a time (most streamed calls):
           // they are read from one new string of their codes and the `)`.
           this.frame = undefined;
           this.closeStreamedCall(frame);
-          return;
+          return this.takeEvents();
         }
         if (this.pending !== 0) this.flushCodes();
         this.frame = undefined;
@@ -1020,11 +1021,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         const at = this.finish(frame, chunk, 0, end);
         if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
         if (at < chunk.length) this.drive(chunk, at);
-        return;
+        return this.takeEvents();
       }
     }
     if (this.pending !== 0) this.flushCodes();
     this.scanChunk(chunk);
+    return this.takeEvents();
   }
 
   /**
@@ -1162,6 +1164,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
+        if (frame.length >= this.maxCall) this.overflowHeld();
       } else {
         this.frame = undefined;
         this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
@@ -1174,6 +1177,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
+        if (frame.length >= this.maxCall) this.overflowHeld();
       } else {
         this.frame = undefined;
         const at = this.finish(frame, chunk, 0, end);
@@ -2332,6 +2336,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (past < 0) {
       frame.received += chunk;
       frame.length += chunk.length;
+      if (frame.length >= this.maxCall) this.overflowHeld();
       return;
     }
     this.frame = undefined;
