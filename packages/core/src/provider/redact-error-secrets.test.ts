@@ -26,3 +26,31 @@ describe('redactErrorSecrets', () => {
     expect(error.message).toBe('token [redacted]');
   });
 });
+
+describe('redactErrorSecrets, other spellings and fields', () => {
+  const KEY = 'sk-proj-Zx8+Qw/4Er7Ty1Ui5Op9As3Df6Gh2Jk';
+
+  it('hides the key percent-encoded, JSON-escaped, base64 in a Basic credential and cut, in the message, the stack and the cause', () => {
+    const cause = new Error(`upstream said {"detail":"key ${KEY.replaceAll('/', '\\/')} refused"} for ?key=${encodeURIComponent(KEY)}`);
+    const error = new ProviderError({
+      provider: 'acme',
+      message: `Basic ${Buffer.from(`me:${KEY}`).toString('base64')} and ${KEY.slice(0, 16)}...`,
+      cause,
+    });
+    redactErrorSecrets(error, [KEY]);
+    for (const text of [error.message, error.stack, cause.message, cause.stack]) {
+      expect(text).not.toContain(KEY.slice(8, 18));
+      expect(text).not.toContain(encodeURIComponent(KEY).slice(8, 18));
+      expect(text).not.toContain(Buffer.from(`me:${KEY}`).toString('base64').slice(8, 20));
+    }
+    expect(error.message).toBe('Basic [redacted] and [redacted]...');
+  });
+
+  it('hides the key in the data an error carries (its code, a parsed body), which a logger prints', () => {
+    const cause = Object.assign(new Error('401'), { error: { message: `bad key ${KEY}`, details: [{ hint: KEY.toUpperCase() }] }, headers: new Headers() });
+    const error = new ProviderError({ provider: 'acme', message: 'refused', code: KEY, cause });
+    redactErrorSecrets(error, [KEY]);
+    expect(error.code).toBe('[redacted]');
+    expect(cause.error).toEqual({ message: 'bad key [redacted]', details: [{ hint: '[redacted]' }] });
+  });
+});

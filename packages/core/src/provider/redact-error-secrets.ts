@@ -1,34 +1,66 @@
-/** What stands where a secret was. */
-const REDACTED = '[redacted]';
+import { createSecretRedactor } from './secret-redactor.ts';
+import type { SecretRedactor } from './secret-redactor.ts';
 
-/** Shorter values are left alone: they would redact ordinary words. */
-const MIN_SECRET_LENGTH = 8;
-
-function redactText(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  return result;
-}
+/** How far down a `cause` chain, and into the data an error carries, redaction goes. */
+const MAX_CAUSES = 16;
+const MAX_DATA_DEPTH = 8;
+const MAX_DATA_VALUES = 10_000;
 
 /**
- * Replaces every secret (an API key, a token from a header) in the message and stack of
- * `error` and of each error in its `cause` chain with `[redacted]`, in place, and returns
- * `error`. A server or a proxy may echo the credential it was sent (`Incorrect API key
- * provided: sk-…`), and the error of a provider is logged by whoever catches it. Secrets
- * shorter than 8 characters are not redacted.
+ * Replaces every secret (an API key, a token from a header) with `[redacted]`, in place, in
+ * `error` and each error of its `cause` chain: the message, the stack, and the strings among
+ * the data the error carries (its own fields, such as `code`, and the plain objects and
+ * arrays under them, such as the SDK's parsed error body): whatever a logger that prints
+ * the error would show. Every spelling `createSecretRedactor` knows is covered (any case,
+ * percent-encoded, JSON-escaped, inside a Basic credential, cut). Returns `error`. A server
+ * or a proxy may echo the credential it was sent (`Incorrect API key provided: sk-…`), and
+ * the error of a provider is logged by whoever catches it. Secrets shorter than 8
+ * characters are not redacted.
  */
-export function redactErrorSecrets<E>(error: E, secrets: readonly (string | undefined)[]): E {
-  const used = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET_LENGTH);
-  if (used.length === 0) return error;
+export function redactErrorSecrets<E>(error: E, secrets: readonly (string | undefined)[] | SecretRedactor): E {
+  const redact = typeof secrets === 'function' ? secrets : createSecretRedactor(secrets);
+  const budget = { values: MAX_DATA_VALUES };
+  const seen = new Set<object>();
   let current: unknown = error;
-  for (let depth = 0; depth < 16 && current instanceof Error; depth++) {
-    const message = redactText(current.message, used);
+  for (let depth = 0; depth < MAX_CAUSES && current instanceof Error && !seen.has(current); depth++) {
+    seen.add(current);
+    const message = redact(current.message);
     if (message !== current.message) current.message = message;
     if (typeof current.stack === 'string') {
-      const stack = redactText(current.stack, used);
+      const stack = redact(current.stack);
       if (stack !== current.stack) current.stack = stack;
     }
+    redactFields(current, redact, 0, seen, budget);
     current = current.cause;
   }
   return error;
+}
+
+/** Redacts the strings among the own enumerable fields of `value`, into plain objects and arrays. */
+function redactFields(value: object, redact: SecretRedactor, depth: number, seen: Set<object>, budget: { values: number }): void {
+  if (depth >= MAX_DATA_DEPTH) return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    if (--budget.values < 0) return;
+    const field = record[key];
+    if (typeof field === 'string') {
+      const clean = redact(field);
+      if (clean !== field) {
+        try {
+          record[key] = clean;
+        } catch {
+          // A frozen or read-only field stays; what could not be cleaned is left as it is.
+        }
+      }
+    } else if (typeof field === 'object' && field !== null && !seen.has(field) && !(field instanceof Error) && isPlainData(field)) {
+      seen.add(field);
+      redactFields(field, redact, depth + 1, seen, budget);
+    }
+  }
+}
+
+function isPlainData(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

@@ -52,7 +52,7 @@ describe('redactSecretText', () => {
   it('leaves text without the secret, and short or missing secrets, alone', () => {
     const text = 'Incorrect API key provided. See https://platform.openai.com/account/api-keys \\/ %2F &#47; \\\\';
     expect(redactSecretText(text, [KEY, HEX, undefined, 'short'])).toBe(text);
-    expect(redactSecretText(`short ${'abc'}`, ['abc'])).toBe('short abc');
+    expect(redactSecretText('short abc', ['abc'])).toBe('short abc');
     expect(createSecretRedactor([])('any text')).toBe('any text');
   });
 
