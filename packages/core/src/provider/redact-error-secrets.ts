@@ -24,11 +24,12 @@ export function redactErrorSecrets<E>(error: E, secrets: readonly (string | unde
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSES && current instanceof Error && !seen.has(current); depth++) {
     seen.add(current);
-    const message = redact(current.message);
-    if (message !== current.message) current.message = message;
-    if (typeof current.stack === 'string') {
-      const stack = redact(current.stack);
-      if (stack !== current.stack) current.stack = stack;
+    for (const key of ['message', 'stack'] as const) {
+      const text = current[key];
+      if (typeof text !== 'string') continue;
+      const clean = redact(text);
+      // An own data property, whatever the prototype holds (a `DOMException`'s message is a getter).
+      if (clean !== text) define(current, key, clean);
     }
     redactFields(current, redact, 0, seen, budget);
     current = current.cause;
@@ -45,13 +46,7 @@ function redactFields(value: object, redact: SecretRedactor, depth: number, seen
     const field = record[key];
     if (typeof field === 'string') {
       const clean = redact(field);
-      if (clean !== field) {
-        try {
-          record[key] = clean;
-        } catch {
-          // A frozen or read-only field stays; what could not be cleaned is left as it is.
-        }
-      }
+      if (clean !== field) define(record, key, clean);
     } else if (typeof field === 'object' && field !== null && !seen.has(field) && !(field instanceof Error) && isPlainData(field)) {
       seen.add(field);
       redactFields(field, redact, depth + 1, seen, budget);
@@ -63,4 +58,12 @@ function isPlainData(value: object): boolean {
   if (Array.isArray(value)) return true;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+function define(target: object, key: string, value: string): void {
+  try {
+    Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: Object.prototype.propertyIsEnumerable.call(target, key) });
+  } catch {
+    // A frozen object keeps its field: nothing else can be done with it.
+  }
 }
