@@ -309,6 +309,10 @@ class SecretAutomaton {
   }
 }
 
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
 function isBase64Char(code: number): boolean {
   return (
     (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2f || code === 0x3d || code === 0x2d || code === 0x5f
@@ -332,9 +336,16 @@ function redactWith(text: string, automaton: SecretAutomaton): string {
     let end = spans[i + 1] ?? 0;
     if (end <= copied) continue;
     start = Math.max(start, copied);
-    // Padding (`=`) only ends a value: to the left it is a name's `=` (`token=…`).
-    while (start > copied && isBase64Char(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d) start--;
-    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    // Blank space at a span's edges (a piece of `Bearer sk-…`) tells nothing: it stays.
+    while (start < end && isBlank(text.charCodeAt(start))) start++;
+    while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
+    // Only a span that begins or ends inside a token widens there (one that begins with the
+    // secret's own space leaves the word before it). Padding (`=`) only ends a value: to the
+    // left it is a name's `=` (`token=…`).
+    if (isBase64Char(text.charCodeAt(start))) {
+      while (start > copied && isBase64Char(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d) start--;
+    }
+    if (isBase64Char(text.charCodeAt(end - 1))) while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
     out += text.slice(copied, start) + REDACTED;
     copied = end;
   }
