@@ -56,6 +56,10 @@ describe('redactSecretText', () => {
     expect(createSecretRedactor([])('any text')).toBe('any text');
   });
 
+  it('keeps escapes that escape nothing as they are, and still finds the key after them', () => {
+    expect(redactSecretText(`C:\\\\dir\\${KEY} %zz &#; &#x; \\q`, [KEY])).toBe('C:\\\\dir\\[redacted] %zz &#; &#x; \\q');
+  });
+
   it('stays linear on long texts full of near matches and broken escapes', () => {
     const redact = createSecretRedactor([KEY, HEX]);
     const near = `${KEY.slice(0, 9)}#`.repeat(100_000) + '\\'.repeat(200_000) + '%25'.repeat(100_000) + '&#'.repeat(100_000) + KEY;

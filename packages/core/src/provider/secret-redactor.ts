@@ -86,15 +86,13 @@ function base64Cores(secret: string): string[] {
 // ── Units: one character of the text as it means, with where it is spelled ─────────────
 
 /**
- * The text as a run of units, each one character after decoding one escape or encoding
- * (`%2F`, `\/`, `\u002F`, `&#47;`) or a plain character. `starts[k]` is where unit `k`
- * begins in the text (`starts[count]` is the text's length); `codes[k]` what it means.
- * Every character is looked at a bounded number of times.
+ * The unit that begins at a position: one character after decoding one escape or encoding
+ * (`%2F`, `\/`, `\u002F`, `&#47;`), or a plain character. Reused for every unit (no
+ * allocation per character).
  */
-interface Units {
-  codes: Int32Array;
-  starts: Int32Array;
-  count: number;
+interface Unit {
+  code: number;
+  end: number;
 }
 
 function hexValue(code: number): number {
@@ -119,78 +117,68 @@ function isAsciiPunctuation(code: number): boolean {
   return (code >= 0x21 && code <= 0x2f) || (code >= 0x3a && code <= 0x40) || (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0x7e);
 }
 
-function decodeUnits(text: string): Units {
+/**
+ * Reads the unit at `i` into `unit`. `plainUntil`: the end of a run of backslashes already
+ * found to escape nothing, whose backslashes are plain units (so a long run is scanned once).
+ * Every character is looked at a bounded number of times.
+ */
+function readUnit(text: string, i: number, plainUntil: number, unit: Unit): number {
   const length = text.length;
-  const codes = new Int32Array(length);
-  const starts = new Int32Array(length + 1);
-  let count = 0;
-  let i = 0;
-  while (i < length) {
-    const code = text.charCodeAt(i);
-    let value = code;
-    let end = i + 1;
-    if (code === 0x25) {
-      // `%2F`, and `%252F` (encoded twice) or deeper.
-      let byte = hexAt(text, i + 1, 2);
-      if (byte >= 0) {
-        end = i + 3;
-        while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
-          byte = hexAt(text, end, 2);
-          end += 2;
-        }
-        value = byte;
+  const code = text.charCodeAt(i);
+  unit.code = code;
+  unit.end = i + 1;
+  if (code === 0x25) {
+    // `%2F`, and `%252F` (encoded twice) or deeper.
+    let byte = hexAt(text, i + 1, 2);
+    if (byte >= 0) {
+      let end = i + 3;
+      while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
+        byte = hexAt(text, end, 2);
+        end += 2;
       }
-    } else if (code === 0x5c) {
-      // A run of backslashes (one per level of string nesting) and then an escape.
-      let run = i;
-      while (run < length && text.charCodeAt(run) === 0x5c) run++;
-      const next = run < length ? text.charCodeAt(run) : -1;
-      let escaped = -1;
-      let escapeEnd = run + 1;
-      if (next === 0x75) {
-        escaped = hexAt(text, run + 1, 4);
-        escapeEnd = run + 5;
-      } else if (next === 0x78) {
-        escaped = hexAt(text, run + 1, 2);
-        escapeEnd = run + 3;
-      } else if (isAsciiPunctuation(next)) {
-        escaped = next;
-      }
-      if (escaped >= 0) {
-        value = escaped;
-        end = escapeEnd;
-      } else {
-        // Plain backslashes: one unit each, all of the run at once (never looked at again).
-        for (let k = i; k < run; k++) {
-          codes[count] = 0x5c;
-          starts[count++] = k;
-        }
-        i = run;
-        continue;
-      }
-    } else if (code === 0x26 && i + 2 < length && text.charCodeAt(i + 1) === 0x23) {
-      // `&#47;` or `&#x2F;` (at most 6 digits).
-      const hex = text.charCodeAt(i + 2) === 0x78 || text.charCodeAt(i + 2) === 0x58;
-      let at = hex ? i + 3 : i + 2;
-      const first = at;
-      let number = 0;
-      while (at < length && at - first < 6) {
-        const digit = hex ? hexValue(text.charCodeAt(at)) : text.charCodeAt(at) - 0x30;
-        if (digit < 0 || digit > (hex ? 15 : 9)) break;
-        number = number * (hex ? 16 : 10) + digit;
-        at++;
-      }
-      if (at > first && at < length && text.charCodeAt(at) === 0x3b) {
-        value = number;
-        end = at + 1;
-      }
+      unit.code = byte;
+      unit.end = end;
     }
-    codes[count] = value;
-    starts[count++] = i;
-    i = end;
+  } else if (code === 0x5c && i >= plainUntil) {
+    // A run of backslashes (one per level of string nesting) and then an escape.
+    let run = i;
+    while (run < length && text.charCodeAt(run) === 0x5c) run++;
+    const next = run < length ? text.charCodeAt(run) : -1;
+    let escaped = -1;
+    let end = run + 1;
+    if (next === 0x75) {
+      escaped = hexAt(text, run + 1, 4);
+      end = run + 5;
+    } else if (next === 0x78) {
+      escaped = hexAt(text, run + 1, 2);
+      end = run + 3;
+    } else if (isAsciiPunctuation(next)) {
+      escaped = next;
+    }
+    if (escaped >= 0) {
+      unit.code = escaped;
+      unit.end = end;
+    } else {
+      return run;
+    }
+  } else if (code === 0x26 && i + 2 < length && text.charCodeAt(i + 1) === 0x23) {
+    // `&#47;` or `&#x2F;` (at most 5 digits).
+    const hex = text.charCodeAt(i + 2) === 0x78 || text.charCodeAt(i + 2) === 0x58;
+    let at = hex ? i + 3 : i + 2;
+    const first = at;
+    let number = 0;
+    while (at < length && at - first < 5) {
+      const digit = hex ? hexValue(text.charCodeAt(at)) : text.charCodeAt(at) - 0x30;
+      if (digit < 0 || digit > (hex ? 15 : 9)) break;
+      number = number * (hex ? 16 : 10) + digit;
+      at++;
+    }
+    if (at > first && at < length && text.charCodeAt(at) === 0x3b) {
+      unit.code = number;
+      unit.end = at + 1;
+    }
   }
-  starts[count] = length;
-  return { codes, starts, count };
+  return plainUntil;
 }
 
 // ── Matching: every run of `fragment` or more units that is a piece of a secret ────────
@@ -205,6 +193,8 @@ class SecretAutomaton {
   /** The alphabet index of each ASCII code (-1: in no secret), the hot path's lookup. */
   readonly #ascii = new Int32Array(128);
   readonly #size: number;
+  /** Where each of the last units began, for the start of a piece that ends at the current one. */
+  readonly #ring: Int32Array;
   readonly #next: Int32Array;
   readonly #link: Int32Array;
   readonly #length: Int32Array;
@@ -258,26 +248,37 @@ class SecretAutomaton {
       last = current;
     }
     this.#size = size;
+    this.#ring = new Int32Array(codes.length + 1);
     this.#next = next;
     this.#link = link;
     this.#length = length;
   }
 
-  /** Adds the `[start, end)` text spans of every piece of at least `fragment` units to `spans`, by start. */
-  collect(units: Units, spans: number[]): void {
+  /**
+   * Adds the `[start, end)` text spans of every piece of at least `fragment` units to
+   * `spans`, by start. Units are decoded as they are read; only the starts of the last
+   * `longest` units are kept (no piece is longer), so memory does not grow with the text.
+   */
+  collect(text: string, spans: number[]): void {
     const size = this.#size;
     const next = this.#next;
     const link = this.#link;
     const stateLength = this.#length;
     const ascii = this.#ascii;
     const fragment = this.fragment;
-    const { codes, starts, count } = units;
+    const ring = this.#ring;
+    const ringSize = ring.length;
+    const unit: Unit = { code: 0, end: 0 };
     let state = 0;
     let matched = 0;
     let openStart = -1;
     let openEnd = -1;
-    for (let k = 0; k < count; k++) {
-      const code = codes[k] ?? 0;
+    let plainUntil = 0;
+    let k = 0;
+    for (let i = 0; i < text.length; i = unit.end, k++) {
+      plainUntil = readUnit(text, i, plainUntil, unit);
+      ring[k % ringSize] = i;
+      const code = unit.code;
       const c = code < 128 ? (ascii[code] ?? -1) : (this.#alphabet.get(fold(code)) ?? -1);
       if (c < 0) {
         state = 0;
@@ -296,16 +297,16 @@ class SecretAutomaton {
         }
       }
       if (matched < fragment) continue;
-      const first = k - matched + 1;
+      const first = ring[(k - matched + 1) % ringSize] ?? 0;
       if (openStart >= 0 && first <= openEnd) {
-        openEnd = k + 1;
+        openEnd = unit.end;
       } else {
-        if (openStart >= 0) spans.push(starts[openStart] ?? 0, starts[openEnd] ?? 0);
+        if (openStart >= 0) spans.push(openStart, openEnd);
         openStart = first;
-        openEnd = k + 1;
+        openEnd = unit.end;
       }
     }
-    if (openStart >= 0) spans.push(starts[openStart] ?? 0, starts[openEnd] ?? 0);
+    if (openStart >= 0) spans.push(openStart, openEnd);
   }
 }
 
@@ -327,7 +328,7 @@ function isBase64Char(code: number): boolean {
 function redactWith(text: string, automaton: SecretAutomaton): string {
   if (text.length < MIN_FRAGMENT) return text;
   const spans: number[] = [];
-  automaton.collect(decodeUnits(text), spans);
+  automaton.collect(text, spans);
   if (spans.length === 0) return text;
   let out = '';
   let copied = 0;
