@@ -51,7 +51,7 @@ beforeAll(async () => {
       const key = (req.headers.authorization ?? '').replace(/^Bearer /u, '') || String(req.headers['api-key']);
       const text = spellings(key)[next.spelling] ?? '';
       if (next.how === 'json') {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: text, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        res.writeHead(401, { 'content-type': 'application/json', 'x-seen-credential': text }).end(JSON.stringify({ error: { message: text, type: 'invalid_request_error', code: 'invalid_api_key' } }));
       } else if (next.how === 'text') {
         res.writeHead(502, { 'content-type': 'text/html' }).end(`<html><body><h1>502 Bad Gateway</h1><p>${text}</p></body></html>`);
       } else {

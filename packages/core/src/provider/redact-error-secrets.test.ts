@@ -47,10 +47,11 @@ describe('redactErrorSecrets, other spellings and fields', () => {
   });
 
   it('hides the key in the data an error carries (its code, a parsed body), which a logger prints', () => {
-    const cause = Object.assign(new Error('401'), { error: { message: `bad key ${KEY}`, details: [{ hint: KEY.toUpperCase() }] }, headers: new Headers() });
+    const cause = Object.assign(new Error('401'), { error: { message: `bad key ${KEY}`, details: [{ hint: KEY.toUpperCase() }] }, headers: new Response(null, { headers: { 'x-seen-key': KEY, 'x-request-id': 'req_1' } }).headers });
     const error = new ProviderError({ provider: 'acme', message: 'refused', code: KEY, cause });
     redactErrorSecrets(error, [KEY]);
     expect(error.code).toBe('[redacted]');
     expect(cause.error).toEqual({ message: 'bad key [redacted]', details: [{ hint: '[redacted]' }] });
+    expect(Object.fromEntries(cause.headers)).toEqual({ 'x-seen-key': '[redacted]', 'x-request-id': 'req_1' });
   });
 });

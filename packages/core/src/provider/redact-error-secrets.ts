@@ -10,9 +10,10 @@ const MAX_DATA_VALUES = 10_000;
  * Replaces every secret (an API key, a token from a header) with `[redacted]`, in place, in
  * `error` and each error of its `cause` chain: the message, the stack, and the strings among
  * the data the error carries (its own fields, such as `code`, and the plain objects and
- * arrays under them, such as the SDK's parsed error body): whatever a logger that prints
- * the error would show. Every spelling `createSecretRedactor` knows is covered (any case,
- * percent-encoded, JSON-escaped, inside a Basic credential, cut). Returns `error`. A server
+ * arrays under them, such as the SDK's parsed error body, and response `Headers`, replaced
+ * by a redacted copy): whatever a logger that prints the error would show. Every spelling
+ * `createSecretRedactor` knows is covered (any case, percent-encoded, JSON-escaped, inside
+ * a Basic credential, cut). Returns `error`. A server
  * or a proxy may echo the credential it was sent (`Incorrect API key provided: sk-…`), and
  * the error of a provider is logged by whoever catches it. Secrets shorter than 8
  * characters are not redacted.
@@ -47,6 +48,10 @@ function redactFields(value: object, redact: SecretRedactor, depth: number, seen
     if (typeof field === 'string') {
       const clean = redact(field);
       if (clean !== field) define(record, key, clean);
+    } else if (field instanceof Headers) {
+      // A response's headers (the SDK's `APIError.headers`) are read-only: a copy takes their place.
+      const clean = redactHeaders(field, redact);
+      if (clean !== field) define(record, key, clean);
     } else if (typeof field === 'object' && field !== null && !seen.has(field) && !(field instanceof Error) && isPlainData(field)) {
       seen.add(field);
       redactFields(field, redact, depth + 1, seen, budget);
@@ -60,7 +65,19 @@ function isPlainData(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-function define(target: object, key: string, value: string): void {
+/** `headers`, or a copy with the secrets redacted from its values when it holds any. */
+function redactHeaders(headers: Headers, redact: SecretRedactor): Headers {
+  let copy: Headers | undefined;
+  for (const [name, value] of headers) {
+    const clean = redact(value);
+    if (clean === value) continue;
+    copy ??= new Headers(headers);
+    copy.set(name, clean);
+  }
+  return copy ?? headers;
+}
+
+function define(target: object, key: string, value: unknown): void {
   try {
     Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: Object.prototype.propertyIsEnumerable.call(target, key) });
   } catch {
