@@ -55,3 +55,22 @@ describe('redactErrorSecrets, other spellings and fields', () => {
     expect(Object.fromEntries(cause.headers)).toEqual({ 'x-seen-key': '[redacted]', 'x-request-id': 'req_1' });
   });
 });
+
+describe('redactErrorSecrets on long texts', () => {
+  it('redacts a long message, its copy in the stack and in a parsed body, reading each once', () => {
+    const key = 'sk-long-Zx8Qw4Er7Ty1Ui5Op9As3Df6';
+    const text = `${'x'.repeat(3000)} ${key} ${'y'.repeat(3000)} ${encodeURIComponent(key)}`;
+    const cause = Object.assign(new Error(text), { error: { message: text } });
+    const error = new ProviderError({ provider: 'acme', message: text, cause });
+    let calls = 0;
+    const counted = (t: string) => {
+      calls++;
+      return t.split(key).join('[redacted]');
+    };
+    redactErrorSecrets(error, counted);
+    for (const shown of [error.message, error.stack ?? '', cause.message, cause.stack ?? '', cause.error.message]) expect(shown).not.toContain(key);
+    expect(error.stack).toContain('\n    at ');
+    // The message once, the short parts of the two stacks around it, the error's own short fields.
+    expect(calls).toBeLessThan(12);
+  });
+});

@@ -19,23 +19,53 @@ const MAX_DATA_VALUES = 10_000;
  * characters are not redacted.
  */
 export function redactErrorSecrets<E>(error: E, secrets: readonly (string | undefined)[] | SecretRedactor): E {
-  const redact = typeof secrets === 'function' ? secrets : createSecretRedactor(secrets);
+  const redact = remembering(typeof secrets === 'function' ? secrets : createSecretRedactor(secrets));
   const budget = { values: MAX_DATA_VALUES };
   const seen = new Set<object>();
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSES && current instanceof Error && !seen.has(current); depth++) {
     seen.add(current);
-    for (const key of ['message', 'stack'] as const) {
-      const text = current[key];
-      if (typeof text !== 'string') continue;
-      const clean = redact(text);
-      // An own data property, whatever the prototype holds (a `DOMException`'s message is a getter).
-      if (clean !== text) define(current, key, clean);
+    const message = current.message;
+    const cleanMessage = typeof message === 'string' ? redact(message) : message;
+    // An own data property, whatever the prototype holds (a `DOMException`'s message is a getter).
+    if (cleanMessage !== message) define(current, 'message', cleanMessage);
+    const stack = current.stack;
+    if (typeof stack === 'string') {
+      const cleanStack = redactStack(stack, message, cleanMessage, redact);
+      if (cleanStack !== stack) define(current, 'stack', cleanStack);
     }
     redactFields(current, redact, 0, seen, budget);
     current = current.cause;
   }
   return error;
+}
+
+/**
+ * A stack begins with the message it was made with (`Name: message\n    at …`): a long
+ * message is not read twice (an upstream's error body is the message of the SDK's error, the
+ * body's `message` and both stacks: megabytes, four times).
+ */
+function redactStack(stack: string, message: unknown, cleanMessage: unknown, redact: SecretRedactor): string {
+  if (typeof message !== 'string' || typeof cleanMessage !== 'string' || message.length < LONG_TEXT) return redact(stack);
+  const at = stack.indexOf(message);
+  if (at < 0) return redact(stack);
+  return redact(stack.slice(0, at)) + cleanMessage + redact(stack.slice(at + message.length));
+}
+
+/** Texts this long are remembered with their redaction, for the copies an error holds of them. */
+const LONG_TEXT = 1024;
+
+function remembering(redact: SecretRedactor): SecretRedactor {
+  const remembered = new Map<string, string>();
+  return (text) => {
+    if (text.length < LONG_TEXT) return redact(text);
+    let clean = remembered.get(text);
+    if (clean === undefined) {
+      clean = redact(text);
+      remembered.set(text, clean);
+    }
+    return clean;
+  };
 }
 
 /** Redacts the strings among the own enumerable fields of `value`, into plain objects and arrays. */

@@ -275,10 +275,18 @@ class SecretAutomaton {
     let openEnd = -1;
     let plainUntil = 0;
     let k = 0;
-    for (let i = 0; i < text.length; i = unit.end, k++) {
-      plainUntil = readUnit(text, i, plainUntil, unit);
+    let end: number;
+    for (let i = 0; i < text.length; i = end, k++) {
+      let code = text.charCodeAt(i);
+      // Only `%`, `\` and `&` can begin an encoded character.
+      if (code === 0x25 || code === 0x5c || code === 0x26) {
+        plainUntil = readUnit(text, i, plainUntil, unit);
+        code = unit.code;
+        end = unit.end;
+      } else {
+        end = i + 1;
+      }
       ring[k % ringSize] = i;
-      const code = unit.code;
       const c = code < 128 ? (ascii[code] ?? -1) : (this.#alphabet.get(fold(code)) ?? -1);
       if (c < 0) {
         state = 0;
@@ -299,11 +307,11 @@ class SecretAutomaton {
       if (matched < fragment) continue;
       const first = ring[(k - matched + 1) % ringSize] ?? 0;
       if (openStart >= 0 && first <= openEnd) {
-        openEnd = unit.end;
+        openEnd = end;
       } else {
         if (openStart >= 0) spans.push(openStart, openEnd);
         openStart = first;
-        openEnd = unit.end;
+        openEnd = end;
       }
     }
     if (openStart >= 0) spans.push(openStart, openEnd);
