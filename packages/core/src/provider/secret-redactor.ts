@@ -274,9 +274,9 @@ class SecretAutomaton {
     let openStart = -1;
     let openEnd = -1;
     let plainUntil = 0;
-    let k = 0;
+    let slot = 0;
     let end: number;
-    for (let i = 0; i < text.length; i = end, k++) {
+    for (let i = 0; i < text.length; i = end, slot = slot + 1 === ringSize ? 0 : slot + 1) {
       let code = text.charCodeAt(i);
       // Only `%`, `\` and `&` can begin an encoded character.
       if (code === 0x25 || code === 0x5c || code === 0x26) {
@@ -286,7 +286,7 @@ class SecretAutomaton {
       } else {
         end = i + 1;
       }
-      ring[k % ringSize] = i;
+      ring[slot] = i;
       const c = code < 128 ? (ascii[code] ?? -1) : (this.#alphabet.get(fold(code)) ?? -1);
       if (c < 0) {
         state = 0;
@@ -305,7 +305,7 @@ class SecretAutomaton {
         }
       }
       if (matched < fragment) continue;
-      const first = ring[(k - matched + 1) % ringSize] ?? 0;
+      const first = ring[(slot - matched + 1 + ringSize) % ringSize] ?? 0;
       if (openStart >= 0 && first <= openEnd) {
         openEnd = end;
       } else {
