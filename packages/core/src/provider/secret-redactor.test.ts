@@ -49,6 +49,19 @@ describe('redactSecretText', () => {
     expect(redactSecretText(`?key=${encodeURIComponent(KEY).slice(0, 19)}`, [KEY])).toBe('?key=[redacted]');
   });
 
+  it('redacts a secret under 20 characters only whole (in any spelling): its pieces are often words', () => {
+    const short = 'sk-upstream';
+    expect(redactSecretText('The upstream sent more than 1 MiB: raise limits.upstreamMessageLimitBytes.', [short, KEY])).toBe(
+      'The upstream sent more than 1 MiB: raise limits.upstreamMessageLimitBytes.',
+    );
+    expect(redactSecretText(`key ${short} and ?k=${encodeURIComponent('pass/word+1')} and ${KEY}`, [short, 'pass/word+1', KEY])).toBe('key [redacted] and ?k=[redacted] and [redacted]');
+  });
+
+  it('joins what two secrets cover into one redaction', () => {
+    const other = `${KEY.slice(20)}-tail-0123456789`;
+    expect(redactSecretText(`x ${KEY.slice(0, 20)}${other} y`, [KEY, other])).toBe('x [redacted] y');
+  });
+
   it('leaves text without the secret, and short or missing secrets, alone', () => {
     const text = 'Incorrect API key provided. See https://platform.openai.com/account/api-keys \\/ %2F &#47; \\\\';
     expect(redactSecretText(text, [KEY, HEX, undefined, 'short'])).toBe(text);

@@ -5,13 +5,15 @@ export const REDACTED = '[redacted]';
 export const MIN_SECRET_LENGTH = 8;
 
 /**
- * A piece of a secret this long is redacted wherever it stands: 10 characters, or a third of
- * the shortest secret when that is less (never under 6). What servers show to name a key
- * (OpenAI's `sk-abc…wxyz`, 4 or so characters at each end) stays readable; a longer piece,
- * which with others could rebuild much of the key, does not.
+ * A secret this long or longer (an API key, a token) is also redacted where only a piece of
+ * it shows: any `FRAGMENT` or more of its characters in a row. What servers show to name a
+ * key (OpenAI's `sk-abc…wxyz`, 4 or so characters at each end) stays readable; a longer
+ * piece, which with others could rebuild much of the key, does not. A shorter secret (a
+ * password, a short token) is redacted only whole: its pieces are too often plain words
+ * (`upstream` in `sk-upstream`).
  */
-const MAX_FRAGMENT = 10;
-const MIN_FRAGMENT = 6;
+const PIECES_FROM = 20;
+const FRAGMENT = 10;
 
 /** Turns a text into secret-free text. */
 export type SecretRedactor = (text: string) => string;
@@ -26,25 +28,28 @@ export type SecretRedactor = (text: string) => string;
  *   JSON string inside a JSON string) or as an HTML character reference (`&#x2F;`, `&#47;`);
  * - base64 (standard or URL-safe) inside a longer value, as in `Authorization: Basic`
  *   (`user:key`): the whole base64 run is redacted;
- * - cut: any run of 10 or more of its characters (fewer for short secrets), so a prefix
- *   followed by `...` is redacted, while the 4 + 4 characters servers show to name a key
- *   stay.
+ * - cut, for a secret of 20 characters or more: any run of 10 or more of its characters,
+ *   so a prefix followed by `...` is redacted, while the 4 + 4 characters servers show to
+ *   name a key stay. A shorter secret is redacted only whole.
  * A match takes the token characters glued to it (`A-Z a-z 0-9 + / = - _`) with it.
  *
- * One pass over the text for all secrets and spellings, linear in the text's length
- * whatever it holds. Build it once for many texts.
+ * One pass over the text for the long secrets and all their spellings, and one for each
+ * spelling of a short one, each linear in the text's length whatever it holds. Build it once
+ * for many texts.
  */
 export function createSecretRedactor(secrets: readonly (string | undefined)[]): SecretRedactor {
-  const spellings: string[] = [];
-  let fragment = MAX_FRAGMENT;
+  const long: string[] = [];
+  const automata: SecretAutomaton[] = [];
   for (const secret of new Set(secrets)) {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
-    fragment = Math.min(fragment, Math.max(MIN_FRAGMENT, Math.ceil(secret.length / 3)));
-    spellings.push(secret, ...base64Cores(secret).filter((core) => core.length >= MIN_SECRET_LENGTH));
+    const spellings = [secret, ...base64Cores(secret).filter((core) => core.length >= MIN_SECRET_LENGTH)];
+    if (secret.length >= PIECES_FROM) long.push(...spellings);
+    // Whole only: one automaton per spelling, whose pieces count only at its full length.
+    else for (const spelling of spellings) automata.push(new SecretAutomaton([spelling], spelling.length));
   }
-  if (spellings.length === 0) return (text) => text;
-  const automaton = new SecretAutomaton(spellings, fragment);
-  return (text) => redactWith(text, automaton);
+  if (long.length > 0) automata.push(new SecretAutomaton(long, FRAGMENT));
+  if (automata.length === 0) return (text) => text;
+  return (text) => redactWith(text, automata);
 }
 
 /** `text` with each of `secrets` redacted in every spelling `createSecretRedactor` knows. */
@@ -318,6 +323,16 @@ class SecretAutomaton {
   }
 }
 
+/** `[start, end]` pairs sorted by start. */
+function byStart(spans: readonly number[]): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < spans.length; i += 2) order.push(i);
+  order.sort((a, b) => (spans[a] ?? 0) - (spans[b] ?? 0));
+  const sorted: number[] = [];
+  for (const at of order) sorted.push(spans[at] ?? 0, spans[at + 1] ?? 0);
+  return sorted;
+}
+
 function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }
@@ -333,11 +348,13 @@ function isBase64Char(code: number): boolean {
  * Basic credential's user and edges; a key glued to other token characters), with
  * `[redacted]`. Spans come by start and do not overlap, so each character is walked once.
  */
-function redactWith(text: string, automaton: SecretAutomaton): string {
-  if (text.length < MIN_FRAGMENT) return text;
-  const spans: number[] = [];
-  automaton.collect(text, spans);
+function redactWith(text: string, automata: readonly SecretAutomaton[]): string {
+  if (text.length < MIN_SECRET_LENGTH) return text;
+  let spans: number[] = [];
+  for (const automaton of automata) automaton.collect(text, spans);
   if (spans.length === 0) return text;
+  // Each automaton's spans come by start; several are merged by start.
+  if (automata.length > 1) spans = byStart(spans);
   let out = '';
   let copied = 0;
   for (let i = 0; i < spans.length; i += 2) {
@@ -355,7 +372,8 @@ function redactWith(text: string, automaton: SecretAutomaton): string {
       while (start > copied && isBase64Char(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d) start--;
     }
     if (isBase64Char(text.charCodeAt(end - 1))) while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
-    out += text.slice(copied, start) + REDACTED;
+    // A span that overlaps or touches the one before (from another spelling) joins it.
+    if (copied === 0 || start > copied) out += text.slice(copied, start) + REDACTED;
     copied = end;
   }
   return out + text.slice(copied);
