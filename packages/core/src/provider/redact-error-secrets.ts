@@ -26,10 +26,11 @@ export function redactErrorSecrets<E>(error: E, secrets: readonly (string | unde
   for (let depth = 0; depth < MAX_CAUSES && current instanceof Error && !seen.has(current); depth++) {
     seen.add(current);
     const message = current.message;
+    // Read before the message changes: V8 writes a stack out on first read, from the message then.
+    const stack = current.stack;
     const cleanMessage = typeof message === 'string' ? redact(message) : message;
     // An own data property, whatever the prototype holds (a `DOMException`'s message is a getter).
     if (cleanMessage !== message) define(current, 'message', cleanMessage);
-    const stack = current.stack;
     if (typeof stack === 'string') {
       const cleanStack = redactStack(stack, message, cleanMessage, redact);
       if (cleanStack !== stack) define(current, 'stack', cleanStack);
