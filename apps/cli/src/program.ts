@@ -11,6 +11,12 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number (0 for no bound)');
+  return n;
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -65,6 +71,7 @@ Examples:
     .argument('[file]', 'the text file; - or nothing reads stdin', '-')
     .option('-t, --tools <names>', 'comma-separated allow-list of tool names')
     .option('--stream', 'parse incrementally, printing events as the text arrives')
+    .option('--max-call-chars <n>', 'give up a call, JSON object or call block still open after n characters (default 4194304, 4 Mi; 0 for no bound)', wholeNumber)
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'table']).default('json'))
     .addHelpText('after', '\nExample:\n  $ echo \'[get_weather(city="Paris")]\' | toolwire extract - --format table')
     .action(async (file: string, options: ExtractOptions) => {
@@ -152,6 +159,8 @@ export interface ChatOptions {
 export interface ExtractOptions {
   tools?: string;
   stream?: boolean;
+  /** `--max-call-chars`: extract's `maxCallChars`. */
+  maxCallChars?: number;
   format: 'json' | 'table';
 }
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_MAX_CALL_CHARS } from '@toolwire/extract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fake-openai.ts';
 import type { FakeOpenAI } from './fake-openai.ts';
@@ -74,6 +75,34 @@ describe('toolwire extract', () => {
     const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
     expect(events.map((e) => e.type)).toContain('tool-call');
     expect(events.at(-1)?.type).toBe('incomplete');
+  });
+
+  it('gives up a call still open after --max-call-chars characters, streamed or whole, and finds the calls after it', async () => {
+    const input = `ok f(a="${'x'.repeat(40)} then g(b=1)`;
+    const streamed = await runCli(['extract', '-', '--stream', '--max-call-chars', '20'], { input });
+    expect(streamed.code).toBe(0);
+    const events = streamed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; reason?: string; toolCall?: { name: string } });
+    expect(events.filter((e) => e.type === 'incomplete')).toEqual([{ type: 'incomplete', text: `f(a="${'x'.repeat(15)}`, id: 'f_0', reason: 'too-long' }]);
+    expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall?.name] : []))).toEqual(['g']);
+    const whole = await runCli(['extract', '-', '--max-call-chars', '20'], { input });
+    expect(whole.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { name: string }).name)).toEqual(['g']);
+    // The default bound (4 Mi characters) leaves this call open to the end.
+    const unbounded = await runCli(['extract', '-'], { input });
+    expect(unbounded.stdout).toBe('');
+  });
+
+  it('refuses a --max-call-chars that is not a whole number, with exit 2', async () => {
+    for (const value of ['-1', '1.5', 'many', '']) {
+      const run = await runCli(['extract', '-', '--max-call-chars', value], { input: 'f(a=1)' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('must be a whole number (0 for no bound)');
+    }
+  });
+
+  it('shows --max-call-chars and its default in --help', async () => {
+    const run = await runCli(['extract', '--help']);
+    expect(run.stdout).toContain('--max-call-chars <n>');
+    expect(run.stdout).toContain(`default ${String(DEFAULT_MAX_CALL_CHARS)}`);
   });
 
   it('reads a file, and fails with exit 1 and a hint for a missing one', async () => {

@@ -21,3 +21,27 @@ export class ToolCallParserReentryError extends ToolwireError {
     return this.hasMarker(error, ToolCallParserReentryError.errorName);
   }
 }
+
+/** An option of `extractToolCalls` or `createToolCallParser` has a value it cannot take. */
+export class InvalidExtractOptionError extends ToolwireError {
+  static override readonly errorName = 'InvalidExtractOptionError';
+  /** The option, as it is named in `ExtractOptions`. */
+  readonly option: string;
+  /** The value given. */
+  readonly value: unknown;
+  constructor(option: string, value: unknown, expected: string) {
+    super(`The extract option ${option} must be ${expected}; got ${describe(value)}.`);
+    this.option = option;
+    this.value = value;
+  }
+  static override isInstance(error: unknown): error is InvalidExtractOptionError {
+    return this.hasMarker(error, InvalidExtractOptionError.errorName);
+  }
+}
+
+/** A value as an error message shows it: short, whatever its type. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}

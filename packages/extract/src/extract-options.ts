@@ -1,4 +1,6 @@
+import { DEFAULT_MAX_ANSWER_CHARS } from '@toolwire/core';
 import type { JsonSchema } from '@toolwire/core';
+import { InvalidExtractOptionError } from './errors.ts';
 import { NamePrefixes } from './name-prefixes.ts';
 import { SMALL_LIST_LENGTH, InPlaceAllowList } from './in-place-allow-list.ts';
 
@@ -141,6 +143,15 @@ export interface ExtractOptions {
    * took gets a suffix (`f_1_2`), so no two calls of one text share an id.
    */
   id?: (name: string, index: number) => string;
+  /**
+   * The longest span (a call, a JSON object, a native call block) read, in characters (default
+   * 4 Mi, 4,194,304: core's bound on a whole answer; `0`: no bound). A span not closed within
+   * its first `maxCallChars` characters is given up: a stream stops holding it and reports those
+   * characters as `incomplete` with `reason: 'too-long'`, and what follows them is read as a
+   * text of its own (a later call is still found); the batch form finds the same calls. Without
+   * a bound, a call that never closes holds the rest of the stream.
+   */
+  maxCallChars?: number;
 }
 
 /** The allowed names with their schemas, as the scanner asks about them (a `Map` is one). */
@@ -174,6 +185,20 @@ export interface ResolvedExtractOptions {
   callsInReasoning: boolean;
   startInReasoning: boolean;
   id: (name: string, index: number) => string;
+  /** `maxCallChars`, with `Infinity` for no bound (so that it is compared without a test for 0). */
+  maxCallChars: number;
+}
+
+/** `maxCallChars` when the options give none. */
+export const DEFAULT_MAX_CALL_CHARS = DEFAULT_MAX_ANSWER_CHARS;
+
+/** `maxCallChars` checked and resolved: the default, `Infinity` for 0, or the whole number given. */
+function resolveMaxCallChars(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_CALL_CHARS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidExtractOptionError('maxCallChars', value, 'a whole number of characters, 0 for no bound');
+  }
+  return value === 0 ? Infinity : value;
 }
 
 function defaultId(name: string, index: number): string {
@@ -268,6 +293,7 @@ const DEFAULTS: ResolvedExtractOptions = {
   callsInReasoning: false,
   startInReasoning: false,
   id: defaultId,
+  maxCallChars: DEFAULT_MAX_CALL_CHARS,
 };
 
 /** The resolved options for an allow-list already resolved (or none); one object shape for every caller. */
@@ -284,6 +310,7 @@ function resolvedWith(options: ExtractOptions, allowed: ResolvedExtractOptions['
     callsInReasoning: options.callsInReasoning === true,
     startInReasoning: options.startInReasoning === true,
     id: options.id ?? defaultId,
+    maxCallChars: resolveMaxCallChars(options.maxCallChars),
   };
 }
 
@@ -300,7 +327,8 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     options.formats === undefined &&
     options.callsInReasoning === undefined &&
     options.startInReasoning === undefined &&
-    options.id === undefined;
+    options.id === undefined &&
+    options.maxCallChars === undefined;
   // A batch reads the list where it stands, and not even its length until a name is asked
   // about (a long one is then looked up in its map); a stream reads a short list from a copy.
   if (list !== undefined && (once || list.length <= SMALL_LIST_LENGTH)) {
@@ -311,7 +339,7 @@ export function resolveExtractOptions(options: ExtractOptions | undefined, once 
     // The list itself is read only for an output with a possible call (memory that, with a new
     // list per output, the processor has to fetch).
     if (alone) {
-      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: DEFAULT, callsInReasoning: false, startInReasoning: false, id: defaultId };
+      return { allowed, prefixes, typed: true, call: true, json: true, functionary: true, formats: DEFAULT, callsInReasoning: false, startInReasoning: false, id: defaultId, maxCallChars: DEFAULT_MAX_CALL_CHARS };
     }
     return resolvedWith(options, allowed, prefixes, true);
   }

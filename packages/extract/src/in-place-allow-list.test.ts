@@ -150,6 +150,21 @@ describe('InPlaceAllowList', () => {
     expect(short.nameIn('get_a(', 0, 5)).toBe('get_a');
   });
 
+  it('still finds a listed name after a near miss (the search that missed is not tried again)', () => {
+    // The same length and end characters: the first candidate passes those checks, is searched
+    // for and missed; every later question is answered by cutting and comparing.
+    const allowed = new InPlaceAllowList(['get_weather_now', 'get_a']);
+    const input = 'get_weathor_now(x=1) get_weather_now(x=2) get_b(x=3) get_a(x=4)';
+    expect(allowed.nameIn(input, 0, 15)).toBeUndefined();
+    expect(allowed.nameIn(input, 21, 36)).toBe('get_weather_now');
+    expect(allowed.nameIn(input, 42, 47)).toBeUndefined();
+    expect(allowed.nameIn(input, 53, 58)).toBe('get_a');
+    expect(allowed.nameIn(input, 0, 15)).toBeUndefined();
+    expect(extractToolCalls(input, { tools: ['get_weather_now', 'get_a'] }).map((call) => call.arguments)).toEqual([{ x: 2 }, { x: 4 }]);
+    // A listed name that stands later in the text than a near miss of it, and one cut off by the end.
+    expect(extractToolCalls('get_weathor_now() get_weather_now', { tools: ['get_weather_now'] })).toEqual([]);
+  });
+
   it('answers nameIn as has() of the cut name, with the listed string', () => {
     fc.assert(
       fc.property(text, list, fc.nat(), fc.nat(), (input, tools, a, b) => {

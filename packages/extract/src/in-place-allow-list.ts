@@ -28,6 +28,8 @@ export class InPlaceAllowList implements AllowList {
   private long: ReadonlyMap<string, JsonSchema | undefined> | false | undefined;
   /** Whether any listed tool has a schema: learnt in `nameIn`'s pass, or when first asked for one (see `get`). */
   private schemas: boolean | undefined;
+  /** Whether a search of `occursAt` found no name where it was asked about: later ones cut and compare. */
+  private missed = false;
   /**
    * `tools`: a copy where the caller could change the list while it is in use (a streaming
    * parser). `resolveLong`: how to look up a list too long to read in place; without it, the
@@ -48,13 +50,10 @@ export class InPlaceAllowList implements AllowList {
   /**
    * The listed name equal to `s.slice(start, end)`, or `undefined` (the scanner asks at every
    * `(` with a name before it); the scanner then takes the listed string as the call's name and
-   * cuts nothing more. Compares length, first and last character in place, and cuts the name out
-   * of `s` (as any-name mode cuts a call's name) only for a candidate that passes, to compare it
-   * with `===`: the engine's own code for cutting and comparing, which any-name mode runs too.
-   * `indexOf` from `start` compared a little faster in a micro-benchmark, but ran more
-   * instructions in the scanner (its search code is the allow-list's alone) and measured no
-   * better. Goes on to the end of the list after a match: whether any tool has a schema (asked
-   * next, for the call's arguments) is learnt from the same reads, all issued at once.
+   * cuts nothing. Compares length, first and last character in place, and for a candidate that
+   * passes, searches `s` for the name from `start` (see `occursAt`). Goes on to the end of the
+   * list after a match: whether any tool has a schema (asked next, for the call's arguments) is
+   * learnt from the same reads, all issued at once.
    */
   nameIn(s: string, start: number, end: number): string | undefined {
     const long = this.long ?? this.longMap();
@@ -67,7 +66,6 @@ export class InPlaceAllowList implements AllowList {
     const first = s.charCodeAt(start);
     const last = s.charCodeAt(end - 1);
     let found: string | undefined;
-    let cut: string | undefined;
     let typed = false;
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i];
@@ -79,12 +77,29 @@ export class InPlaceAllowList implements AllowList {
         name = tool.name;
         if (tool.inputSchema !== undefined) typed = true;
       }
-      if (found === undefined && name.length === length && name.charCodeAt(0) === first && name.charCodeAt(length - 1) === last && name === (cut ??= s.slice(start, end))) {
+      if (found === undefined && name.length === length && name.charCodeAt(0) === first && name.charCodeAt(length - 1) === last && this.occursAt(s, start, name)) {
         found = name;
       }
     }
     this.schemas = typed;
     return found;
+  }
+
+  /**
+   * Whether `name` stands in `s` at `start` (the caller checked that it fits). The engine's
+   * string search from `start` answers at once where the name is there (the common case: a
+   * candidate that passed the length and end-character checks), without cutting the name out:
+   * a cut of 13 characters or more is a view into `s`, which `===` compares in the engine's
+   * runtime (the bench's corpus, same process: allow-list time about 1.5% less than cut and
+   * `===`; bench/RESULTS.md, session 27). Where the name is not there the search runs on to its
+   * next occurrence or the end of `s`, so it is tried only until it first misses: from then on
+   * the name is cut and compared, and a list costs at most one search of a text more.
+   */
+  private occursAt(s: string, start: number, name: string): boolean {
+    if (this.missed) return name === s.slice(start, start + name.length);
+    if (s.indexOf(name, start) === start) return true;
+    this.missed = true;
+    return false;
   }
 
   /**

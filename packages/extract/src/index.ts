@@ -1,4 +1,5 @@
 export { extractToolCalls } from './extract-tool-calls.ts';
+export { DEFAULT_MAX_CALL_CHARS } from './extract-options.ts';
 export type { ExtractableTool, ExtractOptions, ToolCallFormat } from './extract-options.ts';
 export { createToolCallParser } from './tool-call-parser.ts';
 export type { ToolCallParser } from './tool-call-parser.ts';
@@ -11,4 +12,4 @@ export { renderToolCall } from './render-tool-call.ts';
 export type { TextToolFormat } from './text-tool-format.ts';
 export { withTextToolCalling } from './with-text-tool-calling.ts';
 export type { TextToolCallingOptions } from './with-text-tool-calling.ts';
-export { ToolCallParserEndedError, ToolCallParserReentryError } from './errors.ts';
+export { InvalidExtractOptionError, ToolCallParserEndedError, ToolCallParserReentryError } from './errors.ts';

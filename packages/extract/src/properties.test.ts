@@ -566,6 +566,71 @@ describe('properties', () => {
     );
   });
 
+  it('with a bound on spans (maxCallChars), gives the same calls as batch and the same events for any chunking, and loses no text', () => {
+    // Small bounds give spans up everywhere: calls, JSON objects, native blocks, markers waiting
+    // for their end token, blocks waiting for their trailer, at every position of the bound.
+    // Where the stream notices the bound depends on the chunking (a chunk, a buffer of codes),
+    // so only its argument deltas may differ: every other event must be the same.
+    const long = fc.constantFrom(
+      'x'.repeat(70),
+      `"${'y'.repeat(50)}"`,
+      ' '.repeat(40),
+      `f(a="${'z'.repeat(30)}`,
+      // A Kimi call waiting for its end token, a Qwen3 XML block for its trailer, across space.
+      `<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}${' '.repeat(12)}<|tool_call_end|>`,
+      '<|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{}',
+      `<function=f>\n<parameter=a>\n1\n</parameter>\n</function>${' '.repeat(9)}</tool_call>`,
+      '</function>\n</tool_call>',
+    );
+    const text = fc.oneof(
+      document.map((d) => d.text),
+      messy,
+      nativeDocument.map((d) => d.text),
+      nativeMessy,
+      fc.array(fc.oneof(fragment, nativeFragment, prose, long), { maxLength: 16 }).map((parts) => parts.join('')),
+    );
+    const options = fc.tuple(
+      fc.integer({ min: 1, max: 80 }),
+      fc.constantFrom<ExtractOptions>({}, { tools: ['search', 'f', 'g'] }, { callsInReasoning: true }, { startInReasoning: true }, { formats: ALL_FORMATS }),
+    );
+    const withoutDeltas = (events: readonly ToolCallParserEvent[]) => merged(events.filter((e) => e.type !== 'tool-call-delta'));
+    const oneByOne = (input: string, opts: ExtractOptions, shortcuts: boolean): ToolCallParserEvent[] => {
+      const scanner = new ToolCallScanner(resolveExtractOptions(opts), true, false, shortcuts);
+      const events: ToolCallParserEvent[] = [];
+      for (let i = 0; i < input.length; i++) events.push(...scanner.push(input.charAt(i)));
+      events.push(...scanner.end());
+      return events;
+    };
+    fc.assert(
+      fc.property(text, options, fc.array(fc.nat(), { maxLength: 12 }), (input, [maxCallChars, base], rawCuts) => {
+        const opts = { ...base, maxCallChars };
+        const cuts = rawCuts.map((c) => (input.length === 0 ? 0 : c % (input.length + 1)));
+        const batch = extractToolCalls(input, opts);
+        const events = stream(input, cuts, undefined, opts);
+        expect(events.flatMap((e) => (e.type === 'tool-call' ? [e.toolCall] : []))).toEqual(batch);
+        expect(events.map((e) => ('text' in e ? e.text : '')).join('')).toBe(input);
+        for (const event of events) {
+          if (event.type === 'tool-call' || (event.type === 'incomplete' && event.reason === 'too-long')) expect(event.text.length).toBeLessThanOrEqual(maxCallChars);
+        }
+        expect(streamIntoSink(input, cuts, opts)).toEqual(events);
+        const whole = withoutDeltas(stream(input, [], undefined, opts));
+        expect(withoutDeltas(events)).toEqual(whole);
+        expect(withoutDeltas(oneByOne(input, opts, true))).toEqual(whole);
+        expect(withoutDeltas(oneByOne(input, opts, false))).toEqual(whole);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('with no bound (maxCallChars 0), reads a span of any length', () => {
+    const input = `f(a="${'x'.repeat(3000)}") g(b=1)`;
+    expect(extractToolCalls(input, { maxCallChars: 0 })).toEqual([
+      { id: 'f_0', name: 'f', arguments: { a: 'x'.repeat(3000) } },
+      { id: 'g_1', name: 'g', arguments: { b: 1 } },
+    ]);
+    expect(extractToolCalls(input, { maxCallChars: 3000 })).toEqual([{ id: 'g_0', name: 'g', arguments: { b: 1 } }]);
+  });
+
   it('never throws on arbitrary text', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {

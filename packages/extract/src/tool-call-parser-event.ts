@@ -24,5 +24,11 @@ export type ToolCallParserEvent =
    * repeats an earlier call (same name and arguments); `text` is its source span.
    */
   | { type: 'tool-call-discarded'; id: string; text: string; reason: 'invalid-arguments' | 'duplicate' }
-  /** At `end()`: a call (or JSON object, or native call block) that never closed. Reported instead of a guess. */
-  | { type: 'incomplete'; text: string; id?: string };
+  /**
+   * A call (or JSON object, or native call block) that never closed, reported instead of a
+   * guess: at `end()`, or, with `reason: 'too-long'`, as soon as it is `maxCallChars` long
+   * (`text` is then its first `maxCallChars` characters, and what follows is read as a text of
+   * its own). `id` when it was a started call; a started call's deltas may have run past the
+   * bound by up to a chunk (or 1,024 characters streamed one at a time) before it is given up.
+   */
+  | { type: 'incomplete'; text: string; id?: string; reason?: 'too-long' };

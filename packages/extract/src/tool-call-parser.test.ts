@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { extractToolCalls } from './extract-tool-calls.ts';
+import { DEFAULT_MAX_CALL_CHARS } from './extract-options.ts';
 import type { ExtractOptions } from './extract-options.ts';
-import { ToolCallParserEndedError } from './errors.ts';
+import { InvalidExtractOptionError, ToolCallParserEndedError } from './errors.ts';
 import { createToolCallParser } from './tool-call-parser.ts';
 import type { ToolCallParserEvent } from './tool-call-parser-event.ts';
+import type { ToolCallSink } from './tool-call-sink.ts';
+import { collectingSink } from '../test/helpers/collecting-sink.ts';
 
 function run(chunks: readonly string[], options?: ExtractOptions): ToolCallParserEvent[] {
   const parser = createToolCallParser(options);
@@ -369,5 +372,107 @@ describe('createToolCallParser: the allow-list', () => {
       const names = [...parser.push('search(q=1) other(q=2)'), ...parser.end()].flatMap((event) => (event.type === 'tool-call' ? [event.toolCall.name] : []));
       expect(names).toEqual(['search']);
     }
+  });
+});
+
+describe('createToolCallParser: maxCallChars', () => {
+  it('gives up a call not closed within the bound, reports it once, and finds the call after it', () => {
+    const text = `Sure. f(a="${'x'.repeat(40)} and g(b=1) later`;
+    for (const size of [1, 3, 1000]) {
+      const events = run(splitEvery(text, size), { maxCallChars: 20 });
+      const given = events.filter((e) => e.type === 'incomplete');
+      expect(given).toEqual([{ type: 'incomplete', text: `f(a="${'x'.repeat(15)}`, id: 'f_0', reason: 'too-long' }]);
+      expect(callsOf(events)).toEqual([{ id: 'g_0', name: 'g', arguments: { b: 1 } }]);
+      expect(reassemble(events)).toBe(text);
+    }
+    expect(extractToolCalls(text, { maxCallChars: 20 })).toEqual([{ id: 'g_0', name: 'g', arguments: { b: 1 } }]);
+  });
+
+  it('reads a call of exactly maxCallChars characters, and gives up one a character longer', () => {
+    expect(extractToolCalls('f(a=1)', { maxCallChars: 6 })).toEqual([{ id: 'f_0', name: 'f', arguments: { a: 1 } }]);
+    expect(extractToolCalls('f(a=1)', { maxCallChars: 5 })).toEqual([]);
+    expect(run(['f(a=1', ')'], { maxCallChars: 5 }).filter((e) => e.type === 'incomplete')).toEqual([{ type: 'incomplete', text: 'f(a=1', id: 'f_0', reason: 'too-long' }]);
+  });
+
+  it('gives up JSON objects and native blocks the same way, without an id', () => {
+    const text = `<tool_call>\n{"name": "f", "arguments": {"a": "${'y'.repeat(60)}"}}\n</tool_call> then g(b=2)`;
+    const events = run(splitEvery(text, 4), { maxCallChars: 32 });
+    const given = events.filter((e) => e.type === 'incomplete');
+    expect(given).toHaveLength(1);
+    expect(given[0]).toMatchObject({ reason: 'too-long' });
+    expect(given[0]).not.toHaveProperty('id');
+    expect(given[0]?.text).toHaveLength(32);
+    expect(callsOf(events)).toEqual(extractToolCalls(text, { maxCallChars: 32 }));
+    expect(callsOf(events)).toContainEqual(expect.objectContaining({ name: 'g', arguments: { b: 2 } }));
+    expect(reassemble(events)).toBe(text);
+  });
+
+  it('ends a Kimi call at its object when its end token would come past the bound', () => {
+    // The call is complete; only the token it may still write is not waited for.
+    const text = `<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}${' '.repeat(30)}<|tool_call_end|>`;
+    const expected = [{ id: 'functions.f:0', name: 'f', arguments: { a: 1 } }];
+    expect(extractToolCalls(text, { maxCallChars: 80 })).toEqual(expected);
+    expect(callsOf(run(splitEvery(text, 1), { maxCallChars: 80 }))).toEqual(expected);
+    expect(callsOf(run(splitEvery(text, 7), { maxCallChars: 80 }))).toEqual(expected);
+  });
+
+  it('hands a sink the same events', () => {
+    const text = `x f(a="${'x'.repeat(30)}") y {"name": "${'n'.repeat(40)}"} g()`;
+    const parser = createToolCallParser({ maxCallChars: 16 });
+    const events: ToolCallParserEvent[] = [];
+    const sink = collectingSink(events);
+    for (const chunk of splitEvery(text, 5)) parser.push(chunk, sink);
+    parser.end(sink);
+    expect(events).toEqual(run(splitEvery(text, 5), { maxCallChars: 16 }));
+    expect(events.filter((e) => e.type === 'incomplete').map((e) => e.type === 'incomplete' && e.reason)).toEqual(['too-long', 'too-long']);
+  });
+
+  it('refuses a bound that is not a whole number of characters, with a typed error', () => {
+    for (const maxCallChars of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number]) {
+      let caught: unknown;
+      try {
+        createToolCallParser({ maxCallChars });
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidExtractOptionError.isInstance(caught)).toBe(true);
+      expect((caught as InvalidExtractOptionError).option).toBe('maxCallChars');
+      expect((caught as Error).message).toMatch(/maxCallChars must be a whole number of characters, 0 for no bound/);
+      expect(() => extractToolCalls('f(a=1)', { maxCallChars })).toThrow(/maxCallChars/);
+    }
+  });
+
+  it('holds a bounded amount of memory for a call that never closes, streamed in small chunks', () => {
+    // 10 MB of an unclosed call's arguments in 5-character tokens: without a bound the open call
+    // held them all (about 11 bytes a character as a rope of chunks: 110 MB here); with one of
+    // 1 Mi characters it is given up there, and what follows goes out as text.
+    const parser = createToolCallParser({ maxCallChars: 1 << 20 });
+    let incomplete = 0;
+    let calls = 0;
+    const sink: ToolCallSink = { onIncomplete: () => incomplete++, onToolCall: () => calls++ };
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    let most = 0;
+    parser.push('Sure. search(q="', sink);
+    for (let i = 0; i < 2_000_000; i++) {
+      parser.push(`${String(1000 + (i % 9000))} `, sink);
+      // Measured where the held call is longest (just before the bound) and at the end.
+      if (i === 209_000 || i === 1_999_999) {
+        collectGarbage();
+        most = Math.max(most, process.memoryUsage().heapUsed - before);
+      }
+    }
+    parser.push('") done. search(q="x")', sink);
+    parser.end(sink);
+    expect(most).toBeLessThan(32_000_000);
+    expect(incomplete).toBe(1);
+    expect(calls).toBe(1);
+  });
+
+  it('bounds spans at 4 Mi characters by default (0: no bound)', () => {
+    const text = `f(a="${'x'.repeat(4 * 1024 * 1024)}") g(b=1)`;
+    expect(DEFAULT_MAX_CALL_CHARS).toBe(4 * 1024 * 1024);
+    expect(extractToolCalls(text).map((call) => call.name)).toEqual(['g']);
+    expect(extractToolCalls(text, { maxCallChars: 0 }).map((call) => call.name)).toEqual(['f', 'g']);
   });
 });

@@ -146,6 +146,11 @@ const MAX_QUOTED_CLOSES = 8;
 const NO_RECORDS: number[] = [];
 /** `codes` of a scanner that has not streamed a character into a frame yet. */
 const NO_CODES = new Uint16Array(0);
+/**
+ * `maxCallChars` when it is off, or larger: no string is longer (V8 allows 2^29 - 24 characters), so
+ * no frame reaches it, and as a small integer it keeps the bound's arithmetic in integers.
+ */
+const MAX_FRAME_LENGTH = 2 ** 29;
 /** How many streamed characters are kept as codes before they join the frame's text. */
 const CODES_LENGTH = 1024;
 /**
@@ -376,14 +381,14 @@ const NO_BREAKS: readonly string[] = [];
 
 /**
  * A marker whose object closed, reading what may be its end token (space, then the token)
- * in `s` from `from`: the index of the token's last character, or of the first character that
- * is not it (`endsAtObject`: the call ends at its object, and what came after is read again),
- * or -1 while undecided.
+ * in `s` from `from` (up to `to`): the index of the token's last character, or of the first
+ * character that is not it (`endsAtObject`: the call ends at its object, and what came after is
+ * read again), or -1 while undecided.
  */
-function feedEndToken(frame: Frame, s: string, from: number): number {
+function feedEndToken(frame: Frame, s: string, from: number, to: number): number {
   const token = frame.endToken ?? '';
   let matched = frame.endTokenAt;
-  for (let j = from; j < s.length; j++) {
+  for (let j = from; j < to; j++) {
     const c = s.charCodeAt(j);
     if (matched === 0 && isSpace(c)) continue;
     if (c === token.charCodeAt(matched)) {
@@ -651,6 +656,10 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * text and block paths): off only in tests, as the reference those paths are held to.
    */
   private readonly shortcuts: boolean;
+  /** `options.maxCallChars`: the most characters a frame holds (see `overflowIn`, `overflowHeld`). */
+  private readonly maxCall: number;
+  /** The text after a span given up in the text being scanned, to be read next as a text of its own (see `drive`). */
+  private fresh: string | undefined;
 
   /**
    * `onePass: false` (tests) reads every call the two-pass way, the reference for the one-pass
@@ -661,6 +670,8 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.withEvents = withEvents;
     this.onePass = onePass && !withEvents;
     this.shortcuts = shortcuts;
+    // No bound (`Infinity`): a frame's text is a string, which is never longer than V8's 2^29 - 24 characters.
+    this.maxCall = Math.min(options.maxCallChars, MAX_FRAME_LENGTH);
     if (options.startInReasoning) {
       const closers = ['</think>', '</seed:think>', '[/THINK]', '<|END_THINKING|>', '<channel|>', '<|end|>'];
       this.enterReasoning(closers, reasoningInterrupts(closers, this));
@@ -861,12 +872,23 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
 
   /** Keeps the open frame's next character `c` in `codes` (their text joins the frame's first when full). */
   private keepCode(c: number): void {
-    if (this.pending === this.codes.length) {
-      if (this.codes.length === 0) this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
-      else this.flushCodes();
-    }
+    if (this.pending === this.codes.length) this.makeRoom();
     if ((c & 0xf800) === 0xd800) this.surrogates = true;
     this.codes[this.pending++] = c;
+  }
+
+  /**
+   * Makes room in `codes` for one more character: takes a buffer, or joins the full one to the
+   * frame's text (a function of its own, so that `keepCode`, inlined into `push`, stays small).
+   */
+  private makeRoom(): void {
+    if (this.codes.length === 0) {
+      this.codes = SPARE_CODES.pop() ?? new Uint16Array(CODES_LENGTH);
+      return;
+    }
+    this.flushCodes();
+    // At the bound: no shortcut, so that the next push (the general one) gives the frame up.
+    if (this.frame !== undefined && this.frame.length >= this.maxCall) this.fast = FAST_NONE;
   }
 
   /** Appends the characters kept in `codes` to the open frame's text (and brings its `length` and `prev` up to date). */
@@ -902,11 +924,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       } else if (this.fast === FAST_CODE && frame.kind !== 'json') {
         const events = this.pushBracket(frame, chunk, sink);
         if (events !== undefined) return events;
-      } else if (frame.carry === '' && frame.kind === 'block' && frame.awaitAt < 0 && chunk.charCodeAt(0) !== LANGLE) {
+      } else if (frame.carry === '' && frame.kind === 'block' && frame.awaitAt < 0 && chunk.charCodeAt(0) !== LANGLE && frame.length < this.maxCall) {
         // One character inside a native block that carries nothing: unless it is `<` (which may
         // begin a closing token), it is only kept (see `keepBlockCharacter`; a `>` after no `<`
         // closes nothing, every closing token being longer). Not while the block waits for its
-        // trailer (`awaitAt`): the character may decide that the trailer does not come.
+        // trailer (`awaitAt`): the character may decide that the trailer does not come. Nor at
+        // the bound, where the general push gives the block up.
         this.keepCode(chunk.charCodeAt(0));
         return noEvents();
       }
@@ -963,10 +986,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /** `pushOther` once the chunk may be scanned. */
   private scanOther(chunk: string): readonly ToolCallParserEvent[] {
     const frame = this.frame;
+    if (frame !== undefined && frame.length + this.pending >= this.maxCall) {
+      // The one-character paths grew the frame to the bound (see `makeRoom`): it is given up first.
+      this.overflowHeld();
+      this.scanChunk(chunk);
+      return this.takeEvents();
+    }
     if (frame !== undefined && chunk.length === 1) {
       // One character inside an open span, read without the general scan.
       if (frame.kind === 'block') {
-        if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) return this.keepBlockCharacter(frame, chunk);
+        if ((chunk !== '>' || !closesBlock(frame)) && frame.awaitAt < 0) {
+          this.keepBlockCharacter(frame, chunk);
+          return noEvents();
+        }
       } else {
         if (this.pending !== 0) frame.prev = this.codes[this.pending - 1] ?? frame.prev;
         const end = this.feed(frame, chunk, 0, frame.length + this.pending);
@@ -1020,7 +1052,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * token), so a character after none is not carried at all, and after a `>` nothing is unless
    * the carried text goes on as a token with a `<…>` inside (Kimi K3's `<|close|>tools<|sep|>`).
    */
-  private keepBlockCharacter(frame: Frame, chunk: string): readonly ToolCallParserEvent[] {
+  private keepBlockCharacter(frame: Frame, chunk: string): void {
     if (chunk === '<' && frame.carry === '') {
       frame.carry = '<';
     } else if (frame.carry !== '') {
@@ -1029,7 +1061,6 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       frame.carry = carriedEnd(frame.ends, frame.carry + chunk);
     }
     this.keepCode(chunk.charCodeAt(0));
-    return noEvents();
   }
 
 
@@ -1052,6 +1083,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     if (this.final) return noEvents();
     this.final = true;
     if (this.pending !== 0) this.flushCodes();
+    if (this.frame !== undefined && this.frame.length >= this.maxCall) this.overflowHeld();
     const waiting = this.frame;
     if (waiting?.kind === 'block' && waiting.awaitAt >= 0) {
       // The text ended before a block's trailer: the block ends at its closing token.
@@ -1132,6 +1164,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
+        if (frame.length >= this.maxCall) this.overflowHeld();
       } else {
         this.frame = undefined;
         this.finishBlock(frame, flat(frame.received + chunk.slice(0, end)));
@@ -1144,6 +1177,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (end < 0) {
         frame.received += chunk;
         frame.length += chunk.length;
+        if (frame.length >= this.maxCall) this.overflowHeld();
       } else {
         this.frame = undefined;
         const at = this.finish(frame, chunk, 0, end);
@@ -1273,6 +1307,12 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         at = next.at;
       } else {
         at = this.scanText(text, at);
+        if (at < 0 && this.fresh !== undefined) {
+          // A span was given up: the text after it is read as a text of its own.
+          text = this.fresh;
+          this.fresh = undefined;
+          at = 0;
+        }
       }
     }
   }
@@ -1288,6 +1328,11 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         at = next.at;
       } else {
         at = this.scanWholeText(text, at);
+        if (at < 0 && this.fresh !== undefined) {
+          text = this.fresh;
+          this.fresh = undefined;
+          at = 0;
+        }
       }
     }
   }
@@ -1518,14 +1563,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               frame.nestDepth = 0;
               frame.nestScan = match.length;
             }
-            const end = this.feedBlock(frame, s, p + match.length, -p);
+            let end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
-              frame.received = s.slice(p);
-              frame.length = s.length - p;
-              this.frame = frame;
-              return -1;
+              if (s.length - p < this.maxCall) {
+                frame.received = s.slice(p);
+                frame.length = s.length - p;
+                this.frame = frame;
+                return -1;
+              }
+              end = this.overflowIn(frame, s, p);
+              if (end < 0) return -1;
+            } else {
+              this.finishBlock(frame, s.slice(p, end));
             }
-            this.finishBlock(frame, s.slice(p, end));
             i = textStart = end;
             if (interrupted !== undefined) this.resumeReasoning();
             if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
@@ -1541,12 +1591,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             const brace = p + match.length;
             const end = this.feed(frame, s, brace + 1, -p);
             if (end < 0) {
-              frame.received = s.slice(p);
-              frame.length = s.length - p;
-              this.frame = frame;
-              return -1;
+              if (s.length - p < this.maxCall) {
+                frame.received = s.slice(p);
+                frame.length = s.length - p;
+                this.frame = frame;
+                return -1;
+              }
+              i = textStart = this.overflowIn(frame, s, p);
+              if (i < 0) return -1;
+            } else {
+              i = textStart = this.finish(frame, s, p, end);
             }
-            i = textStart = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
             if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, nextArrows)) return i;
             continue;
@@ -1573,7 +1628,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // escapes) once more below anyway, and a call that never closes to its end twice.
         const name = s.slice(nameStart, p);
         const schema = this.schemaOf(name);
-        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema, plainOnly: schema === undefined });
+        const read = parseCallArguments(s, { from: p + 1, to: Math.min(p + 1 + ONE_PASS_LENGTH, nameStart + this.maxCall), schema, plainOnly: schema === undefined });
         if (read === undefined) {
           this.onePassFailures++;
           plainFailed = true;
@@ -1600,9 +1655,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       const end = this.feed(frame, s, p + 1, -frameStart);
       this.emitDelta(frame, s, p + 1, end);
       if (end < 0) {
-        frame.received = s.slice(frameStart);
-        frame.length = s.length - frameStart;
-        return -1;
+        if (s.length - frameStart < this.maxCall) {
+          frame.received = s.slice(frameStart);
+          frame.length = s.length - frameStart;
+          return -1;
+        }
+        this.frame = undefined;
+        i = textStart = this.overflowIn(frame, s, frameStart);
+        if (i < 0) return -1;
+        continue;
       }
       this.frame = undefined;
       if (plainFailed && frame.status === 'closed') this.onePassFailures--;
@@ -1742,14 +1803,19 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
               frame.nestDepth = 0;
               frame.nestScan = match.length;
             }
-            const end = this.feedBlock(frame, s, p + match.length, -p);
+            let end = this.feedBlock(frame, s, p + match.length, -p);
             if (end < 0) {
-              frame.received = s.slice(p);
-              frame.length = s.length - p;
-              this.frame = frame;
-              return -1;
+              if (s.length - p < this.maxCall) {
+                frame.received = s.slice(p);
+                frame.length = s.length - p;
+                this.frame = frame;
+                return -1;
+              }
+              end = this.overflowIn(frame, s, p);
+              if (end < 0) return -1;
+            } else {
+              this.finishBlock(frame, s.slice(p, end));
             }
-            this.finishBlock(frame, s.slice(p, end));
             i = floor = end;
             if (interrupted !== undefined) this.resumeReasoning();
             if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
@@ -1763,12 +1829,17 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
             frame.endToken = match.endToken;
             const end = this.feed(frame, s, p + match.length + 1, -p);
             if (end < 0) {
-              frame.received = s.slice(p);
-              frame.length = s.length - p;
-              this.frame = frame;
-              return -1;
+              if (s.length - p < this.maxCall) {
+                frame.received = s.slice(p);
+                frame.length = s.length - p;
+                this.frame = frame;
+                return -1;
+              }
+              i = floor = this.overflowIn(frame, s, p);
+              if (i < 0) return -1;
+            } else {
+              i = floor = this.finish(frame, s, p, end);
             }
-            i = floor = this.finish(frame, s, p, end);
             if (interrupted !== undefined) this.resumeReasoning();
             if (this.readsReasoning(s, nextParen, nextBrace, nextAngle, nextBracket, -1)) return i;
             continue;
@@ -1793,7 +1864,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
         // As in `scanText`.
         const name = this.nameAt(s, nameStart, p);
         const schema = this.schemaOf(name);
-        const read = parseCallArguments(s, { from: p + 1, to: p + 1 + ONE_PASS_LENGTH, schema, plainOnly: schema === undefined });
+        const read = parseCallArguments(s, { from: p + 1, to: Math.min(p + 1 + ONE_PASS_LENGTH, nameStart + this.maxCall), schema, plainOnly: schema === undefined });
         if (read === undefined) {
           this.onePassFailures++;
           callName = name;
@@ -1810,10 +1881,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       if (frame.kind === 'call') frame.id = '';
       const end = this.feed(frame, s, p + 1, -nameStart);
       if (end < 0) {
-        frame.received = s.slice(nameStart);
-        frame.length = s.length - nameStart;
-        this.frame = frame;
-        return -1;
+        if (s.length - nameStart < this.maxCall) {
+          frame.received = s.slice(nameStart);
+          frame.length = s.length - nameStart;
+          this.frame = frame;
+          return -1;
+        }
+        i = floor = this.overflowIn(frame, s, nameStart);
+        if (i < 0) return -1;
+        continue;
       }
       // A call the plain reading could not read but that closes (nested values, escapes) cost
       // that reading no more than its own span: not a failure that should stop the one-pass
@@ -2102,16 +2178,20 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   /**
    * Advances `frame` over `s` from `from`; `base` maps an index of `s` to a frame offset.
    * Returns the index of the character that ends the frame (its closing bracket, a
-   * mismatched bracket, or the first non-key character after a JSON `{`), or -1.
+   * mismatched bracket, or the first non-key character after a JSON `{`), or -1. Reads no
+   * character past the bound (frame offset `maxCall` on).
    */
   private feed(frame: Frame, s: string, from: number, base: number): number {
-    if (frame.endTokenAt >= 0) return feedEndToken(frame, s, from);
+    // A frame offset from `maxCall` on is past the bound: the frame is given up there (see `overflowIn`).
+    const room = this.maxCall - base;
+    const to = room < s.length ? room : s.length;
+    if (frame.endTokenAt >= 0) return feedEndToken(frame, s, from, to);
     const stack = frame.stack;
     const json = frame.kind === 'json';
     let quote = frame.quote;
     let escaped = frame.escaped;
     let prev = frame.prev;
-    for (let i = from; i < s.length; i++) {
+    for (let i = from; i < to; i++) {
       const c = s.charCodeAt(i);
       if (quote !== 0) {
         if (escaped) escaped = false;
@@ -2172,7 +2252,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           frame.closeAt = base + i + 1;
           frame.endTokenAt = 0;
           frame.plain = false;
-          return feedEndToken(frame, s, i + 1);
+          return feedEndToken(frame, s, i + 1, to);
         }
       }
       prev = c;
@@ -2185,11 +2265,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   }
 
   /**
-   * Looks for a block's closing token in `s` from `from`, including a token that began in
-   * the previous chunk (kept in `carry`). Returns the index in `s` just past it (and past its
-   * trailer), or -1. `base` is the offset of `s[0]` in the frame's text.
+   * Looks for a block's closing token in `chunk` from `from`, including a token that began in
+   * the previous chunk (kept in `carry`). Returns the index in `chunk` just past it (and past its
+   * trailer), or -1. `base` is the offset of `chunk[0]` in the frame's text.
    */
-  private feedBlock(frame: Frame, s: string, from: number, base: number): number {
+  private feedBlock(frame: Frame, chunk: string, from: number, base: number): number {
+    // Only what lies before the bound (frame offset `maxCall`) may close the block: a token or
+    // trailer that ends past it does not (see `overflowIn`).
+    const room = this.maxCall - base;
+    const s = room < chunk.length ? chunk.slice(0, room > from ? room : from) : chunk;
     const ends = frame.ends;
     let longest = 0;
     for (const token of ends) if (token.length > longest) longest = token.length;
@@ -2245,10 +2329,14 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
   private feedTrailer(frame: Frame, chunk: string): void {
     // What came after the closing token: space and the start of the trailer, a few characters.
     const after = frame.received.slice(frame.awaitAt) + chunk;
-    const past = trailerEnd(after, 0, frame.trailer ?? '', this.final);
+    // A trailer that would end past the bound does not come: the block ends at its closing token.
+    const room = this.maxCall - frame.awaitAt;
+    let past = trailerEnd(room < after.length ? after.slice(0, room) : after, 0, frame.trailer ?? '', this.final);
+    if (past < 0 && room < after.length) past = 0;
     if (past < 0) {
       frame.received += chunk;
       frame.length += chunk.length;
+      if (frame.length >= this.maxCall) this.overflowHeld();
       return;
     }
     this.frame = undefined;
@@ -2372,6 +2460,73 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     this.frame = undefined;
     this.finishBlock(frame, text);
     return true;
+  }
+
+  /**
+   * A frame opened at `s[p]` whose first `maxCall` characters `s` holds without deciding it (the
+   * bound): a call that is complete but for an end token or trailer it may still write ends
+   * where it would at the end of the text (a marker at its object, a block at its closing
+   * token); anything else is given up (`giveUp`). Returns where scanning goes on in `s`, or -1
+   * when the frame was given up (the text after its first `maxCall` characters is then `fresh`).
+   */
+  private overflowIn(frame: Frame, s: string, p: number): number {
+    if (frame.kind === 'marker' && frame.closeAt >= 0) {
+      frame.endTokenAt = -1;
+      frame.endsAtObject = true;
+      return this.finishAtObject(frame, s, p, p + frame.closeAt);
+    }
+    if (frame.kind === 'block' && frame.awaitAt >= 0) {
+      const end = p + frame.awaitAt;
+      this.finishBlock(frame, s.slice(p, end));
+      return end;
+    }
+    const cut = p + this.maxCall;
+    this.giveUp(frame, s.slice(p, cut));
+    this.fresh = s.slice(cut);
+    return -1;
+  }
+
+  /** `overflowIn` for the open frame, grown to the bound across chunks: what it decides, with what follows read at once. */
+  private overflowHeld(): void {
+    if (this.pending !== 0) this.flushCodes();
+    const frame = this.frame;
+    if (frame === undefined) return;
+    this.frame = undefined;
+    if (frame.kind === 'marker' && frame.closeAt >= 0) {
+      frame.endTokenAt = -1;
+      frame.endsAtObject = true;
+      // Reasoning that the call interrupted goes on after it (`finishAtObject` takes it up only before a rest it reads).
+      if (this.finishAtObject(frame, '', 0, 0) >= 0 && this.resumeAfterFrame !== undefined) this.resumeReasoning();
+      return;
+    }
+    // One flat copy, cut twice: the rope of chunks goes.
+    const text = flat(frame.received);
+    if (frame.kind === 'block' && frame.awaitAt >= 0) {
+      this.finishBlock(frame, text.slice(0, frame.awaitAt));
+      if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
+      this.drive(text, frame.awaitAt);
+      return;
+    }
+    this.giveUp(frame, text.slice(0, this.maxCall));
+    this.drive(text.slice(this.maxCall), 0);
+  }
+
+  /**
+   * Gives up a frame not decided within `maxCall` characters: `head`, those characters, is
+   * reported `incomplete` (`reason: 'too-long'`), and what follows is read as a text of its own
+   * (nothing before it is looked behind at, in a stream as in a batch, which reads it as a new
+   * string), so that every chunking reads it alike.
+   */
+  private giveUp(frame: Frame, head: string): void {
+    if (this.withEvents) {
+      const id = frame.id;
+      this.emit(id === undefined ? { type: 'incomplete', text: head, reason: 'too-long' } : { type: 'incomplete', text: head, id, reason: 'too-long' });
+    }
+    this.lastReleased = -1;
+    this.recentCount = 0;
+    this.recentText = undefined;
+    this.opening = '';
+    if (this.resumeAfterFrame !== undefined) this.resumeReasoning();
   }
 
   /** A closed native block: its calls, each with its part of the block as source span. */

@@ -30,8 +30,8 @@ export interface ToolCallSink {
   onToolCall?(toolCall: ToolCall, text: string): void;
   /** A `tool-call-discarded` event. */
   onToolCallDiscarded?(id: string, text: string, reason: 'invalid-arguments' | 'duplicate'): void;
-  /** An `incomplete` event (`id` when the unclosed span was a started call). */
-  onIncomplete?(text: string, id: string | undefined): void;
+  /** An `incomplete` event (`id` when the unclosed span was a started call; `reason` when it was given up mid-stream). */
+  onIncomplete?(text: string, id: string | undefined, reason: 'too-long' | undefined): void;
 }
 
 /** Hands one event to the sink method of its type. */
@@ -62,7 +62,7 @@ export function deliverEvent(sink: ToolCallSink, event: ToolCallParserEvent): vo
       sink.onToolCallDiscarded?.(event.id, event.text, event.reason);
       return;
     case 'incomplete':
-      sink.onIncomplete?.(event.text, event.id);
+      sink.onIncomplete?.(event.text, event.id, event.reason);
       return;
     default: {
       const unknown: never = event;

@@ -20,6 +20,15 @@ describe('AnswerWatch', () => {
     expect(watch(7, 'id: 1\ndata: {"jsonrpc":"2.0","id":8,"result":{}}\n\n').resumable).toBe(false);
   });
 
+  it('knows the id the SDK resumes from, and that a GET stream is resumed even without one', () => {
+    const w = watch(7, 'id: a\ndata:\n\nid: b\ndata: x\n\ndata: y\n\n');
+    expect(w.lastEventId).toBe('b');
+    expect(new AnswerWatch(7, { reconnectable: true }).resumable).toBe(true);
+    expect(watch(7, 'data: {"jsonrpc"').pending).toBe(true);
+    expect(watch(7, 'data: x\n').pending).toBe(true);
+    expect(watch(7, 'data: x\n\n').pending).toBe(false);
+  });
+
   it('matches the answer by Number(id), as the SDK does', () => {
     expect(watch(7, 'data: {"jsonrpc":"2.0","id":"7","result":{}}\n\n').answered).toBe(true);
     expect(watch(7, 'data: {"jsonrpc":"2.0","id":"7x","result":{}}\n\n').answered).toBe(false);
@@ -62,7 +71,7 @@ describe('AnswerWatch', () => {
 // What the SDK itself makes of an event stream answering request `id` (its own transport and
 // parser, fed the bytes as a POST's response): whether the call is answered, and whether it
 // reopens the stream to resume it (it says so through onerror when it may not retry).
-async function sdkReading(id: number, chunks: Uint8Array[]): Promise<{ answered: boolean; resumes: boolean }> {
+async function sdkReading(id: number, chunks: Uint8Array[]): Promise<{ answered: boolean; resumes: boolean; lastEventId: string | undefined }> {
   let index = 0;
   let ended: () => void = () => undefined;
   const read = new Promise<void>((resolve) => (ended = resolve));
@@ -81,6 +90,8 @@ async function sdkReading(id: number, chunks: Uint8Array[]): Promise<{ answered:
   });
   let answered = false;
   let resumes = false;
+  // What it would send as Last-Event-ID: the id of the last event it read that had one.
+  let lastEventId: string | undefined;
   transport.onmessage = (message) => {
     if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && Number(message.id) === id) answered = true;
   };
@@ -88,12 +99,12 @@ async function sdkReading(id: number, chunks: Uint8Array[]): Promise<{ answered:
     if (error.message.startsWith('Maximum reconnection attempts')) resumes = true;
   };
   await transport.start();
-  await transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
+  await transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } }, { onresumptiontoken: (token) => (lastEventId = token) });
   await read;
   // The SDK's pipeline (decoder, parser, its reading loop) settles a few turns after the end.
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
   await transport.close();
-  return { answered, resumes };
+  return { answered, resumes, lastEventId };
 }
 
 const LINE_ENDS = ['\n', '\r', '\r\n'];
@@ -157,6 +168,8 @@ describe('AnswerWatch and the SDK', () => {
         // requestScopedFetch ends the SDK's copy with a blank line, as `end()` reads the last event.
         const sdk = await sdkReading(7, [...chunks, new TextEncoder().encode('\n\n')]);
         expect({ answered: w.answered, resumes: w.resumable && !w.answered }).toEqual({ answered: sdk.answered, resumes: sdk.resumes && !sdk.answered });
+        // requestScopedFetch knows a resuming GET by the id the SDK resumes from.
+        expect(w.lastEventId).toBe(sdk.lastEventId);
       }),
       { numRuns: 400, seed: 26_301 },
     );

@@ -14,8 +14,11 @@ export class AnswerWatch {
   answered = false;
   /** What was wrong with the last answer for the request that was not valid. */
   problem: string | undefined;
+  /** The id of the last event that had one (what the SDK sends as Last-Event-ID to resume). */
+  lastEventId: string | undefined;
 
   private readonly id: unknown;
+  private readonly reconnectable: boolean;
   private readonly decoder = new TextDecoder();
   private line = '';
   private afterCR = false;
@@ -25,16 +28,23 @@ export class AnswerWatch {
   private sawEventId = false;
   private sawResult = false;
 
-  constructor(id: unknown) {
+  /** `reconnectable`: a GET stream, which the SDK reopens when it ends even without an event id. */
+  constructor(id: unknown, options: { reconnectable?: boolean } = {}) {
     this.id = id;
+    this.reconnectable = options.reconnectable ?? false;
   }
 
   /**
    * The SDK reopens the stream (GET with Last-Event-ID) when it ends: an event with an id
-   * went by, and no successful answer, to this request or any other, did.
+   * went by (or it is a GET stream), and no successful answer, to this request or any other, did.
    */
   get resumable(): boolean {
-    return this.sawEventId && !this.sawResult;
+    return (this.reconnectable || this.sawEventId) && !this.sawResult;
+  }
+
+  /** Part of an event was read and not yet dispatched (a line or an event cut off). */
+  get pending(): boolean {
+    return this.line !== '' || this.data.length > 0;
   }
 
   push(chunk: Uint8Array): void {
@@ -88,7 +98,10 @@ export class AnswerWatch {
     this.event = '';
     this.eventId = '';
     if (data.length === 0) return;
-    if (eventId !== '') this.sawEventId = true;
+    if (eventId !== '') {
+      this.sawEventId = true;
+      this.lastEventId = eventId;
+    }
     if (event !== '' && event !== 'message') return;
     let parsed: unknown;
     try {

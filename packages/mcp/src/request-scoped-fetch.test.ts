@@ -44,10 +44,12 @@ async function breakAfter(first: string, waitMs = 5000): Promise<{ messages: unk
 describe('requestScopedFetch', () => {
   // Second review: a break was turned into an error answer, and the SDK never resumed.
   it('leaves a resumable stream whose connection breaks to the SDK, which resumes it with Last-Event-ID', async () => {
-    expect(await breakAfter('retry: 1\nid: e1\ndata:\n\n')).toEqual({ messages: [], resumedFrom: ['e1'] });
+    // The server refuses the resumption (405): the call fails at once, rather than waiting for its timeout.
+    const refused = { id: 7, error: { message: 'the response stream broke before the answer, and the server refused to resume it (HTTP 405)' } };
+    expect(await breakAfter('retry: 1\nid: e1\ndata:\n\n')).toMatchObject({ messages: [refused], resumedFrom: ['e1'] });
     // With CR line ends the SDK's parser waits for the byte after the last CR: the stream is
     // ended with a LF rather than errored, which would drop that event and its id.
-    expect(await breakAfter('retry: 1\rid: e1\rdata:\r\r')).toEqual({ messages: [], resumedFrom: ['e1'] });
+    expect(await breakAfter('retry: 1\rid: e1\rdata:\r\r')).toMatchObject({ messages: [refused], resumedFrom: ['e1'] });
   });
 
   it('fails the call at once when a stream that is not resumable breaks', async () => {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { executeToolCall, ToolRegistry } from '@toolwire/core';
 import type { Tool, ToolResult } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +87,91 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     expect(await call(set.tools, 'resumable_reset')).toMatchObject({ success: true, message: 'resumed' });
   });
 
+  // Session 27: a resumption belonged to no call; the SDK runs it under the transport's signal.
+  it('ends the GET resuming a call\'s stream when the call times out', async () => {
+    // Before: the resuming GET stayed open (the server's keep-alives holding it) until close().
+    const from = server.resumes.length;
+    await using set = await connect('plain', { callTimeoutMs: 1500 });
+    expect(await call(set.tools, 'resume_held')).toMatchObject({ success: false, error: { type: 'timeout' } });
+    // A resumption whose response head never comes.
+    expect(await call(set.tools, 'resume_headless')).toMatchObject({ success: false, error: { type: 'timeout' } });
+    const resumes = server.resumes.slice(from);
+    expect(resumes.map((resume) => resume.lastEventId)).toEqual(['held-1', 'headless-1']);
+    expect(await eventually(() => resumes.every((resume) => resume.closed) && server.openSockets() === 0)).toBe(true);
+  });
+
+  it('ends the GET resuming a call\'s stream when the caller aborts the call', async () => {
+    const from = server.resumes.length;
+    await using set = await connect('plain', { callTimeoutMs: 20_000 });
+    const controller = new AbortController();
+    const pending = executeToolCall({ id: `call_${++callNumber}`, name: 'resume_held', arguments: {} }, { registry: new ToolRegistry({ tools: set.tools }), signal: controller.signal });
+    pending.catch(() => undefined);
+    expect(await eventually(() => server.resumes.length > from)).toBe(true);
+    controller.abort(new Error('the user gave up'));
+    await expect(pending).rejects.toThrow('the user gave up');
+    expect(await eventually(() => server.resumes.slice(from).every((resume) => resume.closed) && server.openSockets() === 0)).toBe(true);
+    expect(await call(set.tools, 'echo')).toMatchObject({ success: true, message: 'echo' });
+  });
+
+  it('ends the GET resuming a call\'s stream when the tools are closed', async () => {
+    const from = server.resumes.length;
+    const set = await connect('plain', { callTimeoutMs: 20_000 });
+    const pending = call(set.tools, 'resume_held');
+    expect(await eventually(() => server.resumes.length > from)).toBe(true);
+    await set.close();
+    expect((await pending).message).toContain('was closed');
+    expect(await eventually(() => server.resumes.slice(from).every((resume) => resume.closed) && server.openSockets() === 0)).toBe(true);
+  });
+
+  it('does not resume the stream of a call already answered with an error', async () => {
+    // Before: the SDK resumes a stream with event ids unless a result came, so an error answer
+    // was followed by a GET the server held open until close().
+    const from = server.resumes.length;
+    await using set = await connect('plain');
+    expect((await call(set.tools, 'error_then_resume')).message).toContain('no such file');
+    // The SDK resumes 20 ms after the end (`retry: 20`); its GET is refused before it leaves.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.resumes.slice(from)).toEqual([]);
+    expect(await eventually(() => server.openSockets() === 0)).toBe(true);
+  });
+
+  it('fails a call whose stream breaks every time it is resumed, within its own budget of resumptions', async () => {
+    // Before: each break was resumed (retry: 0) until the budget of the server's own stream
+    // (10 a minute) was spent: the stream was given up for good, and the call waited callTimeoutMs.
+    const warnings: string[] = [];
+    await using set = await connect('plain', { callTimeoutMs: 20_000, onWarning: (message) => warnings.push(message) });
+    for (let round = 0; round < 2; round++) {
+      const from = server.resumes.length;
+      const started = Date.now();
+      const result = await call(set.tools, 'resume_breaks');
+      expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+      expect(result.message).toContain('failed: the response stream broke before the answer and was resumed 10 times within 60 s; it is not resumed again');
+      expect(Date.now() - started).toBeLessThan(15_000);
+      // Each call has its own budget: the second is resumed as often as the first.
+      expect(server.resumes.length - from).toBe(10);
+    }
+    expect(warnings.filter((warning) => warning.includes('not opened again'))).toEqual([]);
+    expect(await eventually(() => server.openSockets() === 0)).toBe(true);
+  });
+
+  it('fails a call at once when its stream breaks with an event id the SDK cannot send back', async () => {
+    // Before: the SDK could not set the Last-Event-ID header, never resumed, and the call waited callTimeoutMs.
+    await using set = await connect('plain', { callTimeoutMs: 20_000, onWarning: () => undefined });
+    const started = Date.now();
+    const result = await call(set.tools, 'resume_unsendable');
+    expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
+    expect(result.message).toContain('its event id cannot be sent back to resume it');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('still resumes a call\'s stream after the server\'s own stream was given up', async () => {
+    // Before: both shared one budget, and once the stream was given up every resumption was refused.
+    const warnings: string[] = [];
+    await using set = await connect('get_loop', { callTimeoutMs: 20_000, onWarning: (message) => warnings.push(message) });
+    expect(await eventually(() => warnings.some((warning) => warning.includes('it is not opened again')))).toBe(true);
+    expect(await call(set.tools, 'resumable_reset')).toMatchObject({ success: true, message: 'resumed' });
+  });
+
   it('takes an answer whose id is the request id as a string, as the SDK does, with no warning', async () => {
     // Before: the SDK took it, and an error answer written after it was warned about as "unknown message ID".
     const warnings: string[] = [];
@@ -162,5 +249,25 @@ describe('mcpTools against a hostile streamable HTTP server', () => {
     expect(result).toMatchObject({ success: false, error: { type: 'execution_error' } });
     expect(result.message).toContain('was closed');
     expect(await eventually(() => server.openSockets() === 0)).toBe(true);
+  });
+});
+
+describe('a tool set closed while a call\'s stream is being resumed', () => {
+  it('leaves nothing that keeps the host process alive (a retry delay of ten minutes)', { timeout: 30_000 }, async () => {
+    // Before: the GET, aborted by close(), failed, and the SDK set a timer to try it again
+    // after the server's last `retry:` delay; nothing cleared it, and the host stayed up ten minutes.
+    const from = server.resumes.length;
+    const host = spawn(process.execPath, ['--conditions=@toolwire/source', join(import.meta.dirname, 'fixtures', 'closing-host.ts'), server.url('late_retry')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const exited = new Promise<number | null>((resolve) => host.on('exit', (code) => resolve(code)));
+      expect(await eventually(() => server.resumes.slice(from).some((resume) => resume.lastEventId === 'late-1'), 15_000)).toBe(true);
+      // Time for the host to read the new delay from the server's stream.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      host.stdin.write('close\n');
+      const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
+      expect(await Promise.race([exited, bound])).toBe(0);
+    } finally {
+      host.kill('SIGKILL');
+    }
   });
 });

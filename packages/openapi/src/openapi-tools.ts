@@ -1,5 +1,7 @@
 import { defineTool, toolOutput, UnsupportedFeatureError } from '@toolwire/core';
 import type { Tool, ToolExecutionContext, ToolOutput } from '@toolwire/core';
+import { createSecretRedactor } from '@toolwire/core/provider';
+import type { SecretRedactor } from '@toolwire/core/provider';
 import { createGuardedStreamFetch, FetchDeniedError } from '@toolwire/sandbox';
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { buildRequest, RequestArgumentError } from './build-request.ts';
@@ -118,13 +120,15 @@ export async function openApiTools(document: OpenApiDocument, options: OpenApiTo
     maxResponseBytes: limits.maxResponseBytes,
     timeoutMs: limits.timeoutMs,
   });
+  const secrets = secretsOf(options.auth, options.headers);
   const settings: CallSettings = {
     baseURL,
     fetch: guardedFetch,
     timeoutMs: limits.timeoutMs,
     maxResponseBytes: limits.maxResponseBytes,
     maxResultChars: limits.maxResultChars,
-    secrets: secretsOf(options.auth, options.headers),
+    secrets,
+    redact: secretTextRedactor(secrets),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
   };
@@ -177,6 +181,8 @@ interface CallSettings {
   auth?: OpenApiAuth;
   headers?: Record<string, string>;
   secrets: string[];
+  /** Takes the credentials out of a text the model will read (see `secretTextRedactor`). */
+  redact: SecretRedactor;
 }
 
 async function callOperation(plan: OperationPlan, label: string, args: Record<string, unknown>, context: ToolExecutionContext, settings: CallSettings): Promise<ToolOutput> {
@@ -219,7 +225,7 @@ async function callOperation(plan: OperationPlan, label: string, args: Record<st
       ...(contentEncoding === null ? {} : { contentEncoding }),
       ...(body.truncatedAt === undefined ? {} : { truncatedAt: body.truncatedAt }),
     },
-    { operation: label, maxMessageChars: settings.maxResultChars, redact: (text) => redact(text, settings.secrets) },
+    { operation: label, maxMessageChars: settings.maxResultChars, redact: settings.redact },
   );
 }
 
@@ -250,7 +256,7 @@ function decodeText(chunks: Uint8Array[]): string {
 }
 
 function failure(message: string, errorType: 'validation_error' | 'execution_error' | 'timeout' | 'permission_denied', settings: CallSettings): ToolOutput {
-  return toolOutput({ message: redact(message, settings.secrets), success: false, errorType });
+  return toolOutput({ message: settings.redact(message), success: false, errorType });
 }
 
 // Static headers that carry a credential: redacted from what the model reads and dropped
@@ -313,10 +319,18 @@ function withoutCutSecret(text: string, secrets: readonly string[]): string {
   return text;
 }
 
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.replaceAll(secret, '[redacted]');
-  return out;
+/**
+ * Each credential in every spelling an API echoes it in (core's redactor: any case,
+ * percent-encoded, escaped, in base64, cut), then the short ones (4–7 characters, too short
+ * for that) where they stand as they are.
+ */
+function secretTextRedactor(secrets: readonly string[]): SecretRedactor {
+  const spellings = createSecretRedactor(secrets);
+  return (text) => {
+    let out = spellings(text);
+    for (const secret of secrets) out = out.replaceAll(secret, '[redacted]');
+    return out;
+  };
 }
 
 function refuseSwagger2(): never {

@@ -44,6 +44,18 @@ const modes: Record<string, Handler> = {
     const timer = setTimeout(() => res.end(`${KEY.slice(12)} ${'y'.repeat(1000)}`), 200);
     res.on('close', () => clearTimeout(timer));
   },
+  // The key as APIs and proxies echo it: upper case, percent- and entity-encoded, in a Basic credential, cut.
+  spellings: (req, res) => {
+    const key = String(req.headers['x-api-key']);
+    const body = [
+      `KEY ${key.toUpperCase()}`,
+      `url /r?key=${key.replaceAll('-', '%2D')}`,
+      `html ${key.replaceAll('-', '&#x2d;')}`,
+      `auth Basic ${Buffer.from(`me:${key}`).toString('base64')}`,
+      `cut ${key.slice(0, 12)}...`,
+    ].join('\n');
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
+  },
   bom: (_req, res) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('\ufeff{"ok":true}'),
   trickle: (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
@@ -130,6 +142,11 @@ describe('responses of a hostile API', () => {
   it('redacts a credential hidden behind JSON escapes, in the message and the value', async () => {
     const result = await call('json-escaped');
     expect(result).toMatchObject({ success: true, message: '{"token":"[redacted]"}', value: { body: { token: '[redacted]' } } });
+  });
+
+  it('redacts a credential echoed in other spellings: another case, encoded, in base64, cut', async () => {
+    const result = await call('spellings');
+    expect(result.message).toBe(['KEY [redacted]', 'url /r?key=[redacted]', 'html [redacted]', 'auth Basic [redacted]', 'cut [redacted]...'].join('\n'));
   });
 
   it('describes a compressed body it did not ask for instead of showing the bytes', async () => {

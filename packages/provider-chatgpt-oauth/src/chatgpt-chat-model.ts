@@ -1,7 +1,7 @@
 
 import { AnswerLimit, collectStream, ProviderError, ProviderUnavailableError, StreamError, UpstreamTimeoutError } from '@toolwire/core';
 import type { AnswerLimits, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, Warning } from '@toolwire/core';
-import { guardStream } from '@toolwire/core/provider';
+import { guardStream, redactErrorSecrets } from '@toolwire/core/provider';
 import { createStrictCallRestorer, restoreEventCall } from '@toolwire/openai-responses';
 
 import type { ChatGPTAuth, ChatGPTCredentials } from './auth/chatgpt-auth.ts';
@@ -16,8 +16,7 @@ import { createChatGPTStreamDecoder, decodeChatGPTStream, STREAM_DROPPED } from 
 import { resolveSettings } from './chatgpt-settings.ts';
 import type { ChatGPTChatSettings } from './chatgpt-settings.ts';
 import { PROVIDER_NAME } from './constants.ts';
-import { redactSecrets } from './logger.ts';
-import { boundedSecretFreeText, readBoundedText } from './secret-text.ts';
+import { boundedSecretFreeText, readBoundedText, redactSecrets, secretRedactor } from './secret-text.ts';
 import type { ChatGPTLogger } from './logger.ts';
 import { backendError } from './map-chatgpt-error.ts';
 import { trimTrailingSlashes } from './url.ts';
@@ -262,20 +261,12 @@ function backoffMs(attempt: number): number {
 }
 
 /**
- * Errors never carry the access token, even when something upstream echoed it: neither in
- * the message nor in the stack, which was captured with the message (a CLI's `--debug`,
- * a logger printing `error.stack`).
+ * Errors never carry the access token, even when something upstream echoed it (in any
+ * spelling): neither in the message nor in the stack, which was captured with the message
+ * (a CLI's `--debug`, a logger printing `error.stack`), nor in the data the error carries.
  */
 function redact(error: unknown, secrets: readonly string[]): unknown {
-  if (error instanceof Error) {
-    for (const key of ['message', 'stack'] as const) {
-      const text = error[key];
-      if (typeof text !== 'string') continue;
-      const clean = redactSecrets(text, secrets);
-      if (clean !== text) Object.defineProperty(error, key, { value: clean, configurable: true, writable: true });
-    }
-  }
-  return error;
+  return redactErrorSecrets(error, secretRedactor(secrets));
 }
 
 /** A page or a JSON document: a 200 with one of these is no event stream. */

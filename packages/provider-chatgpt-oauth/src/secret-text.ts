@@ -1,21 +1,24 @@
+import { createSecretRedactor } from '@toolwire/core/provider';
+import type { SecretRedactor } from '@toolwire/core/provider';
+
 const REDACTED = '[redacted]';
 
-/** Secrets shorter than this are not redacted: they would redact ordinary words. */
-const MIN_SECRET_LENGTH = 8;
-
 /**
- * Replaces every occurrence of each secret in `text` with `[redacted]`, then anything
- * shaped like a JWT (`eyJ…` with three base64url parts), so that a token the server
- * echoes back is hidden even when this process never saw it. Always runs on the whole
- * text: cut afterwards, never before (a secret straddling a cut would leak its prefix).
+ * A redactor for `secrets`: each in every spelling a server echoes (any case,
+ * percent-encoded, JSON-escaped, in base64, cut; see `createSecretRedactor` in
+ * `@toolwire/core/provider`), then anything shaped like a JWT (`eyJ…` with three base64url
+ * parts), so that a token the server echoes back is hidden even when this process never saw
+ * it. Always runs on the whole text: cut afterwards, never before (a secret straddling a
+ * cut would leak its prefix).
  */
+export function secretRedactor(secrets: readonly (string | undefined)[]): SecretRedactor {
+  const redact = createSecretRedactor(secrets);
+  return (text) => redactJwtLike(redact(text));
+}
+
+/** `text` with `secrets` redacted, as `secretRedactor(secrets)` does. */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
-    result = result.split(secret).join(REDACTED);
-  }
-  return redactJwtLike(result);
+  return secretRedactor(secrets)(text);
 }
 
 /**

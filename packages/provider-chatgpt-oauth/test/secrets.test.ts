@@ -108,6 +108,38 @@ describe('backend errors', () => {
     }
   });
 
+  it('never leak the access token a backend or proxy echoes in another spelling: percent-encoded, JSON-escaped, in Basic, cut, upper case', async () => {
+    const tokens = makeTokenSet();
+    const token = tokens.access_token;
+    const spellings = [
+      `GET /codex/responses?access_token=${encodeURIComponent(token)}`,
+      JSON.stringify({ detail: `bad bearer ${token.replaceAll('.', '\\u002e')}` }),
+      `Authorization: Basic ${Buffer.from(`user:${token}`).toString('base64')}`,
+      `token ${token.slice(0, 40)}... is unknown`,
+      `TOKEN ${token.toUpperCase()}`,
+    ];
+    const backend = await startBackend({ models: [{ slug: 'gpt-5.4', base_instructions: 'base' }] });
+    closers.push(backend.close);
+    const chatgpt = createChatGPT({
+      auth: { tokens: { accessToken: token, idToken: tokens.id_token, refreshToken: tokens.refresh_token } },
+      baseURL: backend.url,
+      maxRetries: 0,
+      logger: { warn: () => undefined },
+    });
+    for (const text of spellings) {
+      backend.reply({ status: 400, text, headers: { 'content-type': 'text/plain' } });
+      const error = await chatgpt
+        .chat('gpt-5.4')
+        .generate({ messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
+      expect(ProviderError.isInstance(error)).toBe(true);
+      const shown = `${(error as Error).message}\n${(error as Error).stack ?? ''}`;
+      expect(shown).toContain('[redacted]');
+      const pieces = [token, encodeURIComponent(token), Buffer.from(`user:${token}`).toString('base64'), token.toUpperCase()];
+      expect({ text: text.slice(0, 40), leaks: pieces.flatMap((piece) => leaks(shown, piece.slice(12))) }).toEqual({ text: text.slice(0, 40), leaks: [] });
+    }
+  });
+
   it('never leak the access token a response.failed or error event echoes, in the message or the stack', async () => {
     const tokens = makeTokenSet();
     const stranger = makeJwt({ sub: 'someone-else', exp: 1 });

@@ -1,5 +1,5 @@
 import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
-import { mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
+import { headerCredentials, mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
@@ -18,13 +18,6 @@ export interface OllamaErrorContext {
   inStream?: boolean;
   /** The headers the request carried: the credentials among them are redacted from the error. */
   headers?: Record<string, string> | undefined;
-}
-
-/** Values of headers that carry credentials (`Authorization: Bearer …`, `X-Api-Key`), without their scheme. */
-export function headerCredentials(headers: Record<string, string> | undefined): string[] {
-  return Object.entries(headers ?? {})
-    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
-    .flatMap(([, value]) => [value, value.replace(/^(Bearer|Basic)\s+/iu, '')]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { resolveAnswerLimits } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
-import { limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes } from '@toolwire/core/provider';
+import { headerCredentials, limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes } from '@toolwire/core/provider';
 import { FetchSignalOpenAI } from './fetch-signal-client.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
@@ -10,6 +10,8 @@ import type { OpenAIClientContext } from './openai-client-context.ts';
 import { OpenAIChatModel } from './openai-chat-model.ts';
 import type { OpenAIModelSettings } from './openai-model-settings.ts';
 import { OpenAIResponsesModel } from './openai-responses-model.ts';
+import { resolveSdkLogging } from './openai-sdk-logger.ts';
+import type { OpenAISdkLogger, OpenAISdkLogLevel } from './openai-sdk-logger.ts';
 import { withTextToolsSetting } from './text-tools-model.ts';
 
 /** Options of `createOpenAI`. */
@@ -55,6 +57,16 @@ export interface OpenAIProviderOptions {
    * 0 turns the bound off.
    */
   maxAnswerChars?: number;
+  /**
+   * Where the `openai` SDK's own log messages go (`console` has the shape; so has a pino or
+   * winston logger bound to its methods). Default: nowhere, unless `OPENAI_LOG` is set (then
+   * `console`, as the SDK does by itself). The provider turns what the SDK complains about
+   * (a garbled stream event) into its own typed errors, so the SDK's lines only repeat them.
+   * The provider's credentials are redacted from every message.
+   */
+  logger?: OpenAISdkLogger;
+  /** The SDK's log level: `off`, `error`, `warn`, `info`, `debug`. Default: `OPENAI_LOG`, else `warn` with a `logger`, `off` without. */
+  logLevel?: OpenAISdkLogLevel;
   /** The most tool calls one answer may make (default 1024, `DEFAULT_MAX_TOOL_CALLS_PER_ANSWER`); past it, as `maxAnswerChars`. 0 turns it off. */
   maxToolCallsPerAnswer?: number;
 }
@@ -94,14 +106,14 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const answerLimits = resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' });
   let client: OpenAI | undefined;
   // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
-  const headerSecrets = Object.entries(options.headers ?? {})
-    .filter(([name]) => /auth|key|token|secret|cookie/iu.test(name))
-    .map(([, value]) => value.replace(/^(Bearer|Basic)\s+/iu, ''));
+  const headerSecrets = headerCredentials(options.headers);
+  const secrets = (): readonly string[] => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]);
+  const logging = resolveSdkLogging(options, secrets);
   const context: OpenAIClientContext = {
     baseURL,
     isOpenAI,
     endGraceMs: options.endGraceMs ?? DEFAULT_END_GRACE_MS,
-    secrets: () => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]),
+    secrets,
     answerLimits,
     client() {
       // Created on first use, so a provider can be set up before its key is known.
@@ -115,6 +127,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
         ...(fetch !== undefined ? { fetch } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
         ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+        ...logging,
       });
       return client;
     },

@@ -1,5 +1,6 @@
 export { createOpenAI } from './create-openai.ts';
 export type { OpenAIProvider, OpenAIProviderOptions } from './create-openai.ts';
+export type { OpenAISdkLogger, OpenAISdkLogLevel } from './openai-sdk-logger.ts';
 export type { OpenAIModelInfo } from './list-models.ts';
 export type { OpenAIModelSettings } from './openai-model-settings.ts';
 export type { SystemMessageMode } from './openai-chat-messages.ts';

@@ -359,6 +359,11 @@ describe('runCommand without isolation', () => {
       const [first, second] = await Promise.all([Promise.race([exited, bound]), Promise.race([timed, bound])]);
       expect(first).toMatchObject({ exitCode: 0, timedOut: false, stdout: expect.stringMatching(/^\d+\n$/) });
       expect(second).toMatchObject({ timedOut: true, stdout: expect.stringMatching(/^\d+\n$/) });
+      // And the sleeps that left the group are gone with the command (they carry its mark).
+      for (const answer of [first, second]) {
+        const pid = Number((answer as { stdout: string }).stdout);
+        expect(existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
+      }
     } finally {
       for (const file of ['left-a', 'left-b']) {
         try {

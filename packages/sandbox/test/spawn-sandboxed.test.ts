@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,16 @@ function readLine(proc: SandboxedProcess): Promise<string> {
     };
     proc.stdout.on('data', onData);
   });
+}
+
+/** A sleep still running as `pid` (not gone, not a zombie). */
+function sleeping(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.includes('(sleep)') && stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 // A writable work directory, and a code directory outside it (bound read-only when asked).
@@ -103,6 +113,36 @@ describe('spawnSandboxed', () => {
       } catch {
         // Gone already.
       }
+    }
+  });
+
+  it('without isolation, ends what left its group (setsid, a double fork) when it is killed or exits', { timeout: 20_000 }, async () => {
+    // Before: only the process group was signalled, and these sleeps outlived kill() and the exit.
+    const { work: cwd } = dirs();
+    const script = 'setsid sleep 300 & echo $!; (sleep 301 & echo $!); while [ ! -e go ]; do sleep 0.05; done; exit 3';
+    const leftovers: number[] = [];
+    const pidsOf = async (child: SandboxedProcess) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      while (out.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      const pids = out.trim().split('\n').map(Number);
+      leftovers.push(...pids);
+      // `$!` is printed right after the fork: each becomes `sleep` once `setsid` or the subshell has
+      // exec'd it, which a loaded machine may not have done yet.
+      for (let i = 0; i < 250 && !pids.every(sleeping); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return pids;
+    };
+    try {
+      const killed = spawnSandboxed({ command: ['sh', '-c', script], cwd, isolation: 'none' });
+      expect((await pidsOf(killed)).every(sleeping)).toBe(true);
+      await killed.kill();
+      const exiting = spawnSandboxed({ command: ['sh', '-c', script], cwd, isolation: 'none' });
+      expect((await pidsOf(exiting)).every(sleeping)).toBe(true);
+      writeFileSync(join(cwd, 'go'), '');
+      expect(await exiting.exited).toMatchObject({ exitCode: 3 });
+      expect(leftovers.filter(sleeping)).toEqual([]);
+    } finally {
+      for (const pid of leftovers) if (pid > 1 && sleeping(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 

@@ -120,7 +120,9 @@ export async function demoCommand(context: CommandContext): Promise<void> {
       println(output, `  live provider: ${style(output, 'bold', model)}`);
     }
     println(output, `  gateway at ${baseURL}`);
-    const client = new OpenAI({ apiKey: 'demo', baseURL, maxRetries: 0, timeout: 60_000 });
+    // The SDK's own lines would cut into the demo's transcript; they come only when OPENAI_LOG asks (as with createOpenAI).
+    const sdkLog = context.env.OPENAI_LOG;
+    const client = new OpenAI({ apiKey: 'demo', baseURL, maxRetries: 0, timeout: 60_000, ...(sdkLog === undefined || sdkLog === '' ? { logLevel: 'off' as const } : {}) });
     const question = 'What time is it in Tokyo right now?';
     println(output, `  ${style(output, 'green', 'user')}  ${question}`);
     const completion = await client.chat.completions.create({

@@ -1,4 +1,5 @@
 import { createToolCallParser, extractToolCalls } from '@toolwire/extract';
+import type { ExtractOptions as ExtractToolCallsOptions } from '@toolwire/extract';
 import type { ToolCall } from '@toolwire/core';
 import type { CommandContext } from '../context.ts';
 import { println, style, writeLine } from '../output.ts';
@@ -11,7 +12,9 @@ import { visible } from '../terminal-text.ts';
 /** `toolwire extract`: prints the tool calls found in a text. */
 export async function extractCommand(context: CommandContext, file: string, options: ExtractOptions): Promise<void> {
   const tools = splitList(options.tools);
-  const extractOptions = tools.length > 0 ? { tools } : {};
+  const extractOptions: ExtractToolCallsOptions = tools.length > 0 ? { tools } : {};
+  // Both modes: a stream and a whole text give the same calls for the same bound.
+  if (options.maxCallChars !== undefined) extractOptions.maxCallChars = options.maxCallChars;
   const { output } = context;
 
   if (options.stream === true) {

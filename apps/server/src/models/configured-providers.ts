@@ -7,6 +7,7 @@ import { withTextToolCalling } from '@toolwire/extract';
 import { createChatGPT } from '@toolwire/provider-chatgpt-oauth';
 import { createOllama } from '@toolwire/provider-ollama';
 import { createOpenAI } from '@toolwire/provider-openai';
+import type { OpenAISdkLogger } from '@toolwire/provider-openai';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import type { ProvidersConfig } from '../config/server-config.ts';
@@ -68,6 +69,26 @@ async function replayProvider(config: NonNullable<ProvidersConfig['replay']>): P
   };
 }
 
+/**
+ * The `openai` SDK's own lines (it logs a garbled stream event that the provider already
+ * turns into the request's error) go into the gateway's log, as JSON lines with the
+ * provider's credentials redacted, never to stderr on their own; and only when `OPENAI_LOG`
+ * asks for them (at its level; pino's level still applies), since otherwise they repeat the
+ * failure the gateway logs itself.
+ */
+function sdkLogging(logger: Logger | undefined): { logger?: OpenAISdkLogger; logLevel?: 'off' } {
+  const quiet = process.env['OPENAI_LOG'] === undefined || process.env['OPENAI_LOG'] === '';
+  if (logger === undefined) return quiet ? { logLevel: 'off' } : {};
+  const log = logger.child({ provider: 'openai', source: 'openai-sdk' });
+  const at =
+    (level: 'error' | 'warn' | 'info' | 'debug') =>
+    (message: string, ...details: unknown[]): void => {
+      if (details.length === 0) log[level](message);
+      else log[level]({ details }, message);
+    };
+  return { logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }, ...(quiet ? { logLevel: 'off' as const } : {}) };
+}
+
 /** The routing prefixes the config asks for, built on the provider packages. */
 export async function createConfiguredProviders(
   config: ProvidersConfig,
@@ -86,7 +107,14 @@ export async function createConfiguredProviders(
   });
   if (config.openai !== undefined) {
     const { models, apiKey, baseURL } = config.openai;
-    const openai = createOpenAI({ ...(apiKey === undefined ? {} : { apiKey }), ...(baseURL === undefined ? {} : { baseURL }), fetch: upstreamFetch, maxMessageBytes: 0, ...answer });
+    const openai = createOpenAI({
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(baseURL === undefined ? {} : { baseURL }),
+      fetch: upstreamFetch,
+      maxMessageBytes: 0,
+      ...answer,
+      ...sdkLogging(options.logger),
+    });
     providers.push({
       name: 'openai',
       chat: restricted('openai', models, (id) => openai.chat(id)),

@@ -25,3 +25,6 @@ export type { UpstreamMessageLimitOptions } from './upstream-message-limit.ts';
 export { limitUpstreamMessages } from './limit-upstream-messages.ts';
 export type { LimitUpstreamMessagesOptions } from './limit-upstream-messages.ts';
 export { redactErrorSecrets } from './redact-error-secrets.ts';
+export { createSecretRedactor, redactSecretText } from './secret-redactor.ts';
+export type { SecretRedactor } from './secret-redactor.ts';
+export { headerCredentials } from './header-credentials.ts';

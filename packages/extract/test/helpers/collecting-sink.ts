@@ -12,6 +12,10 @@ export function collectingSink(events: ToolCallParserEvent[]): Required<ToolCall
     onToolCallDelta: (id, argumentsText) => events.push({ type: 'tool-call-delta', id, argumentsText }),
     onToolCall: (toolCall, text) => events.push({ type: 'tool-call', toolCall, text }),
     onToolCallDiscarded: (id, text, reason) => events.push({ type: 'tool-call-discarded', id, text, reason }),
-    onIncomplete: (text, id) => events.push(id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id }),
+    onIncomplete: (text, id, reason) => {
+      const event: ToolCallParserEvent = id === undefined ? { type: 'incomplete', text } : { type: 'incomplete', text, id };
+      if (reason !== undefined) event.reason = reason;
+      events.push(event);
+    },
   };
 }

@@ -10,6 +10,7 @@ import { buildBubblewrapArgs, ETC_NETWORK_PATHS, ETC_PATHS } from './bubblewrap-
 import { closePipesAfterExit, jailStdio, killProcessGroup, SECCOMP_FD, watchCgroupJoin, writeSeccompProgram } from './jail-process.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import { createCommandCgroup, joinCgroupsArgv } from './command-cgroup.ts';
+import { killAtExit, newProcessMark, PROCESS_MARK_VARIABLE, signalMarkedProcesses } from './process-mark.ts';
 import type { CommandCgroup } from './command-cgroup.ts';
 import { dropToSandboxUid, getSandboxSupport } from './sandbox-support.ts';
 import { SANDBOX_HOST_UID } from './bubblewrap-args.ts';
@@ -115,7 +116,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const startedAt = new Date();
   checkDurationMs(timeoutMs, 'runCommand: `timeoutMs`');
   options.signal?.throwIfAborted();
-  const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv } = prepareCommand(options, {
+  const { command, cwd, argv, cgroup, seccomp, spawnCwd, spawnEnv, mark } = prepareCommand(options, {
     caller: 'runCommand',
     cpuSeconds: Math.ceil(timeoutMs / 1000) + 1,
   });
@@ -135,6 +136,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       seccomp,
       signal: options.signal,
       isolated: (options.isolation ?? 'bubblewrap') !== 'none',
+      mark,
     }));
     oomKills = cgroup?.oomKills() ?? 0;
   } finally {
@@ -169,6 +171,11 @@ export interface PreparedCommand {
   seccomp: Buffer | undefined;
   spawnCwd: string;
   spawnEnv: Record<string, string>;
+  /**
+   * Without isolation: the mark in `spawnEnv` that everything the command starts inherits,
+   * to find what left its process group (no PID namespace holds it).
+   */
+  mark: string | undefined;
 }
 
 /**
@@ -281,6 +288,7 @@ export function prepareCommand(
     }
   }
 
+  const mark = isolation === 'none' ? newProcessMark() : undefined;
   return {
     command,
     cwd,
@@ -288,7 +296,8 @@ export function prepareCommand(
     cgroup,
     seccomp,
     spawnCwd: isolation === 'none' ? cwd : '/',
-    spawnEnv: isolation === 'none' ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env } : { PATH: HOST_PATH },
+    spawnEnv: mark !== undefined ? { PATH: HOST_PATH, HOME: root, LANG: 'C.UTF-8', ...options.env, [PROCESS_MARK_VARIABLE]: mark } : { PATH: HOST_PATH },
+    mark,
   };
 }
 
@@ -324,6 +333,8 @@ interface SpawnOptions {
   signal: AbortSignal | undefined;
   /** Under bubblewrap, where nothing outlives the PID namespace to hold the pipes. */
   isolated: boolean;
+  /** Without isolation, the mark of everything the command starts (see `PreparedCommand`). */
+  mark: string | undefined;
 }
 
 /** A command's result; `aborted` when the signal ended it (not when it came after the command exited). */
@@ -344,7 +355,12 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
     const pipes = options.isolated ? undefined : closePipesAfterExit(child, { graceMs: KILL_GRACE_MS });
     let timedOut = false;
     let spawnError: Error | undefined;
-    const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
+    const { mark } = options;
+    const killGroup = (signal: NodeJS.Signals) => {
+      killProcessGroup(child, signal);
+      if (mark !== undefined) void signalMarkedProcesses(mark, signal).catch(() => 0);
+    };
+    const forget = mark !== undefined && child.pid !== undefined ? killAtExit(mark, child.pid) : undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       if (killTimer !== undefined) return;
@@ -379,10 +395,12 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
       clearTimeout(timer);
       clearTimeout(killTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      // Whatever the command left behind in its group goes with it.
-      killGroup('SIGKILL');
+      // Whatever the command left behind in its group goes with it, and (without isolation)
+      // what left the group, before the answer.
+      killProcessGroup(child, 'SIGKILL');
+      const swept = mark === undefined ? Promise.resolve(0) : signalMarkedProcesses(mark, 'SIGKILL').catch(() => 0);
       const stderr = output.text('stderr');
-      resolve({
+      const answer = {
         result: {
           exitCode: spawnError === undefined ? code : 127,
           signal,
@@ -394,6 +412,10 @@ function spawnAndCollect(options: SpawnOptions): Promise<{ result: CommandResult
         },
         joinFailure: joinFailure(),
         aborted,
+      };
+      void swept.then(() => {
+        forget?.();
+        resolve(answer);
       });
     });
   });

@@ -5,6 +5,7 @@ import type { AuditHandler } from '../policy/audit-event.ts';
 import { checkDurationMs } from '../policy/check-duration.ts';
 import { hashArguments } from '../policy/hash-arguments.ts';
 import { closePipesAfterExit, jailStdio, killProcessGroup, watchCgroupJoin, writeSeccompProgram } from './jail-process.ts';
+import { killAtExit, signalMarkedProcesses } from './process-mark.ts';
 import { cgroupJoinError, prepareCommand } from './run-command.ts';
 import type { CommandLimits } from './run-command.ts';
 
@@ -79,6 +80,9 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
   const startedAt = new Date();
   const started = performance.now();
   const prepared = prepareCommand(options, { caller: 'spawnSandboxed', cpuSeconds: undefined });
+  // Without a PID namespace, what the process starts is found by a mark in its environment,
+  // which a process that leaves the group (setsid, a double fork) still carries.
+  const { mark } = prepared;
   const child = spawn(prepared.argv[0] as string, prepared.argv.slice(1), {
     cwd: prepared.spawnCwd,
     env: prepared.spawnEnv,
@@ -95,11 +99,13 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
   // output after the exit is read while it flows, for PIPES_AFTER_EXIT_MS at most.
   const pipes = options.isolation === 'none' ? closePipesAfterExit(child, { graceMs: KILL_GRACE_MS, capMs: PIPES_AFTER_EXIT_MS }) : undefined;
   let killed = false;
+  let leftoversKilled = false;
   let lifetimeHit = false;
   let lifetimeTimer: NodeJS.Timeout | undefined;
   let spawnError: string | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const killGroup = (signal: NodeJS.Signals) => killProcessGroup(child, signal);
+  const forget = mark !== undefined && child.pid !== undefined ? killAtExit(mark, child.pid) : undefined;
   // A write to a process that died is answered by its exit, not by an unhandled error.
   stdin.on('error', () => undefined);
   child.on('error', (error) => {
@@ -110,6 +116,18 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
       clearTimeout(killTimer);
       clearTimeout(lifetimeTimer);
       killGroup('SIGKILL');
+      if (mark === undefined) settle(code, signal);
+      else {
+        // What left the group (and so outlived the kill above) goes too, before `exited` settles.
+        void signalMarkedProcesses(mark, 'SIGKILL')
+          .catch(() => 0)
+          .then(() => {
+            forget?.();
+            settle(code, signal);
+          });
+      }
+    });
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
       prepared.cgroup?.destroy();
       const failure = joinFailure();
       // It never started: not the command's own exit 125.
@@ -128,16 +146,24 @@ export function spawnSandboxed(options: SpawnSandboxedOptions): SandboxedProcess
         exitCode: exit.exitCode,
       });
       resolve(exit);
-    });
+    };
   });
   const kill = (): Promise<SandboxedProcessExit> => {
     if (!killed && child.exitCode === null && child.signalCode === null) {
       killed = true;
       killGroup('SIGTERM');
+      if (mark !== undefined) void signalMarkedProcesses(mark, 'SIGTERM').catch(() => 0);
       killTimer = setTimeout(() => {
         killGroup('SIGKILL');
+        if (mark !== undefined) void signalMarkedProcesses(mark, 'SIGKILL').catch(() => 0);
         pipes?.closeSoon();
       }, KILL_GRACE_MS);
+    } else if (!leftoversKilled && mark !== undefined) {
+      // It exited on its own, and what it left (outside its group, holding its pipes) goes
+      // now, not when the pipes are given up on.
+      leftoversKilled = true;
+      void signalMarkedProcesses(mark, 'SIGKILL').catch(() => 0);
+      pipes?.closeSoon();
     }
     return exited;
   };

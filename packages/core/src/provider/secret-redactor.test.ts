@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { createSecretRedactor, redactSecretText } from './secret-redactor.ts';
+
+const KEY = 'sk-test+Ab/9xYz=Q7mWp2Lk4Rt8Vn3Hc6Jd';
+const HEX = '4f9a0c2e7b1d8e3f6a5c9b0d2e4f7a1c';
+
+describe('redactSecretText', () => {
+  it('redacts the exact spelling, every time it occurs', () => {
+    expect(redactSecretText(`a ${KEY} b ${KEY}`, [KEY])).toBe('a [redacted] b [redacted]');
+  });
+
+  it('redacts it percent-encoded, upper or lower case hex, once or twice, as in a query string', () => {
+    const encoded = encodeURIComponent(KEY);
+    expect(encoded).toContain('%2B');
+    expect(redactSecretText(`GET /v1/models?api-key=${encoded}&x=1`, [KEY])).toBe('GET /v1/models?api-key=[redacted]&x=1');
+    expect(redactSecretText(`key=${encoded.replaceAll('%2B', '%2b').replaceAll('%2F', '%2f')}`, [KEY])).toBe('key=[redacted]');
+    expect(redactSecretText(`key=${encodeURIComponent(encoded)}`, [KEY])).toBe('key=[redacted]');
+  });
+
+  it('redacts it escaped in a JSON string, at any depth, and as HTML character references', () => {
+    const json = JSON.stringify({ message: `bad key ${KEY}` }).replaceAll('/', '\\/');
+    expect(redactSecretText(json, [KEY])).toBe('{"message":"bad key [redacted]"}');
+    const unicode = KEY.replaceAll('/', '\\u002F').replaceAll('+', '\\u002b');
+    expect(redactSecretText(`"${unicode}"`, [KEY])).toBe('"[redacted]"');
+    const twice = JSON.stringify(JSON.stringify({ key: KEY.replaceAll('/', '\\/') }));
+    expect(redactSecretText(twice, [KEY])).not.toContain('9xYz');
+    expect(redactSecretText(`<p>${KEY.replaceAll('/', '&#x2F;').replaceAll('+', '&#43;')}</p>`, [KEY])).toBe('<p>[redacted]</p>');
+  });
+
+  it('redacts it inside a base64 Basic credential (user:key), whatever its alignment, and the whole value', () => {
+    for (const user of ['', 'u', 'us', 'user', 'admin@example.com']) {
+      const basic = Buffer.from(`${user}:${KEY}`).toString('base64');
+      expect(redactSecretText(`Authorization: Basic ${basic} was refused`, [KEY])).toBe('Authorization: Basic [redacted] was refused');
+      const url = Buffer.from(`${user}:${KEY}`).toString('base64url');
+      expect(redactSecretText(`token=${url};`, [KEY])).toBe('token=[redacted];');
+    }
+  });
+
+  it('redacts a hex key in the other case', () => {
+    expect(redactSecretText(`key ${HEX.toUpperCase()} is invalid`, [HEX])).toBe('key [redacted] is invalid');
+  });
+
+  it('redacts a cut key (a long prefix or suffix), and leaves the 4 + 4 characters servers show to name it', () => {
+    expect(redactSecretText(`Incorrect API key provided: ${KEY.slice(0, 14)}...`, [KEY])).toBe('Incorrect API key provided: [redacted]...');
+    expect(redactSecretText(`key …${KEY.slice(-12)}`, [KEY])).toBe('key …[redacted]');
+    const named = `Incorrect API key provided: ${KEY.slice(0, 7)}***${KEY.slice(-4)}.`;
+    expect(redactSecretText(named, [KEY])).toBe(named);
+    // Percent-encoded and cut.
+    expect(redactSecretText(`?key=${encodeURIComponent(KEY).slice(0, 19)}`, [KEY])).toBe('?key=[redacted]');
+  });
+
+  it('redacts a secret under 20 characters only whole (in any spelling): its pieces are often words', () => {
+    const short = 'sk-upstream';
+    expect(redactSecretText('The upstream sent more than 1 MiB: raise limits.upstreamMessageLimitBytes.', [short, KEY])).toBe(
+      'The upstream sent more than 1 MiB: raise limits.upstreamMessageLimitBytes.',
+    );
+    expect(redactSecretText(`key ${short} and ?k=${encodeURIComponent('pass/word+1')} and ${KEY}`, [short, 'pass/word+1', KEY])).toBe('key [redacted] and ?k=[redacted] and [redacted]');
+  });
+
+  it('joins what two secrets cover into one redaction', () => {
+    const other = `${KEY.slice(20)}-tail-0123456789`;
+    expect(redactSecretText(`x ${KEY.slice(0, 20)}${other} y`, [KEY, other])).toBe('x [redacted] y');
+  });
+
+  it('leaves text without the secret, and short or missing secrets, alone', () => {
+    const text = 'Incorrect API key provided. See https://platform.openai.com/account/api-keys \\/ %2F &#47; \\\\';
+    expect(redactSecretText(text, [KEY, HEX, undefined, 'short'])).toBe(text);
+    expect(redactSecretText('short abc', ['abc'])).toBe('short abc');
+    expect(createSecretRedactor([])('any text')).toBe('any text');
+  });
+
+  it('keeps escapes that escape nothing as they are, and still finds the key after them', () => {
+    expect(redactSecretText(`C:\\\\dir\\${KEY} %zz &#; &#x; \\q`, [KEY])).toBe('C:\\\\dir\\[redacted] %zz &#; &#x; \\q');
+  });
+
+  it('stays linear on long texts full of near matches and broken escapes', () => {
+    const redact = createSecretRedactor([KEY, HEX]);
+    const near = `${KEY.slice(0, 9)}#`.repeat(100_000) + '\\'.repeat(200_000) + '%25'.repeat(100_000) + '&#'.repeat(100_000) + KEY;
+    const out = redact(near);
+    expect(out.endsWith('[redacted]')).toBe(true);
+    expect(out.length).toBe(near.length - KEY.length + '[redacted]'.length);
+    // A long base64 run with many matches inside it.
+    const basic = Buffer.from(`u:${KEY}`.repeat(20_000)).toString('base64');
+    expect(redact(`Basic ${basic}`)).toBe('Basic [redacted]');
+  });
+});

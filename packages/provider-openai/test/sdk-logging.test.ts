@@ -1,0 +1,104 @@
+// The `openai` SDK's own log lines (it logs a garbled stream event before the provider turns
+// it into a typed error): silent by default, into a given logger when asked, never with the key.
+import { collectStream, StreamError } from '@toolwire/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createOpenAI } from '../src/index.ts';
+import type { OpenAISdkLogger } from '../src/index.ts';
+import { responsesFrames } from './openai-test-server.ts';
+import { useOpenAITestServer } from './openai-test-server.ts';
+
+const server = useOpenAITestServer();
+const API_KEY = 'sk-log-0123456789abcdefSECRET';
+const request = { messages: [{ role: 'user' as const, content: 'Hi' }] };
+
+/** A Responses stream whose second event is not JSON. */
+function garbled(): void {
+  server().reply({ kind: 'sse', frames: [...responsesFrames([{ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } } as never]), 'event: response.output_text.delta\ndata: {"type":"resp\n\n'] });
+}
+
+/** Everything written to stderr, stdout and the console while `run` runs. */
+async function captureOutput(run: () => Promise<void>): Promise<string[]> {
+  const written: string[] = [];
+  const record = (...args: unknown[]) => {
+    written.push(args.map(String).join(' '));
+    return true;
+  };
+  const spies = [
+    vi.spyOn(process.stderr, 'write').mockImplementation(record),
+    vi.spyOn(process.stdout, 'write').mockImplementation(record),
+    ...(['error', 'warn', 'info', 'debug', 'log'] as const).map((name) => vi.spyOn(console, name).mockImplementation(record)),
+  ];
+  try {
+    await run();
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return written;
+}
+
+function recordingLogger(lines: string[]): OpenAISdkLogger {
+  const log = (level: string) => (message: string, ...rest: unknown[]) => lines.push(`${level} ${[message, ...rest].map(String).join(' ')}`);
+  return { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe("the SDK's own log lines", () => {
+  it('reach neither stderr nor the console by default; the garbled event is the typed error', async () => {
+    vi.stubEnv('OPENAI_LOG', '');
+    garbled();
+    let error: unknown;
+    const written = await captureOutput(async () => {
+      error = await collectStream(createOpenAI({ baseURL: server().baseURL, apiKey: API_KEY, maxRetries: 0 }).responses('gpt-4.1-mini').stream(request)).catch((e: unknown) => e);
+    });
+    expect(StreamError.isInstance(error)).toBe(true);
+    expect(written).toEqual([]);
+  });
+
+  it('go to a given logger, at warn and above by default', async () => {
+    vi.stubEnv('OPENAI_LOG', '');
+    garbled();
+    const lines: string[] = [];
+    const written = await captureOutput(async () => {
+      await collectStream(createOpenAI({ baseURL: server().baseURL, apiKey: API_KEY, maxRetries: 0, logger: recordingLogger(lines) }).responses('gpt-4.1-mini').stream(request)).catch(
+        () => undefined,
+      );
+    });
+    expect(written).toEqual([]);
+    expect(lines.some((line) => line.startsWith('error Could not parse message into JSON'))).toBe(true);
+    expect(lines.every((line) => line.startsWith('error ') || line.startsWith('warn '))).toBe(true);
+  });
+
+  it('follow OPENAI_LOG when it is set, to the console as the SDK does by itself', async () => {
+    vi.stubEnv('OPENAI_LOG', 'error');
+    garbled();
+    const written = await captureOutput(async () => {
+      await collectStream(createOpenAI({ baseURL: server().baseURL, apiKey: API_KEY, maxRetries: 0 }).responses('gpt-4.1-mini').stream(request)).catch(() => undefined);
+    });
+    expect(written.some((line) => line.includes('Could not parse message into JSON'))).toBe(true);
+  });
+
+  it('never carry the API key, even at debug level (request details), and logLevel off silences a logger', async () => {
+    vi.stubEnv('OPENAI_LOG', '');
+    server().reply({ kind: 'error', status: 500, message: `upstream saw ${API_KEY}` }, { kind: 'error', status: 400, message: `bad key ${API_KEY}` });
+    const lines: string[] = [];
+    await createOpenAI({ baseURL: server().baseURL, apiKey: API_KEY, maxRetries: 1, logger: recordingLogger(lines), logLevel: 'debug' })
+      .chat('gpt-4.1-mini')
+      .generate(request)
+      .catch(() => undefined);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('\n')).not.toContain(API_KEY.slice(4, 16));
+    garbled();
+    const quiet: string[] = [];
+    await collectStream(createOpenAI({ baseURL: server().baseURL, apiKey: API_KEY, maxRetries: 0, logger: recordingLogger(quiet), logLevel: 'off' }).responses('gpt-4.1-mini').stream(request)).catch(
+      () => undefined,
+    );
+    expect(quiet).toEqual([]);
+  });
+
+  it('refuses a log level the SDK does not know, naming the option', () => {
+    expect(() => createOpenAI({ apiKey: API_KEY, logLevel: 'loud' as never })).toThrow('createOpenAI: logLevel must be one of off, error, warn, info, debug; got "loud".');
+  });
+});
