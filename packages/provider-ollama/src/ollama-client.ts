@@ -165,11 +165,27 @@ function asClientRequest(body: OllamaChatBody): OllamaClientChatRequest {
   return body as unknown as OllamaClientChatRequest;
 }
 
+/** How much of a non-string `error` value is quoted in a message. */
+const ERROR_EXCERPT_CHARS = 500;
+
+/** The `error` an /api/chat answer carries in place of its message (Ollama's `{"error": …}`), quoted; undefined for an answer. */
+function answeredError(response: unknown): string | undefined {
+  if (typeof response !== 'object' || response === null || Array.isArray(response) || !('error' in response)) return undefined;
+  const error: unknown = response.error;
+  if (error === undefined || error === null || error === '') return undefined;
+  const said = typeof error === 'string' ? error : (JSON.stringify(error) ?? '');
+  return said.length > ERROR_EXCERPT_CHARS ? `${said.slice(0, ERROR_EXCERPT_CHARS)}…` : said;
+}
+
 /** One non-streamed /api/chat call; errors come out as core errors. */
 export async function chatOnce(connection: OllamaConnection, body: OllamaChatBody, call: CallOptions): Promise<OllamaChatChunk> {
   const client = createClient(connection, call, { wholeJson: true });
   try {
     const response: unknown = await client.chat({ ...asClientRequest(body), stream: false });
+    // Ollama's error object in a 200 (a model failing after the headers went out, or a proxy
+    // passing it on): an error, not an empty answer.
+    const said = answeredError(response);
+    if (said !== undefined) throw new Error(`Ollama at ${displayHost(connection.host)} answered with an error instead of a message: ${said}. Retry the request; if it keeps happening, check Ollama's log.`);
     return readOllamaChunk(response);
   } catch (error) {
     throw mapOllamaError(error, { host: connection.host, modelId: call.modelId, headers: { ...connection.headers, ...call.headers } });

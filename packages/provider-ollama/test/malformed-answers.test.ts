@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ProviderError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOllama } from '../src/index.ts';
@@ -41,6 +42,15 @@ beforeAll(async () => {
       }
       if (body.model === 'garbled-404') {
         res.writeHead(404, { 'content-type': 'text/html' }).end(Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xff]));
+        return;
+      }
+      if (body.model === 'error-in-200' && body.stream === false) {
+        // Ollama's error object with a 200: a model that failed after the headers went out, or a proxy passing it on.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'llama runner process has terminated: signal: killed' }));
+        return;
+      }
+      if (body.model === 'object-error-in-200' && body.stream === false) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'out of memory', code: 'oom' } }));
         return;
       }
       if (body.model === 'empty-502') {
@@ -134,6 +144,22 @@ describe('an error response whose body says nothing (garbled bytes, empty)', () 
       const error = await createOllama({ host }).chat(model).generate(request).catch((e: unknown) => e);
       expect((error as Error).message).toContain(`The server at ${host} answered HTTP ${status}${type}`);
       expect((error as Error).message).toContain('check OLLAMA_HOST');
+    }
+  });
+});
+
+describe('a non-streamed answer that is an error object with a 200', () => {
+  it('is an error saying what Ollama said, not an empty answer', async () => {
+    for (const [model, said] of [
+      ['error-in-200', 'llama runner process has terminated: signal: killed'],
+      ['object-error-in-200', '{"message":"out of memory","code":"oom"}'],
+    ] as const) {
+      const error = await createOllama({ host }).chat(model).generate(request).then(
+        () => expect.fail('the answer succeeded'),
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as Error).message).toContain(`Ollama at ${host} answered with an error instead of a message: ${said}`);
     }
   });
 });
