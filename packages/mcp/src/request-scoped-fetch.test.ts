@@ -1,6 +1,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { requestScopedFetch } from './request-scoped-fetch.ts';
+import { MAX_RETRY_MS } from './retry-cap.ts';
 
 /**
  * The SDK's transport over requestScopedFetch, for one call whose event stream is `first`
@@ -56,5 +57,45 @@ describe('requestScopedFetch', () => {
     const { messages, resumedFrom } = await breakAfter('retry: 1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n', 500);
     expect(resumedFrom).toEqual([]);
     expect(messages.at(-1)).toMatchObject({ id: 7, error: { message: 'the response stream broke before the answer: terminated' } });
+  });
+});
+
+describe('requestScopedFetch and retry: delays', () => {
+  const sse = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  const read = async (response: Response) => await response.text();
+
+  // Second review: the SDK keeps one reconnection timer and close() clears only the last one
+  // set. The server's stream ending with `retry: 600000` set one, a call's stream breaking
+  // another: the first kept the host process up ten minutes after close().
+  it(`caps what every stream the SDK reads asks for at ${MAX_RETRY_MS} ms`, async () => {
+    let answer = 'retry: 600000\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n';
+    const scoped = requestScopedFetch(() => Promise.resolve(sse(answer)), { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined });
+    // The server's own stream.
+    expect(await read(await scoped('http://127.0.0.1:9/mcp', { method: 'GET' }))).toContain(`retry: ${MAX_RETRY_MS}\n`);
+    // A call's stream, and its resumption.
+    answer = 'retry: 600000\nid: e1\ndata:\n\n';
+    const call = await read(await scoped('http://127.0.0.1:9/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' }) }));
+    expect(call).toContain(`retry: ${MAX_RETRY_MS}\n`);
+    expect(call).not.toContain('600000');
+    answer = 'retry: 600000\nid: e2\ndata:\n\n';
+    const resumed = await read(await scoped('http://127.0.0.1:9/mcp', { method: 'GET', headers: { 'last-event-id': 'e1' } }));
+    expect(resumed).toContain(`retry: ${MAX_RETRY_MS}\n`);
+    expect(resumed).not.toContain('600000');
+  });
+
+  it('leaves a JSON answer as it is', async () => {
+    const json = '{"jsonrpc":"2.0","id":1,\n"result":{}}';
+    const scoped = requestScopedFetch(() => Promise.resolve(new Response(json, { headers: { 'content-type': 'application/json' } })), { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined });
+    expect(await read(await scoped('http://127.0.0.1:9/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' }) }))).toBe(json);
+  });
+
+  it('answers a GET made after close() (an aborted signal) 405 without sending it', async () => {
+    let sent = 0;
+    const scoped = requestScopedFetch(() => {
+      sent++;
+      return Promise.resolve(sse(': x\n\n'));
+    }, { maxStreamOpens: 10, streamWindowMs: 1000, onWarning: () => undefined });
+    expect((await scoped('http://127.0.0.1:9/mcp', { method: 'GET', signal: AbortSignal.abort() })).status).toBe(405);
+    expect(sent).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { FetchDeniedError } from '@toolwire/sandbox';
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { AnswerWatch } from './answer-watch.ts';
+import { RetryCap } from './retry-cap.ts';
 
 /** Options of `requestScopedFetch`. */
 export interface RequestScopedFetchOptions {
@@ -91,6 +92,12 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     // A stream the SDK reads for the answer (not an error page, not a 202 without one).
     const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(exchange.id, { reconnectable: resumedFrom !== undefined }) : undefined;
     const reader = response.body.getReader();
+    // What the SDK reads as an event stream asks for at most MAX_RETRY_MS between reopens.
+    const cap = isEventStream ? new RetryCap() : undefined;
+    const flush = (stream: ReadableStreamDefaultController<Uint8Array>) => {
+      const rest = cap?.end();
+      if (rest !== undefined && rest.length > 0) stream.enqueue(rest);
+    };
     let endsWithCR = false;
     /**
      * Where the SDK resumes once this stream is over, remembered for its request: the last
@@ -114,6 +121,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
         try {
           const { done, value } = await reader.read();
           if (done) {
+            flush(stream);
             if (watch === undefined) {
               finish(exchange);
               stream.close();
@@ -134,7 +142,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
           } else {
             watch?.push(value);
             if (value.length > 0) endsWithCR = value[value.length - 1] === 13;
-            stream.enqueue(value);
+            stream.enqueue(cap === undefined ? value : cap.push(value));
           }
         } catch (error) {
           // An event stream that breaks (past maxResponseBytes, a reset) before the answer:
@@ -152,6 +160,8 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
             return;
           }
           const cutOff = watch.pending;
+          // A line held back goes to the SDK as it would have (it reads what came before a break).
+          flush(stream);
           if (watch.answered) {
             finish(exchange);
             markEnd(stream, cutOff);
@@ -224,6 +234,8 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
   return async function scopedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     const method = (init.method ?? 'GET').toUpperCase();
     if (method === 'GET') {
+      // A GET the SDK's reconnection timer makes after close(): nothing to send.
+      if (init.signal?.aborted === true) return stopped();
       const eventId = new Headers(init.headers).get('last-event-id');
       const exchange = eventId === null ? undefined : resumable.get(eventId);
       if (exchange !== undefined && eventId !== null) return resume(exchange, eventId, input, init);
@@ -239,7 +251,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
         return stopped();
       }
       streamOpens.push(now);
-      return fetch(input, init).catch((error: unknown) => {
+      return fetch(input, init).then(retryCapped, (error: unknown) => {
         if (init.signal?.aborted === true) return stopped();
         throw error;
       });
@@ -300,6 +312,29 @@ function failedAnswer(id: unknown, text: string): Uint8Array {
  */
 function stopped(): Response {
   return new Response(null, { status: 405 });
+}
+
+/** The server's own event stream, its `retry:` delays capped (see `MAX_RETRY_MS`); the SDK reads any body of a GET answered 2xx as one. */
+function retryCapped(response: Response): Response {
+  if (!response.ok || response.body === null) return response;
+  const reader = response.body.getReader();
+  const cap = new RetryCap();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      const { done, value } = await reader.read();
+      if (!done) {
+        stream.enqueue(cap.push(value));
+        return;
+      }
+      const rest = cap.end();
+      if (rest.length > 0) stream.enqueue(rest);
+      stream.close();
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** An event with id `eventId` and no message (the SDK skips it), after blank lines that end any event before it. */
