@@ -99,3 +99,50 @@ describe('requestScopedFetch and retry: delays', () => {
     expect(sent).toBe(0);
   });
 });
+
+describe('requestScopedFetch and an answer on another stream', () => {
+  // Second review: call 7's stream was resumed (an id, no answer) while its answer came on
+  // call 8's stream. The SDK resolved call 7, nothing cancelled it here, and its stream was
+  // resumed for as long as the tools stayed open, within its budget (a request that never ended here).
+  it.each(['another call\'s stream', 'the server\'s own stream'])('ends the resumption of a call answered on %s', { timeout: 15_000 }, async (where) => {
+    const onServerStream = where.startsWith('the server');
+    const enc = new TextEncoder();
+    const resumedFrom: string[] = [];
+    const answer = (id: number) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`;
+    const sse = (text: string) => new Response(enc.encode(text), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    const fetch = (_input: string | URL, init: RequestInit = {}): Promise<Response> => {
+      if ((init.method ?? 'GET') === 'GET') {
+        const from = new Headers(init.headers).get('last-event-id') ?? '';
+        resumedFrom.push(from);
+        // The server's own stream: the answer to call 7, once call 7 has been resumed.
+        if (from === '') return Promise.resolve(onServerStream ? sse(answer(7)) : new Response(null, { status: 405 }));
+        // Resumed, and ended again without the answer (resumed again after retry: 100).
+        return Promise.resolve(sse(`retry: 100\nid: ${from}\ndata:\n\n`));
+      }
+      const { id } = JSON.parse(String(init.body)) as { id?: number };
+      if (id === undefined) return Promise.resolve(new Response(null, { status: 202 }));
+      return Promise.resolve(sse(id === 7 ? 'retry: 100\nid: a7\ndata:\n\n' : `id: a8\n${onServerStream ? '' : answer(7)}${answer(8)}`));
+    };
+    const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), {
+      fetch: requestScopedFetch(fetch, { maxStreamOpens: 100, streamWindowMs: 60_000, onWarning: () => undefined }),
+    });
+    const answered: unknown[] = [];
+    transport.onmessage = (message) => answered.push((message as { id?: unknown }).id);
+    transport.onerror = () => undefined;
+    await transport.start();
+    try {
+      await transport.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x' } });
+      while (resumedFrom.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      if (onServerStream) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await transport.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'y' } });
+      while (!answered.includes(8) || !answered.includes(7)) await new Promise((resolve) => setTimeout(resolve, 10));
+      const at = resumedFrom.length;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(answered.sort()).toEqual([7, 8]);
+      // At most the resumption already under way when the answer came.
+      expect(resumedFrom.length - at).toBeLessThanOrEqual(1);
+    } finally {
+      await transport.close();
+    }
+  });
+});

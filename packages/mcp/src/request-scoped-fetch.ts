@@ -25,6 +25,8 @@ interface Exchange {
   finished: boolean;
   /** When its stream was reopened (GET with Last-Event-ID), within the window. */
   resumes: number[];
+  /** Its POST was answered (a head): aborting it now ends a stream, not the SDK's request. */
+  headed: boolean;
 }
 
 // Event ids kept for requests that are over, so that a late resumption of one is refused
@@ -65,6 +67,18 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     exchange.finished = true;
     if (inFlight.get(exchange.key) === exchange) inFlight.delete(exchange.key);
   };
+  /**
+   * The SDK takes an answer on any stream: a request answered on another stream than its
+   * own (or on the server's) is over, and its stream, which the SDK may still be resuming,
+   * ends with it rather than being resumed until close().
+   */
+  const answeredOn = (owner: Exchange | undefined) => (id: string | number) => {
+    // The SDK finds a request by Number(id).
+    const answered = inFlight.get(idKey(Number(id)));
+    if (answered === undefined || answered === owner) return;
+    finish(answered);
+    if (answered.headed) answered.controller.abort(new Error('the request was answered on another stream'));
+  };
   const remember = (eventId: string, exchange: Exchange) => {
     resumable.delete(eventId);
     resumable.set(eventId, exchange);
@@ -90,7 +104,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     }
     const isEventStream = resumedFrom !== undefined || (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
     // A stream the SDK reads for the answer (not an error page, not a 202 without one).
-    const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(exchange.id, { reconnectable: resumedFrom !== undefined }) : undefined;
+    const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(exchange.id, { reconnectable: resumedFrom !== undefined, onAnswer: answeredOn(exchange) }) : undefined;
     const reader = response.body.getReader();
     // What the SDK reads as an event stream asks for at most MAX_RETRY_MS between reopens.
     const cap = isEventStream ? new RetryCap() : undefined;
@@ -197,6 +211,35 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
+  /**
+   * The server's own event stream (the SDK reads any body of a GET answered 2xx as one): its
+   * `retry:` delays capped (see `MAX_RETRY_MS`), and read for answers to requests.
+   */
+  function serverStream(response: Response): Response {
+    if (!response.ok || response.body === null) return response;
+    const reader = response.body.getReader();
+    const cap = new RetryCap();
+    const watch = new AnswerWatch(undefined, { onAnswer: answeredOn(undefined) });
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        const { done, value } = await reader.read();
+        if (!done) {
+          watch.push(value);
+          stream.enqueue(cap.push(value));
+          return;
+        }
+        watch.end();
+        const rest = cap.end();
+        if (rest.length > 0) stream.enqueue(rest);
+        stream.close();
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
   /** A GET that resumes the stream of `exchange` from `eventId`: scoped to the request, within its budget. */
   async function resume(exchange: Exchange, eventId: string, input: string | URL, init: RequestInit): Promise<Response> {
     // Over (answered, cancelled, failed): the SDK takes 405 for "no stream" and stops.
@@ -251,7 +294,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
         return stopped();
       }
       streamOpens.push(now);
-      return fetch(input, init).then(retryCapped, (error: unknown) => {
+      return fetch(input, init).then(serverStream, (error: unknown) => {
         if (init.signal?.aborted === true) return stopped();
         throw error;
       });
@@ -265,7 +308,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       }
     }
     if (message?.id === undefined || message.method === undefined) return fetch(input, init);
-    const exchange: Exchange = { id: message.id, key: idKey(message.id), controller: new AbortController(), finished: false, resumes: [] };
+    const exchange: Exchange = { id: message.id, key: idKey(message.id), controller: new AbortController(), finished: false, resumes: [], headed: false };
     inFlight.set(exchange.key, exchange);
     const signal = init.signal ? AbortSignal.any([init.signal, exchange.controller.signal]) : exchange.controller.signal;
     let response: Response;
@@ -275,6 +318,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       finish(exchange);
       throw error;
     }
+    exchange.headed = true;
     return watched(response, exchange, init.signal ?? undefined);
   };
 }
@@ -312,29 +356,6 @@ function failedAnswer(id: unknown, text: string): Uint8Array {
  */
 function stopped(): Response {
   return new Response(null, { status: 405 });
-}
-
-/** The server's own event stream, its `retry:` delays capped (see `MAX_RETRY_MS`); the SDK reads any body of a GET answered 2xx as one. */
-function retryCapped(response: Response): Response {
-  if (!response.ok || response.body === null) return response;
-  const reader = response.body.getReader();
-  const cap = new RetryCap();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(stream) {
-      const { done, value } = await reader.read();
-      if (!done) {
-        stream.enqueue(cap.push(value));
-        return;
-      }
-      const rest = cap.end();
-      if (rest.length > 0) stream.enqueue(rest);
-      stream.close();
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** An event with id `eventId` and no message (the SDK skips it), after blank lines that end any event before it. */
