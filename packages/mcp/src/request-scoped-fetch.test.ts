@@ -119,7 +119,7 @@ describe('requestScopedFetch and an answer on another stream', () => {
         // Resumed, and ended again without the answer (resumed again after retry: 100).
         return Promise.resolve(sse(`retry: 100\nid: ${from}\ndata:\n\n`));
       }
-      const { id } = JSON.parse(String(init.body)) as { id?: number };
+      const { id } = JSON.parse(init.body as string) as { id?: number };
       if (id === undefined) return Promise.resolve(new Response(null, { status: 202 }));
       return Promise.resolve(sse(id === 7 ? 'retry: 100\nid: a7\ndata:\n\n' : `id: a8\n${onServerStream ? '' : answer(7)}${answer(8)}`));
     };
@@ -144,5 +144,31 @@ describe('requestScopedFetch and an answer on another stream', () => {
     } finally {
       await transport.close();
     }
+  });
+});
+
+describe('requestScopedFetch and event ids used twice', () => {
+  // Second review: a GET whose Last-Event-ID had ended an earlier call's stream was taken for
+  // that call's resumption and refused (405): a server numbering each stream's events from 1
+  // lost its own event stream for good, without a warning.
+  it('sends the reopening of the server\'s own stream to the server when its last id also ended a call\'s stream', async () => {
+    const enc = new TextEncoder();
+    const sse = (text: string) => new Response(enc.encode(text), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    const sent: string[] = [];
+    const scoped = requestScopedFetch(
+      (_input, init = {}) => {
+        sent.push(`${init.method ?? 'GET'} ${new Headers(init.headers).get('last-event-id') ?? ''}`);
+        if ((init.method ?? 'GET') === 'POST') return Promise.resolve(sse(`id: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 3, result: {} })}\n\n`));
+        return Promise.resolve(sse('id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n'));
+      },
+      { maxStreamOpens: 10, streamWindowMs: 60_000, onWarning: () => undefined },
+    );
+    // A call answered on a stream whose last id is 1.
+    await (await scoped('http://127.0.0.1:9/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call' }) })).text();
+    // The server's own stream, whose last id is 1 too, ends; the SDK reopens it from 1.
+    await (await scoped('http://127.0.0.1:9/mcp', { method: 'GET' })).text();
+    const reopened = await scoped('http://127.0.0.1:9/mcp', { method: 'GET', headers: { 'last-event-id': '1' } });
+    expect(reopened.status).toBe(200);
+    expect(sent).toEqual(['POST ', 'GET ', 'GET 1']);
   });
 });

@@ -32,6 +32,7 @@ interface Exchange {
 // Event ids kept for requests that are over, so that a late resumption of one is refused
 // here; the oldest are dropped past this many.
 const MAX_FINISHED_EVENT_IDS = 256;
+const SERVER_STREAM = Symbol('the server stream');
 
 /**
  * Wraps the fetch of a streamable HTTP transport with bounds the SDK lacks:
@@ -58,8 +59,10 @@ const MAX_FINISHED_EVENT_IDS = 256;
  */
 export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestScopedFetchOptions): GuardedStreamFetch {
   const inFlight = new Map<string, Exchange>();
-  // The last event id of each request's stream that the SDK may resume, and its request.
-  const resumable = new Map<string, Exchange>();
+  // The last event id of each stream that the SDK may resume, and whose stream it is: a
+  // request's, or the server's own. An id used twice (a server that numbers each stream's
+  // events on its own) belongs to the stream that ended with it last, which the SDK resumes next.
+  const resumable = new Map<string, Exchange | typeof SERVER_STREAM>();
   let streamOpens: number[] = [];
   let streamGivenUp = false;
 
@@ -79,14 +82,14 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     finish(answered);
     if (answered.headed) answered.controller.abort(new Error('the request was answered on another stream'));
   };
-  const remember = (eventId: string, exchange: Exchange) => {
+  const remember = (eventId: string, owner: Exchange | typeof SERVER_STREAM) => {
     resumable.delete(eventId);
-    resumable.set(eventId, exchange);
+    resumable.set(eventId, owner);
     if (resumable.size <= MAX_FINISHED_EVENT_IDS) return;
     let excess = resumable.size - MAX_FINISHED_EVENT_IDS;
     for (const [id, owner] of resumable) {
       if (excess === 0) break;
-      if (!owner.finished) continue;
+      if (owner !== SERVER_STREAM && !owner.finished) continue;
       resumable.delete(id);
       excess--;
     }
@@ -222,13 +225,22 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     const watch = new AnswerWatch(undefined, { onAnswer: answeredOn(undefined) });
     const body = new ReadableStream<Uint8Array>({
       async pull(stream) {
-        const { done, value } = await reader.read();
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          // The SDK reopens it from the last event id it read.
+          if (watch.lastEventId !== undefined) remember(watch.lastEventId, SERVER_STREAM);
+          throw error;
+        }
+        const { done, value } = read;
         if (!done) {
           watch.push(value);
           stream.enqueue(cap.push(value));
           return;
         }
         watch.end();
+        if (watch.lastEventId !== undefined) remember(watch.lastEventId, SERVER_STREAM);
         const rest = cap.end();
         if (rest.length > 0) stream.enqueue(rest);
         stream.close();
@@ -280,8 +292,8 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       // A GET the SDK's reconnection timer makes after close(): nothing to send.
       if (init.signal?.aborted === true) return stopped();
       const eventId = new Headers(init.headers).get('last-event-id');
-      const exchange = eventId === null ? undefined : resumable.get(eventId);
-      if (exchange !== undefined && eventId !== null) return resume(exchange, eventId, input, init);
+      const owner = eventId === null ? undefined : resumable.get(eventId);
+      if (owner !== undefined && owner !== SERVER_STREAM && eventId !== null) return resume(owner, eventId, input, init);
       const now = Date.now();
       streamOpens = streamOpens.filter((at) => now - at < options.streamWindowMs);
       if (streamGivenUp || streamOpens.length >= options.maxStreamOpens) {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findMarkedProcesses, newProcessMark, PROCESS_MARK_VARIABLE, signalMarkedProcesses } from './process-mark.ts';
+import { findMarkedProcesses, killAtExit, newProcessMark, PROCESS_MARK_VARIABLE, signalMarkedProcesses } from './process-mark.ts';
 
 const started: ChildProcess[] = [];
 
@@ -37,5 +37,12 @@ describe.runIf(process.platform === 'linux')('process marks', () => {
     expect(await Promise.all(exits)).toEqual(['SIGKILL', 'SIGKILL']);
     expect(other.exitCode === null && other.signalCode === null).toBe(true);
     expect(await findMarkedProcesses(mark)).toEqual([]);
+  });
+
+  it('adds one exit listener however many processes it watches', () => {
+    const before = process.listenerCount('exit');
+    const forget = Array.from({ length: 100 }, (_, i) => killAtExit(newProcessMark(), 1_000_000_000 + i));
+    expect(process.listenerCount('exit') - before).toBeLessThanOrEqual(1);
+    for (const f of forget) f();
   });
 });
