@@ -29,8 +29,8 @@ interface Exchange {
   headed: boolean;
 }
 
-// Event ids kept for requests that are over, so that a late resumption of one is refused
-// here; the oldest are dropped past this many.
+// Event ids kept for requests that are over (so that a late resumption of one is refused
+// here) and for the server's own stream; the oldest are dropped past this many.
 const MAX_FINISHED_EVENT_IDS = 256;
 const SERVER_STREAM = Symbol('the server stream');
 
@@ -56,6 +56,11 @@ const SERVER_STREAM = Symbol('the server stream');
  *   soon as it opens was reopened about 300 times a second. Past the budget the GET is
  *   answered 405 here, which the SDK takes for "this server has no stream". Resumptions of
  *   requests' streams do not count here, nor this stream's reopens in theirs.
+ * - A request answered on another stream (the SDK takes an answer on any) is over for its
+ *   own stream too: that stream, and any GET resuming it, is ended.
+ * - A `retry:` delay over `MAX_RETRY_MS` reaches the SDK as `MAX_RETRY_MS`: it keeps one
+ *   reconnection timer and `close()` clears only the last one set, so an earlier one, at the
+ *   server's delay, held the process open after `close()`.
  */
 export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestScopedFetchOptions): GuardedStreamFetch {
   const inFlight = new Map<string, Exchange>();
