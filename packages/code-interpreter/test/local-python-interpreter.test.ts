@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -280,5 +280,28 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
   it('rejects a quota that is not a positive number', () => {
     expect(() => localCodeInterpreter({ language: 'python', maxWorkDirMb: 0 })).toThrow(InvalidToolConfigError);
     expect(() => localCodeInterpreter({ language: 'python', maxWorkDirFiles: -1 })).toThrow(/maxWorkDirFiles/);
+  });
+});
+
+describe('localCodeInterpreter (python) without isolation', () => {
+  it.runIf(process.platform === 'linux')('kills what a run leaves running in its own session when the run ends', { timeout: 30_000 }, async () => {
+    const code = 'import subprocess\np = subprocess.Popen(["sleep", "30"], start_new_session=True)\nprint(p.pid)';
+    const result = await python({ isolation: 'none' }).run(code);
+    expect(result.success).toBe(true);
+    const pid = Number(valueOf(result).stdout.trim());
+    expect(pid).toBeGreaterThan(1);
+    // Gone, or a zombie not yet reaped, by the time the run answered.
+    const state = () => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.[0];
+      } catch {
+        return undefined;
+      }
+    };
+    try {
+      expect([undefined, 'Z']).toContain(state());
+    } finally {
+      if (state() !== undefined) process.kill(pid, 'SIGKILL');
+    }
   });
 });

@@ -19,6 +19,7 @@ export class AnswerWatch {
 
   private readonly id: unknown;
   private readonly reconnectable: boolean;
+  private readonly onAnswer: ((id: string | number) => void) | undefined;
   private readonly decoder = new TextDecoder();
   private line = '';
   private afterCR = false;
@@ -28,10 +29,15 @@ export class AnswerWatch {
   private sawEventId = false;
   private sawResult = false;
 
-  /** `reconnectable`: a GET stream, which the SDK reopens when it ends even without an event id. */
-  constructor(id: unknown, options: { reconnectable?: boolean } = {}) {
+  /**
+   * `reconnectable`: a GET stream, which the SDK reopens when it ends even without an event id.
+   * `onAnswer`: told the id of every valid answer that goes by, to this request or another
+   * (the SDK takes an answer on any stream).
+   */
+  constructor(id: unknown, options: { reconnectable?: boolean; onAnswer?: (id: string | number) => void } = {}) {
     this.id = id;
     this.reconnectable = options.reconnectable ?? false;
+    this.onAnswer = options.onAnswer;
   }
 
   /**
@@ -110,8 +116,10 @@ export class AnswerWatch {
       return;
     }
     if (isJSONRPCResultResponse(parsed)) this.sawResult = true;
-    if (!isAnswer(parsed, this.id)) return;
+    if (!isAnswer(parsed)) return;
     const problem = answerProblem(parsed);
+    if (problem === undefined) this.onAnswer?.(parsed.id as string | number);
+    if (!isAnswer(parsed, this.id)) return;
     if (problem === undefined) this.answered = true;
     else this.problem = problem;
   }

@@ -1,6 +1,7 @@
 import { FetchDeniedError } from '@toolwire/sandbox';
 import type { GuardedStreamFetch } from '@toolwire/sandbox';
 import { AnswerWatch } from './answer-watch.ts';
+import { RetryCap } from './retry-cap.ts';
 
 /** Options of `requestScopedFetch`. */
 export interface RequestScopedFetchOptions {
@@ -24,11 +25,14 @@ interface Exchange {
   finished: boolean;
   /** When its stream was reopened (GET with Last-Event-ID), within the window. */
   resumes: number[];
+  /** Its POST was answered (a head): aborting it now ends a stream, not the SDK's request. */
+  headed: boolean;
 }
 
-// Event ids kept for requests that are over, so that a late resumption of one is refused
-// here; the oldest are dropped past this many.
+// Event ids kept for requests that are over (so that a late resumption of one is refused
+// here) and for the server's own stream; the oldest are dropped past this many.
 const MAX_FINISHED_EVENT_IDS = 256;
+const SERVER_STREAM = Symbol('the server stream');
 
 /**
  * Wraps the fetch of a streamable HTTP transport with bounds the SDK lacks:
@@ -52,11 +56,18 @@ const MAX_FINISHED_EVENT_IDS = 256;
  *   soon as it opens was reopened about 300 times a second. Past the budget the GET is
  *   answered 405 here, which the SDK takes for "this server has no stream". Resumptions of
  *   requests' streams do not count here, nor this stream's reopens in theirs.
+ * - A request answered on another stream (the SDK takes an answer on any) is over for its
+ *   own stream too: that stream, and any GET resuming it, is ended.
+ * - A `retry:` delay over `MAX_RETRY_MS` reaches the SDK as `MAX_RETRY_MS`: it keeps one
+ *   reconnection timer and `close()` clears only the last one set, so an earlier one, at the
+ *   server's delay, held the process open after `close()`.
  */
 export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestScopedFetchOptions): GuardedStreamFetch {
   const inFlight = new Map<string, Exchange>();
-  // The last event id of each request's stream that the SDK may resume, and its request.
-  const resumable = new Map<string, Exchange>();
+  // The last event id of each stream that the SDK may resume, and whose stream it is: a
+  // request's, or the server's own. An id used twice (a server that numbers each stream's
+  // events on its own) belongs to the stream that ended with it last, which the SDK resumes next.
+  const resumable = new Map<string, Exchange | typeof SERVER_STREAM>();
   let streamOpens: number[] = [];
   let streamGivenUp = false;
 
@@ -64,14 +75,26 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     exchange.finished = true;
     if (inFlight.get(exchange.key) === exchange) inFlight.delete(exchange.key);
   };
-  const remember = (eventId: string, exchange: Exchange) => {
+  /**
+   * The SDK takes an answer on any stream: a request answered on another stream than its
+   * own (or on the server's) is over, and its stream, which the SDK may still be resuming,
+   * ends with it rather than being resumed until close().
+   */
+  const answeredOn = (owner: Exchange | undefined) => (id: string | number) => {
+    // The SDK finds a request by Number(id).
+    const answered = inFlight.get(idKey(Number(id)));
+    if (answered === undefined || answered === owner) return;
+    finish(answered);
+    if (answered.headed) answered.controller.abort(new Error('the request was answered on another stream'));
+  };
+  const remember = (eventId: string, owner: Exchange | typeof SERVER_STREAM) => {
     resumable.delete(eventId);
-    resumable.set(eventId, exchange);
+    resumable.set(eventId, owner);
     if (resumable.size <= MAX_FINISHED_EVENT_IDS) return;
     let excess = resumable.size - MAX_FINISHED_EVENT_IDS;
     for (const [id, owner] of resumable) {
       if (excess === 0) break;
-      if (!owner.finished) continue;
+      if (owner !== SERVER_STREAM && !owner.finished) continue;
       resumable.delete(id);
       excess--;
     }
@@ -89,8 +112,14 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
     }
     const isEventStream = resumedFrom !== undefined || (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
     // A stream the SDK reads for the answer (not an error page, not a 202 without one).
-    const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(exchange.id, { reconnectable: resumedFrom !== undefined }) : undefined;
+    const watch = isEventStream && response.ok && response.status !== 202 ? new AnswerWatch(exchange.id, { reconnectable: resumedFrom !== undefined, onAnswer: answeredOn(exchange) }) : undefined;
     const reader = response.body.getReader();
+    // What the SDK reads as an event stream asks for at most MAX_RETRY_MS between reopens.
+    const cap = isEventStream ? new RetryCap() : undefined;
+    const flush = (stream: ReadableStreamDefaultController<Uint8Array>) => {
+      const rest = cap?.end();
+      if (rest !== undefined && rest.length > 0) stream.enqueue(rest);
+    };
     let endsWithCR = false;
     /**
      * Where the SDK resumes once this stream is over, remembered for its request: the last
@@ -114,6 +143,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
         try {
           const { done, value } = await reader.read();
           if (done) {
+            flush(stream);
             if (watch === undefined) {
               finish(exchange);
               stream.close();
@@ -134,7 +164,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
           } else {
             watch?.push(value);
             if (value.length > 0) endsWithCR = value[value.length - 1] === 13;
-            stream.enqueue(value);
+            stream.enqueue(cap === undefined ? value : cap.push(value));
           }
         } catch (error) {
           // An event stream that breaks (past maxResponseBytes, a reset) before the answer:
@@ -152,6 +182,8 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
             return;
           }
           const cutOff = watch.pending;
+          // A line held back goes to the SDK as it would have (it reads what came before a break).
+          flush(stream);
           if (watch.answered) {
             finish(exchange);
             markEnd(stream, cutOff);
@@ -181,6 +213,44 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       },
       cancel(reason) {
         finish(exchange);
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  /**
+   * The server's own event stream (the SDK reads any body of a GET answered 2xx as one): its
+   * `retry:` delays capped (see `MAX_RETRY_MS`), and read for answers to requests.
+   */
+  function serverStream(response: Response): Response {
+    if (!response.ok || response.body === null) return response;
+    const reader = response.body.getReader();
+    const cap = new RetryCap();
+    const watch = new AnswerWatch(undefined, { onAnswer: answeredOn(undefined) });
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          // The SDK reopens it from the last event id it read.
+          if (watch.lastEventId !== undefined) remember(watch.lastEventId, SERVER_STREAM);
+          throw error;
+        }
+        const { done, value } = read;
+        if (!done) {
+          watch.push(value);
+          stream.enqueue(cap.push(value));
+          return;
+        }
+        watch.end();
+        if (watch.lastEventId !== undefined) remember(watch.lastEventId, SERVER_STREAM);
+        const rest = cap.end();
+        if (rest.length > 0) stream.enqueue(rest);
+        stream.close();
+      },
+      cancel(reason) {
         return reader.cancel(reason);
       },
     });
@@ -224,9 +294,11 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
   return async function scopedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     const method = (init.method ?? 'GET').toUpperCase();
     if (method === 'GET') {
+      // A GET the SDK's reconnection timer makes after close(): nothing to send.
+      if (init.signal?.aborted === true) return stopped();
       const eventId = new Headers(init.headers).get('last-event-id');
-      const exchange = eventId === null ? undefined : resumable.get(eventId);
-      if (exchange !== undefined && eventId !== null) return resume(exchange, eventId, input, init);
+      const owner = eventId === null ? undefined : resumable.get(eventId);
+      if (owner !== undefined && owner !== SERVER_STREAM && eventId !== null) return resume(owner, eventId, input, init);
       const now = Date.now();
       streamOpens = streamOpens.filter((at) => now - at < options.streamWindowMs);
       if (streamGivenUp || streamOpens.length >= options.maxStreamOpens) {
@@ -239,7 +311,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
         return stopped();
       }
       streamOpens.push(now);
-      return fetch(input, init).catch((error: unknown) => {
+      return fetch(input, init).then(serverStream, (error: unknown) => {
         if (init.signal?.aborted === true) return stopped();
         throw error;
       });
@@ -253,7 +325,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       }
     }
     if (message?.id === undefined || message.method === undefined) return fetch(input, init);
-    const exchange: Exchange = { id: message.id, key: idKey(message.id), controller: new AbortController(), finished: false, resumes: [] };
+    const exchange: Exchange = { id: message.id, key: idKey(message.id), controller: new AbortController(), finished: false, resumes: [], headed: false };
     inFlight.set(exchange.key, exchange);
     const signal = init.signal ? AbortSignal.any([init.signal, exchange.controller.signal]) : exchange.controller.signal;
     let response: Response;
@@ -263,6 +335,7 @@ export function requestScopedFetch(fetch: GuardedStreamFetch, options: RequestSc
       finish(exchange);
       throw error;
     }
+    exchange.headed = true;
     return watched(response, exchange, init.signal ?? undefined);
   };
 }

@@ -43,50 +43,67 @@ function otherPids(names: readonly string[]): number[] {
   return pids;
 }
 
-function signal(pids: readonly number[], signalName: NodeJS.Signals): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signalName);
-    } catch {
-      // Gone already, or not ours to signal.
-    }
+function signal(pid: number, signalName: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signalName);
+  } catch {
+    // Gone already, or not ours to signal.
   }
 }
 
-/** The live processes (not this one) whose environment carries `mark`; where /proc cannot be read, none. */
-export async function findMarkedProcesses(mark: string): Promise<number[]> {
+/**
+ * Calls `found` with each live process (not this one) whose environment carries `mark`, as
+ * soon as its environment is read: a process signalled from there is the one just read (a
+ * pid found early in a scan of thousands could otherwise exit and be reused by another
+ * process before the scan ends). Where /proc cannot be read (not Linux), finds none.
+ * Resolves with how many were found.
+ */
+async function forEachMarked(mark: string, found: (pid: number) => void): Promise<number> {
   let names: string[];
   try {
     names = await readdir('/proc');
   } catch {
-    return [];
+    return 0;
   }
   const wanted = [needle(mark)];
   const pids = otherPids(names);
-  const found: number[] = [];
+  let count = 0;
   for (let start = 0; start < pids.length; start += READ_BATCH) {
-    const batch = pids.slice(start, start + READ_BATCH);
-    const environs = await Promise.all(batch.map((pid) => readFile(`/proc/${pid}/environ`).catch(() => undefined)));
-    for (let i = 0; i < batch.length; i++) {
-      const environ = environs[i];
-      if (environ !== undefined && markedBy(environ, wanted)) found.push(batch[i] as number);
-    }
+    await Promise.all(
+      pids.slice(start, start + READ_BATCH).map((pid) =>
+        readFile(`/proc/${pid}/environ`).then(
+          (environ) => {
+            if (!markedBy(environ, wanted)) return;
+            count++;
+            found(pid);
+          },
+          // Gone, or another user's (unreadable to a non-root host).
+          () => undefined,
+        ),
+      ),
+    );
   }
-  return found;
+  return count;
+}
+
+/** The live processes (not this one) whose environment carries `mark`; where /proc cannot be read, none. */
+export async function findMarkedProcesses(mark: string): Promise<number[]> {
+  const pids: number[] = [];
+  await forEachMarked(mark, (pid) => pids.push(pid));
+  return pids;
 }
 
 /**
- * Sends `signalName` to every process carrying `mark`; with SIGKILL, again until none is
- * left (a few rounds at most). Resolves with how many processes were signalled.
+ * Sends `signalName` to every process carrying `mark`, each as soon as it is found; with
+ * SIGKILL, again until none is left (a few rounds at most). Resolves with how many processes
+ * were signalled.
  */
 export async function signalMarkedProcesses(mark: string, signalName: NodeJS.Signals): Promise<number> {
   let signalled = 0;
   for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
-    const pids = await findMarkedProcesses(mark);
-    if (pids.length === 0) break;
-    signal(pids, signalName);
-    signalled += pids.length;
-    if (signalName !== 'SIGKILL') break;
+    const found = await forEachMarked(mark, (pid) => signal(pid, signalName));
+    signalled += found;
+    if (found === 0 || signalName !== 'SIGKILL') break;
     // A process killed but not yet reaped (a zombie) has an empty environ: it is not found again.
   }
   return signalled;
@@ -103,7 +120,7 @@ export function killMarkedProcessesSync(marks: Iterable<string>): void {
     } catch {
       return;
     }
-    const found: number[] = [];
+    let found = 0;
     for (const pid of otherPids(names)) {
       let environ: Buffer;
       try {
@@ -111,10 +128,11 @@ export function killMarkedProcessesSync(marks: Iterable<string>): void {
       } catch {
         continue;
       }
-      if (markedBy(environ, needles)) found.push(pid);
+      if (!markedBy(environ, needles)) continue;
+      found++;
+      signal(pid, 'SIGKILL');
     }
-    if (found.length === 0) return;
-    signal(found, 'SIGKILL');
+    if (found === 0) return;
   }
 }
 
