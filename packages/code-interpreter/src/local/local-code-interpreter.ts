@@ -224,8 +224,9 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
           };
         });
         if (!watching) return;
-        const usage = await measureWorkDir(dir, quota);
-        if (usage.over !== undefined && watching) {
+        // While the code runs nothing is chmod'ed (see `codeRunning`); a failed walk is tried again.
+        const usage = await measureWorkDir(dir, { ...quota, codeRunning: true }).catch(() => undefined);
+        if (usage?.over !== undefined && watching) {
           overQuota = usage.over;
           watch.abort(new Error('The work dir passed its quota.'));
           return;
@@ -261,9 +262,14 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  function quotaMessage(over: 'bytes' | 'entries'): string {
-    const what = over === 'bytes' ? `more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)` : `more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`;
-    return `The code filled its work dir with ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, or delete files once they are no longer needed.`;
+  function quotaMessage(over: NonNullable<WorkDirUsage['over']>): string {
+    const what = {
+      bytes: `filled its work dir with more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)`,
+      entries: `filled its work dir with more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`,
+      depth: 'nested directories in its work dir deeper than the host can measure (a path over 4000 bytes)',
+      unreadable: 'made a directory in its work dir unreadable, which the host must measure',
+    }[over];
+    return `The code ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, keep directories readable and shallow, or delete files once they are no longer needed.`;
   }
 
   async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
