@@ -198,7 +198,9 @@ describe('limits.maxRequestDurationMs against an upstream that trickles without 
 
   it('a client that stopped reading does not hold its stream (or its key\'s concurrency slot) past the bound', async () => {
     // An upstream that sends far more than the sockets buffer at once, then trickles.
+    let upstreamCalls = 0;
     const origin = await serve((req: IncomingMessage, res: ServerResponse) => {
+      upstreamCalls++;
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -213,7 +215,8 @@ describe('limits.maxRequestDurationMs against an upstream that trickles without 
     });
     const client = await gatewayTo(origin, {
       keys: [{ id: 'one', keyHash: hashApiKey('sk-one'), maxConcurrentRequests: 1 }],
-      limits: { upstreamAnswerLimitChars: 0 },
+      // A longer bound: the key's slot is checked taken first, on a loaded machine too.
+      limits: { upstreamAnswerLimitChars: 0, maxRequestDurationMs: 2500 },
     });
     const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages, stream: true });
     const url = new URL(client.baseURL);
@@ -225,7 +228,7 @@ describe('limits.maxRequestDurationMs against an upstream that trickles without 
     socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer sk-one\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     const one = new OpenAI({ apiKey: 'sk-one', baseURL: client.baseURL, maxRetries: 0, timeout: 30_000 });
     // While it runs, the key's one slot is taken.
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => upstreamCalls === 1, 'the stuck request to reach the upstream');
     const refused = await one.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
       () => undefined,
       (e: unknown) => e,
