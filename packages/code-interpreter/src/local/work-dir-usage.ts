@@ -123,7 +123,7 @@ async function removeTree(root: string, keepRoot: boolean): Promise<void> {
     return;
   }
   // The work dir itself keeps its mode, with the owner's bits it needs to be emptied.
-  await chmod(bytes(root), keepRoot ? (top.mode & 0o7777) | OWNER_ALL : OWNER_ALL);
+  await chmod(bytes(root), keepRoot ? (top.mode & 0o7777) | OWNER_ALL : OWNER_ALL).catch(() => undefined);
   const pending: { path: string; listed: boolean }[] = [{ path: root, listed: false }];
   while (pending.length > 0) {
     const current = pending.pop() as { path: string; listed: boolean };
