@@ -87,17 +87,14 @@ function sameIds(calls: readonly ToolCall[], ids: readonly string[]): boolean {
 
 /**
  * The id a remembered turn would be found by for each assistant message with tool calls (its
- * first call's), each once, the latest first. With `max`, at most that many: a store that keeps
- * at most `max` turns (`maxEntries`) holds at most that many of one conversation, and the ones it
- * still holds are its latest; a client that sends thousands of tool-call messages then costs a
- * bounded lookup. Ids longer than `maxIdLength` are skipped: no stored turn has one.
+ * first call's), each once, the latest first. Ids longer than `maxIdLength` are skipped: no
+ * stored turn has one.
  */
-export function turnLookupIds(messages: readonly Message[], bounds: { max?: number; maxIdLength?: number } = {}): string[] {
-  const max = bounds.max ?? Infinity;
+export function turnLookupIds(messages: readonly Message[], bounds: { maxIdLength?: number } = {}): string[] {
   const maxIdLength = bounds.maxIdLength ?? Infinity;
   const ids: string[] = [];
   const seen = new Set<string>();
-  for (let i = messages.length - 1; i >= 0 && ids.length < max; i--) {
+  for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     const first = message?.role === 'assistant' ? message.toolCalls?.[0] : undefined;
     if (first === undefined || typeof first.id !== 'string' || first.id.length > maxIdLength || seen.has(first.id)) continue;

@@ -155,36 +155,43 @@ describe.runIf(redis !== undefined)('the Redis state (a real redis-server)', () 
     expect(await inspector.hlen(`${prefix}{turns}:sizes`)).toBe(indexed.length);
   });
 
-  it('looks up a long conversation in bounded slices: its latest turns only, each id once, no over-long ids', async () => {
+  it('looks up a long conversation in bounded slices: each id once, no over-long ids, a mixed turn far back still found', async () => {
     prefixCount++;
     const prefix = `t${prefixCount}:`;
     const state = await open({ turns: { maxEntries: 300 } });
     const ask = (id: string) => ({ role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'client_fn', arguments: { x: 1 } }] });
     await state.rememberTurn('k', turn('old_1', 'a'));
     await state.rememberTurn('k', turn('late_1', 'b'));
+    // Another key's turn under the same id is not this conversation's.
+    await state.rememberTurn('other', turn('filler_7', 'z'));
     // An id longer than any model writes gets no key of its size.
     await state.rememberTurn('k', turn(`long_${'x'.repeat(300)}`, 'c'));
     expect((await inspector.keys(`${prefix}{turns}:k*`)).some((key) => key.includes('long_'))).toBe(false);
-    // 5,000 tool-call messages (repeats among them), the remembered old turn first, the late one last.
-    const messages = [ask('old_1'), ...Array.from({ length: 5000 }, (_, i) => ask(`filler_${i % 2500}`)), ask(`long_${'x'.repeat(300)}`), ask('late_1')];
+    const messages = (fillers: number) => [ask('old_1'), ...Array.from({ length: fillers }, (_, i) => ask(`filler_${i % 2500}`)), ask(`long_${'x'.repeat(300)}`), ask('late_1')];
     const monitor = await inspector.monitor();
     const keysPerMget: number[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {
       if (args[0]?.toLowerCase() === 'mget' && args[1]?.startsWith(prefix)) keysPerMget.push(args.length - 1);
     });
     try {
-      const restored = await state.restoreTurns('k', messages);
-      // The latest turn is restored (its hidden server call and result added); the oldest is past
-      // the store's own bound (300 turns), so it is not asked for.
-      expect(restored.length).toBe(messages.length + 1);
+      // 5,000 client-only tool-call messages (2,500 ids, each twice) between the two mixed
+      // turns: far more than the store keeps (300), so its index is read instead, and both
+      // turns are restored (their hidden server call and result added) as the in-memory store does.
+      const long = messages(5000);
+      const restored = await state.restoreTurns('k', long);
+      expect(restored.length).toBe(long.length + 2);
       expect(restored.at(-2)).toMatchObject({ toolCalls: [{ id: 'srv_1' }, { id: 'late_1' }] });
-      expect(restored[0]).toMatchObject({ toolCalls: [{ id: 'old_1' }] });
+      expect(restored[0]).toMatchObject({ toolCalls: [{ id: 'srv_1' }, { id: 'old_1' }] });
+      expect(restored[1]).toMatchObject({ role: 'tool', toolCallId: 'srv_1', content: 'a' });
+      // Fewer ids than the store keeps: asked for directly, each once, in slices of 256.
+      const short = messages(280);
+      expect((await state.restoreTurns('k', short)).length).toBe(short.length + 2);
       await new Promise((r) => setTimeout(r, 100));
     } finally {
       monitor.disconnect();
     }
-    expect(keysPerMget.reduce((a, b) => a + b, 0)).toBe(300);
-    expect(Math.max(...keysPerMget)).toBeLessThanOrEqual(256);
+    // The long conversation: its two turns; the short one: 282 distinct ids (none over 256 characters) in two MGETs.
+    expect(keysPerMget).toEqual([2, 256, 26]);
   });
 
   it("counts what it stores: the turn's bytes in Redis, arguments included, never a result's value", async () => {

@@ -4,13 +4,15 @@
 // connection is closed, a running server tool is aborted, and the client gets a 504
 // `request_timeout` (an error frame once streaming), not retried by the SDKs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { defineTool } from '@toolwire/core';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfigFile } from '../src/config/parse-config-file.ts';
-import { createServer } from '../src/index.ts';
+import { createServer, hashApiKey } from '../src/index.ts';
 import type { ServerConfig, ToolwireServer } from '../src/index.ts';
 import { closeServed, serve } from './helpers/serve-handler.ts';
 
@@ -19,7 +21,10 @@ const TRICKLE_MS = 50;
 
 let gateway: ToolwireServer | undefined;
 const timers = new Set<NodeJS.Timeout>();
+const sockets = new Set<Socket>();
 afterEach(async () => {
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
   for (const timer of timers) clearInterval(timer);
   timers.clear();
   await gateway?.close();
@@ -103,10 +108,10 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
 
 const messages = [{ role: 'user' as const, content: 'Write forever.' }];
 
-function expectDeadline(error: unknown): void {
+function expectDeadline(error: unknown, ms = LIMIT_MS): void {
   expect(error).toBeInstanceOf(OpenAI.APIError);
   const apiError = error as InstanceType<typeof OpenAI.APIError>;
-  expect(apiError.message).toMatch(/ran longer than 800 ms \(limits\.maxRequestDurationMs\)/);
+  expect(apiError.message).toContain(`ran longer than ${ms} ms (limits.maxRequestDurationMs)`);
 }
 
 describe('limits.maxRequestDurationMs against an upstream that trickles without end', () => {
@@ -179,15 +184,70 @@ describe('limits.maxRequestDurationMs against an upstream that trickles without 
           });
         }),
     });
-    const client = await gatewayTo(origin, { extraTools: [hang], tools: { builtins: [], timeoutMs: 60_000 } });
+    // A longer bound here: the tool must have started before it, on a loaded machine too.
+    const client = await gatewayTo(origin, { extraTools: [hang], tools: { builtins: [], timeoutMs: 60_000 }, limits: { maxRequestDurationMs: 2000 } });
     // The client names the server tool to have it offered (as the gateway's README shows).
     const error = await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages, tools: [{ type: 'function', function: { name: 'hang' } }] }).then(
       () => expect.fail('the request succeeded'),
       (e: unknown) => e,
     );
-    expectDeadline(error);
+    expectDeadline(error, 2000);
     expect(started).toBe(true);
     expect(aborted).toBe(true);
+  });
+
+  it('a client that stopped reading does not hold its stream (or its key\'s concurrency slot) past the bound', async () => {
+    // An upstream that sends far more than the sockets buffer at once, then trickles.
+    let upstreamCalls = 0;
+    const origin = await serve((req: IncomingMessage, res: ServerResponse) => {
+      upstreamCalls++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = (content: string): string =>
+          `data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+        const block = chunk('x'.repeat(64 * 1024));
+        for (let i = 0; i < 400; i++) res.write(block);
+        const timer = setInterval(() => res.write(chunk('a')), TRICKLE_MS);
+        timers.add(timer);
+        res.on('close', () => clearInterval(timer));
+      });
+    });
+    const client = await gatewayTo(origin, {
+      keys: [{ id: 'one', keyHash: hashApiKey('sk-one'), maxConcurrentRequests: 1 }],
+      // A longer bound: the key's slot is checked taken first, on a loaded machine too.
+      limits: { upstreamAnswerLimitChars: 0, maxRequestDurationMs: 2500 },
+    });
+    const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages, stream: true });
+    const url = new URL(client.baseURL);
+    // A raw client that sends its request and never reads the answer.
+    const socket = connect(Number(url.port), url.hostname);
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.pause();
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer sk-one\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const one = new OpenAI({ apiKey: 'sk-one', baseURL: client.baseURL, maxRetries: 0, timeout: 30_000 });
+    // While it runs, the key's one slot is taken.
+    await eventually(() => upstreamCalls === 1, 'the stuck request to reach the upstream');
+    const refused = await one.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((refused as InstanceType<typeof OpenAI.APIError> | undefined)?.code).toBe('concurrency_limit_exceeded');
+    // Past the bound (and the moment the answer gets to go out), the stuck stream is cut and the slot freed.
+    let freed = false;
+    for (let i = 0; i < 100 && !freed; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const attempt = await one.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }).then(
+        (stream) => {
+          stream.controller.abort();
+          return true;
+        },
+        (e: unknown) => ((e as InstanceType<typeof OpenAI.APIError>).code === 'concurrency_limit_exceeded' ? false : Promise.reject(e as Error)),
+      );
+      freed = attempt;
+    }
+    expect(freed).toBe(true);
   });
 
   it('0 turns the bound off; a negative or fractional value is refused by name', () => {

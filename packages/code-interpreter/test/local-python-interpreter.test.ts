@@ -271,6 +271,18 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
     expect(await readdir(workDirOf(result))).toEqual([]);
   });
 
+  it('cannot hide files past PATH_MAX or under names that are not UTF-8: the run is stopped and everything removed', async () => {
+    const interpreter = python({ maxWorkDirMb: 8 });
+    const deep = await interpreter.run('import os\nfor i in range(24):\n    os.mkdir("d" * 250)\n    os.chdir("d" * 250)\nopen("hidden.bin", "wb").write(b"x" * (20 * 1024 * 1024))', { conversation: 'deep' });
+    expect(deep.success).toBe(false);
+    expect(deep.message).toMatch(/deeper than the host can measure/);
+    expect(await readdir(workDirOf(deep))).toEqual([]);
+    const odd = await interpreter.run('import os\nos.mkdir(b"\\xff")\nopen(b"\\xff/hidden.bin", "wb").write(b"x" * (20 * 1024 * 1024))', { conversation: 'odd' });
+    expect(odd.success).toBe(false);
+    expect(odd.message).toMatch(/maxWorkDirMb/);
+    expect(await readdir(workDirOf(odd))).toEqual([]);
+  });
+
   it('counts the space a sparse file takes, not its length', async () => {
     const result = await python({ maxWorkDirMb: 8 }).run('with open("sparse.bin", "wb") as f:\n    f.truncate(200 * 1024 * 1024)\nprint("ok")');
     expect(result.success).toBe(true);

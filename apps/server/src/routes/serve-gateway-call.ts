@@ -82,7 +82,7 @@ export function answerGatewayCall(options: GatewayCallOptions, ending: CallEndin
   // closed the response before this listener was there: no model call for nobody.
   if (res.destroyed) onClose();
   context.inflight.add(controller);
-  const deadline = startDeadline(controller, context.maxRequestDurationMs);
+  const deadline = startDeadline(controller, { res, req: options.req, ms: context.maxRequestDurationMs });
   const ended = new CallCleanUp({ inflight: context.inflight, controller, res, onClose, ending, deadline });
   try {
     startAnswer(options, controller, ended);
@@ -101,13 +101,27 @@ export const DEFAULT_MAX_REQUEST_DURATION_MS = 3_600_000;
 /** Timers cannot wait longer (about 24.8 days): a bound past it is no bound. */
 const LONGEST_TIMER_MS = 2_147_483_647;
 
+/** How long a request stopped by its deadline may take to send its 504 or error frame before its connection is cut. */
+const DEADLINE_CUT_AFTER_MS = 1000;
+
 /**
  * Aborts the request with `requestTimeoutError` once it has run `ms` (0, or past what a timer
- * can wait: never). Unreferenced: it never keeps the process alive by itself.
+ * can wait: never), and cuts its connection a moment later if its answer has not gone out by
+ * then: a client that stopped reading would otherwise hold the stream (and its key's
+ * concurrency slot) waiting for a drain, past the bound. Unreferenced: it never keeps the
+ * process alive by itself.
  */
-function startDeadline(controller: AbortController, ms: number): NodeJS.Timeout | undefined {
+function startDeadline(controller: AbortController, { res, req, ms }: { res: FastifyReply['raw']; req: FastifyRequest; ms: number }): NodeJS.Timeout | undefined {
   if (ms <= 0 || ms > LONGEST_TIMER_MS) return undefined;
-  const timer = setTimeout(() => controller.abort(requestTimeoutError(ms)), ms);
+  const timer = setTimeout(() => {
+    controller.abort(requestTimeoutError(ms));
+    const cut = setTimeout(() => {
+      if (res.writableFinished || res.destroyed) return;
+      req.log.warn({ code: 'request_timeout' }, 'connection cut: the request ran past limits.maxRequestDurationMs and its answer could not be sent');
+      res.destroy();
+    }, DEADLINE_CUT_AFTER_MS);
+    cut.unref();
+  }, ms);
   timer.unref();
   return timer;
 }

@@ -157,6 +157,21 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
   const probeWrite = script('twProbe');
   const zrem = (key: string, ids: string[]): Promise<unknown> => client.zrem(key, ...ids).finally(replyRead);
 
+  /**
+   * Which of `ids` (a conversation's, the latest first) the store holds a turn for, from its
+   * index: the `maxEntries` most recently used keys, all the store keeps. In the order of `ids`.
+   */
+  const heldTurnIds = async (principal: string, ids: readonly string[]): Promise<string[]> => {
+    const members: unknown = await client.zrange(turnKeys[0], String(-maxEntries), '-1');
+    if (!Array.isArray(members)) throw unexpectedReply('ZRANGE');
+    const own = turnKey(principal, '');
+    const held = new Set<string>();
+    for (const member of members) {
+      if (typeof member === 'string' && member.startsWith(own)) held.add(member.slice(own.length));
+    }
+    return held.size === 0 ? [] : ids.filter((id) => held.has(id));
+  };
+
   // Bytes read since the last reply: an endless or oversized reply drops the connection.
   let replyBytes = 0;
   function replyRead(): void {
@@ -401,10 +416,16 @@ export function createRedisState(options: RedisStateOptions): GatewayState {
       });
     },
     restoreTurns(principal, messages: Message[]) {
-      const ids = turnLookupIds(messages, { max: maxEntries, maxIdLength: MAX_TURN_ID_LENGTH });
+      const all = turnLookupIds(messages, { maxIdLength: MAX_TURN_ID_LENGTH });
       // A conversation without tool calls needs nothing from Redis.
-      if (ids.length === 0) return Promise.resolve(messages);
+      if (all.length === 0) return Promise.resolve(messages);
       return guarded('restore turns', async () => {
+        // More tool-call messages than the store keeps turns (a client may send thousands):
+        // the store's index says which of them it holds (at most `maxEntries` keys), rather
+        // than a key per message. Not only the latest ids: most tool-call turns are the
+        // client's alone and never stored, and a mixed turn far back is still kept.
+        const ids = all.length <= maxEntries ? all : await heldTurnIds(principal, all);
+        if (ids.length === 0) return messages;
         // In slices, so that one long conversation does not hold Redis (one thread for every
         // instance and key) in a single command.
         const values: unknown[] = [];

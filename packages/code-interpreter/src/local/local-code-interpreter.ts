@@ -95,8 +95,10 @@ interface RunOutcome {
   overQuota?: WorkDirUsage['over'];
 }
 
-/** How often a running Python cell's work dir is measured (after each measurement ends). */
+/** How often a running Python cell's work dir is measured, at most (after each measurement ends). */
 const QUOTA_CHECK_INTERVAL_MS = 200;
+/** After a measurement, the watcher waits at least this many times as long as it took. */
+const QUOTA_CHECK_WAIT_FACTOR = 4;
 
 const DESCRIPTIONS = {
   python:
@@ -215,17 +217,24 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     let watching = true;
     let stopWaiting = (): void => undefined;
     const watcher = (async () => {
+      let wait = QUOTA_CHECK_INTERVAL_MS;
       while (watching) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, QUOTA_CHECK_INTERVAL_MS);
+          const timer = setTimeout(resolve, wait);
           stopWaiting = () => {
             clearTimeout(timer);
             resolve();
           };
         });
         if (!watching) return;
-        const usage = await measureWorkDir(dir, quota);
-        if (usage.over !== undefined && watching) {
+        // While the code runs nothing is chmod'ed (see `codeRunning`); a failed walk is tried again.
+        const started = performance.now();
+        const usage = await measureWorkDir(dir, { ...quota, codeRunning: true }).catch(() => undefined);
+        // A walk of thousands of files takes the host's CPU for a good part of the interval
+        // (10 000 files: ~160 ms here): waiting four times as long as the walk took keeps
+        // the watcher under a fifth of a core.
+        wait = Math.max(QUOTA_CHECK_INTERVAL_MS, QUOTA_CHECK_WAIT_FACTOR * (performance.now() - started));
+        if (usage?.over !== undefined && watching) {
           overQuota = usage.over;
           watch.abort(new Error('The work dir passed its quota.'));
           return;
@@ -261,9 +270,14 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  function quotaMessage(over: 'bytes' | 'entries'): string {
-    const what = over === 'bytes' ? `more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)` : `more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`;
-    return `The code filled its work dir with ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, or delete files once they are no longer needed.`;
+  function quotaMessage(over: NonNullable<WorkDirUsage['over']>): string {
+    const what = {
+      bytes: `filled its work dir with more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)`,
+      entries: `filled its work dir with more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`,
+      depth: 'nested directories in its work dir deeper than the host can measure (a path over 4000 bytes)',
+      unreadable: 'made a directory in its work dir unreadable, which the host must measure',
+    }[over];
+    return `The code ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, keep directories readable and shallow, or delete files once they are no longer needed.`;
   }
 
   async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {

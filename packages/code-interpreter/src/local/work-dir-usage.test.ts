@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyWorkDir, measureWorkDir } from './work-dir-usage.ts';
+import { emptyWorkDir, measureWorkDir, removeWorkDirTree } from './work-dir-usage.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -45,6 +45,32 @@ describe('measureWorkDir', () => {
     expect(usage.bytes).toBeLessThan(MB);
   });
 
+  it('counts what lies under a name that is not UTF-8', async () => {
+    const dir = await tempDir();
+    // Python writes any bytes as a name; read back as UTF-8 this one would be U+FFFD and not found.
+    const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff, 0xfe])]);
+    await mkdir(odd);
+    await writeFile(Buffer.concat([odd, Buffer.from('/big.bin')]), Buffer.alloc(3 * MB, 1));
+    expect((await measureWorkDir(dir, { maxBytes: 2 * MB, maxEntries: 100 })).over).toBe('bytes');
+    await emptyWorkDir(dir);
+    expect((await measureWorkDir(dir, roomy)).entries).toBe(0);
+  });
+
+  it('counts a tree nested past PATH_MAX as over (depth), and empties it', async () => {
+    const dir = await tempDir();
+    // Relative paths let code nest as deep as it likes; the host cannot name what lies past 4096 bytes.
+    const made = spawnSync('python3', ['-c', 'import os,sys\nos.chdir(sys.argv[1])\nfor i in range(24):\n  os.mkdir("d"*250); os.chdir("d"*250)\nopen("big.bin","wb").write(b"x"*3000000)', dir]);
+    expect(made.status).toBe(0);
+    expect((await measureWorkDir(dir, { maxBytes: 2 * MB, maxEntries: 100 })).over).toBe('depth');
+    await emptyWorkDir(dir);
+    expect(existsSync(dir)).toBe(true);
+    expect(await measureWorkDir(dir, roomy)).toEqual({ bytes: 0, entries: 0, over: undefined });
+    await mkdir(join(dir, 'again'));
+    spawnSync('python3', ['-c', 'import os,sys\nos.chdir(sys.argv[1])\nfor i in range(24):\n  os.mkdir("d"*250); os.chdir("d"*250)', join(dir, 'again')]);
+    await removeWorkDirTree(dir);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('stops at the entries bound, and never follows a symlink', async () => {
     const dir = await tempDir();
     await Promise.all(Array.from({ length: 50 }, (_, i) => writeFile(join(dir, `f${i}`), '')));
@@ -72,7 +98,7 @@ describe('emptyWorkDir', () => {
     const module = fileURLToPath(new URL('./work-dir-usage.ts', import.meta.url));
     const script = `
       import { existsSync } from 'node:fs';
-      import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+      import { chmod, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
       import { tmpdir } from 'node:os';
       import { join } from 'node:path';
       const { emptyWorkDir, measureWorkDir, removeWorkDirTree } = await import(${JSON.stringify(module)});
@@ -87,18 +113,36 @@ describe('emptyWorkDir', () => {
       const measured = await measureWorkDir(dir, { maxBytes: 2 ** 40, maxEntries: 1000 });
       await emptyWorkDir(dir);
       const emptied = existsSync(dir) && !existsSync(join(dir, 'locked'));
+      // While the code runs the host chmods nothing: an unreadable directory is 'unreadable'.
+      await fill();
+      const running = await measureWorkDir(dir, { maxBytes: 2 ** 40, maxEntries: 1000, codeRunning: true });
+      // A work dir the code made read-only, holding a link to a directory of the host's user:
+      // emptied, the link removed, and nothing behind it touched.
+      const outside = await mkdtemp(join(tmpdir(), 'toolwire-usage-outside-'));
+      await mkdir(join(outside, 'sub'));
+      await chmod(join(outside, 'sub'), 0o555);
+      await symlink(outside, join(dir, 'link'));
+      await chmod(dir, 0o500);
+      await emptyWorkDir(dir);
+      const emptiedReadOnly = existsSync(dir) && (await readdir(dir)).length === 0;
+      const outsideMode = (await stat(join(outside, 'sub'))).mode & 0o777;
+      await chmod(join(outside, 'sub'), 0o700);
+      await rm(outside, { recursive: true });
       await fill();
       await chmod(dir, 0o500);
       await removeWorkDirTree(dir);
-      console.log(JSON.stringify({ measuredBytes: measured.bytes, entries: measured.entries, emptied, removed: !existsSync(dir) }));
+      console.log(JSON.stringify({ measuredBytes: measured.bytes, entries: measured.entries, emptied, running: running.over, emptiedReadOnly, outsideMode, removed: !existsSync(dir) }));
     `;
     const root = process.getuid?.() === 0;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000, ...(root ? { uid: 65534, gid: 65534 } : {}) });
     expect(run.stderr).toBe('');
-    const outcome = JSON.parse(run.stdout) as { measuredBytes: number; entries: number; emptied: boolean; removed: boolean };
+    const outcome = JSON.parse(run.stdout) as { measuredBytes: number; entries: number; emptied: boolean; running: string; emptiedReadOnly: boolean; outsideMode: number; removed: boolean };
     expect(outcome.entries).toBe(3);
     expect(outcome.measuredBytes).toBeGreaterThanOrEqual(2 * 1024 * 1024);
     expect(outcome.emptied).toBe(true);
+    expect(outcome.running).toBe('unreadable');
+    expect(outcome.emptiedReadOnly).toBe(true);
+    expect(outcome.outsideMode).toBe(0o555);
     expect(outcome.removed).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
-import { chmod, lstat, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { chmod, lstat, opendir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
 
 /** What a work dir holds, as far as `measureWorkDir` counted before it passed a bound. */
 export interface WorkDirUsage {
@@ -7,55 +8,95 @@ export interface WorkDirUsage {
   bytes: number;
   /** Files, directories, links and anything else under the work dir. */
   entries: number;
-  /** The first bound passed, if any (counting stopped there). */
-  over: 'bytes' | 'entries' | undefined;
+  /**
+   * The first bound passed, if any (counting stopped there): `depth` is a path longer than
+   * the host can name (`MAX_PATH_BYTES`), `unreadable` a directory the host could not list
+   * (made unreadable while the code ran, or not the host's to open). Neither can be measured,
+   * so both count as over.
+   */
+  over: 'bytes' | 'entries' | 'depth' | 'unreadable' | undefined;
 }
 
 /** The owner's read, write and search bits: what the host needs to list and remove a directory. */
 const OWNER_ALL = 0o700;
 
+/**
+ * Linux refuses a path of PATH_MAX (4096) bytes or more, and code can nest directories past it
+ * with relative paths: what lies deeper could be neither measured nor removed by path.
+ */
+const MAX_PATH_BYTES = 4000;
+
+/** Removal moves a directory whose path is longer than this up to the top, so that its children stay nameable (255-byte names). */
+const MOVE_UP_PAST_BYTES = 2048;
+
+// Paths are walked as latin1 strings, one character per byte, and handed to `fs` as the bytes
+// they stand for: a name that is not UTF-8 (Python writes any bytes) would not survive a
+// round trip through a UTF-8 string, and what it holds would go unseen and unremoved.
+function bytes(path: string): Buffer {
+  return Buffer.from(path, 'latin1');
+}
+
 function code(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
-/**
- * Reads a directory's entries; one that sandboxed code made unreadable (`chmod 000`) is given
- * back its owner's bits first. The work dir's contents belong to the host user (bubblewrap maps
- * the sandbox's user to it) or, as root, are readable anyway; code cannot hide space that way.
- */
-async function entriesOf(path: string): Promise<string[]> {
-  try {
-    return await readdir(path);
-  } catch (error) {
-    if (code(error) !== 'EACCES' && code(error) !== 'EPERM') return [];
-    try {
-      await chmod(path, OWNER_ALL);
-      return await readdir(path);
-    } catch {
-      return [];
-    }
-  }
+function denied(error: unknown): boolean {
+  return code(error) === 'EACCES' || code(error) === 'EPERM';
+}
+
+/** Reads a directory as a stream of entries (a directory of a million names is never one array in memory). */
+function openDir(path: string): Promise<Dir> {
+  return opendir(bytes(path), { encoding: 'latin1', bufferSize: 128 });
+}
+
+/** Options of `measureWorkDir`. */
+export interface MeasureOptions {
+  maxBytes: number;
+  maxEntries: number;
+  /**
+   * The code is still running: no directory is given its bits back, since the code could
+   * swap it for a symlink to a host directory between the check and the `chmod`; a directory
+   * it made unreadable counts as `unreadable` (over) instead, and hides nothing.
+   */
+  codeRunning?: boolean;
 }
 
 /**
- * Adds up what `dir` holds, without following symlinks (code in the sandbox could plant one
- * pointing anywhere on the host), at any depth, and stops as soon as the space passes
- * `maxBytes` or the entries pass `maxEntries`: a tree of millions of empty files costs one
- * walk of `maxEntries`. Entries that vanish while it runs are skipped.
+ * Adds up what `dir` holds, without following symlinks found in it (code in the sandbox could
+ * plant one pointing anywhere on the host), at any depth, and stops as soon as the space passes
+ * `maxBytes`, the entries pass `maxEntries`, a path gets too long to name or a directory cannot
+ * be read: a tree of millions of empty files costs one walk of `maxEntries`. Once the code has
+ * stopped, directories it made unreadable (`chmod 000`) are given their owner's bits back and
+ * counted. Entries that vanish while it runs are skipped.
  */
-export async function measureWorkDir(dir: string, bounds: { maxBytes: number; maxEntries: number }): Promise<WorkDirUsage> {
+export async function measureWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage> {
   const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
-  const pending: string[] = [dir];
+  const pending: string[] = [Buffer.from(dir).toString('latin1')];
   while (pending.length > 0) {
     const current = pending.pop() as string;
-    for (const name of await entriesOf(current)) {
-      const path = join(current, name);
-      const stats = await lstat(path).catch(() => undefined);
+    let listing: Dir;
+    try {
+      listing = await openDir(current);
+    } catch (error) {
+      if (!denied(error)) continue; // gone, or swapped for something else meanwhile
+      if (options.codeRunning === true) return { ...usage, over: 'unreadable' };
+      try {
+        await chmod(bytes(current), OWNER_ALL);
+        listing = await openDir(current);
+      } catch {
+        return { ...usage, over: 'unreadable' };
+      }
+    }
+    // (`for await` closes the directory when it is left early.)
+    for await (const entry of listing) {
+      const path = `${current}/${entry.name}`;
+      if (path.length > MAX_PATH_BYTES) return { ...usage, over: 'depth' };
+      const stats = await lstat(bytes(path)).catch(() => undefined);
       if (stats === undefined) continue;
       usage.entries++;
       usage.bytes += stats.blocks * 512;
-      if (usage.bytes > bounds.maxBytes) usage.over = 'bytes';
-      else if (usage.entries > bounds.maxEntries) usage.over = 'entries';
+      if (usage.bytes > options.maxBytes) usage.over = 'bytes';
+      else if (usage.entries > options.maxEntries) usage.over = 'entries';
       if (usage.over !== undefined) return usage;
       if (stats.isDirectory()) pending.push(path);
     }
@@ -63,39 +104,74 @@ export async function measureWorkDir(dir: string, bounds: { maxBytes: number; ma
   return usage;
 }
 
+function ignoreMissing(error: unknown): void {
+  if (code(error) !== 'ENOENT') throw error;
+}
+
 /**
- * Gives every directory under `dir` (and `dir`) its owner's bits back, without following
- * symlinks, so that the host can remove what sandboxed code left, even after a `chmod 000`.
+ * Removes what `root` holds (and `root` itself unless `keepRoot`), with the code stopped: every
+ * directory gets its owner's bits first (code may have made it unreadable or unwritable, which
+ * stops a plain recursive `rm` as any user but root), symlinks are removed and never followed,
+ * names that are not UTF-8 are removed by their bytes, and a directory nested so deep that its
+ * children's paths would pass PATH_MAX is moved up to `root` first.
  */
-async function makeRemovable(dir: string): Promise<void> {
-  const pending: string[] = [dir];
+async function removeTree(root: string, keepRoot: boolean): Promise<void> {
+  const top = await lstat(bytes(root)).catch(() => undefined);
+  if (top === undefined) return;
+  if (!top.isDirectory()) {
+    if (!keepRoot) await unlink(bytes(root)).catch(ignoreMissing);
+    return;
+  }
+  // The work dir itself keeps its mode, with the owner's bits it needs to be emptied.
+  await chmod(bytes(root), keepRoot ? (top.mode & 0o7777) | OWNER_ALL : OWNER_ALL).catch(() => undefined);
+  const pending: { path: string; listed: boolean }[] = [{ path: root, listed: false }];
   while (pending.length > 0) {
-    const current = pending.pop() as string;
-    await chmod(current, OWNER_ALL).catch(() => undefined);
-    for (const name of await entriesOf(current)) {
-      const path = join(current, name);
-      const stats = await lstat(path).catch(() => undefined);
-      if (stats?.isDirectory() === true) pending.push(path);
+    const current = pending.pop() as { path: string; listed: boolean };
+    if (current.listed) {
+      if (current.path !== root || !keepRoot) await rmdir(bytes(current.path)).catch(ignoreMissing);
+      continue;
+    }
+    pending.push({ path: current.path, listed: true });
+    if (current.path !== root) await chmod(bytes(current.path), OWNER_ALL).catch(ignoreMissing);
+    let listing: Dir;
+    try {
+      listing = await openDir(current.path);
+    } catch (error) {
+      ignoreMissing(error);
+      continue;
+    }
+    for await (const entry of listing) {
+      let path = `${current.path}/${entry.name}`;
+      const stats = await lstat(bytes(path)).catch(() => undefined);
+      if (stats === undefined) continue;
+      if (!stats.isDirectory()) {
+        await unlink(bytes(path)).catch(ignoreMissing);
+        continue;
+      }
+      if (path.length > MOVE_UP_PAST_BYTES) {
+        const moved = `${root}/.toolwire-removing-${randomUUID()}`;
+        await rename(bytes(path), bytes(moved));
+        path = moved;
+      }
+      pending.push({ path, listed: false });
     }
   }
 }
 
 /**
- * Removes `path` and everything under it. Directories code in the sandbox made unwritable or
- * unreadable would make a plain recursive `rm` fail as any user but root, leaving the files on
- * the host's disk for good: their owner's bits are restored first, then it is removed again.
+ * Removes `path` and everything under it, once the code that wrote there has stopped. A plain
+ * recursive `rm` first; what it cannot remove (directories made unreadable or unwritable, names
+ * that are not UTF-8, trees deeper than PATH_MAX) is removed by `removeTree`.
  */
 export async function removeWorkDirTree(path: string): Promise<void> {
   try {
     await rm(path, { recursive: true, force: true });
-  } catch (error) {
-    if (code(error) !== 'EACCES' && code(error) !== 'EPERM' && code(error) !== 'ENOTEMPTY') throw error;
-    await makeRemovable(path);
-    await rm(path, { recursive: true, force: true });
+  } catch {
+    await removeTree(Buffer.from(path).toString('latin1'), false);
   }
 }
 
-/** Removes everything inside `dir`, keeping `dir` itself (its owner and mode as they were). */
+/** Removes everything inside `dir`, once the code has stopped, keeping `dir` itself (its owner and mode, with the owner's bits). */
 export async function emptyWorkDir(dir: string): Promise<void> {
-  for (const name of await entriesOf(dir)) await removeWorkDirTree(join(dir, name));
+  await removeTree(Buffer.from(dir).toString('latin1'), true);
 }
