@@ -50,7 +50,9 @@ describe("mcpTools with isolation: 'none'", () => {
     const pids = JSON.parse(result.message) as number[];
     started.push(...pids);
     expect(pids).toHaveLength(3);
-    expect(pids.every(sleeping)).toBe(true);
+    // `$!` and a spawn's pid come right after the fork: each is `sleep` once it has exec'd
+    // (`nohup` and `setsid` exec in turn), which a loaded machine may not have done yet.
+    expect(await eventually(() => pids.every(sleeping))).toBe(true);
     await set.close();
     expect(await eventually(() => !pids.some(sleeping))).toBe(true);
   });
