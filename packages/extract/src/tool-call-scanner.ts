@@ -1571,7 +1571,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              end = this.overflowIn(frame, s, p);
+              end = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
               if (end < 0) return -1;
             } else {
               this.finishBlock(frame, s.slice(p, end));
@@ -1597,7 +1597,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              i = textStart = this.overflowIn(frame, s, p);
+              i = textStart = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
               if (i < 0) return -1;
             } else {
               i = textStart = this.finish(frame, s, p, end);
@@ -1661,7 +1661,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           return -1;
         }
         this.frame = undefined;
-        i = textStart = this.overflowIn(frame, s, frameStart);
+        i = textStart = this.overflowIn(frame, s, frameStart, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
         if (i < 0) return -1;
         continue;
       }
@@ -1811,7 +1811,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              end = this.overflowIn(frame, s, p);
+              end = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
               if (end < 0) return -1;
             } else {
               this.finishBlock(frame, s.slice(p, end));
@@ -1835,7 +1835,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              i = floor = this.overflowIn(frame, s, p);
+              i = floor = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
               if (i < 0) return -1;
             } else {
               i = floor = this.finish(frame, s, p, end);
@@ -1887,7 +1887,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           this.frame = frame;
           return -1;
         }
-        i = floor = this.overflowIn(frame, s, nameStart);
+        i = floor = this.overflowIn(frame, s, nameStart, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
         if (i < 0) return -1;
         continue;
       }
@@ -2468,8 +2468,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * where it would at the end of the text (a marker at its object, a block at its closing
    * token); anything else is given up (`giveUp`). Returns where scanning goes on in `s`, or -1
    * when the frame was given up (the text after its first `maxCall` characters is then `fresh`).
+   * `known` is where the scan of `s` last found each character it looks for (see `readsReasoning`).
    */
-  private overflowIn(frame: Frame, s: string, p: number): number {
+  private overflowIn(frame: Frame, s: string, p: number, known: readonly number[]): number {
     if (frame.kind === 'marker' && frame.closeAt >= 0) {
       frame.endTokenAt = -1;
       frame.endsAtObject = true;
@@ -2482,7 +2483,13 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
     }
     const cut = p + this.maxCall;
     this.giveUp(frame, s.slice(p, cut));
-    this.fresh = s.slice(cut);
+    const fresh = s.slice(cut);
+    this.fresh = fresh;
+    // What the scan of `s` knows holds for its rest: a character found absent stays absent, and
+    // one found past the cut is the first there. Searched again from the cut, a text of many
+    // spans given up would be searched to its end once per span (quadratic at a small bound).
+    this.nextIn = fresh;
+    this.nextAt = known.map((at) => (at < 0 ? at : at >= cut ? at - cut : -2));
     return -1;
   }
 
