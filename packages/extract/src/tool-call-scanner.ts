@@ -380,6 +380,17 @@ function flat(text: string): string {
 const NO_BREAKS: readonly string[] = [];
 
 /**
+ * Where a span that starts at `s[start]` and is given up at `end` (its bound) is cut: before
+ * `end`, or one earlier when `s[end - 1]` is a high surrogate, so that no character is split
+ * between the span's `incomplete` text and the text after it (a lone surrogate in either would
+ * reach a client as U+FFFD, or fail to encode). Only what lies before the bound decides, so a
+ * stream that has not seen `s[end]` yet cuts where a batch does.
+ */
+function cutAt(s: string, start: number, end: number): number {
+  return end - 1 > start && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800 ? end - 1 : end;
+}
+
+/**
  * A marker whose object closed, reading what may be its end token (space, then the token)
  * in `s` from `from` (up to `to`): the index of the token's last character, or of the first
  * character that is not it (`endsAtObject`: the call ends at its object, and what came after is
@@ -2481,7 +2492,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.finishBlock(frame, s.slice(p, end));
       return end;
     }
-    const cut = p + this.maxCall;
+    const cut = cutAt(s, p, p + this.maxCall);
     this.giveUp(frame, s.slice(p, cut));
     const fresh = s.slice(cut);
     this.fresh = fresh;
@@ -2514,8 +2525,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.drive(text, frame.awaitAt);
       return;
     }
-    this.giveUp(frame, text.slice(0, this.maxCall));
-    this.drive(text.slice(this.maxCall), 0);
+    const cut = cutAt(text, 0, this.maxCall);
+    this.giveUp(frame, text.slice(0, cut));
+    this.drive(text.slice(cut), 0);
   }
 
   /**
