@@ -147,7 +147,8 @@ export interface ExtractOptions {
    * The longest span (a call, a JSON object, a native call block) read, in characters (default
    * 4 Mi, 4,194,304: core's bound on a whole answer; `0`: no bound). A span not closed within
    * its first `maxCallChars` characters is given up: a stream stops holding it and reports those
-   * characters as `incomplete` with `reason: 'too-long'`, and what follows them is read as a
+   * characters (one fewer where the bound would split a surrogate pair) as `incomplete` with
+   * `reason: 'too-long'`, and what follows them is read as a
    * text of its own (a later call is still found); the batch form finds the same calls. Without
    * a bound, a call that never closes holds the rest of the stream.
    */

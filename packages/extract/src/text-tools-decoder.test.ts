@@ -122,4 +122,24 @@ describe('TextToolsDecoder: events per piece', () => {
     expect(merged(all)).toEqual(['maybe f(a=2)', 'Checking now', ['f']]);
     expect(merged(streamed)).toEqual(merged(all));
   });
+
+  it('shows a call given up at maxCallChars as text, with no start of it, and finds the call after it', () => {
+    const answers = [
+      `Sure. f(a="${'x'.repeat(40)} and g(b=1) later`,
+      `Sure.\n<tool_call>\n{"name": "f", "arguments": {"a": "${'y'.repeat(60)}"}}\n</tool_call> then g(b=2)`,
+    ];
+    for (const answer of answers) {
+      for (const size of [1, 5, 1000]) {
+        const decoder = new TextToolsDecoder({ maxCallChars: 32 }, false);
+        const events: ChatStreamEvent[] = [];
+        for (let i = 0; i < answer.length; i += size) events.push(...decoder.push(answer.slice(i, i + size)));
+        events.push(...decoder.end());
+        const text = events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('');
+        // The given-up call's characters are shown (up to the later call, which is not).
+        expect(text).toContain(answer.slice(6, 6 + 40));
+        expect(events.filter((event) => event.type === 'tool-call-start').map((event) => event.type === 'tool-call-start' && event.name)).toEqual(['g']);
+        expect(events.filter((event) => event.type === 'tool-call').map((event) => event.type === 'tool-call' && event.toolCall.name)).toEqual(['g']);
+      }
+    }
+  });
 });

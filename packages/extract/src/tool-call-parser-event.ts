@@ -27,8 +27,10 @@ export type ToolCallParserEvent =
   /**
    * A call (or JSON object, or native call block) that never closed, reported instead of a
    * guess: at `end()`, or, with `reason: 'too-long'`, as soon as it is `maxCallChars` long
-   * (`text` is then its first `maxCallChars` characters, and what follows is read as a text of
-   * its own). `id` when it was a started call; a started call's deltas may have run past the
-   * bound by up to a chunk (or 1,024 characters streamed one at a time) before it is given up.
+   * (`text` is then its first `maxCallChars` characters, one fewer where the bound would split
+   * a surrogate pair, and what follows is read as a text of its own). `id` when it was a started
+   * call; a started call's deltas may have run past the bound by up to a chunk (or 1,024
+   * characters streamed one at a time) before it is given up. Show `text` as text: it is part
+   * of the answer, in no other event.
    */
   | { type: 'incomplete'; text: string; id?: string; reason?: 'too-long' };

@@ -475,4 +475,40 @@ describe('createToolCallParser: maxCallChars', () => {
     expect(extractToolCalls(text).map((call) => call.name)).toEqual(['g']);
     expect(extractToolCalls(text, { maxCallChars: 0 }).map((call) => call.name)).toEqual(['f', 'g']);
   });
+
+  it('cuts a span given up before a surrogate pair the bound would split, in every chunking', () => {
+    // `f(a="` then emoji (two UTF-16 units each): an odd bound from 7 on falls inside one.
+    const text = `f(a="${'😀'.repeat(10)}") g(b=1)`;
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (const maxCallChars of [6, 7, 8, 9, 12]) {
+      const whole = run([text], { maxCallChars });
+      for (const size of [1, 2, 3, 5, 1000]) {
+        const events = run(splitEvery(text, size), { maxCallChars });
+        const given = events.filter((e) => e.type === 'incomplete');
+        expect(given).toHaveLength(1);
+        expect(given[0]?.text).toBe(text.slice(0, maxCallChars % 2 === 0 ? maxCallChars - 1 : maxCallChars));
+        for (const event of events) if ('text' in event) expect(event.text).not.toMatch(lone);
+        expect(reassemble(events)).toBe(text);
+        expect(callsOf(events)).toEqual(extractToolCalls(text, { maxCallChars }));
+        expect(given).toEqual(whole.filter((e) => e.type === 'incomplete'));
+      }
+    }
+  });
+
+  it('gives up span after span in one text without searching the rest of it again for each', () => {
+    // 98,304 spans given up in 6 Mi characters: each used to search the text after it to its end
+    // for the characters that open spans (about 20 s for the two forms here, a tenth of a second without).
+    const text = 'f('.repeat(3 << 20);
+    const started = Date.now();
+    expect(extractToolCalls(`${text} g(b=1)`, { maxCallChars: 64 })).toEqual([{ id: 'g_0', name: 'g', arguments: { b: 1 } }]);
+    const parser = createToolCallParser({ maxCallChars: 64 });
+    let given = 0;
+    let calls = 0;
+    const sink: ToolCallSink = { onIncomplete: () => given++, onToolCall: () => calls++ };
+    parser.push(`${text} g(b=1)`, sink);
+    parser.end(sink);
+    expect(given).toBe((6 << 20) / 64);
+    expect(calls).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 60_000);
 });

@@ -380,6 +380,17 @@ function flat(text: string): string {
 const NO_BREAKS: readonly string[] = [];
 
 /**
+ * Where a span that starts at `s[start]` and is given up at `end` (its bound) is cut: before
+ * `end`, or one earlier when `s[end - 1]` is a high surrogate, so that no character is split
+ * between the span's `incomplete` text and the text after it (a lone surrogate in either would
+ * reach a client as U+FFFD, or fail to encode). Only what lies before the bound decides, so a
+ * stream that has not seen `s[end]` yet cuts where a batch does.
+ */
+function cutAt(s: string, start: number, end: number): number {
+  return end - 1 > start && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800 ? end - 1 : end;
+}
+
+/**
  * A marker whose object closed, reading what may be its end token (space, then the token)
  * in `s` from `from` (up to `to`): the index of the token's last character, or of the first
  * character that is not it (`endsAtObject`: the call ends at its object, and what came after is
@@ -1571,7 +1582,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              end = this.overflowIn(frame, s, p);
+              end = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
               if (end < 0) return -1;
             } else {
               this.finishBlock(frame, s.slice(p, end));
@@ -1597,7 +1608,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              i = textStart = this.overflowIn(frame, s, p);
+              i = textStart = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
               if (i < 0) return -1;
             } else {
               i = textStart = this.finish(frame, s, p, end);
@@ -1661,7 +1672,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           return -1;
         }
         this.frame = undefined;
-        i = textStart = this.overflowIn(frame, s, frameStart);
+        i = textStart = this.overflowIn(frame, s, frameStart, [nextParen, nextBrace, nextAngle, nextBracket, nextArrows]);
         if (i < 0) return -1;
         continue;
       }
@@ -1811,7 +1822,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              end = this.overflowIn(frame, s, p);
+              end = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
               if (end < 0) return -1;
             } else {
               this.finishBlock(frame, s.slice(p, end));
@@ -1835,7 +1846,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
                 this.frame = frame;
                 return -1;
               }
-              i = floor = this.overflowIn(frame, s, p);
+              i = floor = this.overflowIn(frame, s, p, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
               if (i < 0) return -1;
             } else {
               i = floor = this.finish(frame, s, p, end);
@@ -1887,7 +1898,7 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
           this.frame = frame;
           return -1;
         }
-        i = floor = this.overflowIn(frame, s, nameStart);
+        i = floor = this.overflowIn(frame, s, nameStart, [nextParen, nextBrace, nextAngle, nextBracket, -1]);
         if (i < 0) return -1;
         continue;
       }
@@ -2468,8 +2479,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
    * where it would at the end of the text (a marker at its object, a block at its closing
    * token); anything else is given up (`giveUp`). Returns where scanning goes on in `s`, or -1
    * when the frame was given up (the text after its first `maxCall` characters is then `fresh`).
+   * `known` is where the scan of `s` last found each character it looks for (see `readsReasoning`).
    */
-  private overflowIn(frame: Frame, s: string, p: number): number {
+  private overflowIn(frame: Frame, s: string, p: number, known: readonly number[]): number {
     if (frame.kind === 'marker' && frame.closeAt >= 0) {
       frame.endTokenAt = -1;
       frame.endsAtObject = true;
@@ -2480,9 +2492,15 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.finishBlock(frame, s.slice(p, end));
       return end;
     }
-    const cut = p + this.maxCall;
+    const cut = cutAt(s, p, p + this.maxCall);
     this.giveUp(frame, s.slice(p, cut));
-    this.fresh = s.slice(cut);
+    const fresh = s.slice(cut);
+    this.fresh = fresh;
+    // What the scan of `s` knows holds for its rest: a character found absent stays absent, and
+    // one found past the cut is the first there. Searched again from the cut, a text of many
+    // spans given up would be searched to its end once per span (quadratic at a small bound).
+    this.nextIn = fresh;
+    this.nextAt = known.map((at) => (at < 0 ? at : at >= cut ? at - cut : -2));
     return -1;
   }
 
@@ -2507,8 +2525,9 @@ export class ToolCallScanner implements OpenerContext, NativeContext {
       this.drive(text, frame.awaitAt);
       return;
     }
-    this.giveUp(frame, text.slice(0, this.maxCall));
-    this.drive(text.slice(this.maxCall), 0);
+    const cut = cutAt(text, 0, this.maxCall);
+    this.giveUp(frame, text.slice(0, cut));
+    this.drive(text.slice(cut), 0);
   }
 
   /**
