@@ -5,6 +5,7 @@ import { fuzzParameters, fuzzTimeout } from '../../../test/fuzz/fixed-seed-param
 import { scenario } from './fuzz/mcp-arbitraries.ts';
 import { startFuzzHttpServer } from './fixtures/fuzz-http-server.ts';
 import type { FuzzHttpServer } from './fixtures/fuzz-http-server.ts';
+import { eventually } from './helpers.ts';
 
 // A streamable HTTP server (fixtures/fuzz-http-server.ts) that answers with a generated
 // scenario: valid answers mutated, noise, garbage, torn frames, resets, odd event streams.
@@ -19,16 +20,6 @@ afterAll(async () => {
   uninstall();
   await server.close();
 });
-
-/** Waits (at most `ms`) until `check` holds; resolves with whether it did. */
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
-}
 
 const RUNS = 60;
 

@@ -34,3 +34,13 @@ export function stdioTestServer(extra: Partial<McpStdioServer> = {}): McpStdioSe
 export function hostileStdioServer(mode: string, extra: Partial<McpStdioServer> = {}): McpStdioServer {
   return stdioTestServer({ args: [join(here, 'fixtures', 'hostile-stdio-server.ts'), mode], ...extra });
 }
+
+/** Waits (at most `ms`) until `check` holds; resolves with whether it did. */
+export async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}

@@ -7,6 +7,7 @@ import { mcpTools } from '../src/index.ts';
 import type { McpToolsOptions } from '../src/index.ts';
 import { startHostileHttpServer } from './fixtures/hostile-http-server.ts';
 import type { HostileHttpServer } from './fixtures/hostile-http-server.ts';
+import { eventually } from './helpers.ts';
 
 // A hand-written streamable HTTP server (fixtures/hostile-http-server.ts) at its worst.
 let server: HostileHttpServer;
@@ -22,16 +23,6 @@ function call(tools: Tool[], name: string): Promise<ToolResult> {
 
 function connect(mode: string, options: McpToolsOptions = {}) {
   return mcpTools({ url: server.url(mode), headers: { authorization: 'Bearer secret' }, allowPrivateNetwork: true }, { callTimeoutMs: 10_000, ...options });
-}
-
-/** Waits (at most `ms`) until `check` holds; resolves with whether it did. */
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
 }
 
 describe('mcpTools against a hostile streamable HTTP server', () => {

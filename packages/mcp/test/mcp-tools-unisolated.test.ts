@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { executeToolCall, ToolRegistry } from '@toolwire/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mcpTools } from '../src/index.ts';
-import { stdioTestServer } from './helpers.ts';
+import { eventually, stdioTestServer } from './helpers.ts';
 
 // A stdio server run without isolation (no PID namespace) that starts processes which leave
 // its process group: setsid, a double fork, nohup (fixtures/detaching-stdio-server.ts).
@@ -18,16 +18,6 @@ function sleeping(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Waits (at most `ms`) until `check` holds; resolves with whether it did. */
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
 }
 
 const started: number[] = [];
