@@ -84,3 +84,58 @@ describe('redactSecretText', () => {
     expect(redact(`Basic ${basic}`)).toBe('Basic [redacted]');
   });
 });
+
+describe('a redactor with maxChars', () => {
+  const redact = createSecretRedactor([KEY, HEX, 'pass/word+1']);
+  const note = /… \((\d+) more characters\)$/;
+
+  it('keeps the start, redacted as in the whole text, and says how much was left out', () => {
+    const text = `key ${KEY} then ${'x'.repeat(100)}`;
+    expect(redact(`${text} and more`, 50)).toBe(`key [redacted] then … (${text.length + 9 - 46} more characters)`);
+    expect(redact(`${text}. And more`, text.length + 2)).toBe(`key [redacted] then ${'x'.repeat(100)}. … (8 more characters)`);
+    expect(redact(text, text.length)).toBe(redact(text));
+    expect(redact('short', 2)).toBe('sh… (3 more characters)');
+    expect(createSecretRedactor([])('plain text', 5)).toBe('plain… (5 more characters)');
+  });
+
+  it('redacts a secret across the cut whole, in any spelling, and ends after it', () => {
+    for (const spelled of [KEY, encodeURIComponent(KEY), JSON.stringify(KEY).slice(1, -1).replaceAll('/', '\\u002F'), 'pass%2Fword%2B1', Buffer.from(`me:${KEY}`).toString('base64')]) {
+      const text = `${'a'.repeat(40)} ${spelled} ${'b'.repeat(40)}`;
+      for (const maxChars of [42, 45, 50, 41 + spelled.length - 1]) {
+        const out = redact(text, maxChars);
+        // Across the cut: redacted and the text ends there; or, a base64 run whose match lies past the cut, left out whole.
+        expect([`${'a'.repeat(40)} [redacted]… (`, `${'a'.repeat(40)} … (`].some((start) => out.startsWith(start)), `${spelled} at ${maxChars}: ${out}`).toBe(true);
+      }
+    }
+  });
+
+  it('gives a start of what the whole text gives, for every cut of texts full of spellings', () => {
+    const pieces = [KEY, KEY.slice(0, 12), KEY.slice(-11), encodeURIComponent(KEY), `%25${encodeURIComponent(KEY).slice(3)}`, '\\\\\\/', '&#x2F;', 'pass/word+1', 'PASS%2fWORD%2b1', HEX.toUpperCase(), Buffer.from(`u:${KEY}`).toString('base64'), ' ', '\n', 'abc', '==', 'é😀'];
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      let text = '';
+      for (let i = 0, n = 2 + random(12); i < n; i++) text += pieces[random(pieces.length)] ?? '';
+      const whole = redact(text);
+      for (let maxChars = 0; maxChars <= text.length; maxChars += 1 + random(5)) {
+        const out = redact(text, maxChars);
+        const match = note.exec(out);
+        const kept = match === null ? out : out.slice(0, match.index);
+        expect(whole.startsWith(kept), `${JSON.stringify(text)} at ${maxChars}: ${JSON.stringify(out)}`).toBe(true);
+        if (match === null) expect(out).toBe(whole);
+        else expect(Number(match[1])).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('cuts before a secret spelled with escapes nested deeper than it reads past the cut', () => {
+    const deep = KEY.split('').map((c) => `${'\\'.repeat(6000)}${c === '/' ? '/' : `u00${c.charCodeAt(0).toString(16)}`}`).join('');
+    const text = `head ${deep} tail`;
+    const out = redact(text, 10);
+    expect(out).toMatch(/^head (\[redacted\])?… \(\d+ more characters\)$/);
+    expect(redact(text)).toBe('head [redacted] tail');
+  });
+});

@@ -15,8 +15,15 @@ export const MIN_SECRET_LENGTH = 8;
 const PIECES_FROM = 20;
 const FRAGMENT = 10;
 
-/** Turns a text into secret-free text. */
-export type SecretRedactor = (text: string) => string;
+/**
+ * Turns a text into secret-free text. With `maxChars`, only the text's start is kept: at most
+ * `maxChars` characters (more when a redaction runs across the cut), redacted with what follows
+ * them as context, so a secret that begins before the cut is found as it would be in the whole
+ * text, and then `… (N more characters)`. What it costs depends on the start, not on the
+ * whole: for text nobody reads whole (a megabytes-long error body), where the whole would
+ * block the event loop.
+ */
+export type SecretRedactor = (text: string, maxChars?: number) => string;
 
 /**
  * A redactor for `secrets` (each at least 8 characters; shorter and undefined ones are
@@ -48,8 +55,29 @@ export function createSecretRedactor(secrets: readonly (string | undefined)[]): 
     else for (const spelling of spellings) automata.push(new SecretAutomaton([spelling], spelling.length));
   }
   if (long.length > 0) automata.push(new SecretAutomaton(long, FRAGMENT));
-  if (automata.length === 0) return (text) => text;
-  return (text) => redactWith(text, automata);
+  if (automata.length === 0) return (text, maxChars) => (maxChars === undefined ? text : cutText(text, maxChars));
+  return (text, maxChars) => (maxChars === undefined || text.length <= maxChars ? redactWith(text, automata, text.length) : redactWith(text, automata, checkedMaxChars(maxChars)));
+}
+
+function checkedMaxChars(maxChars: number): number {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 0) throw new RangeError(`maxChars must be a whole number of characters; got ${String(maxChars)}.`);
+  return maxChars;
+}
+
+/** What stands after a text that was cut: how much of it was left out. */
+function cutNote(leftOut: number): string {
+  return `… (${leftOut} more characters)`;
+}
+
+/** `text` cut to `maxChars` characters (never inside a surrogate pair), saying how many were left out. */
+export function cutText(text: string, maxChars: number): string {
+  if (text.length <= checkedMaxChars(maxChars)) return text;
+  const cut = isLowSurrogate(text.charCodeAt(maxChars)) && maxChars > 0 ? maxChars - 1 : maxChars;
+  return text.slice(0, cut) + cutNote(text.length - cut);
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** `text` with each of `secrets` redacted in every spelling `createSecretRedactor` knows. */
@@ -263,8 +291,13 @@ class SecretAutomaton {
    * Adds the `[start, end)` text spans of every piece of at least `fragment` units to
    * `spans`, by start. Units are decoded as they are read; only the starts of the last
    * `longest` units are kept (no piece is longer), so memory does not grow with the text.
+   *
+   * Reads only as far as the text before `keep` needs: past `keep`, it stops where no
+   * piece that began before `keep` can still go on (the longest one ending here begins at
+   * `keep` or later), or at `stop` at the latest. Returns where the text may be cut: `keep`,
+   * or, when a piece begun before it was still going on at `stop`, that piece's start.
    */
-  collect(text: string, spans: number[]): void {
+  collect(text: string, spans: number[], keep: number, stop: number): number {
     const size = this.#size;
     const next = this.#next;
     const link = this.#link;
@@ -281,7 +314,16 @@ class SecretAutomaton {
     let plainUntil = 0;
     let slot = 0;
     let end: number;
+    let cut = keep;
     for (let i = 0; i < text.length; i = end, slot = slot + 1 === ringSize ? 0 : slot + 1) {
+      if (i >= keep) {
+        // The longest piece ending before `i` began at `keep` or later: nothing before the cut goes on.
+        if (matched === 0 || (ring[(slot - matched + ringSize) % ringSize] ?? 0) >= keep) break;
+        if (i >= stop) {
+          cut = ring[(slot - matched + ringSize) % ringSize] ?? 0;
+          break;
+        }
+      }
       let code = text.charCodeAt(i);
       // Only `%`, `\` and `&` can begin an encoded character.
       if (code === 0x25 || code === 0x5c || code === 0x26) {
@@ -320,6 +362,7 @@ class SecretAutomaton {
       }
     }
     if (openStart >= 0) spans.push(openStart, openEnd);
+    return cut;
   }
 }
 
@@ -344,15 +387,27 @@ function isBase64Char(code: number): boolean {
 }
 
 /**
+ * How far past the cut a redaction with `maxChars` reads, at most, for a piece of a secret
+ * that began before it: a secret's spelling is far shorter, unless it is escaped many times
+ * over (then the text is cut before it).
+ */
+function readPast(maxChars: number): number {
+  return Math.max(maxChars, 4096);
+}
+
+/**
  * Replaces each matched span, widened to the whole run of base64 characters around it (a
  * Basic credential's user and edges; a key glued to other token characters), with
  * `[redacted]`. Spans come by start and do not overlap, so each character is walked once.
+ * Keeps the text up to `keep` (see `SecretRedactor`).
  */
-function redactWith(text: string, automata: readonly SecretAutomaton[]): string {
-  if (text.length < MIN_SECRET_LENGTH) return text;
+function redactWith(text: string, automata: readonly SecretAutomaton[], keep: number): string {
+  if (text.length < MIN_SECRET_LENGTH) return keep < text.length ? cutText(text, keep) : text;
   let spans: number[] = [];
-  for (const automaton of automata) automaton.collect(text, spans);
-  if (spans.length === 0) return text;
+  let cut = text.length;
+  const stop = Math.min(text.length, keep + readPast(keep));
+  for (const automaton of automata) cut = Math.min(cut, automaton.collect(text, spans, keep, stop));
+  if (spans.length === 0) return cut < text.length ? cutText(text, tokenStart(text, cut, 0)) : text;
   // Each automaton's spans come by start; several are merged by start.
   if (automata.length > 1) spans = byStart(spans);
   let out = '';
@@ -360,6 +415,7 @@ function redactWith(text: string, automata: readonly SecretAutomaton[]): string 
   for (let i = 0; i < spans.length; i += 2) {
     let start = spans[i] ?? 0;
     let end = spans[i + 1] ?? 0;
+    if (start >= cut) break;
     if (end <= copied) continue;
     start = Math.max(start, copied);
     // Blank space at a span's edges (a piece of `Bearer sk-…`) tells nothing: it stays.
@@ -371,10 +427,28 @@ function redactWith(text: string, automata: readonly SecretAutomaton[]): string 
     if (isBase64Char(text.charCodeAt(start))) {
       while (start > copied && isBase64Char(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d) start--;
     }
-    if (isBase64Char(text.charCodeAt(end - 1))) while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    // Not past the cut: what lies there is left out anyway.
+    if (isBase64Char(text.charCodeAt(end - 1))) while (end < cut && isBase64Char(text.charCodeAt(end))) end++;
     // A span that overlaps or touches the one before (from another spelling) joins it.
     if (copied === 0 || start > copied) out += text.slice(copied, start) + REDACTED;
     copied = end;
   }
-  return out + text.slice(copied);
+  if (cut >= text.length) return out + text.slice(copied);
+  // The text ends at the cut, or after a redaction that runs across it.
+  if (copied >= cut) return copied < text.length ? out + cutNote(text.length - copied) : out;
+  const at = tokenStart(text, cut, copied);
+  return out + text.slice(copied, at) + cutNote(text.length - at);
+}
+
+/**
+ * Where a text cut at `cut` ends: not inside a token (the whole text could have a match further
+ * on in it, which widens to all of it: a Basic credential's user before the encoded key), nor
+ * inside a surrogate pair; not before `from`.
+ */
+function tokenStart(text: string, cut: number, from: number): number {
+  let at = cut;
+  if (isBase64Char(text.charCodeAt(at)) && isBase64Char(text.charCodeAt(at - 1))) {
+    while (at > from && isBase64Char(text.charCodeAt(at - 1)) && text.charCodeAt(at - 1) !== 0x3d) at--;
+  }
+  return at > from && isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
 }
