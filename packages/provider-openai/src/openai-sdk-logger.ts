@@ -97,7 +97,7 @@ function cleanValue(value: unknown, redact: SecretRedactor, depth: number, budge
   const prototype: unknown = Object.getPrototypeOf(value);
   // A URL as its text; any other object (a buffer, a stream) by its kind only.
   if (value instanceof URL) return redact(value.href, MAX_LOG_TEXT_CHARS);
-  if (prototype !== Object.prototype && prototype !== null) return `[${value.constructor.name}]`;
+  if (prototype !== Object.prototype && prototype !== null) return Object.prototype.toString.call(value);
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) copy[key] = cleanValue(item, redact, depth + 1, budget);
   return copy;
