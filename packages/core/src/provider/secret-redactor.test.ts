@@ -73,12 +73,33 @@ describe('redactSecretText', () => {
     expect(redactSecretText(`C:\\\\dir\\${KEY} %zz &#; &#x; \\q`, [KEY])).toBe('C:\\\\dir\\[redacted] %zz &#; &#x; \\q');
   });
 
+  it('redacts a secret beyond ASCII percent-encoded as UTF-8 (once or twice), escaped, and in the other case', () => {
+    const secret = 'pässwörd-Geheimnis';
+    expect(redactSecretText(`?pw=${encodeURIComponent(secret)}&x=1`, [secret])).toBe('?pw=[redacted]&x=1');
+    expect(redactSecretText(`?pw=${encodeURIComponent(encodeURIComponent(secret))}`, [secret])).toBe('?pw=[redacted]');
+    expect(redactSecretText(JSON.stringify(secret).replace('ö', '\\u00f6'), [secret])).toBe('"[redacted]"');
+    expect(redactSecretText(`PW ${secret.toUpperCase()}!`, [secret])).toBe('PW [redacted]!');
+    // A lone or broken UTF-8 byte reads as itself.
+    expect(redactSecretText('%C3 %E3%80 %C3%25', [secret])).toBe('%C3 %E3%80 %C3%25');
+  });
+
+  it('redacts a secret that holds what reads as an escape (%45, \\/, &#47;), as it is and encoded', () => {
+    for (const secret of ['aB3%45cD9eF0', 'aB3cD\\/9e&#47;F0']) {
+      expect(redactSecretText(`key ${secret} bad`, [secret])).toBe('key [redacted] bad');
+      expect(redactSecretText(JSON.stringify({ key: secret }), [secret])).toBe('{"key":"[redacted]"}');
+      expect(redactSecretText(`?key=${encodeURIComponent(secret)}&x`, [secret])).toBe('?key=[redacted]&x');
+    }
+    const long = 'Zq8\\/xY7&#47;wV6uT5sR4%2Fabcdefgh';
+    expect(redactSecretText(`key ${long} bad`, [long])).toBe('key [redacted] bad');
+  });
+
   it('stays linear on long texts full of near matches and broken escapes', () => {
     const redact = createSecretRedactor([KEY, HEX]);
-    const near = `${KEY.slice(0, 9)}#`.repeat(100_000) + '\\'.repeat(200_000) + '%25'.repeat(100_000) + '&#'.repeat(100_000) + KEY;
+    const near = `${KEY.slice(0, 9)}#`.repeat(100_000) + '\\'.repeat(200_000) + '%25'.repeat(100_000) + '&#'.repeat(100_000) + '%E3%80%E3'.repeat(50_000) + `%C3${'%25'.repeat(100)}`.repeat(1000) + ` ${KEY}`;
     const out = redact(near);
     expect(out.endsWith('[redacted]')).toBe(true);
     expect(out.length).toBe(near.length - KEY.length + '[redacted]'.length);
+    expect(out.endsWith(' [redacted]')).toBe(true);
     // A long base64 run with many matches inside it.
     const basic = Buffer.from(`u:${KEY}`.repeat(20_000)).toString('base64');
     expect(redact(`Basic ${basic}`)).toBe('Basic [redacted]');

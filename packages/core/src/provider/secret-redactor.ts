@@ -50,6 +50,10 @@ export function createSecretRedactor(secrets: readonly (string | undefined)[]): 
   for (const secret of new Set(secrets)) {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
     const spellings = [secret, ...base64Cores(secret).filter((core) => core.length >= MIN_SECRET_LENGTH)];
+    // A secret that holds what reads as an escape (`%45`, `\/`, `&#47;`, as a random password
+    // may) is read from the text as the character it stands for: that reading is a spelling too.
+    const decoded = decodedSpelling(secret);
+    if (decoded !== secret && decoded.length >= MIN_SECRET_LENGTH) spellings.push(decoded);
     if (secret.length >= PIECES_FROM) long.push(...spellings);
     // Whole only: one automaton per spelling, whose pieces count only at its full length.
     else for (const spelling of spellings) automata.push(new SecretAutomaton([spelling], spelling.length));
@@ -95,7 +99,10 @@ function fold(code: number): number {
   if (code >= 0x41 && code <= 0x5a) return code + 0x20;
   if (code === 0x2d) return 0x2b;
   if (code === 0x5f) return 0x2f;
-  return code;
+  if (code < 0x80) return code;
+  // Beyond ASCII, a letter's lower case where it is one character (`Ä` and `ä`).
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
 }
 
 /**
@@ -114,6 +121,18 @@ function base64Cores(secret: string): string[] {
     if (end > start) cores.push(encoded.slice(start, end));
   }
   return cores;
+}
+
+/** `text` as the redactor reads it: each escape or encoding taken for the character it stands for. */
+function decodedSpelling(text: string): string {
+  const unit: Unit = { code: 0, end: 0 };
+  let out = '';
+  let plainUntil = 0;
+  for (let i = 0; i < text.length; i = unit.end) {
+    plainUntil = readUnit(text, i, plainUntil, unit);
+    out += String.fromCharCode(unit.code);
+  }
+  return out;
 }
 
 // ── Units: one character of the text as it means, with where it is spelled ─────────────
@@ -146,6 +165,23 @@ function hexAt(text: string, at: number, digits: number): number {
   return value;
 }
 
+/**
+ * The byte a `%XX` at `at` stands for (`%252F`, encoded twice or deeper, too), its end in
+ * `unit.end`; -1 (and `unit` as it was) when there is none.
+ */
+function percentByte(text: string, at: number, unit: Unit): number {
+  let byte = hexAt(text, at + 1, 2);
+  if (byte < 0) return -1;
+  let end = at + 3;
+  while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
+    byte = hexAt(text, end, 2);
+    end += 2;
+  }
+  unit.code = byte;
+  unit.end = end;
+  return byte;
+}
+
 function isAsciiPunctuation(code: number): boolean {
   return (code >= 0x21 && code <= 0x2f) || (code >= 0x3a && code <= 0x40) || (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0x7e);
 }
@@ -162,15 +198,25 @@ function readUnit(text: string, i: number, plainUntil: number, unit: Unit): numb
   unit.end = i + 1;
   if (code === 0x25) {
     // `%2F`, and `%252F` (encoded twice) or deeper.
-    let byte = hexAt(text, i + 1, 2);
-    if (byte >= 0) {
-      let end = i + 3;
-      while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
-        byte = hexAt(text, end, 2);
-        end += 2;
+    const byte = percentByte(text, i, unit);
+    if (byte >= 0xc2 && byte < 0xf0) {
+      // The UTF-8 of a character outside ASCII (`%C3%A4`), one or two continuation bytes more.
+      const lead = unit.end;
+      let value = byte < 0xe0 ? byte & 0x1f : byte & 0x0f;
+      for (let more = byte < 0xe0 ? 1 : 2; more > 0; more--) {
+        const next = unit.end < length && text.charCodeAt(unit.end) === 0x25 ? percentByte(text, unit.end, unit) : -1;
+        if (next < 0x80 || next > 0xbf) {
+          value = -1;
+          break;
+        }
+        value = (value << 6) | (next & 0x3f);
       }
-      unit.code = byte;
-      unit.end = end;
+      if (value >= 0x80) {
+        unit.code = value;
+      } else {
+        unit.code = byte;
+        unit.end = lead;
+      }
     }
   } else if (code === 0x5c && i >= plainUntil) {
     // A run of backslashes (one per level of string nesting) and then an escape.
@@ -225,6 +271,11 @@ class SecretAutomaton {
   readonly #alphabet = new Map<number, number>();
   /** The alphabet index of each ASCII code (-1: in no secret), the hot path's lookup. */
   readonly #ascii = new Int32Array(128);
+  /**
+   * The alphabet index of each character beyond ASCII in either case (looked up without
+   * folding, which would cost a string per character); absent when every spelling is ASCII.
+   */
+  readonly #wide: Map<number, number> | undefined;
   readonly #size: number;
   /** Where each of the last units began, for the start of a piece that ends at the current one. */
   readonly #ring: Int32Array;
@@ -242,6 +293,14 @@ class SecretAutomaton {
       for (let i = 0; i < spelling.length; i++) codes.push(fold(spelling.charCodeAt(i)));
     }
     for (const code of codes) if (!this.#alphabet.has(code)) this.#alphabet.set(code, this.#alphabet.size);
+    const wide = new Map<number, number>();
+    for (const [code, index] of this.#alphabet) {
+      if (code < 128) continue;
+      wide.set(code, index);
+      const upper = String.fromCharCode(code).toUpperCase();
+      if (upper.length === 1) wide.set(upper.charCodeAt(0), index);
+    }
+    this.#wide = wide.size > 0 ? wide : undefined;
     for (let code = 0; code < 128; code++) this.#ascii[code] = this.#alphabet.get(fold(code)) ?? -1;
     const size = this.#alphabet.size;
     const capacity = 2 * codes.length + 1;
@@ -334,7 +393,8 @@ class SecretAutomaton {
         end = i + 1;
       }
       ring[slot] = i;
-      const c = code < 128 ? (ascii[code] ?? -1) : (this.#alphabet.get(fold(code)) ?? -1);
+      // A text's characters beyond ASCII are looked up only when a secret has some.
+      const c = code < 128 ? (ascii[code] ?? -1) : (this.#wide?.get(code) ?? -1);
       if (c < 0) {
         state = 0;
         matched = 0;
