@@ -136,6 +136,16 @@ describe("the SDK's own log lines", () => {
     }
   });
 
+  it('leave the stand-in key sent to a server that needs none readable in errors: it is no secret', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    server().reply({ kind: 'error', status: 401, message: 'Incorrect API key provided: no-api-key.' });
+    const error = await createOpenAI({ baseURL: server().baseURL, maxRetries: 0 })
+      .chat('gpt-4.1-mini')
+      .generate(request)
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toContain('Incorrect API key provided: no-api-key');
+  });
+
   it('refuses a log level the SDK does not know, naming the option', () => {
     expect(() => createOpenAI({ apiKey: API_KEY, logLevel: 'loud' as never })).toThrow('createOpenAI: logLevel must be one of off, error, warn, info, debug; got "loud".');
   });
