@@ -501,14 +501,21 @@ function redactWith(text: string, automata: readonly SecretAutomaton[], keep: nu
 }
 
 /**
- * Where a text cut at `cut` ends: not inside a token (the whole text could have a match further
- * on in it, which widens to all of it: a Basic credential's user before the encoded key), nor
- * inside a surrogate pair; not before `from`.
+ * Where a text cut at `cut` ends: not inside a token of up to `WHOLE_TOKEN` characters (the
+ * whole text could have a match further on in it, which widens to all of it: a Basic
+ * credential's user before the encoded key); inside a longer one, a base64 group (4
+ * characters) earlier, so that the group an encoded key begins in, which the match does not
+ * cover, is not kept; nor inside a surrogate pair; not before `from`.
  */
 function tokenStart(text: string, cut: number, from: number): number {
   let at = cut;
   if (isBase64Char(text.charCodeAt(at)) && isBase64Char(text.charCodeAt(at - 1))) {
-    while (at > from && isBase64Char(text.charCodeAt(at - 1)) && text.charCodeAt(at - 1) !== 0x3d) at--;
+    const limit = Math.max(from, cut - WHOLE_TOKEN);
+    while (at > limit && isBase64Char(text.charCodeAt(at - 1)) && text.charCodeAt(at - 1) !== 0x3d) at--;
+    if (at === limit && at > from && isBase64Char(text.charCodeAt(at - 1))) at = Math.max(from, cut - 4);
   }
   return at > from && isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
 }
+
+/** The longest token a cut leaves out whole rather than cuts. */
+const WHOLE_TOKEN = 256;
