@@ -152,6 +152,11 @@ describe('a redactor with maxChars', () => {
     }
   });
 
+  it('leaves out a short token across the cut whole, and cuts a long one a base64 group early', () => {
+    expect(redact(`400 ${'m'.repeat(100)} tail`, 50)).toBe(`400 … (${100 + 5} more characters)`);
+    expect(redact(`400 ${'m'.repeat(100_000)}`, 60_000)).toBe(`400 ${'m'.repeat(60_000 - 4 - 4)}… (${100_000 - (60_000 - 8)} more characters)`);
+  });
+
   it('cuts before a secret spelled with escapes nested deeper than it reads past the cut', () => {
     const deep = KEY.split('').map((c) => `${'\\'.repeat(6000)}${c === '/' ? '/' : `u00${c.charCodeAt(0).toString(16)}`}`).join('');
     const text = `head ${deep} tail`;
