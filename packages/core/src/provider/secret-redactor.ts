@@ -40,12 +40,12 @@ export type SecretRedactor = (text: string, maxChars?: number) => string;
  *   name a key stay. A shorter secret is redacted only whole.
  * A match takes the token characters glued to it (`A-Z a-z 0-9 + / = - _`) with it.
  *
- * One pass over the text for the long secrets and all their spellings, and one for each
- * spelling of a short one, each linear in the text's length whatever it holds. Build it once
- * for many texts.
+ * One pass over the text for the long secrets and all their spellings, and one for the short
+ * ones, each linear in the text's length whatever it holds. Build it once for many texts.
  */
 export function createSecretRedactor(secrets: readonly (string | undefined)[]): SecretRedactor {
   const long: string[] = [];
+  const whole: string[] = [];
   const automata: SecretAutomaton[] = [];
   for (const secret of new Set(secrets)) {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
@@ -55,10 +55,10 @@ export function createSecretRedactor(secrets: readonly (string | undefined)[]): 
     const decoded = decodedSpelling(secret);
     if (decoded !== secret && decoded.length >= MIN_SECRET_LENGTH) spellings.push(decoded);
     if (secret.length >= PIECES_FROM) long.push(...spellings);
-    // Whole only: one automaton per spelling, whose pieces count only at its full length.
-    else for (const spelling of spellings) automata.push(new SecretAutomaton([spelling], spelling.length));
+    else whole.push(...spellings);
   }
   if (long.length > 0) automata.push(new SecretAutomaton(long, FRAGMENT));
+  if (whole.length > 0) automata.push(new SecretAutomaton(whole, 'whole'));
   if (automata.length === 0) return (text, maxChars) => (maxChars === undefined ? text : cutText(text, maxChars));
   return (text, maxChars) => (maxChars === undefined || text.length <= maxChars ? redactWith(text, automata, text.length) : redactWith(text, automata, checkedMaxChars(maxChars)));
 }
@@ -282,14 +282,25 @@ class SecretAutomaton {
   readonly #next: Int32Array;
   readonly #link: Int32Array;
   readonly #length: Int32Array;
+  /** Pieces of at least this many units count; 0: only whole spellings do. */
   readonly fragment: number;
+  /**
+   * For whole spellings: the lengths of the spellings among each state's strings (a state
+   * holds one string of each length in its range), the shortest of them (0: none), and the
+   * longest spelling among the strings of the states up its suffix links, all of which are
+   * suffixes of any string of the state.
+   */
+  readonly #own = new Map<number, number[]>();
+  readonly #ownMin: Int32Array;
+  readonly #ancestorMax: Int32Array;
 
-  constructor(spellings: readonly string[], fragment: number) {
-    this.fragment = fragment;
+  constructor(spellings: readonly string[], fragment: number | 'whole') {
+    this.fragment = fragment === 'whole' ? 0 : fragment;
     const codes: number[] = [];
     for (const [index, spelling] of spellings.entries()) {
-      // Separators are negative: no unit of a text is.
-      if (index > 0) codes.push(-index);
+      // A separator is negative: no unit of a text is, so no match spans one. One for all
+      // keeps the alphabet (a row of the table per state) small whatever the number of secrets.
+      if (index > 0) codes.push(-1);
       for (let i = 0; i < spelling.length; i++) codes.push(fold(spelling.charCodeAt(i)));
     }
     for (const code of codes) if (!this.#alphabet.has(code)) this.#alphabet.set(code, this.#alphabet.size);
@@ -344,6 +355,39 @@ class SecretAutomaton {
     this.#next = next;
     this.#link = link;
     this.#length = length;
+    this.#ownMin = new Int32Array(fragment === 'whole' ? states : 0);
+    this.#ancestorMax = new Int32Array(fragment === 'whole' ? states : 0);
+    if (fragment === 'whole') this.#markSpellings(spellings, states);
+  }
+
+  /** Finds the state of each whole spelling, and for each state the longest one up its links. */
+  #markSpellings(spellings: readonly string[], states: number): void {
+    const size = this.#size;
+    const ownMax = new Int32Array(states);
+    for (const spelling of spellings) {
+      let state = 0;
+      for (let i = 0; i < spelling.length; i++) state = this.#next[state * size + (this.#alphabet.get(fold(spelling.charCodeAt(i))) ?? 0)] ?? 0;
+      const lengths = this.#own.get(state) ?? [];
+      if (!lengths.includes(spelling.length)) lengths.push(spelling.length);
+      this.#own.set(state, lengths);
+      const min = this.#ownMin[state] ?? 0;
+      if (min === 0 || spelling.length < min) this.#ownMin[state] = spelling.length;
+      ownMax[state] = Math.max(ownMax[state] ?? 0, spelling.length);
+    }
+    // States by length: a state's suffix link is shorter, so it is done first.
+    const order = Array.from({ length: states }, (_, state) => state).sort((a, b) => (this.#length[a] ?? 0) - (this.#length[b] ?? 0));
+    for (const state of order) {
+      const up = this.#link[state] ?? -1;
+      if (up >= 0) this.#ancestorMax[state] = Math.max(this.#ancestorMax[up] ?? 0, ownMax[up] ?? 0);
+    }
+  }
+
+  /** The longest whole spelling that ends at the current unit (0: none), in `state` after `matched` units. */
+  #wholeEnding(state: number, matched: number): number {
+    let found = this.#ancestorMax[state] ?? 0;
+    const min = this.#ownMin[state] ?? 0;
+    if (min > 0 && min <= matched) for (const length of this.#own.get(state) ?? []) if (length <= matched && length > found) found = length;
+    return found;
   }
 
   /**
@@ -411,9 +455,17 @@ class SecretAutomaton {
           matched = 0;
         }
       }
-      if (matched < fragment) continue;
-      const first = ring[(slot - matched + 1 + ringSize) % ringSize] ?? 0;
+      let found = matched;
+      if (fragment === 0) {
+        found = matched === 0 ? 0 : this.#wholeEnding(state, matched);
+        if (found === 0) continue;
+      } else if (matched < fragment) {
+        continue;
+      }
+      const first = ring[(slot - found + 1 + ringSize) % ringSize] ?? 0;
       if (openStart >= 0 && first <= openEnd) {
+        // A longer whole spelling may begin before the one that opened the span.
+        if (first < openStart) openStart = first;
         openEnd = end;
       } else {
         if (openStart >= 0) spans.push(openStart, openEnd);
@@ -468,8 +520,8 @@ function redactWith(text: string, automata: readonly SecretAutomaton[], keep: nu
   const stop = Math.min(text.length, keep + readPast(keep));
   for (const automaton of automata) cut = Math.min(cut, automaton.collect(text, spans, keep, stop));
   if (spans.length === 0) return cut < text.length ? cutText(text, tokenStart(text, cut, 0)) : text;
-  // Each automaton's spans come by start; several are merged by start.
-  if (automata.length > 1) spans = byStart(spans);
+  // Spans come by start from one automaton of pieces; several, or whole spellings of several lengths, are put in order.
+  if (automata.length > 1 || automata[0]?.fragment === 0) spans = byStart(spans);
   let out = '';
   let copied = 0;
   for (let i = 0; i < spans.length; i += 2) {
