@@ -93,6 +93,18 @@ describe('redactSecretText', () => {
     expect(redactSecretText(`key ${long} bad`, [long])).toBe('key [redacted] bad');
   });
 
+  it('redacts short secrets that overlap, whatever their lengths, and not their pieces', () => {
+    const secrets = ['abcdefgh', 'bcdefghi', 'zabcdefghi'];
+    expect(redactSecretText('1 zabcdefghi 2 abcdefghi 3 bcdefgh 4 abcdefg', secrets)).toBe('1 [redacted] 2 [redacted] 3 bcdefgh 4 abcdefg');
+  });
+
+  it('serves thousands of secrets, short and long, finding each', () => {
+    const short = Array.from({ length: 2000 }, (_, i) => `pw-${i.toString(36).padStart(4, '0')}-xyz`);
+    const long = Array.from({ length: 200 }, (_, i) => `sk-long-${i.toString(36).padStart(3, '0')}-abcdefghijklmnopqrstuvwxyz`);
+    const redact = createSecretRedactor([...short, ...long]);
+    expect(redact(`a ${short[1234] ?? ''} b ${encodeURIComponent(long[150] ?? '')} c pw-zzzz-xyz d`)).toBe('a [redacted] b [redacted] c pw-zzzz-xyz d');
+  });
+
   it('stays linear on long texts full of near matches and broken escapes', () => {
     const redact = createSecretRedactor([KEY, HEX]);
     const near = `${KEY.slice(0, 9)}#`.repeat(100_000) + '\\'.repeat(200_000) + '%25'.repeat(100_000) + '&#'.repeat(100_000) + '%E3%80%E3'.repeat(50_000) + `%C3${'%25'.repeat(100)}`.repeat(1000) + ` ${KEY}`;
