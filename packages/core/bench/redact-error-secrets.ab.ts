@@ -59,12 +59,17 @@ for (const mib of [4, 16]) {
   cases[`text ${mib} MiB`] = () => (v) => v.text(text, secrets);
 }
 cases['error 2 KiB'] = errorCase(2048);
+/** An ordinary answer: a JSON body of prose, links and a little beyond ASCII, no secret in it. */
+const typical = JSON.stringify({
+  choices: Array.from({ length: 4000 }, (_, i) => ({ index: i, message: { role: 'assistant', content: `The quick brown fox ${i} jumps over the lazy dog; see https://example.com/a/b?c=${i}&d=%20e. Ünïcödé ok.` } })),
+});
+cases['text typical'] = () => (v) => v.text(typical, secrets);
 
 const rounds = Number(process.env['ROUNDS'] ?? 9);
 const order = oldFirst ? (['old', 'new'] as const) : (['new', 'old'] as const);
 for (const [name, make] of Object.entries(cases)) {
   const times: Record<string, number[]> = { old: [], new: [] };
-  const repeat = name.includes('KiB') ? 200 : 1;
+  const repeat = name.includes('KiB') ? 200 : name.includes('typical') ? 5 : 1;
   for (let round = 0; round < rounds; round++) {
     for (const which of order) {
       const runs = Array.from({ length: repeat }, make);
