@@ -33,6 +33,11 @@ const MAX_ERROR_READ_CHARS = 1024 * 1024;
  * or a proxy may echo the credential it was sent (`Incorrect API key provided: sk-…`), and
  * the error of a provider is logged by whoever catches it. Secrets shorter than 8
  * characters are not redacted.
+ *
+ * Each text keeps its first `MAX_ERROR_TEXT_CHARS` (64 Ki) characters, redacted with what
+ * follows them as context, then `… (N more characters)`; all texts of one error are read
+ * within about 1 Mi characters (past that, a long one becomes `[N characters not shown]`),
+ * so a megabytes-long error body costs what its start costs.
  */
 export function redactErrorSecrets<E>(error: E, secrets: readonly (string | undefined)[] | SecretRedactor): E {
   const budget = { values: MAX_DATA_VALUES, chars: MAX_ERROR_READ_CHARS };
