@@ -114,4 +114,21 @@ describe('an upstream that echoes the key', () => {
     }
     expect(written.map((line) => line.slice(0, 300))).toEqual([]);
   });
+
+  it("keeps the key out of the details of the SDK's debug lines: a proxy's error page echoing it", async () => {
+    vi.stubEnv('OPENAI_LOG', 'debug');
+    const lines: string[] = [];
+    const client = await startWith((req, res) => {
+      req.resume();
+      const key = (req.headers.authorization ?? '').replace('Bearer ', '');
+      req.on('end', () => res.writeHead(502, { 'content-type': 'text/html' }).end(`<html><a href="/retry?key=${encodeURIComponent(key)}&amp;x=1">${key}</a></html>`));
+    }, lines);
+    await client.chat.completions.create({ model: 'openai/m', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
+    await gateway?.close();
+    gateway = undefined;
+    const sdkLines = lines.filter((line) => line.includes('"source":"openai-sdk"'));
+    // The page is in the log, the key is not.
+    expect(sdkLines.some((line) => line.includes('&amp;x=1\\">[redacted]</a>'))).toBe(true);
+    expect(leaks(lines.join('\n'))).toEqual([]);
+  });
 });

@@ -13,7 +13,7 @@ const REDACTED = '[redacted]';
  */
 export function secretRedactor(secrets: readonly (string | undefined)[]): SecretRedactor {
   const redact = createSecretRedactor(secrets);
-  return (text) => redactJwtLike(redact(text));
+  return (text, maxChars) => redactJwtLike(redact(text, maxChars));
 }
 
 /** `text` with `secrets` redacted, as `secretRedactor(secrets)` does. */

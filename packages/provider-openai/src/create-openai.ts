@@ -85,6 +85,9 @@ export interface OpenAIProvider {
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
+/** The key sent to a compatible server when none is given (the SDK insists on one). */
+const NO_API_KEY = 'no-api-key';
+
 function envValue(name: string): string | undefined {
   const value = process.env[name];
   return value === undefined || value === '' ? undefined : value;
@@ -107,7 +110,8 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   let client: OpenAI | undefined;
   // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
   const headerSecrets = headerCredentials(options.headers);
-  const secrets = (): readonly string[] => (client?.apiKey == null ? headerSecrets : [client.apiKey, ...headerSecrets]);
+  // The stand-in key for a server that needs none is no secret: an error naming it says so.
+  const secrets = (): readonly string[] => (client?.apiKey == null || client.apiKey === NO_API_KEY ? headerSecrets : [client.apiKey, ...headerSecrets]);
   const logging = resolveSdkLogging(options, secrets);
   const context: OpenAIClientContext = {
     baseURL,
@@ -120,7 +124,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       // A fetch that reads `init[FETCH_SIGNAL]` gets the client that hands the signal there (see `FetchSignalOpenAI`).
       client ??= new (readsFetchSignal(fetch) ? FetchSignalOpenAI : OpenAI)({
         // A local compatible server usually needs no key; the SDK insists on one.
-        apiKey: options.apiKey ?? envValue('OPENAI_API_KEY') ?? (isOpenAI ? undefined : 'no-api-key'),
+        apiKey: options.apiKey ?? envValue('OPENAI_API_KEY') ?? (isOpenAI ? undefined : NO_API_KEY),
         baseURL,
         ...(options.organization !== undefined ? { organization: options.organization } : {}),
         ...(options.headers !== undefined ? { defaultHeaders: options.headers } : {}),

@@ -1,10 +1,11 @@
 import { generateId, partitionTools } from '@toolwire/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '@toolwire/core';
 import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { guardStream } from '@toolwire/core/provider';
+import { guardStream, headerCredentials } from '@toolwire/core/provider';
 import { mapOpenAIError } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { newAnswerLimit, requestOptions } from './openai-client-context.ts';
+import { newAnswerLimit, requestOptions, requestSecrets } from './openai-client-context.ts';
+import { withRequestSecrets } from './openai-sdk-logger.ts';
 import { buildChatRequest } from './openai-chat-request.ts';
 import { mapChatResponse } from './openai-chat-response.ts';
 import { createChatStreamMapper } from './openai-chat-stream.ts';
@@ -68,7 +69,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
-    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: this.#context.secrets?.() ?? [] };
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: requestSecrets(this.#context, request) };
   }
 
   /**
@@ -80,7 +81,10 @@ export class OpenAIChatModel implements ChatModel {
     const completions = this.#context.client().chat.completions;
     const options = requestOptions(request);
     // The same call on both sides: the test narrows `params` to one of the SDK's overloads.
-    return params.stream === true ? completions.create(params, options).asResponse() : completions.create(params, options).asResponse();
+    // The request's own credentials also out of the SDK's log lines for this call.
+    return withRequestSecrets(headerCredentials(request.headers), () =>
+      params.stream === true ? completions.create(params, options).asResponse() : completions.create(params, options).asResponse(),
+    );
   }
 
   /** One Chat Completions call. */

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { AnswerLimit } from '@toolwire/core';
+import { headerCredentials } from '@toolwire/core/provider';
 import type { AnswerLimits, ChatRequest } from '@toolwire/core';
 
 /**
@@ -40,4 +41,11 @@ export function requestOptions(request: ChatRequest): { signal?: AbortSignal; he
     ...(request.signal ? { signal: request.signal } : {}),
     ...(request.headers ? { headers: request.headers } : {}),
   };
+}
+
+/** The credentials of one request: the provider's, and those among the request's own headers. */
+export function requestSecrets(context: OpenAIClientContext, request: ChatRequest): readonly string[] {
+  const own = headerCredentials(request.headers);
+  const shared = context.secrets?.() ?? [];
+  return own.length === 0 ? shared : [...shared, ...own];
 }

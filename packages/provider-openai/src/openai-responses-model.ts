@@ -1,5 +1,5 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolResult } from '@toolwire/core';
-import { guardStream, redactErrorSecrets } from '@toolwire/core/provider';
+import { guardStream, headerCredentials, redactErrorSecrets } from '@toolwire/core/provider';
 import {
   createResponsesStreamDecoder,
   createStrictCallRestorer,
@@ -11,7 +11,8 @@ import {
 import { ensureResponsesEventStream } from './ensure-event-stream.ts';
 import { abortReason, mapOpenAIError, mapResponseErrorCode } from './map-openai-error.ts';
 import type { OpenAIClientContext } from './openai-client-context.ts';
-import { newAnswerLimit, requestOptions } from './openai-client-context.ts';
+import { newAnswerLimit, requestOptions, requestSecrets } from './openai-client-context.ts';
+import { withRequestSecrets } from './openai-sdk-logger.ts';
 import { buildResponsesRequest } from './openai-responses-request.ts';
 import type { Stream } from 'openai/core/streaming';
 import type { ResponseCreateParams, ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -44,7 +45,7 @@ export class OpenAIResponsesModel implements ChatModel {
   }
 
   #errorContext(request: ChatRequest): Parameters<typeof mapOpenAIError>[1] {
-    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: this.#context.secrets?.() ?? [] };
+    return { baseURL: this.#context.baseURL, modelId: this.modelId, signal: request.signal, secrets: requestSecrets(this.#context, request) };
   }
 
   /** One Responses call; provider-tool results come from each tool's `handleProviderOutput`. */
@@ -53,7 +54,7 @@ export class OpenAIResponsesModel implements ChatModel {
     const sent: ResponseCreateParamsNonStreaming = { ...built.body, stream: false };
     let wire;
     try {
-      wire = await this.#context.client().responses.create(sent, requestOptions(request));
+      wire = await withRequestSecrets(headerCredentials(request.headers), () => this.#context.client().responses.create(sent, requestOptions(request)));
     } catch (error) {
       throw mapOpenAIError(error, this.#errorContext(request));
     } finally {
@@ -98,7 +99,7 @@ export class OpenAIResponsesModel implements ChatModel {
     const built = buildResponsesRequest({ modelId: this.modelId, request });
     const sent: ResponseCreateParamsStreaming = { ...built.body, stream: true };
     try {
-      const { data: events, response } = await this.#context.client().responses.create(sent, requestOptions(request)).withResponse();
+      const { data: events, response } = await withRequestSecrets(headerCredentials(request.headers), () => this.#context.client().responses.create(sent, requestOptions(request)).withResponse());
       try {
         await ensureResponsesEventStream(response, this.#context.endGraceMs === undefined ? {} : { endGraceMs: this.#context.endGraceMs });
       } catch (error) {
@@ -128,7 +129,7 @@ export class OpenAIResponsesModel implements ChatModel {
             code: typeof error['code'] === 'string' ? error['code'] : undefined,
             message: typeof error['message'] === 'string' ? error['message'] : 'The response failed without an error message.',
           }),
-          this.#context.secrets?.() ?? [],
+          requestSecrets(this.#context, request),
         ),
       ...(request.parallelToolCalls !== undefined ? { parallelToolCalls: request.parallelToolCalls } : {}),
     });

@@ -1,4 +1,6 @@
-import { createSecretRedactor } from '@toolwire/core/provider';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createSecretRedactor, redactErrorSecrets } from '@toolwire/core/provider';
+import type { SecretRedactor } from '@toolwire/core/provider';
 
 /** Where the `openai` SDK's own messages go (the SDK's `logger` client option): `console` has this shape. */
 export interface OpenAISdkLogger {
@@ -41,11 +43,40 @@ export function resolveSdkLogging(
   return { logger: redactingLogger(options.logger ?? console, secrets), logLevel };
 }
 
-/** `logger` with the credentials taken out of every string it is given. */
+/** The credentials of the request an SDK call is for (its own headers), for the lines it logs. */
+const requestSecrets = new AsyncLocalStorage<readonly string[]>();
+
+/**
+ * Runs `call`, an SDK call, with `secrets` (the credentials among its request's own headers)
+ * redacted from the SDK's log lines it causes, as the provider's own are from every line.
+ */
+export function withRequestSecrets<T>(secrets: readonly string[], call: () => T): T {
+  return secrets.length === 0 ? call() : requestSecrets.run(secrets, call);
+}
+
+/** The most of one string a log line keeps (an upstream's error page may be megabytes). */
+const MAX_LOG_TEXT_CHARS = 64 * 1024;
+/** How deep into the details of a line, and how many values, redaction goes. */
+const MAX_LOG_DEPTH = 8;
+const MAX_LOG_VALUES = 1000;
+
+/**
+ * `logger` with the credentials taken out of everything it is given: the strings, and the
+ * details the SDK adds to a line at `debug` (request and response headers, an error body
+ * that is not JSON), which a structured logger prints whole. The details are copied, never
+ * changed, except an `Error`, which is redacted in place.
+ */
 function redactingLogger(logger: OpenAISdkLogger, secrets: () => readonly string[]): OpenAISdkLogger {
+  let built: { key: string; redact: SecretRedactor } | undefined;
+  const redactorFor = (all: readonly string[]): SecretRedactor => {
+    const key = all.join('\0');
+    if (built?.key !== key) built = { key, redact: createSecretRedactor(all) };
+    return built.redact;
+  };
   const clean = (values: readonly unknown[]): unknown[] => {
-    const redact = createSecretRedactor(secrets());
-    return values.map((value) => (typeof value === 'string' ? redact(value) : value));
+    const redact = redactorFor([...secrets(), ...(requestSecrets.getStore() ?? [])]);
+    const budget = { values: MAX_LOG_VALUES };
+    return values.map((value) => cleanValue(value, redact, 0, budget));
   };
   return {
     error: (...args: [string, ...unknown[]]) => logger.error(...(clean(args) as [string, ...unknown[]])),
@@ -53,4 +84,21 @@ function redactingLogger(logger: OpenAISdkLogger, secrets: () => readonly string
     info: (...args: [string, ...unknown[]]) => logger.info(...(clean(args) as [string, ...unknown[]])),
     debug: (...args: [string, ...unknown[]]) => logger.debug(...(clean(args) as [string, ...unknown[]])),
   };
+}
+
+/** A copy of `value` with the secrets redacted from its strings (headers as a plain object). */
+function cleanValue(value: unknown, redact: SecretRedactor, depth: number, budget: { values: number }): unknown {
+  if (typeof value === 'string') return redact(value, MAX_LOG_TEXT_CHARS);
+  if (typeof value !== 'object' || value === null) return value;
+  if (--budget.values < 0 || depth >= MAX_LOG_DEPTH) return '[not shown]';
+  if (value instanceof Error) return redactErrorSecrets(value, redact);
+  if (value instanceof Headers) return Object.fromEntries([...value].map(([name, text]) => [name, redact(text, MAX_LOG_TEXT_CHARS)]));
+  if (Array.isArray(value)) return value.map((item: unknown) => cleanValue(item, redact, depth + 1, budget));
+  const prototype: unknown = Object.getPrototypeOf(value);
+  // A URL as its text; any other object (a buffer, a stream) by its kind only.
+  if (value instanceof URL) return redact(value.href, MAX_LOG_TEXT_CHARS);
+  if (prototype !== Object.prototype && prototype !== null) return Object.prototype.toString.call(value);
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = cleanValue(item, redact, depth + 1, budget);
+  return copy;
 }

@@ -23,6 +23,8 @@ export interface SseFrame {
 export type Reply =
   | { kind: 'json'; body: unknown; status?: number; headers?: Record<string, string> }
   | { kind: 'error'; status: number; message: string; type?: string; code?: string | null; headers?: Record<string, string> }
+  /** A body as it is (a proxy's HTML error page). */
+  | { kind: 'text'; status: number; body: string; headers?: Record<string, string> }
   | {
       kind: 'sse';
       frames: (SseFrame | string)[];
@@ -87,6 +89,10 @@ async function send(res: ServerResponse, reply: Reply, onClientClose: () => void
     case 'error':
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify({ error: { message: reply.message, type: reply.type ?? 'invalid_request_error', param: null, code: reply.code ?? null } }));
+      return;
+    case 'text':
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+      res.end(reply.body);
       return;
     case 'sse': {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });

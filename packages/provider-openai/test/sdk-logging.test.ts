@@ -98,6 +98,54 @@ describe("the SDK's own log lines", () => {
     expect(quiet).toEqual([]);
   });
 
+  it('never carry a credential in the details a structured logger prints (headers, an echoing error page), nor a per-request one', async () => {
+    vi.stubEnv('OPENAI_LOG', '');
+    const HEADER_TOKEN = 'tok-header-9f8e7d6c5b4a3210zz';
+    const REQUEST_TOKEN = 'tok-request-0a1b2c3d4e5f6789yy';
+    const page = `<a href="/retry?key=${API_KEY}&amp;token=${encodeURIComponent(HEADER_TOKEN)}">${REQUEST_TOKEN}</a>`;
+    server().reply({ kind: 'error', status: 401, message: 'refused', headers: { 'x-echo-key': API_KEY, 'x-echo-token': REQUEST_TOKEN } });
+    server().reply({ kind: 'text', status: 400, body: page, headers: { 'content-type': 'text/html' } });
+    const lines: string[] = [];
+    // As pino prints it: the details as JSON, Headers as their entries.
+    const structured = (level: string) => (message: string, ...rest: unknown[]) =>
+      lines.push(`${level} ${message} ${JSON.stringify(rest, (_key, value: unknown) => (value instanceof Headers ? Object.fromEntries(value) : value))}`);
+    const provider = createOpenAI({
+      baseURL: server().baseURL,
+      apiKey: API_KEY,
+      maxRetries: 0,
+      headers: { 'X-Upstream-Token': HEADER_TOKEN },
+      logger: { error: structured('error'), warn: structured('warn'), info: structured('info'), debug: structured('debug') },
+      logLevel: 'debug',
+    });
+    const errors: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      await provider
+        .chat('gpt-4.1-mini')
+        .generate({ ...request, headers: { Authorization: `Bearer ${REQUEST_TOKEN}`, 'X-Request-Token': REQUEST_TOKEN } })
+        .catch((error: unknown) => errors.push(error));
+    }
+    // The error of the page that echoes the request's own token too.
+    expect((errors[1] as Error).message).toBe('400 <a href="/retry?key=[redacted]&amp;token=[redacted]">[redacted]</a>');
+    expect(errors.map((error) => `${(error as Error).message} ${(error as Error).stack ?? ''}`).join(' ')).not.toContain(REQUEST_TOKEN.slice(4, 16));
+    const all = lines.join('\n');
+    expect(all).toContain('x-echo-key');
+    expect(all).toContain('retry?key=');
+    for (const secret of [API_KEY, HEADER_TOKEN, REQUEST_TOKEN]) {
+      expect(all).not.toContain(secret.slice(4, 16));
+      expect(all).not.toContain(encodeURIComponent(secret).slice(4, 16));
+    }
+  });
+
+  it('leave the stand-in key sent to a server that needs none readable in errors: it is no secret', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    server().reply({ kind: 'error', status: 401, message: 'Incorrect API key provided: no-api-key.' });
+    const error = await createOpenAI({ baseURL: server().baseURL, maxRetries: 0 })
+      .chat('gpt-4.1-mini')
+      .generate(request)
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toContain('Incorrect API key provided: no-api-key');
+  });
+
   it('refuses a log level the SDK does not know, naming the option', () => {
     expect(() => createOpenAI({ apiKey: API_KEY, logLevel: 'loud' as never })).toThrow('createOpenAI: logLevel must be one of off, error, warn, info, debug; got "loud".');
   });

@@ -13,6 +13,12 @@ describe('boundErrorText', () => {
     expect(error.stack).toContain('\n    at ');
   });
 
+  it('counts what a provider had left out already into what it says was left out', () => {
+    const error = new Error(`${'p'.repeat(MAX_ERROR_MESSAGE_LENGTH * 2)}… (1000000 more characters)`);
+    boundErrorText(error);
+    expect(error.message).toBe(`${'p'.repeat(MAX_ERROR_MESSAGE_LENGTH)}… (${MAX_ERROR_MESSAGE_LENGTH + '… (1000000 more characters)'.length + 1000000} more characters)`);
+  });
+
   it('cuts the first line of a stack that was already formatted', () => {
     const error = new Error('s'.repeat(MAX_ERROR_MESSAGE_LENGTH * 4));
     expect(error.stack?.length).toBeGreaterThan(MAX_ERROR_MESSAGE_LENGTH * 4);

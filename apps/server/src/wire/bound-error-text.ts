@@ -3,7 +3,21 @@ export const MAX_ERROR_MESSAGE_LENGTH = 8192;
 
 /** `text` cut to `max` characters, saying how much was left out. */
 export function boundText(text: string, max: number = MAX_ERROR_MESSAGE_LENGTH): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max + alreadyLeftOut(text.slice(max))} more characters)`;
+}
+
+/**
+ * How many characters a text said it had left out already, at its end: the providers keep
+ * the first 64 Ki characters of an upstream's error text (`… (N more characters)`), so what
+ * the client reads counts from the upstream's text, not from that start.
+ */
+function alreadyLeftOut(text: string): number {
+  // Its last one: a hint or a code may stand after it.
+  const end = text.lastIndexOf(' more characters)');
+  const start = end < 0 ? -1 : text.lastIndexOf('… (', end);
+  if (start < 0 || end - start > 20) return 0;
+  const digits = text.slice(start + 3, end);
+  return /^\d{1,15}$/u.test(digits) ? Number(digits) : 0;
 }
 
 /**

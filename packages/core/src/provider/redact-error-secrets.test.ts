@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../errors.ts';
-import { redactErrorSecrets } from './redact-error-secrets.ts';
+import { MAX_ERROR_TEXT_CHARS, redactErrorSecrets } from './redact-error-secrets.ts';
 
 describe('redactErrorSecrets', () => {
   it('hides a key the server echoed, in the error and down its cause chain', () => {
@@ -72,5 +72,78 @@ describe('redactErrorSecrets on long texts', () => {
     expect(error.stack).toContain('\n    at ');
     // The long text once: the stacks' copies of it and the body's reuse that.
     expect(longCalls).toBe(1);
+  });
+});
+
+describe('redactErrorSecrets on megabytes from a broken or hostile upstream', () => {
+  const KEY = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';
+  /** Near matches of the key in every spelling, base64-looking runs and escapes, for `chars`. */
+  const hostile = (chars: number): string => {
+    const unit = `${KEY.slice(0, 9)}# ${encodeURIComponent(KEY.slice(0, 9))}%2 \\u0073k-pro &#115;k-proj- ${Buffer.from(KEY.slice(0, 12)).toString('base64')}+ `;
+    return unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+  };
+  /** An SDK-like error for a 16 MiB body: the status and the body as its message, the parsed body, a cause. */
+  const sixteenMiBError = (): Error & { error: { message: string } } => {
+    const text = `${KEY} ${hostile(16 * 1024 * 1024)} ${KEY}`;
+    const body = { error: { message: text } };
+    return Object.assign(new Error(`400 ${JSON.stringify(body)}`, { cause: new Error(text) }), body);
+  };
+
+  it('keeps the start of each text (64 Ki characters), redacted, and says how much was left out', () => {
+    const error = sixteenMiBError();
+    const cause = error.cause as Error;
+    redactErrorSecrets(error, [KEY]);
+    for (const text of [error.message, error.stack ?? '', cause.message, cause.stack ?? '', error.error.message]) {
+      expect(text.length).toBeLessThan(MAX_ERROR_TEXT_CHARS + 2048);
+      expect(text).not.toContain(KEY.slice(0, 10));
+      expect(text).toMatch(/… \(\d+ more characters\)/);
+    }
+    expect(error.message.startsWith('400 {"error":{"message":"[redacted] sk-proj-A#')).toBe(true);
+    expect(cause.stack).toContain('\n    at ');
+  });
+
+  it('does not hold the event loop: a ticker keeps ticking while failing requests bring 16 MiB bodies', async () => {
+    const errors = Array.from({ length: 4 }, () => {
+      const error = sixteenMiBError();
+      // Another 16 MiB text further down the chain: more for the old code to read whole.
+      (error.cause as Error).cause = new Error(`${hostile(16 * 1024 * 1024)} again`);
+      return error;
+    });
+    // Stacks formatted and texts made flat up front, as an SDK and a logger would have done.
+    let sum = 0;
+    for (const error of errors) for (let e: unknown = error; e instanceof Error; e = e.cause) sum += (e.stack?.charCodeAt(9) ?? 0) + e.message.charCodeAt(9);
+    expect(sum).toBeGreaterThan(0);
+    let ticks = 0;
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      ticks++;
+    }, 1);
+    try {
+      for (const error of errors) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        redactErrorSecrets(error, [KEY, 'x-gateway-secret-77']);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    // Redacting each whole took a second or more; now each costs what its 64 Ki-character starts cost.
+    expect(longest).toBeLessThan(500);
+  });
+
+  it('gives up long texts past the reading budget of one error for a note of their length', () => {
+    const text = hostile(200_000);
+    const data = Array.from({ length: 40 }, (_, i) => `${i} ${text}`);
+    const error = Object.assign(new Error('failed'), { data, code: `code ${KEY}` });
+    redactErrorSecrets(error, [KEY]);
+    expect(error.data[0]).toMatch(/^0 sk-proj-A#.*… \(\d+ more characters\)$/s);
+    expect(error.data[39]).toBe(`[${text.length + 3} characters not shown]`);
+    // Short texts are always read: a code stays.
+    expect(error.code).toBe('code [redacted]');
   });
 });

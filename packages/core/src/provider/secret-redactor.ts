@@ -15,8 +15,15 @@ export const MIN_SECRET_LENGTH = 8;
 const PIECES_FROM = 20;
 const FRAGMENT = 10;
 
-/** Turns a text into secret-free text. */
-export type SecretRedactor = (text: string) => string;
+/**
+ * Turns a text into secret-free text. With `maxChars`, only the text's start is kept: at most
+ * `maxChars` characters (more when a redaction runs across the cut), redacted with what follows
+ * them as context, so a secret that begins before the cut is found as it would be in the whole
+ * text, and then `… (N more characters)`. What it costs depends on the start, not on the
+ * whole: for text nobody reads whole (a megabytes-long error body), where the whole would
+ * block the event loop.
+ */
+export type SecretRedactor = (text: string, maxChars?: number) => string;
 
 /**
  * A redactor for `secrets` (each at least 8 characters; shorter and undefined ones are
@@ -33,23 +40,48 @@ export type SecretRedactor = (text: string) => string;
  *   name a key stay. A shorter secret is redacted only whole.
  * A match takes the token characters glued to it (`A-Z a-z 0-9 + / = - _`) with it.
  *
- * One pass over the text for the long secrets and all their spellings, and one for each
- * spelling of a short one, each linear in the text's length whatever it holds. Build it once
- * for many texts.
+ * One pass over the text for the long secrets and all their spellings, and one for the short
+ * ones, each linear in the text's length whatever it holds. Build it once for many texts.
  */
 export function createSecretRedactor(secrets: readonly (string | undefined)[]): SecretRedactor {
   const long: string[] = [];
+  const whole: string[] = [];
   const automata: SecretAutomaton[] = [];
   for (const secret of new Set(secrets)) {
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
     const spellings = [secret, ...base64Cores(secret).filter((core) => core.length >= MIN_SECRET_LENGTH)];
+    // A secret that holds what reads as an escape (`%45`, `\/`, `&#47;`, as a random password
+    // may) is read from the text as the character it stands for: that reading is a spelling too.
+    const decoded = decodedSpelling(secret);
+    if (decoded !== secret && decoded.length >= MIN_SECRET_LENGTH) spellings.push(decoded);
     if (secret.length >= PIECES_FROM) long.push(...spellings);
-    // Whole only: one automaton per spelling, whose pieces count only at its full length.
-    else for (const spelling of spellings) automata.push(new SecretAutomaton([spelling], spelling.length));
+    else whole.push(...spellings);
   }
   if (long.length > 0) automata.push(new SecretAutomaton(long, FRAGMENT));
-  if (automata.length === 0) return (text) => text;
-  return (text) => redactWith(text, automata);
+  if (whole.length > 0) automata.push(new SecretAutomaton(whole, 'whole'));
+  if (automata.length === 0) return (text, maxChars) => (maxChars === undefined ? text : cutText(text, maxChars));
+  return (text, maxChars) => (maxChars === undefined || text.length <= maxChars ? redactWith(text, automata, text.length) : redactWith(text, automata, checkedMaxChars(maxChars)));
+}
+
+function checkedMaxChars(maxChars: number): number {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 0) throw new RangeError(`maxChars must be a whole number of characters; got ${String(maxChars)}.`);
+  return maxChars;
+}
+
+/** What stands after a text that was cut: how much of it was left out. */
+function cutNote(leftOut: number): string {
+  return `… (${leftOut} more characters)`;
+}
+
+/** `text` cut to `maxChars` characters (never inside a surrogate pair), saying how many were left out. */
+export function cutText(text: string, maxChars: number): string {
+  if (text.length <= checkedMaxChars(maxChars)) return text;
+  const cut = isLowSurrogate(text.charCodeAt(maxChars)) && maxChars > 0 ? maxChars - 1 : maxChars;
+  return text.slice(0, cut) + cutNote(text.length - cut);
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** `text` with each of `secrets` redacted in every spelling `createSecretRedactor` knows. */
@@ -67,7 +99,10 @@ function fold(code: number): number {
   if (code >= 0x41 && code <= 0x5a) return code + 0x20;
   if (code === 0x2d) return 0x2b;
   if (code === 0x5f) return 0x2f;
-  return code;
+  if (code < 0x80) return code;
+  // Beyond ASCII, a letter's lower case where it is one character (`Ä` and `ä`).
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
 }
 
 /**
@@ -86,6 +121,18 @@ function base64Cores(secret: string): string[] {
     if (end > start) cores.push(encoded.slice(start, end));
   }
   return cores;
+}
+
+/** `text` as the redactor reads it: each escape or encoding taken for the character it stands for. */
+function decodedSpelling(text: string): string {
+  const unit: Unit = { code: 0, end: 0 };
+  let out = '';
+  let plainUntil = 0;
+  for (let i = 0; i < text.length; i = unit.end) {
+    plainUntil = readUnit(text, i, plainUntil, unit);
+    out += String.fromCharCode(unit.code);
+  }
+  return out;
 }
 
 // ── Units: one character of the text as it means, with where it is spelled ─────────────
@@ -118,6 +165,23 @@ function hexAt(text: string, at: number, digits: number): number {
   return value;
 }
 
+/**
+ * The byte a `%XX` at `at` stands for (`%252F`, encoded twice or deeper, too), its end in
+ * `unit.end`; -1 (and `unit` as it was) when there is none.
+ */
+function percentByte(text: string, at: number, unit: Unit): number {
+  let byte = hexAt(text, at + 1, 2);
+  if (byte < 0) return -1;
+  let end = at + 3;
+  while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
+    byte = hexAt(text, end, 2);
+    end += 2;
+  }
+  unit.code = byte;
+  unit.end = end;
+  return byte;
+}
+
 function isAsciiPunctuation(code: number): boolean {
   return (code >= 0x21 && code <= 0x2f) || (code >= 0x3a && code <= 0x40) || (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0x7e);
 }
@@ -134,15 +198,25 @@ function readUnit(text: string, i: number, plainUntil: number, unit: Unit): numb
   unit.end = i + 1;
   if (code === 0x25) {
     // `%2F`, and `%252F` (encoded twice) or deeper.
-    let byte = hexAt(text, i + 1, 2);
-    if (byte >= 0) {
-      let end = i + 3;
-      while (byte === 0x25 && hexAt(text, end, 2) >= 0) {
-        byte = hexAt(text, end, 2);
-        end += 2;
+    const byte = percentByte(text, i, unit);
+    if (byte >= 0xc2 && byte < 0xf0) {
+      // The UTF-8 of a character outside ASCII (`%C3%A4`), one or two continuation bytes more.
+      const lead = unit.end;
+      let value = byte < 0xe0 ? byte & 0x1f : byte & 0x0f;
+      for (let more = byte < 0xe0 ? 1 : 2; more > 0; more--) {
+        const next = unit.end < length && text.charCodeAt(unit.end) === 0x25 ? percentByte(text, unit.end, unit) : -1;
+        if (next < 0x80 || next > 0xbf) {
+          value = -1;
+          break;
+        }
+        value = (value << 6) | (next & 0x3f);
       }
-      unit.code = byte;
-      unit.end = end;
+      if (value >= 0x80) {
+        unit.code = value;
+      } else {
+        unit.code = byte;
+        unit.end = lead;
+      }
     }
   } else if (code === 0x5c && i >= plainUntil) {
     // A run of backslashes (one per level of string nesting) and then an escape.
@@ -197,23 +271,47 @@ class SecretAutomaton {
   readonly #alphabet = new Map<number, number>();
   /** The alphabet index of each ASCII code (-1: in no secret), the hot path's lookup. */
   readonly #ascii = new Int32Array(128);
+  /**
+   * The alphabet index of each character beyond ASCII in either case (looked up without
+   * folding, which would cost a string per character); absent when every spelling is ASCII.
+   */
+  readonly #wide: Map<number, number> | undefined;
   readonly #size: number;
   /** Where each of the last units began, for the start of a piece that ends at the current one. */
   readonly #ring: Int32Array;
   readonly #next: Int32Array;
   readonly #link: Int32Array;
   readonly #length: Int32Array;
+  /** Pieces of at least this many units count; 0: only whole spellings do. */
   readonly fragment: number;
+  /**
+   * For whole spellings: the lengths of the spellings among each state's strings (a state
+   * holds one string of each length in its range), the shortest of them (0: none), and the
+   * longest spelling among the strings of the states up its suffix links, all of which are
+   * suffixes of any string of the state.
+   */
+  readonly #own = new Map<number, number[]>();
+  readonly #ownMin: Int32Array;
+  readonly #ancestorMax: Int32Array;
 
-  constructor(spellings: readonly string[], fragment: number) {
-    this.fragment = fragment;
+  constructor(spellings: readonly string[], fragment: number | 'whole') {
+    this.fragment = fragment === 'whole' ? 0 : fragment;
     const codes: number[] = [];
     for (const [index, spelling] of spellings.entries()) {
-      // Separators are negative: no unit of a text is.
-      if (index > 0) codes.push(-index);
+      // A separator is negative: no unit of a text is, so no match spans one. One for all
+      // keeps the alphabet (a row of the table per state) small whatever the number of secrets.
+      if (index > 0) codes.push(-1);
       for (let i = 0; i < spelling.length; i++) codes.push(fold(spelling.charCodeAt(i)));
     }
     for (const code of codes) if (!this.#alphabet.has(code)) this.#alphabet.set(code, this.#alphabet.size);
+    const wide = new Map<number, number>();
+    for (const [code, index] of this.#alphabet) {
+      if (code < 128) continue;
+      wide.set(code, index);
+      const upper = String.fromCharCode(code).toUpperCase();
+      if (upper.length === 1) wide.set(upper.charCodeAt(0), index);
+    }
+    this.#wide = wide.size > 0 ? wide : undefined;
     for (let code = 0; code < 128; code++) this.#ascii[code] = this.#alphabet.get(fold(code)) ?? -1;
     const size = this.#alphabet.size;
     const capacity = 2 * codes.length + 1;
@@ -257,14 +355,52 @@ class SecretAutomaton {
     this.#next = next;
     this.#link = link;
     this.#length = length;
+    this.#ownMin = new Int32Array(fragment === 'whole' ? states : 0);
+    this.#ancestorMax = new Int32Array(fragment === 'whole' ? states : 0);
+    if (fragment === 'whole') this.#markSpellings(spellings, states);
+  }
+
+  /** Finds the state of each whole spelling, and for each state the longest one up its links. */
+  #markSpellings(spellings: readonly string[], states: number): void {
+    const size = this.#size;
+    const ownMax = new Int32Array(states);
+    for (const spelling of spellings) {
+      let state = 0;
+      for (let i = 0; i < spelling.length; i++) state = this.#next[state * size + (this.#alphabet.get(fold(spelling.charCodeAt(i))) ?? 0)] ?? 0;
+      const lengths = this.#own.get(state) ?? [];
+      if (!lengths.includes(spelling.length)) lengths.push(spelling.length);
+      this.#own.set(state, lengths);
+      const min = this.#ownMin[state] ?? 0;
+      if (min === 0 || spelling.length < min) this.#ownMin[state] = spelling.length;
+      ownMax[state] = Math.max(ownMax[state] ?? 0, spelling.length);
+    }
+    // States by length: a state's suffix link is shorter, so it is done first.
+    const order = Array.from({ length: states }, (_, state) => state).sort((a, b) => (this.#length[a] ?? 0) - (this.#length[b] ?? 0));
+    for (const state of order) {
+      const up = this.#link[state] ?? -1;
+      if (up >= 0) this.#ancestorMax[state] = Math.max(this.#ancestorMax[up] ?? 0, ownMax[up] ?? 0);
+    }
+  }
+
+  /** The longest whole spelling that ends at the current unit (0: none), in `state` after `matched` units. */
+  #wholeEnding(state: number, matched: number): number {
+    let found = this.#ancestorMax[state] ?? 0;
+    const min = this.#ownMin[state] ?? 0;
+    if (min > 0 && min <= matched) for (const length of this.#own.get(state) ?? []) if (length <= matched && length > found) found = length;
+    return found;
   }
 
   /**
    * Adds the `[start, end)` text spans of every piece of at least `fragment` units to
    * `spans`, by start. Units are decoded as they are read; only the starts of the last
    * `longest` units are kept (no piece is longer), so memory does not grow with the text.
+   *
+   * Reads only as far as the text before `keep` needs: past `keep`, it stops where no
+   * piece that began before `keep` can still go on (the longest one ending here begins at
+   * `keep` or later), or at `stop` at the latest. Returns where the text may be cut: `keep`,
+   * or, when a piece begun before it was still going on at `stop`, that piece's start.
    */
-  collect(text: string, spans: number[]): void {
+  collect(text: string, spans: number[], keep: number, stop: number): number {
     const size = this.#size;
     const next = this.#next;
     const link = this.#link;
@@ -281,7 +417,16 @@ class SecretAutomaton {
     let plainUntil = 0;
     let slot = 0;
     let end: number;
+    let cut = keep;
     for (let i = 0; i < text.length; i = end, slot = slot + 1 === ringSize ? 0 : slot + 1) {
+      if (i >= keep) {
+        // The longest piece ending before `i` began at `keep` or later: nothing before the cut goes on.
+        if (matched === 0 || (ring[(slot - matched + ringSize) % ringSize] ?? 0) >= keep) break;
+        if (i >= stop) {
+          cut = ring[(slot - matched + ringSize) % ringSize] ?? 0;
+          break;
+        }
+      }
       let code = text.charCodeAt(i);
       // Only `%`, `\` and `&` can begin an encoded character.
       if (code === 0x25 || code === 0x5c || code === 0x26) {
@@ -292,7 +437,8 @@ class SecretAutomaton {
         end = i + 1;
       }
       ring[slot] = i;
-      const c = code < 128 ? (ascii[code] ?? -1) : (this.#alphabet.get(fold(code)) ?? -1);
+      // A text's characters beyond ASCII are looked up only when a secret has some.
+      const c = code < 128 ? (ascii[code] ?? -1) : (this.#wide?.get(code) ?? -1);
       if (c < 0) {
         state = 0;
         matched = 0;
@@ -309,9 +455,17 @@ class SecretAutomaton {
           matched = 0;
         }
       }
-      if (matched < fragment) continue;
-      const first = ring[(slot - matched + 1 + ringSize) % ringSize] ?? 0;
+      let found = matched;
+      if (fragment === 0) {
+        found = matched === 0 ? 0 : this.#wholeEnding(state, matched);
+        if (found === 0) continue;
+      } else if (matched < fragment) {
+        continue;
+      }
+      const first = ring[(slot - found + 1 + ringSize) % ringSize] ?? 0;
       if (openStart >= 0 && first <= openEnd) {
+        // A longer whole spelling may begin before the one that opened the span.
+        if (first < openStart) openStart = first;
         openEnd = end;
       } else {
         if (openStart >= 0) spans.push(openStart, openEnd);
@@ -320,6 +474,7 @@ class SecretAutomaton {
       }
     }
     if (openStart >= 0) spans.push(openStart, openEnd);
+    return cut;
   }
 }
 
@@ -344,22 +499,35 @@ function isBase64Char(code: number): boolean {
 }
 
 /**
+ * How far past the cut a redaction with `maxChars` reads, at most, for a piece of a secret
+ * that began before it: a secret's spelling is far shorter, unless it is escaped many times
+ * over (then the text is cut before it).
+ */
+function readPast(maxChars: number): number {
+  return Math.max(maxChars, 4096);
+}
+
+/**
  * Replaces each matched span, widened to the whole run of base64 characters around it (a
  * Basic credential's user and edges; a key glued to other token characters), with
  * `[redacted]`. Spans come by start and do not overlap, so each character is walked once.
+ * Keeps the text up to `keep` (see `SecretRedactor`).
  */
-function redactWith(text: string, automata: readonly SecretAutomaton[]): string {
-  if (text.length < MIN_SECRET_LENGTH) return text;
+function redactWith(text: string, automata: readonly SecretAutomaton[], keep: number): string {
+  if (text.length < MIN_SECRET_LENGTH) return keep < text.length ? cutText(text, keep) : text;
   let spans: number[] = [];
-  for (const automaton of automata) automaton.collect(text, spans);
-  if (spans.length === 0) return text;
-  // Each automaton's spans come by start; several are merged by start.
-  if (automata.length > 1) spans = byStart(spans);
+  let cut = text.length;
+  const stop = Math.min(text.length, keep + readPast(keep));
+  for (const automaton of automata) cut = Math.min(cut, automaton.collect(text, spans, keep, stop));
+  if (spans.length === 0) return cut < text.length ? cutText(text, tokenStart(text, cut, 0)) : text;
+  // Spans come by start from one automaton of pieces; several, or whole spellings of several lengths, are put in order.
+  if (automata.length > 1 || automata[0]?.fragment === 0) spans = byStart(spans);
   let out = '';
   let copied = 0;
   for (let i = 0; i < spans.length; i += 2) {
     let start = spans[i] ?? 0;
     let end = spans[i + 1] ?? 0;
+    if (start >= cut) break;
     if (end <= copied) continue;
     start = Math.max(start, copied);
     // Blank space at a span's edges (a piece of `Bearer sk-…`) tells nothing: it stays.
@@ -371,10 +539,35 @@ function redactWith(text: string, automata: readonly SecretAutomaton[]): string 
     if (isBase64Char(text.charCodeAt(start))) {
       while (start > copied && isBase64Char(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d) start--;
     }
-    if (isBase64Char(text.charCodeAt(end - 1))) while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    // Not past the cut: what lies there is left out anyway.
+    if (isBase64Char(text.charCodeAt(end - 1))) while (end < cut && isBase64Char(text.charCodeAt(end))) end++;
     // A span that overlaps or touches the one before (from another spelling) joins it.
     if (copied === 0 || start > copied) out += text.slice(copied, start) + REDACTED;
     copied = end;
   }
-  return out + text.slice(copied);
+  if (cut >= text.length) return out + text.slice(copied);
+  // The text ends at the cut, or after a redaction that runs across it.
+  if (copied >= cut) return copied < text.length ? out + cutNote(text.length - copied) : out;
+  const at = tokenStart(text, cut, copied);
+  return out + text.slice(copied, at) + cutNote(text.length - at);
 }
+
+/**
+ * Where a text cut at `cut` ends: not inside a token of up to `WHOLE_TOKEN` characters (the
+ * whole text could have a match further on in it, which widens to all of it: a Basic
+ * credential's user before the encoded key); inside a longer one, a base64 group (4
+ * characters) earlier, so that the group an encoded key begins in, which the match does not
+ * cover, is not kept; nor inside a surrogate pair; not before `from`.
+ */
+function tokenStart(text: string, cut: number, from: number): number {
+  let at = cut;
+  if (isBase64Char(text.charCodeAt(at)) && isBase64Char(text.charCodeAt(at - 1))) {
+    const limit = Math.max(from, cut - WHOLE_TOKEN);
+    while (at > limit && isBase64Char(text.charCodeAt(at - 1)) && text.charCodeAt(at - 1) !== 0x3d) at--;
+    if (at === limit && at > from && isBase64Char(text.charCodeAt(at - 1))) at = Math.max(from, cut - 4);
+  }
+  return at > from && isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
+}
+
+/** The longest token a cut leaves out whole rather than cuts. */
+const WHOLE_TOKEN = 256;
