@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -208,6 +208,57 @@ describe('localCodeInterpreter (python)', () => {
     expect((await readdir(root)).length).toBeGreaterThanOrEqual(2);
     await interpreter.dispose();
     expect(await readdir(root)).toEqual([]);
+  });
+
+  it('stops a run under way before dispose removes its work dir: code swapping a directory for a symlink cannot make the host delete what it points at', { timeout: 60_000 }, async () => {
+    // A host directory the sandboxed code cannot write, only name.
+    const victim = await mkdtemp(join(tmpdir(), 'toolwire-ci-victim-'));
+    try {
+      await Promise.all(Array.from({ length: 500 }, (_, i) => writeFile(join(victim, `v${i}`), 'keep')));
+      const interpreter = python({ timeoutMs: 30_000 });
+      const code = [
+        'import os',
+        'for j in range(3):',
+        '    os.mkdir(f"d{j}")',
+        '    for i in range(500): open(f"d{j}/v{i}", "w").close()',
+        'open("ready", "w").close()',
+        'while True:',
+        '    for j in range(3):',
+        '        try:',
+        `            os.rename(f"d{j}", f"x{j}"); os.symlink(${JSON.stringify(victim)}, f"d{j}")`,
+        '            os.unlink(f"d{j}"); os.rename(f"x{j}", f"d{j}")',
+        '        except OSError: pass',
+      ].join('\n');
+      let settled = false;
+      const run = interpreter.run(code).finally(() => {
+        settled = true;
+      });
+      await vi.waitFor(
+        async () => {
+          const dirs = await readdir(root);
+          expect(dirs.some((name) => existsSync(join(root, name, 'ready')))).toBe(true);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      await interpreter.dispose();
+      // Stopped before its work dir was removed, not left running to its timeout.
+      expect(settled).toBe(true);
+      const result = await run;
+      expect(result.success).toBe(false);
+      expect(result.message).toContain('stopped because the interpreter was disposed');
+      expect(await readdir(root)).toEqual([]);
+      expect((await readdir(victim)).length).toBe(500);
+    } finally {
+      await rm(victim, { recursive: true, force: true });
+    }
+  });
+
+  it('runs again after dispose, in a new work dir', async () => {
+    const interpreter = python();
+    await interpreter.run('open("a.txt", "w").write("x")');
+    await interpreter.dispose();
+    const result = await interpreter.run('import os\nsorted(os.listdir("."))');
+    expect(result).toMatchObject({ success: true, message: '[]\n' });
   });
 
   it('validates arguments with a message the model can act on', () => {
