@@ -334,6 +334,24 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
     expect(await readdir(workDirOf(odd))).toEqual([]);
   });
 
+  it('never measures a host directory the code swaps in for one of its own while it runs', { timeout: 30_000 }, async () => {
+    // 70 entries of its own under a bound of 100; /etc behind a link holds far more.
+    const code = [
+      'import os, time',
+      'for i in range(40): open(f"f{i}", "w").close()',
+      'for j in range(30): os.mkdir(f"x{j}")',
+      'end = time.time() + 4',
+      'while time.time() < end:',
+      '    for j in range(30):',
+      '        os.rename(f"x{j}", "y"); os.symlink("/etc", f"x{j}"); os.unlink(f"x{j}"); os.rename("y", f"x{j}")',
+      'print("kept")',
+    ].join('\n');
+    const result = await python({ maxWorkDirFiles: 100, timeoutMs: 20_000 }).run(code);
+    expect(result.message).not.toMatch(/maxWorkDirFiles/);
+    expect(result).toMatchObject({ success: true });
+    expect(result.message).toMatch(/^kept\n/);
+  });
+
   it('counts the space a sparse file takes, not its length', async () => {
     const result = await python({ maxWorkDirMb: 8 }).run('with open("sparse.bin", "wb") as f:\n    f.truncate(200 * 1024 * 1024)\nprint("ok")');
     expect(result.success).toBe(true);

@@ -82,6 +82,35 @@ describe('measureWorkDir', () => {
   });
 });
 
+describe('measureWorkDir while the code runs', () => {
+  const running = { ...roomy, codeRunning: true };
+
+  it('counts the same as once it stopped: any depth, names that are not UTF-8, links as one entry', async () => {
+    const dir = await tempDir();
+    let deep = dir;
+    for (let i = 0; i < 20; i++) deep = join(deep, `d${i}`);
+    await mkdir(deep, { recursive: true });
+    await writeFile(join(deep, 'big.bin'), Buffer.alloc(3 * MB, 1));
+    const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff, 0xfe])]);
+    await mkdir(odd);
+    await writeFile(Buffer.concat([odd, Buffer.from('/f')]), 'x');
+    await symlink('/usr', join(dir, 'usr'));
+    const stopped = await measureWorkDir(dir, roomy);
+    expect(stopped.entries).toBe(24);
+    expect(await measureWorkDir(dir, running)).toEqual(stopped);
+    expect(await measureWorkDir(dir, { ...running, maxBytes: 2 * MB })).toMatchObject({ over: 'bytes' });
+    expect(await measureWorkDir(dir, { ...running, maxEntries: 5 })).toMatchObject({ over: 'entries', entries: 6 });
+  });
+
+  it('counts a tree nested past PATH_MAX as over (depth)', async () => {
+    const dir = await tempDir();
+    const made = spawnSync('python3', ['-c', 'import os,sys\nos.chdir(sys.argv[1])\nfor i in range(24):\n  os.mkdir("d"*250); os.chdir("d"*250)', dir]);
+    expect(made.status).toBe(0);
+    expect((await measureWorkDir(dir, running)).over).toBe('depth');
+    await emptyWorkDir(dir);
+  });
+});
+
 describe('emptyWorkDir', () => {
   it('empties the dir and keeps it', async () => {
     const dir = await tempDir();
