@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { chmod, lstat, open, opendir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import type { Dir } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -72,7 +72,7 @@ export interface MeasureOptions {
  * counted. Entries that vanish while it runs are skipped.
  */
 export async function measureWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage> {
-  if (options.codeRunning === true && process.platform === 'linux') return measureRunningWorkDir(dir, options);
+  if (options.codeRunning === true && hasProcFd()) return measureRunningWorkDir(dir, options);
   const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
   const pending: string[] = [Buffer.from(dir).toString('latin1')];
   while (pending.length > 0) {
@@ -105,6 +105,14 @@ export async function measureWorkDir(dir: string, options: MeasureOptions): Prom
     }
   }
   return usage;
+}
+
+let procFd: boolean | undefined;
+
+/** Whether directories can be opened inside another's descriptor (`/proc/self/fd`: Linux, with /proc mounted). */
+function hasProcFd(): boolean {
+  procFd ??= process.platform === 'linux' && existsSync('/proc/self/fd');
+  return procFd;
 }
 
 /** A directory being listed by `measureRunningWorkDir`: held open, so that its children are found in it whatever its path now names. */
