@@ -109,6 +109,21 @@ describe('measureWorkDir while the code runs', () => {
     expect((await measureWorkDir(dir, running)).over).toBe('depth');
     await emptyWorkDir(dir);
   });
+
+  it('falls back to the path walk when it runs out of descriptors, rather than counting nothing', async () => {
+    const dir = await tempDir();
+    let deep = dir;
+    for (let i = 0; i < 100; i++) deep = join(deep, 'd');
+    await mkdir(deep, { recursive: true });
+    await writeFile(join(deep, 'big.bin'), Buffer.alloc(3 * MB, 1));
+    const module = fileURLToPath(new URL('./work-dir-usage.ts', import.meta.url));
+    const script = `const { measureWorkDir } = await import(${JSON.stringify(module)});
+      console.log((await measureWorkDir(${JSON.stringify(dir)}, { maxBytes: 2 * 1024 * 1024, maxEntries: 1000, codeRunning: true })).over);`;
+    // 100 nested directories need 200 descriptors held at once; the process gets 80.
+    const run = spawnSync('prlimit', ['--nofile=80', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('bytes\n');
+  });
 });
 
 describe('emptyWorkDir', () => {

@@ -72,7 +72,10 @@ export interface MeasureOptions {
  * counted. Entries that vanish while it runs are skipped.
  */
 export async function measureWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage> {
-  if (options.codeRunning === true && hasProcFd()) return measureRunningWorkDir(dir, options);
+  if (options.codeRunning === true && hasProcFd()) {
+    const usage = await measureRunningWorkDir(dir, options);
+    if (usage !== undefined) return usage;
+  }
   const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
   const pending: string[] = [Buffer.from(dir).toString('latin1')];
   while (pending.length > 0) {
@@ -138,6 +141,12 @@ async function openDirectory(path: string, length: number): Promise<OpenDirector
   }
 }
 
+/** A directory the code swapped for a link or something else, or removed, since it was listed. */
+function skipped(error: unknown): boolean {
+  const found = code(error);
+  return found === 'ELOOP' || found === 'ENOTDIR' || found === 'ENOENT';
+}
+
 async function closeDirectory(directory: OpenDirectory): Promise<void> {
   await directory.listing.close().catch(() => undefined);
   await directory.handle.close().catch(() => undefined);
@@ -150,16 +159,17 @@ async function closeDirectory(directory: OpenDirectory): Promise<void> {
  * told the code whether one held more than a chosen number of entries). Here every directory
  * is opened with O_NOFOLLOW inside its parent's open descriptor: a swapped-in link is skipped.
  * What the code moves about while the walk runs may be missed; the measurement after it stops
- * sees everything.
+ * sees everything. Undefined when a directory cannot be opened for another reason (out of
+ * descriptors, with a tree thousands deep): then the path walk measures, rather than nothing.
  */
-async function measureRunningWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage> {
+async function measureRunningWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage | undefined> {
   const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
   const stack: OpenDirectory[] = [];
   try {
     try {
       stack.push(await openDirectory(Buffer.from(dir).toString('latin1'), 0));
     } catch (error) {
-      return denied(error) ? { ...usage, over: 'unreadable' } : usage;
+      return denied(error) ? { ...usage, over: 'unreadable' } : skipped(error) ? usage : undefined;
     }
     while (stack.length > 0) {
       const top = stack[stack.length - 1] as OpenDirectory;
@@ -185,6 +195,7 @@ async function measureRunningWorkDir(dir: string, options: MeasureOptions): Prom
       } catch (error) {
         // A link swapped in (ELOOP), or gone: skipped. Made unreadable: over, as by path.
         if (denied(error)) return { ...usage, over: 'unreadable' };
+        if (!skipped(error)) return undefined;
       }
     }
     return usage;
