@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -365,6 +366,18 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
 });
 
 describe('localCodeInterpreter (python) without isolation', () => {
+  it.runIf(process.getuid?.() === 0)('returns a result when the work dir cannot be emptied (a file made immutable, as root without isolation)', { timeout: 30_000 }, async () => {
+    const interpreter = python({ isolation: 'none', maxWorkDirMb: 8 });
+    const code = 'import subprocess\nopen("big.bin", "wb").write(b"x" * (20 * 1024 * 1024))\nopen("stuck", "w").close()\nsubprocess.run(["chattr", "+i", "stuck"], check=True)';
+    try {
+      const result = await interpreter.run(code);
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/maxWorkDirMb\), so it was stopped; emptying the work dir failed \(EPERM/);
+    } finally {
+      // Whatever happened, nothing immutable is left behind for the cleanup.
+      for (const name of await readdir(root)) spawnSync('chattr', ['-i', join(root, name, 'stuck')]);
+    }
+  });
   it.runIf(process.platform === 'linux')('kills what a run leaves running in its own session when the run ends', { timeout: 30_000 }, async () => {
     const code = 'import subprocess\np = subprocess.Popen(["sleep", "30"], start_new_session=True)\nprint(p.pid)';
     const result = await python({ isolation: 'none' }).run(code);

@@ -282,13 +282,16 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  function quotaMessage(over: NonNullable<WorkDirUsage['over']>): string {
+  function quotaMessage(over: NonNullable<WorkDirUsage['over']>, emptyingFailure: string | undefined): string {
     const what = {
       bytes: `filled its work dir with more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)`,
       entries: `filled its work dir with more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`,
       depth: 'nested directories in its work dir deeper than the host can measure (a path over 4000 bytes)',
       unreadable: 'made a directory in its work dir unreadable, which the host must measure',
     }[over];
+    if (emptyingFailure !== undefined) {
+      return `The code ${what}, so it was stopped; emptying the work dir failed (${emptyingFailure}) and is tried again after the next run. Delete files once they are no longer needed.`;
+    }
     return `The code ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, keep directories readable and shallow, or delete files once they are no longer needed.`;
   }
 
@@ -332,9 +335,14 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
         // the last moments, counts too. Past the quota the work dir is emptied.
         outcome.overQuota ??= (await measureWorkDir(workDir.path, quota)).over;
         if (outcome.overQuota !== undefined) {
-          await emptyWorkDir(workDir.path);
+          // It can fail where code outlives its run or marks files immutable (isolation 'none'):
+          // the run still gets its result, and the next run's measurement tries again.
+          const failure = await emptyWorkDir(workDir.path).then(
+            () => undefined,
+            (error: unknown) => (error instanceof Error ? error.message : String(error)),
+          );
           outcome.exitCode = outcome.exitCode === 0 ? 1 : outcome.exitCode;
-          outcome.stderr = joinText(outcome.stderr, quotaMessage(outcome.overQuota));
+          outcome.stderr = joinText(outcome.stderr, quotaMessage(outcome.overQuota, failure));
         }
       }
       const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
