@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -210,6 +211,57 @@ describe('localCodeInterpreter (python)', () => {
     expect(await readdir(root)).toEqual([]);
   });
 
+  it('stops a run under way before dispose removes its work dir: code swapping a directory for a symlink cannot make the host delete what it points at', { timeout: 60_000 }, async () => {
+    // A host directory the sandboxed code cannot write, only name.
+    const victim = await mkdtemp(join(tmpdir(), 'toolwire-ci-victim-'));
+    try {
+      await Promise.all(Array.from({ length: 500 }, (_, i) => writeFile(join(victim, `v${i}`), 'keep')));
+      const interpreter = python({ timeoutMs: 30_000 });
+      const code = [
+        'import os',
+        'for j in range(3):',
+        '    os.mkdir(f"d{j}")',
+        '    for i in range(500): open(f"d{j}/v{i}", "w").close()',
+        'open("ready", "w").close()',
+        'while True:',
+        '    for j in range(3):',
+        '        try:',
+        `            os.rename(f"d{j}", f"x{j}"); os.symlink(${JSON.stringify(victim)}, f"d{j}")`,
+        '            os.unlink(f"d{j}"); os.rename(f"x{j}", f"d{j}")',
+        '        except OSError: pass',
+      ].join('\n');
+      let settled = false;
+      const run = interpreter.run(code).finally(() => {
+        settled = true;
+      });
+      await vi.waitFor(
+        async () => {
+          const dirs = await readdir(root);
+          expect(dirs.some((name) => existsSync(join(root, name, 'ready')))).toBe(true);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      await interpreter.dispose();
+      // Stopped before its work dir was removed, not left running to its timeout.
+      expect(settled).toBe(true);
+      const result = await run;
+      expect(result.success).toBe(false);
+      expect(result.message).toContain('stopped because the interpreter was disposed');
+      expect(await readdir(root)).toEqual([]);
+      expect((await readdir(victim)).length).toBe(500);
+    } finally {
+      await rm(victim, { recursive: true, force: true });
+    }
+  });
+
+  it('runs again after dispose, in a new work dir', async () => {
+    const interpreter = python();
+    await interpreter.run('open("a.txt", "w").write("x")');
+    await interpreter.dispose();
+    const result = await interpreter.run('import os\nsorted(os.listdir("."))');
+    expect(result).toMatchObject({ success: true, message: '[]\n' });
+  });
+
   it('validates arguments with a message the model can act on', () => {
     const tool = python();
     expect(tool.validate({ code: 'print(1)' })).toEqual({ success: true, value: { code: 'print(1)' } });
@@ -283,6 +335,24 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
     expect(await readdir(workDirOf(odd))).toEqual([]);
   });
 
+  it('never measures a host directory the code swaps in for one of its own while it runs', { timeout: 30_000 }, async () => {
+    // 70 entries of its own under a bound of 100; /etc behind a link holds far more.
+    const code = [
+      'import os, time',
+      'for i in range(40): open(f"f{i}", "w").close()',
+      'for j in range(30): os.mkdir(f"x{j}")',
+      'end = time.time() + 4',
+      'while time.time() < end:',
+      '    for j in range(30):',
+      '        os.rename(f"x{j}", "y"); os.symlink("/etc", f"x{j}"); os.unlink(f"x{j}"); os.rename("y", f"x{j}")',
+      'print("kept")',
+    ].join('\n');
+    const result = await python({ maxWorkDirFiles: 100, timeoutMs: 20_000 }).run(code);
+    expect(result.message).not.toMatch(/maxWorkDirFiles/);
+    expect(result).toMatchObject({ success: true });
+    expect(result.message).toMatch(/^kept\n/);
+  });
+
   it('counts the space a sparse file takes, not its length', async () => {
     const result = await python({ maxWorkDirMb: 8 }).run('with open("sparse.bin", "wb") as f:\n    f.truncate(200 * 1024 * 1024)\nprint("ok")');
     expect(result.success).toBe(true);
@@ -296,6 +366,18 @@ describe('localCodeInterpreter (python): the work dir quota', () => {
 });
 
 describe('localCodeInterpreter (python) without isolation', () => {
+  it.runIf(process.getuid?.() === 0)('returns a result when the work dir cannot be emptied (a file made immutable, as root without isolation)', { timeout: 30_000 }, async () => {
+    const interpreter = python({ isolation: 'none', maxWorkDirMb: 8 });
+    const code = 'import subprocess\nopen("big.bin", "wb").write(b"x" * (20 * 1024 * 1024))\nopen("stuck", "w").close()\nsubprocess.run(["chattr", "+i", "stuck"], check=True)';
+    try {
+      const result = await interpreter.run(code);
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/maxWorkDirMb\), so it was stopped; emptying the work dir failed \(EPERM/);
+    } finally {
+      // Whatever happened, nothing immutable is left behind for the cleanup.
+      for (const name of await readdir(root)) spawnSync('chattr', ['-i', join(root, name, 'stuck')]);
+    }
+  });
   it.runIf(process.platform === 'linux')('kills what a run leaves running in its own session when the run ends', { timeout: 30_000 }, async () => {
     const code = 'import subprocess\np = subprocess.Popen(["sleep", "30"], start_new_session=True)\nprint(p.pid)';
     const result = await python({ isolation: 'none' }).run(code);

@@ -221,6 +221,22 @@ describe('runCommand under bubblewrap', () => {
     expect(posix.stdout).toBe('1024\n');
   });
 
+  it('refuses fallocate past RLIMIT_FSIZE: KEEP_SIZE fails with EOPNOTSUPP, posix_fallocate within the limit works', async () => {
+    const code = [
+      'import ctypes, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]',
+      'fd = os.open("big", os.O_WRONLY | os.O_CREAT)',
+      // FALLOC_FL_KEEP_SIZE: 4 GB of blocks past the end of an empty file, no RLIMIT_FSIZE check.
+      'print(libc.fallocate(fd, 1, 0, 4 * 2**30), ctypes.get_errno())',
+      'print(os.fstat(fd).st_blocks * 512)',
+      'os.posix_fallocate(fd, 0, 1024 * 1024)',
+      'print(os.fstat(fd).st_size)',
+    ].join('\n');
+    const result = await runCommand({ command: ['python3', '-c', code], cwd, limits: { fileSizeMb: 8 } });
+    expect(result.stdout).toBe(`-1 95\n0\n${1024 * 1024}\n`);
+  });
+
   it('gives /tmp and /dev/shm their default sizes (64 MB and 16 MB)', async () => {
     const result = await runCommand({ command: ['df', '-k', '/tmp', '/dev/shm'], cwd });
     const sizes = result.stdout.trim().split('\n').slice(1).map((line) => Number(line.split(/\s+/)[1]));

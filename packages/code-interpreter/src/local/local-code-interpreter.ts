@@ -78,11 +78,12 @@ export interface LocalCodeInterpreterArgs {
 export interface LocalCodeInterpreter extends Tool<LocalCodeInterpreterArgs, ToolOutput> {
   /** Runs `code` and returns the full `ToolResult`: `message` is stdout, `success: false` on an exception or timeout. */
   run(code: string, options?: LocalRunOptions): Promise<ToolResult>;
-  /** Removes every work dir and stops the JavaScript sandbox. */
+  /** Stops the runs under way (their results say so), then removes every work dir and stops the JavaScript sandbox. */
   dispose(): Promise<void>;
 }
 
 const DEFAULT_CONVERSATION = 'default';
+const DISPOSED_MESSAGE = 'The run was stopped because the interpreter was disposed.';
 
 /** What one run produced, before it becomes a `ToolResult`. */
 interface RunOutcome {
@@ -188,6 +189,11 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
   };
   let python: Promise<string> | undefined;
   let jsSandbox: JsSandbox | undefined;
+  // `dispose` stops the runs under way (and any that start while it works) before it removes
+  // their work dirs: sandboxed code still running could swap a directory for a symlink while
+  // the host removes the tree, and the host would delete what the link points at.
+  let disposing = new AbortController();
+  const active = new Set<Promise<unknown>>();
 
   function conversationOf(context: ToolExecutionContext): string {
     if (options.conversationKey !== undefined) return options.conversationKey(context) ?? DEFAULT_CONVERSATION;
@@ -201,7 +207,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     return key;
   }
 
-  async function runPython(code: string, dir: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
+  async function runPython(code: string, dir: string, signal: AbortSignal | undefined, disposed: AbortSignal): Promise<RunOutcome> {
     if (Buffer.byteLength(code) > MAX_PYTHON_CODE_BYTES) {
       return { stdout: '', stderr: `The code is longer than ${MAX_PYTHON_CODE_BYTES} bytes; split it into smaller cells.`, exitCode: 1, timedOut: false, truncated: false };
     }
@@ -210,6 +216,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       python = undefined;
       throw error;
     });
+    if (disposed.aborted) return { stdout: '', stderr: DISPOSED_MESSAGE, exitCode: 1, timedOut: false, truncated: false };
     // The work dir is watched while the code runs: past the quota the run is stopped (the
     // process group killed), so a loop writing files cannot fill the host's disk.
     const watch = new AbortController();
@@ -252,14 +259,19 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
         network: false,
         isolation,
         limits: { memoryMb: memoryLimitMb },
-        signal: signal === undefined ? watch.signal : AbortSignal.any([signal, watch.signal]),
+        signal: AbortSignal.any(signal === undefined ? [disposed, watch.signal] : [signal, disposed, watch.signal]),
       });
     } finally {
       watching = false;
       stopWaiting();
       await watcher.catch(() => undefined);
     }
-    const stopped = signal?.aborted === true && !result.timedOut ? 'aborted: The run was stopped because its caller aborted.' : '';
+    const stopped =
+      signal?.aborted === true && !result.timedOut
+        ? 'aborted: The run was stopped because its caller aborted.'
+        : disposed.aborted && !result.timedOut
+          ? DISPOSED_MESSAGE
+          : '';
     return {
       stdout: result.stdout,
       stderr: joinText(result.stderr, stopped),
@@ -270,19 +282,23 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  function quotaMessage(over: NonNullable<WorkDirUsage['over']>): string {
+  function quotaMessage(over: NonNullable<WorkDirUsage['over']>, emptyingFailure: string | undefined): string {
     const what = {
       bytes: `filled its work dir with more than ${quota.maxBytes / (1024 * 1024)} MB of disk (maxWorkDirMb)`,
       entries: `filled its work dir with more than ${quota.maxEntries} files and directories (maxWorkDirFiles)`,
       depth: 'nested directories in its work dir deeper than the host can measure (a path over 4000 bytes)',
       unreadable: 'made a directory in its work dir unreadable, which the host must measure',
     }[over];
+    if (emptyingFailure !== undefined) {
+      return `The code ${what}, so it was stopped; emptying the work dir failed (${emptyingFailure}) and is tried again after the next run. Delete files once they are no longer needed.`;
+    }
     return `The code ${what}, so it was stopped and the work dir was emptied (files from earlier calls are gone too). Write less, keep directories readable and shallow, or delete files once they are no longer needed.`;
   }
 
-  async function runJavaScript(code: string, signal: AbortSignal | undefined): Promise<RunOutcome> {
+  async function runJavaScript(code: string, signal: AbortSignal | undefined, disposed: AbortSignal): Promise<RunOutcome> {
+    if (disposed.aborted) return { stdout: '', stderr: DISPOSED_MESSAGE, exitCode: 1, timedOut: false, truncated: false };
     jsSandbox ??= backend.createJsSandbox({ memoryLimitMb, timeoutMs, maxOutputBytes, poolSize: 1 });
-    const result = await jsSandbox.run(code, signal === undefined ? {} : { signal });
+    const result = await jsSandbox.run(code, { signal: signal === undefined ? disposed : AbortSignal.any([signal, disposed]) });
     if (result.ok) {
       return { stdout: joinText(result.logs.join('\n'), jsRepr(result.value)), stderr: '', exitCode: 0, timedOut: false, truncated: false };
     }
@@ -296,21 +312,37 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     };
   }
 
-  async function run(code: string, runOptions: LocalRunOptions = {}): Promise<ToolResult> {
+  function run(code: string, runOptions: LocalRunOptions = {}): Promise<ToolResult> {
+    const task = runInWorkDir(code, runOptions, disposing.signal);
+    active.add(task);
+    void task.then(
+      () => active.delete(task),
+      () => active.delete(task),
+    );
+    return task;
+  }
+
+  async function runInWorkDir(code: string, runOptions: LocalRunOptions, disposed: AbortSignal): Promise<ToolResult> {
     const conversation = runOptions.conversation ?? DEFAULT_CONVERSATION;
     const started = performance.now();
     const workDir = await sessions.acquire(conversation);
     try {
       const before = await snapshotWorkDir(workDir.path);
-      const outcome = language === 'python' ? await runPython(code, workDir.path, runOptions.signal) : await runJavaScript(code, runOptions.signal);
+      const outcome =
+        language === 'python' ? await runPython(code, workDir.path, runOptions.signal, disposed) : await runJavaScript(code, runOptions.signal, disposed);
       if (language === 'python') {
         // Measured once more with the code stopped: what it wrote between two checks, or in
         // the last moments, counts too. Past the quota the work dir is emptied.
         outcome.overQuota ??= (await measureWorkDir(workDir.path, quota)).over;
         if (outcome.overQuota !== undefined) {
-          await emptyWorkDir(workDir.path);
+          // It can fail where code outlives its run or marks files immutable (isolation 'none'):
+          // the run still gets its result, and the next run's measurement tries again.
+          const failure = await emptyWorkDir(workDir.path).then(
+            () => undefined,
+            (error: unknown) => (error instanceof Error ? error.message : String(error)),
+          );
           outcome.exitCode = outcome.exitCode === 0 ? 1 : outcome.exitCode;
-          outcome.stderr = joinText(outcome.stderr, quotaMessage(outcome.overQuota));
+          outcome.stderr = joinText(outcome.stderr, quotaMessage(outcome.overQuota, failure));
         }
       }
       const files = changedFiles({ dir: workDir.path, containerId: workDir.containerId, before, after: await snapshotWorkDir(workDir.path) });
@@ -351,7 +383,7 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
       }
       return result;
     } finally {
-      sessions.release(conversation);
+      workDir.release();
     }
   }
 
@@ -377,9 +409,15 @@ export function localCodeInterpreter(options: LocalCodeInterpreterOptions): Loca
     },
     run,
     async dispose() {
-      const sandbox = jsSandbox;
-      jsSandbox = undefined;
-      await Promise.all([sessions.dispose(), sandbox?.dispose()]);
+      disposing.abort(new Error('The interpreter was disposed.'));
+      try {
+        await Promise.allSettled([...active]);
+        const sandbox = jsSandbox;
+        jsSandbox = undefined;
+        await Promise.all([sessions.dispose(), sandbox?.dispose()]);
+      } finally {
+        disposing = new AbortController();
+      }
     },
   };
 }

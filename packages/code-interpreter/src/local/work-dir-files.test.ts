@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,15 @@ async function listed() {
 }
 
 describe('imageOutputs', () => {
+  it('skips an image swapped for a FIFO after it was listed, without waiting for a writer', async () => {
+    await writeFile(join(dir, 'plot.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+    const files = await listed();
+    await rm(join(dir, 'plot.png'));
+    expect(spawnSync('mkfifo', [join(dir, 'plot.png')]).status).toBe(0);
+    const outputs = await Promise.race([imageOutputs(files), new Promise((resolve) => setTimeout(resolve, 5000, 'hung'))]);
+    expect(outputs).toEqual([]);
+  });
+
   it('inlines images up to a total budget, however many sparse 2 MB files the code wrote', async () => {
     // Sparse files cost sandboxed code no disk and no time; each would be read and encoded here.
     for (let i = 0; i < 40; i++) {

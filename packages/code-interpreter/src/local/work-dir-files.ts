@@ -74,8 +74,10 @@ export async function imageOutputs(files: readonly CodeInterpreterFile[]): Promi
     const dot = file.filename.lastIndexOf('.');
     const type = dot < 0 ? undefined : IMAGE_TYPES[file.filename.slice(dot).toLowerCase()];
     if (type === undefined || file.path === undefined || (file.bytes ?? 0) > Math.min(MAX_INLINE_IMAGE_BYTES, budget)) continue;
-    // O_NOFOLLOW: the file may have been swapped for a symlink since it was listed.
-    const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
+    // O_NOFOLLOW: the file may have been swapped for a symlink since it was listed; O_NONBLOCK:
+    // or for a FIFO (code left running without isolation can do that), whose open would wait
+    // for a writer forever and hold one of libuv's few threads.
+    const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined);
     if (handle === undefined) continue;
     try {
       const stats = await handle.stat();

@@ -11,7 +11,16 @@ export interface WorkDir {
   path: string;
 }
 
+/** A run's hold on its conversation's work dir. */
+export interface HeldWorkDir extends WorkDir {
+  /** Lets the next run of the conversation in, and starts the idle timer if none waits. */
+  release(): void;
+}
+
 interface Session extends WorkDir {
+  key: string;
+  /** Taken out of the map to be removed: no idle timer for it any more. */
+  removed: boolean;
   busy: number;
   timer: NodeJS.Timeout | undefined;
   /** Settles when the runs queued so far have released the work dir. */
@@ -37,10 +46,13 @@ export interface WorkDirSessionsOptions {
  * Runs of one conversation take turns, so each run's list of new files is its own.
  */
 export interface WorkDirSessions {
-  /** The work dir of `key`, created if needed, once earlier runs of `key` released it; call `release` when the run ends. */
-  acquire(key: string): Promise<WorkDir>;
-  release(key: string): void;
-  /** Removes every work dir now. */
+  /** The work dir of `key`, created if needed, once earlier runs of `key` released it; call its `release` when the run ends. */
+  acquire(key: string): Promise<HeldWorkDir>;
+  /**
+   * Removes every work dir, each once the runs holding or waiting for it have released it:
+   * removing a tree while sandboxed code still writes in it lets the code swap a directory
+   * for a symlink under the host's walk, which then unlinks or chmods what the link points at.
+   */
   dispose(): Promise<void>;
 }
 
@@ -54,7 +66,9 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
     if (pending === undefined) return;
     sessions.delete(key);
     const session = await pending;
+    session.removed = true;
     if (session.timer !== undefined) clearTimeout(session.timer);
+    await session.queue;
     await removeWorkDirTree(session.path);
     emitEvent(onEvent, { type: 'work-dir-removed', containerId: session.containerId, reason });
   }
@@ -81,7 +95,7 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
           const owner = options.ownerUid?.();
           if (owner !== undefined) await chown(path, owner, owner);
           const id = path.slice(path.lastIndexOf('toolwire-ci-') + 'toolwire-ci-'.length);
-          return { containerId: `local:${id}`, path, busy: 0, timer: undefined, queue: Promise.resolve(), releases: [] };
+          return { containerId: `local:${id}`, path, key, removed: false, busy: 0, timer: undefined, queue: Promise.resolve(), releases: [] };
         })();
         sessions.set(key, pending);
       }
@@ -95,15 +109,19 @@ export function createWorkDirSessions(options: WorkDirSessionsOptions): WorkDirS
       });
       session.releases.push(release);
       await previous;
-      return { containerId: session.containerId, path: session.path };
-    },
-
-    release(key) {
-      void sessions.get(key)?.then((session) => {
-        session.releases.shift()?.();
-        session.busy = Math.max(0, session.busy - 1);
-        if (session.busy === 0) schedule(key, session);
-      });
+      let released = false;
+      return {
+        containerId: session.containerId,
+        path: session.path,
+        release() {
+          // The session held, not the one now under its key: that may be a new one if this was removed.
+          if (released) return;
+          released = true;
+          session.releases.shift()?.();
+          session.busy = Math.max(0, session.busy - 1);
+          if (session.busy === 0 && !session.removed) schedule(session.key, session);
+        },
+      };
     },
 
     async dispose() {

@@ -82,6 +82,50 @@ describe('measureWorkDir', () => {
   });
 });
 
+describe('measureWorkDir while the code runs', () => {
+  const running = { ...roomy, codeRunning: true };
+
+  it('counts the same as once it stopped: any depth, names that are not UTF-8, links as one entry', async () => {
+    const dir = await tempDir();
+    let deep = dir;
+    for (let i = 0; i < 20; i++) deep = join(deep, `d${i}`);
+    await mkdir(deep, { recursive: true });
+    await writeFile(join(deep, 'big.bin'), Buffer.alloc(3 * MB, 1));
+    const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff, 0xfe])]);
+    await mkdir(odd);
+    await writeFile(Buffer.concat([odd, Buffer.from('/f')]), 'x');
+    await symlink('/usr', join(dir, 'usr'));
+    const stopped = await measureWorkDir(dir, roomy);
+    expect(stopped.entries).toBe(24);
+    expect(await measureWorkDir(dir, running)).toEqual(stopped);
+    expect(await measureWorkDir(dir, { ...running, maxBytes: 2 * MB })).toMatchObject({ over: 'bytes' });
+    expect(await measureWorkDir(dir, { ...running, maxEntries: 5 })).toMatchObject({ over: 'entries', entries: 6 });
+  });
+
+  it('counts a tree nested past PATH_MAX as over (depth)', async () => {
+    const dir = await tempDir();
+    const made = spawnSync('python3', ['-c', 'import os,sys\nos.chdir(sys.argv[1])\nfor i in range(24):\n  os.mkdir("d"*250); os.chdir("d"*250)', dir]);
+    expect(made.status).toBe(0);
+    expect((await measureWorkDir(dir, running)).over).toBe('depth');
+    await emptyWorkDir(dir);
+  });
+
+  it('falls back to the path walk when it runs out of descriptors, rather than counting nothing', async () => {
+    const dir = await tempDir();
+    let deep = dir;
+    for (let i = 0; i < 100; i++) deep = join(deep, 'd');
+    await mkdir(deep, { recursive: true });
+    await writeFile(join(deep, 'big.bin'), Buffer.alloc(3 * MB, 1));
+    const module = fileURLToPath(new URL('./work-dir-usage.ts', import.meta.url));
+    const script = `const { measureWorkDir } = await import(${JSON.stringify(module)});
+      console.log((await measureWorkDir(${JSON.stringify(dir)}, { maxBytes: 2 * 1024 * 1024, maxEntries: 1000, codeRunning: true })).over);`;
+    // 100 nested directories need 200 descriptors held at once; the process gets 80.
+    const run = spawnSync('prlimit', ['--nofile=80', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('bytes\n');
+  });
+});
+
 describe('emptyWorkDir', () => {
   it('empties the dir and keeps it', async () => {
     const dir = await tempDir();

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, lstat, opendir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { chmod, lstat, open, opendir, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import type { Dir } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 /** What a work dir holds, as far as `measureWorkDir` counted before it passed a bound. */
 export interface WorkDirUsage {
@@ -70,6 +72,10 @@ export interface MeasureOptions {
  * counted. Entries that vanish while it runs are skipped.
  */
 export async function measureWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage> {
+  if (options.codeRunning === true && hasProcFd()) {
+    const usage = await measureRunningWorkDir(dir, options);
+    if (usage !== undefined) return usage;
+  }
   const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
   const pending: string[] = [Buffer.from(dir).toString('latin1')];
   while (pending.length > 0) {
@@ -102,6 +108,100 @@ export async function measureWorkDir(dir: string, options: MeasureOptions): Prom
     }
   }
   return usage;
+}
+
+let procFd: boolean | undefined;
+
+/** Whether directories can be opened inside another's descriptor (`/proc/self/fd`: Linux, with /proc mounted). */
+function hasProcFd(): boolean {
+  procFd ??= process.platform === 'linux' && existsSync('/proc/self/fd');
+  return procFd;
+}
+
+/** A directory being listed by `measureRunningWorkDir`: held open, so that its children are found in it whatever its path now names. */
+interface OpenDirectory {
+  handle: FileHandle;
+  listing: Dir;
+  /** Bytes of its path under the work dir's, for the `depth` bound. */
+  length: number;
+}
+
+/**
+ * Opens a directory without following a symlink in its last name, and lists it through its
+ * descriptor. `path` is `/proc/self/fd/<parent>/<name>` for a child: the name is looked up in
+ * the directory the parent's descriptor holds (an `openat`), not along a path code can change.
+ */
+async function openDirectory(path: string, length: number): Promise<OpenDirectory> {
+  const handle = await open(bytes(path), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    return { handle, listing: await openDir(`/proc/self/fd/${handle.fd}`), length };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** A directory the code swapped for a link or something else, or removed, since it was listed. */
+function skipped(error: unknown): boolean {
+  const found = code(error);
+  return found === 'ELOOP' || found === 'ENOTDIR' || found === 'ENOENT';
+}
+
+async function closeDirectory(directory: OpenDirectory): Promise<void> {
+  await directory.listing.close().catch(() => undefined);
+  await directory.handle.close().catch(() => undefined);
+}
+
+/**
+ * `measureWorkDir` while the code runs (Linux). A walk by path would follow a symlink the code
+ * swaps in for a directory, or for any directory above one, between the host's `lstat` and its
+ * listing, and so list and count host directories the sandbox cannot see (the quota's verdict
+ * told the code whether one held more than a chosen number of entries). Here every directory
+ * is opened with O_NOFOLLOW inside its parent's open descriptor: a swapped-in link is skipped.
+ * What the code moves about while the walk runs may be missed; the measurement after it stops
+ * sees everything. Undefined when a directory cannot be opened for another reason (out of
+ * descriptors, with a tree thousands deep): then the path walk measures, rather than nothing.
+ */
+async function measureRunningWorkDir(dir: string, options: MeasureOptions): Promise<WorkDirUsage | undefined> {
+  const usage: WorkDirUsage = { bytes: 0, entries: 0, over: undefined };
+  const stack: OpenDirectory[] = [];
+  try {
+    try {
+      stack.push(await openDirectory(Buffer.from(dir).toString('latin1'), 0));
+    } catch (error) {
+      return denied(error) ? { ...usage, over: 'unreadable' } : skipped(error) ? usage : undefined;
+    }
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as OpenDirectory;
+      const entry = await top.listing.read();
+      if (entry === null) {
+        await closeDirectory(top);
+        stack.pop();
+        continue;
+      }
+      const length = top.length + 1 + entry.name.length;
+      if (length > MAX_PATH_BYTES) return { ...usage, over: 'depth' };
+      const path = `/proc/self/fd/${top.handle.fd}/${entry.name}`;
+      const stats = await lstat(bytes(path)).catch(() => undefined);
+      if (stats === undefined) continue;
+      usage.entries++;
+      usage.bytes += stats.blocks * 512;
+      if (usage.bytes > options.maxBytes) usage.over = 'bytes';
+      else if (usage.entries > options.maxEntries) usage.over = 'entries';
+      if (usage.over !== undefined) return usage;
+      if (!stats.isDirectory()) continue;
+      try {
+        stack.push(await openDirectory(path, length));
+      } catch (error) {
+        // A link swapped in (ELOOP), or gone: skipped. Made unreadable: over, as by path.
+        if (denied(error)) return { ...usage, over: 'unreadable' };
+        if (!skipped(error)) return undefined;
+      }
+    }
+    return usage;
+  } finally {
+    for (const directory of stack.splice(0).reverse()) await closeDirectory(directory);
+  }
 }
 
 function ignoreMissing(error: unknown): void {
