@@ -28,7 +28,30 @@ export interface OllamaErrorContext {
  */
 export function mapOllamaError(error: unknown, context: OllamaErrorContext): unknown {
   if (isAbortError(error)) return error;
-  return redactErrorSecrets(mapError(error, context), headerCredentials(context.headers));
+  return redactErrorSecrets(mapError(error, context), [...headerCredentials(context.headers), ...hostCredentials(context.host)]);
+}
+
+/**
+ * The credentials in a host URL (`https://user:password@proxy`), as written and decoded:
+ * `fetch` refuses such a URL with a message that quotes it whole.
+ */
+function hostCredentials(host: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    return [];
+  }
+  if (url.username === '' && url.password === '') return [];
+  const decoded = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const userinfo = `${url.username}:${url.password}`;
+  return [userinfo, decoded(userinfo), url.password, decoded(url.password), ...(url.password === '' ? [url.username, decoded(url.username)] : [])];
 }
 
 function mapError(error: unknown, context: OllamaErrorContext): unknown {
