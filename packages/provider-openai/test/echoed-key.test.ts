@@ -98,3 +98,19 @@ describe('a server that echoes the key', () => {
     }
   });
 });
+
+describe('a base URL with credentials in it', () => {
+  it("never shows the URL's password, which fetch quotes when it refuses the URL", async () => {
+    const openai = createOpenAI({ apiKey: API_KEY, baseURL: 'http://me:pa%24%24word-123@127.0.0.1:1/v1', maxRetries: 0 });
+    const error = await openai
+      .chat('gpt-4o-mini')
+      .generate({ messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect(error).toBeInstanceOf(Error);
+    expect(shown(error)).not.toContain('pa%24%24word-123');
+    expect(shown(error)).not.toContain('pa$$word-123');
+  });
+});

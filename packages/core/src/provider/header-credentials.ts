@@ -25,3 +25,27 @@ export function headerCredentials(headers: Record<string, string> | undefined): 
   }
   return credentials;
 }
+
+/**
+ * The credentials in a URL's user part (`https://user:password@proxy`), as written and
+ * decoded, to redact from errors: `fetch` refuses such a URL with a message that quotes it
+ * whole, and a client that sends them as `Basic` may see them echoed.
+ *
+ * @example redactErrorSecrets(error, [apiKey, ...urlCredentials(baseURL)])
+ */
+export function urlCredentials(url: string | undefined): string[] {
+  if (url === undefined || !URL.canParse(url)) return [];
+  const { username, password } = new URL(url);
+  if (username === '' && password === '') return [];
+  const userinfo = `${username}:${password}`;
+  const written = password === '' ? [userinfo, username] : [userinfo, password];
+  return [...written, ...written.map(decoded)];
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
