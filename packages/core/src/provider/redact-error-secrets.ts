@@ -90,12 +90,14 @@ class ErrorWalk {
     if (!isPlainData(value)) return value;
     if (depth >= MAX_DATA_DEPTH || this.budget.values <= 0) return this.#settle(value, NOT_SHOWN);
     this.#done.set(value, value);
-    if (this.#cleanFields(value, depth)) return value;
+    const outcome = this.#cleanFields(value, depth);
+    // Too many values to read (a body of a million): the rest of it is not gone through either.
+    if (outcome === 'exhausted') return this.#settle(value, NOT_SHOWN);
+    if (outcome === 'written') return value;
     // Frozen (a body someone froze): a clean copy takes its place.
     const copy = copyOf(value);
     this.#done.set(value, copy);
-    this.#cleanFields(copy, depth, value);
-    return copy;
+    return this.#settle(value, this.#cleanFields(copy, depth, value) === 'exhausted' ? NOT_SHOWN : copy);
   }
 
   #settle(value: object, clean: unknown): unknown {
@@ -105,7 +107,7 @@ class ErrorWalk {
 
   #cleanError(error: Error): unknown {
     this.#done.set(error, error);
-    if (this.#cleanErrorTexts(error) && this.#cleanFields(error, 0)) return error;
+    if (this.#cleanErrorTexts(error) && this.#cleanFields(error, 0) === 'written') return error;
     // Frozen, or a field that cannot be written: a clean copy (same prototype, same marks) takes its place.
     const copy = copyOf(error);
     this.#done.set(error, copy);
@@ -133,9 +135,10 @@ class ErrorWalk {
   /**
    * Cleans the fields of `target` (read from `from`, of which it is a copy, or itself): the
    * own enumerable ones, and an error's `cause` and an `AggregateError`'s `errors`, which a
-   * logger prints though they are not enumerable. False when a field could not be written.
+   * logger prints though they are not enumerable. Says whether every field could be written,
+   * or the values ran out in plain data (an error's own fields past them become `NOT_SHOWN`).
    */
-  #cleanFields(target: object, depth: number, from: object = target): boolean {
+  #cleanFields(target: object, depth: number, from: object = target): 'written' | 'unwritable' | 'exhausted' {
     const record = from as Record<string, unknown>;
     const keys = Object.keys(from);
     if (from instanceof Error) {
@@ -151,11 +154,12 @@ class ErrorWalk {
         continue;
       }
       let clean: unknown;
-      if (--this.budget.values < 0) clean = (typeof field === 'string' && field.length >= MIN_SECRET_LENGTH) || (typeof field === 'object' && field !== null) ? NOT_SHOWN : field;
-      else clean = this.clean(field, from instanceof Error ? depth : depth + 1);
+      if (--this.budget.values >= 0) clean = this.clean(field, from instanceof Error ? depth : depth + 1);
+      else if (!(from instanceof Error)) return 'exhausted';
+      else clean = (typeof field === 'string' && field.length >= MIN_SECRET_LENGTH) || (typeof field === 'object' && field !== null) ? NOT_SHOWN : field;
       if (clean !== field || target !== from) written = define(target, key, clean) && written;
     }
-    return written;
+    return written ? 'written' : 'unwritable';
   }
 }
 
