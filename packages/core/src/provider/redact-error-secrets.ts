@@ -168,7 +168,7 @@ function copyOf<T extends object>(value: T): T {
   const copy = (Array.isArray(value) ? [] : Object.create(Object.getPrototypeOf(value) as object | null)) as T;
   for (const key of Reflect.ownKeys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined || key === 'length' && Array.isArray(value)) continue;
+    if (descriptor === undefined || (key === 'length' && Array.isArray(value))) continue;
     Object.defineProperty(copy, key, { ...descriptor, configurable: true, ...('value' in descriptor ? { writable: true } : {}) });
   }
   return copy;
