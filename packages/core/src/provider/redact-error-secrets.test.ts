@@ -213,6 +213,20 @@ describe('redactErrorSecrets leaves nothing it did not read', () => {
     expect(printed(outer)).not.toContain(KEY);
   });
 
+  it("finds a long message's copy in the stack whose ends repeat elsewhere, or leaves no key either way", () => {
+    for (const [before, after] of [[': '.repeat(700), ': '.repeat(700)], ['or: Error: '.repeat(200), 'x'.repeat(2000)]] as const) {
+      const error = new Error(`${before}${KEY}${after}`);
+      expect(error.stack).toContain(KEY);
+      // A stack that holds the message twice, as a wrapper that appends its cause's stack does.
+      const twice = new Error('x');
+      Object.defineProperty(twice, 'message', { value: `${before}${KEY}${after}`, writable: true, configurable: true });
+      Object.defineProperty(twice, 'stack', { value: `Error: ${before}${KEY}${after}\n${before}${KEY}${after}`, writable: true, configurable: true });
+      redactErrorSecrets(error, [KEY]);
+      redactErrorSecrets(twice, [KEY]);
+      expect(`${error.stack ?? ''} ${twice.stack ?? ''}`).not.toContain(KEY.slice(5, 15));
+    }
+  });
+
   it('a stack that cannot be written, or a getter that throws, does not stop it or leave the key', () => {
     const error = new Error(`bad key ${KEY}`);
     Object.defineProperty(error, 'stack', { value: `Error: bad key ${KEY}\n    at somewhere`, configurable: false, writable: false });
