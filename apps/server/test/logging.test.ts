@@ -144,4 +144,26 @@ describe('logs', () => {
     const audit = records.find((r) => r.audit);
     expect(audit?.audit).toMatchObject({ tool: 'calculate', principal: 'team-a', outcome: 'success', requestId: expect.stringMatching(/^req_/) });
   });
+
+  it("never carry a key a client put in the URL's query (an Azure-style api-key, key=), in the access line", async () => {
+    const lines: string[] = [];
+    const { server, baseURL } = await startGateway(createScriptedModel([{ text: 'one' }]), {
+      logger: capture(lines),
+      keys: [{ id: 'team-a', keyHash: hashApiKey('sk-very-secret-in-query') }],
+    });
+    try {
+      for (const query of ['api-key=sk-very-secret-in-query', 'key=sk-very-secret-in-query&x=1', 'access_token=sk-very-secret-in-query']) {
+        await fetch(`${baseURL}/chat/completions?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      }
+    } finally {
+      await server.close();
+    }
+    const access = lines.map((l) => JSON.parse(l) as AccessLine).filter((r) => r.req?.url !== undefined);
+    expect(access.map((r) => [r.req?.url, r.req?.remoteAddress])).toEqual([
+      ['/v1/chat/completions?api-key=[redacted]', '127.0.0.1'],
+      ['/v1/chat/completions?key=[redacted]&x=1', '127.0.0.1'],
+      ['/v1/chat/completions?access_token=[redacted]', '127.0.0.1'],
+    ]);
+    expect(lines.join('\n')).not.toContain('sk-very-secret-in-query');
+  });
 });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { ProviderError} from '@toolwire/core';
 import { ModelNotFoundError, ProviderUnavailableError, RateLimitError, StreamError } from '@toolwire/core';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +40,23 @@ describe('mapOllamaError', () => {
     const refused = new TypeError('fetch failed');
     const error = mapOllamaError(refused, { ...context, host: 'https://me:token123@ollama.example.com:443' });
     expect((error as Error).message).not.toContain('token123');
+  });
+
+  it("never shows the host's credentials that fetch quotes when it refuses the URL", async () => {
+    const host = 'http://me:pa%24%24word-123@127.0.0.1:1';
+    const refused = await fetch(`${host}/api/chat`).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(String(refused)).toContain('pa%24%24word-123');
+    const error = mapOllamaError(refused, { ...context, host });
+    const printed = inspect(error, { depth: null });
+    expect(printed).not.toContain('pa%24%24word-123');
+    expect(printed).not.toContain('pa$$word-123');
+    // A fetch that sends them (the gateway's, as `Basic`) to a proxy that echoes them.
+    const basic = Buffer.from('me:pa$$word-123').toString('base64');
+    const echoed = mapOllamaError(responseError(`bad credentials: Basic ${basic}`, 401), { ...context, host }) as Error;
+    expect(echoed.message).toBe('bad credentials: Basic [redacted]');
   });
 
   it('maps status codes and keeps the message', () => {

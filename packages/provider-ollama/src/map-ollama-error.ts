@@ -1,5 +1,5 @@
 import { InvalidRequestError, ModelNotFoundError, ProviderError, ProviderServerError, ProviderUnavailableError, StreamError, ToolwireError } from '@toolwire/core';
-import { headerCredentials, mapProviderError, redactErrorSecrets } from '@toolwire/core/provider';
+import { headerCredentials, mapProviderError, redactErrorSecrets, urlCredentials } from '@toolwire/core/provider';
 import { displayHost } from './ollama-host.ts';
 
 /** `code` of the `InvalidRequestError` for a model without native tools (text tools take over). */
@@ -23,12 +23,12 @@ export interface OllamaErrorContext {
 /**
  * Turns what the `ollama` client throws into a core error. Aborts and errors that are
  * already Toolwire's pass through unchanged; everything else keeps Ollama's own message.
- * Credentials the request carried in its headers are redacted from the error and its causes
- * (a proxy in front of Ollama may echo them).
+ * Credentials the request carried in its headers and in the host URL are redacted from the
+ * error and its causes (a proxy in front of Ollama may echo them; `fetch` quotes the URL).
  */
 export function mapOllamaError(error: unknown, context: OllamaErrorContext): unknown {
   if (isAbortError(error)) return error;
-  return redactErrorSecrets(mapError(error, context), headerCredentials(context.headers));
+  return redactErrorSecrets(mapError(error, context), [...headerCredentials(context.headers), ...urlCredentials(context.host)]);
 }
 
 function mapError(error: unknown, context: OllamaErrorContext): unknown {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { resolveAnswerLimits } from '@toolwire/core';
 import type { ChatModel } from '@toolwire/core';
-import { headerCredentials, limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes } from '@toolwire/core/provider';
+import { headerCredentials, limitUpstreamMessages, readsFetchSignal, resolveMaxMessageBytes, urlCredentials } from '@toolwire/core/provider';
 import { FetchSignalOpenAI } from './fetch-signal-client.ts';
 import { listOpenAIModels } from './list-models.ts';
 import type { OpenAIModelInfo } from './list-models.ts';
@@ -108,8 +108,9 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const fetch = maxMessageBytes > 0 ? limitUpstreamMessages(options.fetch, { maxBytes: maxMessageBytes, setting: 'the maxMessageBytes option of createOpenAI' }) : options.fetch;
   const answerLimits = resolveAnswerLimits(options, { chars: 'maxAnswerChars', toolCalls: 'maxToolCallsPerAnswer' });
   let client: OpenAI | undefined;
-  // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo them.
-  const headerSecrets = headerCredentials(options.headers);
+  // Header values that carry credentials (`Authorization`, Azure's `api-key`): a server may echo
+  // them; so those of the base URL (`https://user:password@proxy`), which `fetch` quotes refusing it.
+  const headerSecrets = [...headerCredentials(options.headers), ...urlCredentials(baseURL)];
   // The stand-in key for a server that needs none is no secret: an error naming it says so.
   const secrets = (): readonly string[] => (client?.apiKey == null || client.apiKey === NO_API_KEY ? headerSecrets : [client.apiKey, ...headerSecrets]);
   const logging = resolveSdkLogging(options, secrets);

@@ -42,7 +42,7 @@ function shown(error: unknown): string {
 
 let server: Server;
 let baseURL: string;
-let next: { how: 'json' | 'text' | 'stream'; spelling: string } = { how: 'json', spelling: 'exact' };
+let next: { how: 'json' | 'text' | 'stream' | 'echo'; spelling: string } = { how: 'json', spelling: 'exact' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -52,6 +52,12 @@ beforeAll(async () => {
       const text = spellings(key)[next.spelling] ?? '';
       if (next.how === 'json') {
         res.writeHead(401, { 'content-type': 'application/json', 'x-seen-credential': text }).end(JSON.stringify({ error: { message: text, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      } else if (next.how === 'echo') {
+        // A debugging proxy's answer: the request echoed, a long conversation first and the headers after it, deep.
+        let deep: unknown = { authorization: req.headers.authorization };
+        for (let i = 0; i < 12; i++) deep = { inner: deep };
+        const messages = Array.from({ length: 20_000 }, (_, i) => ({ role: 'user', content: `turn ${i}` }));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'refused', request: { messages, headers: { authorization: req.headers.authorization } }, deep } }));
       } else if (next.how === 'text') {
         res.writeHead(502, { 'content-type': 'text/html' }).end(`<html><body><h1>502 Bad Gateway</h1><p>${text}</p></body></html>`);
       } else {
@@ -96,5 +102,32 @@ describe('a server that echoes the key', () => {
       expect(shown(error)).toContain('[redacted]');
       expect({ spelling, leaks: leaks(shown(error), AZURE_KEY) }).toEqual({ spelling, leaks: [] });
     }
+  });
+});
+
+describe('a proxy that echoes the request in its JSON error body', () => {
+  it('never leaves the key in the parsed body, however long or deep: what is not read is not shown', async () => {
+    next = { how: 'echo', spelling: 'exact' };
+    const error = await createOpenAI({ baseURL, apiKey: API_KEY, maxRetries: 0 }).chat('gpt-4.1-mini').generate(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    const printed = inspect(error, { depth: null });
+    expect(leaks(printed, API_KEY)).toEqual([]);
+    expect(printed).toContain('[not shown]');
+  });
+});
+
+describe('a base URL with credentials in it', () => {
+  it("never shows the URL's password, which fetch quotes when it refuses the URL", async () => {
+    const openai = createOpenAI({ apiKey: API_KEY, baseURL: 'http://me:pa%24%24word-123@127.0.0.1:1/v1', maxRetries: 0 });
+    const error = await openai
+      .chat('gpt-4o-mini')
+      .generate({ messages: [{ role: 'user', content: 'hi' }] })
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect(error).toBeInstanceOf(Error);
+    expect(shown(error)).not.toContain('pa%24%24word-123');
+    expect(shown(error)).not.toContain('pa$$word-123');
   });
 });

@@ -1,5 +1,8 @@
 // The `openai` SDK's own log lines (it logs a garbled stream event before the provider turns
 // it into a typed error): silent by default, into a given logger when asked, never with the key.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { collectStream, StreamError } from '@toolwire/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAI } from '../src/index.ts';
@@ -133,6 +136,49 @@ describe("the SDK's own log lines", () => {
     for (const secret of [API_KEY, HEADER_TOKEN, REQUEST_TOKEN]) {
       expect(all).not.toContain(secret.slice(4, 16));
       expect(all).not.toContain(encodeURIComponent(secret).slice(4, 16));
+    }
+  });
+
+  it("never carry a request's own credential on concurrent requests, each with its own, echoed by the server", async () => {
+    vi.stubEnv('OPENAI_LOG', '');
+    // Echoes each request's own Authorization back in a page that is not JSON (the debug line's details carry it).
+    const echo = createServer((req, res) => {
+      const pause = Number(req.headers['x-pause'] ?? 0);
+      setTimeout(() => {
+        res.writeHead(400, { 'content-type': 'text/html', 'x-echo': req.headers.authorization ?? '' });
+        res.end(`<p>refused ${req.headers.authorization ?? ''}</p>`);
+      }, pause);
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const lines: string[] = [];
+      const structured = (level: string) => (message: string, ...rest: unknown[]) =>
+        lines.push(`${level} ${message} ${JSON.stringify(rest, (_key, value: unknown) => (value instanceof Headers ? Object.fromEntries(value) : value))}`);
+      const provider = createOpenAI({
+        baseURL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
+        apiKey: API_KEY,
+        maxRetries: 0,
+        logger: { error: structured('error'), warn: structured('warn'), info: structured('info'), debug: structured('debug') },
+        logLevel: 'debug',
+      });
+      const tokens = Array.from({ length: 8 }, (_, i) => `tok-request-${i}-0a1b2c3d4e5f6789`);
+      // Answers in another order than the requests went out: each line comes while others are in flight.
+      const errors = await Promise.all(
+        tokens.map((token, i) =>
+          provider
+            .chat('gpt-4.1-mini')
+            .generate({ ...request, headers: { Authorization: `Bearer ${token}`, 'x-pause': String((tokens.length - i) * 5) } })
+            .then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+        ),
+      );
+      expect(lines.filter((line) => line.includes('refused [redacted]'))).toHaveLength(tokens.length);
+      const all = `${lines.join('\n')}\n${errors.map((error) => inspect(error, { depth: null })).join('\n')}`;
+      for (const token of tokens) expect(all).not.toContain(token.slice(4, 18));
+    } finally {
+      await new Promise((resolve) => echo.close(resolve));
     }
   });
 

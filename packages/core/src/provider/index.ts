@@ -27,4 +27,4 @@ export type { LimitUpstreamMessagesOptions } from './limit-upstream-messages.ts'
 export { redactErrorSecrets } from './redact-error-secrets.ts';
 export { createSecretRedactor, redactSecretText } from './secret-redactor.ts';
 export type { SecretRedactor } from './secret-redactor.ts';
-export { headerCredentials } from './header-credentials.ts';
+export { headerCredentials, urlCredentials } from './header-credentials.ts';

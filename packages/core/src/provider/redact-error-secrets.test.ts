@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
 import { ProviderError } from '../errors.ts';
 import { MAX_ERROR_TEXT_CHARS, redactErrorSecrets } from './redact-error-secrets.ts';
 
@@ -145,5 +146,93 @@ describe('redactErrorSecrets on megabytes from a broken or hostile upstream', ()
     expect(error.data[39]).toBe(`[${text.length + 3} characters not shown]`);
     // Short texts are always read: a code stays.
     expect(error.code).toBe('code [redacted]');
+  });
+});
+
+describe('redactErrorSecrets leaves nothing it did not read', () => {
+  const KEY = 'sk-proj-abcdefghijklmnop1234567890';
+  /** Everything a logger could print of `value`: inspected whole and as JSON. */
+  const printed = (value: unknown): string => `${inspect(value, { depth: null, showHidden: true })} ${JSON.stringify(value)}`;
+
+  it("redacts an AggregateError's errors and errors held in fields, not only the cause chain", () => {
+    const inner = new Error(`refused ${KEY}`);
+    const aggregate = new AggregateError([inner, new Error('ok')], 'all failed');
+    const error = Object.assign(new Error('failed', { cause: aggregate }), { original: new Error(`401 ${KEY}`) });
+    expect(redactErrorSecrets(error, [KEY])).toBe(error);
+    expect(printed(error)).not.toContain(KEY);
+    expect(inner.message).toBe('refused [redacted]');
+  });
+
+  it('replaces a parsed body deeper or longer than it reads with a note, never leaves it as it was', () => {
+    let deep: Record<string, unknown> = { message: `bad key ${KEY}` };
+    for (let i = 0; i < 12; i++) deep = { nested: deep };
+    // An echo of the request: a long conversation first, the headers after it.
+    const echo = { messages: Array.from({ length: 20_000 }, (_, i) => ({ role: 'user', content: `turn ${i}` })), headers: { authorization: `Bearer ${KEY}` } };
+    const error = Object.assign(new Error('400'), { error: deep, echo });
+    redactErrorSecrets(error, [KEY]);
+    expect(printed(error)).not.toContain(KEY);
+    // What holds more values than are read goes whole: the rest of it is not gone through one by one.
+    expect(error.echo).toBe('[not shown]');
+    expect(JSON.stringify(error.error)).toContain('"nested":"[not shown]"');
+  });
+
+  it('cuts a cause chain longer than it reads', () => {
+    let error = new Error(`bottom ${KEY}`);
+    for (let i = 0; i < 40; i++) error = new Error(`level ${i}`, { cause: error });
+    redactErrorSecrets(error, [KEY]);
+    expect(printed(error)).not.toContain(KEY);
+  });
+
+  it('redacts a cause that is a string or a plain object, and a thrown string', () => {
+    const error = new Error('failed', { cause: `key ${KEY}` });
+    const other = new Error('failed', { cause: { message: `key ${KEY}` } });
+    redactErrorSecrets(error, [KEY]);
+    redactErrorSecrets(other, [KEY]);
+    expect(error.cause).toBe('key [redacted]');
+    expect(other.cause).toEqual({ message: 'key [redacted]' });
+    expect(redactErrorSecrets(`thrown ${KEY}`, [KEY])).toBe('thrown [redacted]');
+  });
+
+  it('gives a clean copy in place of a frozen error or body, keeping its class and marks', () => {
+    const frozen = Object.freeze(new ProviderError({ provider: 'acme', message: `bad key ${KEY}`, status: 401 }));
+    const clean = redactErrorSecrets(frozen, [KEY]);
+    expect(clean).not.toBe(frozen);
+    expect(ProviderError.isInstance(clean)).toBe(true);
+    expect(clean).toBeInstanceOf(ProviderError);
+    expect(clean.message).toBe('bad key [redacted]');
+    expect(clean.status).toBe(401);
+    expect(printed(clean)).not.toContain(KEY);
+
+    const body = Object.freeze({ error: Object.freeze({ message: `bad key ${KEY}` }) });
+    const holder = Object.assign(new Error('400'), { body });
+    const cause = Object.freeze(new Error(`401 ${KEY}`));
+    const outer = new Error('failed', { cause });
+    redactErrorSecrets(holder, [KEY]);
+    redactErrorSecrets(outer, [KEY]);
+    expect(holder.body).toEqual({ error: { message: 'bad key [redacted]' } });
+    expect(printed(outer)).not.toContain(KEY);
+  });
+
+  it("finds a long message's copy in the stack whose ends repeat elsewhere, or leaves no key either way", () => {
+    for (const [before, after] of [[': '.repeat(700), ': '.repeat(700)], ['or: Error: '.repeat(200), 'x'.repeat(2000)]] as const) {
+      const error = new Error(`${before}${KEY}${after}`);
+      expect(error.stack).toContain(KEY);
+      // A stack that holds the message twice, as a wrapper that appends its cause's stack does.
+      const twice = new Error('x');
+      Object.defineProperty(twice, 'message', { value: `${before}${KEY}${after}`, writable: true, configurable: true });
+      Object.defineProperty(twice, 'stack', { value: `Error: ${before}${KEY}${after}\n${before}${KEY}${after}`, writable: true, configurable: true });
+      redactErrorSecrets(error, [KEY]);
+      redactErrorSecrets(twice, [KEY]);
+      expect(`${error.stack ?? ''} ${twice.stack ?? ''}`).not.toContain(KEY.slice(5, 15));
+    }
+  });
+
+  it('a stack that cannot be written, or a getter that throws, does not stop it or leave the key', () => {
+    const error = new Error(`bad key ${KEY}`);
+    Object.defineProperty(error, 'stack', { value: `Error: bad key ${KEY}\n    at somewhere`, configurable: false, writable: false });
+    Object.defineProperty(error, 'broken', { get: () => { throw new Error('unreadable'); }, enumerable: true });
+    const clean = redactErrorSecrets(error, [KEY]);
+    expect(clean.stack).toBe('Error: bad key [redacted]\n    at somewhere');
+    expect(clean.message).toBe('bad key [redacted]');
   });
 });
