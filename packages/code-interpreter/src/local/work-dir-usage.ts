@@ -5,6 +5,15 @@ import type { Dir } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 /** What a work dir holds, as far as `measureWorkDir` counted before it passed a bound. */
+
+/** Adds one entry of `blocks` allocated blocks to `usage`; true once a bound is passed (`usage.over` says which). */
+function count(usage: WorkDirUsage, blocks: number, bounds: { maxBytes: number; maxEntries: number }): boolean {
+  usage.entries++;
+  usage.bytes += blocks * 512;
+  if (usage.bytes > bounds.maxBytes) usage.over = 'bytes';
+  else if (usage.entries > bounds.maxEntries) usage.over = 'entries';
+  return usage.over !== undefined;
+}
 export interface WorkDirUsage {
   /** Disk space in use: allocated blocks, so a sparse file counts what it really takes. */
   bytes: number;
@@ -99,11 +108,7 @@ export async function measureWorkDir(dir: string, options: MeasureOptions): Prom
       if (path.length > MAX_PATH_BYTES) return { ...usage, over: 'depth' };
       const stats = await lstat(bytes(path)).catch(() => undefined);
       if (stats === undefined) continue;
-      usage.entries++;
-      usage.bytes += stats.blocks * 512;
-      if (usage.bytes > options.maxBytes) usage.over = 'bytes';
-      else if (usage.entries > options.maxEntries) usage.over = 'entries';
-      if (usage.over !== undefined) return usage;
+      if (count(usage, stats.blocks, options)) return usage;
       if (stats.isDirectory()) pending.push(path);
     }
   }
@@ -184,11 +189,7 @@ async function measureRunningWorkDir(dir: string, options: MeasureOptions): Prom
       const path = `/proc/self/fd/${top.handle.fd}/${entry.name}`;
       const stats = await lstat(bytes(path)).catch(() => undefined);
       if (stats === undefined) continue;
-      usage.entries++;
-      usage.bytes += stats.blocks * 512;
-      if (usage.bytes > options.maxBytes) usage.over = 'bytes';
-      else if (usage.entries > options.maxEntries) usage.over = 'entries';
-      if (usage.over !== undefined) return usage;
+      if (count(usage, stats.blocks, options)) return usage;
       if (!stats.isDirectory()) continue;
       try {
         stack.push(await openDirectory(path, length));
