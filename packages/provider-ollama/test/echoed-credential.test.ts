@@ -2,11 +2,11 @@
 // sent in the spellings real ones use: it must be in no message, cause, stack or field.
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { collectStream } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOllama } from '../src/index.ts';
+import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 const TOKEN = 'ollama-proxy+Tok/9xYz=Q7mWp2Lk4Rt8Vn3';
 const PASSWORD = 'proxy-pass-0123456789abcdef';
@@ -52,17 +52,10 @@ beforeAll(async () => {
       else res.writeHead(502, { 'content-type': 'text/html' }).end(`<p>${text}</p>`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host = await listenOnLoopback(server);
 });
 
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-);
+afterAll(() => closeServer(server));
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { collectStream, ProviderError, StreamError } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOllama } from '../src/index.ts';
+import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 const TOKEN = 'ollama-fuzz-token-0123456789SECRET';
 let server: Server;
@@ -20,16 +21,9 @@ beforeAll(async () => {
       else res.writeHead(201, { 'content-type': 'text/html' }).end(echoed);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host = await listenOnLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-);
+afterAll(() => closeServer(server));
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
 

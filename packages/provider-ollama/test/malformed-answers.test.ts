@@ -4,11 +4,11 @@
 // text or iterated; the answer still finishes.
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ProviderError } from '@toolwire/core';
 import type { ChatStreamEvent } from '@toolwire/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOllama } from '../src/index.ts';
+import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 const done = { model: 'm', created_at: '2026-01-01T00:00:00Z', done: true, done_reason: 'stop', prompt_eval_count: 2, eval_count: 1 };
 const lines = [
@@ -66,16 +66,9 @@ beforeAll(async () => {
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...done, message: { role: 'assistant', content: 7, tool_calls: { function: { name: 'f' } } } }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host = await listenOnLoopback(server);
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-);
+afterAll(() => closeServer(server));
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ type: 'function' as const, name: 'f', inputSchema: { type: 'object' as const } }] };
 
